@@ -1,0 +1,340 @@
+//! The discrete evidence a run carries besides its sample series: events,
+//! startup and switch attempts, fault drills and billing lines.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::validate::{self, Checked};
+use crate::error::ValidationError;
+
+labelled_enum! {
+    pub enum EventKind ("event") {
+        /// No samples for longer than three sampling intervals.
+        Gap => "gap",
+        /// A GPU stopped answering (fell off the bus, NVML lost it).
+        GpuLost => "gpu-lost",
+        /// An NVIDIA XID error; the code is in `Event::code`.
+        Xid => "xid",
+        /// The whole instance went away (preempted, crashed, reclaimed).
+        InstanceLost => "instance-lost",
+        /// A deliberate fault injected by a drill.
+        Fault => "fault",
+        /// Work resumed after an interruption.
+        Recovered => "recovered",
+        Note => "note",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub at: Timestamp,
+    pub gpu: Option<u32>,
+    pub kind: EventKind,
+    /// XID number, exit status … depending on the kind.
+    pub code: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub detail: Option<String>,
+}
+
+impl Event {
+    pub fn new(at: Timestamp, kind: EventKind) -> Self {
+        Self {
+            at,
+            gpu: None,
+            kind,
+            code: None,
+            duration_ms: None,
+            detail: None,
+        }
+    }
+
+    pub fn validate(self) -> Checked<Self> {
+        if let Some(d) = self.duration_ms.filter(|d| *d < 0) {
+            return Err(ValidationError::new(
+                "duration_ms",
+                format!("{d} is negative"),
+            ));
+        }
+        Ok(self)
+    }
+}
+
+labelled_enum! {
+    /// The load on the platform when an instance was requested (seed 003
+    /// tests starts at baseline, peak and mixed load).
+    pub enum LoadScenario ("scenario") {
+        Baseline => "baseline",
+        Peak => "peak",
+        Mixed => "mixed",
+    }
+}
+
+labelled_enum! {
+    pub enum ImageState ("image") {
+        /// The image was already cached on the host.
+        Warm => "warm",
+        /// A custom image that had to be pulled first.
+        Cold => "cold",
+    }
+}
+
+labelled_enum! {
+    pub enum StartupOutcome ("outcome") {
+        Ok => "ok",
+        Failed => "failed",
+        Timeout => "timeout",
+    }
+}
+
+/// One request for a GPU, timed from submission to first computation, with
+/// the intermediate stages where the source records them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartupAttempt {
+    pub scenario: LoadScenario,
+    pub image: ImageState,
+    pub submitted_at: Timestamp,
+    pub provisioned_at: Option<Timestamp>,
+    pub image_ready_at: Option<Timestamp>,
+    pub first_compute_at: Option<Timestamp>,
+    pub outcome: StartupOutcome,
+}
+
+impl StartupAttempt {
+    /// Stages must not go back in time, and a successful start must say when
+    /// computation began.
+    pub fn validate(self) -> Checked<Self> {
+        let stages = [
+            ("provisioned_at", self.provisioned_at),
+            ("image_ready_at", self.image_ready_at),
+            ("first_compute_at", self.first_compute_at),
+        ];
+        let mut previous = ("submitted_at", self.submitted_at);
+        for (field, at) in stages {
+            if let Some(at) = at {
+                if at < previous.1 {
+                    return Err(ValidationError::new(
+                        field,
+                        format!("{at} is before {} ({})", previous.0, previous.1),
+                    ));
+                }
+                previous = (field, at);
+            }
+        }
+        if self.outcome == StartupOutcome::Ok && self.first_compute_at.is_none() {
+            return Err(ValidationError::new(
+                "first_compute_at",
+                "a successful start needs the time of first compute",
+            ));
+        }
+        Ok(self)
+    }
+
+    /// Submission to first compute, for successful starts.
+    pub fn latency_s(&self) -> Option<f64> {
+        let end = self.first_compute_at?;
+        Some(end.duration_since(self.submitted_at).as_secs_f64())
+    }
+}
+
+/// One attempt to move a workload to another environment or accelerator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SwitchAttempt {
+    pub from_env: String,
+    pub to_env: String,
+    pub success: bool,
+    pub manual_steps: u32,
+    pub duration_s: f64,
+    /// ‖out − ref‖ / ‖ref‖ of the same computation before and after.
+    pub rel_l2_error: Option<f64>,
+    pub ops_passed: Option<u32>,
+    pub ops_total: Option<u32>,
+}
+
+impl SwitchAttempt {
+    pub fn validate(mut self) -> Checked<Self> {
+        self.from_env = validate::name("from_env", &self.from_env)?;
+        self.to_env = validate::name("to_env", &self.to_env)?;
+        self.duration_s = validate::non_negative("duration_s", self.duration_s)?;
+        self.rel_l2_error = validate::non_negative_opt("rel_l2_error", self.rel_l2_error)?;
+        validate::at_least_one_opt("ops_total", self.ops_total)?;
+        match (self.ops_passed, self.ops_total) {
+            (Some(passed), Some(total)) if passed > total => {
+                return Err(ValidationError::new(
+                    "ops_passed",
+                    format!("{passed} passed is more than the {total} tested"),
+                ));
+            }
+            (Some(_), None) => {
+                return Err(ValidationError::new(
+                    "ops_total",
+                    "is needed when ops_passed is given",
+                ));
+            }
+            _ => {}
+        }
+        Ok(self)
+    }
+}
+
+labelled_enum! {
+    /// The drills of seed 001's "long-term partner" test, plus the
+    /// interruptions a platform imposes by itself.
+    pub enum FaultKind ("fault") {
+        ProcessKill => "process-kill",
+        OutOfMemory => "out-of-memory",
+        BadDataPath => "bad-data-path",
+        InstanceRecreate => "instance-recreate",
+        CheckpointResume => "checkpoint-resume",
+        Preemption => "preemption",
+        NodeFailure => "node-failure",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultDrill {
+    pub fault: FaultKind,
+    pub detected: bool,
+    pub recovered: bool,
+    pub recovery_s: Option<f64>,
+    pub progress_lost_s: Option<f64>,
+}
+
+impl FaultDrill {
+    pub fn validate(mut self) -> Checked<Self> {
+        self.recovery_s = validate::non_negative_opt("recovery_s", self.recovery_s)?;
+        self.progress_lost_s = validate::non_negative_opt("progress_lost_s", self.progress_lost_s)?;
+        Ok(self)
+    }
+}
+
+/// One line of a platform's bill, with the split of the billed time where
+/// the platform (or the user's own measurement) provides it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BillingLine {
+    pub instance: String,
+    pub start: Timestamp,
+    pub end: Timestamp,
+    pub billed_seconds: f64,
+    pub compute_seconds: Option<f64>,
+    pub queue_seconds: Option<f64>,
+    pub io_wait_seconds: Option<f64>,
+    pub amount: f64,
+    pub currency: String,
+    pub unit_price: f64,
+}
+
+impl BillingLine {
+    pub fn validate(mut self) -> Checked<Self> {
+        self.instance = validate::name("instance", &self.instance)?;
+        if self.end < self.start {
+            return Err(ValidationError::new(
+                "end",
+                format!("{} is before the start {}", self.end, self.start),
+            ));
+        }
+        self.billed_seconds = validate::non_negative("billed_seconds", self.billed_seconds)?;
+        self.compute_seconds = validate::non_negative_opt("compute_seconds", self.compute_seconds)?;
+        self.queue_seconds = validate::non_negative_opt("queue_seconds", self.queue_seconds)?;
+        self.io_wait_seconds = validate::non_negative_opt("io_wait_seconds", self.io_wait_seconds)?;
+        self.amount = validate::non_negative("amount", self.amount)?;
+        self.unit_price = validate::non_negative("unit_price", self.unit_price)?;
+        self.currency = validate::currency("currency", &self.currency)?;
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn startup_stages_must_move_forward() {
+        let attempt = StartupAttempt {
+            scenario: LoadScenario::Peak,
+            image: ImageState::Cold,
+            submitted_at: at("2024-06-01T10:00:00Z"),
+            provisioned_at: Some(at("2024-06-01T10:00:30Z")),
+            image_ready_at: Some(at("2024-06-01T10:00:10Z")),
+            first_compute_at: Some(at("2024-06-01T10:01:00Z")),
+            outcome: StartupOutcome::Ok,
+        };
+        let e = attempt.clone().validate().unwrap_err();
+        assert_eq!(e.field, "image_ready_at");
+        let fixed = StartupAttempt {
+            image_ready_at: None,
+            ..attempt
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(fixed.latency_s(), Some(60.0));
+    }
+
+    #[test]
+    fn a_successful_start_needs_first_compute() {
+        let attempt = StartupAttempt {
+            scenario: LoadScenario::Baseline,
+            image: ImageState::Warm,
+            submitted_at: at("2024-06-01T10:00:00Z"),
+            provisioned_at: None,
+            image_ready_at: None,
+            first_compute_at: None,
+            outcome: StartupOutcome::Ok,
+        };
+        assert_eq!(attempt.clone().validate().unwrap_err().field, "first_compute_at");
+        let failed = StartupAttempt {
+            outcome: StartupOutcome::Timeout,
+            ..attempt
+        };
+        assert!(failed.validate().is_ok());
+    }
+
+    #[test]
+    fn switch_ops_passed_cannot_exceed_tested() {
+        let attempt = SwitchAttempt {
+            from_env: "PyTorch 2.1 + cu118".into(),
+            to_env: "MindSpore 2.3 + CANN 7.0".into(),
+            success: true,
+            manual_steps: 37,
+            duration_s: 5400.0,
+            rel_l2_error: Some(5e-5),
+            ops_passed: Some(128),
+            ops_total: Some(127),
+        };
+        assert_eq!(attempt.validate().unwrap_err().field, "ops_passed");
+    }
+
+    #[test]
+    fn billing_lines_refuse_negative_amounts_and_reversed_spans() {
+        let line = BillingLine {
+            instance: "i-1".into(),
+            start: at("2024-06-01T10:00:00Z"),
+            end: at("2024-06-01T12:17:00Z"),
+            billed_seconds: 10800.0,
+            compute_seconds: Some(6138.0),
+            queue_seconds: None,
+            io_wait_seconds: None,
+            amount: 38.40,
+            currency: "cny".into(),
+            unit_price: 12.8,
+        };
+        assert_eq!(line.clone().validate().unwrap().currency, "CNY");
+        let e = BillingLine {
+            amount: -1.0,
+            ..line.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.field, "amount");
+        let e = BillingLine {
+            end: at("2024-06-01T09:00:00Z"),
+            ..line
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.field, "end");
+    }
+}

@@ -1,0 +1,29 @@
+//! The domain model: what Breakpoint knows about platforms, what they offer
+//! and charge, and the evidence (runs) gathered about them.
+//!
+//! Every type is validated when it is built (`new` or `validate`), so that
+//! nothing invalid reaches the store; names may be in any script (阿里云).
+
+#[macro_use]
+mod labelled;
+mod billing;
+mod claim;
+mod evidence;
+mod inventory;
+mod offering;
+mod platform;
+mod run;
+pub mod validate;
+mod weights;
+
+pub use billing::{BillingRule, Rounding};
+pub use claim::Claim;
+pub use evidence::{
+    BillingLine, Event, EventKind, FaultDrill, FaultKind, ImageState, LoadScenario,
+    StartupAttempt, StartupOutcome, SwitchAttempt,
+};
+pub use inventory::GpuInfo;
+pub use offering::{BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor};
+pub use platform::{Platform, PlatformKind};
+pub use run::{NewRun, Provenance, Run, RunKind, SourceKind};
+pub use weights::{Breakpoint, BreakpointWeights, WeightProfile};

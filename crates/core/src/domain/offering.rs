@@ -1,0 +1,242 @@
+//! An offering is one rentable configuration of a platform: which
+//! accelerator, how many per node, how they are connected, and what an
+//! accelerator-hour costs in each billing mode.
+
+use serde::{Deserialize, Serialize};
+
+use super::validate::{self, Checked};
+use crate::accelerator::{self, Accelerator};
+use crate::error::ValidationError;
+
+labelled_enum! {
+    pub enum Vendor ("vendor") {
+        Nvidia => "nvidia",
+        Ascend => "ascend",
+        Cambricon => "cambricon",
+        Amd => "amd",
+        Other => "other",
+    }
+}
+
+labelled_enum! {
+    /// The physical form of the accelerator: the same chip as PCIe card and
+    /// as SXM module are different products (power limit, NVLink).
+    pub enum FormFactor ("form_factor") {
+        Pcie => "pcie",
+        Sxm => "sxm",
+        Oam => "oam",
+    }
+}
+
+labelled_enum! {
+    pub enum Interconnect ("interconnect") {
+        Pcie => "pcie",
+        Nvlink => "nvlink",
+        Nvswitch => "nvswitch",
+        Hccs => "hccs",
+        None => "none",
+    }
+}
+
+labelled_enum! {
+    pub enum BillingMode ("mode") {
+        OnDemand => "on-demand",
+        Spot => "spot",
+        Monthly => "monthly",
+    }
+}
+
+/// Prices per accelerator-hour, per billing mode, in one currency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prices {
+    pub currency: String,
+    pub on_demand: Option<f64>,
+    pub spot: Option<f64>,
+    /// A monthly subscription, expressed per accelerator-hour so modes compare.
+    pub monthly: Option<f64>,
+}
+
+impl Prices {
+    pub fn new(
+        currency: &str,
+        on_demand: Option<f64>,
+        spot: Option<f64>,
+        monthly: Option<f64>,
+    ) -> Checked<Self> {
+        Ok(Self {
+            currency: validate::currency("currency", currency)?,
+            on_demand: validate::non_negative_opt("price_on_demand", on_demand)?,
+            spot: validate::non_negative_opt("price_spot", spot)?,
+            monthly: validate::non_negative_opt("price_monthly", monthly)?,
+        })
+    }
+
+    pub fn for_mode(&self, mode: BillingMode) -> Option<f64> {
+        match mode {
+            BillingMode::OnDemand => self.on_demand,
+            BillingMode::Spot => self.spot,
+            BillingMode::Monthly => self.monthly,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Offering {
+    /// Store id; 0 until stored.
+    pub id: i64,
+    pub platform_id: i64,
+    /// The accelerator as the platform names it, normalised for comparison.
+    pub accelerator: Accelerator,
+    pub count: u32,
+    pub vram_gib: Option<u32>,
+    pub form_factor: Option<FormFactor>,
+    pub interconnect: Option<Interconnect>,
+    pub pcie_gen: Option<u32>,
+    pub pcie_width: Option<u32>,
+    pub cpu_cores: Option<u32>,
+    pub ram_gib: Option<u32>,
+    pub region: Option<String>,
+    /// Minimum driver and CUDA versions the platform promises, as written ("535.104", "12.2").
+    pub min_driver: Option<String>,
+    pub min_cuda: Option<String>,
+    pub prices: Prices,
+}
+
+/// What a caller supplies to describe an offering; `build` validates it and
+/// fills in what the accelerator name implies (vendor, VRAM, form factor).
+#[derive(Debug, Clone, Default)]
+pub struct OfferingSpec {
+    pub accelerator: String,
+    pub vendor: Option<Vendor>,
+    pub count: u32,
+    pub vram_gib: Option<u32>,
+    pub form_factor: Option<FormFactor>,
+    pub interconnect: Option<Interconnect>,
+    pub pcie_gen: Option<u32>,
+    pub pcie_width: Option<u32>,
+    pub cpu_cores: Option<u32>,
+    pub ram_gib: Option<u32>,
+    pub region: Option<String>,
+    pub min_driver: Option<String>,
+    pub min_cuda: Option<String>,
+    pub currency: String,
+    pub price_on_demand: Option<f64>,
+    pub price_spot: Option<f64>,
+    pub price_monthly: Option<f64>,
+}
+
+impl OfferingSpec {
+    pub fn build(self, platform_id: i64) -> Checked<Offering> {
+        let raw = validate::name("accelerator", &self.accelerator)?;
+        let mut accelerator = accelerator::normalise(&raw);
+        if let Some(vendor) = self.vendor {
+            accelerator.vendor = vendor;
+        }
+        let pcie_gen = validate::at_least_one_opt("pcie_gen", self.pcie_gen)?;
+        if let Some(g) = pcie_gen.filter(|g| *g > 7) {
+            return Err(ValidationError::new(
+                "pcie_gen",
+                format!("PCIe generation {g} does not exist (1–7)"),
+            ));
+        }
+        let pcie_width = validate::at_least_one_opt("pcie_width", self.pcie_width)?;
+        if let Some(w) = pcie_width.filter(|w| ![1, 2, 4, 8, 16, 32].contains(w)) {
+            return Err(ValidationError::new(
+                "pcie_width",
+                format!("x{w} is not a PCIe link width (1, 2, 4, 8, 16 or 32)"),
+            ));
+        }
+        Ok(Offering {
+            id: 0,
+            platform_id,
+            count: validate::at_least_one("count", self.count)?,
+            vram_gib: validate::at_least_one_opt("vram_gib", self.vram_gib)?
+                .or(accelerator.memory_gb),
+            form_factor: self.form_factor.or(accelerator.form_factor),
+            accelerator,
+            interconnect: self.interconnect,
+            pcie_gen,
+            pcie_width,
+            cpu_cores: validate::at_least_one_opt("cpu_cores", self.cpu_cores)?,
+            ram_gib: validate::at_least_one_opt("ram_gib", self.ram_gib)?,
+            region: validate::optional_text(self.region),
+            min_driver: validate::optional_text(self.min_driver),
+            min_cuda: validate::optional_text(self.min_cuda),
+            prices: Prices::new(
+                &self.currency,
+                self.price_on_demand,
+                self.price_spot,
+                self.price_monthly,
+            )?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> OfferingSpec {
+        OfferingSpec {
+            accelerator: "NVIDIA A100-SXM4-80GB".into(),
+            count: 8,
+            currency: "CNY".into(),
+            price_on_demand: Some(12.8),
+            ..OfferingSpec::default()
+        }
+    }
+
+    #[test]
+    fn builds_and_fills_in_what_the_name_implies() {
+        let o = spec().build(1).unwrap();
+        assert_eq!(o.vram_gib, Some(80));
+        assert_eq!(o.form_factor, Some(FormFactor::Sxm));
+        assert_eq!(o.accelerator.vendor, Vendor::Nvidia);
+        assert_eq!(o.prices.for_mode(BillingMode::OnDemand), Some(12.8));
+    }
+
+    #[test]
+    fn refuses_negative_prices_zero_counts_and_odd_links() {
+        let e = OfferingSpec {
+            price_on_demand: Some(-1.0),
+            ..spec()
+        }
+        .build(1)
+        .unwrap_err();
+        assert_eq!(e.field, "price_on_demand");
+        assert_eq!(
+            OfferingSpec { count: 0, ..spec() }.build(1).unwrap_err().field,
+            "count"
+        );
+        assert_eq!(
+            OfferingSpec {
+                pcie_width: Some(12),
+                ..spec()
+            }
+            .build(1)
+            .unwrap_err()
+            .field,
+            "pcie_width"
+        );
+        assert_eq!(
+            OfferingSpec {
+                currency: "$".into(),
+                ..spec()
+            }
+            .build(1)
+            .unwrap_err()
+            .field,
+            "currency"
+        );
+    }
+
+    #[test]
+    fn labels_parse_loosely_and_print_strictly() {
+        assert_eq!("On_Demand".parse::<BillingMode>().unwrap(), BillingMode::OnDemand);
+        let e = "hourly".parse::<BillingMode>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "mode: unknown value \"hourly\" (expected one of: on-demand, spot, monthly)"
+        );
+    }
+}

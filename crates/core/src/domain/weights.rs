@@ -1,0 +1,112 @@
+//! A weight profile says how much each breakpoint, and each metric inside it,
+//! matters to the user. The scoring engine reads it; the store keeps it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::validate::{self, Checked};
+use crate::error::ValidationError;
+
+labelled_enum! {
+    /// The four usability breakpoints.
+    pub enum Breakpoint ("breakpoint") {
+        Startup => "startup",
+        Sustain => "sustain",
+        Switch => "switch",
+        Billing => "billing",
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BreakpointWeights {
+    pub startup: f64,
+    pub sustain: f64,
+    pub switch: f64,
+    pub billing: f64,
+}
+
+impl BreakpointWeights {
+    pub fn get(&self, b: Breakpoint) -> f64 {
+        match b {
+            Breakpoint::Startup => self.startup,
+            Breakpoint::Sustain => self.sustain,
+            Breakpoint::Switch => self.switch,
+            Breakpoint::Billing => self.billing,
+        }
+    }
+
+    pub fn set(&mut self, b: Breakpoint, value: f64) {
+        match b {
+            Breakpoint::Startup => self.startup = value,
+            Breakpoint::Sustain => self.sustain = value,
+            Breakpoint::Switch => self.switch = value,
+            Breakpoint::Billing => self.billing = value,
+        }
+    }
+
+    pub fn validate(self) -> Checked<Self> {
+        let mut total = 0.0;
+        for b in Breakpoint::ALL {
+            total += validate::non_negative(&format!("weight.{b}"), self.get(*b))?;
+        }
+        if total <= 0.0 {
+            return Err(ValidationError::new(
+                "weights",
+                "at least one breakpoint weight must be above 0",
+            ));
+        }
+        Ok(self)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WeightProfile {
+    pub id: i64,
+    pub name: String,
+    pub builtin: bool,
+    pub breakpoints: BreakpointWeights,
+    /// Weights of individual metrics by stable key (`sustain.power_drop_pct`);
+    /// a metric not listed weighs 1.
+    pub metrics: BTreeMap<String, f64>,
+}
+
+impl WeightProfile {
+    pub fn new(
+        name: &str,
+        breakpoints: BreakpointWeights,
+        metrics: BTreeMap<String, f64>,
+    ) -> Checked<Self> {
+        for (key, w) in &metrics {
+            validate::non_negative(&format!("metric weight {key}"), *w)?;
+        }
+        Ok(Self {
+            id: 0,
+            name: validate::name("name", name)?,
+            builtin: false,
+            breakpoints: breakpoints.validate()?,
+            metrics,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_zero_or_negative_weights_are_refused() {
+        let zero = BreakpointWeights {
+            startup: 0.0,
+            sustain: 0.0,
+            switch: 0.0,
+            billing: 0.0,
+        };
+        assert_eq!(zero.validate().unwrap_err().field, "weights");
+        let negative = BreakpointWeights {
+            startup: -0.1,
+            ..zero
+        };
+        assert_eq!(negative.validate().unwrap_err().field, "weight.startup");
+    }
+}

@@ -1,0 +1,78 @@
+//! One error type for the core, with a small stable set of kinds that the CLI
+//! maps to exit codes and the desktop shell sends across IPC.
+
+use std::path::PathBuf;
+
+/// A field that failed validation: which field, and why, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct ValidationError {
+    pub field: String,
+    pub reason: String,
+}
+
+impl ValidationError {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+
+    #[error("{what} \"{name}\" not found")]
+    NotFound { what: &'static str, name: String },
+
+    #[error("{what} \"{name}\" already exists")]
+    AlreadyExists { what: &'static str, name: String },
+
+    #[error("cannot open database \"{path}\": {reason}")]
+    Open { path: PathBuf, reason: String },
+
+    #[error(
+        "database \"{path}\" was written by a newer Breakpoint (schema version {found}; this build knows up to {supported}); upgrade Breakpoint to open it"
+    )]
+    SchemaTooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+
+    #[error("corrupt sample data in run {run_id}: {reason}")]
+    CorruptSamples { run_id: i64, reason: String },
+
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// A stable, machine-readable kind: the desktop UI branches on it and the
+    /// CLI picks its exit code from it. Never branch on the message text.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Invalid(_) => "invalid",
+            Error::NotFound { .. } => "not_found",
+            Error::AlreadyExists { .. } => "conflict",
+            Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
+            Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
+            Error::Io(_) => "io",
+        }
+    }
+
+    pub(crate) fn not_found(what: &'static str, name: impl ToString) -> Self {
+        Error::NotFound {
+            what,
+            name: name.to_string(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

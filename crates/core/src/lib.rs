@@ -1,0 +1,15 @@
+//! Breakpoint's core: the domain model, the SQLite store and (as it grows)
+//! import, metrics, scoring and reports.
+//!
+//! Everything that would still matter without a window lives here; the
+//! `breakpoint` command line and the desktop shell are thin consumers. This
+//! crate must never depend on tauri (CI checks it).
+
+pub mod accelerator;
+pub mod domain;
+pub mod error;
+pub mod samples;
+pub mod store;
+pub mod templates;
+
+pub use error::{Error, Result};

@@ -1,0 +1,347 @@
+//! The stored form of a chunk of samples: one GPU, up to a few thousand
+//! consecutive samples, column by column.
+//!
+//! ```text
+//! chunk   := version:u8=1  n:varint  time  ncols:varint  column*
+//! time    := t0:zigzag-varint  seq(deltas of t)        -- n ≥ 2: delta-of-delta
+//! column  := field:u8  flags:u8  len:varint  body      -- len lets readers skip
+//! body    := [presence bitmap, ⌈n/8⌉ bytes, if flags & 1]  seq(present values)
+//! seq(xs) := x0:zigzag-varint  g:varint  packed(zigzag((xᵢ − xᵢ₋₁) / g))
+//! ```
+//!
+//! `g` is the greatest common divisor of the deltas (nvidia-smi reports power
+//! in 10 mW steps, clocks move in 15 MHz steps), and `g = 0` means every
+//! delta is zero, so a constant column costs a handful of bytes per chunk.
+//! Arithmetic wraps, so any i64 series round-trips exactly. A field that no
+//! sample of the chunk reported is not written at all.
+
+use super::bitpack::{get_varint, pack, put_varint, unpack, unzigzag, zigzag};
+use super::{Column, FIELD_COUNT, Field, Sample};
+
+const VERSION: u8 = 1;
+const FLAG_BITMAP: u8 = 1;
+/// No chunk the store writes is larger; a bigger count means a corrupt blob.
+pub const MAX_CHUNK_SAMPLES: usize = 1 << 16;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CodecError(&'static str);
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+fn encode_seq(values: &[i64], out: &mut Vec<u8>, scratch: &mut Vec<u64>) {
+    let Some(&first) = values.first() else {
+        return;
+    };
+    put_varint(out, zigzag(first));
+    if values.len() == 1 {
+        return;
+    }
+    let mut g = values
+        .windows(2)
+        .fold(0u64, |g, w| gcd(g, w[1].wrapping_sub(w[0]).unsigned_abs()));
+    if g > i64::MAX as u64 {
+        g = 1; // only i64::MIN deltas get here; keep them undivided
+    }
+    put_varint(out, g);
+    if g == 0 {
+        return;
+    }
+    let g = g as i64;
+    scratch.clear();
+    scratch.extend(
+        values
+            .windows(2)
+            .map(|w| zigzag(w[1].wrapping_sub(w[0]) / g)),
+    );
+    pack(scratch, out);
+}
+
+fn decode_seq(
+    buf: &[u8],
+    pos: &mut usize,
+    count: usize,
+    out: &mut Vec<i64>,
+    scratch: &mut Vec<u64>,
+) -> Result<(), CodecError> {
+    const TRUNCATED: CodecError = CodecError("sample chunk is truncated");
+    if count == 0 {
+        return Ok(());
+    }
+    let first = unzigzag(get_varint(buf, pos).ok_or(TRUNCATED)?);
+    out.reserve(count);
+    out.push(first);
+    if count == 1 {
+        return Ok(());
+    }
+    let g = get_varint(buf, pos).ok_or(TRUNCATED)?;
+    if g == 0 {
+        out.extend(std::iter::repeat_n(first, count - 1));
+        return Ok(());
+    }
+    if g > i64::MAX as u64 {
+        return Err(CodecError("sample chunk has an impossible delta divisor"));
+    }
+    scratch.clear();
+    unpack(buf, pos, count - 1, scratch).ok_or(TRUNCATED)?;
+    let g = g as i64;
+    let mut current = first;
+    for &z in scratch.iter() {
+        current = current.wrapping_add(unzigzag(z).wrapping_mul(g));
+        out.push(current);
+    }
+    Ok(())
+}
+
+/// Encode samples of one GPU, already in time order.
+pub fn encode_chunk(samples: &[Sample]) -> Vec<u8> {
+    let n = samples.len();
+    let mut out = Vec::with_capacity(64 + n * 4);
+    let mut scratch = Vec::with_capacity(n);
+    out.push(VERSION);
+    put_varint(&mut out, n as u64);
+
+    let times: Vec<i64> = samples.iter().map(|s| s.t_ms).collect();
+    if let Some(&t0) = times.first() {
+        put_varint(&mut out, zigzag(t0));
+        let deltas: Vec<i64> = times.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+        encode_seq(&deltas, &mut out, &mut scratch);
+    }
+
+    let any_mask = samples.iter().fold(0u32, |m, s| m | s.present_mask());
+    let all_mask = samples.iter().fold(u32::MAX, |m, s| m & s.present_mask());
+    let fields: Vec<Field> = Field::ALL
+        .into_iter()
+        .filter(|f| any_mask & (1 << f.id()) != 0)
+        .collect();
+    put_varint(&mut out, fields.len() as u64);
+
+    let mut body = Vec::new();
+    let mut values = Vec::with_capacity(n);
+    for field in fields {
+        let bit = 1u32 << field.id();
+        let idx = usize::from(field.id());
+        body.clear();
+        values.clear();
+        let complete = all_mask & bit != 0;
+        if complete {
+            values.extend(samples.iter().map(|s| s.raw_values()[idx]));
+        } else {
+            let mut bitmap = vec![0u8; n.div_ceil(8)];
+            for (i, s) in samples.iter().enumerate() {
+                if s.present_mask() & bit != 0 {
+                    bitmap[i / 8] |= 1 << (i % 8);
+                    values.push(s.raw_values()[idx]);
+                }
+            }
+            body.extend_from_slice(&bitmap);
+        }
+        encode_seq(&values, &mut body, &mut scratch);
+        out.push(field.id());
+        out.push(if complete { 0 } else { FLAG_BITMAP });
+        put_varint(&mut out, body.len() as u64);
+        out.extend_from_slice(&body);
+    }
+    out
+}
+
+/// A decoded chunk: timestamps and the requested columns that it holds.
+#[derive(Debug, Default)]
+pub struct DecodedChunk {
+    pub t_ms: Vec<i64>,
+    pub columns: Vec<(Field, Column)>,
+}
+
+/// Decode a chunk; `wanted` limits the columns decoded (others are skipped
+/// without being read). Malformed input gives an error, never a panic.
+pub fn decode_chunk(blob: &[u8], wanted: Option<&[Field]>) -> Result<DecodedChunk, CodecError> {
+    const TRUNCATED: CodecError = CodecError("sample chunk is truncated");
+    let mut pos = 0;
+    let mut scratch = Vec::new();
+    match blob.first() {
+        Some(&VERSION) => pos += 1,
+        Some(_) => return Err(CodecError("sample chunk has an unknown version")),
+        None => return Err(TRUNCATED),
+    }
+    let n = get_varint(blob, &mut pos).ok_or(TRUNCATED)?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|n| *n <= MAX_CHUNK_SAMPLES)
+        .ok_or(CodecError("sample chunk claims too many samples"))?;
+
+    let mut t_ms = Vec::with_capacity(n);
+    if n > 0 {
+        let t0 = unzigzag(get_varint(blob, &mut pos).ok_or(TRUNCATED)?);
+        let mut deltas = Vec::with_capacity(n - 1);
+        decode_seq(blob, &mut pos, n - 1, &mut deltas, &mut scratch)?;
+        let mut t = t0;
+        t_ms.push(t);
+        for d in deltas {
+            t = t.wrapping_add(d);
+            t_ms.push(t);
+        }
+    }
+
+    let ncols = get_varint(blob, &mut pos).ok_or(TRUNCATED)?;
+    if ncols > FIELD_COUNT as u64 * 4 {
+        return Err(CodecError("sample chunk claims too many columns"));
+    }
+    let mut columns = Vec::new();
+    for _ in 0..ncols {
+        let id = *blob.get(pos).ok_or(TRUNCATED)?;
+        let flags = *blob.get(pos + 1).ok_or(TRUNCATED)?;
+        pos += 2;
+        let len = get_varint(blob, &mut pos).ok_or(TRUNCATED)?;
+        let len = usize::try_from(len).map_err(|_| TRUNCATED)?;
+        let end = pos.checked_add(len).ok_or(TRUNCATED)?;
+        let body = blob.get(pos..end).ok_or(TRUNCATED)?;
+        pos = end;
+        // A field from a newer build is skipped rather than refused.
+        let Some(field) = Field::from_id(id) else {
+            continue;
+        };
+        if wanted.is_some_and(|w| !w.contains(&field)) {
+            continue;
+        }
+        columns.push((field, decode_column(body, flags, n, &mut scratch)?));
+    }
+    Ok(DecodedChunk { t_ms, columns })
+}
+
+fn decode_column(
+    body: &[u8],
+    flags: u8,
+    n: usize,
+    scratch: &mut Vec<u64>,
+) -> Result<Column, CodecError> {
+    let mut pos = 0;
+    if flags & FLAG_BITMAP == 0 {
+        let mut values = Vec::with_capacity(n);
+        decode_seq(body, &mut pos, n, &mut values, scratch)?;
+        return Ok(Column::from_parts(values, None));
+    }
+    let bitmap = body
+        .get(..n.div_ceil(8))
+        .ok_or(CodecError("sample chunk presence map is truncated"))?;
+    pos = bitmap.len();
+    let present: Vec<bool> = (0..n).map(|i| bitmap[i / 8] & (1 << (i % 8)) != 0).collect();
+    let count = present.iter().filter(|p| **p).count();
+    let mut packed = Vec::with_capacity(count);
+    decode_seq(body, &mut pos, count, &mut packed, scratch)?;
+    let mut values = Vec::with_capacity(n);
+    let mut next = packed.into_iter();
+    for p in &present {
+        values.push(if *p { next.next().unwrap_or(0) } else { 0 });
+    }
+    Ok(Column::from_parts(values, Some(present)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn busy_gpu(n: usize) -> Vec<Sample> {
+        (0..n)
+            .map(|i| {
+                let i = i as i64;
+                Sample::new(1_717_200_000_000 + i * 1000, 0)
+                    .with(Field::PowerMw, 250_000 + (i * 7919 % 600) * 10)
+                    .with(Field::TempGpuC, 70 + (i / 97) % 3)
+                    .with(Field::SmClockMhz, 1410)
+                    .with(Field::UtilGpuPct, 95 + i % 6)
+                    .with(Field::MemUsedMib, 40_960)
+                    .with(Field::ThrottleMask, 0)
+            })
+            .collect()
+    }
+
+    fn round_trip(samples: &[Sample]) -> Vec<Sample> {
+        let chunk = decode_chunk(&encode_chunk(samples), None).unwrap();
+        (0..chunk.t_ms.len())
+            .map(|i| {
+                let mut s = Sample::new(chunk.t_ms[i], samples[0].gpu);
+                for (f, c) in &chunk.columns {
+                    if let Some(v) = c.get(i) {
+                        s.set(*f, v);
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_steady_busy_gpu_packs_small() {
+        let samples = busy_gpu(4096);
+        let blob = encode_chunk(&samples);
+        assert_eq!(round_trip(&samples), samples);
+        // Noisy power dominates; everything else is nearly free.
+        assert!(blob.len() < 4096 * 3, "{} bytes", blob.len());
+    }
+
+    #[test]
+    fn missing_values_stay_missing_and_zero_stays_zero() {
+        let samples = vec![
+            Sample::new(0, 3).with(Field::PowerMw, 0),
+            Sample::new(1000, 3),
+            Sample::new(2000, 3).with(Field::PowerMw, 5).with(Field::FanPct, 0),
+        ];
+        let back = round_trip(&samples);
+        assert_eq!(back, samples);
+        assert_eq!(back[1].get(Field::PowerMw), None);
+        assert_eq!(back[0].get(Field::PowerMw), Some(0));
+    }
+
+    #[test]
+    fn only_wanted_columns_are_decoded() {
+        let chunk = decode_chunk(&encode_chunk(&busy_gpu(10)), Some(&[Field::TempGpuC])).unwrap();
+        assert_eq!(chunk.columns.len(), 1);
+        assert_eq!(chunk.columns[0].0, Field::TempGpuC);
+        assert_eq!(chunk.t_ms.len(), 10);
+    }
+
+    #[test]
+    fn damaged_chunks_are_errors() {
+        let blob = encode_chunk(&busy_gpu(300));
+        for cut in [0, 1, 2, 5, blob.len() / 2, blob.len() - 1] {
+            assert!(decode_chunk(&blob[..cut], None).is_err(), "cut at {cut}");
+        }
+        let mut wrong_version = blob.clone();
+        wrong_version[0] = 9;
+        assert!(decode_chunk(&wrong_version, None).is_err());
+    }
+
+    fn any_sample() -> impl Strategy<Value = Sample> {
+        (
+            any::<i64>(),
+            proptest::collection::vec(proptest::option::of(any::<i64>()), FIELD_COUNT),
+        )
+            .prop_map(|(t, values)| {
+                let mut s = Sample::new(t, 1);
+                for (f, v) in Field::ALL.into_iter().zip(values) {
+                    if let Some(v) = v {
+                        s.set(f, v);
+                    }
+                }
+                s
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_samples_round_trip(samples in proptest::collection::vec(any_sample(), 1..300)) {
+            prop_assert_eq!(round_trip(&samples), samples);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = decode_chunk(&bytes, None);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! Sample series: the bulk of the evidence (a 48 h run on 8 GPUs at 1 Hz is
+//! 1.4 M samples).
+//!
+//! A sample is one GPU at one instant with up to [`FIELD_COUNT`] optional
+//! integer fields. Values are integers in a fixed unit per field (mW, °C,
+//! MHz, %, MiB …), which keeps every source lossless at the precision it
+//! reports and lets the codec compress deltas. "Not reported" is absent,
+//! never 0.
+//!
+//! The store keeps samples in compressed columnar chunks (see [`codec`]);
+//! nothing above the store sees that layout: writers push [`Sample`]s, readers
+//! get a [`SeriesFrame`] per GPU.
+
+mod bitpack;
+pub mod codec;
+
+use serde::{Deserialize, Serialize};
+
+/// The fields a sample may carry. The numeric id is written into the stored
+/// chunks: never renumber, only append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum Field {
+    PowerMw = 0,
+    EnergyMj = 1,
+    TempGpuC = 2,
+    TempMemC = 3,
+    SmClockMhz = 4,
+    MemClockMhz = 5,
+    UtilGpuPct = 6,
+    UtilMemPct = 7,
+    MemUsedMib = 8,
+    MemTotalMib = 9,
+    /// NVML clock-event (throttle) reasons bit mask.
+    ThrottleMask = 10,
+    PcieTxKbps = 11,
+    PcieRxKbps = 12,
+    FanPct = 13,
+    /// Performance state, P0 = 0 … P15 = 15.
+    Pstate = 14,
+    PowerLimitMw = 15,
+    UtilEncPct = 16,
+    UtilDecPct = 17,
+}
+
+pub const FIELD_COUNT: usize = 18;
+
+impl Field {
+    pub const ALL: [Field; FIELD_COUNT] = [
+        Field::PowerMw,
+        Field::EnergyMj,
+        Field::TempGpuC,
+        Field::TempMemC,
+        Field::SmClockMhz,
+        Field::MemClockMhz,
+        Field::UtilGpuPct,
+        Field::UtilMemPct,
+        Field::MemUsedMib,
+        Field::MemTotalMib,
+        Field::ThrottleMask,
+        Field::PcieTxKbps,
+        Field::PcieRxKbps,
+        Field::FanPct,
+        Field::Pstate,
+        Field::PowerLimitMw,
+        Field::UtilEncPct,
+        Field::UtilDecPct,
+    ];
+
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_id(id: u8) -> Option<Field> {
+        Field::ALL.get(usize::from(id)).copied()
+    }
+
+    /// Stable key used in JSON and in the probe log.
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::PowerMw => "power_mw",
+            Field::EnergyMj => "energy_mj",
+            Field::TempGpuC => "temp_gpu_c",
+            Field::TempMemC => "temp_mem_c",
+            Field::SmClockMhz => "sm_clock_mhz",
+            Field::MemClockMhz => "mem_clock_mhz",
+            Field::UtilGpuPct => "util_gpu_pct",
+            Field::UtilMemPct => "util_mem_pct",
+            Field::MemUsedMib => "mem_used_mib",
+            Field::MemTotalMib => "mem_total_mib",
+            Field::ThrottleMask => "throttle_mask",
+            Field::PcieTxKbps => "pcie_tx_kbps",
+            Field::PcieRxKbps => "pcie_rx_kbps",
+            Field::FanPct => "fan_pct",
+            Field::Pstate => "pstate",
+            Field::PowerLimitMw => "power_limit_mw",
+            Field::UtilEncPct => "util_enc_pct",
+            Field::UtilDecPct => "util_dec_pct",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.key() == key)
+    }
+
+    /// The unit people read (W rather than mW) and the divisor to get there.
+    pub fn display_unit(self) -> (&'static str, f64) {
+        match self {
+            Field::PowerMw | Field::PowerLimitMw => ("W", 1000.0),
+            Field::EnergyMj => ("J", 1000.0),
+            Field::TempGpuC | Field::TempMemC => ("°C", 1.0),
+            Field::SmClockMhz | Field::MemClockMhz => ("MHz", 1.0),
+            Field::UtilGpuPct
+            | Field::UtilMemPct
+            | Field::FanPct
+            | Field::UtilEncPct
+            | Field::UtilDecPct => ("%", 1.0),
+            Field::MemUsedMib | Field::MemTotalMib => ("MiB", 1.0),
+            Field::PcieTxKbps | Field::PcieRxKbps => ("KB/s", 1.0),
+            Field::ThrottleMask | Field::Pstate => ("", 1.0),
+        }
+    }
+}
+
+/// One GPU at one instant. Fields not set are "not reported".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// Milliseconds since the Unix epoch, UTC.
+    pub t_ms: i64,
+    pub gpu: u32,
+    present: u32,
+    values: [i64; FIELD_COUNT],
+}
+
+impl Sample {
+    pub fn new(t_ms: i64, gpu: u32) -> Self {
+        Self {
+            t_ms,
+            gpu,
+            present: 0,
+            values: [0; FIELD_COUNT],
+        }
+    }
+
+    pub fn set(&mut self, field: Field, value: i64) -> &mut Self {
+        self.present |= 1 << field.id();
+        self.values[usize::from(field.id())] = value;
+        self
+    }
+
+    pub fn with(mut self, field: Field, value: i64) -> Self {
+        self.set(field, value);
+        self
+    }
+
+    pub fn get(&self, field: Field) -> Option<i64> {
+        (self.present & (1 << field.id()) != 0).then(|| self.values[usize::from(field.id())])
+    }
+
+    pub fn clear(&mut self, field: Field) {
+        self.present &= !(1 << field.id());
+        self.values[usize::from(field.id())] = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.present == 0
+    }
+
+    /// The fields this sample carries.
+    pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
+        Field::ALL.into_iter().filter(|f| self.get(*f).is_some())
+    }
+
+    pub(crate) fn present_mask(&self) -> u32 {
+        self.present
+    }
+
+    pub(crate) fn raw_values(&self) -> &[i64; FIELD_COUNT] {
+        &self.values
+    }
+}
+
+/// One field of a series: values with a presence map (absent = not reported).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Column {
+    values: Vec<i64>,
+    /// `None` when every value is present (the common case, kept cheap).
+    present: Option<Vec<bool>>,
+}
+
+impl Column {
+    pub(crate) fn from_parts(values: Vec<i64>, present: Option<Vec<bool>>) -> Self {
+        Self { values, present }
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<i64> {
+        let value = *self.values.get(i)?;
+        match &self.present {
+            Some(p) if !p[i] => None,
+            _ => Some(value),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Option<i64>> + '_ {
+        (0..self.values.len()).map(|i| self.get(i))
+    }
+
+    pub fn present_count(&self) -> usize {
+        match &self.present {
+            Some(p) => p.iter().filter(|x| **x).count(),
+            None => self.values.len(),
+        }
+    }
+
+    pub(crate) fn into_parts(self) -> (Vec<i64>, Option<Vec<bool>>) {
+        (self.values, self.present)
+    }
+}
+
+/// The samples of one GPU over a time range, column by column, in time order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeriesFrame {
+    pub gpu: u32,
+    pub t_ms: Vec<i64>,
+    columns: Vec<(Field, Column)>,
+}
+
+impl SeriesFrame {
+    pub(crate) fn new(gpu: u32, t_ms: Vec<i64>, columns: Vec<(Field, Column)>) -> Self {
+        Self { gpu, t_ms, columns }
+    }
+
+    pub fn len(&self) -> usize {
+        self.t_ms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t_ms.is_empty()
+    }
+
+    /// The column of a field, if any sample in range reported it.
+    pub fn column(&self, field: Field) -> Option<&Column> {
+        self.columns
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, c)| c)
+    }
+
+    pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
+        self.columns.iter().map(|(f, _)| *f)
+    }
+
+    /// Row view, for callers that think in samples.
+    pub fn sample(&self, i: usize) -> Sample {
+        let mut s = Sample::new(self.t_ms[i], self.gpu);
+        for (field, column) in &self.columns {
+            if let Some(v) = column.get(i) {
+                s.set(*field, v);
+            }
+        }
+        s
+    }
+
+    pub fn samples(&self) -> impl Iterator<Item = Sample> + '_ {
+        (0..self.len()).map(|i| self.sample(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_ids_and_keys_round_trip() {
+        for (i, f) in Field::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(f.id()), i);
+            assert_eq!(Field::from_id(f.id()), Some(f));
+            assert_eq!(Field::from_key(f.key()), Some(f));
+        }
+        assert_eq!(Field::from_id(FIELD_COUNT as u8), None);
+    }
+
+    #[test]
+    fn zero_is_not_absence() {
+        let mut s = Sample::new(0, 0).with(Field::PowerMw, 0);
+        assert_eq!(s.get(Field::PowerMw), Some(0));
+        assert_eq!(s.get(Field::TempGpuC), None);
+        s.clear(Field::PowerMw);
+        assert!(s.is_empty());
+    }
+}
