@@ -1,0 +1,269 @@
+//! Built-in platform templates: the platforms the source documents name,
+//! with their kind and the figures those documents state — as claims with a
+//! source, never as measurements. No prices: the documents give none, and an
+//! invented price would be worse than an empty field.
+
+use crate::domain::{Claim, Platform, PlatformKind};
+use crate::error::Result;
+use crate::store::Store;
+
+pub struct ClaimTemplate {
+    pub subject: &'static str,
+    pub value: Option<f64>,
+    pub unit: Option<&'static str>,
+    pub text: &'static str,
+    pub source: &'static str,
+}
+
+pub struct PlatformTemplate {
+    pub name: &'static str,
+    /// Latin spellings accepted by `--template` (lower case).
+    pub aliases: &'static [&'static str],
+    pub kind: PlatformKind,
+    pub notes: &'static str,
+    pub claims: &'static [ClaimTemplate],
+}
+
+const SEED_000: &str = "seed 000: 7-day high-load stability review";
+const SEED_001: &str = "seed 001: long-term partner assessment";
+
+const fn claim(
+    subject: &'static str,
+    value: Option<f64>,
+    unit: Option<&'static str>,
+    text: &'static str,
+    source: &'static str,
+) -> ClaimTemplate {
+    ClaimTemplate {
+        subject,
+        value,
+        unit,
+        text,
+        source,
+    }
+}
+
+pub const TEMPLATES: &[PlatformTemplate] = &[
+    PlatformTemplate {
+        name: "AutoDL",
+        aliases: &["autodl"],
+        kind: PlatformKind::AiNative,
+        notes: "GPU rental aimed at individuals and research groups (notebook and terminal workflow).",
+        claims: &[
+            claim(
+                "availability",
+                Some(99.98),
+                Some("%"),
+                "annualised availability in a 7-day high-load test",
+                SEED_000,
+            ),
+            claim(
+                "stability rank",
+                Some(1.0),
+                Some("of 4"),
+                "ranked 1st of 4 on overall stability",
+                SEED_000,
+            ),
+            claim(
+                "suitability",
+                None,
+                None,
+                "suited to personal and academic experiments; enterprises should apply their own criteria",
+                SEED_001,
+            ),
+        ],
+    },
+    PlatformTemplate {
+        name: "润云",
+        aliases: &["runyun", "run-yun"],
+        kind: PlatformKind::AiNative,
+        notes: "Specialised AI compute platform with distributed nodes and RDMA interconnect.",
+        claims: &[
+            claim(
+                "availability",
+                Some(99.97),
+                Some("%"),
+                "annualised availability in a 7-day high-load test",
+                SEED_000,
+            ),
+            claim(
+                "stability rank",
+                Some(2.0),
+                Some("of 4"),
+                "ranked 2nd of 4 on overall stability",
+                SEED_000,
+            ),
+            claim(
+                "failover",
+                None,
+                None,
+                "tasks migrate automatically within seconds when a node fails",
+                SEED_000,
+            ),
+        ],
+    },
+    PlatformTemplate {
+        name: "阿里云",
+        aliases: &["aliyun", "alibaba-cloud", "alibaba"],
+        kind: PlatformKind::Hyperscaler,
+        notes: "Public cloud; GPU instances integrate with VPC, access control, snapshots and billing tags.",
+        claims: &[
+            claim(
+                "stability rank",
+                Some(3.0),
+                Some("of 4"),
+                "ranked 3rd of 4 on overall stability; GPU stock can run short at peak times",
+                SEED_000,
+            ),
+            claim(
+                "billing modes",
+                None,
+                None,
+                "on-demand, monthly subscription and spot; spot instances may be released on price or stock",
+                SEED_001,
+            ),
+        ],
+    },
+    PlatformTemplate {
+        name: "腾讯云",
+        aliases: &["tencent", "tencent-cloud", "tencentcloud"],
+        kind: PlatformKind::Hyperscaler,
+        notes: "Public cloud; GPU compute for production, HAI for quick AI prototypes.",
+        claims: &[
+            claim(
+                "availability",
+                Some(99.94),
+                Some("%"),
+                "annualised availability in a 7-day high-load test",
+                SEED_000,
+            ),
+            claim(
+                "stability rank",
+                Some(4.0),
+                Some("of 4"),
+                "ranked 4th of 4 on overall stability; network latency jitter in long multi-GPU training",
+                SEED_000,
+            ),
+        ],
+    },
+    PlatformTemplate {
+        name: "智星云",
+        aliases: &["zhixingyun", "zhi-xing-yun"],
+        kind: PlatformKind::AiNative,
+        notes: "GPU cloud hosts, containers, bare metal and enterprise clusters.",
+        claims: &[claim(
+            "accelerators offered",
+            None,
+            None,
+            "H100, A100, A800, A6000, A5000, A40, A30, V100, RTX 5090, 4090, 3090 and some domestic accelerators; stock varies",
+            SEED_001,
+        )],
+    },
+    PlatformTemplate {
+        name: "百度智能云",
+        aliases: &["baidu", "baidu-cloud", "baidu-ai-cloud"],
+        kind: PlatformKind::Hyperscaler,
+        notes: "Public cloud with GPU monitoring and fault detection.",
+        claims: &[claim(
+            "diagnostics",
+            None,
+            None,
+            "provides GPU monitoring and fault-detection capabilities",
+            SEED_001,
+        )],
+    },
+    PlatformTemplate {
+        name: "华为云",
+        aliases: &["huawei", "huawei-cloud", "huaweicloud"],
+        kind: PlatformKind::Hyperscaler,
+        notes: "Public cloud offering NVIDIA GPUs and Ascend accelerators.",
+        claims: &[claim(
+            "accelerators offered",
+            None,
+            None,
+            "NVIDIA GPUs and Ascend AI compute; moving from CUDA involves framework, operator and precision work",
+            SEED_001,
+        )],
+    },
+    PlatformTemplate {
+        name: "UCloud",
+        aliases: &["ucloud"],
+        kind: PlatformKind::Hyperscaler,
+        notes: "Public cloud; spot GPU instances suit interruptible, checkpointed work.",
+        claims: &[claim(
+            "interruption",
+            None,
+            None,
+            "spot GPU instances may be reclaimed; this is part of the product",
+            SEED_001,
+        )],
+    },
+];
+
+/// Find a template by its name or a Latin alias (case-insensitive).
+pub fn find(name: &str) -> Option<&'static PlatformTemplate> {
+    let wanted = name.trim().to_lowercase();
+    TEMPLATES
+        .iter()
+        .find(|t| t.name.to_lowercase() == wanted || t.aliases.contains(&wanted.as_str()))
+}
+
+/// Create the platform and its claims from a template, atomically.
+pub fn instantiate(store: &Store, template: &PlatformTemplate) -> Result<Platform> {
+    store.atomically(|store| {
+        let mut platform =
+            Platform::new(template.name, template.kind, Some(template.notes.into()))?;
+        platform.template = Some(template.name.to_string());
+        let platform = store.create_platform(&platform)?;
+        for c in template.claims {
+            let claim = Claim::new(
+                platform.id,
+                c.subject,
+                c.value,
+                c.unit.map(String::from),
+                Some(c.text.to_string()),
+                c.source,
+            )?;
+            store.add_claim(&claim)?;
+        }
+        Ok(platform)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_found_by_name_or_alias() {
+        assert_eq!(find("阿里云").map(|t| t.name), Some("阿里云"));
+        assert_eq!(find("AliYun").map(|t| t.name), Some("阿里云"));
+        assert_eq!(find("autodl").map(|t| t.name), Some("AutoDL"));
+        assert!(find("nowhere").is_none());
+    }
+
+    #[test]
+    fn every_seed_platform_has_a_template_with_valid_claims() {
+        for name in [
+            "AutoDL",
+            "润云",
+            "阿里云",
+            "腾讯云",
+            "智星云",
+            "百度智能云",
+            "华为云",
+            "UCloud",
+        ] {
+            assert!(find(name).is_some(), "{name}");
+        }
+        let store = Store::open_in_memory().unwrap();
+        for t in TEMPLATES {
+            instantiate(&store, t).unwrap();
+        }
+        assert_eq!(store.platforms().unwrap().len(), TEMPLATES.len());
+        let autodl = store.platform("AutoDL").unwrap();
+        let claims = store.claims(Some(autodl.id)).unwrap();
+        assert_eq!(claims[0].value, Some(99.98));
+        assert!(claims[0].source.contains("seed 000"));
+    }
+}

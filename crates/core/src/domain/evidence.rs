@@ -284,7 +284,10 @@ mod tests {
             first_compute_at: None,
             outcome: StartupOutcome::Ok,
         };
-        assert_eq!(attempt.clone().validate().unwrap_err().field, "first_compute_at");
+        assert_eq!(
+            attempt.clone().validate().unwrap_err().field,
+            "first_compute_at"
+        );
         let failed = StartupAttempt {
             outcome: StartupOutcome::Timeout,
             ..attempt

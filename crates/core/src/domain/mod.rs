@@ -19,8 +19,8 @@ mod weights;
 pub use billing::{BillingRule, Rounding};
 pub use claim::Claim;
 pub use evidence::{
-    BillingLine, Event, EventKind, FaultDrill, FaultKind, ImageState, LoadScenario,
-    StartupAttempt, StartupOutcome, SwitchAttempt,
+    BillingLine, Event, EventKind, FaultDrill, FaultKind, ImageState, LoadScenario, StartupAttempt,
+    StartupOutcome, SwitchAttempt,
 };
 pub use inventory::GpuInfo;
 pub use offering::{BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor};

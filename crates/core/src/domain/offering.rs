@@ -205,7 +205,10 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.field, "price_on_demand");
         assert_eq!(
-            OfferingSpec { count: 0, ..spec() }.build(1).unwrap_err().field,
+            OfferingSpec { count: 0, ..spec() }
+                .build(1)
+                .unwrap_err()
+                .field,
             "count"
         );
         assert_eq!(
@@ -232,7 +235,10 @@ mod tests {
 
     #[test]
     fn labels_parse_loosely_and_print_strictly() {
-        assert_eq!("On_Demand".parse::<BillingMode>().unwrap(), BillingMode::OnDemand);
+        assert_eq!(
+            "On_Demand".parse::<BillingMode>().unwrap(),
+            BillingMode::OnDemand
+        );
         let e = "hourly".parse::<BillingMode>().unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -65,6 +65,8 @@ pub struct Run {
     pub billing_snapshot: Vec<BillingRule>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub warnings: Vec<String>,
+    /// Samples stored for this run (all GPUs).
+    pub sample_count: u64,
     pub created_at: Timestamp,
 }
 

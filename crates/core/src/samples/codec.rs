@@ -229,7 +229,9 @@ fn decode_column(
         .get(..n.div_ceil(8))
         .ok_or(CodecError("sample chunk presence map is truncated"))?;
     pos = bitmap.len();
-    let present: Vec<bool> = (0..n).map(|i| bitmap[i / 8] & (1 << (i % 8)) != 0).collect();
+    let present: Vec<bool> = (0..n)
+        .map(|i| bitmap[i / 8] & (1 << (i % 8)) != 0)
+        .collect();
     let count = present.iter().filter(|p| **p).count();
     let mut packed = Vec::with_capacity(count);
     decode_seq(body, &mut pos, count, &mut packed, scratch)?;
@@ -290,7 +292,9 @@ mod tests {
         let samples = vec![
             Sample::new(0, 3).with(Field::PowerMw, 0),
             Sample::new(1000, 3),
-            Sample::new(2000, 3).with(Field::PowerMw, 5).with(Field::FanPct, 0),
+            Sample::new(2000, 3)
+                .with(Field::PowerMw, 5)
+                .with(Field::FanPct, 0),
         ];
         let back = round_trip(&samples);
         assert_eq!(back, samples);

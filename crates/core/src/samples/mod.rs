@@ -220,10 +220,6 @@ impl Column {
             None => self.values.len(),
         }
     }
-
-    pub(crate) fn into_parts(self) -> (Vec<i64>, Option<Vec<bool>>) {
-        (self.values, self.present)
-    }
 }
 
 /// The samples of one GPU over a time range, column by column, in time order.

@@ -1,0 +1,247 @@
+//! The SQLite store: one `open(path)` for the app, the CLI and the tests.
+//!
+//! Opening sets WAL (so the app and the CLI can share a file), foreign keys
+//! (deleting a platform removes its offerings and runs) and a busy timeout,
+//! refuses files that are not Breakpoint databases or were written by a newer
+//! schema, then applies pending migrations in one transaction.
+
+mod migrations;
+mod platforms;
+mod runs;
+mod samples;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+pub use migrations::LATEST_VERSION;
+pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
+
+/// Written into every Breakpoint database by the first migration (`PRAGMA
+/// application_id`), so that another program's SQLite file is never migrated
+/// by mistake ("BKPT").
+const APPLICATION_ID: i64 = 0x424B_5054;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// Where the database lives when neither `--db` nor `BREAKPOINT_DB` says:
+/// the OS data directory (`~/.local/share/breakpoint/breakpoint.db` on Linux).
+pub fn default_path() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("breakpoint").join("breakpoint.db"))
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path` and bring its schema
+    /// up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        let fail = |reason: String| Error::Open {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if path.is_dir() {
+            return Err(fail("it is a directory".into()));
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if parent.is_file() {
+                return Err(fail(format!(
+                    "\"{}\" is a file, not a directory",
+                    parent.display()
+                )));
+            }
+            if !parent.exists() {
+                return Err(fail(format!(
+                    "directory \"{}\" does not exist",
+                    parent.display()
+                )));
+            }
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| fail(describe(&e)))?;
+        Self::prepare(conn, path.to_path_buf())
+    }
+
+    /// A private in-memory database, for tests and throwaway work.
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory()?;
+        Self::prepare(conn, PathBuf::from(":memory:"))
+    }
+
+    fn prepare(mut conn: Connection, path: PathBuf) -> Result<Store> {
+        let fail = |e: rusqlite::Error| Error::Open {
+            path: path.clone(),
+            reason: describe(&e),
+        };
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
+        // The first statement that reads the file is where a corrupt or
+        // foreign file shows itself.
+        let (app_id, version, tables): (i64, i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id),
+                        (SELECT user_version FROM pragma_user_version),
+                        (SELECT count(*) FROM sqlite_schema)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(fail)?;
+        if tables > 0 && app_id != APPLICATION_ID {
+            return Err(Error::Open {
+                path,
+                reason: "it is an SQLite database of another program, not a Breakpoint database"
+                    .into(),
+            });
+        }
+        if version > LATEST_VERSION {
+            return Err(Error::SchemaTooNew {
+                path,
+                found: version,
+                supported: LATEST_VERSION,
+            });
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(fail)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(fail)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(fail)?;
+        migrations::apply(&mut conn).map_err(|reason| Error::Open {
+            path: path.clone(),
+            reason,
+        })?;
+        Ok(Store { conn, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// Run `work` in one write transaction: everything it stores lands
+    /// together or not at all (an error, a panic or a killed process leaves
+    /// nothing behind).
+    pub fn atomically<T>(&self, work: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        // IMMEDIATE takes the write lock up front, so two writers queue on
+        // the busy timeout instead of failing on lock upgrade.
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let guard = RollbackGuard(&self.conn);
+        let value = work(self)?;
+        std::mem::forget(guard);
+        self.conn.execute_batch("COMMIT")?;
+        Ok(value)
+    }
+
+    /// Counts and sizes, for `breakpoint db info`.
+    pub fn info(&self) -> Result<DbInfo> {
+        let count = |table: &str| -> Result<i64> {
+            Ok(self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)
+        };
+        let (samples, sample_bytes): (i64, i64) = self.conn.query_row(
+            "SELECT ifnull(sum(n), 0), ifnull(sum(length(data)), 0) FROM sample_chunks",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let (page_count, page_size, free_pages): (i64, i64, i64) = self.conn.query_row(
+            "SELECT (SELECT page_count FROM pragma_page_count),
+                    (SELECT page_size FROM pragma_page_size),
+                    (SELECT freelist_count FROM pragma_freelist_count)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        Ok(DbInfo {
+            path: self.path.display().to_string(),
+            schema_version: self.schema_version()?,
+            platforms: count("platforms")?,
+            offerings: count("offerings")?,
+            billing_rules: count("billing_rules")?,
+            claims: count("claims")?,
+            runs: count("runs")?,
+            samples,
+            events: count("events")?,
+            database_bytes: (page_count - free_pages) * page_size,
+            sample_bytes,
+            bytes_per_sample: (samples > 0).then(|| sample_bytes as f64 / samples as f64),
+        })
+    }
+}
+
+/// Rolls back an open transaction unless it was committed (forgotten).
+struct RollbackGuard<'c>(&'c Connection);
+
+impl Drop for RollbackGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.execute_batch("ROLLBACK");
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DbInfo {
+    pub path: String,
+    pub schema_version: i64,
+    pub platforms: i64,
+    pub offerings: i64,
+    pub billing_rules: i64,
+    pub claims: i64,
+    pub runs: i64,
+    pub samples: i64,
+    pub events: i64,
+    /// Bytes of the database in use (pages minus free pages).
+    pub database_bytes: i64,
+    /// Bytes of the compressed sample chunks alone.
+    pub sample_bytes: i64,
+    pub bytes_per_sample: Option<f64>,
+}
+
+/// A user-facing reason for an SQLite failure at open time.
+fn describe(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => {
+            "the file is not a database (corrupt or another format)".into()
+        }
+        Some(ErrorCode::CannotOpen) => {
+            "the file cannot be opened (check the path and permissions)".into()
+        }
+        Some(ErrorCode::ReadOnly) => "the file is read-only".into(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
+            "the database is locked by another program".into()
+        }
+        Some(ErrorCode::DatabaseCorrupt) => "the database file is corrupt".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Milliseconds since the epoch for `jiff` timestamps, as stored.
+pub(crate) fn to_ms(t: jiff::Timestamp) -> i64 {
+    t.as_millisecond()
+}
+
+pub(crate) fn from_ms(ms: i64) -> rusqlite::Result<jiff::Timestamp> {
+    jiff::Timestamp::from_millisecond(ms).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Integer, Box::new(e))
+    })
+}
+
+pub(crate) fn now_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,333 @@
+//! Platforms and what belongs to them: offerings, billing rules, claims.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Store, now_ms};
+use crate::accelerator;
+use crate::domain::{BillingRule, Claim, Offering, Platform, Prices, Vendor};
+use crate::error::{Error, Result};
+
+fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+    )
+}
+
+const PLATFORM_COLUMNS: &str = "id, name, kind, notes, template";
+
+fn platform_from_row(r: &Row<'_>) -> rusqlite::Result<Platform> {
+    Ok(Platform {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        kind: r.get(2)?,
+        notes: r.get(3)?,
+        template: r.get(4)?,
+    })
+}
+
+const OFFERING_COLUMNS: &str = "id, platform_id, accelerator_raw, vendor, count, vram_gib, \
+     form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region, min_driver, \
+     min_cuda, currency, price_on_demand, price_spot, price_monthly";
+
+fn offering_from_row(r: &Row<'_>) -> rusqlite::Result<Offering> {
+    let raw: String = r.get(2)?;
+    let vendor: Vendor = r.get(3)?;
+    // Names are normalised on read, so improvements to the table apply to
+    // stored offerings too; the vendor is stored because a user may set it.
+    let mut accelerator = accelerator::normalise(&raw);
+    accelerator.vendor = vendor;
+    Ok(Offering {
+        id: r.get(0)?,
+        platform_id: r.get(1)?,
+        accelerator,
+        count: r.get(4)?,
+        vram_gib: r.get(5)?,
+        form_factor: r.get(6)?,
+        interconnect: r.get(7)?,
+        pcie_gen: r.get(8)?,
+        pcie_width: r.get(9)?,
+        cpu_cores: r.get(10)?,
+        ram_gib: r.get(11)?,
+        region: r.get(12)?,
+        min_driver: r.get(13)?,
+        min_cuda: r.get(14)?,
+        prices: Prices {
+            currency: r.get(15)?,
+            on_demand: r.get(16)?,
+            spot: r.get(17)?,
+            monthly: r.get(18)?,
+        },
+    })
+}
+
+const RULE_COLUMNS: &str = "id, platform_id, offering_id, mode, granularity_s, minimum_charge_s, \
+     rounding, bills_queue, bills_io_wait, bills_idle, bills_stopped_storage, idle_price_per_hour, notes";
+
+fn rule_from_row(r: &Row<'_>) -> rusqlite::Result<BillingRule> {
+    Ok(BillingRule {
+        id: r.get(0)?,
+        platform_id: r.get(1)?,
+        offering_id: r.get(2)?,
+        mode: r.get(3)?,
+        granularity_s: r.get(4)?,
+        minimum_charge_s: r.get(5)?,
+        rounding: r.get(6)?,
+        bills_queue: r.get(7)?,
+        bills_io_wait: r.get(8)?,
+        bills_idle: r.get(9)?,
+        bills_stopped_storage: r.get(10)?,
+        idle_price_per_hour: r.get(11)?,
+        notes: r.get(12)?,
+    })
+}
+
+impl Store {
+    pub fn create_platform(&self, platform: &Platform) -> Result<Platform> {
+        self.conn()
+            .execute(
+                "INSERT INTO platforms (name, kind, notes, template, created_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    platform.name,
+                    platform.kind,
+                    platform.notes,
+                    platform.template,
+                    now_ms()
+                ],
+            )
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::AlreadyExists {
+                        what: "platform",
+                        name: platform.name.clone(),
+                    }
+                } else {
+                    e.into()
+                }
+            })?;
+        Ok(Platform {
+            id: self.conn().last_insert_rowid(),
+            ..platform.clone()
+        })
+    }
+
+    pub fn platforms(&self) -> Result<Vec<Platform>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {PLATFORM_COLUMNS} FROM platforms ORDER BY name COLLATE NOCASE"
+        ))?;
+        let rows = stmt.query_map([], platform_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A platform by name (case-insensitive for Latin letters).
+    pub fn platform(&self, name: &str) -> Result<Platform> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {PLATFORM_COLUMNS} FROM platforms WHERE name = ?1"),
+                [name.trim()],
+                platform_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("platform", name.trim()))
+    }
+
+    pub fn platform_by_id(&self, id: i64) -> Result<Platform> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {PLATFORM_COLUMNS} FROM platforms WHERE id = ?1"),
+                [id],
+                platform_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("platform", id))
+    }
+
+    pub fn update_platform(&self, platform: &Platform) -> Result<()> {
+        let changed = self
+            .conn()
+            .execute(
+                "UPDATE platforms SET name = ?2, kind = ?3, notes = ?4 WHERE id = ?1",
+                params![platform.id, platform.name, platform.kind, platform.notes],
+            )
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::AlreadyExists {
+                        what: "platform",
+                        name: platform.name.clone(),
+                    }
+                } else {
+                    e.into()
+                }
+            })?;
+        if changed == 0 {
+            return Err(Error::not_found("platform", &platform.name));
+        }
+        Ok(())
+    }
+
+    /// Delete a platform with its offerings, billing rules, claims and runs.
+    pub fn delete_platform(&self, id: i64) -> Result<()> {
+        let changed = self
+            .conn()
+            .execute("DELETE FROM platforms WHERE id = ?1", [id])?;
+        if changed == 0 {
+            return Err(Error::not_found("platform", id));
+        }
+        Ok(())
+    }
+
+    pub fn create_offering(&self, offering: &Offering) -> Result<Offering> {
+        self.conn().execute(
+            "INSERT INTO offerings (platform_id, accelerator_raw, vendor, count, vram_gib,
+                 form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region,
+                 min_driver, min_cuda, currency, price_on_demand, price_spot, price_monthly)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            params![
+                offering.platform_id,
+                offering.accelerator.raw,
+                offering.accelerator.vendor,
+                offering.count,
+                offering.vram_gib,
+                offering.form_factor,
+                offering.interconnect,
+                offering.pcie_gen,
+                offering.pcie_width,
+                offering.cpu_cores,
+                offering.ram_gib,
+                offering.region,
+                offering.min_driver,
+                offering.min_cuda,
+                offering.prices.currency,
+                offering.prices.on_demand,
+                offering.prices.spot,
+                offering.prices.monthly,
+            ],
+        )?;
+        Ok(Offering {
+            id: self.conn().last_insert_rowid(),
+            ..offering.clone()
+        })
+    }
+
+    /// Offerings of one platform, or of all platforms.
+    pub fn offerings(&self, platform_id: Option<i64>) -> Result<Vec<Offering>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {OFFERING_COLUMNS} FROM offerings
+             WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY platform_id, id"
+        ))?;
+        let rows = stmt.query_map([platform_id], offering_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn offering(&self, id: i64) -> Result<Offering> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {OFFERING_COLUMNS} FROM offerings WHERE id = ?1"),
+                [id],
+                offering_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("offering", id))
+    }
+
+    pub fn delete_offering(&self, id: i64) -> Result<()> {
+        let changed = self
+            .conn()
+            .execute("DELETE FROM offerings WHERE id = ?1", [id])?;
+        if changed == 0 {
+            return Err(Error::not_found("offering", id));
+        }
+        Ok(())
+    }
+
+    /// Create or replace the rule for the rule's platform (or offering) and mode.
+    pub fn set_billing_rule(&self, rule: &BillingRule) -> Result<BillingRule> {
+        let rule = rule.clone().validate()?;
+        self.conn().execute(
+            "INSERT INTO billing_rules (platform_id, offering_id, mode, granularity_s,
+                 minimum_charge_s, rounding, bills_queue, bills_io_wait, bills_idle,
+                 bills_stopped_storage, idle_price_per_hour, notes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             ON CONFLICT (platform_id, ifnull(offering_id, 0), mode) DO UPDATE SET
+                 granularity_s = excluded.granularity_s,
+                 minimum_charge_s = excluded.minimum_charge_s,
+                 rounding = excluded.rounding,
+                 bills_queue = excluded.bills_queue,
+                 bills_io_wait = excluded.bills_io_wait,
+                 bills_idle = excluded.bills_idle,
+                 bills_stopped_storage = excluded.bills_stopped_storage,
+                 idle_price_per_hour = excluded.idle_price_per_hour,
+                 notes = excluded.notes",
+            params![
+                rule.platform_id,
+                rule.offering_id,
+                rule.mode,
+                rule.granularity_s,
+                rule.minimum_charge_s,
+                rule.rounding,
+                rule.bills_queue,
+                rule.bills_io_wait,
+                rule.bills_idle,
+                rule.bills_stopped_storage,
+                rule.idle_price_per_hour,
+                rule.notes,
+            ],
+        )?;
+        let id = self.conn().query_row(
+            "SELECT id FROM billing_rules
+             WHERE platform_id = ?1 AND ifnull(offering_id, 0) = ifnull(?2, 0) AND mode = ?3",
+            params![rule.platform_id, rule.offering_id, rule.mode],
+            |r| r.get(0),
+        )?;
+        Ok(BillingRule { id, ..rule })
+    }
+
+    pub fn billing_rules(&self, platform_id: i64) -> Result<Vec<BillingRule>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {RULE_COLUMNS} FROM billing_rules WHERE platform_id = ?1
+             ORDER BY offering_id IS NOT NULL, offering_id, mode"
+        ))?;
+        let rows = stmt.query_map([platform_id], rule_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_claim(&self, claim: &Claim) -> Result<Claim> {
+        self.conn().execute(
+            "INSERT INTO claims (platform_id, subject, value, unit, text, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                claim.platform_id,
+                claim.subject,
+                claim.value,
+                claim.unit,
+                claim.text,
+                claim.source
+            ],
+        )?;
+        Ok(Claim {
+            id: self.conn().last_insert_rowid(),
+            ..claim.clone()
+        })
+    }
+
+    pub fn claims(&self, platform_id: Option<i64>) -> Result<Vec<Claim>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT id, platform_id, subject, value, unit, text, source FROM claims
+             WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY platform_id, id",
+        )?;
+        let rows = stmt.query_map([platform_id], |r| {
+            Ok(Claim {
+                id: r.get(0)?,
+                platform_id: r.get(1)?,
+                subject: r.get(2)?,
+                value: r.get(3)?,
+                unit: r.get(4)?,
+                text: r.get(5)?,
+                source: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

@@ -1,0 +1,389 @@
+//! Runs and their discrete evidence (events, attempts, drills, bill lines).
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Store, from_ms, now_ms, to_ms};
+use crate::domain::{
+    BillingLine, BillingRule, Event, FaultDrill, NewRun, Provenance, Run, StartupAttempt,
+    SwitchAttempt,
+};
+use crate::error::{Error, Result, ValidationError};
+
+const RUN_COLUMNS: &str = "id, platform_id, offering_id, kind, source, file_name, sha256, format, \
+     host, started_at_ms, ended_at_ms, interval_ms, inventory_json, offering_snapshot_json, \
+     billing_snapshot_json, metadata_json, warnings_json, sample_count, created_at_ms";
+
+fn json<T: serde::de::DeserializeOwned>(r: &Row<'_>, i: usize) -> rusqlite::Result<T> {
+    let text: String = r.get(i)?;
+    serde_json::from_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn opt_ms(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<jiff::Timestamp>> {
+    r.get::<_, Option<i64>>(i)?.map(from_ms).transpose()
+}
+
+fn run_from_row(r: &Row<'_>) -> rusqlite::Result<Run> {
+    let snapshot: Option<String> = r.get(13)?;
+    Ok(Run {
+        id: r.get(0)?,
+        platform_id: r.get(1)?,
+        offering_id: r.get(2)?,
+        kind: r.get(3)?,
+        source: r.get(4)?,
+        provenance: Provenance {
+            file_name: r.get(5)?,
+            sha256: r.get(6)?,
+            format: r.get(7)?,
+            host: r.get(8)?,
+        },
+        started_at: opt_ms(r, 9)?,
+        ended_at: opt_ms(r, 10)?,
+        interval_ms: r.get(11)?,
+        inventory: json(r, 12)?,
+        offering_snapshot: snapshot
+            .map(|s| serde_json::from_str(&s))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    13,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?,
+        billing_snapshot: json(r, 14)?,
+        metadata: json(r, 15)?,
+        warnings: json(r, 16)?,
+        sample_count: r.get::<_, i64>(17)?.max(0) as u64,
+        created_at: from_ms(r.get(18)?)?,
+    })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::Io(std::io::Error::other(e)))
+}
+
+impl Store {
+    /// Record a run, freezing the offering and its billing rules as they are
+    /// now into the run (prices change; old evidence must not).
+    pub fn create_run(&self, run: NewRun) -> Result<Run> {
+        let run = run.validate()?;
+        self.platform_by_id(run.platform_id)?;
+        let offering = match run.offering_id {
+            Some(id) => {
+                let offering = self.offering(id)?;
+                if offering.platform_id != run.platform_id {
+                    return Err(ValidationError::new(
+                        "offering",
+                        format!("offering {id} belongs to another platform"),
+                    )
+                    .into());
+                }
+                Some(offering)
+            }
+            None => None,
+        };
+        let rules: Vec<BillingRule> = self
+            .billing_rules(run.platform_id)?
+            .into_iter()
+            .filter(|r| r.offering_id.is_none() || r.offering_id == run.offering_id)
+            .collect();
+        self.conn().execute(
+            "INSERT INTO runs (platform_id, offering_id, kind, source, file_name, sha256, format,
+                 host, started_at_ms, ended_at_ms, interval_ms, inventory_json,
+                 offering_snapshot_json, billing_snapshot_json, metadata_json, warnings_json,
+                 created_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            params![
+                run.platform_id,
+                run.offering_id,
+                run.kind,
+                run.source,
+                run.provenance.file_name,
+                run.provenance.sha256,
+                run.provenance.format,
+                run.provenance.host,
+                run.started_at.map(to_ms),
+                run.ended_at.map(to_ms),
+                run.interval_ms,
+                to_json(&run.inventory)?,
+                offering.as_ref().map(to_json).transpose()?,
+                to_json(&rules)?,
+                to_json(&run.metadata)?,
+                to_json(&run.warnings)?,
+                now_ms(),
+            ],
+        )?;
+        self.run(self.conn().last_insert_rowid())
+    }
+
+    pub fn run(&self, id: i64) -> Result<Run> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
+                [id],
+                run_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("run", id))
+    }
+
+    /// Runs of one platform, or all runs, oldest first.
+    pub fn runs(&self, platform_id: Option<i64>) -> Result<Vec<Run>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY id"
+        ))?;
+        let rows = stmt.query_map([platform_id], run_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The run that holds a file with this SHA-256, if it was imported before.
+    pub fn run_by_sha256(&self, sha256: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT id FROM runs WHERE sha256 = ?1", [sha256], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    /// Delete a run with its samples and evidence.
+    pub fn delete_run(&self, id: i64) -> Result<()> {
+        let changed = self
+            .conn()
+            .execute("DELETE FROM runs WHERE id = ?1", [id])?;
+        if changed == 0 {
+            return Err(Error::not_found("run", id));
+        }
+        Ok(())
+    }
+
+    pub fn add_run_warnings(&self, run_id: i64, warnings: &[String]) -> Result<()> {
+        let mut run = self.run(run_id)?;
+        run.warnings.extend_from_slice(warnings);
+        self.conn().execute(
+            "UPDATE runs SET warnings_json = ?2 WHERE id = ?1",
+            params![run_id, to_json(&run.warnings)?],
+        )?;
+        Ok(())
+    }
+
+    pub fn add_events(&self, run_id: i64, events: &[Event]) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO events (run_id, at_ms, gpu, kind, code, duration_ms, detail)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for e in events {
+            let e = e.clone().validate()?;
+            stmt.execute(params![
+                run_id,
+                to_ms(e.at),
+                e.gpu,
+                e.kind,
+                e.code,
+                e.duration_ms,
+                e.detail
+            ])?;
+        }
+        Ok(())
+    }
+
+    pub fn events(&self, run_id: i64) -> Result<Vec<Event>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT at_ms, gpu, kind, code, duration_ms, detail FROM events
+             WHERE run_id = ?1 ORDER BY at_ms, id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(Event {
+                at: from_ms(r.get(0)?)?,
+                gpu: r.get(1)?,
+                kind: r.get(2)?,
+                code: r.get(3)?,
+                duration_ms: r.get(4)?,
+                detail: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_startup_attempts(&self, run_id: i64, attempts: &[StartupAttempt]) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO startup_attempts (run_id, scenario, image, submitted_at_ms,
+                 provisioned_at_ms, image_ready_at_ms, first_compute_at_ms, outcome)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for a in attempts {
+            let a = a.clone().validate()?;
+            stmt.execute(params![
+                run_id,
+                a.scenario,
+                a.image,
+                to_ms(a.submitted_at),
+                a.provisioned_at.map(to_ms),
+                a.image_ready_at.map(to_ms),
+                a.first_compute_at.map(to_ms),
+                a.outcome
+            ])?;
+        }
+        Ok(())
+    }
+
+    pub fn startup_attempts(&self, run_id: i64) -> Result<Vec<StartupAttempt>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT scenario, image, submitted_at_ms, provisioned_at_ms, image_ready_at_ms,
+                    first_compute_at_ms, outcome
+             FROM startup_attempts WHERE run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(StartupAttempt {
+                scenario: r.get(0)?,
+                image: r.get(1)?,
+                submitted_at: from_ms(r.get(2)?)?,
+                provisioned_at: opt_ms(r, 3)?,
+                image_ready_at: opt_ms(r, 4)?,
+                first_compute_at: opt_ms(r, 5)?,
+                outcome: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_switch_attempts(&self, run_id: i64, attempts: &[SwitchAttempt]) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO switch_attempts (run_id, from_env, to_env, success, manual_steps,
+                 duration_s, rel_l2_error, ops_passed, ops_total)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for a in attempts {
+            let a = a.clone().validate()?;
+            stmt.execute(params![
+                run_id,
+                a.from_env,
+                a.to_env,
+                a.success,
+                a.manual_steps,
+                a.duration_s,
+                a.rel_l2_error,
+                a.ops_passed,
+                a.ops_total
+            ])?;
+        }
+        Ok(())
+    }
+
+    pub fn switch_attempts(&self, run_id: i64) -> Result<Vec<SwitchAttempt>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT from_env, to_env, success, manual_steps, duration_s, rel_l2_error,
+                    ops_passed, ops_total
+             FROM switch_attempts WHERE run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(SwitchAttempt {
+                from_env: r.get(0)?,
+                to_env: r.get(1)?,
+                success: r.get(2)?,
+                manual_steps: r.get(3)?,
+                duration_s: r.get(4)?,
+                rel_l2_error: r.get(5)?,
+                ops_passed: r.get(6)?,
+                ops_total: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_fault_drills(&self, run_id: i64, drills: &[FaultDrill]) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO fault_drills (run_id, fault, detected, recovered, recovery_s,
+                 progress_lost_s)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for d in drills {
+            let d = d.clone().validate()?;
+            stmt.execute(params![
+                run_id,
+                d.fault,
+                d.detected,
+                d.recovered,
+                d.recovery_s,
+                d.progress_lost_s
+            ])?;
+        }
+        Ok(())
+    }
+
+    pub fn fault_drills(&self, run_id: i64) -> Result<Vec<FaultDrill>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT fault, detected, recovered, recovery_s, progress_lost_s
+             FROM fault_drills WHERE run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(FaultDrill {
+                fault: r.get(0)?,
+                detected: r.get(1)?,
+                recovered: r.get(2)?,
+                recovery_s: r.get(3)?,
+                progress_lost_s: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_billing_lines(&self, run_id: i64, lines: &[BillingLine]) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO billing_lines (run_id, instance, start_ms, end_ms, billed_seconds,
+                 compute_seconds, queue_seconds, io_wait_seconds, amount, currency, unit_price)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        for l in lines {
+            let l = l.clone().validate()?;
+            stmt.execute(params![
+                run_id,
+                l.instance,
+                to_ms(l.start),
+                to_ms(l.end),
+                l.billed_seconds,
+                l.compute_seconds,
+                l.queue_seconds,
+                l.io_wait_seconds,
+                l.amount,
+                l.currency,
+                l.unit_price
+            ])?;
+        }
+        Ok(())
+    }
+
+    pub fn billing_lines(&self, run_id: i64) -> Result<Vec<BillingLine>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT instance, start_ms, end_ms, billed_seconds, compute_seconds, queue_seconds,
+                    io_wait_seconds, amount, currency, unit_price
+             FROM billing_lines WHERE run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(BillingLine {
+                instance: r.get(0)?,
+                start: from_ms(r.get(1)?)?,
+                end: from_ms(r.get(2)?)?,
+                billed_seconds: r.get(3)?,
+                compute_seconds: r.get(4)?,
+                queue_seconds: r.get(5)?,
+                io_wait_seconds: r.get(6)?,
+                amount: r.get(7)?,
+                currency: r.get(8)?,
+                unit_price: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many events each run has, for listings.
+    pub fn event_count(&self, run_id: i64) -> Result<i64> {
+        Ok(self.conn().query_row(
+            "SELECT count(*) FROM events WHERE run_id = ?1",
+            [run_id],
+            |r| r.get(0),
+        )?)
+    }
+}

@@ -1,0 +1,251 @@
+//! Sample storage: writers push samples, readers get per-GPU frames; in
+//! between, samples live as compressed columnar chunks of up to
+//! [`CHUNK_SAMPLES`] per run and GPU (format in `samples::codec`), indexed by
+//! their first and last timestamp so a time range touches only its chunks.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use rusqlite::params;
+
+use super::Store;
+use crate::error::{Error, Result};
+use crate::samples::codec::{DecodedChunk, decode_chunk, encode_chunk};
+use crate::samples::{Column, Field, Sample, SeriesFrame};
+
+/// Samples per stored chunk: large enough that per-row overhead vanishes,
+/// small enough that an hour of one GPU at 1 Hz decodes one or two chunks.
+pub const CHUNK_SAMPLES: usize = 4096;
+
+/// Buffers samples per GPU and stores a chunk whenever one fills up.
+///
+/// The writer does not open a transaction of its own: use it inside
+/// [`Store::atomically`] so that a run's samples land all together.
+pub struct SampleWriter<'s> {
+    store: &'s Store,
+    run_id: i64,
+    gpus: BTreeMap<u32, GpuBuffer>,
+    written: u64,
+    out_of_order: u64,
+}
+
+struct GpuBuffer {
+    samples: Vec<Sample>,
+    next_seq: i64,
+    last_stored_t: Option<i64>,
+}
+
+/// What a writer stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteSummary {
+    pub samples: u64,
+    /// Samples that arrived earlier than a sample already stored for their
+    /// GPU; they are kept (readers sort), and the importer warns about them.
+    pub out_of_order: u64,
+}
+
+impl Store {
+    /// A writer appending samples to run `run_id`.
+    pub fn sample_writer(&self, run_id: i64) -> Result<SampleWriter<'_>> {
+        self.run(run_id)?;
+        Ok(SampleWriter {
+            store: self,
+            run_id,
+            gpus: BTreeMap::new(),
+            written: 0,
+            out_of_order: 0,
+        })
+    }
+
+    /// The GPUs a run has samples for.
+    pub fn sample_gpus(&self, run_id: i64) -> Result<Vec<u32>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT DISTINCT gpu FROM sample_chunks WHERE run_id = ?1 ORDER BY gpu",
+        )?;
+        let rows = stmt.query_map([run_id], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// First and last sample time of a run, over all GPUs.
+    pub fn sample_span(&self, run_id: i64) -> Result<Option<(i64, i64)>> {
+        Ok(self.conn().query_row(
+            "SELECT min(t_first_ms), max(t_last_ms) FROM sample_chunks WHERE run_id = ?1",
+            [run_id],
+            |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+        )?)
+    }
+
+    /// Samples of one GPU with `range.start ≤ t < range.end` (all when
+    /// `None`), in time order; `fields` limits the columns decoded.
+    pub fn read_samples(
+        &self,
+        run_id: i64,
+        gpu: u32,
+        range: Option<Range<i64>>,
+        fields: Option<&[Field]>,
+    ) -> Result<SeriesFrame> {
+        let range = range.unwrap_or(i64::MIN..i64::MAX);
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT data FROM sample_chunks
+             WHERE run_id = ?1 AND gpu = ?2 AND t_last_ms >= ?3 AND t_first_ms < ?4
+             ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![run_id, gpu, range.start, range.end])?;
+        let mut chunks = Vec::new();
+        while let Some(row) = rows.next()? {
+            let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+            let chunk = decode_chunk(blob, fields).map_err(|e| Error::CorruptSamples {
+                run_id,
+                reason: e.to_string(),
+            })?;
+            chunks.push(chunk);
+        }
+        Ok(assemble(gpu, chunks, &range))
+    }
+}
+
+/// Join decoded chunks into one frame: cut each to the range, line up the
+/// columns (a field missing from a chunk is absent there), restore time order.
+fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFrame {
+    let mut fields: Vec<Field> = chunks
+        .iter()
+        .flat_map(|c| c.columns.iter().map(|(f, _)| *f))
+        .collect();
+    fields.sort();
+    fields.dedup();
+
+    let mut t_ms = Vec::new();
+    let mut values: Vec<Vec<i64>> = vec![Vec::new(); fields.len()];
+    let mut present: Vec<Vec<bool>> = vec![Vec::new(); fields.len()];
+    let mut complete = vec![true; fields.len()];
+    for chunk in chunks {
+        // Within a chunk times are sorted (the writer sorts before storing).
+        let lo = chunk.t_ms.partition_point(|t| *t < range.start);
+        let hi = chunk.t_ms.partition_point(|t| *t < range.end);
+        t_ms.extend_from_slice(&chunk.t_ms[lo..hi]);
+        for (k, field) in fields.iter().enumerate() {
+            match chunk.columns.iter().find(|(f, _)| f == field) {
+                Some((_, column)) => {
+                    for i in lo..hi {
+                        let v = column.get(i);
+                        values[k].push(v.unwrap_or(0));
+                        present[k].push(v.is_some());
+                        complete[k] &= v.is_some();
+                    }
+                }
+                None => {
+                    values[k].extend(std::iter::repeat_n(0, hi - lo));
+                    present[k].extend(std::iter::repeat_n(false, hi - lo));
+                    complete[k] &= hi == lo;
+                }
+            }
+        }
+    }
+
+    // Chunks overlap in time only when a source wrote out of order.
+    if !t_ms.is_sorted() {
+        let mut order: Vec<usize> = (0..t_ms.len()).collect();
+        order.sort_by_key(|&i| t_ms[i]);
+        t_ms = order.iter().map(|&i| t_ms[i]).collect();
+        for k in 0..fields.len() {
+            values[k] = order.iter().map(|&i| values[k][i]).collect();
+            present[k] = order.iter().map(|&i| present[k][i]).collect();
+        }
+    }
+
+    let columns = fields
+        .into_iter()
+        .zip(values)
+        .zip(present)
+        .zip(complete)
+        .map(|(((field, v), p), all)| (field, Column::from_parts(v, (!all).then_some(p))))
+        .collect();
+    SeriesFrame::new(gpu, t_ms, columns)
+}
+
+impl SampleWriter<'_> {
+    pub fn push(&mut self, sample: Sample) -> Result<()> {
+        let buffer = match self.gpus.get_mut(&sample.gpu) {
+            Some(b) => b,
+            None => {
+                let next_seq = self.store.conn().query_row(
+                    "SELECT ifnull(max(seq) + 1, 0) FROM sample_chunks WHERE run_id = ?1 AND gpu = ?2",
+                    params![self.run_id, sample.gpu],
+                    |r| r.get(0),
+                )?;
+                self.gpus.entry(sample.gpu).or_insert(GpuBuffer {
+                    samples: Vec::with_capacity(CHUNK_SAMPLES),
+                    next_seq,
+                    last_stored_t: None,
+                })
+            }
+        };
+        buffer.samples.push(sample);
+        if buffer.samples.len() >= CHUNK_SAMPLES {
+            let gpu = sample.gpu;
+            self.flush(gpu)?;
+        }
+        Ok(())
+    }
+
+    pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Result<()> {
+        for s in samples {
+            self.push(s)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, gpu: u32) -> Result<()> {
+        let Some(buffer) = self.gpus.get_mut(&gpu) else {
+            return Ok(());
+        };
+        if buffer.samples.is_empty() {
+            return Ok(());
+        }
+        if !buffer.samples.is_sorted_by_key(|s| s.t_ms) {
+            buffer.samples.sort_by_key(|s| s.t_ms);
+        }
+        let first = buffer.samples[0].t_ms;
+        let last = buffer.samples[buffer.samples.len() - 1].t_ms;
+        if let Some(previous) = buffer.last_stored_t {
+            self.out_of_order += buffer.samples.iter().filter(|s| s.t_ms < previous).count() as u64;
+        }
+        let blob = encode_chunk(&buffer.samples);
+        self.store
+            .conn()
+            .prepare_cached(
+                "INSERT INTO sample_chunks (run_id, gpu, seq, t_first_ms, t_last_ms, n, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                self.run_id,
+                gpu,
+                buffer.next_seq,
+                first,
+                last,
+                buffer.samples.len() as i64,
+                blob
+            ])?;
+        buffer.next_seq += 1;
+        buffer.last_stored_t = Some(buffer.last_stored_t.map_or(last, |p| p.max(last)));
+        self.written += buffer.samples.len() as u64;
+        buffer.samples.clear();
+        Ok(())
+    }
+
+    /// Store what is still buffered and update the run's sample count.
+    pub fn finish(mut self) -> Result<WriteSummary> {
+        let gpus: Vec<u32> = self.gpus.keys().copied().collect();
+        for gpu in gpus {
+            self.flush(gpu)?;
+        }
+        self.store.conn().execute(
+            "UPDATE runs SET sample_count = sample_count + ?2 WHERE id = ?1",
+            params![self.run_id, self.written as i64],
+        )?;
+        Ok(WriteSummary {
+            samples: self.written,
+            out_of_order: self.out_of_order,
+        })
+    }
+}

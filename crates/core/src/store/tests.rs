@@ -1,0 +1,306 @@
+//! Store tests through the real `open()` on temporary files.
+
+use std::path::Path;
+
+use super::*;
+use crate::domain::{
+    BillingMode, BillingRule, Event, EventKind, NewRun, OfferingSpec, Platform, PlatformKind,
+    RunKind, SourceKind,
+};
+use crate::samples::{Field, Sample};
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("test.db");
+    (dir, path)
+}
+
+fn platform(store: &Store, name: &str) -> Platform {
+    store
+        .create_platform(&Platform::new(name, PlatformKind::Hyperscaler, None).unwrap())
+        .unwrap()
+}
+
+fn a100(platform_id: i64, price: f64) -> crate::domain::Offering {
+    OfferingSpec {
+        accelerator: "A100 80GB SXM".into(),
+        count: 8,
+        currency: "CNY".into(),
+        price_on_demand: Some(price),
+        ..OfferingSpec::default()
+    }
+    .build(platform_id)
+    .unwrap()
+}
+
+#[test]
+fn a_new_file_gets_the_latest_schema() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
+    let mode: String = store
+        .conn()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(store);
+    // Opening again is a no-op.
+    assert_eq!(
+        Store::open(&path).unwrap().schema_version().unwrap(),
+        LATEST_VERSION
+    );
+}
+
+#[test]
+fn every_earlier_schema_version_migrates_to_the_latest() {
+    for version in 0..LATEST_VERSION as usize {
+        let (_dir, path) = temp_db();
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        migrations::apply_up_to(&mut conn, version).unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.schema_version().unwrap(),
+            LATEST_VERSION,
+            "from {version}"
+        );
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_left_untouched() {
+    let (_dir, path) = temp_db();
+    drop(Store::open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.pragma_update(None, "user_version", LATEST_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    let before = std::fs::read(&path).unwrap();
+    let err = Store::open(&path).err().unwrap();
+    assert!(matches!(err, Error::SchemaTooNew { found, .. } if found == LATEST_VERSION + 1));
+    assert!(err.to_string().contains("upgrade Breakpoint"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn files_that_are_not_breakpoint_databases_are_refused() {
+    let (dir, path) = temp_db();
+    std::fs::write(&path, b"this is not a database at all, just text......").unwrap();
+    let err = Store::open(&path).err().unwrap();
+    assert!(err.to_string().contains("not a database"), "{err}");
+
+    let other = dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&other).unwrap();
+    conn.execute_batch("CREATE TABLE t(x)").unwrap();
+    drop(conn);
+    let err = Store::open(&other).err().unwrap();
+    assert!(err.to_string().contains("another program"), "{err}");
+
+    let err = Store::open(Path::new("/nonexistent-dir/x.db"))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("does not exist"), "{err}");
+    let err = Store::open(dir.path()).err().unwrap();
+    assert!(err.to_string().contains("directory"), "{err}");
+}
+
+#[test]
+fn deleting_a_platform_removes_its_offerings_runs_and_samples() {
+    let store = Store::open_in_memory().unwrap();
+    let p = platform(&store, "阿里云");
+    let keep = platform(&store, "AutoDL");
+    let o = store.create_offering(&a100(p.id, 12.8)).unwrap();
+    let mut new_run = NewRun::new(p.id, RunKind::Sustain, SourceKind::Import);
+    new_run.offering_id = Some(o.id);
+    let run = store.create_run(new_run).unwrap();
+    let mut w = store.sample_writer(run.id).unwrap();
+    w.push(Sample::new(0, 0).with(Field::PowerMw, 1)).unwrap();
+    w.finish().unwrap();
+    store
+        .add_events(
+            run.id,
+            &[Event::new(jiff::Timestamp::UNIX_EPOCH, EventKind::Gap)],
+        )
+        .unwrap();
+    store
+        .create_run(NewRun::new(keep.id, RunKind::Sustain, SourceKind::Import))
+        .unwrap();
+
+    store.delete_platform(p.id).unwrap();
+    let info = store.info().unwrap();
+    assert_eq!((info.platforms, info.offerings, info.runs), (1, 0, 1));
+    assert_eq!((info.samples, info.events), (0, 0));
+    assert!(matches!(
+        store.platform("阿里云"),
+        Err(Error::NotFound { .. })
+    ));
+}
+
+#[test]
+fn platform_names_are_unique_ignoring_latin_case() {
+    let store = Store::open_in_memory().unwrap();
+    platform(&store, "AutoDL");
+    let err = store
+        .create_platform(&Platform::new("autodl", PlatformKind::Other, None).unwrap())
+        .unwrap_err();
+    assert_eq!(err.to_string(), "platform \"autodl\" already exists");
+    assert_eq!(store.platform("AUTODL").unwrap().name, "AutoDL");
+}
+
+#[test]
+fn a_run_keeps_the_price_and_billing_rule_of_its_time() {
+    let store = Store::open_in_memory().unwrap();
+    let p = platform(&store, "A");
+    let o = store.create_offering(&a100(p.id, 12.8)).unwrap();
+    let mut rule = BillingRule::per_second(p.id, BillingMode::OnDemand);
+    rule.granularity_s = 3600;
+    store.set_billing_rule(&rule).unwrap();
+    let mut new_run = NewRun::new(p.id, RunKind::Billing, SourceKind::Import);
+    new_run.offering_id = Some(o.id);
+    let run = store.create_run(new_run).unwrap();
+
+    // The platform changes its price and rule afterwards …
+    store.delete_offering(o.id).unwrap();
+    rule.granularity_s = 1;
+    store.set_billing_rule(&rule).unwrap();
+
+    // … and the old evidence still says what it was.
+    let run = store.run(run.id).unwrap();
+    let snapshot = run.offering_snapshot.unwrap();
+    assert_eq!(snapshot.prices.on_demand, Some(12.8));
+    assert_eq!(run.billing_snapshot[0].granularity_s, 3600);
+    assert_eq!(run.offering_id, None);
+    assert_eq!(store.billing_rules(p.id).unwrap()[0].granularity_s, 1);
+}
+
+#[test]
+fn an_offering_of_another_platform_is_refused_for_a_run() {
+    let store = Store::open_in_memory().unwrap();
+    let a = platform(&store, "A");
+    let b = platform(&store, "B");
+    let o = store.create_offering(&a100(b.id, 1.0)).unwrap();
+    let mut new_run = NewRun::new(a.id, RunKind::Sustain, SourceKind::Import);
+    new_run.offering_id = Some(o.id);
+    assert!(matches!(store.create_run(new_run), Err(Error::Invalid(_))));
+}
+
+#[test]
+fn atomically_leaves_nothing_behind_on_error() {
+    let store = Store::open_in_memory().unwrap();
+    let result: Result<()> = store.atomically(|s| {
+        platform(s, "A");
+        s.create_platform(&Platform::new("A", PlatformKind::Other, None).unwrap())?;
+        Ok(())
+    });
+    assert!(result.is_err());
+    assert!(store.platforms().unwrap().is_empty());
+}
+
+fn sample_run(store: &Store) -> i64 {
+    let p = platform(store, "P");
+    store
+        .create_run(NewRun::new(p.id, RunKind::Sustain, SourceKind::Import))
+        .unwrap()
+        .id
+}
+
+#[test]
+fn samples_round_trip_across_chunks_and_gpus() {
+    let store = Store::open_in_memory().unwrap();
+    let run = sample_run(&store);
+    let n = CHUNK_SAMPLES as i64 * 2 + 17;
+    let make = |i: i64, gpu: u32| {
+        let mut s = Sample::new(i * 1000, gpu).with(Field::PowerMw, 250_000 - i);
+        if i % 5 != 0 {
+            s.set(Field::TempGpuC, 60 + i % 7);
+        }
+        s
+    };
+    store
+        .atomically(|s| {
+            let mut w = s.sample_writer(run)?;
+            for i in 0..n {
+                for gpu in 0..2 {
+                    w.push(make(i, gpu))?;
+                }
+            }
+            assert_eq!(w.finish()?.samples, n as u64 * 2);
+            Ok(())
+        })
+        .unwrap();
+
+    assert_eq!(store.sample_gpus(run).unwrap(), vec![0, 1]);
+    assert_eq!(store.run(run).unwrap().sample_count, n as u64 * 2);
+    let all = store.read_samples(run, 1, None, None).unwrap();
+    assert_eq!(all.len(), n as usize);
+    let expected: Vec<Sample> = (0..n).map(|i| make(i, 1)).collect();
+    assert_eq!(all.samples().collect::<Vec<_>>(), expected);
+
+    // A range that straddles a chunk boundary, one field only.
+    let start = (CHUNK_SAMPLES as i64 - 10) * 1000;
+    let frame = store
+        .read_samples(
+            run,
+            0,
+            Some(start..start + 3_600_000),
+            Some(&[Field::TempGpuC]),
+        )
+        .unwrap();
+    assert_eq!(frame.len(), 3600);
+    assert_eq!(frame.t_ms[0], start);
+    assert!(frame.column(Field::PowerMw).is_none());
+    let temps = frame.column(Field::TempGpuC).unwrap();
+    // Every fifth sample has no temperature: absent, not 0.
+    let first_missing = (0..frame.len())
+        .find(|i| (start / 1000 + *i as i64) % 5 == 0)
+        .unwrap();
+    assert_eq!(temps.get(first_missing), None);
+    assert_eq!(store.sample_span(run).unwrap(), Some((0, (n - 1) * 1000)));
+}
+
+#[test]
+fn out_of_order_samples_are_counted_and_read_back_sorted() {
+    let store = Store::open_in_memory().unwrap();
+    let run = sample_run(&store);
+    let mut w = store.sample_writer(run).unwrap();
+    let n = CHUNK_SAMPLES as i64;
+    for i in 0..n {
+        w.push(Sample::new(i * 10 + 5, 0).with(Field::UtilGpuPct, 1))
+            .unwrap();
+    }
+    // A straggler that belongs in the chunk already stored.
+    w.push(Sample::new(0, 0).with(Field::UtilGpuPct, 2))
+        .unwrap();
+    let summary = w.finish().unwrap();
+    assert_eq!(summary.out_of_order, 1);
+    let frame = store.read_samples(run, 0, None, None).unwrap();
+    assert!(frame.t_ms.is_sorted());
+    assert_eq!(frame.column(Field::UtilGpuPct).unwrap().get(0), Some(2));
+}
+
+#[test]
+fn two_writers_on_one_file_both_land() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    drop(store);
+    let handles: Vec<_> = (0..2)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let store = Store::open(&path).unwrap();
+                for i in 0..25 {
+                    store
+                        .atomically(|s| {
+                            platform(s, &format!("writer {w} platform {i}"));
+                            Ok(())
+                        })
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(Store::open(&path).unwrap().platforms().unwrap().len(), 50);
+}
