@@ -147,6 +147,14 @@ impl Store {
         Ok(value)
     }
 
+    /// Fold the write-ahead log back into the main file (SQLite does this by
+    /// itself from time to time; call it before measuring the file).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// Counts and sizes, for `breakpoint db info`.
     pub fn info(&self) -> Result<DbInfo> {
         let count = |table: &str| -> Result<i64> {
