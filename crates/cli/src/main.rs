@@ -1,1 +1,59 @@
-fn main() {}
+//! The `breakpoint` command line: parse, validate, then act on the core.
+//! Human tables by default, `--json` for scripts; errors as one line.
+
+mod args;
+mod commands;
+mod output;
+
+use std::io::ErrorKind;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind as ClapErrorKind;
+
+use args::Cli;
+
+/// Exit status for errors in the input or the data.
+const EXIT_USER_ERROR: u8 = 1;
+/// Exit status for command lines that do not parse.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if matches!(
+                e.kind(),
+                ClapErrorKind::DisplayHelp
+                    | ClapErrorKind::DisplayVersion
+                    | ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return if e.kind() == ClapErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(EXIT_USAGE)
+                } else {
+                    ExitCode::SUCCESS
+                };
+            }
+            // One line naming what is wrong; `--help` has the rest.
+            let rendered = e.render().to_string();
+            let first = rendered
+                .lines()
+                .next()
+                .unwrap_or("error: invalid command line");
+            eprintln!("{first}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(commands::Failure::Output(e)) if e.kind() == ErrorKind::BrokenPipe => {
+            // `breakpoint … | head` is not an error.
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            eprintln!("error: {failure}");
+            ExitCode::from(EXIT_USER_ERROR)
+        }
+    }
+}

@@ -25,7 +25,7 @@ pub enum Error {
     #[error(transparent)]
     Invalid(#[from] ValidationError),
 
-    #[error("{what} \"{name}\" not found")]
+    #[error("{what} {} not found", quoted(name))]
     NotFound { what: &'static str, name: String },
 
     #[error("{what} \"{name}\" already exists")]
@@ -72,6 +72,15 @@ impl Error {
             what,
             name: name.to_string(),
         }
+    }
+}
+
+/// Names are quoted (`platform "Foo"`), numeric ids are not (`run 12`).
+fn quoted(name: &str) -> String {
+    if name.parse::<i64>().is_ok() {
+        name.to_string()
+    } else {
+        format!("\"{name}\"")
     }
 }
 

@@ -208,11 +208,20 @@ pub fn find(name: &str) -> Option<&'static PlatformTemplate> {
         .find(|t| t.name.to_lowercase() == wanted || t.aliases.contains(&wanted.as_str()))
 }
 
-/// Create the platform and its claims from a template, atomically.
-pub fn instantiate(store: &Store, template: &PlatformTemplate) -> Result<Platform> {
+/// Create the platform and its claims from a template, atomically; `name`
+/// and `notes` replace the template's where given.
+pub fn instantiate(
+    store: &Store,
+    template: &PlatformTemplate,
+    name: Option<&str>,
+    notes: Option<String>,
+) -> Result<Platform> {
     store.atomically(|store| {
-        let mut platform =
-            Platform::new(template.name, template.kind, Some(template.notes.into()))?;
+        let mut platform = Platform::new(
+            name.unwrap_or(template.name),
+            template.kind,
+            Some(notes.unwrap_or_else(|| template.notes.into())),
+        )?;
         platform.template = Some(template.name.to_string());
         let platform = store.create_platform(&platform)?;
         for c in template.claims {
@@ -258,7 +267,7 @@ mod tests {
         }
         let store = Store::open_in_memory().unwrap();
         for t in TEMPLATES {
-            instantiate(&store, t).unwrap();
+            instantiate(&store, t, None, None).unwrap();
         }
         assert_eq!(store.platforms().unwrap().len(), TEMPLATES.len());
         let autodl = store.platform("AutoDL").unwrap();

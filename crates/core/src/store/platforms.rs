@@ -83,7 +83,40 @@ fn rule_from_row(r: &Row<'_>) -> rusqlite::Result<BillingRule> {
     })
 }
 
+/// A platform with how much it holds, for listings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PlatformSummary {
+    #[serde(flatten)]
+    pub platform: Platform,
+    pub offerings: i64,
+    pub claims: i64,
+    pub runs: i64,
+    pub samples: i64,
+}
+
 impl Store {
+    /// Every platform with counts of what belongs to it, by name.
+    pub fn platform_summaries(&self) -> Result<Vec<PlatformSummary>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT p.id, p.name, p.kind, p.notes, p.template,
+                    (SELECT count(*) FROM offerings o WHERE o.platform_id = p.id),
+                    (SELECT count(*) FROM claims c WHERE c.platform_id = p.id),
+                    (SELECT count(*) FROM runs r WHERE r.platform_id = p.id),
+                    (SELECT ifnull(sum(r.sample_count), 0) FROM runs r WHERE r.platform_id = p.id)
+             FROM platforms p ORDER BY p.name COLLATE NOCASE",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(PlatformSummary {
+                platform: platform_from_row(r)?,
+                offerings: r.get(5)?,
+                claims: r.get(6)?,
+                runs: r.get(7)?,
+                samples: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn create_platform(&self, platform: &Platform) -> Result<Platform> {
         self.conn()
             .execute(
@@ -121,16 +154,29 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// A platform by name (case-insensitive for Latin letters).
+    /// A platform by name (case-insensitive for Latin letters), or by the
+    /// Latin alias of the template it was made from (`aliyun` finds 阿里云),
+    /// so that nobody needs a Chinese keyboard to script Breakpoint.
     pub fn platform(&self, name: &str) -> Result<Platform> {
-        self.conn()
-            .query_row(
-                &format!("SELECT {PLATFORM_COLUMNS} FROM platforms WHERE name = ?1"),
-                [name.trim()],
-                platform_from_row,
-            )
-            .optional()?
-            .ok_or_else(|| Error::not_found("platform", name.trim()))
+        let by_name = |name: &str| {
+            self.conn()
+                .query_row(
+                    &format!("SELECT {PLATFORM_COLUMNS} FROM platforms WHERE name = ?1"),
+                    [name],
+                    platform_from_row,
+                )
+                .optional()
+        };
+        let name = name.trim();
+        if let Some(p) = by_name(name)? {
+            return Ok(p);
+        }
+        if let Some(template) = crate::templates::find(name)
+            && let Some(p) = by_name(template.name)?
+        {
+            return Ok(p);
+        }
+        Err(Error::not_found("platform", name))
     }
 
     pub fn platform_by_id(&self, id: i64) -> Result<Platform> {

@@ -1,0 +1,292 @@
+//! Argument definitions: what the command line accepts, nothing more. The
+//! commands in `commands/` turn these into calls on the core.
+
+// Parsed once per process: the size of a variant does not matter.
+#![allow(clippy::large_enum_variant)]
+
+use std::path::PathBuf;
+
+use breakpoint_core::domain::{
+    BillingMode, FormFactor, Interconnect, PlatformKind, Rounding, Vendor,
+};
+use clap::{Args, Parser, Subcommand};
+
+/// Breakpoint — choose a GPU cloud platform on evidence.
+///
+/// Exit codes: 0 success, 1 an error in the input or the data (nothing was
+/// changed), 2 a usage error.
+#[derive(Debug, Parser)]
+#[command(name = "breakpoint", version, propagate_version = true)]
+pub struct Cli {
+    /// The database file [default: the OS data directory, e.g.
+    /// ~/.local/share/breakpoint/breakpoint.db]
+    #[arg(long, global = true, env = "BREAKPOINT_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Print machine-readable JSON instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Platforms: the providers being compared.
+    #[command(subcommand)]
+    Platform(PlatformCommand),
+    /// Offerings: rentable configurations and their prices.
+    #[command(subcommand)]
+    Offering(OfferingCommand),
+    /// Billing rules: how each platform turns time into a bill.
+    #[command(subcommand)]
+    Billing(BillingCommand),
+    /// Claims: figures stated by others (SLAs, reviews), kept with their source.
+    #[command(subcommand)]
+    Claim(ClaimCommand),
+    /// Runs: the evidence gathered about platforms.
+    #[command(subcommand)]
+    Runs(RunsCommand),
+    /// The database itself.
+    #[command(subcommand)]
+    Db(DbCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlatformCommand {
+    /// Add a platform, by hand or from a built-in template.
+    #[command(allow_negative_numbers = true)]
+    Add {
+        /// Its name, in any script (阿里云). Optional with --template.
+        #[arg(required_unless_present = "template")]
+        name: Option<String>,
+        /// Start from a built-in template (see `breakpoint platform templates`).
+        #[arg(long)]
+        template: Option<String>,
+        /// hyperscaler, ai-native, chip-vendor, marketplace or other.
+        #[arg(long, default_value = "other", conflicts_with = "template")]
+        kind: PlatformKind,
+        #[arg(long)]
+        notes: Option<String>,
+    },
+    /// List platforms with what they hold.
+    List,
+    /// Show a platform with its offerings, billing rules and claims.
+    Show { name: String },
+    /// Change a platform's name, kind or notes.
+    Edit {
+        name: String,
+        #[arg(long = "name", value_name = "NEW_NAME")]
+        new_name: Option<String>,
+        #[arg(long)]
+        kind: Option<PlatformKind>,
+        /// New notes (an empty string clears them).
+        #[arg(long)]
+        notes: Option<String>,
+    },
+    /// Delete a platform; with offerings or runs, only with --yes.
+    Rm {
+        name: String,
+        /// Also delete its offerings, billing rules, claims and runs.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// List the built-in templates.
+    Templates,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OfferingCommand {
+    /// Add an offering to a platform.
+    #[command(allow_negative_numbers = true)]
+    Add(OfferingArgs),
+    /// List offerings (of one platform with --platform).
+    List {
+        #[arg(long)]
+        platform: Option<String>,
+    },
+    /// Delete an offering (runs keep their snapshot of it).
+    Rm { id: i64 },
+}
+
+#[derive(Debug, Args)]
+pub struct OfferingArgs {
+    #[arg(long)]
+    pub platform: String,
+    /// Accelerator as the platform names it ("A100 80GB SXM", "Ascend 910B3").
+    #[arg(long)]
+    pub accelerator: String,
+    /// Override the vendor guessed from the name.
+    #[arg(long)]
+    pub vendor: Option<Vendor>,
+    /// Accelerators per node.
+    #[arg(long, default_value_t = 1)]
+    pub count: u32,
+    #[arg(long)]
+    pub vram_gib: Option<u32>,
+    #[arg(long)]
+    pub form_factor: Option<FormFactor>,
+    #[arg(long)]
+    pub interconnect: Option<Interconnect>,
+    #[arg(long)]
+    pub pcie_gen: Option<u32>,
+    #[arg(long)]
+    pub pcie_width: Option<u32>,
+    #[arg(long)]
+    pub cpu_cores: Option<u32>,
+    #[arg(long)]
+    pub ram_gib: Option<u32>,
+    #[arg(long)]
+    pub region: Option<String>,
+    /// Minimum driver version promised ("535.104").
+    #[arg(long)]
+    pub min_driver: Option<String>,
+    /// Minimum CUDA version promised ("12.2").
+    #[arg(long)]
+    pub min_cuda: Option<String>,
+    /// Currency of the prices (three letters).
+    #[arg(long, default_value = "CNY")]
+    pub currency: String,
+    /// Price per accelerator-hour, on demand.
+    #[arg(long)]
+    pub price_on_demand: Option<f64>,
+    /// Price per accelerator-hour, spot/preemptible.
+    #[arg(long)]
+    pub price_spot: Option<f64>,
+    /// Monthly subscription, per accelerator-hour.
+    #[arg(long)]
+    pub price_monthly: Option<f64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BillingCommand {
+    /// Set the billing rule of a platform (or one offering) for a mode.
+    #[command(allow_negative_numbers = true)]
+    Set(BillingArgs),
+    /// Show a platform's billing rules.
+    Show {
+        #[arg(long)]
+        platform: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct BillingArgs {
+    #[arg(long)]
+    pub platform: String,
+    /// Only for this offering (default: the platform's rule).
+    #[arg(long)]
+    pub offering: Option<i64>,
+    #[arg(long, default_value = "on-demand")]
+    pub mode: BillingMode,
+    /// Billing unit: seconds, or with a unit: 1s, 1m, 1h.
+    #[arg(long, value_parser = parse_seconds)]
+    pub granularity: u32,
+    /// Shortest duration charged: seconds, or 1s, 1m, 1h.
+    #[arg(long, value_parser = parse_seconds, default_value = "0")]
+    pub minimum: u32,
+    #[arg(long, default_value = "ceil")]
+    pub rounding: Rounding,
+    /// Is time waiting in a queue billed?
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    pub bills_queue: bool,
+    /// Is time waiting on IO billed?
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub bills_io_wait: bool,
+    /// Is idle time of a running instance billed?
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub bills_idle: bool,
+    /// Is storage of a stopped instance billed?
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    pub bills_stopped_storage: bool,
+    /// Price per accelerator-hour while idle, where it differs.
+    #[arg(long)]
+    pub idle_price: Option<f64>,
+    #[arg(long)]
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClaimCommand {
+    /// Record a figure someone states, with its source.
+    #[command(allow_negative_numbers = true)]
+    Add {
+        #[arg(long)]
+        platform: String,
+        /// What it is about ("availability").
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        value: Option<f64>,
+        #[arg(long)]
+        unit: Option<String>,
+        #[arg(long)]
+        text: Option<String>,
+        /// Where it comes from ("contract §4.2", "review 2024-06").
+        #[arg(long)]
+        source: String,
+    },
+    /// List claims (of one platform with --platform).
+    List {
+        #[arg(long)]
+        platform: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// List runs (of one platform with --platform).
+    List {
+        #[arg(long)]
+        platform: Option<String>,
+    },
+    /// Show one run: provenance, inventory, snapshot, evidence counts.
+    Show { id: i64 },
+    /// Delete a run with its samples and evidence.
+    Rm { id: i64 },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// Path, schema version, counts and sizes.
+    Info,
+}
+
+/// Seconds from "90", "90s", "5m" or "1h".
+fn parse_seconds(text: &str) -> Result<u32, String> {
+    let text = text.trim();
+    let (digits, factor) = match text.char_indices().last() {
+        Some((i, 's')) => (&text[..i], 1),
+        Some((i, 'm')) => (&text[..i], 60),
+        Some((i, 'h')) => (&text[..i], 3600),
+        _ => (text, 1),
+    };
+    digits
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .and_then(|n| n.checked_mul(factor))
+        .ok_or_else(|| format!("\"{text}\" is not a duration in seconds (e.g. 1, 60, 1m, 1h)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_accept_units() {
+        assert_eq!(parse_seconds("3600"), Ok(3600));
+        assert_eq!(parse_seconds("1h"), Ok(3600));
+        assert_eq!(parse_seconds("1m"), Ok(60));
+        assert_eq!(parse_seconds("5s"), Ok(5));
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("h").is_err());
+    }
+}

@@ -1,0 +1,175 @@
+//! `breakpoint runs …`
+
+use std::collections::HashMap;
+
+use breakpoint_core::domain::Run;
+use serde::Serialize;
+
+use super::{Context, Outcome};
+use crate::args::RunsCommand;
+use crate::output::{self, opt};
+
+pub fn run(ctx: &Context, command: RunsCommand) -> Outcome {
+    match command {
+        RunsCommand::List { platform } => list(ctx, platform.as_deref()),
+        RunsCommand::Show { id } => show(ctx, id),
+        RunsCommand::Rm { id } => {
+            let run = ctx.store.run(id)?;
+            ctx.store.delete_run(id)?;
+            if ctx.json {
+                return Ok(output::print_json(&serde_json::json!({
+                    "deleted": id, "samples": run.sample_count
+                }))?);
+            }
+            Ok(output::print(&format!(
+                "deleted run {id} with {} samples",
+                run.sample_count
+            ))?)
+        }
+    }
+}
+
+fn span(run: &Run) -> String {
+    match (run.started_at, run.ended_at) {
+        (Some(start), Some(end)) => format!(
+            "{} ({})",
+            output::time(start),
+            output::duration_ms(end.as_millisecond() - start.as_millisecond())
+        ),
+        (Some(start), None) => output::time(start),
+        _ => "–".into(),
+    }
+}
+
+fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
+    let platform_id = platform
+        .map(|name| ctx.store.platform(name).map(|p| p.id))
+        .transpose()?;
+    let runs = ctx.store.runs(platform_id)?;
+    if ctx.json {
+        return Ok(output::print_json(&runs)?);
+    }
+    if runs.is_empty() {
+        return Ok(output::print("no runs yet")?);
+    }
+    let names: HashMap<i64, String> = ctx
+        .store
+        .platforms()?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    let mut t = output::table(&[
+        "id", "platform", "kind", "source", "format", "file", "period", "GPUs", "samples",
+    ]);
+    for r in &runs {
+        t.add_row(vec![
+            r.id.to_string(),
+            names.get(&r.platform_id).cloned().unwrap_or_default(),
+            r.kind.to_string(),
+            r.source.to_string(),
+            opt(r.provenance.format.as_deref()),
+            opt(r.provenance.file_name.as_deref()),
+            span(r),
+            r.inventory.len().to_string(),
+            r.sample_count.to_string(),
+        ]);
+    }
+    Ok(output::print(&t.to_string())?)
+}
+
+#[derive(Serialize)]
+struct RunDetail {
+    #[serde(flatten)]
+    run: Run,
+    platform: String,
+    sample_gpus: Vec<u32>,
+    events: usize,
+    startup_attempts: usize,
+    switch_attempts: usize,
+    fault_drills: usize,
+    billing_lines: usize,
+}
+
+fn show(ctx: &Context, id: i64) -> Outcome {
+    let run = ctx.store.run(id)?;
+    let detail = RunDetail {
+        platform: ctx.store.platform_by_id(run.platform_id)?.name,
+        sample_gpus: ctx.store.sample_gpus(id)?,
+        events: ctx.store.events(id)?.len(),
+        startup_attempts: ctx.store.startup_attempts(id)?.len(),
+        switch_attempts: ctx.store.switch_attempts(id)?.len(),
+        fault_drills: ctx.store.fault_drills(id)?.len(),
+        billing_lines: ctx.store.billing_lines(id)?.len(),
+        run,
+    };
+    if ctx.json {
+        return Ok(output::print_json(&detail)?);
+    }
+    let r = &detail.run;
+    let p = &r.provenance;
+    let mut text = format!(
+        "run {} — {} ({} run, {})\n\
+         file      {}\n\
+         sha256    {}\n\
+         format    {}\n\
+         host      {}\n\
+         period    {}\n\
+         interval  {}\n\
+         evidence  {} samples on {} GPU(s), {} events, {} startup attempts, {} switch attempts, {} fault drills, {} billing lines\n",
+        r.id,
+        detail.platform,
+        r.kind,
+        r.source,
+        opt(p.file_name.as_deref()),
+        opt(p.sha256.as_deref()),
+        opt(p.format.as_deref()),
+        opt(p.host.as_deref()),
+        span(r),
+        r.interval_ms.map_or("–".into(), |ms| format!("{ms} ms")),
+        r.sample_count,
+        detail.sample_gpus.len(),
+        detail.events,
+        detail.startup_attempts,
+        detail.switch_attempts,
+        detail.fault_drills,
+        detail.billing_lines,
+    );
+    if let Some(o) = &r.offering_snapshot {
+        text.push_str(&format!(
+            "offering  {} × {} at the time of the run: on-demand {} {}/h\n",
+            o.count,
+            o.accelerator.canonical,
+            output::opt_number(o.prices.on_demand),
+            o.prices.currency
+        ));
+    }
+    if !r.inventory.is_empty() {
+        let mut t = output::table(&[
+            "GPU", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
+        ]);
+        for g in &r.inventory {
+            let link = |gen_: Option<u32>, width: Option<u32>| match (gen_, width) {
+                (None, None) => "–".to_string(),
+                (g, w) => format!(
+                    "{}{}",
+                    g.map(|g| format!("Gen{g} ")).unwrap_or_default(),
+                    w.map(|w| format!("x{w}")).unwrap_or_default()
+                ),
+            };
+            t.add_row(vec![
+                g.index.to_string(),
+                g.accelerator.as_ref().map_or("–".into(), |a| a.raw.clone()),
+                g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
+                opt(g.driver_version.as_deref()),
+                opt(g.cuda_version.as_deref()),
+                link(g.pcie_gen_current, g.pcie_width_current),
+                link(g.pcie_gen_max, g.pcie_width_max),
+            ]);
+        }
+        text.push_str(&format!("inventory\n{t}\n"));
+    }
+    for w in &r.warnings {
+        text.push_str(&format!("warning: {w}\n"));
+    }
+    Ok(output::print(&text)?)
+}

@@ -1,0 +1,13 @@
+//! End-to-end tests of the `breakpoint` binary: every command, and each bad
+//! input with its exact one-line message and a check that nothing changed.
+
+// A failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
+mod util;
+
+mod database;
+mod errors;
+mod offerings;
+mod platforms;
+mod runs;

@@ -1,0 +1,76 @@
+//! Runs arrive through import and the probe; until those exist here the
+//! suite records them through the core, then inspects them with the CLI.
+
+use breakpoint_core::domain::{NewRun, Provenance, RunKind, SourceKind};
+use breakpoint_core::samples::{Field, Sample};
+use breakpoint_core::store::Store;
+
+use crate::util::Workspace;
+
+fn with_run() -> (Workspace, i64) {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "--template", "autodl"]);
+    let store = Store::open(&ws.db).unwrap();
+    let platform = store.platform("AutoDL").unwrap();
+    let mut run = NewRun::new(platform.id, RunKind::Sustain, SourceKind::Import);
+    run.provenance = Provenance {
+        file_name: Some("gpu.csv".into()),
+        sha256: Some("ab".repeat(32)),
+        format: Some("nvidia-smi-csv".into()),
+        host: Some("node-1".into()),
+    };
+    run.started_at = Some("2024-06-01T00:00:00Z".parse().unwrap());
+    run.ended_at = Some("2024-06-01T02:17:00Z".parse().unwrap());
+    let run = store.create_run(run).unwrap();
+    store
+        .atomically(|s| {
+            let mut w = s.sample_writer(run.id)?;
+            for i in 0..100 {
+                w.push(Sample::new(1_717_200_000_000 + i * 1000, 0).with(Field::PowerMw, 250_000))?;
+            }
+            w.finish()
+        })
+        .unwrap();
+    (ws, run.id)
+}
+
+#[test]
+fn runs_are_listed_shown_and_removed() {
+    let (ws, id) = with_run();
+    let runs = ws.json(&["runs", "list", "--platform", "AutoDL"]);
+    assert_eq!(runs[0]["id"], id);
+    assert_eq!(runs[0]["sample_count"], 100);
+    assert_eq!(runs[0]["provenance"]["format"], "nvidia-smi-csv");
+    let table = ws.ok(&["runs", "list"]);
+    assert!(
+        table.contains("gpu.csv") && table.contains("2 h 17 m"),
+        "{table}"
+    );
+
+    let shown = ws.json(&["runs", "show", &id.to_string()]);
+    assert_eq!(shown["platform"], "AutoDL");
+    assert_eq!(shown["sample_gpus"], serde_json::json!([0]));
+    let text = ws.ok(&["runs", "show", &id.to_string()]);
+    assert!(text.contains(&"ab".repeat(32)), "{text}");
+
+    assert_eq!(ws.json(&["db", "info"])["samples"], 100);
+    ws.ok(&["runs", "rm", &id.to_string()]);
+    assert_eq!(ws.json(&["runs", "list"]), serde_json::json!([]));
+    assert_eq!(ws.json(&["db", "info"])["samples"], 0);
+}
+
+#[test]
+fn removing_a_platform_with_runs_needs_yes() {
+    let (ws, _) = with_run();
+    ws.fails(
+        &["platform", "rm", "AutoDL"],
+        1,
+        "error: platform \"AutoDL\" has 0 offering(s) and 1 run(s); add --yes to delete them too",
+    );
+    ws.ok(&["platform", "rm", "AutoDL", "--yes"]);
+    let info = ws.json(&["db", "info"]);
+    assert_eq!(
+        (info["runs"].as_i64(), info["samples"].as_i64()),
+        (Some(0), Some(0))
+    );
+}

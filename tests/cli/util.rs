@@ -1,0 +1,98 @@
+//! The test workspace: a temporary database and a way to run the binary on it.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+    pub db: PathBuf,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let db = dir.path().join("breakpoint.db");
+        Self { dir, db }
+    }
+
+    /// `breakpoint --db <workspace db> ARGS…`, isolated from the user's
+    /// environment.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::cargo_bin("breakpoint").expect("binary");
+        cmd.env_remove("BREAKPOINT_DB")
+            .arg("--db")
+            .arg(&self.db)
+            .args(args);
+        cmd
+    }
+
+    /// Run a command that must succeed; returns its standard output.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().expect("run");
+        assert!(
+            out.status.success(),
+            "breakpoint {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        serde_json::from_str(&self.ok(&all)).expect("JSON output")
+    }
+
+    /// Run a command that must fail with `code`, printing exactly `message`
+    /// (one line) and leaving the database as it was.
+    pub fn fails(&self, args: &[&str], code: i32, message: &str) {
+        let before = self.snapshot();
+        let out = self.cmd(args).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "breakpoint {args:?}: {stderr}"
+        );
+        assert_eq!(stderr, format!("{message}\n"), "breakpoint {args:?}");
+        assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
+        assert_eq!(
+            self.snapshot(),
+            before,
+            "breakpoint {args:?} changed the database"
+        );
+    }
+
+    /// Everything a user can see of the database, to prove nothing changed.
+    pub fn snapshot(&self) -> String {
+        if !self.db.exists() {
+            return String::new();
+        }
+        ["platform list", "offering list", "claim list", "runs list"]
+            .iter()
+            .map(|c| {
+                let args: Vec<&str> = c.split(' ').collect();
+                self.json(&args).to_string()
+            })
+            .chain(self.db_rule_snapshot())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn db_rule_snapshot(&self) -> Vec<String> {
+        let platforms = self.json(&["platform", "list"]);
+        platforms
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| {
+                        let name = p["name"].as_str().unwrap_or_default();
+                        self.json(&["billing", "show", "--platform", name])
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
