@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use breakpoint_core::domain::{
-    BillingMode, FormFactor, Interconnect, PlatformKind, Rounding, Vendor,
+    BillingMode, FormFactor, Interconnect, PlatformKind, Rounding, RunKind, Vendor,
 };
+use breakpoint_core::import::Format;
 use clap::{Args, Parser, Subcommand};
 
 /// Breakpoint — choose a GPU cloud platform on evidence.
@@ -45,6 +46,8 @@ pub enum Command {
     /// Claims: figures stated by others (SLAs, reviews), kept with their source.
     #[command(subcommand)]
     Claim(ClaimCommand),
+    /// Import run logs (nvidia-smi, dmon, DCGM, Prometheus, probe logs, tables).
+    Import(ImportArgs),
     /// Runs: the evidence gathered about platforms.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -234,6 +237,40 @@ pub enum ClaimCommand {
     },
 }
 
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files, or directories whose files are all imported (one run per file).
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+    /// The platform the logs are about.
+    #[arg(long)]
+    pub platform: String,
+    /// The offering the logs are about (its price and billing rule are frozen into the run).
+    #[arg(long)]
+    pub offering: Option<i64>,
+    /// The breakpoint the run informs [default: from the format].
+    #[arg(long)]
+    pub kind: Option<RunKind>,
+    /// Force a format instead of detecting it from the content.
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Time zone of timestamps written without one (IANA name, UTC or +08:00) [default: local].
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+    /// Sampling interval for logs whose rows carry no time (500ms, 1s, 30s).
+    #[arg(long, value_parser = parse_interval_ms, value_name = "DURATION")]
+    pub interval: Option<u32>,
+    /// Field list of a header-less nvidia-smi CSV: the --query-gpu list, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "FIELDS")]
+    pub fields: Option<Vec<String>>,
+    /// When logs without dates began (2024-06-01 or 2024-06-01T08:00:00+08:00).
+    #[arg(long, value_name = "TIME")]
+    pub start: Option<String>,
+    /// Store what can be read and record each unreadable line as a warning.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum RunsCommand {
     /// List runs (of one platform with --platform).
@@ -251,6 +288,30 @@ pub enum RunsCommand {
 pub enum DbCommand {
     /// Path, schema version, counts and sizes.
     Info,
+}
+
+/// Milliseconds from "500ms", "1s", "1.5s", "2m" or a bare number of seconds.
+fn parse_interval_ms(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    let (number, factor) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60_000.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3_600_000.0)
+    } else {
+        (t, 1000.0)
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * factor)
+        .filter(|ms| ms.is_finite() && *ms >= 1.0 && *ms <= f64::from(u32::MAX))
+        .map(|ms| ms.round() as u32)
+        .ok_or_else(|| format!("\"{t}\" is not an interval (e.g. 500ms, 1s, 30s)"))
 }
 
 /// Seconds from "90", "90s", "5m" or "1h".
@@ -278,6 +339,16 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn intervals_accept_units() {
+        assert_eq!(parse_interval_ms("500ms"), Ok(500));
+        assert_eq!(parse_interval_ms("1s"), Ok(1000));
+        assert_eq!(parse_interval_ms("1.5s"), Ok(1500));
+        assert_eq!(parse_interval_ms("30"), Ok(30_000));
+        assert!(parse_interval_ms("0ms").is_err());
+        assert!(parse_interval_ms("fast").is_err());
     }
 
     #[test]

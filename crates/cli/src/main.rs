@@ -51,6 +51,7 @@ fn main() -> ExitCode {
             // `breakpoint … | head` is not an error.
             ExitCode::SUCCESS
         }
+        Err(commands::Failure::Reported) => ExitCode::from(EXIT_USER_ERROR),
         Err(failure) => {
             eprintln!("error: {failure}");
             ExitCode::from(EXIT_USER_ERROR)

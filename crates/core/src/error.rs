@@ -31,6 +31,9 @@ pub enum Error {
     #[error("{what} \"{name}\" already exists")]
     AlreadyExists { what: &'static str, name: String },
 
+    #[error("already imported as run {run_id}")]
+    AlreadyImported { run_id: i64 },
+
     #[error("cannot open database \"{path}\": {reason}")]
     Open { path: PathBuf, reason: String },
 
@@ -60,7 +63,7 @@ impl Error {
         match self {
             Error::Invalid(_) => "invalid",
             Error::NotFound { .. } => "not_found",
-            Error::AlreadyExists { .. } => "conflict",
+            Error::AlreadyExists { .. } | Error::AlreadyImported { .. } => "conflict",
             Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
             Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
             Error::Io(_) => "io",

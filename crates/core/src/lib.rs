@@ -5,9 +5,13 @@
 //! `breakpoint` command line and the desktop shell are thin consumers. This
 //! crate must never depend on tauri (CI checks it).
 
+#[macro_use]
+mod labelled;
+
 pub mod accelerator;
 pub mod domain;
 pub mod error;
+pub mod import;
 pub mod samples;
 pub mod store;
 pub mod templates;

@@ -4,6 +4,7 @@
 mod billing;
 mod claim;
 mod db;
+mod import;
 mod offering;
 mod platform;
 mod runs;
@@ -27,6 +28,9 @@ pub enum Failure {
     Output(#[from] std::io::Error),
     #[error("{0}")]
     Refused(String),
+    /// Already told the user (one line per problem); just exit non-zero.
+    #[error("")]
+    Reported,
 }
 
 pub type Outcome = Result<(), Failure>;
@@ -70,6 +74,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Offering(c) => offering::run(&ctx, c),
         Command::Billing(c) => billing::run(&ctx, c),
         Command::Claim(c) => claim::run(&ctx, c),
+        Command::Import(args) => import::run(&ctx, args),
         Command::Runs(c) => runs::run(&ctx, c),
         Command::Db(c) => db::run(&ctx, c),
     }

@@ -21,6 +21,9 @@ labelled_enum! {
         Fault => "fault",
         /// Work resumed after an interruption.
         Recovered => "recovered",
+        /// A billing phase (compute, queue, io-wait, idle) with its duration;
+        /// the phase name is in `detail`.
+        Phase => "phase",
         Note => "note",
     }
 }

@@ -4,8 +4,6 @@
 //! Every type is validated when it is built (`new` or `validate`), so that
 //! nothing invalid reaches the store; names may be in any script (阿里云).
 
-#[macro_use]
-mod labelled;
 mod billing;
 mod claim;
 mod evidence;

@@ -42,9 +42,15 @@ pub enum Field {
     PowerLimitMw = 15,
     UtilEncPct = 16,
     UtilDecPct = 17,
+    /// Cumulative time throttled by the power limit (DCGM), µs.
+    PowerViolationUs = 18,
+    /// Cumulative time throttled by temperature (DCGM), µs.
+    ThermalViolationUs = 19,
+    /// Cumulative PCIe replay count (link errors retried).
+    PcieReplays = 20,
 }
 
-pub const FIELD_COUNT: usize = 18;
+pub const FIELD_COUNT: usize = 21;
 
 impl Field {
     pub const ALL: [Field; FIELD_COUNT] = [
@@ -66,6 +72,9 @@ impl Field {
         Field::PowerLimitMw,
         Field::UtilEncPct,
         Field::UtilDecPct,
+        Field::PowerViolationUs,
+        Field::ThermalViolationUs,
+        Field::PcieReplays,
     ];
 
     pub fn id(self) -> u8 {
@@ -97,6 +106,9 @@ impl Field {
             Field::PowerLimitMw => "power_limit_mw",
             Field::UtilEncPct => "util_enc_pct",
             Field::UtilDecPct => "util_dec_pct",
+            Field::PowerViolationUs => "power_violation_us",
+            Field::ThermalViolationUs => "thermal_violation_us",
+            Field::PcieReplays => "pcie_replays",
         }
     }
 
@@ -118,7 +130,8 @@ impl Field {
             | Field::UtilDecPct => ("%", 1.0),
             Field::MemUsedMib | Field::MemTotalMib => ("MiB", 1.0),
             Field::PcieTxKbps | Field::PcieRxKbps => ("KB/s", 1.0),
-            Field::ThrottleMask | Field::Pstate => ("", 1.0),
+            Field::PowerViolationUs | Field::ThermalViolationUs => ("s", 1e6),
+            Field::ThrottleMask | Field::Pstate | Field::PcieReplays => ("", 1.0),
         }
     }
 }

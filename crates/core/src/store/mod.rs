@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 pub use migrations::LATEST_VERSION;
 pub use platforms::PlatformSummary;
+pub use runs::RunCompletion;
 pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
 
 /// Written into every Breakpoint database by the first migration (`PRAGMA

@@ -64,7 +64,45 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
+/// What an import or a probe learns only at the end of a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunCompletion {
+    pub started_at: Option<jiff::Timestamp>,
+    pub ended_at: Option<jiff::Timestamp>,
+    pub interval_ms: Option<u32>,
+    pub sha256: Option<String>,
+    pub host: Option<String>,
+    pub inventory: Vec<crate::domain::GpuInfo>,
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    pub warnings: Vec<String>,
+}
+
 impl Store {
+    /// Fill in what was learnt while reading a run's evidence.
+    pub fn complete_run(&self, run_id: i64, c: &RunCompletion) -> Result<()> {
+        let changed = self.conn().execute(
+            "UPDATE runs SET started_at_ms = ?2, ended_at_ms = ?3, interval_ms = ?4,
+                 sha256 = ?5, host = ?6, inventory_json = ?7, metadata_json = ?8,
+                 warnings_json = ?9
+             WHERE id = ?1",
+            params![
+                run_id,
+                c.started_at.map(to_ms),
+                c.ended_at.map(to_ms),
+                c.interval_ms,
+                c.sha256,
+                c.host,
+                to_json(&c.inventory)?,
+                to_json(&c.metadata)?,
+                to_json(&c.warnings)?,
+            ],
+        )?;
+        if changed == 0 {
+            return Err(Error::not_found("run", run_id));
+        }
+        Ok(())
+    }
+
     /// Record a run, freezing the offering and its billing rules as they are
     /// now into the run (prices change; old evidence must not).
     pub fn create_run(&self, run: NewRun) -> Result<Run> {

@@ -1,0 +1,198 @@
+//! `breakpoint import FILE|DIR…`: one run per file, each all or nothing.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use breakpoint_core::import::{self, ImportError, ImportOptions, ImportOutcome, timestamps};
+use serde::Serialize;
+
+use super::{Context, Failure, Outcome};
+use crate::args::ImportArgs;
+use crate::output;
+
+/// Files above this size get a progress line on a terminal.
+const PROGRESS_ABOVE: u64 = 4 << 20;
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum FileResult {
+    Done(ImportOutcome),
+    Failed { status: &'static str, file: String, error: String },
+}
+
+pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
+    let platform = ctx.store.platform(&args.platform)?;
+    let tz = match &args.tz {
+        Some(name) => timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?,
+        None => timestamps::local_zone(),
+    };
+    let start = args
+        .start
+        .as_deref()
+        .map(|s| parse_start(s, &tz))
+        .transpose()
+        .map_err(|e| Failure::Refused(format!("--start: {e}")))?;
+    if let Some(id) = args.offering {
+        let offering = ctx.store.offering(id)?;
+        if offering.platform_id != platform.id {
+            return Err(Failure::Refused(format!(
+                "offering {id} does not belong to platform \"{}\"",
+                platform.name
+            )));
+        }
+    }
+    let options = ImportOptions {
+        offering_id: args.offering,
+        kind: args.kind,
+        format: args.format,
+        tz,
+        interval_ms: args.interval,
+        fields: args.fields.clone(),
+        start,
+        skip_bad_lines: args.skip_bad_lines,
+        ..ImportOptions::new(platform.id)
+    };
+    let files = expand(&args.paths)?;
+    let mut results = Vec::new();
+    let mut failed = 0;
+    for file in &files {
+        let result = import_one(ctx, file, &options);
+        if let FileResult::Failed { .. } = result {
+            failed += 1;
+        }
+        if !ctx.json {
+            match &result {
+                FileResult::Failed { .. } => eprintln!("{}", describe(&result)),
+                _ => output::print(&describe(&result))?,
+            }
+        }
+        results.push(result);
+    }
+    if ctx.json {
+        output::print_json(&results)?;
+    }
+    if failed > 0 {
+        if files.len() > 1 && !ctx.json {
+            eprintln!(
+                "error: {failed} of {} files not imported; nothing was stored from them",
+                files.len()
+            );
+        }
+        return Err(Failure::Reported);
+    }
+    Ok(())
+}
+
+fn import_one(ctx: &Context, file: &Path, options: &ImportOptions) -> FileResult {
+    let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    let show_progress = size > PROGRESS_ABOVE && std::io::stderr().is_terminal();
+    let name = file.display().to_string();
+    let mut report_progress = |bytes: u64| {
+        eprint!(
+            "\r{name}: {:.0} of {:.0} MB ({:.0} %)",
+            bytes as f64 / 1e6,
+            size as f64 / 1e6,
+            100.0 * bytes as f64 / size.max(1) as f64
+        );
+    };
+    let progress: Option<&mut dyn FnMut(u64)> = if show_progress { Some(&mut report_progress) } else { None };
+    let result = import::import_file(&ctx.store, file, options, progress);
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    match result {
+        Ok(outcome) => FileResult::Done(outcome),
+        Err(e) => FileResult::Failed {
+            status: "failed",
+            file: name,
+            error: match e {
+                ImportError::Store(inner) => inner.to_string(),
+                other => other.to_string(),
+            },
+        },
+    }
+}
+
+fn describe(result: &FileResult) -> String {
+    match result {
+        FileResult::Failed { error, file, .. } => {
+            if error.starts_with(file.as_str()) {
+                format!("error: {error}")
+            } else {
+                format!("error: {file}: {error}")
+            }
+        }
+        FileResult::Done(ImportOutcome::AlreadyImported { file, run_id }) => {
+            format!("{file}: already imported as run {run_id}; nothing stored")
+        }
+        FileResult::Done(ImportOutcome::Imported(r)) => {
+            let mut text = format!("{}: {} → run {} ({})\n", r.file, r.format, r.run_id, r.kind);
+            let period = match (r.started_at, r.ended_at) {
+                (Some(a), Some(b)) => format!(
+                    ", {} → {} ({})",
+                    output::time(a),
+                    output::time(b),
+                    output::duration_ms(b.as_millisecond() - a.as_millisecond())
+                ),
+                _ => String::new(),
+            };
+            let interval = r.interval_ms.map(|ms| format!(", every {ms} ms")).unwrap_or_default();
+            text.push_str(&format!("  {} GPU(s), {} samples, {} records{period}{interval}\n", r.gpus, r.samples, r.records));
+            text.push_str(&format!("  {} gap(s) stored as interruptions, {} line(s) skipped\n", r.gaps, r.skipped_lines));
+            for w in &r.warnings {
+                text.push_str(&format!("  warning: {w}\n"));
+            }
+            text
+        }
+    }
+}
+
+/// Files to import: the files named, and the files inside directories named
+/// (recursively, in name order; hidden files skipped).
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            walk(path, &mut found).map_err(|e| Failure::Refused(format!("cannot read directory \"{}\": {e}", path.display())))?;
+            found.sort();
+            if found.is_empty() {
+                return Err(Failure::Refused(format!("directory \"{}\" holds no files", path.display())));
+            }
+            files.extend(found);
+        } else if path.is_file() {
+            files.push(path.clone());
+        } else {
+            return Err(Failure::Refused(format!("\"{}\" does not exist", path.display())));
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// `--start`: an RFC 3339 instant, or a date / date-time in the given zone.
+fn parse_start(text: &str, tz: &jiff::tz::TimeZone) -> Result<jiff::Timestamp, String> {
+    if let Ok(t) = text.parse::<jiff::Timestamp>() {
+        return Ok(t);
+    }
+    let mut reader = timestamps::TimeReader::new(tz.clone());
+    reader
+        .parse(text)
+        .or_else(|| reader.parse(&format!("{text} 00:00:00")))
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .ok_or_else(|| format!("\"{text}\" is not a date or time (2024-06-01 or 2024-06-01T08:00:00Z)"))
+}

@@ -1,0 +1,177 @@
+//! Format detection from the first bytes of a file — never from its name,
+//! because logs travel as `gpu.log`, `out.txt` or `metrics` whatever they hold.
+
+use super::Format;
+
+/// The format of a file, from its first (up to 64 KiB) bytes.
+pub fn detect(head: &[u8]) -> Result<Format, String> {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}');
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(64)
+        .collect();
+    let Some(first) = lines.first().map(|l| l.trim_start()) else {
+        return Err("the file is empty".into());
+    };
+
+    // JSON documents and JSON Lines.
+    if first.starts_with('{') {
+        if text.contains("\"breakpoint-probe\"") {
+            return Ok(Format::ProbeLog);
+        }
+        if text.contains("\"resultType\"") || (text.contains("\"status\"") && text.contains("\"data\"")) {
+            return Ok(Format::PromRange);
+        }
+        if text.contains("DCGM GPU Diagnostic") || text.contains("\"test_categories\"") {
+            return Ok(Format::DcgmDiag);
+        }
+        if first.contains("\"timestamp\"")
+            && ["\"power\"", "\"temp\"", "\"util\"", "\"mem_used\""]
+                .iter()
+                .any(|k| first.contains(k))
+        {
+            return Ok(Format::ScriptLog);
+        }
+        if text.contains("\"status\"") && text.contains("\"error\"") {
+            return Ok(Format::PromRange);
+        }
+    }
+    if first.starts_with('[') {
+        return table_format(text).ok_or_else(unknown);
+    }
+
+    // nvidia-smi -q text.
+    if text.contains("==============NVSMI LOG==============")
+        || lines.iter().any(|l| l.starts_with("Attached GPUs") && l.contains(':'))
+    {
+        return Ok(Format::SmiQuery);
+    }
+    // dmon headers: "# gpu   pwr  gtemp …" or "#Date  Time  gpu …".
+    if let Some(h) = lines.iter().find(|l| l.starts_with('#')) {
+        let words: Vec<String> = h
+            .trim_start_matches('#')
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
+        if words.first().is_some_and(|w| w == "entity") {
+            return Ok(Format::DcgmiDmon);
+        }
+        if words.iter().any(|w| w == "gpu")
+            && words
+                .iter()
+                .any(|w| matches!(w.as_str(), "pwr" | "sm" | "gtemp" | "mem" | "fb" | "mclk" | "rxpci" | "sbecc"))
+        {
+            return Ok(Format::SmiDmon);
+        }
+    }
+    // Prometheus exposition text.
+    if lines.iter().any(|l| {
+        l.starts_with("# HELP ") || l.starts_with("# TYPE ") || l.starts_with("DCGM_FI_")
+    }) {
+        return Ok(Format::PromText);
+    }
+    if lines.iter().any(|l| l.trim_start().starts_with("GPU ") && lines.iter().any(|h| h.trim_start().starts_with("#Entity")))
+    {
+        return Ok(Format::DcgmiDmon);
+    }
+    // CSV: nvidia-smi query output, or one of the documented tables.
+    if first.contains(',') {
+        if let Some(f) = table_format(first) {
+            return Ok(f);
+        }
+        let header = first.to_ascii_lowercase();
+        let smi_fields = [
+            "timestamp", "index", "uuid", "pci.bus_id", "power.draw", "temperature.gpu",
+            "utilization.gpu", "memory.used", "clocks.sm", "clocks.current.sm", "name",
+        ];
+        if header
+            .split(',')
+            .map(|f| f.trim().split(" [").next().unwrap_or(""))
+            .any(|f| smi_fields.contains(&f) || f.starts_with("clocks_throttle_reasons") || f.starts_with("clocks_event_reasons"))
+        {
+            return Ok(Format::SmiCsv);
+        }
+        // Header-less nvidia-smi output: values that carry its units or its time format.
+        if looks_like_smi_values(first) {
+            return Ok(Format::SmiCsv);
+        }
+    }
+    Err(unknown())
+}
+
+fn unknown() -> String {
+    format!(
+        "cannot tell the format from the content; give it with --format (one of: {})",
+        Format::labels()
+    )
+}
+
+/// The documented tables, recognised by their column names.
+fn table_format(text: &str) -> Option<Format> {
+    let has = |k: &str| text.contains(k);
+    if has("submitted_at") {
+        Some(Format::StartupTable)
+    } else if has("from_env") && has("to_env") {
+        Some(Format::SwitchTable)
+    } else if has("billed_seconds") {
+        Some(Format::BillingTable)
+    } else if has("fault") && has("recovered") {
+        Some(Format::DrillTable)
+    } else if has("event") && (has("compute_start") || has("queue_start") || has("io_wait_start")) {
+        Some(Format::BillingEvents)
+    } else {
+        None
+    }
+}
+
+fn looks_like_smi_values(line: &str) -> bool {
+    let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+    let smi_time = |c: &str| {
+        let b = c.as_bytes();
+        b.len() >= 19 && b[4] == b'/' && b[7] == b'/' && b[13] == b':'
+    };
+    let unit = |c: &str| {
+        [" W", " MiB", " MHz", " %"].iter().any(|u| c.ends_with(u)) || c.starts_with("GPU-") || c.starts_with("0x")
+    };
+    cells.len() >= 2 && cells.iter().any(|c| smi_time(c) || unit(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_shapes_are_recognised() {
+        let cases: &[(&str, Format)] = &[
+            ("timestamp, index, power.draw [W]\n2024/06/01 11:27:05.177, 0, 33.09 W\n", Format::SmiCsv),
+            ("2024/06/01 11:27:05.177, 0, 33.09 W\n", Format::SmiCsv),
+            ("# gpu   pwr  gtemp  mtemp     sm    mem\n# Idx     W      C      C      %      %\n", Format::SmiDmon),
+            ("#Date       Time        gpu   pwr\n", Format::SmiDmon),
+            ("\n==============NVSMI LOG==============\n\nTimestamp : x\n", Format::SmiQuery),
+            ("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n", Format::PromText),
+            ("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 99\n", Format::PromText),
+            ("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", Format::PromRange),
+            ("{\"format\":\"breakpoint-probe\",\"version\":1}\n", Format::ProbeLog),
+            ("{\"timestamp\": \"2024-06-01T11:27:05\", \"power\": 248.5, \"temp\": 71}\n", Format::ScriptLog),
+            ("#Entity   GPUTL  POWER\n      ID\n    GPU 0     99  250.1\n", Format::DcgmiDmon),
+            ("scenario,image,submitted_at,first_compute_at,outcome\n", Format::StartupTable),
+            ("from_env,to_env,success,manual_steps,duration_s\n", Format::SwitchTable),
+            ("fault,detected,recovered,recovery_s\n", Format::DrillTable),
+            ("instance,start,end,billed_seconds,amount,currency,unit_price\n", Format::BillingTable),
+            ("timestamp,event,instance\n2024-06-01T00:00:00Z,compute_start,i-1\n", Format::BillingEvents),
+        ];
+        for (text, want) in cases {
+            assert_eq!(detect(text.as_bytes()), Ok(*want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_content_asks_for_the_format() {
+        let e = detect(b"hello world\n").unwrap_err();
+        assert!(e.contains("--format"), "{e}");
+        assert_eq!(detect(b"").unwrap_err(), "the file is empty");
+    }
+}

@@ -1,0 +1,113 @@
+//! One module per format. Each reads a stream into a [`RunBuilder`]; shared
+//! cell splitting lives here.
+
+mod dcgm_diag;
+mod dmon;
+mod probe_log;
+mod prometheus;
+mod script_log;
+mod smi_csv;
+mod smi_query;
+mod tables;
+
+use std::io::BufRead;
+
+pub use probe_log::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
+
+use super::builder::{ParseResult, RunBuilder};
+use super::{Format, ParseContext};
+
+pub fn parse<R: BufRead>(
+    format: Format,
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
+    match format {
+        Format::ProbeLog => probe_log::parse(input, ctx, b),
+        Format::ScriptLog => script_log::parse(input, ctx, b),
+        Format::SmiCsv => smi_csv::parse(input, ctx, b),
+        Format::SmiDmon => dmon::parse(input, ctx, b),
+        Format::SmiQuery => smi_query::parse(input, ctx, b),
+        Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
+        Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
+        Format::PromText => prometheus::parse_text(input, ctx, b),
+        Format::PromRange => prometheus::parse_range(input, ctx, b),
+        Format::StartupTable
+        | Format::SwitchTable
+        | Format::DrillTable
+        | Format::BillingTable
+        | Format::BillingEvents => tables::parse(format, input, ctx, b),
+    }
+}
+
+/// Time for rows that carry none: a new sampling round starts when a GPU
+/// reappears, and rounds are one interval apart.
+pub(crate) struct RoundClock {
+    start_ms: i64,
+    interval_ms: i64,
+    round: i64,
+    seen: Vec<u32>,
+}
+
+impl RoundClock {
+    pub(crate) fn new(start_ms: i64, interval_ms: i64) -> Self {
+        Self {
+            start_ms,
+            interval_ms,
+            round: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The time of the current round.
+    pub(crate) fn current(&self) -> i64 {
+        self.start_ms + self.round * self.interval_ms
+    }
+
+    pub(crate) fn time_for(&mut self, gpu: u32) -> i64 {
+        if self.seen.contains(&gpu) {
+            self.round += 1;
+            self.seen.clear();
+        }
+        self.seen.push(gpu);
+        self.start_ms + self.round * self.interval_ms
+    }
+}
+
+/// Split a CSV line into cells. nvidia-smi never quotes, so the fast path is
+/// a plain split; a line with quotes (a spreadsheet re-save) is read with
+/// CSV quoting rules.
+pub(crate) fn split_cells(line: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    if !line.contains('"') {
+        return line.split(',').map(std::borrow::Cow::Borrowed).collect();
+    }
+    let mut cells = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                current.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(std::borrow::Cow::Owned(std::mem::take(&mut current))),
+            (c, _) => current.push(c),
+        }
+    }
+    cells.push(std::borrow::Cow::Owned(current));
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_split_plainly_or_with_quotes() {
+        assert_eq!(split_cells("a, b ,c"), vec!["a", " b ", "c"]);
+        assert_eq!(split_cells("\"x, y\",\"say \"\"hi\"\"\",z"), vec!["x, y", "say \"hi\"", "z"]);
+    }
+}

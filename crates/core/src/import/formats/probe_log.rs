@@ -1,0 +1,255 @@
+//! Breakpoint's own probe log (JSON Lines), version 1 — see docs/formats.md.
+//!
+//! ```text
+//! {"format":"breakpoint-probe","version":1,"host":…,"started_at":…,"interval_ms":…,"gpus":[…],…}
+//! {"t":1717200000000,"gpu":0,"power_mw":250123,"temp_gpu_c":65,…}        a sample
+//! {"t":1717200000000,"event":"xid","gpu":0,"code":79,"detail":"…"}       an event
+//! {"t":1717200000000,"startup":{…}}                                     a startup attempt
+//! ```
+//!
+//! Samples carry the store's integer fields under their keys, so the round
+//! trip is lossless. The header is written once, first, and never rewritten:
+//! a log cut off by kill -9 is valid up to its last whole line.
+
+use std::io::BufRead;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::LineReader;
+use super::super::ParseContext;
+use crate::domain::{EventKind, GpuInfo, StartupAttempt};
+use crate::samples::{FIELD_COUNT, Field, Sample};
+
+pub const PROBE_FORMAT: &str = "breakpoint-probe";
+pub const PROBE_VERSION: u32 = 1;
+
+/// The first line of a probe log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeHeader {
+    pub format: String,
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u32>,
+    #[serde(default)]
+    pub gpus: Vec<GpuInfo>,
+    /// Platform and offering, where the user named them when probing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offering: Option<String>,
+    /// Per GPU index, the sample fields it can report (what it cannot is
+    /// absent from every sample, never 0).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub capabilities: std::collections::BTreeMap<u32, Vec<String>>,
+    /// The program that wrote the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+/// One line after the header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ProbeRecord {
+    Event {
+        t: i64,
+        event: EventKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gpu: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    Startup {
+        t: i64,
+        startup: StartupAttempt,
+    },
+    /// Facts about a wrapped workload or the end of sampling, kept in the
+    /// run's metadata under their keys.
+    Summary {
+        t: i64,
+        summary: serde_json::Map<String, serde_json::Value>,
+    },
+    Sample(SampleRecord),
+}
+
+/// A sample as a JSON object: `t`, `gpu` and any field keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    pub t: i64,
+    pub gpu: u32,
+    #[serde(flatten)]
+    pub fields: std::collections::BTreeMap<String, i64>,
+}
+
+impl From<&Sample> for SampleRecord {
+    fn from(s: &Sample) -> Self {
+        SampleRecord {
+            t: s.t_ms,
+            gpu: s.gpu,
+            fields: s
+                .fields()
+                .filter_map(|f| Some((f.key().to_string(), s.get(f)?)))
+                .collect(),
+        }
+    }
+}
+
+/// Keys of a sample line, decoded without a map for speed.
+#[derive(Deserialize)]
+struct FastSample {
+    t: i64,
+    gpu: u32,
+    power_mw: Option<i64>,
+    energy_mj: Option<i64>,
+    temp_gpu_c: Option<i64>,
+    temp_mem_c: Option<i64>,
+    sm_clock_mhz: Option<i64>,
+    mem_clock_mhz: Option<i64>,
+    util_gpu_pct: Option<i64>,
+    util_mem_pct: Option<i64>,
+    mem_used_mib: Option<i64>,
+    mem_total_mib: Option<i64>,
+    throttle_mask: Option<i64>,
+    pcie_tx_kbps: Option<i64>,
+    pcie_rx_kbps: Option<i64>,
+    fan_pct: Option<i64>,
+    pstate: Option<i64>,
+    power_limit_mw: Option<i64>,
+    util_enc_pct: Option<i64>,
+    util_dec_pct: Option<i64>,
+    power_violation_us: Option<i64>,
+    thermal_violation_us: Option<i64>,
+    pcie_replays: Option<i64>,
+}
+
+impl FastSample {
+    fn into_sample(self) -> Sample {
+        let values: [Option<i64>; FIELD_COUNT] = [
+            self.power_mw,
+            self.energy_mj,
+            self.temp_gpu_c,
+            self.temp_mem_c,
+            self.sm_clock_mhz,
+            self.mem_clock_mhz,
+            self.util_gpu_pct,
+            self.util_mem_pct,
+            self.mem_used_mib,
+            self.mem_total_mib,
+            self.throttle_mask,
+            self.pcie_tx_kbps,
+            self.pcie_rx_kbps,
+            self.fan_pct,
+            self.pstate,
+            self.power_limit_mw,
+            self.util_enc_pct,
+            self.util_dec_pct,
+            self.power_violation_us,
+            self.thermal_violation_us,
+            self.pcie_replays,
+        ];
+        let mut s = Sample::new(self.t, self.gpu);
+        for (field, value) in Field::ALL.into_iter().zip(values) {
+            if let Some(v) = value {
+                s.set(field, v);
+            }
+        }
+        s
+    }
+}
+
+pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut header: Option<ProbeHeader> = None;
+    while let Some(line) = lines.next_line()? {
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        let Some(h) = &header else {
+            let h: ProbeHeader = serde_json::from_str(line.text).map_err(|e| {
+                LineError::new(line.number, Some(e.column()), format!("not a probe log header: {e}"))
+            })?;
+            if h.format != PROBE_FORMAT {
+                return Err(ParseFailure::Whole(format!(
+                    "the first line names format \"{}\", not \"{PROBE_FORMAT}\"",
+                    h.format
+                )));
+            }
+            if h.version > PROBE_VERSION {
+                return Err(ParseFailure::Whole(format!(
+                    "probe log version {} is newer than this build reads ({PROBE_VERSION}); upgrade Breakpoint",
+                    h.version
+                )));
+            }
+            b.host = h.host.clone();
+            b.interval_ms = b.interval_ms.or(h.interval_ms);
+            for gpu in &h.gpus {
+                *b.inventory(gpu.index) = gpu.clone();
+            }
+            if let Some(started) = h.started_at {
+                b.saw_time(started.as_millisecond());
+            }
+            for (key, value) in [("platform", &h.platform), ("offering", &h.offering), ("tool", &h.tool)] {
+                if let Some(v) = value {
+                    b.metadata.insert(format!("probe_{key}"), serde_json::json!(v));
+                }
+            }
+            if !h.capabilities.is_empty() {
+                b.metadata.insert("capabilities".into(), serde_json::json!(h.capabilities));
+            }
+            header = Some(h);
+            continue;
+        };
+        let _ = h;
+        // Samples are the bulk: try the fixed shape first.
+        if line.text.contains("\"gpu\"") && !line.text.contains("\"event\"") {
+            if let Ok(fast) = serde_json::from_str::<FastSample>(line.text) {
+                b.sample(fast.into_sample())?;
+                continue;
+            }
+        }
+        match serde_json::from_str::<ProbeRecord>(line.text) {
+            Ok(ProbeRecord::Sample(record)) => {
+                let mut s = Sample::new(record.t, record.gpu);
+                for (key, value) in record.fields {
+                    if let Some(field) = Field::from_key(&key) {
+                        s.set(field, value);
+                    }
+                }
+                b.sample(s)?;
+            }
+            Ok(ProbeRecord::Event { t, event, gpu, code, duration_ms, detail }) => {
+                let Ok(at) = Timestamp::from_millisecond(t) else {
+                    b.bad_line(&line, LineError::new(line.number, None, format!("{t} is not a time")))?;
+                    continue;
+                };
+                b.event(crate::domain::Event { at, gpu, kind: event, code, duration_ms, detail });
+            }
+            Ok(ProbeRecord::Startup { startup, .. }) => {
+                b.saw_time(startup.submitted_at.as_millisecond());
+                b.startup_attempts.push(startup);
+            }
+            Ok(ProbeRecord::Summary { summary, .. }) => {
+                for (k, v) in summary {
+                    b.metadata.insert(k, v);
+                }
+            }
+            Err(e) => {
+                let error = LineError::new(line.number, Some(e.column()), format!("not a probe log record: {e}"));
+                b.bad_line(&line, error)?;
+            }
+        }
+    }
+    if header.is_none() {
+        return Err(ParseFailure::Whole("the probe log has no header line".into()));
+    }
+    Ok(())
+}

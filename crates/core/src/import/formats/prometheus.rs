@@ -1,0 +1,496 @@
+//! The DCGM paths, for fleets that already run DCGM and Prometheus:
+//! dcgm-exporter's text exposition (one scrape or many appended), Prometheus
+//! `query_range` JSON of `DCGM_FI_DEV_*` series, and `dcgmi dmon` text.
+//! All three name fields the same way, so they share one field map.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+use serde_json::Value;
+
+use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::LineReader;
+use super::super::timestamps::parse_epoch;
+use super::super::values::{is_missing, parse_field};
+use super::super::ParseContext;
+use super::RoundClock;
+use crate::domain::{Event, EventKind};
+use crate::samples::{Field, Sample};
+
+/// What a DCGM field becomes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Target {
+    Value(Field, &'static str),
+    /// The last XID seen; a change to a non-zero value is an XID event.
+    Xid,
+}
+
+fn dcgm_field(name: &str) -> Option<Target> {
+    use Field::*;
+    let name = name.strip_prefix("DCGM_FI_DEV_").unwrap_or(name);
+    Some(match name {
+        "GPU_UTIL" => Target::Value(UtilGpuPct, "%"),
+        "MEM_COPY_UTIL" => Target::Value(UtilMemPct, "%"),
+        "ENC_UTIL" => Target::Value(UtilEncPct, "%"),
+        "DEC_UTIL" => Target::Value(UtilDecPct, "%"),
+        "POWER_USAGE" | "POWER_USAGE_INSTANT" => Target::Value(PowerMw, "W"),
+        "POWER_MGMT_LIMIT" | "ENFORCED_POWER_LIMIT" => Target::Value(PowerLimitMw, "W"),
+        "GPU_TEMP" => Target::Value(TempGpuC, "C"),
+        "MEMORY_TEMP" => Target::Value(TempMemC, "C"),
+        "SM_CLOCK" => Target::Value(SmClockMhz, "MHz"),
+        "MEM_CLOCK" => Target::Value(MemClockMhz, "MHz"),
+        "FB_USED" => Target::Value(MemUsedMib, "MiB"),
+        "FB_TOTAL" => Target::Value(MemTotalMib, "MiB"),
+        "TOTAL_ENERGY_CONSUMPTION" => Target::Value(EnergyMj, "mJ"),
+        "PCIE_REPLAY_COUNTER" => Target::Value(PcieReplays, ""),
+        "CLOCK_THROTTLE_REASONS" | "CLOCKS_EVENT_REASONS" | "CLOCK_EVENT_REASONS" => {
+            Target::Value(ThrottleMask, "")
+        }
+        // Cumulative nanoseconds, whatever the exporter's help text says.
+        "POWER_VIOLATION" => Target::Value(PowerViolationUs, "ns"),
+        "THERMAL_VIOLATION" => Target::Value(ThermalViolationUs, "ns"),
+        "PCIE_TX_THROUGHPUT" => Target::Value(PcieTxKbps, "KB/s"),
+        "PCIE_RX_THROUGHPUT" => Target::Value(PcieRxKbps, "KB/s"),
+        "FAN_SPEED" => Target::Value(FanPct, "%"),
+        "XID_ERRORS" => Target::Xid,
+        _ => return None,
+    })
+}
+
+/// DCGM's "blank" sentinels (not supported, not found …) that older
+/// exporters print as numbers: integers from 0x7ffffffffffffff0 up, and
+/// 2⁴⁷ for floating-point fields.
+fn is_dcgm_blank(value: &str) -> bool {
+    let v = value.trim();
+    v.parse::<i128>().is_ok_and(|n| n >= 0x7fff_ffff_ffff_fff0)
+        || v.parse::<f64>().is_ok_and(|f| f >= 9.223_372_036_854_775e18 || f == 140_737_488_355_328.0)
+}
+
+/// `dcgmi dmon` column tags and the DCGM field each stands for.
+fn dmon_tag(tag: &str) -> Option<Target> {
+    let field = match tag {
+        "SMCLK" => "SM_CLOCK",
+        "MMCLK" => "MEM_CLOCK",
+        "MMTMP" => "MEMORY_TEMP",
+        "TMPTR" => "GPU_TEMP",
+        "POWER" => "POWER_USAGE",
+        "TOTEC" => "TOTAL_ENERGY_CONSUMPTION",
+        "GPUTL" => "GPU_UTIL",
+        "MCUTL" => "MEM_COPY_UTIL",
+        "ENCUT" => "ENC_UTIL",
+        "DECUT" => "DEC_UTIL",
+        "FBTTL" => "FB_TOTAL",
+        "FBUSD" => "FB_USED",
+        "PVIOL" => "POWER_VIOLATION",
+        "TVIOL" => "THERMAL_VIOLATION",
+        "XIDER" => "XID_ERRORS",
+        "RPLCTR" | "PCIRPL" => "PCIE_REPLAY_COUNTER",
+        "DVCCTR" | "CLKRSN" => "CLOCK_THROTTLE_REASONS",
+        "FANSP" => "FAN_SPEED",
+        _ => return None,
+    };
+    dcgm_field(field)
+}
+
+/// Samples under construction, keyed by time and GPU; XIDs tracked per GPU.
+#[derive(Default)]
+struct Collector {
+    samples: BTreeMap<(i64, u32), Sample>,
+    last_xid: BTreeMap<u32, i64>,
+    hosts: Vec<String>,
+}
+
+impl Collector {
+    fn put(&mut self, b: &mut RunBuilder<'_>, t_ms: i64, gpu: u32, target: Target, value: &str) -> Result<(), String> {
+        if is_dcgm_blank(value) {
+            return Ok(());
+        }
+        match target {
+            Target::Value(field, unit) => {
+                let unit = (!unit.is_empty()).then_some(unit);
+                // DCGM writes masks and counters as plain (float) numbers.
+                let value = if matches!(field, Field::ThrottleMask | Field::PcieReplays) {
+                    value.trim().parse::<f64>().map(|v| format!("{}", v as u64)).unwrap_or_else(|_| value.to_string())
+                } else {
+                    value.to_string()
+                };
+                if let Some(v) = parse_field(field, &value, unit)? {
+                    self.samples
+                        .entry((t_ms, gpu))
+                        .or_insert_with(|| Sample::new(t_ms, gpu))
+                        .set(field, v);
+                }
+            }
+            Target::Xid => {
+                if is_missing(value) {
+                    return Ok(());
+                }
+                let code = value.trim().parse::<f64>().map_err(|_| format!("\"{value}\" is not an XID"))? as i64;
+                let previous = self.last_xid.insert(gpu, code).unwrap_or(0);
+                if code != 0
+                    && code != previous
+                    && let Ok(at) = jiff::Timestamp::from_millisecond(t_ms)
+                {
+                    b.event(Event {
+                        gpu: Some(gpu),
+                        code: Some(code),
+                        detail: Some(format!("XID {code} reported by DCGM")),
+                        ..Event::new(at, EventKind::Xid)
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, b: &mut RunBuilder<'_>) -> ParseResult {
+        for (_, s) in std::mem::take(&mut self.samples) {
+            b.sample(s)?;
+        }
+        Ok(())
+    }
+
+    fn note_host(&mut self, b: &mut RunBuilder<'_>, host: &str) {
+        if !self.hosts.iter().any(|h| h == host) {
+            if self.hosts.len() == 1 {
+                b.warn(format!(
+                    "the file holds several hosts ({}, {host} …); their GPUs are numbered in order of appearance",
+                    self.hosts[0]
+                ));
+            }
+            self.hosts.push(host.to_string());
+            b.host.get_or_insert_with(|| host.to_string());
+        }
+    }
+}
+
+/// The GPU a labelled series belongs to.
+fn gpu_of(b: &mut RunBuilder<'_>, labels: &BTreeMap<String, String>, hosts: usize) -> Option<u32> {
+    let uuid = labels.get("UUID").or_else(|| labels.get("uuid"));
+    let index = labels
+        .get("gpu")
+        .and_then(|g| g.parse::<u32>().ok())
+        .or_else(|| labels.get("device").and_then(|d| d.strip_prefix("nvidia")?.parse().ok()));
+    let gpu = match (index, uuid) {
+        // With several hosts, indices repeat: the UUID tells GPUs apart.
+        (Some(i), Some(u)) if hosts <= 1 => {
+            b.alias(GpuKey::Uuid(u), i);
+            b.gpu(GpuKey::Index(i))
+        }
+        (_, Some(u)) => b.gpu(GpuKey::Uuid(u)),
+        (Some(i), None) => b.gpu(GpuKey::Index(i)),
+        (None, None) => return None,
+    };
+    let info = b.inventory(gpu);
+    if info.accelerator.is_none()
+        && let Some(model) = labels.get("modelName")
+    {
+        info.accelerator = Some(crate::accelerator::normalise(model));
+    }
+    if info.uuid.is_none() {
+        info.uuid = uuid.cloned();
+    }
+    if info.pci_bus_id.is_none() {
+        info.pci_bus_id = labels.get("pci_bus_id").cloned();
+    }
+    if info.driver_version.is_none() {
+        info.driver_version = labels.get("DCGM_FI_DRIVER_VERSION").cloned();
+    }
+    if info.host.is_none() {
+        info.host = labels.get("Hostname").or_else(|| labels.get("hostname")).cloned();
+    }
+    Some(gpu)
+}
+
+/// `name{a="x",b="y"} value [timestamp]` → (name, labels, value, timestamp).
+fn parse_series(line: &str) -> Result<(&str, BTreeMap<String, String>, &str, Option<&str>), String> {
+    let name_end = line
+        .find(|c: char| c == '{' || c.is_whitespace())
+        .ok_or("a series without a value")?;
+    let name = &line[..name_end];
+    let mut labels = BTreeMap::new();
+    let mut rest = &line[name_end..];
+    if let Some(body) = rest.strip_prefix('{') {
+        let mut chars = body.char_indices().peekable();
+        let mut end = None;
+        let mut key = String::new();
+        let mut value = String::new();
+        let mut state = 0; // 0 key, 1 after '=', 2 in value
+        while let Some((i, c)) = chars.next() {
+            match (state, c) {
+                (0, '}') => {
+                    end = Some(i);
+                    break;
+                }
+                (0, ',') | (0, ' ') => {}
+                (0, '=') => state = 1,
+                (0, c) => key.push(c),
+                (1, '"') => state = 2,
+                (1, c) if c.is_whitespace() => {}
+                (1, _) => return Err("a label value must be quoted".into()),
+                (2, '\\') => match chars.next() {
+                    Some((_, 'n')) => value.push('\n'),
+                    Some((_, c)) => value.push(c),
+                    None => return Err("the labels end inside an escape".into()),
+                },
+                (2, '"') => {
+                    labels.insert(std::mem::take(&mut key).trim().to_string(), std::mem::take(&mut value));
+                    state = 0;
+                }
+                (2, c) => value.push(c),
+                _ => {}
+            }
+        }
+        let end = end.ok_or("the label set is not closed with }")?;
+        rest = &body[end + 1..];
+    }
+    let mut parts = rest.split_whitespace();
+    let value = parts.next().ok_or("a series without a value")?;
+    let timestamp = parts.next();
+    Ok((name, labels, value, timestamp))
+}
+
+pub fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut collector = Collector::default();
+    let mut scrape: Option<RoundClock> = None;
+    let mut in_scrape: Vec<(String, u32)> = Vec::new();
+    let mut saw_data = false;
+    let mut any = false;
+    let mut timestamped = false;
+
+    let interval = ctx.interval_ms;
+    let start = ctx.start.map(|s| s.as_millisecond());
+    let next_scrape = |in_scrape: &mut Vec<(String, u32)>, scrape: &mut Option<RoundClock>| {
+        in_scrape.clear();
+        if let Some(c) = scrape.as_mut() {
+            // A round of the clock per scrape: "GPU 0 seen again".
+            c.time_for(0);
+        }
+    };
+
+    while let Some(line) = lines.next_line()? {
+        let text = line.text.trim();
+        if text.is_empty() {
+            if saw_data {
+                next_scrape(&mut in_scrape, &mut scrape);
+                collector.flush(b)?;
+                saw_data = false;
+            }
+            continue;
+        }
+        if text.starts_with('#') {
+            continue;
+        }
+        let (name, labels, value, timestamp) = match parse_series(text) {
+            Ok(parts) => parts,
+            Err(reason) => {
+                b.bad_line(&line, LineError::new(line.number, None, reason))?;
+                continue;
+            }
+        };
+        let Some(target) = dcgm_field(name) else {
+            continue;
+        };
+        if let Some(host) = labels.get("Hostname").or_else(|| labels.get("hostname")) {
+            collector.note_host(b, host);
+        }
+        let Some(gpu) = gpu_of(b, &labels, collector.hosts.len()) else {
+            continue;
+        };
+        let t_ms = match timestamp {
+            Some(ts) => {
+                timestamped = true;
+                match ts.parse::<i64>() {
+                    Ok(ms) => ms,
+                    Err(_) => {
+                        b.bad_line(&line, LineError::new(line.number, None, format!("\"{ts}\" is not a timestamp in milliseconds")))?;
+                        continue;
+                    }
+                }
+            }
+            None => {
+                // A series seen twice means a new scrape began without a blank line.
+                let key = (name.to_string(), gpu);
+                if in_scrape.contains(&key) {
+                    next_scrape(&mut in_scrape, &mut scrape);
+                    collector.flush(b)?;
+                }
+                in_scrape.push(key);
+                let clock = scrape.get_or_insert_with(|| {
+                    let step = interval.unwrap_or(30_000);
+                    if interval.is_none() {
+                        b.interval_ms = b.interval_ms.or(Some(step));
+                    }
+                    let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
+                    c.time_for(0);
+                    c
+                });
+                clock.current()
+            }
+        };
+        if let Err(reason) = collector.put(b, t_ms, gpu, target, value) {
+            b.bad_line(&line, LineError::new(line.number, None, format!("{reason} for {name}")))?;
+            continue;
+        }
+        saw_data = true;
+        any = true;
+    }
+    collector.flush(b)?;
+    if !any {
+        return Err(ParseFailure::Whole("no DCGM_FI_DEV_* series found".into()));
+    }
+    if !timestamped {
+        if start.is_none() {
+            b.warn("the scrapes carry no time; they count from 1970-01-01 (give --start to anchor them)");
+        }
+        if interval.is_none() {
+            b.warn("the scrapes carry no time; assuming 30 s between them, dcgm-exporter's default (give --interval)");
+        }
+    }
+    Ok(())
+}
+
+pub fn parse_range<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut raw = String::new();
+    input.read_to_string(&mut raw)?;
+    let doc: Value = serde_json::from_str(&raw).map_err(|e| {
+        ParseFailure::Line(LineError::new(e.line() as u64, Some(e.column()), format!("not valid JSON: {e}")))
+    })?;
+    if doc.get("status").and_then(Value::as_str) == Some("error") {
+        return Err(ParseFailure::Whole(format!(
+            "Prometheus answered with an error: {}: {}",
+            doc.get("errorType").and_then(Value::as_str).unwrap_or("error"),
+            doc.get("error").and_then(Value::as_str).unwrap_or("no message")
+        )));
+    }
+    let results = doc
+        .pointer("/data/result")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseFailure::Whole("no data.result list in the Prometheus response".into()))?;
+    let mut collector = Collector::default();
+    let mut any = false;
+    for series in results {
+        let labels: BTreeMap<String, String> = series
+            .get("metric")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+            .unwrap_or_default();
+        let Some(target) = labels.get("__name__").and_then(|n| dcgm_field(n)) else {
+            continue;
+        };
+        if let Some(host) = labels.get("Hostname").or_else(|| labels.get("instance")) {
+            collector.note_host(b, host);
+        }
+        let Some(gpu) = gpu_of(b, &labels, collector.hosts.len()) else {
+            continue;
+        };
+        let points: Vec<&Value> = match (series.get("values"), series.get("value")) {
+            (Some(Value::Array(v)), _) => v.iter().collect(),
+            (_, Some(v)) => vec![v],
+            _ => Vec::new(),
+        };
+        for point in points {
+            let (Some(ts), Some(value)) = (point.get(0), point.get(1)) else {
+                return Err(ParseFailure::Whole("a point is not [timestamp, \"value\"]".into()));
+            };
+            let t_ms = ts
+                .as_f64()
+                .and_then(|t| parse_epoch(&t.to_string()))
+                .ok_or_else(|| ParseFailure::Whole(format!("{ts} is not a timestamp")))?;
+            let value = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
+            collector
+                .put(b, t_ms, gpu, target, &value)
+                .map_err(|reason| ParseFailure::Whole(format!("{reason} in {}", labels.get("__name__").map_or("", |s| s))))?;
+            any = true;
+        }
+    }
+    collector.flush(b)?;
+    if !any {
+        return Err(ParseFailure::Whole("the response holds no DCGM_FI_DEV_* series".into()));
+    }
+    Ok(())
+}
+
+pub fn parse_dcgmi_dmon<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut columns: Option<Vec<Option<Target>>> = None;
+    let mut clock: Option<RoundClock> = None;
+    let mut any = false;
+    while let Some(line) = lines.next_line()? {
+        let text = line.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix('#') {
+            let mut words = rest.split_whitespace();
+            if words.next().is_some_and(|w| w.eq_ignore_ascii_case("entity")) {
+                columns = Some(words.map(dmon_tag).collect());
+            }
+            continue;
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        // The units/"ID" line under the header, and anything that is not a GPU row.
+        if words.first().is_none_or(|w| !w.eq_ignore_ascii_case("GPU")) {
+            continue;
+        }
+        let Some(cols) = columns.as_ref() else {
+            return Err(LineError::new(line.number, None, "a GPU row before the #Entity header").into());
+        };
+        let Some(index) = words.get(1).and_then(|w| w.parse::<u32>().ok()) else {
+            b.bad_line(&line, LineError::new(line.number, Some(2), "the GPU id is not a number"))?;
+            continue;
+        };
+        let values = &words[2..];
+        if values.len() != cols.len() {
+            let error = LineError::new(line.number, None, format!("the row has {} values but the header names {}", values.len(), cols.len()));
+            b.bad_line(&line, error)?;
+            continue;
+        }
+        let gpu = b.gpu(GpuKey::Index(index));
+        let c = clock.get_or_insert_with(|| {
+            let step = ctx.interval_ms.unwrap_or(1000);
+            b.interval_ms = b.interval_ms.or(Some(step));
+            if ctx.start.is_none() {
+                b.warn("dcgmi dmon rows carry no time; they count from 1970-01-01 (give --start and --interval)");
+            }
+            RoundClock::new(ctx.start.map_or(0, |s| s.as_millisecond()), i64::from(step))
+        });
+        let t_ms = c.time_for(gpu);
+        let mut collector = Collector::default();
+        for (i, (target, value)) in cols.iter().zip(values).enumerate() {
+            if let Some(target) = target
+                && let Err(reason) = collector.put(b, t_ms, gpu, *target, value)
+            {
+                b.bad_line(&line, LineError::new(line.number, Some(i + 3), reason))?;
+            }
+        }
+        collector.flush(b)?;
+        any = true;
+    }
+    if !any {
+        return Err(ParseFailure::Whole("no GPU rows under a #Entity header".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_lines_split_into_name_labels_value_and_time() {
+        let (name, labels, value, ts) = parse_series(
+            r#"DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",modelName="NVIDIA A100-SXM4-80GB",x="a\"b"} 266.172000"#,
+        )
+        .unwrap();
+        assert_eq!(name, "DCGM_FI_DEV_POWER_USAGE");
+        assert_eq!(labels["gpu"], "0");
+        assert_eq!(labels["x"], "a\"b");
+        assert_eq!((value, ts), ("266.172000", None));
+        let (_, labels, value, ts) = parse_series("DCGM_FI_DEV_GPU_UTIL 99 1717200000000").unwrap();
+        assert!(labels.is_empty());
+        assert_eq!((value, ts), ("99", Some("1717200000000")));
+        assert!(parse_series("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\" 99").is_err());
+    }
+}

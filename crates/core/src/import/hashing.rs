@@ -1,0 +1,96 @@
+//! SHA-256 of a file while it is being parsed. The digest runs on its own
+//! thread so that the parser (the other core of a small machine) never waits
+//! for it; the file is read once.
+
+use std::io::{self, Read};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use sha2::{Digest, Sha256};
+
+pub struct HashingReader<'p, R> {
+    inner: R,
+    to_hasher: Option<SyncSender<Vec<u8>>>,
+    hasher: Option<JoinHandle<String>>,
+    bytes: u64,
+    progress: Option<&'p mut dyn FnMut(u64)>,
+    reported: u64,
+}
+
+const PROGRESS_STEP: u64 = 4 << 20;
+
+impl<'p, R: Read> HashingReader<'p, R> {
+    pub fn new(inner: R, progress: Option<&'p mut dyn FnMut(u64)>) -> Self {
+        let (tx, rx) = sync_channel::<Vec<u8>>(16);
+        let hasher = std::thread::spawn(move || {
+            let mut h = Sha256::new();
+            for chunk in rx {
+                h.update(&chunk);
+            }
+            h.finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        });
+        Self {
+            inner,
+            to_hasher: Some(tx),
+            hasher: Some(hasher),
+            bytes: 0,
+            progress,
+            reported: 0,
+        }
+    }
+
+    /// The hex SHA-256 of everything read. Call after reading to the end.
+    pub fn finish(mut self) -> io::Result<String> {
+        // Read what the parser left unread (it may stop early), so the hash
+        // is always of the whole file.
+        let mut rest = [0u8; 64 * 1024];
+        while self.read(&mut rest)? > 0 {}
+        drop(self.to_hasher.take());
+        self.hasher
+            .take()
+            .map(|h| h.join())
+            .transpose()
+            .map_err(|_| io::Error::other("the hashing thread failed"))?
+            .ok_or_else(|| io::Error::other("the file was already hashed"))
+    }
+}
+
+impl<R: Read> Read for HashingReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            if let Some(tx) = &self.to_hasher {
+                tx.send(buf[..n].to_vec())
+                    .map_err(|_| io::Error::other("the hashing thread stopped"))?;
+            }
+            self.bytes += n as u64;
+            if let Some(progress) = self.progress.as_mut()
+                && self.bytes - self.reported >= PROGRESS_STEP
+            {
+                self.reported = self.bytes;
+                progress(self.bytes);
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_everything_even_what_was_not_read() {
+        let data = b"abc";
+        let mut r = HashingReader::new(&data[..], None);
+        let mut one = [0u8; 1];
+        r.read_exact(&mut one).unwrap();
+        assert_eq!(
+            r.finish().unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

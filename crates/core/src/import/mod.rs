@@ -1,0 +1,364 @@
+//! Import of run logs written elsewhere: detect the format from the content,
+//! parse it into one run, all or nothing.
+//!
+//! A file becomes exactly one run in one transaction. Its SHA-256 recognises
+//! it when offered again. A bad line stops the import with `file:line:column:
+//! reason` and stores nothing, unless the user chose to skip bad lines; a
+//! last line cut off mid-write is accepted with a warning; gaps longer than
+//! three sampling intervals become interruption events.
+
+mod builder;
+mod detect;
+pub mod formats;
+mod hashing;
+mod lines;
+pub mod timestamps;
+mod values;
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+pub use builder::{GpuKey, LineError, ParseFailure, RunBuilder};
+pub use detect::detect;
+
+use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
+use crate::store::{RunCompletion, Store};
+
+labelled_enum! {
+    /// Every format Breakpoint reads. Detected from content, never from the
+    /// file name; `--format` forces one.
+    pub enum Format ("format") {
+        ProbeLog => "probe-log",
+        ScriptLog => "script-log",
+        SmiCsv => "nvidia-smi-csv",
+        SmiDmon => "nvidia-smi-dmon",
+        SmiQuery => "nvidia-smi-q",
+        DcgmDiag => "dcgmi-diag",
+        DcgmiDmon => "dcgmi-dmon",
+        PromText => "prometheus-text",
+        PromRange => "prometheus-range",
+        StartupTable => "startup-attempts",
+        SwitchTable => "switch-attempts",
+        DrillTable => "fault-drills",
+        BillingTable => "billing-lines",
+        BillingEvents => "billing-events",
+    }
+}
+
+impl Format {
+    /// The breakpoint a file of this format informs, unless told otherwise.
+    pub fn default_kind(self) -> RunKind {
+        match self {
+            Format::SmiQuery | Format::DcgmDiag => RunKind::Delivery,
+            Format::StartupTable => RunKind::Startup,
+            Format::SwitchTable => RunKind::Switch,
+            Format::DrillTable => RunKind::Drill,
+            Format::BillingTable | Format::BillingEvents => RunKind::Billing,
+            _ => RunKind::Sustain,
+        }
+    }
+}
+
+/// What the user says about the files being imported.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub platform_id: i64,
+    pub offering_id: Option<i64>,
+    pub kind: Option<RunKind>,
+    pub format: Option<Format>,
+    /// Zone of timestamps written without one (nvidia-smi's).
+    pub tz: TimeZone,
+    /// Sampling interval for logs whose rows carry no time.
+    pub interval_ms: Option<u32>,
+    /// Field list of a header-less nvidia-smi CSV (the `--query-gpu` list).
+    pub fields: Option<Vec<String>>,
+    /// Anchor for logs that carry times of day or no times at all.
+    pub start: Option<Timestamp>,
+    pub skip_bad_lines: bool,
+    pub source: SourceKind,
+}
+
+impl ImportOptions {
+    pub fn new(platform_id: i64) -> Self {
+        Self {
+            platform_id,
+            offering_id: None,
+            kind: None,
+            format: None,
+            tz: timestamps::local_zone(),
+            interval_ms: None,
+            fields: None,
+            start: None,
+            skip_bad_lines: false,
+            source: SourceKind::Import,
+        }
+    }
+}
+
+/// What parsers may consult besides the text.
+pub struct ParseContext {
+    pub file_name: String,
+    pub times: timestamps::TimeReader,
+    pub interval_ms: Option<u32>,
+    pub fields: Option<Vec<String>>,
+    pub start: Option<Timestamp>,
+}
+
+/// Why a file was not imported. Nothing was stored in any case.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{file}:{line}{}: {reason}", column.map(|c| format!(":{c}")).unwrap_or_default())]
+    Line {
+        file: String,
+        line: u64,
+        column: Option<usize>,
+        reason: String,
+    },
+    #[error("{file}: {reason}")]
+    File { file: String, reason: String },
+    #[error(transparent)]
+    Store(#[from] crate::Error),
+}
+
+/// The outcome for one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ImportOutcome {
+    Imported(ImportReport),
+    /// The same bytes were imported before; nothing was stored.
+    AlreadyImported { file: String, run_id: i64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportReport {
+    pub file: String,
+    pub format: Format,
+    pub run_id: i64,
+    pub kind: RunKind,
+    pub gpus: usize,
+    pub samples: u64,
+    /// Events, attempts, drills and bill lines stored.
+    pub records: u64,
+    pub events: usize,
+    pub gaps: usize,
+    pub started_at: Option<Timestamp>,
+    pub ended_at: Option<Timestamp>,
+    pub interval_ms: Option<u32>,
+    pub skipped_lines: u64,
+    pub warnings: Vec<String>,
+    pub sha256: String,
+}
+
+/// Import one file as one run.
+pub fn import_file(
+    store: &Store,
+    path: &Path,
+    options: &ImportOptions,
+    progress: Option<&mut dyn FnMut(u64)>,
+) -> Result<ImportOutcome, ImportError> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let whole = |reason: String| ImportError::File {
+        file: path.display().to_string(),
+        reason,
+    };
+    let mut file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
+    let format = match options.format {
+        Some(f) => f,
+        None => {
+            let mut head = Vec::with_capacity(64 * 1024);
+            (&mut file)
+                .take(64 * 1024)
+                .read_to_end(&mut head)
+                .map_err(|e| whole(format!("cannot read: {e}")))?;
+            let format = detect(&head).map_err(whole)?;
+            file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
+            format
+        }
+    };
+    import_reader(store, file, &file_name, &path.display().to_string(), format, options, progress)
+}
+
+/// Import from any reader (a file, or bytes the demo generated).
+pub fn import_reader(
+    store: &Store,
+    reader: impl Read,
+    file_name: &str,
+    shown_as: &str,
+    format: Format,
+    options: &ImportOptions,
+    progress: Option<&mut dyn FnMut(u64)>,
+) -> Result<ImportOutcome, ImportError> {
+    let line_error = |e: LineError| ImportError::Line {
+        file: shown_as.to_string(),
+        line: e.line,
+        column: e.column,
+        reason: e.reason,
+    };
+    let whole = |reason: String| ImportError::File {
+        file: shown_as.to_string(),
+        reason,
+    };
+    let kind = options.kind.unwrap_or(format.default_kind());
+    let mut hashing = Some(hashing::HashingReader::new(reader, progress));
+    let result = store.atomically(|store| {
+        let mut new_run = NewRun::new(options.platform_id, kind, options.source);
+        new_run.offering_id = options.offering_id;
+        new_run.provenance = Provenance {
+            file_name: Some(file_name.to_string()),
+            sha256: None,
+            format: Some(format.as_str().to_string()),
+            host: None,
+        };
+        let run = store.create_run(new_run)?;
+        let mut builder = RunBuilder::new(
+            store.sample_writer(run.id)?,
+            options.skip_bad_lines,
+            options.interval_ms,
+        );
+        let mut ctx = ParseContext {
+            file_name: file_name.to_string(),
+            times: timestamps::TimeReader::new(options.tz.clone()),
+            interval_ms: options.interval_ms,
+            fields: options.fields.clone(),
+            start: options.start,
+        };
+        let parsed = {
+            let Some(reader) = hashing.as_mut() else {
+                return Ok(Err(ParseFailure::Whole("the file was already read".into())));
+            };
+            let input = BufReader::with_capacity(1 << 20, reader);
+            formats::parse(format, input, &mut ctx, &mut builder)
+        };
+        if let Err(failure) = parsed {
+            return Ok(Err(failure));
+        }
+        let built = builder.finish()?;
+        let sha256 = hashing
+            .take()
+            .ok_or_else(|| crate::Error::Io(std::io::Error::other("the file was already read")))?
+            .finish()?;
+        if let Some(existing) = store.run_by_sha256(&sha256)? {
+            // Failing the transaction undoes this run.
+            return Err(crate::Error::AlreadyImported { run_id: existing });
+        }
+        Ok(Ok(complete(store, run.id, format, kind, file_name, sha256, built)?))
+    });
+    match result {
+        Ok(Ok(report)) => Ok(ImportOutcome::Imported(report)),
+        Ok(Err(ParseFailure::Line(e))) => Err(line_error(e)),
+        Ok(Err(ParseFailure::Whole(reason))) => Err(whole(reason)),
+        Ok(Err(ParseFailure::Io(e))) => Err(whole(e.to_string())),
+        Ok(Err(ParseFailure::Store(e))) => Err(ImportError::Store(e)),
+        Err(crate::Error::AlreadyImported { run_id }) => Ok(ImportOutcome::AlreadyImported {
+            file: shown_as.to_string(),
+            run_id,
+        }),
+        Err(e) => Err(ImportError::Store(e)),
+    }
+}
+
+/// After parsing: find gaps, store the small evidence, fill in the run.
+fn complete(
+    store: &Store,
+    run_id: i64,
+    format: Format,
+    kind: RunKind,
+    file_name: &str,
+    sha256: String,
+    mut built: builder::BuiltRun,
+) -> crate::Result<ImportReport> {
+    if built.written.out_of_order > 0 {
+        built.warnings.push(format!(
+            "{} samples were out of time order and have been sorted",
+            built.written.out_of_order
+        ));
+    }
+    let interval = built.interval_ms;
+    let mut gaps = 0;
+    let mut measured_interval = None;
+    for gpu in store.sample_gpus(run_id)? {
+        let frame = store.read_samples(run_id, gpu, None, Some(&[]))?;
+        let step = interval.map(i64::from).or_else(|| median_step(&frame.t_ms));
+        measured_interval = measured_interval.or(step);
+        let Some(step) = step.filter(|s| *s > 0) else {
+            continue;
+        };
+        for w in frame.t_ms.windows(2) {
+            let delta = w[1] - w[0];
+            if delta > 3 * step
+                && let Some(event) = RunBuilder::gap_event(gpu, w[0], delta)
+            {
+                built.events.push(event);
+                gaps += 1;
+            }
+        }
+    }
+    built.events.sort_by_key(|e| e.at);
+    store.add_events(run_id, &built.events)?;
+    store.add_startup_attempts(run_id, &built.startup_attempts)?;
+    store.add_switch_attempts(run_id, &built.switch_attempts)?;
+    store.add_fault_drills(run_id, &built.fault_drills)?;
+    store.add_billing_lines(run_id, &built.billing_lines)?;
+    let records = (built.events.len()
+        + built.startup_attempts.len()
+        + built.switch_attempts.len()
+        + built.fault_drills.len()
+        + built.billing_lines.len()) as u64;
+    let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
+    let (started_at, ended_at) = match built.span {
+        Some((a, b)) => (
+            Timestamp::from_millisecond(a).ok(),
+            Timestamp::from_millisecond(b).ok(),
+        ),
+        None => (None, None),
+    };
+    let gpus = built.inventory.len();
+    store.complete_run(
+        run_id,
+        &RunCompletion {
+            started_at,
+            ended_at,
+            interval_ms,
+            sha256: Some(sha256.clone()),
+            host: built.host,
+            inventory: built.inventory,
+            metadata: built.metadata,
+            warnings: built.warnings.clone(),
+        },
+    )?;
+    Ok(ImportReport {
+        file: file_name.to_string(),
+        format,
+        run_id,
+        kind,
+        gpus,
+        samples: built.written.samples,
+        records,
+        events: built.events.len(),
+        gaps,
+        started_at,
+        ended_at,
+        interval_ms,
+        skipped_lines: built.skipped_lines,
+        warnings: built.warnings,
+        sha256,
+    })
+}
+
+/// The typical spacing of a GPU's samples: the median of its time steps.
+fn median_step(t: &[i64]) -> Option<i64> {
+    let mut steps: Vec<i64> = t.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+    if steps.is_empty() {
+        return None;
+    }
+    let mid = steps.len() / 2;
+    Some(*steps.select_nth_unstable(mid).1)
+}
