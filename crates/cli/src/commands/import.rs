@@ -17,13 +17,19 @@ const PROGRESS_ABOVE: u64 = 4 << 20;
 #[serde(untagged)]
 enum FileResult {
     Done(ImportOutcome),
-    Failed { status: &'static str, file: String, error: String },
+    Failed {
+        status: &'static str,
+        file: String,
+        error: String,
+    },
 }
 
 pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     let platform = ctx.store.platform(&args.platform)?;
     let tz = match &args.tz {
-        Some(name) => timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?,
+        Some(name) => {
+            timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?
+        }
         None => timestamps::local_zone(),
     };
     let start = args
@@ -95,7 +101,11 @@ fn import_one(ctx: &Context, file: &Path, options: &ImportOptions) -> FileResult
             100.0 * bytes as f64 / size.max(1) as f64
         );
     };
-    let progress: Option<&mut dyn FnMut(u64)> = if show_progress { Some(&mut report_progress) } else { None };
+    let progress: Option<&mut dyn FnMut(u64)> = if show_progress {
+        Some(&mut report_progress)
+    } else {
+        None
+    };
     let result = import::import_file(&ctx.store, file, options, progress);
     if show_progress {
         eprint!("\r\x1b[2K");
@@ -136,9 +146,18 @@ fn describe(result: &FileResult) -> String {
                 ),
                 _ => String::new(),
             };
-            let interval = r.interval_ms.map(|ms| format!(", every {ms} ms")).unwrap_or_default();
-            text.push_str(&format!("  {} GPU(s), {} samples, {} records{period}{interval}\n", r.gpus, r.samples, r.records));
-            text.push_str(&format!("  {} gap(s) stored as interruptions, {} line(s) skipped\n", r.gaps, r.skipped_lines));
+            let interval = r
+                .interval_ms
+                .map(|ms| format!(", every {ms} ms"))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "  {} GPU(s), {} samples, {} records{period}{interval}\n",
+                r.gpus, r.samples, r.records
+            ));
+            text.push_str(&format!(
+                "  {} gap(s) stored as interruptions, {} line(s) skipped\n",
+                r.gaps, r.skipped_lines
+            ));
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}\n"));
             }
@@ -154,16 +173,24 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     for path in paths {
         if path.is_dir() {
             let mut found = Vec::new();
-            walk(path, &mut found).map_err(|e| Failure::Refused(format!("cannot read directory \"{}\": {e}", path.display())))?;
+            walk(path, &mut found).map_err(|e| {
+                Failure::Refused(format!("cannot read directory \"{}\": {e}", path.display()))
+            })?;
             found.sort();
             if found.is_empty() {
-                return Err(Failure::Refused(format!("directory \"{}\" holds no files", path.display())));
+                return Err(Failure::Refused(format!(
+                    "directory \"{}\" holds no files",
+                    path.display()
+                )));
             }
             files.extend(found);
         } else if path.is_file() {
             files.push(path.clone());
         } else {
-            return Err(Failure::Refused(format!("\"{}\" does not exist", path.display())));
+            return Err(Failure::Refused(format!(
+                "\"{}\" does not exist",
+                path.display()
+            )));
         }
     }
     Ok(files)
@@ -172,7 +199,10 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
             continue;
         }
         if path.is_dir() {
@@ -194,5 +224,7 @@ fn parse_start(text: &str, tz: &jiff::tz::TimeZone) -> Result<jiff::Timestamp, S
         .parse(text)
         .or_else(|| reader.parse(&format!("{text} 00:00:00")))
         .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-        .ok_or_else(|| format!("\"{text}\" is not a date or time (2024-06-01 or 2024-06-01T08:00:00Z)"))
+        .ok_or_else(|| {
+            format!("\"{text}\" is not a date or time (2024-06-01 or 2024-06-01T08:00:00Z)")
+        })
 }

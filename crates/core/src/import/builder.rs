@@ -91,6 +91,9 @@ pub struct RunBuilder<'s> {
     pub records: u64,
     t_first: Option<i64>,
     t_last: Option<i64>,
+    /// GPUs already in the inventory, by index: a vector look-up per
+    /// sample instead of a map.
+    seen: Vec<bool>,
 }
 
 impl<'s> RunBuilder<'s> {
@@ -114,16 +117,21 @@ impl<'s> RunBuilder<'s> {
             records: 0,
             t_first: None,
             t_last: None,
+            seen: Vec::new(),
         }
     }
 
     pub fn sample(&mut self, sample: Sample) -> ParseResult {
         self.t_first = Some(self.t_first.map_or(sample.t_ms, |t| t.min(sample.t_ms)));
         self.t_last = Some(self.t_last.map_or(sample.t_ms, |t| t.max(sample.t_ms)));
-        self.inventory.entry(sample.gpu).or_insert_with(|| GpuInfo {
-            index: sample.gpu,
-            ..GpuInfo::default()
-        });
+        let known = self.seen.get(sample.gpu as usize).copied().unwrap_or(false);
+        if !known {
+            self.ensure(sample.gpu);
+            if self.seen.len() <= sample.gpu as usize {
+                self.seen.resize(sample.gpu as usize + 1, false);
+            }
+            self.seen[sample.gpu as usize] = true;
+        }
         self.writer.push(sample)?;
         Ok(())
     }
@@ -237,7 +245,10 @@ impl<'s> RunBuilder<'s> {
         Some(Event {
             gpu: Some(gpu),
             duration_ms: Some(duration_ms),
-            detail: Some(format!("no samples for {:.1} s", duration_ms as f64 / 1000.0)),
+            detail: Some(format!(
+                "no samples for {:.1} s",
+                duration_ms as f64 / 1000.0
+            )),
             ..Event::new(at, EventKind::Gap)
         })
     }
@@ -246,10 +257,8 @@ impl<'s> RunBuilder<'s> {
     pub fn finish(mut self) -> crate::Result<BuiltRun> {
         let written = self.writer.finish()?;
         if self.warnings_dropped > 0 {
-            self.warnings.push(format!(
-                "{} more warnings not shown",
-                self.warnings_dropped
-            ));
+            self.warnings
+                .push(format!("{} more warnings not shown", self.warnings_dropped));
         }
         Ok(BuiltRun {
             written,

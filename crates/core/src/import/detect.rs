@@ -22,7 +22,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         if text.contains("\"breakpoint-probe\"") {
             return Ok(Format::ProbeLog);
         }
-        if text.contains("\"resultType\"") || (text.contains("\"status\"") && text.contains("\"data\"")) {
+        if text.contains("\"resultType\"")
+            || (text.contains("\"status\"") && text.contains("\"data\""))
+        {
             return Ok(Format::PromRange);
         }
         if text.contains("DCGM GPU Diagnostic") || text.contains("\"test_categories\"") {
@@ -45,7 +47,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
 
     // nvidia-smi -q text.
     if text.contains("==============NVSMI LOG==============")
-        || lines.iter().any(|l| l.starts_with("Attached GPUs") && l.contains(':'))
+        || lines
+            .iter()
+            .any(|l| l.starts_with("Attached GPUs") && l.contains(':'))
     {
         return Ok(Format::SmiQuery);
     }
@@ -60,21 +64,27 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
             return Ok(Format::DcgmiDmon);
         }
         if words.iter().any(|w| w == "gpu")
-            && words
-                .iter()
-                .any(|w| matches!(w.as_str(), "pwr" | "sm" | "gtemp" | "mem" | "fb" | "mclk" | "rxpci" | "sbecc"))
+            && words.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "pwr" | "sm" | "gtemp" | "mem" | "fb" | "mclk" | "rxpci" | "sbecc"
+                )
+            })
         {
             return Ok(Format::SmiDmon);
         }
     }
     // Prometheus exposition text.
-    if lines.iter().any(|l| {
-        l.starts_with("# HELP ") || l.starts_with("# TYPE ") || l.starts_with("DCGM_FI_")
-    }) {
+    if lines
+        .iter()
+        .any(|l| l.starts_with("# HELP ") || l.starts_with("# TYPE ") || l.starts_with("DCGM_FI_"))
+    {
         return Ok(Format::PromText);
     }
-    if lines.iter().any(|l| l.trim_start().starts_with("GPU ") && lines.iter().any(|h| h.trim_start().starts_with("#Entity")))
-    {
+    if lines.iter().any(|l| {
+        l.trim_start().starts_with("GPU ")
+            && lines.iter().any(|h| h.trim_start().starts_with("#Entity"))
+    }) {
         return Ok(Format::DcgmiDmon);
     }
     // CSV: nvidia-smi query output, or one of the documented tables.
@@ -84,13 +94,26 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         }
         let header = first.to_ascii_lowercase();
         let smi_fields = [
-            "timestamp", "index", "uuid", "pci.bus_id", "power.draw", "temperature.gpu",
-            "utilization.gpu", "memory.used", "clocks.sm", "clocks.current.sm", "name",
+            "timestamp",
+            "index",
+            "uuid",
+            "pci.bus_id",
+            "power.draw",
+            "temperature.gpu",
+            "utilization.gpu",
+            "memory.used",
+            "clocks.sm",
+            "clocks.current.sm",
+            "name",
         ];
         if header
             .split(',')
             .map(|f| f.trim().split(" [").next().unwrap_or(""))
-            .any(|f| smi_fields.contains(&f) || f.starts_with("clocks_throttle_reasons") || f.starts_with("clocks_event_reasons"))
+            .any(|f| {
+                smi_fields.contains(&f)
+                    || f.starts_with("clocks_throttle_reasons")
+                    || f.starts_with("clocks_event_reasons")
+            })
         {
             return Ok(Format::SmiCsv);
         }
@@ -134,7 +157,9 @@ fn looks_like_smi_values(line: &str) -> bool {
         b.len() >= 19 && b[4] == b'/' && b[7] == b'/' && b[13] == b':'
     };
     let unit = |c: &str| {
-        [" W", " MiB", " MHz", " %"].iter().any(|u| c.ends_with(u)) || c.starts_with("GPU-") || c.starts_with("0x")
+        [" W", " MiB", " MHz", " %"].iter().any(|u| c.ends_with(u))
+            || c.starts_with("GPU-")
+            || c.starts_with("0x")
     };
     cells.len() >= 2 && cells.iter().any(|c| smi_time(c) || unit(c))
 }
@@ -146,22 +171,58 @@ mod tests {
     #[test]
     fn common_shapes_are_recognised() {
         let cases: &[(&str, Format)] = &[
-            ("timestamp, index, power.draw [W]\n2024/06/01 11:27:05.177, 0, 33.09 W\n", Format::SmiCsv),
+            (
+                "timestamp, index, power.draw [W]\n2024/06/01 11:27:05.177, 0, 33.09 W\n",
+                Format::SmiCsv,
+            ),
             ("2024/06/01 11:27:05.177, 0, 33.09 W\n", Format::SmiCsv),
-            ("# gpu   pwr  gtemp  mtemp     sm    mem\n# Idx     W      C      C      %      %\n", Format::SmiDmon),
+            (
+                "# gpu   pwr  gtemp  mtemp     sm    mem\n# Idx     W      C      C      %      %\n",
+                Format::SmiDmon,
+            ),
             ("#Date       Time        gpu   pwr\n", Format::SmiDmon),
-            ("\n==============NVSMI LOG==============\n\nTimestamp : x\n", Format::SmiQuery),
-            ("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n", Format::PromText),
+            (
+                "\n==============NVSMI LOG==============\n\nTimestamp : x\n",
+                Format::SmiQuery,
+            ),
+            (
+                "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n",
+                Format::PromText,
+            ),
             ("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 99\n", Format::PromText),
-            ("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", Format::PromRange),
-            ("{\"format\":\"breakpoint-probe\",\"version\":1}\n", Format::ProbeLog),
-            ("{\"timestamp\": \"2024-06-01T11:27:05\", \"power\": 248.5, \"temp\": 71}\n", Format::ScriptLog),
-            ("#Entity   GPUTL  POWER\n      ID\n    GPU 0     99  250.1\n", Format::DcgmiDmon),
-            ("scenario,image,submitted_at,first_compute_at,outcome\n", Format::StartupTable),
-            ("from_env,to_env,success,manual_steps,duration_s\n", Format::SwitchTable),
+            (
+                "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}",
+                Format::PromRange,
+            ),
+            (
+                "{\"format\":\"breakpoint-probe\",\"version\":1}\n",
+                Format::ProbeLog,
+            ),
+            (
+                "{\"timestamp\": \"2024-06-01T11:27:05\", \"power\": 248.5, \"temp\": 71}\n",
+                Format::ScriptLog,
+            ),
+            (
+                "#Entity   GPUTL  POWER\n      ID\n    GPU 0     99  250.1\n",
+                Format::DcgmiDmon,
+            ),
+            (
+                "scenario,image,submitted_at,first_compute_at,outcome\n",
+                Format::StartupTable,
+            ),
+            (
+                "from_env,to_env,success,manual_steps,duration_s\n",
+                Format::SwitchTable,
+            ),
             ("fault,detected,recovered,recovery_s\n", Format::DrillTable),
-            ("instance,start,end,billed_seconds,amount,currency,unit_price\n", Format::BillingTable),
-            ("timestamp,event,instance\n2024-06-01T00:00:00Z,compute_start,i-1\n", Format::BillingEvents),
+            (
+                "instance,start,end,billed_seconds,amount,currency,unit_price\n",
+                Format::BillingTable,
+            ),
+            (
+                "timestamp,event,instance\n2024-06-01T00:00:00Z,compute_start,i-1\n",
+                Format::BillingEvents,
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(detect(text.as_bytes()), Ok(*want), "{text:?}");

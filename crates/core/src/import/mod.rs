@@ -131,7 +131,10 @@ pub enum ImportError {
 pub enum ImportOutcome {
     Imported(ImportReport),
     /// The same bytes were imported before; nothing was stored.
-    AlreadyImported { file: String, run_id: i64 },
+    AlreadyImported {
+        file: String,
+        run_id: i64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -183,7 +186,15 @@ pub fn import_file(
             format
         }
     };
-    import_reader(store, file, &file_name, &path.display().to_string(), format, options, progress)
+    import_reader(
+        store,
+        file,
+        &file_name,
+        &path.display().to_string(),
+        format,
+        options,
+        progress,
+    )
 }
 
 /// Import from any reader (a file, or bytes the demo generated).
@@ -249,7 +260,9 @@ pub fn import_reader(
             // Failing the transaction undoes this run.
             return Err(crate::Error::AlreadyImported { run_id: existing });
         }
-        Ok(Ok(complete(store, run.id, format, kind, file_name, sha256, built)?))
+        Ok(Ok(complete(
+            store, run.id, format, kind, file_name, sha256, built,
+        )?))
     });
     match result {
         Ok(Ok(report)) => Ok(ImportOutcome::Imported(report)),
@@ -355,7 +368,11 @@ fn complete(
 
 /// The typical spacing of a GPU's samples: the median of its time steps.
 fn median_step(t: &[i64]) -> Option<i64> {
-    let mut steps: Vec<i64> = t.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+    let mut steps: Vec<i64> = t
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0)
+        .collect();
     if steps.is_empty() {
         return None;
     }

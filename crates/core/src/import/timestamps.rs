@@ -49,7 +49,7 @@ struct Civil {
 /// `YYYY?MM?DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` where `?` is `/` or `-`, or
 /// dmon's `YYYYMMDD HH:MM:SS`.
 fn parse_civil(text: &str) -> Option<Civil> {
-    let b = text.trim().as_bytes();
+    let b = text.trim_ascii().as_bytes();
     let (y, mo, d, rest) = if b.len() >= 10 && matches!(b[4], b'/' | b'-') && b[7] == b[4] {
         (four(b, 0)?, two(b, 5)?, two(b, 8)?, 10)
     } else if b.len() >= 8 && b[..8].iter().all(u8::is_ascii_digit) {
@@ -145,7 +145,11 @@ impl TimeReader {
         let civil: DateTime = TimeZone::UTC.to_datetime(naive);
         // Ambiguous times (the repeated hour in autumn) take the earlier
         // instant, as `date` does; skipped times move forward.
-        let zoned = self.tz.to_ambiguous_zoned_datetime(civil).compatible().ok()?;
+        let zoned = self
+            .tz
+            .to_ambiguous_zoned_datetime(civil)
+            .compatible()
+            .ok()?;
         let offset = i64::from(zoned.offset().seconds()) * 1000;
         self.cached = Some((minute, offset));
         Some(offset)
@@ -171,7 +175,11 @@ pub fn parse_epoch(text: &str) -> Option<i64> {
     if !v.is_finite() || v < 0.0 {
         return None;
     }
-    Some(if v >= 1e11 { v.round() as i64 } else { (v * 1000.0).round() as i64 })
+    Some(if v >= 1e11 {
+        v.round() as i64
+    } else {
+        (v * 1000.0).round() as i64
+    })
 }
 
 /// The machine's own zone, or UTC where it cannot be found.
@@ -191,8 +199,8 @@ pub fn zone_named(name: &str) -> Result<TimeZone, String> {
     if let Some(civil) = parse_civil(&format!("2000-01-01T00:00:00{n}"))
         && let Some(offset) = civil.offset_ms
     {
-        let offset = jiff::tz::Offset::from_seconds((offset / 1000) as i32)
-            .map_err(|e| e.to_string())?;
+        let offset =
+            jiff::tz::Offset::from_seconds((offset / 1000) as i32).map_err(|e| e.to_string())?;
         return Ok(TimeZone::fixed(offset));
     }
     TimeZone::get(n).map_err(|_| {
@@ -211,19 +219,40 @@ mod tests {
     #[test]
     fn nvidia_smi_times_are_read_in_the_given_zone() {
         let mut r = TimeReader::new(TimeZone::get("Asia/Shanghai").unwrap());
-        assert_eq!(r.parse("2024/06/01 11:27:05.177"), Some(utc("2024-06-01T03:27:05.177Z")));
+        assert_eq!(
+            r.parse("2024/06/01 11:27:05.177"),
+            Some(utc("2024-06-01T03:27:05.177Z"))
+        );
         let mut r = TimeReader::new(TimeZone::UTC);
-        assert_eq!(r.parse("2024/06/01 11:27:05.177"), Some(utc("2024-06-01T11:27:05.177Z")));
-        assert_eq!(r.parse("2024/06/01 11:27:05"), Some(utc("2024-06-01T11:27:05Z")));
+        assert_eq!(
+            r.parse("2024/06/01 11:27:05.177"),
+            Some(utc("2024-06-01T11:27:05.177Z"))
+        );
+        assert_eq!(
+            r.parse("2024/06/01 11:27:05"),
+            Some(utc("2024-06-01T11:27:05Z"))
+        );
     }
 
     #[test]
     fn explicit_offsets_win_and_other_shapes_parse() {
         let mut r = TimeReader::new(TimeZone::get("Asia/Shanghai").unwrap());
-        assert_eq!(r.parse("2024-06-01T11:27:05Z"), Some(utc("2024-06-01T11:27:05Z")));
-        assert_eq!(r.parse("2024-06-01T11:27:05.5+02:00"), Some(utc("2024-06-01T09:27:05.5Z")));
-        assert_eq!(r.parse("2024-06-01 11:27:05.123456"), Some(utc("2024-06-01T03:27:05.123Z")));
-        assert_eq!(r.parse("20240601 11:27:05"), Some(utc("2024-06-01T03:27:05Z")));
+        assert_eq!(
+            r.parse("2024-06-01T11:27:05Z"),
+            Some(utc("2024-06-01T11:27:05Z"))
+        );
+        assert_eq!(
+            r.parse("2024-06-01T11:27:05.5+02:00"),
+            Some(utc("2024-06-01T09:27:05.5Z"))
+        );
+        assert_eq!(
+            r.parse("2024-06-01 11:27:05.123456"),
+            Some(utc("2024-06-01T03:27:05.123Z"))
+        );
+        assert_eq!(
+            r.parse("20240601 11:27:05"),
+            Some(utc("2024-06-01T03:27:05Z"))
+        );
         assert_eq!(r.parse("not a time"), None);
         assert_eq!(r.parse("2024/13/01 11:27:05"), None);
         assert_eq!(r.parse("2024/06/01 25:27:05"), None);
@@ -232,8 +261,14 @@ mod tests {
     #[test]
     fn daylight_saving_is_respected() {
         let mut r = TimeReader::new(TimeZone::get("Europe/Berlin").unwrap());
-        assert_eq!(r.parse("2024-01-15 12:00:00"), Some(utc("2024-01-15T11:00:00Z")));
-        assert_eq!(r.parse("2024-07-15 12:00:00"), Some(utc("2024-07-15T10:00:00Z")));
+        assert_eq!(
+            r.parse("2024-01-15 12:00:00"),
+            Some(utc("2024-01-15T11:00:00Z"))
+        );
+        assert_eq!(
+            r.parse("2024-07-15 12:00:00"),
+            Some(utc("2024-07-15T10:00:00Z"))
+        );
     }
 
     #[test]
@@ -249,6 +284,10 @@ mod tests {
         assert!(zone_named("Asia/Shanghai").is_ok());
         assert!(zone_named("+08:00").is_ok());
         assert!(zone_named("utc").is_ok());
-        assert!(zone_named("Mars/Olympus").unwrap_err().contains("unknown time zone"));
+        assert!(
+            zone_named("Mars/Olympus")
+                .unwrap_err()
+                .contains("unknown time zone")
+        );
     }
 }

@@ -9,8 +9,8 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 use super::super::ParseContext;
+use super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 
 #[derive(Debug, Clone, PartialEq)]
 struct DiagResult {
@@ -41,10 +41,7 @@ fn text(v: &Value) -> Option<String> {
 fn walk(v: &Value, category: Option<&str>, out: &mut Vec<DiagResult>) {
     match v {
         Value::Object(o) => {
-            let category = o
-                .get("category")
-                .and_then(Value::as_str)
-                .or(category);
+            let category = o.get("category").and_then(Value::as_str).or(category);
             if let (Some(name), Some(Value::Array(results))) =
                 (o.get("name").and_then(Value::as_str), o.get("results"))
             {
@@ -85,7 +82,11 @@ fn walk(v: &Value, category: Option<&str>, out: &mut Vec<DiagResult>) {
     }
 }
 
-pub fn parse<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse<R: BufRead>(
+    mut input: R,
+    _ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
     let mut raw = String::new();
     input.read_to_string(&mut raw)?;
     let doc: Value = serde_json::from_str(&raw).map_err(|e| {
@@ -98,17 +99,25 @@ pub fn parse<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut RunBuild
     let mut results = Vec::new();
     walk(&doc, None, &mut results);
     if results.is_empty() {
-        return Err(ParseFailure::Whole("no diagnostic test results found in the dcgmi diag JSON".into()));
+        return Err(ParseFailure::Whole(
+            "no diagnostic test results found in the dcgmi diag JSON".into(),
+        ));
     }
     for r in &results {
         let status = r.status.to_ascii_lowercase();
-        if !matches!(status.as_str(), "pass" | "passed" | "skip" | "skipped" | "not run") {
+        if !matches!(
+            status.as_str(),
+            "pass" | "passed" | "skip" | "skipped" | "not run"
+        ) {
             b.warn(format!(
                 "dcgmi diag: {} {} on GPU {}{}",
                 r.test,
                 r.status,
                 r.gpu.as_deref().unwrap_or("?"),
-                r.message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()
+                r.message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
             ));
         }
     }
@@ -123,7 +132,8 @@ pub fn parse<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut RunBuild
         .collect();
     b.metadata.insert("dcgm_diag".into(), Value::Array(json));
     if let Some(version) = doc.pointer("/version").and_then(text) {
-        b.metadata.insert("dcgm_version".into(), Value::String(version));
+        b.metadata
+            .insert("dcgm_version".into(), Value::String(version));
     }
     b.records += results.len() as u64;
     Ok(())

@@ -7,10 +7,10 @@ use std::io::BufRead;
 
 use jiff::civil::Date;
 
+use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::values::{is_missing, parse_field};
-use super::super::ParseContext;
 use super::RoundClock;
 use crate::samples::{Field, Sample};
 
@@ -73,7 +73,10 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         }
         if let Some(rest) = text.strip_prefix('#') {
-            let words: Vec<String> = rest.split_whitespace().map(str::to_ascii_lowercase).collect();
+            let words: Vec<String> = rest
+                .split_whitespace()
+                .map(str::to_ascii_lowercase)
+                .collect();
             let is_names = words.iter().any(|w| w == "gpu");
             if is_names {
                 if layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
@@ -103,14 +106,23 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         }
         let Some(l) = layout.as_ref() else {
-            return Err(LineError::new(line.number, None, "a data row before any dmon header (# gpu …)").into());
+            return Err(LineError::new(
+                line.number,
+                None,
+                "a data row before any dmon header (# gpu …)",
+            )
+            .into());
         };
         let cells: Vec<&str> = text.split_whitespace().collect();
         if cells.len() != l.columns.len() {
             let error = LineError::new(
                 line.number,
                 None,
-                format!("the row has {} columns but the header names {}", cells.len(), l.columns.len()),
+                format!(
+                    "the row has {} columns but the header names {}",
+                    cells.len(),
+                    l.columns.len()
+                ),
             );
             b.bad_line(&line, error)?;
             continue;
@@ -143,7 +155,8 @@ fn read_row(
     clock: &mut Option<RoundClock>,
     day: &mut Option<(Date, i64)>,
 ) -> Result<Option<Sample>, RowError> {
-    let fail = |i: usize, reason: String| RowError::Line(LineError::new(line_no, Some(i + 1), reason));
+    let fail =
+        |i: usize, reason: String| RowError::Line(LineError::new(line_no, Some(i + 1), reason));
     let mut date = None;
     let mut time = None;
     let mut gpu = None;
@@ -152,7 +165,10 @@ fn read_row(
             Column::Date => date = Some(*cell),
             Column::Time => time = Some((i, *cell)),
             Column::Gpu => {
-                gpu = Some(cell.parse::<u32>().map_err(|_| fail(i, format!("\"{cell}\" is not a GPU index")))?)
+                gpu = Some(
+                    cell.parse::<u32>()
+                        .map_err(|_| fail(i, format!("\"{cell}\" is not a GPU index")))?,
+                )
             }
             _ => {}
         }
@@ -177,7 +193,10 @@ fn read_row(
                     (date, i64::MIN)
                 }
             };
-            let mut t = ctx.times.parse_on(date, t).ok_or_else(|| fail(i, format!("\"{t}\" is not a time of day")))?;
+            let mut t = ctx
+                .times
+                .parse_on(date, t)
+                .ok_or_else(|| fail(i, format!("\"{t}\" is not a time of day")))?;
             // Past midnight the time of day starts again.
             if last != i64::MIN && t < last - 12 * 3_600_000 {
                 date = date.tomorrow().map_err(|e| fail(i, e.to_string()))?;
@@ -209,14 +228,22 @@ fn read_row(
                     sample.set(*field, v);
                 }
                 Ok(None) => {}
-                Err(reason) => return Err(fail(i, format!("{reason} for {}", field_label(*field)))),
+                Err(reason) => {
+                    return Err(fail(i, format!("{reason} for {}", field_label(*field))));
+                }
             },
             Column::ThermalViolation if !is_missing(cell) => {
-                let active = cell.parse::<f64>().map_err(|_| fail(i, format!("\"{cell}\" is not a number for tviol")))? > 0.0;
+                let active = cell
+                    .parse::<f64>()
+                    .map_err(|_| fail(i, format!("\"{cell}\" is not a number for tviol")))?
+                    > 0.0;
                 violation = Some(violation.unwrap_or(0) | if active { 0x20 } else { 0 });
             }
             Column::PowerViolation if !is_missing(cell) => {
-                let active = cell.parse::<f64>().map_err(|_| fail(i, format!("\"{cell}\" is not a number for pviol")))? > 0.0;
+                let active = cell
+                    .parse::<f64>()
+                    .map_err(|_| fail(i, format!("\"{cell}\" is not a number for pviol")))?
+                    > 0.0;
                 violation = Some(violation.unwrap_or(0) | if active { 0x4 } else { 0 });
             }
             _ => {}

@@ -78,11 +78,11 @@ impl RoundClock {
 /// Split a CSV line into cells. nvidia-smi never quotes, so the fast path is
 /// a plain split; a line with quotes (a spreadsheet re-save) is read with
 /// CSV quoting rules.
-pub(crate) fn split_cells(line: &str) -> Vec<std::borrow::Cow<'_, str>> {
+pub(crate) fn split_cells(line: &str) -> smallvec::SmallVec<[std::borrow::Cow<'_, str>; 16]> {
     if !line.contains('"') {
         return line.split(',').map(std::borrow::Cow::Borrowed).collect();
     }
-    let mut cells = Vec::new();
+    let mut cells = smallvec::SmallVec::new();
     let mut current = String::new();
     let mut quoted = false;
     let mut chars = line.chars().peekable();
@@ -107,7 +107,10 @@ mod tests {
 
     #[test]
     fn cells_split_plainly_or_with_quotes() {
-        assert_eq!(split_cells("a, b ,c"), vec!["a", " b ", "c"]);
-        assert_eq!(split_cells("\"x, y\",\"say \"\"hi\"\"\",z"), vec!["x, y", "say \"hi\"", "z"]);
+        assert_eq!(split_cells("a, b ,c").to_vec(), vec!["a", " b ", "c"]);
+        assert_eq!(
+            split_cells("\"x, y\",\"say \"\"hi\"\"\",z").to_vec(),
+            vec!["x, y", "say \"hi\"", "z"]
+        );
     }
 }

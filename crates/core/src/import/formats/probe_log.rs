@@ -16,9 +16,9 @@ use std::io::BufRead;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use super::super::ParseContext;
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
-use super::super::ParseContext;
 use crate::domain::{EventKind, GpuInfo, StartupAttempt};
 use crate::samples::{FIELD_COUNT, Field, Sample};
 
@@ -175,7 +175,11 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
         }
         let Some(h) = &header else {
             let h: ProbeHeader = serde_json::from_str(line.text).map_err(|e| {
-                LineError::new(line.number, Some(e.column()), format!("not a probe log header: {e}"))
+                LineError::new(
+                    line.number,
+                    Some(e.column()),
+                    format!("not a probe log header: {e}"),
+                )
             })?;
             if h.format != PROBE_FORMAT {
                 return Err(ParseFailure::Whole(format!(
@@ -197,13 +201,19 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
             if let Some(started) = h.started_at {
                 b.saw_time(started.as_millisecond());
             }
-            for (key, value) in [("platform", &h.platform), ("offering", &h.offering), ("tool", &h.tool)] {
+            for (key, value) in [
+                ("platform", &h.platform),
+                ("offering", &h.offering),
+                ("tool", &h.tool),
+            ] {
                 if let Some(v) = value {
-                    b.metadata.insert(format!("probe_{key}"), serde_json::json!(v));
+                    b.metadata
+                        .insert(format!("probe_{key}"), serde_json::json!(v));
                 }
             }
             if !h.capabilities.is_empty() {
-                b.metadata.insert("capabilities".into(), serde_json::json!(h.capabilities));
+                b.metadata
+                    .insert("capabilities".into(), serde_json::json!(h.capabilities));
             }
             header = Some(h);
             continue;
@@ -226,12 +236,29 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                 }
                 b.sample(s)?;
             }
-            Ok(ProbeRecord::Event { t, event, gpu, code, duration_ms, detail }) => {
+            Ok(ProbeRecord::Event {
+                t,
+                event,
+                gpu,
+                code,
+                duration_ms,
+                detail,
+            }) => {
                 let Ok(at) = Timestamp::from_millisecond(t) else {
-                    b.bad_line(&line, LineError::new(line.number, None, format!("{t} is not a time")))?;
+                    b.bad_line(
+                        &line,
+                        LineError::new(line.number, None, format!("{t} is not a time")),
+                    )?;
                     continue;
                 };
-                b.event(crate::domain::Event { at, gpu, kind: event, code, duration_ms, detail });
+                b.event(crate::domain::Event {
+                    at,
+                    gpu,
+                    kind: event,
+                    code,
+                    duration_ms,
+                    detail,
+                });
             }
             Ok(ProbeRecord::Startup { startup, .. }) => {
                 b.saw_time(startup.submitted_at.as_millisecond());
@@ -243,13 +270,19 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                 }
             }
             Err(e) => {
-                let error = LineError::new(line.number, Some(e.column()), format!("not a probe log record: {e}"));
+                let error = LineError::new(
+                    line.number,
+                    Some(e.column()),
+                    format!("not a probe log record: {e}"),
+                );
                 b.bad_line(&line, error)?;
             }
         }
     }
     if header.is_none() {
-        return Err(ParseFailure::Whole("the probe log has no header line".into()));
+        return Err(ParseFailure::Whole(
+            "the probe log has no header line".into(),
+        ));
     }
     Ok(())
 }

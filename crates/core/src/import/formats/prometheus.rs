@@ -8,11 +8,11 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
+use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::timestamps::parse_epoch;
 use super::super::values::{is_missing, parse_field};
-use super::super::ParseContext;
 use super::RoundClock;
 use crate::domain::{Event, EventKind};
 use crate::samples::{Field, Sample};
@@ -63,7 +63,8 @@ fn dcgm_field(name: &str) -> Option<Target> {
 fn is_dcgm_blank(value: &str) -> bool {
     let v = value.trim();
     v.parse::<i128>().is_ok_and(|n| n >= 0x7fff_ffff_ffff_fff0)
-        || v.parse::<f64>().is_ok_and(|f| f >= 9.223_372_036_854_775e18 || f == 140_737_488_355_328.0)
+        || v.parse::<f64>()
+            .is_ok_and(|f| f >= 9.223_372_036_854_775e18 || f == 140_737_488_355_328.0)
 }
 
 /// `dcgmi dmon` column tags and the DCGM field each stands for.
@@ -101,7 +102,14 @@ struct Collector {
 }
 
 impl Collector {
-    fn put(&mut self, b: &mut RunBuilder<'_>, t_ms: i64, gpu: u32, target: Target, value: &str) -> Result<(), String> {
+    fn put(
+        &mut self,
+        b: &mut RunBuilder<'_>,
+        t_ms: i64,
+        gpu: u32,
+        target: Target,
+        value: &str,
+    ) -> Result<(), String> {
         if is_dcgm_blank(value) {
             return Ok(());
         }
@@ -110,7 +118,11 @@ impl Collector {
                 let unit = (!unit.is_empty()).then_some(unit);
                 // DCGM writes masks and counters as plain (float) numbers.
                 let value = if matches!(field, Field::ThrottleMask | Field::PcieReplays) {
-                    value.trim().parse::<f64>().map(|v| format!("{}", v as u64)).unwrap_or_else(|_| value.to_string())
+                    value
+                        .trim()
+                        .parse::<f64>()
+                        .map(|v| format!("{}", v as u64))
+                        .unwrap_or_else(|_| value.to_string())
                 } else {
                     value.to_string()
                 };
@@ -125,7 +137,11 @@ impl Collector {
                 if is_missing(value) {
                     return Ok(());
                 }
-                let code = value.trim().parse::<f64>().map_err(|_| format!("\"{value}\" is not an XID"))? as i64;
+                let code = value
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("\"{value}\" is not an XID"))?
+                    as i64;
                 let previous = self.last_xid.insert(gpu, code).unwrap_or(0);
                 if code != 0
                     && code != previous
@@ -170,7 +186,11 @@ fn gpu_of(b: &mut RunBuilder<'_>, labels: &BTreeMap<String, String>, hosts: usiz
     let index = labels
         .get("gpu")
         .and_then(|g| g.parse::<u32>().ok())
-        .or_else(|| labels.get("device").and_then(|d| d.strip_prefix("nvidia")?.parse().ok()));
+        .or_else(|| {
+            labels
+                .get("device")
+                .and_then(|d| d.strip_prefix("nvidia")?.parse().ok())
+        });
     let gpu = match (index, uuid) {
         // With several hosts, indices repeat: the UUID tells GPUs apart.
         (Some(i), Some(u)) if hosts <= 1 => {
@@ -197,13 +217,18 @@ fn gpu_of(b: &mut RunBuilder<'_>, labels: &BTreeMap<String, String>, hosts: usiz
         info.driver_version = labels.get("DCGM_FI_DRIVER_VERSION").cloned();
     }
     if info.host.is_none() {
-        info.host = labels.get("Hostname").or_else(|| labels.get("hostname")).cloned();
+        info.host = labels
+            .get("Hostname")
+            .or_else(|| labels.get("hostname"))
+            .cloned();
     }
     Some(gpu)
 }
 
 /// `name{a="x",b="y"} value [timestamp]` → (name, labels, value, timestamp).
-fn parse_series(line: &str) -> Result<(&str, BTreeMap<String, String>, &str, Option<&str>), String> {
+fn parse_series(
+    line: &str,
+) -> Result<(&str, BTreeMap<String, String>, &str, Option<&str>), String> {
     let name_end = line
         .find(|c: char| c == '{' || c.is_whitespace())
         .ok_or("a series without a value")?;
@@ -234,7 +259,10 @@ fn parse_series(line: &str) -> Result<(&str, BTreeMap<String, String>, &str, Opt
                     None => return Err("the labels end inside an escape".into()),
                 },
                 (2, '"') => {
-                    labels.insert(std::mem::take(&mut key).trim().to_string(), std::mem::take(&mut value));
+                    labels.insert(
+                        std::mem::take(&mut key).trim().to_string(),
+                        std::mem::take(&mut value),
+                    );
                     state = 0;
                 }
                 (2, c) => value.push(c),
@@ -250,7 +278,11 @@ fn parse_series(line: &str) -> Result<(&str, BTreeMap<String, String>, &str, Opt
     Ok((name, labels, value, timestamp))
 }
 
-pub fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse_text<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
     let mut lines = LineReader::new(input);
     let mut collector = Collector::default();
     let mut scrape: Option<RoundClock> = None;
@@ -304,7 +336,14 @@ pub fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuild
                 match ts.parse::<i64>() {
                     Ok(ms) => ms,
                     Err(_) => {
-                        b.bad_line(&line, LineError::new(line.number, None, format!("\"{ts}\" is not a timestamp in milliseconds")))?;
+                        b.bad_line(
+                            &line,
+                            LineError::new(
+                                line.number,
+                                None,
+                                format!("\"{ts}\" is not a timestamp in milliseconds"),
+                            ),
+                        )?;
                         continue;
                     }
                 }
@@ -330,7 +369,10 @@ pub fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuild
             }
         };
         if let Err(reason) = collector.put(b, t_ms, gpu, target, value) {
-            b.bad_line(&line, LineError::new(line.number, None, format!("{reason} for {name}")))?;
+            b.bad_line(
+                &line,
+                LineError::new(line.number, None, format!("{reason} for {name}")),
+            )?;
             continue;
         }
         saw_data = true;
@@ -351,30 +393,48 @@ pub fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuild
     Ok(())
 }
 
-pub fn parse_range<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse_range<R: BufRead>(
+    mut input: R,
+    _ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
     let mut raw = String::new();
     input.read_to_string(&mut raw)?;
     let doc: Value = serde_json::from_str(&raw).map_err(|e| {
-        ParseFailure::Line(LineError::new(e.line() as u64, Some(e.column()), format!("not valid JSON: {e}")))
+        ParseFailure::Line(LineError::new(
+            e.line() as u64,
+            Some(e.column()),
+            format!("not valid JSON: {e}"),
+        ))
     })?;
     if doc.get("status").and_then(Value::as_str) == Some("error") {
         return Err(ParseFailure::Whole(format!(
             "Prometheus answered with an error: {}: {}",
-            doc.get("errorType").and_then(Value::as_str).unwrap_or("error"),
-            doc.get("error").and_then(Value::as_str).unwrap_or("no message")
+            doc.get("errorType")
+                .and_then(Value::as_str)
+                .unwrap_or("error"),
+            doc.get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("no message")
         )));
     }
     let results = doc
         .pointer("/data/result")
         .and_then(Value::as_array)
-        .ok_or_else(|| ParseFailure::Whole("no data.result list in the Prometheus response".into()))?;
+        .ok_or_else(|| {
+            ParseFailure::Whole("no data.result list in the Prometheus response".into())
+        })?;
     let mut collector = Collector::default();
     let mut any = false;
     for series in results {
         let labels: BTreeMap<String, String> = series
             .get("metric")
             .and_then(Value::as_object)
-            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
             .unwrap_or_default();
         let Some(target) = labels.get("__name__").and_then(|n| dcgm_field(n)) else {
             continue;
@@ -392,27 +452,43 @@ pub fn parse_range<R: BufRead>(mut input: R, _ctx: &mut ParseContext, b: &mut Ru
         };
         for point in points {
             let (Some(ts), Some(value)) = (point.get(0), point.get(1)) else {
-                return Err(ParseFailure::Whole("a point is not [timestamp, \"value\"]".into()));
+                return Err(ParseFailure::Whole(
+                    "a point is not [timestamp, \"value\"]".into(),
+                ));
             };
             let t_ms = ts
                 .as_f64()
                 .and_then(|t| parse_epoch(&t.to_string()))
                 .ok_or_else(|| ParseFailure::Whole(format!("{ts} is not a timestamp")))?;
-            let value = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
+            let value = value
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| value.to_string());
             collector
                 .put(b, t_ms, gpu, target, &value)
-                .map_err(|reason| ParseFailure::Whole(format!("{reason} in {}", labels.get("__name__").map_or("", |s| s))))?;
+                .map_err(|reason| {
+                    ParseFailure::Whole(format!(
+                        "{reason} in {}",
+                        labels.get("__name__").map_or("", |s| s)
+                    ))
+                })?;
             any = true;
         }
     }
     collector.flush(b)?;
     if !any {
-        return Err(ParseFailure::Whole("the response holds no DCGM_FI_DEV_* series".into()));
+        return Err(ParseFailure::Whole(
+            "the response holds no DCGM_FI_DEV_* series".into(),
+        ));
     }
     Ok(())
 }
 
-pub fn parse_dcgmi_dmon<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse_dcgmi_dmon<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
     let mut lines = LineReader::new(input);
     let mut columns: Option<Vec<Option<Target>>> = None;
     let mut clock: Option<RoundClock> = None;
@@ -424,7 +500,10 @@ pub fn parse_dcgmi_dmon<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut Ru
         }
         if let Some(rest) = text.strip_prefix('#') {
             let mut words = rest.split_whitespace();
-            if words.next().is_some_and(|w| w.eq_ignore_ascii_case("entity")) {
+            if words
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("entity"))
+            {
                 columns = Some(words.map(dmon_tag).collect());
             }
             continue;
@@ -435,15 +514,28 @@ pub fn parse_dcgmi_dmon<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut Ru
             continue;
         }
         let Some(cols) = columns.as_ref() else {
-            return Err(LineError::new(line.number, None, "a GPU row before the #Entity header").into());
+            return Err(
+                LineError::new(line.number, None, "a GPU row before the #Entity header").into(),
+            );
         };
         let Some(index) = words.get(1).and_then(|w| w.parse::<u32>().ok()) else {
-            b.bad_line(&line, LineError::new(line.number, Some(2), "the GPU id is not a number"))?;
+            b.bad_line(
+                &line,
+                LineError::new(line.number, Some(2), "the GPU id is not a number"),
+            )?;
             continue;
         };
         let values = &words[2..];
         if values.len() != cols.len() {
-            let error = LineError::new(line.number, None, format!("the row has {} values but the header names {}", values.len(), cols.len()));
+            let error = LineError::new(
+                line.number,
+                None,
+                format!(
+                    "the row has {} values but the header names {}",
+                    values.len(),
+                    cols.len()
+                ),
+            );
             b.bad_line(&line, error)?;
             continue;
         }
@@ -469,7 +561,9 @@ pub fn parse_dcgmi_dmon<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut Ru
         any = true;
     }
     if !any {
-        return Err(ParseFailure::Whole("no GPU rows under a #Entity header".into()));
+        return Err(ParseFailure::Whole(
+            "no GPU rows under a #Entity header".into(),
+        ));
     }
     Ok(())
 }

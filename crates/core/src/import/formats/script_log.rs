@@ -11,9 +11,9 @@ use std::io::BufRead;
 
 use serde::Deserialize;
 
+use super::super::ParseContext;
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
-use super::super::ParseContext;
 use crate::samples::{Field, Sample};
 
 #[derive(Deserialize)]
@@ -28,7 +28,8 @@ struct ScriptLine {
 }
 
 fn scaled(v: Option<f64>, factor: f64) -> Option<i64> {
-    v.filter(|v| v.is_finite()).map(|v| (v * factor).round() as i64)
+    v.filter(|v| v.is_finite())
+        .map(|v| (v * factor).round() as i64)
 }
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
@@ -42,18 +43,28 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         let record: ScriptLine = match serde_json::from_str(line.text) {
             Ok(r) => r,
             Err(e) => {
-                let error = LineError::new(line.number, Some(e.column()), format!("not a script log record: {e}"));
+                let error = LineError::new(
+                    line.number,
+                    Some(e.column()),
+                    format!("not a script log record: {e}"),
+                );
                 b.bad_line(&line, error)?;
                 continue;
             }
         };
         let t = match &record.timestamp {
             serde_json::Value::String(s) => ctx.times.parse(s),
-            serde_json::Value::Number(n) => n.as_f64().and_then(|v| super::super::timestamps::parse_epoch(&v.to_string())),
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .and_then(|v| super::super::timestamps::parse_epoch(&v.to_string())),
             _ => None,
         };
         let Some(t_ms) = t else {
-            let error = LineError::new(line.number, None, format!("{} is not a time for timestamp", record.timestamp));
+            let error = LineError::new(
+                line.number,
+                None,
+                format!("{} is not a time for timestamp", record.timestamp),
+            );
             b.bad_line(&line, error)?;
             continue;
         };
@@ -74,7 +85,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         any = true;
     }
     if !any {
-        return Err(ParseFailure::Whole("the script log holds no records".into()));
+        return Err(ParseFailure::Whole(
+            "the script log holds no records".into(),
+        ));
     }
     Ok(())
 }

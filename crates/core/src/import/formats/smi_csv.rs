@@ -11,10 +11,10 @@
 
 use std::io::BufRead;
 
+use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{Line, LineReader};
-use super::super::values::{is_gpu_lost, is_missing, parse_field, split_unit};
-use super::super::ParseContext;
+use super::super::values::{ValueReader, is_gpu_lost, is_missing, parse_field, split_unit};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::domain::{Event, EventKind};
@@ -146,10 +146,20 @@ fn classify(name: &str) -> Column {
             || n.starts_with("utilization.")
             || matches!(
                 n,
-                "count" | "display_mode" | "display_active" | "accounting.mode"
-                    | "accounting.buffer_size" | "driver_model.current" | "driver_model.pending"
-                    | "compute_mode" | "compute_cap" | "gom.current" | "gom.pending"
-                    | "vbios_version.oem" | "addressing_mode" | "platform.chassis_serial_number"
+                "count"
+                    | "display_mode"
+                    | "display_active"
+                    | "accounting.mode"
+                    | "accounting.buffer_size"
+                    | "driver_model.current"
+                    | "driver_model.pending"
+                    | "compute_mode"
+                    | "compute_cap"
+                    | "gom.current"
+                    | "gom.pending"
+                    | "vbios_version.oem"
+                    | "addressing_mode"
+                    | "platform.chassis_serial_number"
             ) =>
         {
             Ignored
@@ -164,6 +174,8 @@ struct Layout {
     /// The header line as written, to recognise it when it repeats.
     header_text: Option<String>,
     columns: Vec<(Column, Option<String>, String)>,
+    /// For each column holding a sample field, its reader.
+    readers: Vec<Option<ValueReader>>,
     has_time: bool,
     has_mask: bool,
 }
@@ -193,9 +205,7 @@ impl Layout {
                 continue;
             };
             let beaten = columns.iter().enumerate().any(|(j, (c, _, name))| {
-                *c == Column::Value(field)
-                    && j != i
-                    && (rank(name), j) < (rank(&columns[i].2), i)
+                *c == Column::Value(field) && j != i && (rank(name), j) < (rank(&columns[i].2), i)
             });
             if beaten {
                 columns[i].0 = Column::Ignored;
@@ -209,6 +219,13 @@ impl Layout {
             return Err("no column is a known nvidia-smi --query-gpu field".into());
         }
         Ok(Layout {
+            readers: columns
+                .iter()
+                .map(|(c, unit, _)| match c {
+                    Column::Value(f) => Some(ValueReader::new(*f, unit.as_deref())),
+                    _ => None,
+                })
+                .collect(),
             has_time: columns.iter().any(|(c, _, _)| *c == Column::Timestamp),
             has_mask: columns
                 .iter()
@@ -222,6 +239,13 @@ impl Layout {
 /// A header line: every cell is a lower-case field name (with an optional
 /// `[unit]`), and at least one is known.
 fn is_header(text: &str) -> bool {
+    // Rows start with a time, a number or a value; headers with a name.
+    if !text
+        .trim_ascii_start()
+        .starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        return false;
+    }
     let mut any_known = false;
     for cell in text.split(',') {
         let name = cell.trim().split(" [").next().unwrap_or("").trim();
@@ -260,7 +284,10 @@ fn infer_layout(text: &str) -> Result<Layout, String> {
         } else if c.ends_with(" W") && watts == 0 {
             watts += 1;
             "power.draw"
-        } else if i == 1 && names.first() == Some(&"timestamp") && c.parse::<u32>().is_ok_and(|n| n < 64) {
+        } else if i == 1
+            && names.first() == Some(&"timestamp")
+            && c.parse::<u32>().is_ok_and(|n| n < 64)
+        {
             "index"
         } else if c.starts_with("NVIDIA ") || c.starts_with("Tesla ") {
             "name"
@@ -272,7 +299,10 @@ fn infer_layout(text: &str) -> Result<Layout, String> {
         };
         names.push(name);
     }
-    Layout::from_names(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>(), None)
+    Layout::from_names(
+        &names.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        None,
+    )
 }
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
@@ -310,10 +340,8 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                         .map(|(_, _, n)| n.as_str())
                         .collect();
                     if !unknown.is_empty() {
-                        b.metadata.insert(
-                            "unknown_columns".into(),
-                            serde_json::json!(unknown),
-                        );
+                        b.metadata
+                            .insert("unknown_columns".into(), serde_json::json!(unknown));
                         unknown_reported = true;
                     }
                 }
@@ -342,7 +370,15 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             };
             clock = Some(RoundClock::new(start_ms, i64::from(interval)));
         }
-        match read_row(layout, &line, ctx, b, &mut inventory_done, clock.as_mut(), &mut positional) {
+        match read_row(
+            layout,
+            &line,
+            ctx,
+            b,
+            &mut inventory_done,
+            clock.as_mut(),
+            &mut positional,
+        ) {
             Ok(()) => {}
             Err(RowError::Line(e)) => b.bad_line(&line, e)?,
             Err(RowError::Store(e)) => return Err(e),
@@ -368,95 +404,54 @@ fn read_row(
     clock: Option<&mut RoundClock>,
     positional: &mut (i64, u32),
 ) -> Result<(), RowError> {
-    let fail = |col: usize, reason: String| RowError::Line(LineError::new(line.number, Some(col + 1), reason));
-    let cells = split_cells(line.text);
-    if cells.len() != layout.columns.len() {
-        return Err(RowError::Line(LineError::new(
-            line.number,
-            None,
-            format!(
-                "the row has {} fields but the header names {}",
-                cells.len(),
-                layout.columns.len()
-            ),
-        )));
-    }
-
-    // First pass: time and identity, which everything else hangs on.
+    let fail = |col: usize, reason: String| {
+        RowError::Line(LineError::new(line.number, Some(col + 1), reason))
+    };
+    let columns = &layout.columns;
     let mut t_ms = None;
-    let mut key = None;
+    let mut index = None;
     let mut uuid = None;
     let mut bus = None;
-    for (i, ((column, _, name), cell)) in layout.columns.iter().zip(&cells).enumerate() {
-        match column {
-            Column::Timestamp => {
-                t_ms = Some(
-                    ctx.times
-                        .parse(cell)
-                        .ok_or_else(|| fail(i, format!("\"{}\" is not a time for {name}", cell.trim())))?,
-                );
-            }
-            Column::Index => {
-                let index = cell
-                    .trim()
-                    .parse::<u32>()
-                    .map_err(|_| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?;
-                key = Some(GpuKey::Index(index));
-            }
-            Column::Uuid if !is_missing(cell) => uuid = Some(cell.trim()),
-            Column::BusId if !is_missing(cell) => bus = Some(cell.trim()),
-            _ => {}
-        }
-    }
-    let gpu = match (key, uuid, bus) {
-        (Some(GpuKey::Index(i)), _, _) => {
-            for alias in [uuid.map(GpuKey::Uuid), bus.map(GpuKey::BusId)].into_iter().flatten() {
-                b.alias(alias, i);
-            }
-            i
-        }
-        (_, Some(u), _) => {
-            let i = b.gpu(GpuKey::Uuid(u));
-            if let Some(bus) = bus {
-                b.alias(GpuKey::BusId(bus), i);
-            }
-            i
-        }
-        (_, None, Some(bus)) => b.gpu(GpuKey::BusId(bus)),
-        _ => {
-            let t = t_ms.unwrap_or(i64::MIN);
-            if positional.0 == t && t != i64::MIN {
-                positional.1 += 1;
-            } else {
-                *positional = (t, 0);
-            }
-            positional.1
-        }
-    };
-    let t_ms = match (t_ms, clock) {
-        (Some(t), _) => t,
-        (None, Some(clock)) => clock.time_for(gpu),
-        (None, None) => 0,
-    };
-
-    let first_row_of_gpu = !inventory_done.get(gpu as usize).copied().unwrap_or(false);
-    let mut sample = Sample::new(t_ms, gpu);
+    let mut sample = Sample::new(0, 0);
     let mut reasons: Option<i64> = None;
     let mut mem_free = None;
     let mut lost = false;
-    for (i, ((column, unit, name), cell)) in layout.columns.iter().zip(&cells).enumerate() {
+    let mut count = 0;
+    // One pass over the cells; inventory columns wait until the GPU is known.
+    for (i, cell) in cells(line.text).enumerate() {
+        count += 1;
+        let Some((column, unit, name)) = columns.get(i) else {
+            continue;
+        };
+        let cell: &str = &cell;
         match column {
+            Column::Timestamp => {
+                t_ms = Some(ctx.times.parse(cell).ok_or_else(|| {
+                    fail(i, format!("\"{}\" is not a time for {name}", cell.trim()))
+                })?);
+            }
+            Column::Index => {
+                index = Some(
+                    cell.trim_ascii()
+                        .parse::<u32>()
+                        .map_err(|_| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
+                );
+            }
+            Column::Uuid if !is_missing(cell) => uuid = Some(cell.trim().to_string()),
+            Column::BusId if !is_missing(cell) => bus = Some(cell.trim().to_string()),
             Column::Value(field) => {
-                if is_gpu_lost(cell) {
-                    lost = true;
+                let Some(reader) = &layout.readers[i] else {
                     continue;
-                }
-                match parse_field(*field, cell, unit.as_deref()) {
+                };
+                match reader.read(cell) {
                     Ok(Some(v)) => {
                         sample.set(*field, v);
                     }
                     Ok(None) => {}
-                    Err(reason) => return Err(fail(i, format!("{reason} for {}", header_name(name, unit)))),
+                    Err(_) if is_gpu_lost(cell) => lost = true,
+                    Err(reason) => {
+                        return Err(fail(i, format!("{reason} for {}", header_name(name, unit))));
+                    }
                 }
             }
             Column::MemFree => {
@@ -467,12 +462,145 @@ fn read_row(
                 "Active" | "active" => reasons = Some(reasons.unwrap_or(0) | bit),
                 "Not Active" | "not active" | "Not active" => reasons = Some(reasons.unwrap_or(0)),
                 c if is_missing(c) => {}
-                c => return Err(fail(i, format!("\"{c}\" is neither Active nor Not Active for {name}"))),
+                c => {
+                    return Err(fail(
+                        i,
+                        format!("\"{c}\" is neither Active nor Not Active for {name}"),
+                    ));
+                }
             },
-            Column::Inventory(inv) if first_row_of_gpu && !is_missing(cell) => {
-                set_inventory(b, gpu, *inv, cell.trim(), unit.as_deref());
+            _ => {}
+        }
+    }
+    if count != columns.len() {
+        return Err(RowError::Line(LineError::new(
+            line.number,
+            None,
+            format!(
+                "the row has {count} fields but the header names {}",
+                columns.len()
+            ),
+        )));
+    }
+
+    let gpu = match (index, uuid.as_deref(), bus.as_deref()) {
+        (Some(i), uuid, bus) => {
+            for alias in [uuid.map(GpuKey::Uuid), bus.map(GpuKey::BusId)]
+                .into_iter()
+                .flatten()
+            {
+                b.alias(alias, i);
             }
-            Column::Unknown if first_row_of_gpu && !is_missing(cell) => {
+            i
+        }
+        (None, Some(u), bus) => {
+            let i = b.gpu(GpuKey::Uuid(u));
+            if let Some(bus) = bus {
+                b.alias(GpuKey::BusId(bus), i);
+            }
+            i
+        }
+        (None, None, Some(bus)) => b.gpu(GpuKey::BusId(bus)),
+        (None, None, None) => {
+            // No id column: GPUs are told apart by their place among the
+            // rows that share a timestamp.
+            let t = t_ms.unwrap_or(i64::MIN);
+            if positional.0 == t && t != i64::MIN {
+                positional.1 += 1;
+            } else {
+                *positional = (t, 0);
+            }
+            positional.1
+        }
+    };
+    sample.gpu = gpu;
+    sample.t_ms = match (t_ms, clock) {
+        (Some(t), _) => t,
+        (None, Some(clock)) => clock.time_for(gpu),
+        (None, None) => 0,
+    };
+    if !layout.has_mask
+        && let Some(mask) = reasons
+    {
+        sample.set(Field::ThrottleMask, mask);
+    }
+    if sample.get(Field::MemUsedMib).is_none()
+        && let (Some(total), Some(free)) = (sample.get(Field::MemTotalMib), mem_free)
+    {
+        sample.set(Field::MemUsedMib, total - free);
+    }
+
+    if !inventory_done.get(gpu as usize).copied().unwrap_or(false) {
+        if inventory_done.len() <= gpu as usize {
+            inventory_done.resize(gpu as usize + 1, false);
+        }
+        inventory_done[gpu as usize] = true;
+        read_inventory(layout, line.text, b, gpu);
+        if let Some(total) = sample.get(Field::MemTotalMib) {
+            b.inventory(gpu).vram_mib = Some(total as u64);
+        }
+        if let Some(limit) = sample.get(Field::PowerLimitMw) {
+            b.inventory(gpu).power_limit_enforced_w = Some(limit as f64 / 1000.0);
+        }
+    }
+    if lost && let Ok(at) = jiff::Timestamp::from_millisecond(sample.t_ms) {
+        b.event(Event {
+            gpu: Some(gpu),
+            detail: Some("nvidia-smi reported \"GPU is lost\"".into()),
+            ..Event::new(at, EventKind::GpuLost)
+        });
+    }
+    b.sample(sample).map_err(RowError::Store)
+}
+
+/// The cells of a row: a plain split for nvidia-smi's own output (cells are
+/// short, so a byte loop beats a searcher), CSV quoting rules only for lines
+/// that contain quotes.
+enum Cells<'a> {
+    Plain(Option<&'a str>),
+    Quoted(smallvec::IntoIter<[std::borrow::Cow<'a, str>; 16]>),
+}
+
+impl<'a> Iterator for Cells<'a> {
+    type Item = std::borrow::Cow<'a, str>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Cells::Plain(rest) => {
+                let s = (*rest)?;
+                match s.bytes().position(|b| b == b',') {
+                    Some(i) => {
+                        *rest = Some(&s[i + 1..]);
+                        Some(std::borrow::Cow::Borrowed(&s[..i]))
+                    }
+                    None => {
+                        *rest = None;
+                        Some(std::borrow::Cow::Borrowed(s))
+                    }
+                }
+            }
+            Cells::Quoted(cells) => cells.next(),
+        }
+    }
+}
+
+fn cells(text: &str) -> Cells<'_> {
+    if text.bytes().any(|b| b == b'"') {
+        Cells::Quoted(split_cells(text).into_iter())
+    } else {
+        Cells::Plain(Some(text))
+    }
+}
+
+/// The inventory and unknown columns of a GPU's first row.
+fn read_inventory(layout: &Layout, text: &str, b: &mut RunBuilder<'_>, gpu: u32) {
+    for ((column, unit, name), cell) in layout.columns.iter().zip(cells(text)) {
+        if is_missing(&cell) {
+            continue;
+        }
+        match column {
+            Column::Inventory(inv) => set_inventory(b, gpu, *inv, cell.trim(), unit.as_deref()),
+            Column::Unknown => {
                 let values = b
                     .metadata
                     .entry("unknown_values")
@@ -485,36 +613,6 @@ fn read_row(
             _ => {}
         }
     }
-    if !layout.has_mask && let Some(mask) = reasons {
-        sample.set(Field::ThrottleMask, mask);
-    }
-    if sample.get(Field::MemUsedMib).is_none()
-        && let (Some(total), Some(free)) = (sample.get(Field::MemTotalMib), mem_free)
-    {
-        sample.set(Field::MemUsedMib, total - free);
-    }
-    if first_row_of_gpu {
-        if inventory_done.len() <= gpu as usize {
-            inventory_done.resize(gpu as usize + 1, false);
-        }
-        inventory_done[gpu as usize] = true;
-        if let Some(total) = sample.get(Field::MemTotalMib) {
-            b.inventory(gpu).vram_mib = Some(total as u64);
-        }
-        if let Some(limit) = sample.get(Field::PowerLimitMw) {
-            b.inventory(gpu).power_limit_enforced_w = Some(limit as f64 / 1000.0);
-        }
-    }
-    if lost {
-        if let Ok(at) = jiff::Timestamp::from_millisecond(t_ms) {
-            b.event(Event {
-                gpu: Some(gpu),
-                detail: Some("nvidia-smi reported \"GPU is lost\"".into()),
-                ..Event::new(at, EventKind::GpuLost)
-            });
-        }
-    }
-    b.sample(sample).map_err(RowError::Store)
 }
 
 fn header_name(name: &str, unit: &Option<String>) -> String {
@@ -560,7 +658,9 @@ mod tests {
 
     #[test]
     fn headers_are_told_from_rows() {
-        assert!(is_header("timestamp, index, power.draw [W], utilization.gpu [%]"));
+        assert!(is_header(
+            "timestamp, index, power.draw [W], utilization.gpu [%]"
+        ));
         assert!(is_header("index,clocks_event_reasons.hw_slowdown"));
         assert!(!is_header("2024/06/01 11:27:05.177, 0, 33.09 W"));
         assert!(!is_header("0, NVIDIA A100-SXM4-80GB"));
@@ -569,9 +669,18 @@ mod tests {
 
     #[test]
     fn both_reason_generations_map_to_the_same_bits() {
-        assert_eq!(classify("clocks_throttle_reasons.hw_slowdown"), Column::Reason(0x8));
-        assert_eq!(classify("clocks_event_reasons.hw_slowdown"), Column::Reason(0x8));
-        assert_eq!(classify("clocks_event_reasons.active"), Column::Value(Field::ThrottleMask));
+        assert_eq!(
+            classify("clocks_throttle_reasons.hw_slowdown"),
+            Column::Reason(0x8)
+        );
+        assert_eq!(
+            classify("clocks_event_reasons.hw_slowdown"),
+            Column::Reason(0x8)
+        );
+        assert_eq!(
+            classify("clocks_event_reasons.active"),
+            Column::Value(Field::ThrottleMask)
+        );
         assert_eq!(classify("kmd_version"), Column::Unknown);
     }
 

@@ -11,10 +11,10 @@
 
 use std::io::BufRead;
 
+use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::values::{is_missing, parse_field, split_unit};
-use super::super::ParseContext;
 use crate::accelerator;
 use crate::samples::{Field, Sample};
 
@@ -45,7 +45,11 @@ struct Snapshot {
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     let mut lines = LineReader::new(input);
     let mut stack: Vec<(usize, String)> = Vec::new();
-    let mut snapshot = Snapshot { t_ms: None, driver: None, cuda: None };
+    let mut snapshot = Snapshot {
+        t_ms: None,
+        driver: None,
+        cuda: None,
+    };
     let mut current: Option<GpuSection> = None;
     let mut gpus_seen = 0usize;
     let mut untimed_warned = false;
@@ -73,7 +77,10 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 if let Some(c) = &snapshot.cuda {
                     b.inventory(gpu).cuda_version = Some(c.clone());
                 }
-                current = Some(GpuSection { gpu, ..GpuSection::default() });
+                current = Some(GpuSection {
+                    gpu,
+                    ..GpuSection::default()
+                });
                 gpus_seen += 1;
                 stack.clear();
             } else {
@@ -89,7 +96,11 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                     finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
                     snapshot.t_ms = parse_ctime(ctx, value);
                     if snapshot.t_ms.is_none() {
-                        let error = LineError::new(line.number, None, format!("\"{value}\" is not a time for Timestamp"));
+                        let error = LineError::new(
+                            line.number,
+                            None,
+                            format!("\"{value}\" is not a time for Timestamp"),
+                        );
                         b.bad_line(&line, error)?;
                     }
                 }
@@ -114,7 +125,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     }
     finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
     if gpus_seen == 0 {
-        return Err(ParseFailure::Whole("no GPU section (GPU 0000…:…) found in the nvidia-smi -q output".into()));
+        return Err(ParseFailure::Whole(
+            "no GPU section (GPU 0000…:…) found in the nvidia-smi -q output".into(),
+        ));
     }
     Ok(())
 }
@@ -124,7 +137,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
 fn split_key_value(content: &str) -> Option<(&str, &str)> {
     let i = content.find(" :").or_else(|| {
         // "Key: value" without padding, as some wrappers print.
-        content.find(": ").filter(|i| !content[..*i].contains(' ') || content[..*i].ends_with(|c: char| c.is_alphabetic()))
+        content.find(": ").filter(|i| {
+            !content[..*i].contains(' ') || content[..*i].ends_with(|c: char| c.is_alphabetic())
+        })
     })?;
     let key = content[..i].trim();
     let value = content[i..].trim_start_matches([' ', ':']).trim();
@@ -134,7 +149,9 @@ fn split_key_value(content: &str) -> Option<(&str, &str)> {
 /// `nvidia-smi -q`'s "Mon Jun  3 10:00:00 2024" (local time) to UTC ms.
 fn parse_ctime(ctx: &mut ParseContext, value: &str) -> Option<i64> {
     let words: Vec<&str> = value.split_whitespace().collect();
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     match words.as_slice() {
         [_, month, day, time, year] => {
             let m = months.iter().position(|x| x == month)? + 1;
@@ -160,7 +177,13 @@ fn reason_bit(name: &str) -> Option<i64> {
     })
 }
 
-fn apply(b: &mut RunBuilder<'_>, s: &mut GpuSection, path: &[&str], key: &str, value: &str) -> Result<(), String> {
+fn apply(
+    b: &mut RunBuilder<'_>,
+    s: &mut GpuSection,
+    path: &[&str],
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
     let gpu = s.gpu;
     let sample = s.sample.get_or_insert_with(|| Sample::new(0, gpu));
     let enabled = |v: &str| match v {
@@ -184,12 +207,16 @@ fn apply(b: &mut RunBuilder<'_>, s: &mut GpuSection, path: &[&str], key: &str, v
         ("", _, "Product Name") if !is_missing(value) => {
             b.inventory(gpu).accelerator = Some(accelerator::normalise(value));
         }
-        ("", _, "Serial Number") if !is_missing(value) => b.inventory(gpu).serial = Some(value.into()),
+        ("", _, "Serial Number") if !is_missing(value) => {
+            b.inventory(gpu).serial = Some(value.into())
+        }
         ("", _, "GPU UUID") if !is_missing(value) => {
             b.inventory(gpu).uuid = Some(value.into());
             b.alias(GpuKey::Uuid(value), gpu);
         }
-        ("", _, "VBIOS Version") if !is_missing(value) => b.inventory(gpu).vbios_version = Some(value.into()),
+        ("", _, "VBIOS Version") if !is_missing(value) => {
+            b.inventory(gpu).vbios_version = Some(value.into())
+        }
         ("", _, "Persistence Mode") => b.inventory(gpu).persistence_enabled = enabled(value),
         ("MIG Mode", _, "Current") => b.inventory(gpu).mig_enabled = enabled(value),
         ("ECC Mode", _, "Current") => b.inventory(gpu).ecc_enabled = enabled(value),
@@ -280,7 +307,9 @@ fn finish_gpu(
     }
     let Some(t) = snapshot.t_ms else {
         if !*untimed_warned {
-            b.warn("the output has no Timestamp line: the inventory was kept, the readings were not");
+            b.warn(
+                "the output has no Timestamp line: the inventory was kept, the readings were not",
+            );
             *untimed_warned = true;
         }
         return Ok(());
@@ -296,11 +325,23 @@ mod tests {
 
     #[test]
     fn keys_and_values_split_at_the_padded_colon() {
-        assert_eq!(split_key_value("Product Name                          : NVIDIA A100-SXM4-80GB"), Some(("Product Name", "NVIDIA A100-SXM4-80GB")));
-        assert_eq!(split_key_value("Timestamp                                 : Mon Jun  3 10:00:00 2024"), Some(("Timestamp", "Mon Jun  3 10:00:00 2024")));
-        assert_eq!(split_key_value("Bus Id                            : 00000000:07:00.0"), Some(("Bus Id", "00000000:07:00.0")));
+        assert_eq!(
+            split_key_value("Product Name                          : NVIDIA A100-SXM4-80GB"),
+            Some(("Product Name", "NVIDIA A100-SXM4-80GB"))
+        );
+        assert_eq!(
+            split_key_value("Timestamp                                 : Mon Jun  3 10:00:00 2024"),
+            Some(("Timestamp", "Mon Jun  3 10:00:00 2024"))
+        );
+        assert_eq!(
+            split_key_value("Bus Id                            : 00000000:07:00.0"),
+            Some(("Bus Id", "00000000:07:00.0"))
+        );
         assert_eq!(split_key_value("GPU 00000000:07:00.0"), None);
         assert_eq!(split_key_value("GPU Link Info"), None);
-        assert_eq!(clean("Clocks Event Reasons [Deprecated]"), "Clocks Event Reasons");
+        assert_eq!(
+            clean("Clocks Event Reasons [Deprecated]"),
+            "Clocks Event Reasons"
+        );
     }
 }

@@ -12,9 +12,7 @@ use super::super::lines::LineReader;
 use super::super::values::is_missing;
 use super::super::{Format, ParseContext};
 use super::split_cells;
-use crate::domain::{
-    BillingLine, Event, EventKind, FaultDrill, StartupAttempt, SwitchAttempt,
-};
+use crate::domain::{BillingLine, Event, EventKind, FaultDrill, StartupAttempt, SwitchAttempt};
 
 /// Columns each table needs, then those it may have.
 fn columns(format: Format) -> (&'static [&'static str], &'static [&'static str]) {
@@ -24,12 +22,29 @@ fn columns(format: Format) -> (&'static [&'static str], &'static [&'static str])
             &["provisioned_at", "image_ready_at", "first_compute_at"],
         ),
         Format::SwitchTable => (
-            &["from_env", "to_env", "success", "manual_steps", "duration_s"],
+            &[
+                "from_env",
+                "to_env",
+                "success",
+                "manual_steps",
+                "duration_s",
+            ],
             &["rel_l2_error", "ops_passed", "ops_total"],
         ),
-        Format::DrillTable => (&["fault", "detected", "recovered"], &["recovery_s", "progress_lost_s"]),
+        Format::DrillTable => (
+            &["fault", "detected", "recovered"],
+            &["recovery_s", "progress_lost_s"],
+        ),
         Format::BillingTable => (
-            &["instance", "start", "end", "billed_seconds", "amount", "currency", "unit_price"],
+            &[
+                "instance",
+                "start",
+                "end",
+                "billed_seconds",
+                "amount",
+                "currency",
+                "unit_price",
+            ],
             &["compute_seconds", "queue_seconds", "io_wait_seconds"],
         ),
         _ => (&["timestamp", "event"], &["instance"]),
@@ -79,8 +94,9 @@ impl Row {
     fn count(&self, key: &str) -> Result<Option<u32>, LineError> {
         self.get(key)
             .map(|(_, v)| {
-                v.parse::<u32>()
-                    .map_err(|_| self.error(key, format!("\"{v}\" is not a whole number for {key}")))
+                v.parse::<u32>().map_err(|_| {
+                    self.error(key, format!("\"{v}\" is not a whole number for {key}"))
+                })
             })
             .transpose()
     }
@@ -115,11 +131,15 @@ impl Row {
             .ok_or_else(|| self.error(key, format!("{key} is empty")))
     }
 
-    fn parsed<T: std::str::FromStr<Err = crate::error::ValidationError>>(&self, key: &str) -> Result<T, LineError> {
+    fn parsed<T: std::str::FromStr<Err = crate::error::ValidationError>>(
+        &self,
+        key: &str,
+    ) -> Result<T, LineError> {
         let (_, v) = self
             .get(key)
             .ok_or_else(|| self.error(key, format!("{key} is empty")))?;
-        v.parse().map_err(|e: crate::error::ValidationError| self.error(key, e.reason))
+        v.parse()
+            .map_err(|e: crate::error::ValidationError| self.error(key, e.reason))
     }
 }
 
@@ -128,19 +148,32 @@ fn invalid(row: &Row, e: crate::error::ValidationError) -> LineError {
     row.error(&e.field, reason)
 }
 
-pub fn parse<R: BufRead>(format: Format, mut input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse<R: BufRead>(
+    format: Format,
+    mut input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
     let (required, optional) = columns(format);
     // JSON arrays are read whole (tables are small); CSV streams.
     let first = {
         let buf = input.fill_buf()?;
-        buf.iter().find(|c| !c.is_ascii_whitespace() && **c != 0xEF && **c != 0xBB && **c != 0xBF).copied()
+        buf.iter()
+            .find(|c| !c.is_ascii_whitespace() && **c != 0xEF && **c != 0xBB && **c != 0xBF)
+            .copied()
     };
     let mut rows: Vec<(Row, bool)> = Vec::new();
     if first == Some(b'[') {
         let mut raw = String::new();
         input.read_to_string(&mut raw)?;
-        let items: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(raw.trim_start_matches('\u{feff}'))
-            .map_err(|e| LineError::new(e.line() as u64, Some(e.column()), format!("not a JSON array of objects: {e}")))?;
+        let items: Vec<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(raw.trim_start_matches('\u{feff}')).map_err(|e| {
+                LineError::new(
+                    e.line() as u64,
+                    Some(e.column()),
+                    format!("not a JSON array of objects: {e}"),
+                )
+            })?;
         for (i, item) in items.into_iter().enumerate() {
             let cells = item
                 .into_iter()
@@ -154,12 +187,24 @@ pub fn parse<R: BufRead>(format: Format, mut input: R, ctx: &mut ParseContext, b
                     (k.to_ascii_lowercase(), (c, text))
                 })
                 .collect();
-            rows.push((Row { line: i as u64 + 1, cells }, true));
+            rows.push((
+                Row {
+                    line: i as u64 + 1,
+                    cells,
+                },
+                true,
+            ));
         }
-        check_columns(rows.first().map(|(r, _)| r.cells.keys().cloned().collect()), required, format)?;
+        check_columns(
+            rows.first().map(|(r, _)| r.cells.keys().cloned().collect()),
+            required,
+            format,
+        )?;
         for (row, _) in rows {
             if let Err(e) = read(format, &row, ctx, b) {
-                return Err(LineError::new(e.line, None, format!("item {}: {}", e.line, e.reason)).into());
+                return Err(
+                    LineError::new(e.line, None, format!("item {}: {}", e.line, e.reason)).into(),
+                );
             }
         }
     } else {
@@ -169,7 +214,10 @@ pub fn parse<R: BufRead>(format: Format, mut input: R, ctx: &mut ParseContext, b
             if line.text.trim().is_empty() || line.text.starts_with('#') {
                 continue;
             }
-            let cells: Vec<String> = split_cells(line.text).into_iter().map(|c| c.trim().to_string()).collect();
+            let cells: Vec<String> = split_cells(line.text)
+                .into_iter()
+                .map(|c| c.trim().to_string())
+                .collect();
             let Some(names) = &header else {
                 let names: Vec<String> = cells.iter().map(|c| c.to_ascii_lowercase()).collect();
                 check_columns(Some(names.clone()), required, format)?;
@@ -178,19 +226,32 @@ pub fn parse<R: BufRead>(format: Format, mut input: R, ctx: &mut ParseContext, b
                     .filter(|n| !required.contains(&n.as_str()) && !optional.contains(&n.as_str()))
                     .collect();
                 if !unknown.is_empty() {
-                    b.metadata.insert("unknown_columns".into(), serde_json::json!(unknown));
+                    b.metadata
+                        .insert("unknown_columns".into(), serde_json::json!(unknown));
                 }
                 header = Some(names);
                 continue;
             };
             if cells.len() != names.len() {
-                let error = LineError::new(line.number, None, format!("the row has {} fields but the header names {}", cells.len(), names.len()));
+                let error = LineError::new(
+                    line.number,
+                    None,
+                    format!(
+                        "the row has {} fields but the header names {}",
+                        cells.len(),
+                        names.len()
+                    ),
+                );
                 b.bad_line(&line, error)?;
                 continue;
             }
             let row = Row {
                 line: line.number,
-                cells: names.iter().cloned().zip(cells.into_iter().enumerate()).collect(),
+                cells: names
+                    .iter()
+                    .cloned()
+                    .zip(cells.into_iter().enumerate())
+                    .collect(),
             };
             if let Err(e) = read(format, &row, ctx, b) {
                 b.bad_line(&line, e)?;
@@ -206,18 +267,30 @@ pub fn parse<R: BufRead>(format: Format, mut input: R, ctx: &mut ParseContext, b
 
 fn check_columns(names: Option<Vec<String>>, required: &[&str], format: Format) -> ParseResult {
     let names = names.unwrap_or_default();
-    let missing: Vec<&&str> = required.iter().filter(|r| !names.iter().any(|n| n == **r)).collect();
+    let missing: Vec<&&str> = required
+        .iter()
+        .filter(|r| !names.iter().any(|n| n == **r))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
     Err(ParseFailure::Whole(format!(
         "the {format} table lacks the column(s) {}; it needs {}",
-        missing.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", "),
+        missing
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         required.join(", ")
     )))
 }
 
-fn read(format: Format, row: &Row, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> Result<(), LineError> {
+fn read(
+    format: Format,
+    row: &Row,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> Result<(), LineError> {
     match format {
         Format::StartupTable => {
             let attempt = StartupAttempt {
@@ -242,7 +315,9 @@ fn read(format: Format, row: &Row, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 from_env: row.text("from_env")?,
                 to_env: row.text("to_env")?,
                 success: row.flag("success")?,
-                manual_steps: row.count("manual_steps")?.ok_or_else(|| row.error("manual_steps", "manual_steps is empty".into()))?,
+                manual_steps: row
+                    .count("manual_steps")?
+                    .ok_or_else(|| row.error("manual_steps", "manual_steps is empty".into()))?,
                 duration_s: row.required_number("duration_s")?,
                 rel_l2_error: row.number("rel_l2_error")?,
                 ops_passed: row.count("ops_passed")?,
@@ -295,28 +370,50 @@ fn read(format: Format, row: &Row, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                         format!("\"{event}\" is not a billing event (compute_start, compute_end, queue_start, queue_end, io_wait_start, io_wait_end, idle_start, idle_end)"),
                     )
                 })?;
-            let instance = row.get("instance").map(|(_, v)| v.to_string()).unwrap_or_default();
+            let instance = row
+                .get("instance")
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_default();
             b.saw_time(at.as_millisecond());
-            let open = PHASES.with(|p| p.borrow_mut().remove(&(instance.clone(), phase.to_string())));
+            let open = PHASES.with(|p| {
+                p.borrow_mut()
+                    .remove(&(instance.clone(), phase.to_string()))
+            });
             match (edge, open) {
                 ("start", previous) => {
                     if previous.is_some() {
-                        b.warn(format!("line {}: {phase} started again on {instance:?} before it ended", row.line));
+                        b.warn(format!(
+                            "line {}: {phase} started again on {instance:?} before it ended",
+                            row.line
+                        ));
                     }
                     PHASES.with(|p| p.borrow_mut().insert((instance, phase.to_string()), at));
                 }
                 ("end", Some(start)) => {
                     let duration = at.as_millisecond() - start.as_millisecond();
                     if duration < 0 {
-                        return Err(row.error("timestamp", format!("{phase} ends before it starts")));
+                        return Err(
+                            row.error("timestamp", format!("{phase} ends before it starts"))
+                        );
                     }
                     b.event(Event {
                         duration_ms: Some(duration),
-                        detail: Some(format!("{}{}", phase.replace('_', "-"), if instance.is_empty() { String::new() } else { format!(" on {instance}") })),
+                        detail: Some(format!(
+                            "{}{}",
+                            phase.replace('_', "-"),
+                            if instance.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" on {instance}")
+                            }
+                        )),
                         ..Event::new(start, EventKind::Phase)
                     });
                 }
-                _ => b.warn(format!("line {}: {phase} ended on {instance:?} without a start", row.line)),
+                _ => b.warn(format!(
+                    "line {}: {phase} ended on {instance:?} without a start",
+                    row.line
+                )),
             }
         }
     }
@@ -331,8 +428,11 @@ thread_local! {
 }
 
 fn finish_phases(b: &mut RunBuilder<'_>) {
-    let open: Vec<((String, String), Timestamp)> = PHASES.with(|p| p.borrow_mut().drain().collect());
+    let open: Vec<((String, String), Timestamp)> =
+        PHASES.with(|p| p.borrow_mut().drain().collect());
     for ((instance, phase), at) in open {
-        b.warn(format!("{phase} started on {instance:?} at {at} never ended"));
+        b.warn(format!(
+            "{phase} started on {instance:?} at {at} never ended"
+        ));
     }
 }

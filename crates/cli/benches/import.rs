@@ -1,0 +1,156 @@
+//! Import benchmark: a 1.4 M-row nvidia-smi CSV (8 GPUs × 48 h at 1 Hz, 10
+//! fields with the timestamp, units in the values, throttle mask), imported
+//! end to end by `breakpoint import`, against SQLite's own `.import` of the
+//! same file (which stores only strings) in the same run. Peak memory is
+//! read for the full file and for half of it, to show it does not grow with
+//! the file.
+//!
+//! Run: `cargo bench -p breakpoint-cli --bench import`
+//! Targets: ≥ 1.5 M samples/s, ≥ 4× SQLite's `.import`, memory flat.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const GPUS: u32 = 8;
+
+fn write_csv(path: &Path, seconds: u32) -> std::io::Result<u64> {
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    writeln!(
+        out,
+        "timestamp, index, power.draw [W], temperature.gpu, utilization.gpu [%], utilization.memory [%], memory.used [MiB], clocks.sm [MHz], clocks.mem [MHz], clocks_throttle_reasons.active"
+    )?;
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut rows = 0;
+    // 2024-06-01 00:00:00 local, as nvidia-smi writes it.
+    for s in 0..seconds {
+        let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+        let (day, h) = (1 + h / 24, h % 24);
+        let busy = s % 2700 < 2400;
+        for gpu in 0..GPUS {
+            let ms = 177 + gpu * 2;
+            let (power, util, sm) = if busy {
+                (
+                    rng.random_range(24_000..25_200),
+                    rng.random_range(94..=100),
+                    1410,
+                )
+            } else {
+                (rng.random_range(6_000..6_200), 0, 210)
+            };
+            let mask = if busy && rng.random_ratio(1, 200) {
+                4
+            } else {
+                0
+            };
+            writeln!(
+                out,
+                "2024/06/{day:02} {h:02}:{m:02}:{sec:02}.{ms:03}, {gpu}, {}.{:02} W, {}, {util} %, {} %, {} MiB, {sm} MHz, 1593 MHz, 0x{mask:016X}",
+                power / 100,
+                power % 100,
+                if busy { 71 } else { 45 },
+                util / 2,
+                if busy { 61_227 } else { 4 },
+            )?;
+            rows += 1;
+        }
+    }
+    out.flush()?;
+    Ok(rows)
+}
+
+/// Run a command, returning its wall time and peak resident memory (MiB),
+/// read from /proc while it runs.
+fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_path) {
+            for line in status.lines() {
+                if let Some(v) = line.strip_prefix("VmHWM:") {
+                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+                    peak_kib = peak_kib.max(kib);
+                }
+            }
+        }
+        if let Some(status) = child.try_wait()? {
+            if !status.success() {
+                return Err(std::io::Error::other(format!("{cmd:?} failed: {status}")));
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
+}
+
+fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
+    let status = Command::new(bin)
+        .args(["--db"])
+        .arg(db)
+        .args(["platform", "add", "bench"])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    assert!(status.success());
+    measure(
+        Command::new(bin)
+            .arg("--db")
+            .arg(db)
+            .args(["import", "--platform", "bench", "--tz", "UTC"])
+            .arg(csv)
+            .stdout(std::process::Stdio::null()),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let bin = env!("CARGO_BIN_EXE_breakpoint");
+    let dir = tempfile::tempdir()?;
+    let full = dir.path().join("gpu.csv");
+    let half = dir.path().join("gpu-half.csv");
+    let rows = write_csv(&full, 48 * 3600)?;
+    let half_rows = write_csv(&half, 24 * 3600)?;
+    let size = std::fs::metadata(&full)?.len();
+    println!(
+        "import: nvidia-smi CSV, {rows} rows ({GPUS} GPUs × 48 h at 1 Hz, 10 fields), {:.0} MB",
+        size as f64 / 1e6
+    );
+
+    let (half_s, half_mib) = import(bin, &dir.path().join("half.db"), &half)?;
+    let (ours_s, ours_mib) = import(bin, &dir.path().join("ours.db"), &full)?;
+    let rate = rows as f64 / ours_s;
+    println!(
+        "  breakpoint import   {ours_s:>6.2} s  {:>5.2} M samples/s  peak {ours_mib:.0} MiB   (target ≥ 1.5 M/s)",
+        rate / 1e6
+    );
+    println!(
+        "  half the file       {half_s:>6.2} s  {:>5.2} M samples/s  peak {half_mib:.0} MiB   (memory flat: {:.2}× for 2× the rows)",
+        half_rows as f64 / half_s / 1e6,
+        ours_mib / half_mib
+    );
+
+    let sqlite = Command::new("sqlite3").arg("--version").output();
+    if sqlite.is_err() {
+        println!("  sqlite3 is not installed: no reference (scripts/setup installs it)");
+        return Ok(());
+    }
+    let (ref_s, ref_mib) = measure(
+        Command::new("sqlite3")
+            .arg(dir.path().join("reference.db"))
+            .arg(format!(".import --csv {} t", full.display())),
+    )?;
+    println!(
+        "  sqlite3 .import     {ref_s:>6.2} s  {:>5.2} M rows/s     peak {ref_mib:.0} MiB   (strings only)",
+        rows as f64 / ref_s / 1e6
+    );
+    println!(
+        "  ratio: breakpoint is {:.1}× faster than sqlite3 .import (target ≥ 4×)",
+        ref_s / ours_s
+    );
+    Ok(())
+}
