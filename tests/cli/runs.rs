@@ -23,7 +23,7 @@ fn with_run() -> (Workspace, i64) {
     run.ended_at = Some("2024-06-01T02:17:00Z".parse().unwrap());
     let run = store.create_run(run).unwrap();
     store
-        .atomically(|s| {
+        .atomically(|s| -> breakpoint_core::Result<_> {
             let mut w = s.sample_writer(run.id)?;
             for i in 0..100 {
                 w.push(Sample::new(1_717_200_000_000 + i * 1000, 0).with(Field::PowerMw, 250_000))?;

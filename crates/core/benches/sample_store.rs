@@ -94,7 +94,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         SourceKind::Import,
     ))?;
     let start = Instant::now();
-    store.atomically(|s| {
+    store.atomically(|s| -> breakpoint_core::Result<_> {
         let mut writer = s.sample_writer(run.id)?;
         writer.extend(samples.iter().copied())?;
         writer.finish()

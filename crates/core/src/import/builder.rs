@@ -184,14 +184,28 @@ impl<'s> RunBuilder<'s> {
         i
     }
 
-    /// Remember that `alias` (a UUID or bus id) names GPU `index`.
+    /// Remember that `alias` (a UUID or bus id) names GPU `index`, and note
+    /// it in the inventory.
     pub fn alias(&mut self, key: GpuKey<'_>, index: u32) {
         let name = match key {
             GpuKey::Index(_) => return,
             GpuKey::Uuid(u) => format!("uuid:{}", u.trim()),
             GpuKey::BusId(b) => format!("bus:{}", normalise_bus_id(b)),
         };
-        self.names.entry(name).or_insert(index);
+        if self.names.contains_key(&name) {
+            return;
+        }
+        self.names.insert(name, index);
+        let info = self.inventory(index);
+        match key {
+            GpuKey::Uuid(u) => {
+                info.uuid.get_or_insert_with(|| u.trim().to_string());
+            }
+            GpuKey::BusId(b) => {
+                info.pci_bus_id.get_or_insert_with(|| b.trim().to_string());
+            }
+            GpuKey::Index(_) => {}
+        }
     }
 
     pub fn inventory(&mut self, gpu: u32) -> &mut GpuInfo {

@@ -92,6 +92,12 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         if let Some(f) = table_format(first) {
             return Ok(f);
         }
+        // A billing event stream names its events in the rows, not the header.
+        if first.split(',').any(|c| c.trim() == "event")
+            && table_format(text) == Some(Format::BillingEvents)
+        {
+            return Ok(Format::BillingEvents);
+        }
         let header = first.to_ascii_lowercase();
         let smi_fields = [
             "timestamp",

@@ -219,7 +219,7 @@ pub fn import_reader(
     };
     let kind = options.kind.unwrap_or(format.default_kind());
     let mut hashing = Some(hashing::HashingReader::new(reader, progress));
-    let result = store.atomically(|store| {
+    let result = store.atomically(|store| -> Result<ImportReport, ParseFailure> {
         let mut new_run = NewRun::new(options.platform_id, kind, options.source);
         new_run.offering_id = options.offering_id;
         new_run.provenance = Provenance {
@@ -241,40 +241,40 @@ pub fn import_reader(
             fields: options.fields.clone(),
             start: options.start,
         };
-        let parsed = {
-            let Some(reader) = hashing.as_mut() else {
-                return Ok(Err(ParseFailure::Whole("the file was already read".into())));
-            };
-            let input = BufReader::with_capacity(1 << 20, reader);
-            formats::parse(format, input, &mut ctx, &mut builder)
+        let Some(reader) = hashing.as_mut() else {
+            return Err(ParseFailure::Whole("the file was already read".into()));
         };
-        if let Err(failure) = parsed {
-            return Ok(Err(failure));
-        }
+        formats::parse(
+            format,
+            BufReader::with_capacity(1 << 20, reader),
+            &mut ctx,
+            &mut builder,
+        )?;
         let built = builder.finish()?;
         let sha256 = hashing
             .take()
-            .ok_or_else(|| crate::Error::Io(std::io::Error::other("the file was already read")))?
+            .ok_or_else(|| ParseFailure::Whole("the file was already read".into()))?
             .finish()?;
         if let Some(existing) = store.run_by_sha256(&sha256)? {
             // Failing the transaction undoes this run.
-            return Err(crate::Error::AlreadyImported { run_id: existing });
+            return Err(crate::Error::AlreadyImported { run_id: existing }.into());
         }
-        Ok(Ok(complete(
+        Ok(complete(
             store, run.id, format, kind, file_name, sha256, built,
-        )?))
+        )?)
     });
     match result {
-        Ok(Ok(report)) => Ok(ImportOutcome::Imported(report)),
-        Ok(Err(ParseFailure::Line(e))) => Err(line_error(e)),
-        Ok(Err(ParseFailure::Whole(reason))) => Err(whole(reason)),
-        Ok(Err(ParseFailure::Io(e))) => Err(whole(e.to_string())),
-        Ok(Err(ParseFailure::Store(e))) => Err(ImportError::Store(e)),
-        Err(crate::Error::AlreadyImported { run_id }) => Ok(ImportOutcome::AlreadyImported {
-            file: shown_as.to_string(),
-            run_id,
-        }),
-        Err(e) => Err(ImportError::Store(e)),
+        Ok(report) => Ok(ImportOutcome::Imported(report)),
+        Err(ParseFailure::Line(e)) => Err(line_error(e)),
+        Err(ParseFailure::Whole(reason)) => Err(whole(reason)),
+        Err(ParseFailure::Io(e)) => Err(whole(e.to_string())),
+        Err(ParseFailure::Store(crate::Error::AlreadyImported { run_id })) => {
+            Ok(ImportOutcome::AlreadyImported {
+                file: shown_as.to_string(),
+                run_id,
+            })
+        }
+        Err(ParseFailure::Store(e)) => Err(ImportError::Store(e)),
     }
 }
 

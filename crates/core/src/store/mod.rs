@@ -138,14 +138,21 @@ impl Store {
     /// Run `work` in one write transaction: everything it stores lands
     /// together or not at all (an error, a panic or a killed process leaves
     /// nothing behind).
-    pub fn atomically<T>(&self, work: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+    /// Any error type that can carry a store error will do, so that callers
+    /// keep their own (an import's parse failure, say); every `Err` rolls back.
+    pub fn atomically<T, E: From<Error>>(
+        &self,
+        work: impl FnOnce(&Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
         // IMMEDIATE takes the write lock up front, so two writers queue on
         // the busy timeout instead of failing on lock upgrade.
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(Error::from)?;
         let guard = RollbackGuard(&self.conn);
         let value = work(self)?;
         std::mem::forget(guard);
-        self.conn.execute_batch("COMMIT")?;
+        self.conn.execute_batch("COMMIT").map_err(Error::from)?;
         Ok(value)
     }
 

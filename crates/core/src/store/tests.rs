@@ -217,7 +217,7 @@ fn samples_round_trip_across_chunks_and_gpus() {
         s
     };
     store
-        .atomically(|s| {
+        .atomically(|s| -> Result<()> {
             let mut w = s.sample_writer(run)?;
             for i in 0..n {
                 for gpu in 0..2 {
@@ -290,7 +290,7 @@ fn two_writers_on_one_file_both_land() {
                 let store = Store::open(&path).unwrap();
                 for i in 0..25 {
                     store
-                        .atomically(|s| {
+                        .atomically(|s| -> Result<()> {
                             platform(s, &format!("writer {w} platform {i}"));
                             Ok(())
                         })

@@ -78,16 +78,17 @@ fn dmon_tag(tag: &str) -> Option<Target> {
         "TOTEC" => "TOTAL_ENERGY_CONSUMPTION",
         "GPUTL" => "GPU_UTIL",
         "MCUTL" => "MEM_COPY_UTIL",
-        "ENCUT" => "ENC_UTIL",
-        "DECUT" => "DEC_UTIL",
+        "ECUTL" | "ENCUT" => "ENC_UTIL",
+        "DCUTL" | "DECUT" => "DEC_UTIL",
         "FBTTL" => "FB_TOTAL",
         "FBUSD" => "FB_USED",
         "PVIOL" => "POWER_VIOLATION",
         "TVIOL" => "THERMAL_VIOLATION",
         "XIDER" => "XID_ERRORS",
-        "RPLCTR" | "PCIRPL" => "PCIE_REPLAY_COUNTER",
-        "DVCCTR" | "CLKRSN" => "CLOCK_THROTTLE_REASONS",
-        "FANSP" => "FAN_SPEED",
+        "RPCTR" => "PCIE_REPLAY_COUNTER",
+        "TXTPT" => "PCIE_TX_THROUGHPUT",
+        "RXTPT" => "PCIE_RX_THROUGHPUT",
+        "DVCCTR" => "CLOCK_THROTTLE_REASONS",
         _ => return None,
     };
     dcgm_field(field)
@@ -225,10 +226,15 @@ fn gpu_of(b: &mut RunBuilder<'_>, labels: &BTreeMap<String, String>, hosts: usiz
     Some(gpu)
 }
 
-/// `name{a="x",b="y"} value [timestamp]` → (name, labels, value, timestamp).
-fn parse_series(
-    line: &str,
-) -> Result<(&str, BTreeMap<String, String>, &str, Option<&str>), String> {
+/// One exposition line: `name{a="x",b="y"} value [timestamp]`.
+struct Series<'a> {
+    name: &'a str,
+    labels: BTreeMap<String, String>,
+    value: &'a str,
+    timestamp: Option<&'a str>,
+}
+
+fn parse_series(line: &str) -> Result<Series<'_>, String> {
     let name_end = line
         .find(|c: char| c == '{' || c.is_whitespace())
         .ok_or("a series without a value")?;
@@ -275,7 +281,12 @@ fn parse_series(
     let mut parts = rest.split_whitespace();
     let value = parts.next().ok_or("a series without a value")?;
     let timestamp = parts.next();
-    Ok((name, labels, value, timestamp))
+    Ok(Series {
+        name,
+        labels,
+        value,
+        timestamp,
+    })
 }
 
 pub fn parse_text<R: BufRead>(
@@ -314,8 +325,13 @@ pub fn parse_text<R: BufRead>(
         if text.starts_with('#') {
             continue;
         }
-        let (name, labels, value, timestamp) = match parse_series(text) {
-            Ok(parts) => parts,
+        let Series {
+            name,
+            labels,
+            value,
+            timestamp,
+        } = match parse_series(text) {
+            Ok(series) => series,
             Err(reason) => {
                 b.bad_line(&line, LineError::new(line.number, None, reason))?;
                 continue;
@@ -574,17 +590,17 @@ mod tests {
 
     #[test]
     fn series_lines_split_into_name_labels_value_and_time() {
-        let (name, labels, value, ts) = parse_series(
+        let s = parse_series(
             r#"DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",modelName="NVIDIA A100-SXM4-80GB",x="a\"b"} 266.172000"#,
         )
         .unwrap();
-        assert_eq!(name, "DCGM_FI_DEV_POWER_USAGE");
-        assert_eq!(labels["gpu"], "0");
-        assert_eq!(labels["x"], "a\"b");
-        assert_eq!((value, ts), ("266.172000", None));
-        let (_, labels, value, ts) = parse_series("DCGM_FI_DEV_GPU_UTIL 99 1717200000000").unwrap();
-        assert!(labels.is_empty());
-        assert_eq!((value, ts), ("99", Some("1717200000000")));
+        assert_eq!(s.name, "DCGM_FI_DEV_POWER_USAGE");
+        assert_eq!(s.labels["gpu"], "0");
+        assert_eq!(s.labels["x"], "a\"b");
+        assert_eq!((s.value, s.timestamp), ("266.172000", None));
+        let s = parse_series("DCGM_FI_DEV_GPU_UTIL 99 1717200000000").unwrap();
+        assert!(s.labels.is_empty());
+        assert_eq!((s.value, s.timestamp), ("99", Some("1717200000000")));
         assert!(parse_series("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\" 99").is_err());
     }
 }

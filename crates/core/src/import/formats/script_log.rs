@@ -4,7 +4,9 @@
 //!
 //! The script writes `0` for whatever it failed to read (`status.get(…, 0)`).
 //! A running GPU never draws 0 W nor sits at 0 °C, so those zeros are read
-//! as "not reported"; a utilisation or memory of 0 is real (an idle GPU).
+//! as "not reported"; a utilisation or memory of 0 is real (an idle GPU),
+//! except in a record of nothing but zeros — a failed read, skipped with a
+//! warning.
 //! Variants that add a GPU number (`gpu`, `index`, `gpu_id`) are accepted.
 
 use std::io::BufRead;
@@ -68,6 +70,17 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             b.bad_line(&line, error)?;
             continue;
         };
+        // All zeros is the script's failed read, not an idle GPU at 0 °C.
+        if [record.power, record.temp, record.mem_used, record.util]
+            .iter()
+            .all(|v| v.is_none_or(|x| x == 0.0))
+        {
+            b.warn(format!(
+                "line {}: the record holds only zeros (the script could not read the GPU); not stored as a measurement",
+                line.number
+            ));
+            continue;
+        }
         let mut s = Sample::new(t_ms, record.gpu.unwrap_or(0));
         if let Some(p) = scaled(record.power, 1000.0).filter(|p| *p != 0) {
             s.set(Field::PowerMw, p);

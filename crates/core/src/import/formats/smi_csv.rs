@@ -558,7 +558,7 @@ fn read_row(
 /// that contain quotes.
 enum Cells<'a> {
     Plain(Option<&'a str>),
-    Quoted(smallvec::IntoIter<[std::borrow::Cow<'a, str>; 16]>),
+    Quoted(Box<smallvec::IntoIter<[std::borrow::Cow<'a, str>; 16]>>),
 }
 
 impl<'a> Iterator for Cells<'a> {
@@ -586,7 +586,7 @@ impl<'a> Iterator for Cells<'a> {
 
 fn cells(text: &str) -> Cells<'_> {
     if text.bytes().any(|b| b == b'"') {
-        Cells::Quoted(split_cells(text).into_iter())
+        Cells::Quoted(Box::new(split_cells(text).into_iter()))
     } else {
         Cells::Plain(Some(text))
     }

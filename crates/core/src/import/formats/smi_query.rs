@@ -18,7 +18,9 @@ use super::super::values::{is_missing, parse_field, split_unit};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
 
-/// Drop "[Deprecated]"-style suffixes: "Power Draw [Deprecated]" → "Power Draw".
+/// Drop "[Deprecated…]"-style suffixes of keys and values: "610.43.02
+/// [Deprecated; … Use KMD Version instead]" → "610.43.02". A value that is
+/// wholly bracketed ("[N/A]") is kept.
 fn clean(name: &str) -> &str {
     match name.find(" [") {
         Some(i) => name[..i].trim(),
@@ -89,6 +91,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         };
         let key = clean(key);
+        let value = clean(value);
         if indent == 0 {
             // The top block, before any GPU.
             match key {

@@ -1,0 +1,158 @@
+use breakpoint_core::domain::EventKind;
+use breakpoint_core::import::Format;
+use breakpoint_core::samples::Field::*;
+
+use crate::util::*;
+
+#[test]
+fn dcgmi_dmon_both_generations() {
+    let (store, r) = import("dcgm/dcgmi-dmon.txt", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::DcgmiDmon, 2, 32));
+    let g0 = all_samples(&store, r.run_id, 0);
+    assert_eq!(
+        (
+            v(&g0[0], UtilGpuPct),
+            v(&g0[0], UtilMemPct),
+            v(&g0[0], PowerMw),
+            v(&g0[0], TempGpuC),
+            v(&g0[0], TempMemC),
+            v(&g0[0], MemUsedMib)
+        ),
+        (
+            Some(99),
+            Some(41),
+            Some(266_172),
+            Some(61),
+            Some(69),
+            Some(61_447)
+        )
+    );
+    assert_eq!(v(&g0[15], PowerMw), Some(267_012));
+    for s in all_samples(&store, r.run_id, 1) {
+        assert_eq!(v(&s, UtilGpuPct), None, "MIG: N/A");
+    }
+
+    let (store, r) = import("dcgm/dcgmi-dmon-default.txt", |_| {});
+    assert_eq!(r.samples, 12);
+    let g0 = all_samples(&store, r.run_id, 0);
+    assert_eq!(
+        (v(&g0[0], PowerMw), v(&g0[0], EnergyMj), v(&g0[0], TempMemC)),
+        (Some(64_128), Some(1_843_270_112), None)
+    );
+}
+
+#[test]
+fn exporter_scrapes_one_or_many() {
+    let (store, r) = import("prometheus/dcgm-exporter.prom", |o| {
+        o.start = Some("2024-06-01T00:00:00Z".parse().unwrap())
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::PromText, 2, 2));
+    let g1 = &all_samples(&store, r.run_id, 1)[0];
+    assert_eq!(
+        (
+            v(g1, UtilGpuPct),
+            v(g1, PowerMw),
+            v(g1, MemUsedMib),
+            v(g1, EnergyMj),
+            v(g1, PowerViolationUs)
+        ),
+        (
+            Some(97),
+            Some(248_391),
+            Some(58_102),
+            Some(71_950_402_276),
+            Some(734_516)
+        )
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert!(run.inventory[0].accelerator.is_some() && run.inventory[0].uuid.is_some());
+
+    let (store, r) = import("prometheus/dcgm-exporter-multi.prom", |o| {
+        o.start = Some("2024-06-01T00:00:00Z".parse().unwrap());
+        o.interval_ms = Some(30_000);
+    });
+    assert_eq!(r.samples, 6);
+    let g1 = all_samples(&store, r.run_id, 1);
+    assert_eq!(
+        g1.iter()
+            .map(|s| v(s, PowerMw).unwrap())
+            .collect::<Vec<_>>(),
+        vec![59_877, 251_317, 254_902]
+    );
+    assert_eq!(g1[2].t_ms, ms("2024-06-01T00:01:00Z"));
+    assert_eq!(v(&g1[2], ThrottleMask), Some(4));
+    // XID 31 persists across scrapes: one event, not three.
+    let xids: Vec<_> = store
+        .events(r.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Xid)
+        .collect();
+    assert_eq!(xids.len(), 1);
+    assert_eq!((xids[0].gpu, xids[0].code), (Some(0), Some(31)));
+}
+
+#[test]
+fn exporter_lines_with_timestamps() {
+    let (store, r) = import("prometheus/with-timestamps.prom", |_| {});
+    assert_eq!(r.samples, 2);
+    let g0 = &all_samples(&store, r.run_id, 0)[0];
+    assert_eq!(g0.t_ms, 1_717_200_027_418);
+    assert_eq!(
+        (v(g0, PowerMw), v(g0, EnergyMj)),
+        (Some(266_172), Some(73_402_118_534))
+    );
+}
+
+#[test]
+fn query_range_json() {
+    let (store, r) = import("prometheus/query-range.json", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::PromRange, 2, 12));
+    let g1 = all_samples(&store, r.run_id, 1);
+    assert_eq!(
+        g1.iter()
+            .map(|s| v(s, TempGpuC).unwrap())
+            .collect::<Vec<_>>(),
+        vec![58, 58, 58, 59, 59, 58]
+    );
+    assert_eq!(
+        g1.iter()
+            .map(|s| v(s, UtilGpuPct).unwrap())
+            .collect::<Vec<_>>(),
+        vec![96, 97, 97, 96, 98, 97]
+    );
+    assert_eq!(g1[0].t_ms, 1_717_200_000_000);
+
+    let (_, r) = import("prometheus/query-range-ms.json", |_| {});
+    assert!(r.samples > 0);
+    let (_, result) = try_import("prometheus/query-range-error.json", |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("Prometheus answered with an error: bad_data"),
+        "{e}"
+    );
+}
+
+#[test]
+fn dcgm_diag_results_are_kept_as_health_evidence() {
+    let (store, r) = import("dcgm-diag/r1-pass.json", |_| {});
+    assert_eq!((r.format, r.kind.as_str()), (Format::DcgmDiag, "delivery"));
+    let run = store.run(r.run_id).unwrap();
+    let results = run.metadata["dcgm_diag"].as_array().unwrap();
+    assert_eq!(results.len(), 9);
+    assert!(results.iter().all(|t| t["status"] == "Pass"));
+    assert!(r.warnings.is_empty());
+
+    let (store, r) = import("dcgm-diag/r3-fail.json", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    let failed: Vec<_> = run.metadata["dcgm_diag"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] == "Fail")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["test"], "PCIe");
+    assert_eq!(failed[0]["gpu"], "1");
+    assert!(r.warnings.iter().any(|w| w.contains("PCIe Fail on GPU 1")));
+}

@@ -1,0 +1,144 @@
+//! Properties of the importers on generated input.
+
+use breakpoint_core::import::formats::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
+use breakpoint_core::import::{Format, ImportOutcome, import_reader};
+use breakpoint_core::samples::{FIELD_COUNT, Field, Sample};
+use proptest::prelude::*;
+
+use crate::util::*;
+
+fn import_bytes(
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Option<(breakpoint_core::store::Store, i64)> {
+    let (store, platform) = store();
+    let format = match format {
+        Some(f) => f,
+        None => breakpoint_core::import::detect(bytes).ok()?,
+    };
+    match import_reader(
+        &store,
+        bytes,
+        "generated",
+        "generated",
+        format,
+        &utc_options(platform),
+        None,
+    ) {
+        Ok(ImportOutcome::Imported(r)) => Some((store, r.run_id)),
+        _ => None,
+    }
+}
+
+fn any_sample() -> impl Strategy<Value = Sample> {
+    (
+        0i64..4_000_000_000_000,
+        0u32..4,
+        proptest::collection::vec(
+            proptest::option::of(-1_000_000_000i64..1_000_000_000_000),
+            FIELD_COUNT,
+        ),
+    )
+        .prop_map(|(t, gpu, values)| {
+            let mut s = Sample::new(t, gpu);
+            for (f, v) in Field::ALL.into_iter().zip(values) {
+                if let Some(v) = v {
+                    s.set(f, v);
+                }
+            }
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// What the probe writes, the importer reads back exactly.
+    #[test]
+    fn probe_logs_round_trip(mut samples in proptest::collection::vec(any_sample(), 1..200)) {
+        let header = ProbeHeader {
+            format: PROBE_FORMAT.into(),
+            version: PROBE_VERSION,
+            host: Some("node".into()),
+            started_at: None,
+            interval_ms: Some(1000),
+            gpus: Vec::new(),
+            platform: None,
+            offering: None,
+            capabilities: Default::default(),
+            tool: None,
+        };
+        let mut text = serde_json::to_string(&header).unwrap();
+        text.push('\n');
+        for s in &samples {
+            text.push_str(&serde_json::to_string(&ProbeRecord::Sample(s.into())).unwrap());
+            text.push('\n');
+        }
+        let (store, run) = import_bytes(text.as_bytes(), None).unwrap();
+        for gpu in 0..4 {
+            let mut want: Vec<Sample> = samples.iter().filter(|s| s.gpu == gpu).copied().collect();
+            want.sort_by_key(|s| s.t_ms);
+            let mut got = all_samples(&store, run, gpu);
+            got.sort_by_key(|s| (s.t_ms, format!("{s:?}")));
+            want.sort_by_key(|s| (s.t_ms, format!("{s:?}")));
+            prop_assert_eq!(got, want);
+        }
+        samples.clear();
+    }
+
+    /// Any order of the columns of an nvidia-smi CSV gives the same samples.
+    #[test]
+    fn csv_column_order_does_not_matter(order in Just((0..7usize).collect::<Vec<_>>()).prop_shuffle(), rows in proptest::collection::vec((0u32..3, 0u32..100_000, 0u32..101, 20u32..95), 1..40)) {
+        let names = ["timestamp", "index", "power.draw [W]", "utilization.gpu [%]", "temperature.gpu", "memory.used [MiB]", "clocks_throttle_reasons.active"];
+        let render = |cols: &[usize]| {
+            let mut text = cols.iter().map(|c| names[*c]).collect::<Vec<_>>().join(", ");
+            text.push('\n');
+            for (i, (gpu, centiwatts, util, temp)) in rows.iter().enumerate() {
+                let cells = [
+                    format!("2024/06/01 00:{:02}:{:02}.{:03}", i / 60 % 60, i % 60, gpu),
+                    gpu.to_string(),
+                    format!("{}.{:02} W", centiwatts / 100, centiwatts % 100),
+                    format!("{util} %"),
+                    temp.to_string(),
+                    format!("{} MiB", centiwatts / 3),
+                    format!("0x{:016X}", util % 3),
+                ];
+                text.push_str(&cols.iter().map(|c| cells[*c].clone()).collect::<Vec<_>>().join(", "));
+                text.push('\n');
+            }
+            text
+        };
+        let (a, run_a) = import_bytes(render(&[0, 1, 2, 3, 4, 5, 6]).as_bytes(), None).unwrap();
+        let (b, run_b) = import_bytes(render(&order).as_bytes(), None).unwrap();
+        for gpu in 0..3 {
+            prop_assert_eq!(all_samples(&a, run_a, gpu), all_samples(&b, run_b, gpu));
+        }
+    }
+
+    /// No input makes a parser panic; each either imports or refuses.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600), which in 0usize..14) {
+        let format = Format::ALL[which];
+        let _ = import_bytes(&bytes, Some(format));
+        let _ = import_bytes(&bytes, None);
+    }
+
+    /// Nor does text that looks almost right: fixture lines shuffled and cut.
+    #[test]
+    fn mangled_fixtures_never_panic(which in 0usize..8, seed in any::<u64>(), cut in 0usize..4000) {
+        let files = [
+            "smi-csv/header-units.csv", "dmon/select.txt", "smi-q/a100-535.txt",
+            "prometheus/dcgm-exporter-multi.prom", "prometheus/query-range.json",
+            "dcgm/dcgmi-dmon.txt", "probe/probe-v1.jsonl", "tables/startup-attempts.csv",
+        ];
+        let text = std::fs::read_to_string(fixture(files[which])).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        let n = lines.len();
+        if n > 2 {
+            lines.swap((seed % n as u64) as usize, ((seed >> 16) % n as u64) as usize);
+        }
+        let mut mangled = lines.join("\n");
+        mangled.truncate(mangled.char_indices().nth(cut).map_or(mangled.len(), |(i, _)| i));
+        let _ = import_bytes(mangled.as_bytes(), None);
+    }
+}

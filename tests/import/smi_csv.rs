@@ -1,0 +1,236 @@
+use breakpoint_core::domain::FormFactor;
+use breakpoint_core::import::Format;
+use breakpoint_core::samples::Field::*;
+
+use crate::util::*;
+
+#[test]
+fn header_with_units() {
+    let (store, r) = import("smi-csv/header-units.csv", |_| {});
+    assert_eq!(r.format, Format::SmiCsv);
+    assert_eq!((r.gpus, r.samples), (2, 12));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:06.180Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, TempGpuC),
+            v(&s, UtilGpuPct),
+            v(&s, UtilMemPct)
+        ),
+        (Some(248_530), Some(37), Some(100), Some(43))
+    );
+    assert_eq!(
+        (v(&s, MemUsedMib), v(&s, MemTotalMib)),
+        (Some(61_227), Some(81_920))
+    );
+    assert_eq!(
+        (v(&s, SmClockMhz), v(&s, MemClockMhz), v(&s, ThrottleMask)),
+        (Some(1410), Some(1593), Some(0))
+    );
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:08.183Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, SmClockMhz), v(&s, ThrottleMask)),
+        (Some(399_110), Some(1335), Some(4))
+    );
+    let run = store.run(r.run_id).unwrap();
+    let gpu1 = &run.inventory[1];
+    let acc = gpu1.accelerator.as_ref().unwrap();
+    assert_eq!(
+        (acc.family.as_str(), acc.memory_gb, acc.form_factor),
+        ("A100", Some(80), Some(FormFactor::Sxm))
+    );
+    assert_eq!(gpu1.pci_bus_id.as_deref(), Some("00000000:0F:00.0"));
+    assert_eq!(gpu1.vram_mib, Some(81_920));
+    assert_eq!(run.provenance.sha256.as_ref().map(String::len), Some(64));
+}
+
+#[test]
+fn nounits_and_header_units_give_the_same_samples() {
+    let (a, ra) = import("smi-csv/header-units.csv", |_| {});
+    let (b, rb) = import("smi-csv/nounits.csv", |_| {});
+    for gpu in 0..2 {
+        assert_eq!(
+            all_samples(&a, ra.run_id, gpu),
+            all_samples(&b, rb.run_id, gpu)
+        );
+    }
+}
+
+#[test]
+fn header_less_files_need_or_infer_their_fields() {
+    let fields = "timestamp,index,name,pci.bus_id,power.draw,temperature.gpu,utilization.gpu,utilization.memory,memory.used,memory.total,clocks.sm,clocks.mem,clocks_throttle_reasons.active";
+    let list: Vec<String> = fields.split(',').map(String::from).collect();
+    let (store, r) = import("smi-csv/noheader.csv", |o| o.fields = Some(list.clone()));
+    assert_eq!(r.samples, 6);
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:10.190Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct), v(&s, ThrottleMask)),
+        (Some(142_660), Some(27), Some(0))
+    );
+    let (store, r) = import("smi-csv/noheader-nounits.csv", |o| o.fields = Some(list));
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:10.190Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, TempGpuC), v(&s, MemUsedMib)),
+        (Some(142_660), Some(52), Some(77_481))
+    );
+    // Without the list the ambiguous column is named.
+    let (_, result) = try_import("smi-csv/noheader.csv", |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("noheader.csv:1") && e.contains("--fields"),
+        "{e}"
+    );
+}
+
+#[test]
+fn not_reported_values_are_absent_not_zero() {
+    let (store, r) = import("smi-csv/na-values.csv", |_| {});
+    assert_eq!((r.gpus, r.samples), (3, 15));
+    for s in all_samples(&store, r.run_id, 1) {
+        assert_eq!(v(&s, PowerMw), None, "GT 1030 power is [Not Supported]");
+    }
+    for s in all_samples(&store, r.run_id, 2) {
+        assert_eq!(v(&s, FanPct), None, "T4 fan is [N/A]");
+        assert_eq!(v(&s, TempMemC), None);
+    }
+    let s = sample_at(&store, r.run_id, 0, "2023-11-14T09:02:12.419Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, Pstate), v(&s, UtilGpuPct)),
+        (None, Some(2), Some(27))
+    );
+    let s = sample_at(&store, r.run_id, 2, "2023-11-14T09:02:13.437Z");
+    assert_eq!(
+        (v(&s, Pstate), v(&s, PowerMw), v(&s, MemTotalMib)),
+        (Some(0), Some(68_050), Some(15_360))
+    );
+    let first = &all_samples(&store, r.run_id, 0)[0];
+    assert_eq!(v(first, FanPct), Some(0), "a real 0 % fan stays 0");
+}
+
+#[test]
+fn throttle_reasons_as_mask_or_columns_of_either_generation() {
+    let (store, r) = import("smi-csv/event-reasons.csv", |_| {});
+    let s = sample_at(&store, r.run_id, 1, "2024-09-17T14:03:24.583Z");
+    assert_eq!(v(&s, ThrottleMask), Some(0x68));
+    let s = sample_at(&store, r.run_id, 1, "2024-09-17T14:03:23.574Z");
+    assert_eq!(
+        (v(&s, ThrottleMask), v(&s, PowerMw)),
+        (Some(0x24), Some(694_860))
+    );
+
+    let (store, r) = import("smi-csv/throttle-columns.csv", |_| {});
+    let s = sample_at(&store, r.run_id, 0, "2022-03-08T16:45:02.114Z");
+    assert_eq!(v(&s, ThrottleMask), Some(0x1));
+    let s = sample_at(&store, r.run_id, 1, "2022-03-08T16:45:04.131Z");
+    assert_eq!(
+        (v(&s, ThrottleMask), v(&s, PowerMw)),
+        (Some(0x8 | 0x80), Some(112_400))
+    );
+    let s = sample_at(&store, r.run_id, 1, "2022-03-08T16:45:03.124Z");
+    assert_eq!(v(&s, ThrottleMask), Some(0x4));
+}
+
+#[test]
+fn repeated_headers_uuids_and_backward_times() {
+    let (store, r) = import("smi-csv/repeated-header.csv", |_| {});
+    assert_eq!(r.samples, 10);
+    let s = sample_at(&store, r.run_id, 0, "2024-02-20T08:15:10.418Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct), v(&s, MemUsedMib)),
+        (Some(149_950), Some(100), Some(18_392))
+    );
+
+    let (store, r) = import("smi-csv/uuid-ids.csv", |_| {});
+    assert_eq!((r.gpus, r.samples), (3, 15));
+    let run = store.run(r.run_id).unwrap();
+    let gpu = run
+        .inventory
+        .iter()
+        .find(|g| g.uuid.as_deref() == Some("GPU-b27e61d4-0c93-5f1a-9e86-d4c0a3f7b215"))
+        .unwrap();
+    assert_eq!(gpu.pci_bus_id.as_deref(), Some("00000000:61:00.0"));
+    let s = sample_at(&store, r.run_id, gpu.index, "2024-07-22T03:10:45.518Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct), v(&s, TempGpuC)),
+        (Some(265_020), Some(81), Some(42))
+    );
+}
+
+#[test]
+fn rows_without_time_take_it_from_the_interval() {
+    let (_, result) = try_import("smi-csv/no-timestamp.csv", |_| {});
+    assert!(result.unwrap_err().to_string().contains("--interval"));
+    let (store, r) = import("smi-csv/no-timestamp.csv", |o| {
+        o.interval_ms = Some(2000);
+        o.start = Some("2024-06-01T00:00:00Z".parse().unwrap());
+    });
+    assert_eq!(r.samples, 12);
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T00:00:04Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct)),
+        (Some(315_330), Some(100))
+    );
+    assert_eq!(r.interval_ms, Some(2000));
+}
+
+#[test]
+fn a_cut_off_last_line_is_dropped_with_a_warning() {
+    let (_, r) = import("smi-csv/truncated.csv", |_| {});
+    assert_eq!(r.samples, 10);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("line 12") && w.contains("cut off")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn newer_drivers_columns_are_kept_or_ignored_never_fatal() {
+    let (store, r) = import("smi-csv/driver-610.csv", |_| {});
+    assert_eq!(r.samples, 10);
+    let s = sample_at(&store, r.run_id, 0, "2026-09-03T10:41:10.237Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, ThrottleMask), v(&s, SmClockMhz)),
+        (Some(697_120), Some(4), Some(1875))
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert!(
+        run.metadata["unknown_columns"]
+            .to_string()
+            .contains("kmd_version"),
+        "{:?}",
+        run.metadata
+    );
+
+    let (store, r) = import("smi-csv/full-dump.csv", |_| {});
+    assert_eq!((r.gpus, r.samples), (2, 4));
+    let s = sample_at(&store, r.run_id, 0, "2026-09-03T15:22:40.318Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, ThrottleMask)),
+        (Some(612_370), Some(0))
+    );
+    let s = sample_at(&store, r.run_id, 1, "2026-09-03T15:22:41.335Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, ThrottleMask)),
+        (Some(691_200), Some(4))
+    );
+}
+
+#[test]
+fn bom_and_crlf_are_tolerated() {
+    let (store, r) = import("smi-csv/crlf.csv", |_| {});
+    assert_eq!(r.samples, 3);
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:05.179Z");
+    assert_eq!(v(&s, PowerMw), Some(58_710));
+}
+
+#[test]
+fn zone_less_times_are_read_in_the_given_zone() {
+    let (store, r) = import("smi-csv/crlf.csv", |o| {
+        o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()
+    });
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T03:27:05.177Z");
+    assert_eq!(v(&s, PowerMw), Some(61_250));
+}

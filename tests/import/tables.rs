@@ -1,0 +1,89 @@
+use breakpoint_core::domain::{EventKind, FaultKind, ImageState, LoadScenario, StartupOutcome};
+use breakpoint_core::import::Format;
+
+use crate::util::*;
+
+#[test]
+fn startup_attempts_from_csv_and_json() {
+    let (store, r) = import("tables/startup-attempts.csv", |_| {});
+    assert_eq!(
+        (r.format, r.kind.as_str(), r.records),
+        (Format::StartupTable, "startup", 5)
+    );
+    let a = store.startup_attempts(r.run_id).unwrap();
+    assert_eq!(a[0].latency_s(), Some(1.8));
+    assert_eq!(
+        (a[2].scenario, a[2].latency_s()),
+        (LoadScenario::Peak, Some(22.0 * 60.0))
+    );
+    assert_eq!(
+        (a[3].image, a[3].outcome, a[3].latency_s()),
+        (ImageState::Cold, StartupOutcome::Timeout, None)
+    );
+    assert!(a[1].provisioned_at.is_none(), "an empty stage is absent");
+
+    let (store, r) = import("tables/startup-attempts.json", |_| {});
+    let a = store.startup_attempts(r.run_id).unwrap();
+    assert_eq!(a.len(), 3);
+    assert_eq!(a[0].latency_s(), Some(4.2));
+    assert_eq!(a[2].outcome, StartupOutcome::Failed);
+}
+
+#[test]
+fn a_stage_out_of_order_names_line_and_column() {
+    let (store, result) = try_import("tables/startup-bad-stage.csv", |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(e.ends_with("startup-bad-stage.csv:3:5: image_ready_at: 2024-06-01T09:00:03Z is before provisioned_at (2024-06-01T09:00:05Z)"), "{e}");
+    assert!(store.runs(None).unwrap().is_empty(), "nothing stored");
+}
+
+#[test]
+fn switch_attempts_fault_drills_and_billing() {
+    let (store, r) = import("tables/switch-attempts.csv", |_| {});
+    let s = store.switch_attempts(r.run_id).unwrap();
+    assert_eq!(
+        (s[0].manual_steps, s[0].rel_l2_error, s[0].ops_passed),
+        (37, Some(5e-5), Some(127))
+    );
+    assert_eq!(s[2].to_env, "TensorFlow 2.15, XLA");
+    assert!(!s[2].success && s[2].ops_total.is_none());
+
+    let (store, r) = import("tables/fault-drills.csv", |_| {});
+    let d = store.fault_drills(r.run_id).unwrap();
+    assert_eq!(d.len(), 5);
+    assert_eq!(
+        (d[2].fault, d[2].recovered, d[2].recovery_s),
+        (FaultKind::BadDataPath, false, None)
+    );
+    assert_eq!(d[3].recovery_s, Some(410.0));
+
+    let (store, r) = import("tables/billing-lines.csv", |_| {});
+    let l = store.billing_lines(r.run_id).unwrap();
+    assert_eq!(
+        (l[0].amount, l[0].billed_seconds, l[0].compute_seconds),
+        (38.40, 10800.0, Some(6138.0))
+    );
+    assert_eq!(l[1].amount, 21.82);
+    assert_eq!(l[0].start.to_string(), "2024-06-01T02:00:00Z");
+
+    let (store, r) = import("tables/billing-events.csv", |_| {});
+    assert_eq!(r.format, Format::BillingEvents);
+    let phases: Vec<(String, i64)> = store
+        .events(r.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Phase)
+        .map(|e| (e.detail.unwrap(), e.duration_ms.unwrap()))
+        .collect();
+    assert!(
+        phases.contains(&("compute on job-7".into(), 6_138_000)),
+        "{phases:?}"
+    );
+    assert!(phases.contains(&("queue on job-7".into(), 0)));
+    let io_wait: i64 = phases
+        .iter()
+        .filter(|(p, _)| p.starts_with("io-wait"))
+        .map(|(_, d)| d)
+        .sum();
+    assert_eq!(io_wait, (20 * 60 + 14 * 60 + 42) * 1000);
+}
