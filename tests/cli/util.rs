@@ -27,6 +27,16 @@ impl Workspace {
         cmd
     }
 
+    /// The same as a plain process, for tests that manage it themselves.
+    pub fn process(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("breakpoint"));
+        cmd.env_remove("BREAKPOINT_DB")
+            .arg("--db")
+            .arg(&self.db)
+            .args(args);
+        cmd
+    }
+
     /// Run a command that must succeed; returns its standard output.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.cmd(args).output().expect("run");
