@@ -9,10 +9,14 @@
 mod labelled;
 
 pub mod accelerator;
+pub mod billing_sim;
+pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod import;
+pub mod metrics;
 pub mod samples;
+pub mod scoring;
 pub mod store;
 pub mod templates;
 

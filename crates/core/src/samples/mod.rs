@@ -248,6 +248,25 @@ impl SeriesFrame {
         Self { gpu, t_ms, columns }
     }
 
+    /// A frame from samples of one GPU (sorted by time here), for analysis
+    /// of series that did not come from the store.
+    pub fn from_samples(gpu: u32, samples: &[Sample]) -> Self {
+        let mut sorted: Vec<&Sample> = samples.iter().filter(|s| s.gpu == gpu).collect();
+        sorted.sort_by_key(|s| s.t_ms);
+        let mask = sorted.iter().fold(0u32, |m, s| m | s.present_mask());
+        let columns = Field::ALL
+            .into_iter()
+            .filter(|f| mask & (1 << f.id()) != 0)
+            .map(|f| {
+                let values = sorted.iter().map(|s| s.get(f).unwrap_or(0)).collect();
+                let present: Vec<bool> = sorted.iter().map(|s| s.get(f).is_some()).collect();
+                let all = present.iter().all(|p| *p);
+                (f, Column::from_parts(values, (!all).then_some(present)))
+            })
+            .collect();
+        SeriesFrame::new(gpu, sorted.iter().map(|s| s.t_ms).collect(), columns)
+    }
+
     pub fn len(&self) -> usize {
         self.t_ms.len()
     }

@@ -6,7 +6,10 @@ use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
 /// The SQL of every version, oldest first. Never edit a shipped file: add one.
-const STEPS: &[&str] = &[include_str!("../../migrations/0001_initial.sql")];
+const STEPS: &[&str] = &[
+    include_str!("../../migrations/0001_initial.sql"),
+    include_str!("../../migrations/0002_scoring.sql"),
+];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;
 

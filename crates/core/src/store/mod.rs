@@ -9,6 +9,7 @@ mod migrations;
 mod platforms;
 mod runs;
 mod samples;
+mod scoring;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 pub use migrations::LATEST_VERSION;
 pub use platforms::PlatformSummary;
 pub use runs::RunCompletion;
+pub use scoring::StoredProfile;
 pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
 
 /// Written into every Breakpoint database by the first migration (`PRAGMA
@@ -31,6 +33,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// How many `atomically` calls are open (0: no transaction).
+    depth: std::cell::Cell<u32>,
 }
 
 /// Where the database lives when neither `--db` nor `BREAKPOINT_DB` says:
@@ -118,7 +122,11 @@ impl Store {
             path: path.clone(),
             reason,
         })?;
-        Ok(Store { conn, path })
+        Ok(Store {
+            conn,
+            path,
+            depth: std::cell::Cell::new(0),
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -137,22 +145,34 @@ impl Store {
 
     /// Run `work` in one write transaction: everything it stores lands
     /// together or not at all (an error, a panic or a killed process leaves
-    /// nothing behind).
+    /// nothing behind). Calls nest: an inner call is a savepoint inside the
+    /// outer transaction, so a whole demo build can hold many imports.
+    ///
     /// Any error type that can carry a store error will do, so that callers
     /// keep their own (an import's parse failure, say); every `Err` rolls back.
     pub fn atomically<T, E: From<Error>>(
         &self,
         work: impl FnOnce(&Store) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
-        // IMMEDIATE takes the write lock up front, so two writers queue on
-        // the busy timeout instead of failing on lock upgrade.
-        self.conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(Error::from)?;
-        let guard = RollbackGuard(&self.conn);
+        let depth = self.depth.get();
+        let (begin, commit, rollback) = if depth == 0 {
+            // IMMEDIATE takes the write lock up front, so two writers queue
+            // on the busy timeout instead of failing on lock upgrade.
+            ("BEGIN IMMEDIATE".to_string(), "COMMIT".to_string(), "ROLLBACK".to_string())
+        } else {
+            (
+                format!("SAVEPOINT nested_{depth}"),
+                format!("RELEASE nested_{depth}"),
+                format!("ROLLBACK TO nested_{depth}; RELEASE nested_{depth}"),
+            )
+        };
+        self.conn.execute_batch(&begin).map_err(Error::from)?;
+        self.depth.set(depth + 1);
+        let guard = RollbackGuard { store: self, sql: rollback, depth };
         let value = work(self)?;
         std::mem::forget(guard);
-        self.conn.execute_batch("COMMIT").map_err(Error::from)?;
+        self.depth.set(depth);
+        self.conn.execute_batch(&commit).map_err(Error::from)?;
         Ok(value)
     }
 
@@ -200,12 +220,18 @@ impl Store {
     }
 }
 
-/// Rolls back an open transaction unless it was committed (forgotten).
-struct RollbackGuard<'c>(&'c Connection);
+/// Rolls back an open transaction (or savepoint) unless it was committed
+/// (forgotten).
+struct RollbackGuard<'s> {
+    store: &'s Store,
+    sql: String,
+    depth: u32,
+}
 
 impl Drop for RollbackGuard<'_> {
     fn drop(&mut self) {
-        let _ = self.0.execute_batch("ROLLBACK");
+        let _ = self.store.conn.execute_batch(&self.sql);
+        self.store.depth.set(self.depth);
     }
 }
 

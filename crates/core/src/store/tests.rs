@@ -304,3 +304,33 @@ fn two_writers_on_one_file_both_land() {
     }
     assert_eq!(Store::open(&path).unwrap().platforms().unwrap().len(), 50);
 }
+
+#[test]
+fn nested_transactions_roll_back_only_their_own_work() {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .atomically(|s| -> Result<()> {
+            platform(s, "outer");
+            let inner: Result<()> = s.atomically(|s| {
+                platform(s, "inner");
+                Err(Error::not_found("thing", "x"))
+            });
+            assert!(inner.is_err());
+            s.atomically(|s| -> Result<()> {
+                platform(s, "kept");
+                Ok(())
+            })
+        })
+        .unwrap();
+    let names: Vec<String> = store.platforms().unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!(names, vec!["kept", "outer"]);
+    let failed: Result<()> = store.atomically(|s| {
+        s.atomically(|s| -> Result<()> {
+            platform(s, "lost");
+            Ok(())
+        })?;
+        Err(Error::not_found("thing", "y"))
+    });
+    assert!(failed.is_err());
+    assert_eq!(store.platforms().unwrap().len(), 2);
+}

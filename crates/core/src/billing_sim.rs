@@ -1,0 +1,281 @@
+//! The billing simulator: what a workload would cost under each platform's
+//! billing rule. A workload is a list of sessions (an instance started and
+//! stopped), each a timeline of phases — queue, compute, io-wait, idle. The
+//! rule decides which phases are billed, the unit they are rounded to and
+//! the minimum charge per session.
+//!
+//! Seed 003's worked example is the test vector: 2 h 17 m wall with 1 h 42 m
+//! 18 s compute at 12.8 per hour costs 38.40 on hourly-ceiling billing of
+//! wall time and 21.82 on per-second billing of compute only.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{BillingRule, Rounding};
+use crate::error::ValidationError;
+
+labelled_enum! {
+    pub enum Phase ("phase") {
+        Queue => "queue",
+        Compute => "compute",
+        IoWait => "io-wait",
+        Idle => "idle",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    pub phase: Phase,
+    pub seconds: f64,
+}
+
+/// One instance lifetime: from start to stop.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub segments: Vec<Segment>,
+}
+
+impl Session {
+    pub fn seconds(&self, phase: Phase) -> f64 {
+        self.segments.iter().filter(|s| s.phase == phase).map(|s| s.seconds).sum()
+    }
+
+    pub fn wall_seconds(&self) -> f64 {
+        self.segments.iter().map(|s| s.seconds).sum()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub sessions: Vec<Session>,
+    /// Accelerators billed per session.
+    pub gpus: u32,
+}
+
+impl Workload {
+    /// Seed 003's Stable Diffusion XL job on one A100-80G: 2 h 17 m wall,
+    /// 1 h 42 m 18 s of it computing, the rest loading data and saving
+    /// checkpoints, no queue.
+    pub fn reference() -> Workload {
+        Workload {
+            sessions: vec![Session {
+                segments: vec![
+                    Segment { phase: Phase::Queue, seconds: 0.0 },
+                    Segment { phase: Phase::Compute, seconds: 6138.0 },
+                    Segment { phase: Phase::IoWait, seconds: 2082.0 },
+                ],
+            }],
+            gpus: 1,
+        }
+    }
+
+    pub fn compute_seconds(&self) -> f64 {
+        self.sessions.iter().map(|s| s.seconds(Phase::Compute)).sum()
+    }
+
+    pub fn wall_seconds(&self) -> f64 {
+        self.sessions.iter().map(Session::wall_seconds).sum()
+    }
+
+    /// Parse "compute=1h42m18s,io-wait=35m,queue=0" with an optional
+    /// "sessions=N" (the same session N times) and "gpus=N".
+    pub fn parse_spec(spec: &str) -> Result<Workload, ValidationError> {
+        let mut session = Session::default();
+        let mut sessions = 1u32;
+        let mut gpus = 1u32;
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').ok_or_else(|| {
+                ValidationError::new("workload", format!("\"{part}\" is not phase=duration"))
+            })?;
+            match key.trim() {
+                "sessions" | "repeat" => sessions = whole(key, value)?,
+                "gpus" => gpus = whole(key, value)?,
+                phase => {
+                    let phase: Phase = phase.parse()?;
+                    session.segments.push(Segment { phase, seconds: parse_duration(value)? });
+                }
+            }
+        }
+        if session.segments.is_empty() {
+            return Err(ValidationError::new("workload", "names no phase (e.g. compute=1h42m18s,io-wait=35m)"));
+        }
+        Ok(Workload { sessions: vec![session; sessions as usize], gpus })
+    }
+}
+
+fn whole(key: &str, value: &str) -> Result<u32, ValidationError> {
+    value
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| ValidationError::new(key, format!("\"{value}\" is not a whole number ≥ 1")))
+}
+
+/// "1h42m18s", "35m", "90s", "6138", "1.5h" → seconds.
+pub fn parse_duration(text: &str) -> Result<f64, ValidationError> {
+    let t = text.trim();
+    let fail = || ValidationError::new("duration", format!("\"{t}\" is not a duration (e.g. 1h42m18s, 35m, 6138)"));
+    if let Ok(seconds) = t.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then_some(seconds).ok_or_else(fail);
+    }
+    let mut total = 0.0;
+    let mut number = String::new();
+    for c in t.chars() {
+        match c {
+            '0'..='9' | '.' => number.push(c),
+            'h' | 'm' | 's' | 'd' => {
+                let v: f64 = number.parse().map_err(|_| fail())?;
+                total += v * match c {
+                    'd' => 86_400.0,
+                    'h' => 3600.0,
+                    'm' => 60.0,
+                    _ => 1.0,
+                };
+                number.clear();
+            }
+            ' ' => {}
+            _ => return Err(fail()),
+        }
+    }
+    if !number.is_empty() || !total.is_finite() {
+        return Err(fail());
+    }
+    Ok(total)
+}
+
+/// What a workload costs under one rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bill {
+    /// Seconds charged after minimums and rounding, all sessions.
+    pub billed_seconds: f64,
+    pub compute_seconds: f64,
+    pub wall_seconds: f64,
+    pub amount: f64,
+    /// What per-second billing of compute alone would cost.
+    pub fair_amount: f64,
+}
+
+impl Bill {
+    /// Billed amount ÷ the fair amount − 1, in percent.
+    pub fn overcharge_pct(&self) -> Option<f64> {
+        (self.fair_amount > 0.0).then(|| (self.amount / self.fair_amount - 1.0) * 100.0)
+    }
+}
+
+fn round_units(seconds: f64, rule: &BillingRule) -> f64 {
+    let unit = f64::from(rule.granularity_s.max(1));
+    let units = seconds / unit;
+    // Tolerate float dust: 3.0000000001 units is 3 units.
+    let units = if (units - units.round()).abs() < 1e-9 { units.round() } else { units };
+    let rounded = match rule.rounding {
+        Rounding::Ceil => units.ceil(),
+        Rounding::Nearest => units.round(),
+        Rounding::Floor => units.floor(),
+    };
+    rounded * unit
+}
+
+/// Price a workload: per session, the billed phases are summed, raised to
+/// the minimum charge and rounded to the billing unit; idle time at a
+/// separate idle price is rounded on its own.
+pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bill {
+    let mut billed_seconds = 0.0;
+    let mut amount = 0.0;
+    for session in &workload.sessions {
+        let separate_idle = rule.bills_idle && rule.idle_price_per_hour.is_some();
+        let mut seconds = session.seconds(Phase::Compute);
+        if rule.bills_queue {
+            seconds += session.seconds(Phase::Queue);
+        }
+        if rule.bills_io_wait {
+            seconds += session.seconds(Phase::IoWait);
+        }
+        if rule.bills_idle && !separate_idle {
+            seconds += session.seconds(Phase::Idle);
+        }
+        if seconds > 0.0 {
+            let charged = round_units(seconds.max(f64::from(rule.minimum_charge_s)), rule);
+            billed_seconds += charged;
+            amount += charged / 3600.0 * price_per_hour;
+        }
+        if let (true, Some(idle_price)) = (separate_idle, rule.idle_price_per_hour) {
+            let idle = round_units(session.seconds(Phase::Idle), rule);
+            billed_seconds += idle;
+            amount += idle / 3600.0 * idle_price;
+        }
+    }
+    let gpus = f64::from(workload.gpus.max(1));
+    Bill {
+        billed_seconds,
+        compute_seconds: workload.compute_seconds(),
+        wall_seconds: workload.wall_seconds(),
+        amount: amount * gpus,
+        fair_amount: workload.compute_seconds() / 3600.0 * price_per_hour * gpus,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::BillingMode;
+
+    fn rule(granularity_s: u32, bills_io_wait: bool, bills_idle: bool) -> BillingRule {
+        BillingRule {
+            granularity_s,
+            bills_io_wait,
+            bills_idle,
+            ..BillingRule::per_second(1, BillingMode::OnDemand)
+        }
+    }
+
+    fn cents(v: f64) -> f64 {
+        (v * 100.0).round() / 100.0
+    }
+
+    #[test]
+    fn the_seed_worked_bill() {
+        let job = Workload::reference();
+        assert_eq!(job.wall_seconds(), 2.0 * 3600.0 + 17.0 * 60.0);
+        let hourly = bill(&job, &rule(3600, true, true), 12.8);
+        assert_eq!((hourly.billed_seconds, cents(hourly.amount)), (3.0 * 3600.0, 38.40));
+        let per_second_compute = bill(&job, &rule(1, false, false), 12.8);
+        assert_eq!((per_second_compute.billed_seconds, cents(per_second_compute.amount)), (6138.0, 21.82));
+        assert!((hourly.overcharge_pct().unwrap() - 75.95).abs() < 0.01);
+        assert_eq!(per_second_compute.overcharge_pct(), Some(0.0));
+    }
+
+    #[test]
+    fn autoscaling_flap_costs_60_48_a_day() {
+        // 12 start/stop cycles an hour, each charged a one-minute minimum at 12.6/h = 0.21.
+        let flaps = Workload::parse_spec("compute=20s,sessions=288").unwrap();
+        let r = BillingRule { minimum_charge_s: 60, ..rule(60, true, true) };
+        let day = bill(&flaps, &r, 12.6);
+        assert_eq!(cents(day.amount), 60.48);
+    }
+
+    #[test]
+    fn rounding_minimums_and_idle_prices() {
+        let job = Workload::parse_spec("compute=90s").unwrap();
+        assert_eq!(bill(&job, &rule(60, true, true), 60.0).billed_seconds, 120.0);
+        let nearest = BillingRule { rounding: Rounding::Nearest, ..rule(60, true, true) };
+        assert_eq!(bill(&job, &nearest, 60.0).billed_seconds, 120.0);
+        let floor = BillingRule { rounding: Rounding::Floor, ..rule(60, true, true) };
+        assert_eq!(bill(&job, &floor, 60.0).billed_seconds, 60.0);
+        let idle = Workload::parse_spec("compute=1h,idle=1h").unwrap();
+        let cheap_idle = BillingRule { idle_price_per_hour: Some(1.0), ..rule(1, true, true) };
+        assert_eq!(bill(&idle, &cheap_idle, 10.0).amount, 11.0);
+        assert_eq!(bill(&idle, &rule(1, true, false), 10.0).amount, 10.0);
+    }
+
+    #[test]
+    fn specs_and_durations_parse_with_clear_errors() {
+        assert_eq!(parse_duration("1h42m18s").unwrap(), 6138.0);
+        assert_eq!(parse_duration("6138").unwrap(), 6138.0);
+        assert_eq!(parse_duration("1.5h").unwrap(), 5400.0);
+        assert!(parse_duration("soon").is_err());
+        let w = Workload::parse_spec("compute=1h42m18s, io-wait=35m, gpus=8").unwrap();
+        assert_eq!((w.compute_seconds(), w.gpus), (6138.0, 8));
+        assert_eq!(Workload::parse_spec("nap=1h").unwrap_err().field, "phase");
+        assert!(Workload::parse_spec("").is_err());
+    }
+}

@@ -1,0 +1,226 @@
+//! The simulator: one demo platform's evidence, written in the formats the
+//! real tools write. Seeded, so the demo is the same on every machine.
+
+use std::fmt::Write;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, LogNormal, Normal};
+
+use super::{DemoFile, DemoPlatform};
+use crate::billing_sim::{self, Phase, Segment, Session, Workload};
+use crate::import::Format;
+
+const GPUS: usize = 8;
+/// Seed 003 sampled every 30 s for 48 h.
+const STEP_S: i64 = 30;
+const HOURS: i64 = 48;
+/// 2024-06-01T00:00:00Z.
+const START: i64 = 1_717_200_000;
+/// The reference job (seed 003's SDXL run) inside the sustain log.
+const JOB_START: i64 = START + 2 * 3600;
+const JOB_LOAD_S: i64 = 1200;
+const JOB_COMPUTE_S: i64 = 6138;
+const JOB_WALL_S: i64 = 8220;
+
+fn stamp(epoch_s: i64) -> String {
+    jiff::Timestamp::from_second(epoch_s)
+        .map(|t| t.strftime("%Y/%m/%d %H:%M:%S.000").to_string())
+        .unwrap_or_default()
+}
+
+fn iso(epoch_ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(epoch_ms).map(|t| t.to_string()).unwrap_or_default()
+}
+
+pub fn generate(p: &DemoPlatform, seed: u64) -> Vec<DemoFile> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (sustain, measured_busy_s) = sustain_csv(p, &mut rng);
+    let letter = p.letter.to_ascii_lowercase();
+    vec![
+        DemoFile { name: format!("demo-{letter}-nvidia-smi.csv"), format: Format::SmiCsv, bytes: sustain.into_bytes() },
+        DemoFile { name: format!("demo-{letter}-startup.csv"), format: Format::StartupTable, bytes: startup_csv(p, &mut rng).into_bytes() },
+        DemoFile { name: format!("demo-{letter}-switch.csv"), format: Format::SwitchTable, bytes: switch_csv(p, &mut rng).into_bytes() },
+        DemoFile { name: format!("demo-{letter}-drills.csv"), format: Format::DrillTable, bytes: drills_csv(p, &mut rng).into_bytes() },
+        DemoFile { name: format!("demo-{letter}-billing.csv"), format: Format::BillingTable, bytes: billing_csv(p, measured_busy_s).into_bytes() },
+    ]
+}
+
+/// What the GPUs are doing at second `t` of the log: utilisation 0–100.
+fn utilisation(t: i64, noise: i64) -> i64 {
+    if (JOB_START..JOB_START + JOB_WALL_S).contains(&t) {
+        let into = t - JOB_START;
+        // Load data, compute, then save: the reference job's shape.
+        return if (JOB_LOAD_S..JOB_LOAD_S + JOB_COMPUTE_S).contains(&into) { 96 + noise } else { 2 };
+    }
+    // A checkpoint every two hours idles the GPUs for two minutes.
+    if (t - START) % 7200 < 120 { 4 } else { 95 + noise }
+}
+
+/// 48 h of 8 GPUs at 30 s, as `nvidia-smi --query-gpu=… --format=csv -l 30`
+/// writes it; also returns the seconds GPU 0 was busy during the reference job.
+fn sustain_csv(p: &DemoPlatform, rng: &mut StdRng) -> (String, f64) {
+    let mut out = String::with_capacity(6 << 20);
+    out.push_str(
+        "timestamp, index, name, pci.bus_id, pcie.link.width.current, pcie.link.width.max, power.draw [W], \
+         temperature.gpu, utilization.gpu [%], utilization.memory [%], memory.used [MiB], memory.total [MiB], \
+         clocks.sm [MHz], clocks_throttle_reasons.active\n",
+    );
+    let jitter = Normal::new(0.0, 1.5).expect("valid constant parameters");
+    let mut busy_s = 0.0;
+    for step in 0..HOURS * 3600 / STEP_S {
+        let t = START + step * STEP_S;
+        if let Some((hour, minutes)) = p.gap {
+            let from = START + i64::from(hour) * 3600;
+            if (from..from + i64::from(minutes) * 60).contains(&(t)) {
+                continue;
+            }
+        }
+        let noise = rng.random_range(-2..=3);
+        let util = utilisation(t, noise).clamp(0, 100);
+        let busy = util >= 90;
+        if (JOB_START..JOB_START + JOB_WALL_S).contains(&t) && util > 10 {
+            busy_s += STEP_S as f64;
+        }
+        for gpu in 0..GPUS {
+            let sagged = p.power_sag.filter(|(hour, _, _)| t >= START + i64::from(*hour) * 3600);
+            let (mut power, mut sm) = if busy { (250.0, 1410) } else { (62.0, 210) };
+            if let (true, Some((_, watts, clock))) = (busy, sagged) {
+                power -= watts as f64;
+                sm = clock;
+            }
+            power += jitter.sample(rng);
+            let hot = p.hot_edge.filter(|(count, _)| gpu >= GPUS - count).map(|(_, c)| c);
+            let mut temp = if busy { 70 + (gpu as i64 % 4) } else { 45 };
+            if let (true, Some(c)) = (busy, hot) {
+                temp = c - i64::from(rng.random_range(0..2u8));
+            } else if busy {
+                temp += i64::from(rng.random_range(0..2u8));
+            }
+            let mut mask = if busy { 0 } else { 1 };
+            if busy && temp >= 86 {
+                mask |= 0x20; // software thermal slowdown
+            }
+            if busy && rng.random_ratio(1, 150) {
+                mask |= 0x4; // the preventive software power cap, not counted
+            }
+            let _ = writeln!(
+                out,
+                "{}, {gpu}, NVIDIA A100-SXM4-80GB, 00000000:{:02X}:00.0, {}, 16, {:.2} W, {temp}, {util} %, {} %, {} MiB, 81920 MiB, {sm} MHz, 0x{mask:016X}",
+                stamp(t),
+                0x07 + gpu * 8,
+                p.pcie_width,
+                power.max(20.0),
+                if busy { util / 2 } else { 0 },
+                if busy { 61_227 } else { 4 },
+            );
+        }
+    }
+    (out, busy_s)
+}
+
+/// Start attempts at baseline, peak and mixed load, warm and cold images.
+fn startup_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
+    let mut out = String::from("scenario,image,submitted_at,provisioned_at,image_ready_at,first_compute_at,outcome\n");
+    let spread = LogNormal::new(0.0, 0.18).expect("valid constant parameters");
+    let day3 = (START + 2 * 86_400) * 1000;
+    let mut k = 0i64;
+    let mut attempt = |out: &mut String, scenario: &str, image: &str, median_s: f64, timeout: bool, rng: &mut StdRng| {
+        let submitted = day3 + k * 600_000;
+        k += 1;
+        if timeout {
+            let _ = writeln!(out, "{scenario},{image},{},,,,timeout", iso(submitted));
+            return;
+        }
+        let latency_ms = (median_s * spread.sample(rng) * 1000.0).round() as i64;
+        let _ = writeln!(
+            out,
+            "{scenario},{image},{},{},{},{},ok",
+            iso(submitted),
+            iso(submitted + latency_ms * 6 / 10),
+            iso(submitted + latency_ms * 9 / 10),
+            iso(submitted + latency_ms)
+        );
+    };
+    for _ in 0..10 {
+        attempt(&mut out, "baseline", "warm", p.baseline_s, false, rng);
+    }
+    let timeouts = (p.peak_timeouts * 10.0).round() as usize;
+    for i in 0..10 {
+        attempt(&mut out, "peak", "warm", p.peak_s, i < timeouts, rng);
+    }
+    for _ in 0..5 {
+        attempt(&mut out, "mixed", "warm", p.mixed_s, false, rng);
+    }
+    for _ in 0..5 {
+        attempt(&mut out, "baseline", "cold", p.baseline_s + p.cold_extra_s, false, rng);
+    }
+    out
+}
+
+/// The standard environment matrix, switched to from PyTorch 2.1 + cu118.
+fn switch_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
+    let targets = [
+        ("MindSpore 2.3 + CANN 7.0", true),
+        ("PyTorch 2.1 + CANN 7.0", true),
+        ("PyTorch 2.3 + cu121", false),
+        ("TensorFlow 2.15 + cu118", false),
+        ("PaddlePaddle 2.6 + cu118", false),
+    ];
+    let mut out = String::from("from_env,to_env,success,manual_steps,duration_s,rel_l2_error,ops_passed,ops_total\n");
+    for (i, (to, domestic)) in targets.iter().enumerate() {
+        let steps = if i == 0 { p.manual_steps } else { p.manual_steps.saturating_add_signed(rng.random_range(-2..=2)) };
+        let drift = if i == 0 { p.drift.1 } else { p.drift.0 * rng.random_range(0.8..1.2) };
+        let ops = if *domestic { format!("{},127", p.ops_passed) } else { ",".into() };
+        let _ = writeln!(
+            out,
+            "PyTorch 2.1 + cu118,{to},{},{steps},{:.0},{drift:.3e},{ops}",
+            i >= p.switch_failures,
+            600.0 + f64::from(steps) * 240.0 * rng.random_range(0.8..1.2),
+        );
+    }
+    out
+}
+
+/// Seed 001's fault drills.
+fn drills_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
+    let mut out = String::from("fault,detected,recovered,recovery_s,progress_lost_s\n");
+    let faults = ["process-kill", "out-of-memory", "bad-data-path", "instance-recreate", "checkpoint-resume"];
+    for fault in faults {
+        // The drill a platform fails first is the one seed 001 names as the
+        // hardest to diagnose: a bad data path.
+        if fault == "bad-data-path" && p.unrecovered > 0 {
+            let _ = writeln!(out, "{fault},yes,no,,");
+        } else {
+            let r = p.recovery_s * rng.random_range(0.85..1.15);
+            let _ = writeln!(out, "{fault},yes,yes,{r:.0},{:.0}", r * 2.0);
+        }
+    }
+    out
+}
+
+/// The bill of the reference job, as the platform computed it.
+fn billing_csv(p: &DemoPlatform, measured_busy_s: f64) -> String {
+    let billed_compute = measured_busy_s + p.billed_extra_s;
+    let wall = JOB_WALL_S as f64;
+    let job = Workload {
+        sessions: vec![Session {
+            segments: vec![
+                Segment { phase: Phase::Compute, seconds: billed_compute },
+                Segment { phase: Phase::IoWait, seconds: (wall - billed_compute).max(0.0) },
+            ],
+        }],
+        gpus: 1,
+    };
+    let bill = billing_sim::bill(&job, &p.rule(0), p.price_per_hour);
+    format!(
+        "instance,start,end,billed_seconds,compute_seconds,queue_seconds,io_wait_seconds,amount,currency,unit_price\n\
+         sdxl-reference-job,{},{},{:.0},{billed_compute:.0},0,{:.0},{:.2},CNY,{}\n",
+        iso(JOB_START * 1000),
+        iso((JOB_START + JOB_WALL_S) * 1000),
+        bill.billed_seconds,
+        (wall - billed_compute).max(0.0),
+        bill.amount,
+        p.price_per_hour
+    )
+}

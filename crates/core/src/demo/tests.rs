@@ -1,0 +1,87 @@
+//! The demo builds, reproduces what seed 003 reports, and is labelled.
+
+use super::*;
+use crate::domain::SourceKind;
+use crate::metrics;
+use crate::scoring;
+
+fn demo() -> Store {
+    let store = Store::open_in_memory().unwrap();
+    let summary = build(&store, 7).unwrap();
+    assert!(summary.built);
+    assert_eq!((summary.platforms, summary.runs), (6, 30));
+    store
+}
+
+fn value(evidence: &[metrics::PlatformEvidence], letter: char, key: &str) -> f64 {
+    let e = evidence
+        .iter()
+        .find(|e| e.platform.name.starts_with(&format!("Platform {letter}")))
+        .unwrap();
+    e.value(key).unwrap_or_else(|| panic!("{letter} {key} not measured"))
+}
+
+#[test]
+fn the_demo_reproduces_the_seed() {
+    let store = demo();
+    for p in store.platforms().unwrap() {
+        assert!(p.notes.unwrap().starts_with(DEMO_LABEL));
+    }
+    assert!(store.runs(None).unwrap().iter().all(|r| r.source == SourceKind::Demo));
+    let ev = metrics::platform_evidence(&store).unwrap();
+    // Startup: A 1.8 s baseline and 22 min at peak; C 4.2 s and 3.1 min; D 1.2 s; B +4 min cold.
+    assert!((value(&ev, 'A', "startup.baseline_p50_s") - 1.8).abs() < 0.4);
+    assert!((value(&ev, 'A', "startup.peak_p50_s") / 60.0 - 22.0).abs() < 4.0);
+    assert!((value(&ev, 'C', "startup.baseline_p50_s") - 4.2).abs() < 0.8);
+    assert!((value(&ev, 'C', "startup.peak_p50_s") / 60.0 - 3.1).abs() < 0.6);
+    assert!((value(&ev, 'D', "startup.baseline_p50_s") - 1.2).abs() < 0.3);
+    assert!((value(&ev, 'B', "startup.cold_image_penalty_s") - 240.0).abs() < 50.0);
+    // A delivered PCIe x8 for x16.
+    assert_eq!(value(&ev, 'A', "startup.delivery_mismatches"), 1.0);
+    assert_eq!(value(&ev, 'B', "startup.delivery_mismatches"), 0.0);
+    // Sustain: E loses 10 % of its power after hour 30; F runs at 87 °C.
+    assert!((value(&ev, 'E', "sustain.power_drop_pct") - 10.0).abs() < 1.0);
+    assert!(value(&ev, 'E', "sustain.phantom_util_pct") > 20.0);
+    assert!(value(&ev, 'D', "sustain.power_drop_pct").abs() < 1.0);
+    assert_eq!(value(&ev, 'F', "sustain.max_temp_c"), 87.0);
+    assert!(value(&ev, 'F', "sustain.throttle_pct") > 5.0);
+    assert!(value(&ev, 'A', "sustain.interruptions_per_100h") > 0.0);
+    // Switch: E 127/127 at 5e-5; F 119/127; C 102/127; B 37 steps; A's drift above 1e-3.
+    assert_eq!(value(&ev, 'E', "switch.op_coverage_pct"), 100.0);
+    assert!((value(&ev, 'E', "switch.drift_rel_l2") - 5e-5).abs() < 2e-5);
+    assert!((value(&ev, 'F', "switch.op_coverage_pct") - 100.0 * 119.0 / 127.0).abs() < 1e-9);
+    assert!((value(&ev, 'C', "switch.op_coverage_pct") - 100.0 * 102.0 / 127.0).abs() < 1e-9);
+    assert!(value(&ev, 'B', "switch.manual_steps") >= 35.0);
+    assert!(value(&ev, 'A', "switch.drift_rel_l2") > 1e-3);
+    // Billing: A hourly ceiling, D per second on compute, C bills 127 s too many.
+    assert_eq!(value(&ev, 'A', "billing.granularity_s"), 3600.0);
+    assert!((value(&ev, 'A', "billing.overcharge_pct") - 75.95).abs() < 0.1);
+    assert_eq!(value(&ev, 'D', "billing.overcharge_pct"), 0.0);
+    let c_error = value(&ev, 'C', "billing.bill_error_pct");
+    assert!((c_error - 100.0 * 127.0 / 6150.0).abs() < 0.2, "{c_error}");
+    assert!(value(&ev, 'A', "billing.bill_error_pct") > 10.0);
+    let lines = store.billing_lines(store.runs(None).unwrap().iter().find(|r| r.provenance.file_name.as_deref() == Some("demo-a-billing.csv")).unwrap().id).unwrap();
+    assert_eq!(lines[0].amount, 38.40);
+}
+
+#[test]
+fn the_demo_ranks_every_platform_and_builds_once() {
+    let store = demo();
+    let ev = metrics::platform_evidence(&store).unwrap();
+    let profile = store.weight_profile("balanced").unwrap();
+    let ranking = scoring::rank(&ev, &profile);
+    assert!(ranking.platforms.iter().all(|p| p.rank.is_some()), "all have enough evidence");
+    assert!(ranking.platforms.iter().all(|p| p.coverage > 0.9));
+    let again = build(&store, 7).unwrap();
+    assert!(!again.built);
+    assert_eq!(store.platforms().unwrap().len(), 6);
+}
+
+#[test]
+fn the_demo_never_mixes_with_real_evidence() {
+    let store = Store::open_in_memory().unwrap();
+    store.create_platform(&Platform::new("Mine", crate::domain::PlatformKind::Other, None).unwrap()).unwrap();
+    let e = build(&store, 7).unwrap_err().to_string();
+    assert!(e.contains("not the demo"), "{e}");
+    assert_eq!(store.platforms().unwrap().len(), 1);
+}

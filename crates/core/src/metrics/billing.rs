@@ -1,0 +1,162 @@
+//! Billing metrics of a platform: what its rule does to the reference
+//! workload, what finishing that workload costs at its price, and whether
+//! its bills agree with what the GPUs measurably did.
+
+use std::collections::BTreeMap;
+
+use super::{RunSource, RunValue, source};
+use crate::billing_sim::{self, Phase, Segment, Workload};
+use crate::domain::{BillingMode, BillingRule, Platform, Run};
+use crate::error::Result;
+use crate::samples::Field;
+use crate::store::Store;
+
+use super::sustain::{WORKING_UTIL, median, step_ms};
+
+/// A platform-level value and the runs behind it (none for rule-only values).
+pub struct PlatformValue {
+    pub value: RunValue,
+    pub sources: Vec<RunSource>,
+}
+
+/// The rule that prices on-demand use of the platform: its own on-demand
+/// rule, else any platform-wide rule, else the first offering rule.
+pub fn rule(store: &Store, platform: &Platform) -> Result<Option<BillingRule>> {
+    let rules = store.billing_rules(platform.id)?;
+    Ok(rules
+        .iter()
+        .find(|r| r.offering_id.is_none() && r.mode == BillingMode::OnDemand)
+        .or_else(|| rules.iter().find(|r| r.offering_id.is_none()))
+        .or_else(|| rules.first())
+        .cloned())
+}
+
+/// The cheapest on-demand price per accelerator-hour among the platform's
+/// offerings, with its currency.
+pub fn price(store: &Store, platform: &Platform) -> Result<Option<(f64, String)>> {
+    Ok(store
+        .offerings(Some(platform.id))?
+        .into_iter()
+        .filter_map(|o| Some((o.prices.on_demand?, o.prices.currency)))
+        .min_by(|a, b| a.0.total_cmp(&b.0)))
+}
+
+fn value(key: &str, v: f64, detail: String) -> RunValue {
+    RunValue { key: key.into(), value: v, detail: Some(detail) }
+}
+
+pub fn platform_values(
+    store: &Store,
+    platform: &Platform,
+    runs: &[Run],
+    run_level: &BTreeMap<String, (Vec<RunSource>, Vec<String>)>,
+) -> Result<Vec<PlatformValue>> {
+    let mut out = Vec::new();
+    let mut platform_wide = |v: RunValue| out.push(PlatformValue { value: v, sources: Vec::new() });
+    let reference = Workload::reference();
+    if let Some(rule) = rule(store, platform)? {
+        platform_wide(value(
+            "billing.granularity_s",
+            f64::from(rule.granularity_s),
+            format!("{} rule: {} s units, rounding {}", rule.mode, rule.granularity_s, rule.rounding),
+        ));
+        let unit = billing_sim::bill(&reference, &rule, 1.0);
+        if let Some(over) = unit.overcharge_pct() {
+            platform_wide(value(
+                "billing.overcharge_pct",
+                over,
+                format!(
+                    "reference workload: {:.0} s billed for {:.0} s of compute ({:.0} s wall)",
+                    unit.billed_seconds, unit.compute_seconds, unit.wall_seconds
+                ),
+            ));
+        }
+        if let Some((price, currency)) = price(store, platform)? {
+            let b = billing_sim::bill(&reference, &rule, price);
+            platform_wide(value(
+                "billing.cost_per_useful_gpu_hour",
+                b.amount / (b.compute_seconds / 3600.0),
+                format!("{:.2} {currency} for {:.2} compute hours at {price} {currency}/h", b.amount, b.compute_seconds / 3600.0),
+            ));
+            // Finishing the job: compute lengthened by the measured power drop;
+            // the measured start latency billed as queue where the rule bills queue.
+            let mid = |key: &str| {
+                run_level.get(key).and_then(|(s, _)| {
+                    let mut v: Vec<f64> = s.iter().map(|s| s.value).collect();
+                    median(&mut v)
+                })
+            };
+            let drop = mid("sustain.power_drop_pct").unwrap_or(0.0).clamp(0.0, 90.0);
+            let queue = mid("startup.baseline_p50_s").unwrap_or(0.0);
+            let stretched = Workload {
+                sessions: reference
+                    .sessions
+                    .iter()
+                    .map(|s| billing_sim::Session {
+                        segments: s
+                            .segments
+                            .iter()
+                            .map(|seg| match seg.phase {
+                                Phase::Compute => Segment { phase: Phase::Compute, seconds: seg.seconds / (1.0 - drop / 100.0) },
+                                Phase::Queue => Segment { phase: Phase::Queue, seconds: seg.seconds + queue },
+                                _ => seg.clone(),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                gpus: reference.gpus,
+            };
+            let finish = billing_sim::bill(&stretched, &rule, price);
+            platform_wide(value(
+                "billing.reference_cost",
+                finish.amount,
+                format!(
+                    "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
+                    finish.amount,
+                    finish.compute_seconds
+                ),
+            ));
+        }
+    }
+    bill_error(store, runs, &mut out)?;
+    Ok(out)
+}
+
+/// Billed compute time against measured busy time (any GPU above 10 %
+/// utilisation) over each billed period, from the platform's own samples.
+fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Result<()> {
+    let sample_runs: Vec<&Run> = runs.iter().filter(|r| r.sample_count > 0).collect();
+    let mut errors = Vec::new();
+    let mut sources = Vec::new();
+    let mut details = Vec::new();
+    for run in runs {
+        for line in store.billing_lines(run.id)? {
+            let Some(billed) = line.compute_seconds else { continue };
+            let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
+            let mut measured: Option<f64> = None;
+            for s in &sample_runs {
+                for gpu in store.sample_gpus(s.id)? {
+                    let frame = store.read_samples(s.id, gpu, Some(from..to), Some(&[Field::UtilGpuPct]))?;
+                    let (Some(util), Some(step)) = (frame.column(Field::UtilGpuPct), step_ms(&frame.t_ms).or(s.interval_ms.map(i64::from))) else {
+                        continue;
+                    };
+                    let busy = util.iter().flatten().filter(|u| *u > WORKING_UTIL).count() as f64 * step as f64 / 1000.0;
+                    measured = Some(measured.map_or(busy, |m: f64| m.max(busy)));
+                }
+            }
+            if let Some(m) = measured.filter(|m| *m > 0.0) {
+                let error = (billed - m).abs() / m * 100.0;
+                errors.push(error);
+                sources.push(source(run, error));
+                details.push(format!("{}: billed {billed:.0} s of compute, measured {m:.0} s busy", line.instance));
+            }
+        }
+    }
+    if let Some(e) = median(&mut errors) {
+        out.push(PlatformValue {
+            value: RunValue { key: "billing.bill_error_pct".into(), value: e, detail: Some(details.join("; ")) },
+            sources,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,482 @@
+//! Every metric Breakpoint scores: its stable key, breakpoint, unit,
+//! direction, definition and default scoring anchors. This table is the one
+//! source for the scoring engine, `breakpoint explain`, the PDF's method
+//! appendix and docs/metrics.md (a test keeps that file in step).
+
+use serde::Serialize;
+
+use crate::domain::Breakpoint;
+
+/// How a metric's value maps to a 0–100 score.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Anchors {
+    /// 100 at `best`, 0 at `worst`, linear (or logarithmic) between, clamped.
+    Fixed { best: f64, worst: f64, log: bool },
+    /// Scored against the cheapest platform compared: 100 there, 0 at
+    /// `factor` × the cheapest.
+    RelativeToBest { factor: f64 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricDef {
+    pub key: &'static str,
+    pub breakpoint: Breakpoint,
+    pub name: &'static str,
+    pub unit: &'static str,
+    /// Whether a larger value is better (success rates) or worse (latency).
+    pub higher_is_better: bool,
+    pub definition: &'static str,
+    pub inputs: &'static str,
+    pub anchors: Anchors,
+    /// Why the anchors sit where they do.
+    pub why: &'static str,
+    /// Weight inside its breakpoint unless a profile says otherwise.
+    pub default_weight: f64,
+}
+
+const fn fixed(best: f64, worst: f64, log: bool) -> Anchors {
+    Anchors::Fixed { best, worst, log }
+}
+
+use Breakpoint::{Billing, Startup, Sustain, Switch};
+
+pub const METRICS: &[MetricDef] = &[
+    // ---- startup ----
+    MetricDef {
+        key: "startup.baseline_p50_s",
+        breakpoint: Startup,
+        name: "Start latency p50, baseline load",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median time from submitting an instance request to first computation on it, over successful warm-image attempts at baseline load.",
+        inputs: "startup attempts (scenario baseline): submitted_at, first_compute_at",
+        anchors: fixed(5.0, 1800.0, true),
+        why: "5 s is what pre-warmed pools deliver (seed 003: platform C's hot pool answers in under 5 s); 30 min is a lost working session. Log scale, because going from 5 s to 50 s hurts as much as from 3 to 30 min.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "startup.baseline_p95_s",
+        breakpoint: Startup,
+        name: "Start latency p95, baseline load",
+        unit: "s",
+        higher_is_better: false,
+        definition: "95th percentile of submit → first compute over successful warm-image attempts at baseline load.",
+        inputs: "startup attempts (scenario baseline)",
+        anchors: fixed(5.0, 1800.0, true),
+        why: "The tail is what an on-call engineer waits for; same anchors as the median.",
+        default_weight: 0.5,
+    },
+    MetricDef {
+        key: "startup.peak_p50_s",
+        breakpoint: Startup,
+        name: "Start latency p50, peak load",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median submit → first compute of successful warm-image attempts at peak load (many concurrent requests in one zone).",
+        inputs: "startup attempts (scenario peak)",
+        anchors: fixed(5.0, 1800.0, true),
+        why: "Seed 003: platform A starts in 1.8 s at baseline but 22 min at peak — the figure a launch day depends on.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "startup.peak_p95_s",
+        breakpoint: Startup,
+        name: "Start latency p95, peak load",
+        unit: "s",
+        higher_is_better: false,
+        definition: "95th percentile of submit → first compute of successful warm-image attempts at peak load.",
+        inputs: "startup attempts (scenario peak)",
+        anchors: fixed(5.0, 1800.0, true),
+        why: "Queues at peak have long tails (seed 003: 142 tasks deep).",
+        default_weight: 0.5,
+    },
+    MetricDef {
+        key: "startup.mixed_p50_s",
+        breakpoint: Startup,
+        name: "Start latency p50, mixed load",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median submit → first compute of successful warm-image attempts when training, inference and domestic-accelerator requests arrive together.",
+        inputs: "startup attempts (scenario mixed)",
+        anchors: fixed(5.0, 1800.0, true),
+        why: "Mixed-architecture scheduling is a requirement in seed 003's shortlist.",
+        default_weight: 0.5,
+    },
+    MetricDef {
+        key: "startup.cold_image_penalty_s",
+        breakpoint: Startup,
+        name: "Cold-image penalty",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median latency of successful starts on a cold (first-use custom) image minus the median on a warm image, in the same run.",
+        inputs: "startup attempts with image cold and warm",
+        anchors: fixed(2.0, 300.0, false),
+        why: "Seed 003: platform B adds 4 min on a first custom image, platform D pre-warms to 1.2 s; an inference service cannot make users wait minutes to scale.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "startup.failure_rate_pct",
+        breakpoint: Startup,
+        name: "Start failure rate",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Share of start attempts that failed or timed out.",
+        inputs: "startup attempts: outcome",
+        anchors: fixed(0.0, 20.0, false),
+        why: "One start in five failing makes automation unusable.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "startup.delivery_mismatches",
+        breakpoint: Startup,
+        name: "Delivery mismatches",
+        unit: "count",
+        higher_is_better: false,
+        definition: "Kinds of difference between the offering and the inventory a delivery check saw: model, VRAM, count, PCIe generation, PCIe width (x8 for x16), driver or CUDA below the promise, NVLink missing.",
+        inputs: "runs with a GPU inventory and an offering snapshot",
+        anchors: fixed(0.0, 2.0, false),
+        why: "Seed 001's first test of a long-term partner; seed 003's x8-for-x16 PCIe trap cost a customer two weeks. Two kinds of mismatch already mean the order was not honoured.",
+        default_weight: 1.5,
+    },
+    // ---- sustain ----
+    MetricDef {
+        key: "sustain.power_drop_pct",
+        breakpoint: Sustain,
+        name: "Sustained power drop",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Per GPU: median power of busy samples (utilisation ≥ 90 %) in the last stretch of the run vs the first settled stretch after warm-up (each stretch: 1 h or a fifth of the busy time, whichever is shorter); the worst GPU counts.",
+        inputs: "samples: power, GPU utilisation",
+        anchors: fixed(2.0, 15.0, false),
+        why: "Seed 003: an A100 sliding from 250 W to 228 W (−9 %) while showing 92 % busy lost 17 % of its throughput; 2 % is measurement noise.",
+        default_weight: 1.5,
+    },
+    MetricDef {
+        key: "sustain.phantom_util_pct",
+        breakpoint: Sustain,
+        name: "Phantom utilisation",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Share of busy samples (utilisation ≥ 90 %) whose power or SM clock sits more than 10 % below the GPU's settled busy level; the worst GPU counts.",
+        inputs: "samples: power and/or SM clock, GPU utilisation",
+        anchors: fixed(0.0, 20.0, false),
+        why: "The console says busy, the silicon is not (seed 003, platform E after hour 30).",
+        default_weight: 1.5,
+    },
+    MetricDef {
+        key: "sustain.throttle_pct",
+        breakpoint: Sustain,
+        name: "Throttle time",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Share of working samples (utilisation > 10 %) with a hardware slowdown (0x8), software or hardware thermal slowdown (0x20, 0x40) or power brake (0x80) active. Idle (0x1), application clocks (0x2), the software power cap (0x4, which fires preventively on healthy cards) and sync boost (0x10) are shown but not counted.",
+        inputs: "samples: throttle/clock-event reason mask, GPU utilisation",
+        anchors: fixed(0.0, 10.0, false),
+        why: "A tenth of the time slowed down by heat or power delivery is a cooling or power fault, not a workload property.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "sustain.hot_time_pct",
+        breakpoint: Sustain,
+        name: "Time above 83 °C",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Share of samples with GPU temperature above 83 °C.",
+        inputs: "samples: GPU temperature",
+        anchors: fixed(0.0, 10.0, false),
+        why: "83 °C is where A100-class cards begin to throttle (seed 003).",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "sustain.max_temp_c",
+        breakpoint: Sustain,
+        name: "Maximum GPU temperature",
+        unit: "°C",
+        higher_is_better: false,
+        definition: "Highest GPU temperature seen.",
+        inputs: "samples: GPU temperature",
+        anchors: fixed(80.0, 87.0, false),
+        why: "Seed 003: edge GPUs of platform F's full cluster reached 87 °C while alerts were set at 90 °C. Below 80 °C leaves margin to the 83 °C throttle point.",
+        default_weight: 0.5,
+    },
+    MetricDef {
+        key: "sustain.interruptions_per_100h",
+        breakpoint: Sustain,
+        name: "Interruptions per 100 GPU-hours",
+        unit: "/100 GPU-h",
+        higher_is_better: false,
+        definition: "Lost GPUs, XID errors, lost instances and sample gaps longer than three intervals, per 100 GPU-hours observed.",
+        inputs: "events (gap, gpu-lost, xid, instance-lost); samples for the GPU-hours",
+        anchors: fixed(0.0, 5.0, false),
+        why: "Five interruptions per 100 GPU-hours is one a day on an 8-GPU node: a multi-day training run cannot finish without restarts.",
+        default_weight: 1.5,
+    },
+    MetricDef {
+        key: "sustain.availability_pct",
+        breakpoint: Sustain,
+        name: "Measured availability",
+        unit: "%",
+        higher_is_better: true,
+        definition: "Observed GPU time minus the time lost in gaps, as a share of the observation window. Claims (SLAs, reviews) are shown beside it, never mixed in.",
+        inputs: "samples (period per GPU), gap events",
+        anchors: fixed(99.9, 98.0, false),
+        why: "Reviews claim 99.94–99.98 % (seed 000); 98 % is seven lost days a year.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "sustain.recovery_s",
+        breakpoint: Sustain,
+        name: "Recovery time",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median time to resume work after a fault drill or interruption, over recoveries that succeeded.",
+        inputs: "fault drills: recovered, recovery_s",
+        anchors: fixed(60.0, 600.0, false),
+        why: "Seed 003: automatic failover takes 47 s on platforms C and D, a manual rsync over 8 min on A; seed 003's checklist asks for recovery within 2 min.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "sustain.resume_success_pct",
+        breakpoint: Sustain,
+        name: "Checkpoint-resume success",
+        unit: "%",
+        higher_is_better: true,
+        definition: "Share of fault drills after which work resumed.",
+        inputs: "fault drills: recovered",
+        anchors: fixed(100.0, 80.0, false),
+        why: "Seed 001: a partner must let work resume or migrate after an interruption; one failure in five is no checkpoint mechanism at all.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "sustain.memory_plateau_h",
+        breakpoint: Sustain,
+        name: "Longest memory plateau",
+        unit: "h",
+        higher_is_better: false,
+        definition: "Longest stretch of busy samples whose memory use stays within 1 % of one level.",
+        inputs: "samples: memory used, GPU utilisation",
+        anchors: fixed(1.0, 24.0, false),
+        why: "Seed 003 reads a memory curve stuck at one level as a leak or driver fault, but steady training also holds memory flat, so it is shown and not weighted by default.",
+        default_weight: 0.0,
+    },
+    // ---- switch ----
+    MetricDef {
+        key: "switch.success_pct",
+        breakpoint: Switch,
+        name: "Switch success",
+        unit: "%",
+        higher_is_better: true,
+        definition: "Share of environment or accelerator switches that ended with the workload running.",
+        inputs: "switch attempts: success",
+        anchors: fixed(100.0, 50.0, false),
+        why: "A coin-flip switch (50 %) is not a supported path.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "switch.manual_steps",
+        breakpoint: Switch,
+        name: "Manual steps per switch",
+        unit: "steps",
+        higher_is_better: false,
+        definition: "Median number of manual interventions a switch needed.",
+        inputs: "switch attempts: manual_steps",
+        anchors: fixed(0.0, 37.0, false),
+        why: "Seed 003 counted 37 manual configuration traps behind a \"one-click\" PyTorch → Ascend switch.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "switch.duration_s",
+        breakpoint: Switch,
+        name: "Switch duration",
+        unit: "s",
+        higher_is_better: false,
+        definition: "Median wall time of a switch.",
+        inputs: "switch attempts: duration_s",
+        anchors: fixed(600.0, 28_800.0, true),
+        why: "Ten minutes is a coffee break; a working day (8 h) is a lost day. Log scale.",
+        default_weight: 0.5,
+    },
+    MetricDef {
+        key: "switch.drift_rel_l2",
+        breakpoint: Switch,
+        name: "Numeric drift",
+        unit: "rel. L2",
+        higher_is_better: false,
+        definition: "Median relative L2 error ‖out − ref‖ / ‖ref‖ of the same computation before and after the switch; runs above 1e-4 are flagged.",
+        inputs: "switch attempts: rel_l2_error",
+        anchors: fixed(1e-5, 1e-3, true),
+        why: "Seed 003: above 1e-4 downstream accuracy always suffered; platform E held 5e-5, platform A wandered between 1e-3 and 5e-2. Its checklist asks for < 1e-5.",
+        default_weight: 1.5,
+    },
+    MetricDef {
+        key: "switch.op_coverage_pct",
+        breakpoint: Switch,
+        name: "Operator coverage",
+        unit: "%",
+        higher_is_better: true,
+        definition: "Operators that passed as a share of operators tested, over all switch attempts.",
+        inputs: "switch attempts: ops_passed, ops_total",
+        anchors: fixed(100.0, 80.0, false),
+        why: "Seed 003: 127/127 (E), 119/127 (F, no RNN ops), 102/127 (C); a model missing a fifth of its operators does not run.",
+        default_weight: 1.0,
+    },
+    // ---- billing ----
+    MetricDef {
+        key: "billing.granularity_s",
+        breakpoint: Billing,
+        name: "Billing granularity",
+        unit: "s",
+        higher_is_better: false,
+        definition: "The billing unit of the platform's on-demand rule.",
+        inputs: "billing rules",
+        anchors: fixed(1.0, 3600.0, true),
+        why: "Seed 003's checklist: a 1 min 30 s job billed as hours means change platform. Log scale: per-minute is far closer to per-second than to hourly in what it costs short jobs.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "billing.overcharge_pct",
+        breakpoint: Billing,
+        name: "Overcharge on the reference workload",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Bill of the reference workload under the platform's rule ÷ (its compute seconds × the unit price) − 1.",
+        inputs: "billing rules; the reference workload",
+        anchors: fixed(0.0, 100.0, false),
+        why: "Seed 003's worked bill: 38.40 on hourly ceiling of wall time against 21.82 for compute only (+76 %). Paying double is the worst anchor.",
+        default_weight: 1.5,
+    },
+    MetricDef {
+        key: "billing.bill_error_pct",
+        breakpoint: Billing,
+        name: "Bill vs measurement",
+        unit: "%",
+        higher_is_better: false,
+        definition: "|billed compute time − measured busy time| ÷ measured busy time, where measured busy time counts the seconds any GPU's utilisation exceeded 10 % in the billed period.",
+        inputs: "billing lines with compute_seconds; samples of the same platform over the same period",
+        anchors: fixed(3.0, 20.0, false),
+        why: "Seed 003: the two should agree within 3 %; platform C counted utilisation > 5 % as compute (+127 s), platform A billed 15 min of network jitter.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "billing.cost_per_useful_gpu_hour",
+        breakpoint: Billing,
+        name: "Cost per useful GPU-hour",
+        unit: "currency/GPU-h",
+        higher_is_better: false,
+        definition: "Bill of the reference workload ÷ its compute GPU-hours, at the on-demand price of the platform's cheapest priced offering.",
+        inputs: "billing rules, offering prices, the reference workload",
+        anchors: Anchors::RelativeToBest { factor: 2.0 },
+        why: "Seed 004: compare what finishing a job costs, not the price per card-hour. The cheapest platform compared scores 100, twice its cost 0.",
+        default_weight: 1.0,
+    },
+    MetricDef {
+        key: "billing.reference_cost",
+        breakpoint: Billing,
+        name: "Cost to finish the reference workload",
+        unit: "currency",
+        higher_is_better: false,
+        definition: "Bill of the reference workload with its compute phase lengthened by the platform's measured sustained power drop (a proportional model of lost throughput) and, where the rule bills queue time, its measured baseline start latency added as queue.",
+        inputs: "billing rules, offering prices, the reference workload, sustain.power_drop_pct, startup.baseline_p50_s",
+        anchors: Anchors::RelativeToBest { factor: 2.0 },
+        why: "A cheap hour on a throttled GPU finishes later. The proportional model understates the loss (seed 003: −9 % power, −17 % throughput), so it never flatters a throttling platform.",
+        default_weight: 1.5,
+    },
+];
+
+pub fn metric(key: &str) -> Option<&'static MetricDef> {
+    METRICS.iter().find(|m| m.key == key)
+}
+
+pub fn of(breakpoint: Breakpoint) -> impl Iterator<Item = &'static MetricDef> {
+    METRICS.iter().filter(move |m| m.breakpoint == breakpoint)
+}
+
+/// docs/metrics.md, generated from this table.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Metrics\n\nGenerated from `crates/core/src/metrics/catalog.rs` (`breakpoint explain --metrics` prints the same); do not edit by hand.\n\n\
+         Every metric is derived from stored runs, never typed in. With several runs a metric takes the median and keeps the minimum and maximum. \
+         A metric with no data is *not measured*: it counts neither as 0 nor as 100, and lowers the coverage shown beside the score.\n\n\
+         Scores: 100 at the best anchor, 0 at the worst, linear (or logarithmic where marked) between, clamped. \
+         Breakpoint score = weighted mean of its measured metrics' scores; coverage = measured weight ÷ total weight. \
+         Overall = weighted mean of the measured breakpoints' scores.\n",
+    );
+    for b in Breakpoint::ALL {
+        out.push_str(&format!("\n## {}\n", title(*b)));
+        for m in of(*b) {
+            let anchors = match m.anchors {
+                Anchors::Fixed { best, worst, log } => format!(
+                    "100 at {} {}, 0 at {} {}{}",
+                    if m.higher_is_better { "≥" } else { "≤" },
+                    number(best),
+                    if m.higher_is_better { "≤" } else { "≥" },
+                    number(worst),
+                    if log { ", logarithmic" } else { "" }
+                ),
+                Anchors::RelativeToBest { factor } => {
+                    format!("relative: the cheapest platform compared 100, {}× the cheapest 0", number(factor))
+                }
+            };
+            out.push_str(&format!(
+                "\n### `{}` — {} ({})\n\n{}\n\n- Inputs: {}\n- Anchors: {} (default weight {})\n- Why: {}\n",
+                m.key,
+                m.name,
+                m.unit,
+                m.definition,
+                m.inputs,
+                anchors,
+                number(m.default_weight),
+                m.why
+            ));
+        }
+    }
+    out
+}
+
+pub fn title(b: Breakpoint) -> &'static str {
+    match b {
+        Breakpoint::Startup => "Startup",
+        Breakpoint::Sustain => "Sustain",
+        Breakpoint::Switch => "Switch",
+        Breakpoint::Billing => "Billing",
+    }
+}
+
+fn number(v: f64) -> String {
+    if v != 0.0 && (v.abs() < 1e-3) {
+        format!("{v:e}")
+    } else {
+        let t = format!("{v:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_named_after_their_breakpoint() {
+        let mut keys: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), METRICS.len());
+        for m in METRICS {
+            assert!(m.key.starts_with(&format!("{}.", m.breakpoint)), "{}", m.key);
+        }
+    }
+
+    #[test]
+    fn the_metrics_document_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/metrics.md");
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        if current != markdown() {
+            if std::env::var_os("BREAKPOINT_BLESS").is_some() {
+                std::fs::write(path, markdown()).unwrap();
+            } else {
+                panic!("docs/metrics.md is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core the_metrics_document` to regenerate it");
+            }
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! The metrics one run gives: startup from its attempts, delivery from its
+//! inventory against the offering it was bought as, sustain from its
+//! samples and events, switch from its attempts, recovery from its drills.
+
+use super::RunValue;
+use super::sustain::{self, GpuSustain, median};
+use crate::domain::{
+    EventKind, ImageState, Interconnect, LoadScenario, Run, StartupAttempt, StartupOutcome,
+};
+use crate::error::Result;
+use crate::samples::Field;
+use crate::store::Store;
+
+fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
+    RunValue { key: key.to_string(), value, detail }
+}
+
+/// Linear-interpolated percentile (`q` in 0…1) of sorted values.
+pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
+}
+
+pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
+    let mut out = Vec::new();
+    startup(&store.startup_attempts(run.id)?, &mut out);
+    delivery(run, &mut out);
+    sustain_metrics(store, run, &mut out)?;
+    switch(&store.switch_attempts(run.id)?, &mut out);
+    drills(&store.fault_drills(run.id)?, &mut out);
+    Ok(out)
+}
+
+fn fmt_s(v: f64) -> String {
+    if v >= 120.0 { format!("{:.1} min", v / 60.0) } else { format!("{v:.1} s") }
+}
+
+fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
+    if attempts.is_empty() {
+        return;
+    }
+    for (scenario, keys) in [
+        (LoadScenario::Baseline, ["startup.baseline_p50_s", "startup.baseline_p95_s"]),
+        (LoadScenario::Peak, ["startup.peak_p50_s", "startup.peak_p95_s"]),
+        (LoadScenario::Mixed, ["startup.mixed_p50_s", ""]),
+    ] {
+        // Warm images only: the cold-image penalty is its own metric.
+        let ok: Vec<&StartupAttempt> = attempts
+            .iter()
+            .filter(|a| a.scenario == scenario && a.image == ImageState::Warm)
+            .collect();
+        let mut latencies: Vec<f64> = ok.iter().filter_map(|a| a.latency_s()).collect();
+        latencies.sort_by(f64::total_cmp);
+        let Some(p50) = percentile(&latencies, 0.5) else { continue };
+        let stages = stage_breakdown(&ok);
+        out.push(value(keys[0], p50, Some(format!("{} successful warm-image attempts{stages}", latencies.len()))));
+        if !keys[1].is_empty()
+            && let Some(p95) = percentile(&latencies, 0.95)
+        {
+            out.push(value(keys[1], p95, Some(format!("{} successful warm-image attempts", latencies.len()))));
+        }
+    }
+    let latency_of = |image: ImageState| {
+        let mut v: Vec<f64> = attempts.iter().filter(|a| a.image == image).filter_map(|a| a.latency_s()).collect();
+        median(&mut v)
+    };
+    if let (Some(cold), Some(warm)) = (latency_of(ImageState::Cold), latency_of(ImageState::Warm)) {
+        out.push(value(
+            "startup.cold_image_penalty_s",
+            (cold - warm).max(0.0),
+            Some(format!("cold median {} vs warm {}", fmt_s(cold), fmt_s(warm))),
+        ));
+    }
+    let failed = attempts.iter().filter(|a| a.outcome != StartupOutcome::Ok).count();
+    out.push(value(
+        "startup.failure_rate_pct",
+        100.0 * failed as f64 / attempts.len() as f64,
+        Some(format!("{failed} of {} attempts failed or timed out", attempts.len())),
+    ));
+}
+
+/// "; stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
+fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
+    let mut parts = Vec::new();
+    let stage = |from: fn(&StartupAttempt) -> Option<jiff::Timestamp>, to: fn(&StartupAttempt) -> Option<jiff::Timestamp>| {
+        let mut v: Vec<f64> = attempts
+            .iter()
+            .filter_map(|a| Some(to(a)?.duration_since(from(a)?).as_secs_f64()))
+            .collect();
+        median(&mut v)
+    };
+    if let Some(s) = stage(|a| Some(a.submitted_at), |a| a.provisioned_at) {
+        parts.push(format!("provisioned {}", fmt_s(s)));
+    }
+    if let Some(s) = stage(|a| a.provisioned_at.or(Some(a.submitted_at)), |a| a.image_ready_at) {
+        parts.push(format!("image ready {}", fmt_s(s)));
+    }
+    if let Some(s) = stage(|a| a.image_ready_at.or(a.provisioned_at), |a| a.first_compute_at) {
+        parts.push(format!("first compute {}", fmt_s(s)));
+    }
+    if parts.is_empty() { String::new() } else { format!("; median stages: {}", parts.join(", ")) }
+}
+
+/// Compare dotted versions numerically: "535.104.05" ≥ "535.54".
+fn version_below(found: &str, wanted: &str) -> bool {
+    let parse = |v: &str| -> Vec<u64> { v.split(['.', '-']).map(|p| p.trim().parse().unwrap_or(0)).collect() };
+    parse(found) < parse(wanted)
+}
+
+fn delivery(run: &Run, out: &mut Vec<RunValue>) {
+    let (Some(offering), false) = (&run.offering_snapshot, run.inventory.is_empty()) else {
+        return;
+    };
+    let mut found: Vec<String> = Vec::new();
+    let inv = &run.inventory;
+    if (inv.len() as u32) < offering.count {
+        found.push(format!("{} GPUs for {} ordered", inv.len(), offering.count));
+    }
+    if let Some(g) = inv
+        .iter()
+        .find(|g| g.accelerator.as_ref().is_some_and(|a| !a.same_product(&offering.accelerator)))
+        .and_then(|g| g.accelerator.as_ref())
+    {
+        found.push(format!("{} delivered for {}", g.raw, offering.accelerator.canonical));
+    }
+    if let Some(vram) = offering.vram_gib
+        && let Some(m) = inv.iter().filter_map(|g| g.vram_mib).min()
+        && (m as f64 / 1024.0) < f64::from(vram) * 0.95
+    {
+        found.push(format!("{m} MiB of VRAM for {vram} GiB"));
+    }
+    if let Some(gen_) = offering.pcie_gen
+        && let Some(g) = inv.iter().filter_map(|g| g.pcie_gen_max.or(g.pcie_gen_current)).min()
+        && g < gen_
+    {
+        found.push(format!("PCIe Gen{g} for Gen{gen_}"));
+    }
+    if let Some(width) = offering.pcie_width
+        && let Some(w) = inv.iter().filter_map(|g| g.pcie_width_current.or(g.pcie_width_max)).min()
+        && w < width
+    {
+        found.push(format!("PCIe x{w} for x{width}"));
+    }
+    if let Some(min) = &offering.min_driver
+        && let Some(d) = inv.iter().filter_map(|g| g.driver_version.as_deref()).find(|d| version_below(d, min))
+    {
+        found.push(format!("driver {d} below {min}"));
+    }
+    if let Some(min) = &offering.min_cuda
+        && let Some(c) = inv.iter().filter_map(|g| g.cuda_version.as_deref()).find(|c| version_below(c, min))
+    {
+        found.push(format!("CUDA {c} below {min}"));
+    }
+    if matches!(offering.interconnect, Some(Interconnect::Nvlink | Interconnect::Nvswitch))
+        && inv.iter().any(|g| g.nvlink_active == Some(0))
+    {
+        found.push("NVLink missing".into());
+    }
+    let detail = if found.is_empty() {
+        format!("{} GPUs as ordered ({})", inv.len(), offering.accelerator.canonical)
+    } else {
+        found.join("; ")
+    };
+    out.push(value("startup.delivery_mismatches", found.len() as f64, Some(detail)));
+}
+
+fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<()> {
+    let fields = [
+        Field::UtilGpuPct,
+        Field::PowerMw,
+        Field::SmClockMhz,
+        Field::ThrottleMask,
+        Field::TempGpuC,
+        Field::MemUsedMib,
+    ];
+    let gpus: Vec<GpuSustain> = store
+        .sample_gpus(run.id)?
+        .into_iter()
+        .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)).map(|f| sustain::analyse(&f)))
+        .collect::<Result<_>>()?;
+    if gpus.is_empty() {
+        return Ok(());
+    }
+    let worst = |f: fn(&GpuSustain) -> Option<f64>| {
+        gpus.iter()
+            .filter_map(|g| f(g).map(|v| (g.gpu, v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    if let Some((gpu, drop)) = worst(|g| g.power_drop_pct) {
+        let g = gpus.iter().find(|g| g.gpu == gpu);
+        let detail = g.map(|g| {
+            format!(
+                "worst GPU {gpu}: {:.1} W settled → {:.1} W at the end",
+                g.settled_power_w.unwrap_or(f64::NAN),
+                g.final_power_w.unwrap_or(f64::NAN)
+            )
+        });
+        out.push(value("sustain.power_drop_pct", drop, detail));
+    }
+    if let Some((gpu, pct)) = worst(|g| g.phantom_pct()) {
+        out.push(value("sustain.phantom_util_pct", pct, Some(format!("worst GPU {gpu}"))));
+    }
+    let working: usize = gpus.iter().filter(|g| g.mask_samples > 0).map(|g| g.working_samples).sum();
+    if working > 0 {
+        let throttled: usize = gpus.iter().map(|g| g.throttled_samples).sum();
+        let masked: usize = gpus.iter().map(|g| g.mask_samples).sum();
+        let names = ["idle", "app clocks", "SW power cap", "HW slowdown", "sync boost", "SW thermal", "HW thermal", "power brake", "display clock"];
+        let reasons: Vec<String> = (0..9)
+            .filter_map(|bit| {
+                let n: usize = gpus.iter().map(|g| g.reason_samples[bit]).sum();
+                (n > 0).then(|| format!("{} {:.1} %", names[bit], 100.0 * n as f64 / masked as f64))
+            })
+            .collect();
+        out.push(value(
+            "sustain.throttle_pct",
+            100.0 * throttled as f64 / working as f64,
+            Some(if reasons.is_empty() { "no reason active".into() } else { format!("reasons seen: {}", reasons.join(", ")) }),
+        ));
+    }
+    let temps: usize = gpus.iter().map(|g| g.temp_samples).sum();
+    if temps > 0 {
+        let hot: usize = gpus.iter().map(|g| g.hot_samples).sum();
+        out.push(value("sustain.hot_time_pct", 100.0 * hot as f64 / temps as f64, None));
+        if let Some(max) = gpus.iter().filter_map(|g| g.max_temp_c).max() {
+            let hottest = gpus.iter().filter(|g| g.max_temp_c == Some(max)).map(|g| g.gpu.to_string()).collect::<Vec<_>>();
+            out.push(value("sustain.max_temp_c", max as f64, Some(format!("on GPU {}", hottest.join(", ")))));
+        }
+    }
+    if let Some(plateau) = gpus.iter().filter_map(|g| g.longest_plateau_ms).max() {
+        out.push(value("sustain.memory_plateau_h", plateau as f64 / 3.6e6, None));
+    }
+    let span_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
+    if span_ms > 0 {
+        let events = store.events(run.id)?;
+        let interrupting = events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost))
+            .count();
+        let gpu_hours = span_ms as f64 / 3.6e6;
+        out.push(value(
+            "sustain.interruptions_per_100h",
+            interrupting as f64 / gpu_hours * 100.0,
+            Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours")),
+        ));
+        let gap_ms: i64 = events.iter().filter(|e| e.kind == EventKind::Gap).filter_map(|e| e.duration_ms).sum();
+        out.push(value(
+            "sustain.availability_pct",
+            100.0 * (1.0 - gap_ms as f64 / span_ms as f64).max(0.0),
+            Some(format!("{:.1} GPU-minutes lost in gaps", gap_ms as f64 / 60_000.0)),
+        ));
+    }
+    Ok(())
+}
+
+fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
+    if attempts.is_empty() {
+        return;
+    }
+    let n = attempts.len() as f64;
+    let ok = attempts.iter().filter(|a| a.success).count();
+    out.push(value("switch.success_pct", 100.0 * ok as f64 / n, Some(format!("{ok} of {} switches", attempts.len()))));
+    let mut steps: Vec<f64> = attempts.iter().map(|a| f64::from(a.manual_steps)).collect();
+    if let Some(m) = median(&mut steps) {
+        out.push(value("switch.manual_steps", m, None));
+    }
+    let mut durations: Vec<f64> = attempts.iter().map(|a| a.duration_s).collect();
+    if let Some(m) = median(&mut durations) {
+        out.push(value("switch.duration_s", m, None));
+    }
+    let mut drift: Vec<f64> = attempts.iter().filter_map(|a| a.rel_l2_error).collect();
+    let worst = drift.iter().copied().fold(f64::NAN, f64::max);
+    if let Some(m) = median(&mut drift) {
+        let flagged = drift.iter().filter(|d| **d > 1e-4).count();
+        out.push(value(
+            "switch.drift_rel_l2",
+            m,
+            Some(format!(
+                "worst {worst:.1e}{}",
+                if flagged > 0 { format!("; {flagged} above 1e-4 (flagged: accuracy at risk)") } else { String::new() }
+            )),
+        ));
+    }
+    let (passed, total) = attempts
+        .iter()
+        .filter_map(|a| Some((a.ops_passed?, a.ops_total?)))
+        .fold((0u64, 0u64), |(p, t), (a, b)| (p + u64::from(a), t + u64::from(b)));
+    if total > 0 {
+        out.push(value(
+            "switch.op_coverage_pct",
+            100.0 * passed as f64 / total as f64,
+            Some(format!("{passed} of {total} operators")),
+        ));
+    }
+}
+
+fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
+    if drills.is_empty() {
+        return;
+    }
+    let recovered = drills.iter().filter(|d| d.recovered).count();
+    out.push(value(
+        "sustain.resume_success_pct",
+        100.0 * recovered as f64 / drills.len() as f64,
+        Some(format!("{recovered} of {} drills recovered", drills.len())),
+    ));
+    let mut times: Vec<f64> = drills.iter().filter(|d| d.recovered).filter_map(|d| d.recovery_s).collect();
+    if let Some(m) = median(&mut times) {
+        out.push(value("sustain.recovery_s", m, Some(format!("median of {} recoveries", times.len()))));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(percentile(&v, 0.5), Some(3.0));
+        assert_eq!(percentile(&v, 0.95), Some(4.8));
+        assert_eq!(percentile(&[7.0], 0.95), Some(7.0));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert!(version_below("535.54.03", "535.104"));
+        assert!(!version_below("535.104.05", "535.104"));
+        assert!(version_below("11.8", "12.2"));
+        assert!(!version_below("12.10", "12.2"));
+    }
+}

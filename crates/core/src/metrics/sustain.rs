@@ -1,0 +1,337 @@
+//! Sustain analysis of one GPU's sample series: is the GPU still doing the
+//! work it did when the run settled?
+//!
+//! "Busy" means GPU utilisation ≥ 90 %. The first busy minutes are warm-up
+//! (clocks and temperatures still climbing) and are skipped; the settled
+//! level is the median of the first stretch after them, compared with the
+//! last stretch of the run. A field the log lacks leaves the metrics that
+//! need it unmeasured — never 0.
+
+use crate::samples::{Field, SeriesFrame};
+
+/// Busy means utilisation at or above this.
+pub const BUSY_UTIL: i64 = 90;
+/// Working (for throttle time and billing cross-checks) means above this.
+pub const WORKING_UTIL: i64 = 10;
+/// Temperature above which A100-class cards start to throttle.
+pub const HOT_C: i64 = 83;
+/// Clock-event bits that count as throttling: HW slowdown, SW and HW
+/// thermal slowdown, HW power brake.
+pub const COUNTED_THROTTLE: i64 = 0x8 | 0x20 | 0x40 | 0x80;
+/// A busy sample this far below the settled level is phantom utilisation.
+pub const PHANTOM_FRACTION: f64 = 0.9;
+
+const WARMUP_MAX_MS: i64 = 10 * 60_000;
+const STRETCH_MAX_MS: i64 = 3_600_000;
+const MIN_STRETCH_SAMPLES: usize = 10;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GpuSustain {
+    pub gpu: u32,
+    pub samples: usize,
+    pub busy_samples: usize,
+    /// Settled and final busy power, W.
+    pub settled_power_w: Option<f64>,
+    pub final_power_w: Option<f64>,
+    pub power_drop_pct: Option<f64>,
+    pub phantom_samples: usize,
+    pub phantom_checked: usize,
+    /// Working samples, and those with counted throttle reasons.
+    pub working_samples: usize,
+    pub throttled_samples: usize,
+    /// Samples with each reason bit (0x1 … 0x100) set, counted or not.
+    pub reason_samples: [usize; 9],
+    pub mask_samples: usize,
+    pub temp_samples: usize,
+    pub hot_samples: usize,
+    pub max_temp_c: Option<i64>,
+    /// Observed span (first to last sample plus one step), ms.
+    pub span_ms: i64,
+    pub longest_plateau_ms: Option<i64>,
+}
+
+impl GpuSustain {
+    pub fn phantom_pct(&self) -> Option<f64> {
+        (self.phantom_checked > 0).then(|| 100.0 * self.phantom_samples as f64 / self.phantom_checked as f64)
+    }
+
+    pub fn throttle_pct(&self) -> Option<f64> {
+        (self.mask_samples > 0 && self.working_samples > 0)
+            .then(|| 100.0 * self.throttled_samples as f64 / self.working_samples as f64)
+    }
+
+    pub fn hot_pct(&self) -> Option<f64> {
+        (self.temp_samples > 0).then(|| 100.0 * self.hot_samples as f64 / self.temp_samples as f64)
+    }
+}
+
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// The typical time step of a series.
+pub fn step_ms(t: &[i64]) -> Option<i64> {
+    let mut steps: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) as f64).filter(|d| *d > 0.0).collect();
+    median(&mut steps).map(|m| m as i64)
+}
+
+/// The stretches a run is judged on: busy samples in the first settled
+/// stretch and in the last one.
+pub struct Stretches {
+    pub warmup_end_ms: i64,
+    pub first: std::ops::Range<i64>,
+    pub last: std::ops::Range<i64>,
+}
+
+fn stretches(t: &[i64], busy: &[bool]) -> Option<Stretches> {
+    let first_busy = t.iter().zip(busy).find(|(_, b)| **b).map(|(t, _)| *t)?;
+    let last_busy = t.iter().zip(busy).rev().find(|(_, b)| **b).map(|(t, _)| *t)?;
+    let warmup_end = first_busy + WARMUP_MAX_MS.min((last_busy - first_busy) / 10);
+    let length = STRETCH_MAX_MS.min((last_busy - warmup_end) / 5);
+    if length <= 0 {
+        return None;
+    }
+    Some(Stretches {
+        warmup_end_ms: warmup_end,
+        first: warmup_end..warmup_end + length,
+        last: last_busy - length + 1..last_busy + 1,
+    })
+}
+
+/// Analyse one GPU. `frame` needs at least timestamps; each metric uses
+/// what is there.
+pub fn analyse(frame: &SeriesFrame) -> GpuSustain {
+    analyse_detailed(frame).0
+}
+
+fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
+    let n = frame.len();
+    let mut flags = vec![false; n];
+    let t = &frame.t_ms;
+    let mut out = GpuSustain {
+        gpu: frame.gpu,
+        samples: n,
+        ..GpuSustain::default()
+    };
+    if n == 0 {
+        return (out, flags);
+    }
+    out.span_ms = t[n - 1] - t[0] + step_ms(t).unwrap_or(0);
+    let util = frame.column(Field::UtilGpuPct);
+    let power = frame.column(Field::PowerMw);
+    let sm = frame.column(Field::SmClockMhz);
+
+    // Throttle time over working samples, reasons over all with a mask.
+    if let Some(mask) = frame.column(Field::ThrottleMask) {
+        for i in 0..n {
+            let Some(m) = mask.get(i) else { continue };
+            out.mask_samples += 1;
+            for (bit, count) in out.reason_samples.iter_mut().enumerate() {
+                if m & (1 << bit) != 0 {
+                    *count += 1;
+                }
+            }
+            let working = util.map_or(true, |u| u.get(i).is_some_and(|u| u > WORKING_UTIL));
+            if working {
+                out.working_samples += 1;
+                if m & COUNTED_THROTTLE != 0 {
+                    out.throttled_samples += 1;
+                }
+            }
+        }
+    }
+    if let Some(temp) = frame.column(Field::TempGpuC) {
+        for v in temp.iter().flatten() {
+            out.temp_samples += 1;
+            if v > HOT_C {
+                out.hot_samples += 1;
+            }
+            out.max_temp_c = Some(out.max_temp_c.map_or(v, |m| m.max(v)));
+        }
+    }
+
+    let Some(util) = util else {
+        return (out, flags);
+    };
+    let busy: Vec<bool> = (0..n).map(|i| util.get(i).is_some_and(|u| u >= BUSY_UTIL)).collect();
+    out.busy_samples = busy.iter().filter(|b| **b).count();
+    let Some(st) = stretches(t, &busy) else {
+        return (out, flags);
+    };
+    let level = |column: Option<&crate::samples::Column>, range: &std::ops::Range<i64>| -> Option<f64> {
+        let column = column?;
+        let mut values: Vec<f64> = (0..n)
+            .filter(|&i| busy[i] && range.contains(&t[i]))
+            .filter_map(|i| column.get(i).map(|v| v as f64))
+            .collect();
+        if values.len() < MIN_STRETCH_SAMPLES {
+            return None;
+        }
+        median(&mut values)
+    };
+    let settled_power = level(power, &st.first);
+    let final_power = level(power, &st.last);
+    out.settled_power_w = settled_power.map(|p| p / 1000.0);
+    out.final_power_w = final_power.map(|p| p / 1000.0);
+    if let (Some(a), Some(b)) = (settled_power, final_power)
+        && a > 0.0
+    {
+        out.power_drop_pct = Some((a - b) / a * 100.0);
+    }
+    let settled_sm = level(sm, &st.first);
+    if settled_power.is_some() || settled_sm.is_some() {
+        for i in 0..n {
+            if !busy[i] || t[i] < st.warmup_end_ms {
+                continue;
+            }
+            let low = |column: Option<&crate::samples::Column>, settled: Option<f64>| {
+                matches!((column.and_then(|c| c.get(i)), settled), (Some(v), Some(s)) if (v as f64) < PHANTOM_FRACTION * s)
+            };
+            let checked = power.and_then(|c| c.get(i)).is_some() || sm.and_then(|c| c.get(i)).is_some();
+            if !checked {
+                continue;
+            }
+            out.phantom_checked += 1;
+            if low(power, settled_power) || low(sm, settled_sm) {
+                out.phantom_samples += 1;
+                flags[i] = true;
+            }
+        }
+    }
+    if let Some(mem) = frame.column(Field::MemUsedMib) {
+        out.longest_plateau_ms = longest_plateau(t, &busy, mem);
+    }
+    (out, flags)
+}
+
+/// Busy samples flagged as phantom utilisation, for inspection and tests.
+pub fn phantom_flags(frame: &SeriesFrame) -> Vec<bool> {
+    analyse_detailed(frame).1
+}
+
+/// The longest stretch of busy samples whose memory use stays within 1 %
+/// of the level where the stretch began.
+fn longest_plateau(t: &[i64], busy: &[bool], mem: &crate::samples::Column) -> Option<i64> {
+    let mut best: Option<i64> = None;
+    // (start, last, level) of the stretch being followed.
+    let mut current: Option<(i64, i64, f64)> = None;
+    for i in 0..t.len() {
+        let value = if busy[i] { mem.get(i) } else { None };
+        match (value, current) {
+            (Some(m), Some((start, _, level))) if (m as f64 - level).abs() <= level.abs() * 0.01 => {
+                current = Some((start, t[i], level));
+            }
+            (value, previous) => {
+                if let Some((start, last, _)) = previous {
+                    best = Some(best.unwrap_or(0).max(last - start));
+                }
+                current = value.map(|m| (t[i], t[i], m as f64));
+            }
+        }
+    }
+    if let Some((start, last, _)) = current {
+        best = Some(best.unwrap_or(0).max(last - start));
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::Sample;
+
+    /// `hours` of 1-minute samples; power and util from closures of the minute.
+    fn trace(hours: i64, power_w: impl Fn(i64) -> i64, util: impl Fn(i64) -> i64) -> SeriesFrame {
+        let samples: Vec<Sample> = (0..hours * 60)
+            .map(|m| {
+                Sample::new(m * 60_000, 0)
+                    .with(Field::PowerMw, power_w(m) * 1000)
+                    .with(Field::UtilGpuPct, util(m))
+                    .with(Field::SmClockMhz, 1410)
+            })
+            .collect();
+        SeriesFrame::from_samples(0, &samples)
+    }
+
+    #[test]
+    fn a_steady_gpu_shows_no_drop_and_no_phantom() {
+        let s = analyse(&trace(48, |m| 250 + (m % 3) - 1, |_| 95));
+        assert!(s.power_drop_pct.unwrap().abs() < 0.5);
+        assert_eq!(s.phantom_pct(), Some(0.0));
+    }
+
+    #[test]
+    fn the_seed_platform_e_drop_is_measured() {
+        // 250 W, then 225 W from hour 30, utilisation still 95 %.
+        let s = analyse(&trace(48, |m| if m < 30 * 60 { 250 } else { 225 }, |_| 95));
+        assert!((s.power_drop_pct.unwrap() - 10.0).abs() < 1e-9);
+        assert_eq!(s.settled_power_w, Some(250.0));
+        // 225 is exactly 10 % under 250: not *more* than 10 %, so no phantom.
+        assert_eq!(s.phantom_pct(), Some(0.0));
+        let deeper = analyse(&trace(48, |m| if m < 30 * 60 { 250 } else { 220 }, |_| 95));
+        let pct = deeper.phantom_pct().unwrap();
+        assert!((pct - 100.0 * 18.0 / (48.0 - 10.0 / 60.0)).abs() < 0.5, "{pct}");
+    }
+
+    #[test]
+    fn warm_up_is_not_the_baseline() {
+        // Power ramps up over the first 5 minutes; no drop afterwards.
+        let s = analyse(&trace(24, |m| if m < 5 { 150 + m * 20 } else { 250 }, |_| 99));
+        assert!(s.power_drop_pct.unwrap().abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_log_without_power_cannot_give_a_power_drop() {
+        let samples: Vec<Sample> = (0..600)
+            .map(|m| Sample::new(m * 60_000, 0).with(Field::UtilGpuPct, 95).with(Field::TempGpuC, 70))
+            .collect();
+        let s = analyse(&SeriesFrame::from_samples(0, &samples));
+        assert_eq!(s.power_drop_pct, None);
+        assert_eq!(s.phantom_pct(), None);
+        assert_eq!(s.throttle_pct(), None);
+        assert_eq!(s.max_temp_c, Some(70));
+        assert_eq!(s.hot_pct(), Some(0.0));
+    }
+
+    #[test]
+    fn only_hardware_thermal_and_brake_reasons_count_as_throttling() {
+        let masks = [0x0, 0x4, 0x4, 0x1, 0x20, 0x48, 0x80, 0x10, 0x2, 0x0];
+        let samples: Vec<Sample> = masks
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                Sample::new(i as i64 * 1000, 0)
+                    .with(Field::ThrottleMask, *m)
+                    .with(Field::UtilGpuPct, if *m == 0x1 { 0 } else { 100 })
+                    .with(Field::TempGpuC, 80 + i as i64)
+            })
+            .collect();
+        let s = analyse(&SeriesFrame::from_samples(0, &samples));
+        // 9 working samples (the idle one is not), 3 with counted reasons.
+        assert_eq!((s.working_samples, s.throttled_samples), (9, 3));
+        assert!((s.throttle_pct().unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        assert_eq!(s.reason_samples[2], 2, "SW power cap shown");
+        assert_eq!((s.hot_samples, s.max_temp_c), (6, Some(89)));
+    }
+
+    #[test]
+    fn memory_plateaus_are_measured_over_busy_time() {
+        let samples: Vec<Sample> = (0..300)
+            .map(|m| {
+                let mem = if m < 100 { 1000 + m * 100 } else { 32_768 };
+                Sample::new(m * 60_000, 0).with(Field::UtilGpuPct, 95).with(Field::MemUsedMib, mem)
+            })
+            .collect();
+        let s = analyse(&SeriesFrame::from_samples(0, &samples));
+        assert_eq!(s.longest_plateau_ms, Some(199 * 60_000));
+    }
+}

@@ -1,0 +1,11 @@
+//! Scoring: metric values → 0–100 scores (curves), scores → breakpoint and
+//! overall scores under a weight profile (rank), and how far that ranking
+//! can be trusted (robustness).
+
+pub mod curve;
+pub mod presets;
+pub mod rank;
+pub mod robustness;
+
+pub use rank::{BreakpointScore, MetricScore, PlatformScore, Ranking, rank};
+pub use robustness::{Flip, Robustness, RobustnessOptions, robustness};

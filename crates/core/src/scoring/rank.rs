@@ -1,0 +1,195 @@
+//! The side-by-side ranking: per platform the four breakpoint scores with
+//! their coverage, the overall score and the rank.
+//!
+//! Breakpoint score = weighted mean of the scores of its *measured* metrics;
+//! coverage = measured weight ÷ total weight. Overall = weighted mean of the
+//! measured breakpoints. Nothing unmeasured counts as 0 or 100. A platform
+//! whose overall coverage is under the profile's threshold is marked
+//! "insufficient evidence" and listed after the ranked ones. Ties share a
+//! rank.
+
+use serde::Serialize;
+
+use super::{curve, presets};
+use crate::domain::{Breakpoint, Platform};
+use crate::metrics::catalog::{self, Anchors};
+use crate::metrics::{PlatformEvidence, RunSource};
+use crate::store::StoredProfile;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricScore {
+    pub key: &'static str,
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub weight: f64,
+    /// `None`: not measured.
+    pub value: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub score: Option<f64>,
+    /// Scores at the run-to-run minimum and maximum, for robustness.
+    pub score_range: Option<(f64, f64)>,
+    pub runs: Vec<RunSource>,
+    pub details: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakpointScore {
+    pub breakpoint: Breakpoint,
+    pub score: Option<f64>,
+    pub coverage: f64,
+    pub metrics: Vec<MetricScore>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlatformScore {
+    pub platform: Platform,
+    pub breakpoints: Vec<BreakpointScore>,
+    pub overall: Option<f64>,
+    pub coverage: f64,
+    /// 1-based; `None` for insufficient evidence.
+    pub rank: Option<u32>,
+    pub insufficient_evidence: bool,
+    /// Runs behind the scores.
+    pub evidence: usize,
+    pub claims: Vec<crate::domain::Claim>,
+}
+
+impl PlatformScore {
+    pub fn breakpoint(&self, b: Breakpoint) -> &BreakpointScore {
+        &self.breakpoints[Breakpoint::ALL.iter().position(|x| *x == b).unwrap_or(0)]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranking {
+    pub profile: String,
+    /// Breakpoint weights as shares of 1, in startup, sustain, switch, billing order.
+    pub weights: [f64; 4],
+    pub coverage_threshold: f64,
+    /// Ranked platforms first (by rank), then those with insufficient evidence.
+    pub platforms: Vec<PlatformScore>,
+}
+
+/// Overall score from breakpoint scores and weight shares: the weighted
+/// mean over measured breakpoints.
+pub fn overall(scores: &[Option<f64>; 4], weights: &[f64; 4]) -> Option<f64> {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (s, w) in scores.iter().zip(weights) {
+        if let Some(s) = s {
+            num += w * s;
+            den += w;
+        }
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// Weighted mean of measured metric scores and the measured share of weight.
+pub fn breakpoint_score(metrics: &[MetricScore]) -> (Option<f64>, f64) {
+    let total: f64 = metrics.iter().map(|m| m.weight).sum();
+    let (mut num, mut den) = (0.0, 0.0);
+    for m in metrics {
+        if let Some(s) = m.score {
+            num += m.weight * s;
+            den += m.weight;
+        }
+    }
+    let coverage = if total > 0.0 { den / total } else { 0.0 };
+    ((den > 0.0).then(|| num / den), coverage)
+}
+
+pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
+    let weights = presets::breakpoint_shares(profile);
+    // Relative metrics compare against the best value in the same currency.
+    let best_seen = |key: &str, currency: &Option<String>| {
+        evidence
+            .iter()
+            .filter(|e| &e.currency == currency)
+            .filter_map(|e| e.value(key))
+            .filter(|v| *v > 0.0)
+            .fold(None, |best: Option<f64>, v| Some(best.map_or(v, |b| b.min(v))))
+    };
+    let mut platforms: Vec<PlatformScore> = evidence
+        .iter()
+        .map(|e| {
+            let breakpoints: Vec<BreakpointScore> = Breakpoint::ALL
+                .iter()
+                .map(|b| {
+                    let metrics: Vec<MetricScore> = catalog::of(*b)
+                        .map(|def| {
+                            let anchors = presets::anchors(profile, def);
+                            let ev = e.metrics.get(def.key);
+                            let best = match anchors {
+                                Anchors::RelativeToBest { .. } => best_seen(def.key, &e.currency),
+                                Anchors::Fixed { .. } => None,
+                            };
+                            let score = ev.and_then(|ev| curve::score(&anchors, ev.value, best));
+                            let score_range = ev.and_then(|ev| {
+                                Some((curve::score(&anchors, ev.min, best)?, curve::score(&anchors, ev.max, best)?))
+                            });
+                            MetricScore {
+                                key: def.key,
+                                name: def.name,
+                                unit: def.unit,
+                                weight: presets::metric_weight(profile, def).max(0.0),
+                                value: ev.map(|ev| ev.value),
+                                min: ev.map(|ev| ev.min),
+                                max: ev.map(|ev| ev.max),
+                                score,
+                                score_range,
+                                runs: ev.map(|ev| ev.runs.clone()).unwrap_or_default(),
+                                details: ev.map(|ev| ev.details.clone()).unwrap_or_default(),
+                            }
+                        })
+                        .collect();
+                    let (score, coverage) = breakpoint_score(&metrics);
+                    BreakpointScore { breakpoint: *b, score, coverage, metrics }
+                })
+                .collect();
+            let scores: [Option<f64>; 4] = std::array::from_fn(|i| breakpoints[i].score);
+            let coverage: f64 = breakpoints.iter().zip(&weights).map(|(b, w)| b.coverage * w).sum();
+            let overall = overall(&scores, &weights);
+            PlatformScore {
+                platform: e.platform.clone(),
+                insufficient_evidence: coverage < profile.coverage_threshold || overall.is_none(),
+                breakpoints,
+                overall,
+                coverage,
+                rank: None,
+                evidence: e.runs,
+                claims: e.claims.clone(),
+            }
+        })
+        .collect();
+    platforms.sort_by(|a, b| {
+        a.insufficient_evidence
+            .cmp(&b.insufficient_evidence)
+            .then(b.overall.unwrap_or(f64::NEG_INFINITY).total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY)))
+            .then_with(|| a.platform.name.cmp(&b.platform.name))
+    });
+    assign_ranks(&mut platforms);
+    Ranking {
+        profile: profile.profile.name.clone(),
+        weights,
+        coverage_threshold: profile.coverage_threshold,
+        platforms,
+    }
+}
+
+/// Competition ranking (1, 1, 3) over the ranked platforms; scores equal to
+/// within a millionth of a point tie.
+fn assign_ranks(platforms: &mut [PlatformScore]) {
+    let mut previous: Option<(f64, u32)> = None;
+    for (i, p) in platforms.iter_mut().enumerate() {
+        if p.insufficient_evidence {
+            continue;
+        }
+        let o = p.overall.unwrap_or(f64::NEG_INFINITY);
+        let r = match previous {
+            Some((prev, r)) if (prev - o).abs() < 1e-6 => r,
+            _ => i as u32 + 1,
+        };
+        p.rank = Some(r);
+        previous = Some((o, r));
+    }
+}

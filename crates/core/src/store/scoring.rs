@@ -1,0 +1,150 @@
+//! What scoring keeps in the store: weight profiles and the per-run metric
+//! cache.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::Store;
+use crate::domain::{BreakpointWeights, WeightProfile};
+use crate::error::{Error, Result};
+use crate::metrics::catalog::Anchors;
+
+/// A weight profile with its scoring curves and coverage threshold.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StoredProfile {
+    #[serde(flatten)]
+    pub profile: WeightProfile,
+    /// Anchors replacing the catalogue's defaults, by metric key.
+    pub curves: BTreeMap<String, Anchors>,
+    /// A platform whose evidence covers less than this share of the weight
+    /// is listed as "insufficient evidence".
+    pub coverage_threshold: f64,
+}
+
+const COLUMNS: &str = "id, name, builtin, w_startup, w_sustain, w_switch, w_billing, \
+     metric_weights_json, curves_json, coverage_threshold";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<StoredProfile> {
+    let json_err = |i: usize| {
+        move |e: serde_json::Error| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+        }
+    };
+    let metrics: String = r.get(7)?;
+    let curves: String = r.get(8)?;
+    Ok(StoredProfile {
+        profile: WeightProfile {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            builtin: r.get(2)?,
+            breakpoints: BreakpointWeights {
+                startup: r.get(3)?,
+                sustain: r.get(4)?,
+                switch: r.get(5)?,
+                billing: r.get(6)?,
+            },
+            metrics: serde_json::from_str(&metrics).map_err(json_err(7))?,
+        },
+        curves: serde_json::from_str(&curves).map_err(json_err(8))?,
+        coverage_threshold: r.get(9)?,
+    })
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::Io(std::io::Error::other(e)))
+}
+
+impl Store {
+    pub fn weight_profiles(&self) -> Result<Vec<StoredProfile>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM weight_profiles ORDER BY builtin DESC, id"))?;
+        let rows = stmt.query_map([], from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn weight_profile(&self, name: &str) -> Result<StoredProfile> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM weight_profiles WHERE name = ?1"),
+                [name.trim()],
+                from_row,
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("weight profile", name.trim()))
+    }
+
+    /// Create a profile, or replace the weights of an existing one of the
+    /// same name (built-in presets cannot be replaced).
+    pub fn save_weight_profile(&self, p: &StoredProfile) -> Result<StoredProfile> {
+        if let Ok(existing) = self.weight_profile(&p.profile.name)
+            && existing.profile.builtin
+        {
+            return Err(crate::error::ValidationError::new(
+                "profile",
+                format!("\"{}\" is a built-in preset; save your changes under another name", existing.profile.name),
+            )
+            .into());
+        }
+        let w = p.profile.breakpoints.validate()?;
+        if !(0.0..=1.0).contains(&p.coverage_threshold) {
+            return Err(crate::error::ValidationError::new("coverage_threshold", "must be between 0 and 1").into());
+        }
+        self.conn().execute(
+            "INSERT INTO weight_profiles (name, builtin, w_startup, w_sustain, w_switch, w_billing,
+                 metric_weights_json, curves_json, coverage_threshold)
+             VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (name) DO UPDATE SET
+                 w_startup = excluded.w_startup, w_sustain = excluded.w_sustain,
+                 w_switch = excluded.w_switch, w_billing = excluded.w_billing,
+                 metric_weights_json = excluded.metric_weights_json,
+                 curves_json = excluded.curves_json,
+                 coverage_threshold = excluded.coverage_threshold",
+            params![
+                p.profile.name,
+                w.startup,
+                w.sustain,
+                w.switch,
+                w.billing,
+                json(&p.profile.metrics)?,
+                json(&p.curves)?,
+                p.coverage_threshold
+            ],
+        )?;
+        self.weight_profile(&p.profile.name)
+    }
+
+    pub fn delete_weight_profile(&self, name: &str) -> Result<()> {
+        let p = self.weight_profile(name)?;
+        if p.profile.builtin {
+            return Err(crate::error::ValidationError::new(
+                "profile",
+                format!("\"{}\" is a built-in preset and cannot be deleted", p.profile.name),
+            )
+            .into());
+        }
+        self.conn().execute("DELETE FROM weight_profiles WHERE id = ?1", [p.profile.id])?;
+        Ok(())
+    }
+
+    pub(crate) fn cached_metrics(&self, run_id: i64, engine: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT values_json FROM metric_cache WHERE run_id = ?1 AND engine = ?2",
+                params![run_id, engine],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    pub(crate) fn cache_metrics(&self, run_id: i64, engine: i64, values_json: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO metric_cache (run_id, engine, values_json) VALUES (?1, ?2, ?3)
+             ON CONFLICT (run_id) DO UPDATE SET engine = excluded.engine, values_json = excluded.values_json",
+            params![run_id, engine, values_json],
+        )?;
+        Ok(())
+    }
+}
