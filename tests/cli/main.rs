@@ -12,3 +12,4 @@ mod imports;
 mod offerings;
 mod platforms;
 mod runs;
+mod scoring;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use breakpoint_core::domain::{
-    BillingMode, FormFactor, Interconnect, PlatformKind, Rounding, RunKind, Vendor,
+    BillingMode, Breakpoint, FormFactor, Interconnect, PlatformKind, Rounding, RunKind, Vendor,
 };
 use breakpoint_core::import::Format;
 use clap::{Args, Parser, Subcommand};
@@ -51,9 +51,117 @@ pub enum Command {
     /// Runs: the evidence gathered about platforms.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Rank the platforms side by side, with how robust the ranking is.
+    Rank(RankArgs),
+    /// Each metric behind a platform's scores, with the runs it came from.
+    Explain(ExplainArgs),
+    /// What a workload would cost on every platform's billing rule.
+    Bill(BillArgs),
+    /// Weight profiles: how much each breakpoint and metric matters.
+    #[command(subcommand)]
+    Weights(WeightsCommand),
+    /// Build the demo workspace (seed 003's platforms A–F) and rank it.
+    Demo(DemoArgs),
     /// The database itself.
     #[command(subcommand)]
     Db(DbCommand),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RankArgs {
+    /// Weight profile [default: balanced].
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Override a breakpoint weight: startup=0.4 (repeatable; shares are renormalised).
+    #[arg(long = "weight", value_name = "BREAKPOINT=W")]
+    pub weights: Vec<String>,
+    /// Weight draws for rank acceptability.
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    /// Seed of the weight draws (same seed, same result).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Dirichlet concentration of the draws: larger stays closer to the profile.
+    #[arg(long, default_value_t = 30.0)]
+    pub concentration: f64,
+    /// Also draw each metric within its run-to-run spread.
+    #[arg(long)]
+    pub spread: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The platform (omit with --metrics).
+    #[arg(required_unless_present = "metrics")]
+    pub platform: Option<String>,
+    /// Only this breakpoint: startup, sustain, switch or billing.
+    pub breakpoint: Option<Breakpoint>,
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Print every metric's definition and anchors instead.
+    #[arg(long)]
+    pub metrics: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BillArgs {
+    /// "compute=1h42m18s,io-wait=35m,queue=0[,sessions=N][,gpus=N]", a JSON
+    /// file of sessions, or "reference" (seed 003's job) [default: reference].
+    #[arg(long, value_name = "SPEC|FILE")]
+    pub workload: Option<String>,
+    /// Derive the workload from a stored run: utilisation > 10 % is compute.
+    #[arg(long, value_name = "RUN", conflicts_with = "workload")]
+    pub from_run: Option<i64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WeightsCommand {
+    /// List the profiles.
+    List,
+    /// Show a profile's weights, metric weights and curves.
+    Show { name: String },
+    /// Create a profile (starting from another with --from).
+    #[command(allow_negative_numbers = true)]
+    Add(WeightArgs),
+    /// Change a profile you created.
+    #[command(allow_negative_numbers = true)]
+    Set(WeightArgs),
+    /// Delete a profile you created.
+    Rm { name: String },
+}
+
+#[derive(Debug, Args)]
+pub struct WeightArgs {
+    pub name: String,
+    /// Start from this profile's settings [default: balanced].
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub startup: Option<f64>,
+    #[arg(long)]
+    pub sustain: Option<f64>,
+    #[arg(long)]
+    pub switch: Option<f64>,
+    #[arg(long)]
+    pub billing: Option<f64>,
+    /// A metric's weight inside its breakpoint: sustain.power_drop_pct=2 (repeatable).
+    #[arg(long = "metric", value_name = "KEY=W")]
+    pub metrics: Vec<String>,
+    /// A metric's anchors: startup.peak_p50_s=5:1800:log (best:worst[:log]; repeatable).
+    #[arg(long = "curve", value_name = "KEY=BEST:WORST[:log]")]
+    pub curves: Vec<String>,
+    /// Coverage under which a platform is "insufficient evidence" (0–1).
+    #[arg(long)]
+    pub threshold: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Seed of the simulator that generates the demo's logs.
+    #[arg(long, default_value_t = 7)]
+    pub demo_seed: u64,
+    #[command(flatten)]
+    pub rank: RankArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -36,7 +36,11 @@ pub struct Session {
 
 impl Session {
     pub fn seconds(&self, phase: Phase) -> f64 {
-        self.segments.iter().filter(|s| s.phase == phase).map(|s| s.seconds).sum()
+        self.segments
+            .iter()
+            .filter(|s| s.phase == phase)
+            .map(|s| s.seconds)
+            .sum()
     }
 
     pub fn wall_seconds(&self) -> f64 {
@@ -59,17 +63,57 @@ impl Workload {
         Workload {
             sessions: vec![Session {
                 segments: vec![
-                    Segment { phase: Phase::Queue, seconds: 0.0 },
-                    Segment { phase: Phase::Compute, seconds: 6138.0 },
-                    Segment { phase: Phase::IoWait, seconds: 2082.0 },
+                    Segment {
+                        phase: Phase::Queue,
+                        seconds: 0.0,
+                    },
+                    Segment {
+                        phase: Phase::Compute,
+                        seconds: 6138.0,
+                    },
+                    Segment {
+                        phase: Phase::IoWait,
+                        seconds: 2082.0,
+                    },
                 ],
             }],
             gpus: 1,
         }
     }
 
+    /// The workload a GPU's samples show: seconds with utilisation above
+    /// 10 % are compute, the rest of the observed time idle.
+    pub fn from_frame(frame: &crate::samples::SeriesFrame) -> Option<Workload> {
+        let util = frame.column(crate::samples::Field::UtilGpuPct)?;
+        let step = crate::metrics::sustain::step_ms(&frame.t_ms)? as f64 / 1000.0;
+        let busy = util
+            .iter()
+            .flatten()
+            .filter(|u| *u > crate::metrics::sustain::WORKING_UTIL)
+            .count() as f64;
+        let observed = util.iter().flatten().count() as f64;
+        Some(Workload {
+            sessions: vec![Session {
+                segments: vec![
+                    Segment {
+                        phase: Phase::Compute,
+                        seconds: busy * step,
+                    },
+                    Segment {
+                        phase: Phase::Idle,
+                        seconds: (observed - busy) * step,
+                    },
+                ],
+            }],
+            gpus: 1,
+        })
+    }
+
     pub fn compute_seconds(&self) -> f64 {
-        self.sessions.iter().map(|s| s.seconds(Phase::Compute)).sum()
+        self.sessions
+            .iter()
+            .map(|s| s.seconds(Phase::Compute))
+            .sum()
     }
 
     pub fn wall_seconds(&self) -> f64 {
@@ -91,14 +135,23 @@ impl Workload {
                 "gpus" => gpus = whole(key, value)?,
                 phase => {
                     let phase: Phase = phase.parse()?;
-                    session.segments.push(Segment { phase, seconds: parse_duration(value)? });
+                    session.segments.push(Segment {
+                        phase,
+                        seconds: parse_duration(value)?,
+                    });
                 }
             }
         }
         if session.segments.is_empty() {
-            return Err(ValidationError::new("workload", "names no phase (e.g. compute=1h42m18s,io-wait=35m)"));
+            return Err(ValidationError::new(
+                "workload",
+                "names no phase (e.g. compute=1h42m18s,io-wait=35m)",
+            ));
         }
-        Ok(Workload { sessions: vec![session; sessions as usize], gpus })
+        Ok(Workload {
+            sessions: vec![session; sessions as usize],
+            gpus,
+        })
     }
 }
 
@@ -114,9 +167,16 @@ fn whole(key: &str, value: &str) -> Result<u32, ValidationError> {
 /// "1h42m18s", "35m", "90s", "6138", "1.5h" → seconds.
 pub fn parse_duration(text: &str) -> Result<f64, ValidationError> {
     let t = text.trim();
-    let fail = || ValidationError::new("duration", format!("\"{t}\" is not a duration (e.g. 1h42m18s, 35m, 6138)"));
+    let fail = || {
+        ValidationError::new(
+            "duration",
+            format!("\"{t}\" is not a duration (e.g. 1h42m18s, 35m, 6138)"),
+        )
+    };
     if let Ok(seconds) = t.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then_some(seconds).ok_or_else(fail);
+        return (seconds.is_finite() && seconds >= 0.0)
+            .then_some(seconds)
+            .ok_or_else(fail);
     }
     let mut total = 0.0;
     let mut number = String::new();
@@ -166,7 +226,11 @@ fn round_units(seconds: f64, rule: &BillingRule) -> f64 {
     let unit = f64::from(rule.granularity_s.max(1));
     let units = seconds / unit;
     // Tolerate float dust: 3.0000000001 units is 3 units.
-    let units = if (units - units.round()).abs() < 1e-9 { units.round() } else { units };
+    let units = if (units - units.round()).abs() < 1e-9 {
+        units.round()
+    } else {
+        units
+    };
     let rounded = match rule.rounding {
         Rounding::Ceil => units.ceil(),
         Rounding::Nearest => units.round(),
@@ -237,9 +301,18 @@ mod tests {
         let job = Workload::reference();
         assert_eq!(job.wall_seconds(), 2.0 * 3600.0 + 17.0 * 60.0);
         let hourly = bill(&job, &rule(3600, true, true), 12.8);
-        assert_eq!((hourly.billed_seconds, cents(hourly.amount)), (3.0 * 3600.0, 38.40));
+        assert_eq!(
+            (hourly.billed_seconds, cents(hourly.amount)),
+            (3.0 * 3600.0, 38.40)
+        );
         let per_second_compute = bill(&job, &rule(1, false, false), 12.8);
-        assert_eq!((per_second_compute.billed_seconds, cents(per_second_compute.amount)), (6138.0, 21.82));
+        assert_eq!(
+            (
+                per_second_compute.billed_seconds,
+                cents(per_second_compute.amount)
+            ),
+            (6138.0, 21.82)
+        );
         assert!((hourly.overcharge_pct().unwrap() - 75.95).abs() < 0.01);
         assert_eq!(per_second_compute.overcharge_pct(), Some(0.0));
     }
@@ -248,7 +321,10 @@ mod tests {
     fn autoscaling_flap_costs_60_48_a_day() {
         // 12 start/stop cycles an hour, each charged a one-minute minimum at 12.6/h = 0.21.
         let flaps = Workload::parse_spec("compute=20s,sessions=288").unwrap();
-        let r = BillingRule { minimum_charge_s: 60, ..rule(60, true, true) };
+        let r = BillingRule {
+            minimum_charge_s: 60,
+            ..rule(60, true, true)
+        };
         let day = bill(&flaps, &r, 12.6);
         assert_eq!(cents(day.amount), 60.48);
     }
@@ -256,13 +332,25 @@ mod tests {
     #[test]
     fn rounding_minimums_and_idle_prices() {
         let job = Workload::parse_spec("compute=90s").unwrap();
-        assert_eq!(bill(&job, &rule(60, true, true), 60.0).billed_seconds, 120.0);
-        let nearest = BillingRule { rounding: Rounding::Nearest, ..rule(60, true, true) };
+        assert_eq!(
+            bill(&job, &rule(60, true, true), 60.0).billed_seconds,
+            120.0
+        );
+        let nearest = BillingRule {
+            rounding: Rounding::Nearest,
+            ..rule(60, true, true)
+        };
         assert_eq!(bill(&job, &nearest, 60.0).billed_seconds, 120.0);
-        let floor = BillingRule { rounding: Rounding::Floor, ..rule(60, true, true) };
+        let floor = BillingRule {
+            rounding: Rounding::Floor,
+            ..rule(60, true, true)
+        };
         assert_eq!(bill(&job, &floor, 60.0).billed_seconds, 60.0);
         let idle = Workload::parse_spec("compute=1h,idle=1h").unwrap();
-        let cheap_idle = BillingRule { idle_price_per_hour: Some(1.0), ..rule(1, true, true) };
+        let cheap_idle = BillingRule {
+            idle_price_per_hour: Some(1.0),
+            ..rule(1, true, true)
+        };
         assert_eq!(bill(&idle, &cheap_idle, 10.0).amount, 11.0);
         assert_eq!(bill(&idle, &rule(1, true, false), 10.0).amount, 10.0);
     }

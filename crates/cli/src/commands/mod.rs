@@ -1,13 +1,18 @@
 //! One module per command group; each turns parsed arguments into calls on
 //! the core and prints the result.
 
+mod bill;
 mod billing;
 mod claim;
 mod db;
+mod demo;
+mod explain;
 mod import;
 mod offering;
 mod platform;
+mod rank;
 mod runs;
+mod weights;
 
 use std::path::PathBuf;
 
@@ -63,8 +68,18 @@ fn database_path(explicit: Option<PathBuf>) -> Result<PathBuf, Failure> {
     Ok(path)
 }
 
+fn demo_path() -> Result<PathBuf, Failure> {
+    let main = database_path(None)?;
+    Ok(main.with_file_name("demo.db"))
+}
+
 pub fn run(cli: Cli) -> Outcome {
-    let path = database_path(cli.db)?;
+    // The demo gets a file of its own unless told otherwise, so it never
+    // mixes with real evidence.
+    let path = match (&cli.command, cli.db) {
+        (Command::Demo(_), None) => demo_path()?,
+        (_, db) => database_path(db)?,
+    };
     let ctx = Context {
         store: Store::open(&path)?,
         json: cli.json,
@@ -76,6 +91,11 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Claim(c) => claim::run(&ctx, c),
         Command::Import(args) => import::run(&ctx, args),
         Command::Runs(c) => runs::run(&ctx, c),
+        Command::Rank(args) => rank::run(&ctx, args),
+        Command::Explain(args) => explain::run(&ctx, args),
+        Command::Bill(args) => bill::run(&ctx, args),
+        Command::Weights(c) => weights::run(&ctx, c),
+        Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),
     }
 }

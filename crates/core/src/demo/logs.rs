@@ -30,7 +30,9 @@ fn stamp(epoch_s: i64) -> String {
 }
 
 fn iso(epoch_ms: i64) -> String {
-    jiff::Timestamp::from_millisecond(epoch_ms).map(|t| t.to_string()).unwrap_or_default()
+    jiff::Timestamp::from_millisecond(epoch_ms)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
 }
 
 pub fn generate(p: &DemoPlatform, seed: u64) -> Vec<DemoFile> {
@@ -38,11 +40,31 @@ pub fn generate(p: &DemoPlatform, seed: u64) -> Vec<DemoFile> {
     let (sustain, measured_busy_s) = sustain_csv(p, &mut rng);
     let letter = p.letter.to_ascii_lowercase();
     vec![
-        DemoFile { name: format!("demo-{letter}-nvidia-smi.csv"), format: Format::SmiCsv, bytes: sustain.into_bytes() },
-        DemoFile { name: format!("demo-{letter}-startup.csv"), format: Format::StartupTable, bytes: startup_csv(p, &mut rng).into_bytes() },
-        DemoFile { name: format!("demo-{letter}-switch.csv"), format: Format::SwitchTable, bytes: switch_csv(p, &mut rng).into_bytes() },
-        DemoFile { name: format!("demo-{letter}-drills.csv"), format: Format::DrillTable, bytes: drills_csv(p, &mut rng).into_bytes() },
-        DemoFile { name: format!("demo-{letter}-billing.csv"), format: Format::BillingTable, bytes: billing_csv(p, measured_busy_s).into_bytes() },
+        DemoFile {
+            name: format!("demo-{letter}-nvidia-smi.csv"),
+            format: Format::SmiCsv,
+            bytes: sustain.into_bytes(),
+        },
+        DemoFile {
+            name: format!("demo-{letter}-startup.csv"),
+            format: Format::StartupTable,
+            bytes: startup_csv(p, &mut rng).into_bytes(),
+        },
+        DemoFile {
+            name: format!("demo-{letter}-switch.csv"),
+            format: Format::SwitchTable,
+            bytes: switch_csv(p, &mut rng).into_bytes(),
+        },
+        DemoFile {
+            name: format!("demo-{letter}-drills.csv"),
+            format: Format::DrillTable,
+            bytes: drills_csv(p, &mut rng).into_bytes(),
+        },
+        DemoFile {
+            name: format!("demo-{letter}-billing.csv"),
+            format: Format::BillingTable,
+            bytes: billing_csv(p, measured_busy_s).into_bytes(),
+        },
     ]
 }
 
@@ -51,10 +73,18 @@ fn utilisation(t: i64, noise: i64) -> i64 {
     if (JOB_START..JOB_START + JOB_WALL_S).contains(&t) {
         let into = t - JOB_START;
         // Load data, compute, then save: the reference job's shape.
-        return if (JOB_LOAD_S..JOB_LOAD_S + JOB_COMPUTE_S).contains(&into) { 96 + noise } else { 2 };
+        return if (JOB_LOAD_S..JOB_LOAD_S + JOB_COMPUTE_S).contains(&into) {
+            96 + noise
+        } else {
+            2
+        };
     }
     // A checkpoint every two hours idles the GPUs for two minutes.
-    if (t - START) % 7200 < 120 { 4 } else { 95 + noise }
+    if (t - START) % 7200 < 120 {
+        4
+    } else {
+        95 + noise
+    }
 }
 
 /// 48 h of 8 GPUs at 30 s, as `nvidia-smi --query-gpu=… --format=csv -l 30`
@@ -83,14 +113,19 @@ fn sustain_csv(p: &DemoPlatform, rng: &mut StdRng) -> (String, f64) {
             busy_s += STEP_S as f64;
         }
         for gpu in 0..GPUS {
-            let sagged = p.power_sag.filter(|(hour, _, _)| t >= START + i64::from(*hour) * 3600);
+            let sagged = p
+                .power_sag
+                .filter(|(hour, _, _)| t >= START + i64::from(*hour) * 3600);
             let (mut power, mut sm) = if busy { (250.0, 1410) } else { (62.0, 210) };
             if let (true, Some((_, watts, clock))) = (busy, sagged) {
                 power -= watts as f64;
                 sm = clock;
             }
             power += jitter.sample(rng);
-            let hot = p.hot_edge.filter(|(count, _)| gpu >= GPUS - count).map(|(_, c)| c);
+            let hot = p
+                .hot_edge
+                .filter(|(count, _)| gpu >= GPUS - count)
+                .map(|(_, c)| c);
             let mut temp = if busy { 70 + (gpu as i64 % 4) } else { 45 };
             if let (true, Some(c)) = (busy, hot) {
                 temp = c - i64::from(rng.random_range(0..2u8));
@@ -121,11 +156,18 @@ fn sustain_csv(p: &DemoPlatform, rng: &mut StdRng) -> (String, f64) {
 
 /// Start attempts at baseline, peak and mixed load, warm and cold images.
 fn startup_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
-    let mut out = String::from("scenario,image,submitted_at,provisioned_at,image_ready_at,first_compute_at,outcome\n");
+    let mut out = String::from(
+        "scenario,image,submitted_at,provisioned_at,image_ready_at,first_compute_at,outcome\n",
+    );
     let spread = LogNormal::new(0.0, 0.18).expect("valid constant parameters");
     let day3 = (START + 2 * 86_400) * 1000;
     let mut k = 0i64;
-    let mut attempt = |out: &mut String, scenario: &str, image: &str, median_s: f64, timeout: bool, rng: &mut StdRng| {
+    let mut attempt = |out: &mut String,
+                       scenario: &str,
+                       image: &str,
+                       median_s: f64,
+                       timeout: bool,
+                       rng: &mut StdRng| {
         let submitted = day3 + k * 600_000;
         k += 1;
         if timeout {
@@ -153,7 +195,14 @@ fn startup_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
         attempt(&mut out, "mixed", "warm", p.mixed_s, false, rng);
     }
     for _ in 0..5 {
-        attempt(&mut out, "baseline", "cold", p.baseline_s + p.cold_extra_s, false, rng);
+        attempt(
+            &mut out,
+            "baseline",
+            "cold",
+            p.baseline_s + p.cold_extra_s,
+            false,
+            rng,
+        );
     }
     out
 }
@@ -167,11 +216,26 @@ fn switch_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
         ("TensorFlow 2.15 + cu118", false),
         ("PaddlePaddle 2.6 + cu118", false),
     ];
-    let mut out = String::from("from_env,to_env,success,manual_steps,duration_s,rel_l2_error,ops_passed,ops_total\n");
+    let mut out = String::from(
+        "from_env,to_env,success,manual_steps,duration_s,rel_l2_error,ops_passed,ops_total\n",
+    );
     for (i, (to, domestic)) in targets.iter().enumerate() {
-        let steps = if i == 0 { p.manual_steps } else { p.manual_steps.saturating_add_signed(rng.random_range(-2..=2)) };
-        let drift = if i == 0 { p.drift.1 } else { p.drift.0 * rng.random_range(0.8..1.2) };
-        let ops = if *domestic { format!("{},127", p.ops_passed) } else { ",".into() };
+        let steps = if i == 0 {
+            p.manual_steps
+        } else {
+            p.manual_steps
+                .saturating_add_signed(rng.random_range(-2..=2))
+        };
+        let drift = if i == 0 {
+            p.drift.1
+        } else {
+            p.drift.0 * rng.random_range(0.8..1.2)
+        };
+        let ops = if *domestic {
+            format!("{},127", p.ops_passed)
+        } else {
+            ",".into()
+        };
         let _ = writeln!(
             out,
             "PyTorch 2.1 + cu118,{to},{},{steps},{:.0},{drift:.3e},{ops}",
@@ -185,7 +249,13 @@ fn switch_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
 /// Seed 001's fault drills.
 fn drills_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
     let mut out = String::from("fault,detected,recovered,recovery_s,progress_lost_s\n");
-    let faults = ["process-kill", "out-of-memory", "bad-data-path", "instance-recreate", "checkpoint-resume"];
+    let faults = [
+        "process-kill",
+        "out-of-memory",
+        "bad-data-path",
+        "instance-recreate",
+        "checkpoint-resume",
+    ];
     for fault in faults {
         // The drill a platform fails first is the one seed 001 names as the
         // hardest to diagnose: a bad data path.
@@ -206,8 +276,14 @@ fn billing_csv(p: &DemoPlatform, measured_busy_s: f64) -> String {
     let job = Workload {
         sessions: vec![Session {
             segments: vec![
-                Segment { phase: Phase::Compute, seconds: billed_compute },
-                Segment { phase: Phase::IoWait, seconds: (wall - billed_compute).max(0.0) },
+                Segment {
+                    phase: Phase::Compute,
+                    seconds: billed_compute,
+                },
+                Segment {
+                    phase: Phase::IoWait,
+                    seconds: (wall - billed_compute).max(0.0),
+                },
             ],
         }],
         gpus: 1,

@@ -42,7 +42,11 @@ fn import_failed(e: ImportError) -> crate::Error {
 /// mixes with real evidence.
 pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
     let existing = store.platforms()?;
-    let is_demo = |p: &Platform| p.notes.as_deref().is_some_and(|n| n.starts_with(DEMO_LABEL));
+    let is_demo = |p: &Platform| {
+        p.notes
+            .as_deref()
+            .is_some_and(|n| n.starts_with(DEMO_LABEL))
+    };
     if !existing.is_empty() {
         if existing.iter().all(is_demo) && existing.len() == DEMO_PLATFORMS.len() {
             let info = store.info()?;
@@ -85,7 +89,10 @@ pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
                 }
                 .build(platform.id)?,
             )?;
-            store.set_billing_rule(&BillingRule { notes: Some(DEMO_LABEL.into()), ..demo.rule(platform.id) })?;
+            store.set_billing_rule(&BillingRule {
+                notes: Some(DEMO_LABEL.into()),
+                ..demo.rule(platform.id)
+            })?;
             for file in logs::generate(demo, seed.wrapping_add(i as u64)) {
                 let options = ImportOptions {
                     offering_id: Some(offering.id),
@@ -111,7 +118,12 @@ pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
         }
         Ok(())
     })?;
-    Ok(DemoSummary { platforms: DEMO_PLATFORMS.len(), runs, samples, built: true })
+    Ok(DemoSummary {
+        platforms: DEMO_PLATFORMS.len(),
+        runs,
+        samples,
+        built: true,
+    })
 }
 
 /// A generated log file.

@@ -18,7 +18,8 @@ fn value(evidence: &[metrics::PlatformEvidence], letter: char, key: &str) -> f64
         .iter()
         .find(|e| e.platform.name.starts_with(&format!("Platform {letter}")))
         .unwrap();
-    e.value(key).unwrap_or_else(|| panic!("{letter} {key} not measured"))
+    e.value(key)
+        .unwrap_or_else(|| panic!("{letter} {key} not measured"))
 }
 
 #[test]
@@ -27,7 +28,13 @@ fn the_demo_reproduces_the_seed() {
     for p in store.platforms().unwrap() {
         assert!(p.notes.unwrap().starts_with(DEMO_LABEL));
     }
-    assert!(store.runs(None).unwrap().iter().all(|r| r.source == SourceKind::Demo));
+    assert!(
+        store
+            .runs(None)
+            .unwrap()
+            .iter()
+            .all(|r| r.source == SourceKind::Demo)
+    );
     let ev = metrics::platform_evidence(&store).unwrap();
     // Startup: A 1.8 s baseline and 22 min at peak; C 4.2 s and 3.1 min; D 1.2 s; B +4 min cold.
     assert!((value(&ev, 'A', "startup.baseline_p50_s") - 1.8).abs() < 0.4);
@@ -60,7 +67,17 @@ fn the_demo_reproduces_the_seed() {
     let c_error = value(&ev, 'C', "billing.bill_error_pct");
     assert!((c_error - 100.0 * 127.0 / 6150.0).abs() < 0.2, "{c_error}");
     assert!(value(&ev, 'A', "billing.bill_error_pct") > 10.0);
-    let lines = store.billing_lines(store.runs(None).unwrap().iter().find(|r| r.provenance.file_name.as_deref() == Some("demo-a-billing.csv")).unwrap().id).unwrap();
+    let lines = store
+        .billing_lines(
+            store
+                .runs(None)
+                .unwrap()
+                .iter()
+                .find(|r| r.provenance.file_name.as_deref() == Some("demo-a-billing.csv"))
+                .unwrap()
+                .id,
+        )
+        .unwrap();
     assert_eq!(lines[0].amount, 38.40);
 }
 
@@ -70,7 +87,10 @@ fn the_demo_ranks_every_platform_and_builds_once() {
     let ev = metrics::platform_evidence(&store).unwrap();
     let profile = store.weight_profile("balanced").unwrap();
     let ranking = scoring::rank(&ev, &profile);
-    assert!(ranking.platforms.iter().all(|p| p.rank.is_some()), "all have enough evidence");
+    assert!(
+        ranking.platforms.iter().all(|p| p.rank.is_some()),
+        "all have enough evidence"
+    );
     assert!(ranking.platforms.iter().all(|p| p.coverage > 0.9));
     let again = build(&store, 7).unwrap();
     assert!(!again.built);
@@ -80,7 +100,9 @@ fn the_demo_ranks_every_platform_and_builds_once() {
 #[test]
 fn the_demo_never_mixes_with_real_evidence() {
     let store = Store::open_in_memory().unwrap();
-    store.create_platform(&Platform::new("Mine", crate::domain::PlatformKind::Other, None).unwrap()).unwrap();
+    store
+        .create_platform(&Platform::new("Mine", crate::domain::PlatformKind::Other, None).unwrap())
+        .unwrap();
     let e = build(&store, 7).unwrap_err().to_string();
     assert!(e.contains("not the demo"), "{e}");
     assert_eq!(store.platforms().unwrap().len(), 1);

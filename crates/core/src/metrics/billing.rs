@@ -42,7 +42,11 @@ pub fn price(store: &Store, platform: &Platform) -> Result<Option<(f64, String)>
 }
 
 fn value(key: &str, v: f64, detail: String) -> RunValue {
-    RunValue { key: key.into(), value: v, detail: Some(detail) }
+    RunValue {
+        key: key.into(),
+        value: v,
+        detail: Some(detail),
+    }
 }
 
 pub fn platform_values(
@@ -52,13 +56,21 @@ pub fn platform_values(
     run_level: &BTreeMap<String, (Vec<RunSource>, Vec<String>)>,
 ) -> Result<Vec<PlatformValue>> {
     let mut out = Vec::new();
-    let mut platform_wide = |v: RunValue| out.push(PlatformValue { value: v, sources: Vec::new() });
+    let mut platform_wide = |v: RunValue| {
+        out.push(PlatformValue {
+            value: v,
+            sources: Vec::new(),
+        })
+    };
     let reference = Workload::reference();
     if let Some(rule) = rule(store, platform)? {
         platform_wide(value(
             "billing.granularity_s",
             f64::from(rule.granularity_s),
-            format!("{} rule: {} s units, rounding {}", rule.mode, rule.granularity_s, rule.rounding),
+            format!(
+                "{} rule: {} s units, rounding {}",
+                rule.mode, rule.granularity_s, rule.rounding
+            ),
         ));
         let unit = billing_sim::bill(&reference, &rule, 1.0);
         if let Some(over) = unit.overcharge_pct() {
@@ -76,7 +88,11 @@ pub fn platform_values(
             platform_wide(value(
                 "billing.cost_per_useful_gpu_hour",
                 b.amount / (b.compute_seconds / 3600.0),
-                format!("{:.2} {currency} for {:.2} compute hours at {price} {currency}/h", b.amount, b.compute_seconds / 3600.0),
+                format!(
+                    "{:.2} {currency} for {:.2} compute hours at {price} {currency}/h",
+                    b.amount,
+                    b.compute_seconds / 3600.0
+                ),
             ));
             // Finishing the job: compute lengthened by the measured power drop;
             // the measured start latency billed as queue where the rule bills queue.
@@ -86,7 +102,9 @@ pub fn platform_values(
                     median(&mut v)
                 })
             };
-            let drop = mid("sustain.power_drop_pct").unwrap_or(0.0).clamp(0.0, 90.0);
+            let drop = mid("sustain.power_drop_pct")
+                .unwrap_or(0.0)
+                .clamp(0.0, 90.0);
             let queue = mid("startup.baseline_p50_s").unwrap_or(0.0);
             let stretched = Workload {
                 sessions: reference
@@ -97,8 +115,14 @@ pub fn platform_values(
                             .segments
                             .iter()
                             .map(|seg| match seg.phase {
-                                Phase::Compute => Segment { phase: Phase::Compute, seconds: seg.seconds / (1.0 - drop / 100.0) },
-                                Phase::Queue => Segment { phase: Phase::Queue, seconds: seg.seconds + queue },
+                                Phase::Compute => Segment {
+                                    phase: Phase::Compute,
+                                    seconds: seg.seconds / (1.0 - drop / 100.0),
+                                },
+                                Phase::Queue => Segment {
+                                    phase: Phase::Queue,
+                                    seconds: seg.seconds + queue,
+                                },
                                 _ => seg.clone(),
                             })
                             .collect(),
@@ -112,8 +136,7 @@ pub fn platform_values(
                 finish.amount,
                 format!(
                     "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
-                    finish.amount,
-                    finish.compute_seconds
+                    finish.amount, finish.compute_seconds
                 ),
             ));
         }
@@ -131,16 +154,28 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     let mut details = Vec::new();
     for run in runs {
         for line in store.billing_lines(run.id)? {
-            let Some(billed) = line.compute_seconds else { continue };
+            let Some(billed) = line.compute_seconds else {
+                continue;
+            };
             let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
             let mut measured: Option<f64> = None;
             for s in &sample_runs {
                 for gpu in store.sample_gpus(s.id)? {
-                    let frame = store.read_samples(s.id, gpu, Some(from..to), Some(&[Field::UtilGpuPct]))?;
-                    let (Some(util), Some(step)) = (frame.column(Field::UtilGpuPct), step_ms(&frame.t_ms).or(s.interval_ms.map(i64::from))) else {
+                    let frame = store.read_samples(
+                        s.id,
+                        gpu,
+                        Some(from..to),
+                        Some(&[Field::UtilGpuPct]),
+                    )?;
+                    let (Some(util), Some(step)) = (
+                        frame.column(Field::UtilGpuPct),
+                        step_ms(&frame.t_ms).or(s.interval_ms.map(i64::from)),
+                    ) else {
                         continue;
                     };
-                    let busy = util.iter().flatten().filter(|u| *u > WORKING_UTIL).count() as f64 * step as f64 / 1000.0;
+                    let busy = util.iter().flatten().filter(|u| *u > WORKING_UTIL).count() as f64
+                        * step as f64
+                        / 1000.0;
                     measured = Some(measured.map_or(busy, |m: f64| m.max(busy)));
                 }
             }
@@ -148,13 +183,20 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
                 let error = (billed - m).abs() / m * 100.0;
                 errors.push(error);
                 sources.push(source(run, error));
-                details.push(format!("{}: billed {billed:.0} s of compute, measured {m:.0} s busy", line.instance));
+                details.push(format!(
+                    "{}: billed {billed:.0} s of compute, measured {m:.0} s busy",
+                    line.instance
+                ));
             }
         }
     }
     if let Some(e) = median(&mut errors) {
         out.push(PlatformValue {
-            value: RunValue { key: "billing.bill_error_pct".into(), value: e, detail: Some(details.join("; ")) },
+            value: RunValue {
+                key: "billing.bill_error_pct".into(),
+                value: e,
+                detail: Some(details.join("; ")),
+            },
             sources,
         });
     }

@@ -415,7 +415,10 @@ pub fn markdown() -> String {
                     if log { ", logarithmic" } else { "" }
                 ),
                 Anchors::RelativeToBest { factor } => {
-                    format!("relative: the cheapest platform compared 100, {}× the cheapest 0", number(factor))
+                    format!(
+                        "relative: the cheapest platform compared 100, {}× the cheapest 0",
+                        number(factor)
+                    )
                 }
             };
             out.push_str(&format!(
@@ -463,7 +466,11 @@ mod tests {
         keys.dedup();
         assert_eq!(keys.len(), METRICS.len());
         for m in METRICS {
-            assert!(m.key.starts_with(&format!("{}.", m.breakpoint)), "{}", m.key);
+            assert!(
+                m.key.starts_with(&format!("{}.", m.breakpoint)),
+                "{}",
+                m.key
+            );
         }
     }
 
@@ -475,7 +482,9 @@ mod tests {
             if std::env::var_os("BREAKPOINT_BLESS").is_some() {
                 std::fs::write(path, markdown()).unwrap();
             } else {
-                panic!("docs/metrics.md is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core the_metrics_document` to regenerate it");
+                panic!(
+                    "docs/metrics.md is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core the_metrics_document` to regenerate it"
+                );
             }
         }
     }

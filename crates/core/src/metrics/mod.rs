@@ -119,7 +119,12 @@ pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence
         }
         if entry.0.is_empty() {
             // Derived from the platform's rules alone: no run behind it.
-            entry.0.push(RunSource { run_id: 0, file: None, sha256_prefix: None, value: v.value.value });
+            entry.0.push(RunSource {
+                run_id: 0,
+                file: None,
+                sha256_prefix: None,
+                value: v.value.value,
+            });
         }
     }
     let metrics = by_key
@@ -131,7 +136,17 @@ pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence
             let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let value = median(&mut values);
             let runs = sources.into_iter().filter(|s| s.run_id != 0).collect();
-            (key.clone(), Evidence { key, value, min, max, runs, details })
+            (
+                key.clone(),
+                Evidence {
+                    key,
+                    value,
+                    min,
+                    max,
+                    runs,
+                    details,
+                },
+            )
         })
         .collect();
     Ok(PlatformEvidence {
@@ -147,7 +162,11 @@ pub(crate) fn source(run: &Run, value: f64) -> RunSource {
     RunSource {
         run_id: run.id,
         file: run.provenance.file_name.clone(),
-        sha256_prefix: run.provenance.sha256.as_ref().map(|h| h[..12.min(h.len())].to_string()),
+        sha256_prefix: run
+            .provenance
+            .sha256
+            .as_ref()
+            .map(|h| h[..12.min(h.len())].to_string()),
         value,
     }
 }

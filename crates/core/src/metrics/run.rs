@@ -12,7 +12,11 @@ use crate::samples::Field;
 use crate::store::Store;
 
 fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
-    RunValue { key: key.to_string(), value, detail }
+    RunValue {
+        key: key.to_string(),
+        value,
+        detail,
+    }
 }
 
 /// Linear-interpolated percentile (`q` in 0…1) of sorted values.
@@ -36,7 +40,11 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
 }
 
 fn fmt_s(v: f64) -> String {
-    if v >= 120.0 { format!("{:.1} min", v / 60.0) } else { format!("{v:.1} s") }
+    if v >= 120.0 {
+        format!("{:.1} min", v / 60.0)
+    } else {
+        format!("{v:.1} s")
+    }
 }
 
 fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
@@ -44,8 +52,14 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
         return;
     }
     for (scenario, keys) in [
-        (LoadScenario::Baseline, ["startup.baseline_p50_s", "startup.baseline_p95_s"]),
-        (LoadScenario::Peak, ["startup.peak_p50_s", "startup.peak_p95_s"]),
+        (
+            LoadScenario::Baseline,
+            ["startup.baseline_p50_s", "startup.baseline_p95_s"],
+        ),
+        (
+            LoadScenario::Peak,
+            ["startup.peak_p50_s", "startup.peak_p95_s"],
+        ),
         (LoadScenario::Mixed, ["startup.mixed_p50_s", ""]),
     ] {
         // Warm images only: the cold-image penalty is its own metric.
@@ -55,38 +69,69 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
             .collect();
         let mut latencies: Vec<f64> = ok.iter().filter_map(|a| a.latency_s()).collect();
         latencies.sort_by(f64::total_cmp);
-        let Some(p50) = percentile(&latencies, 0.5) else { continue };
+        let Some(p50) = percentile(&latencies, 0.5) else {
+            continue;
+        };
         let stages = stage_breakdown(&ok);
-        out.push(value(keys[0], p50, Some(format!("{} successful warm-image attempts{stages}", latencies.len()))));
+        out.push(value(
+            keys[0],
+            p50,
+            Some(format!(
+                "{} successful warm-image attempts{stages}",
+                latencies.len()
+            )),
+        ));
         if !keys[1].is_empty()
             && let Some(p95) = percentile(&latencies, 0.95)
         {
-            out.push(value(keys[1], p95, Some(format!("{} successful warm-image attempts", latencies.len()))));
+            out.push(value(
+                keys[1],
+                p95,
+                Some(format!(
+                    "{} successful warm-image attempts",
+                    latencies.len()
+                )),
+            ));
         }
     }
     let latency_of = |image: ImageState| {
-        let mut v: Vec<f64> = attempts.iter().filter(|a| a.image == image).filter_map(|a| a.latency_s()).collect();
+        let mut v: Vec<f64> = attempts
+            .iter()
+            .filter(|a| a.image == image)
+            .filter_map(|a| a.latency_s())
+            .collect();
         median(&mut v)
     };
     if let (Some(cold), Some(warm)) = (latency_of(ImageState::Cold), latency_of(ImageState::Warm)) {
         out.push(value(
             "startup.cold_image_penalty_s",
             (cold - warm).max(0.0),
-            Some(format!("cold median {} vs warm {}", fmt_s(cold), fmt_s(warm))),
+            Some(format!(
+                "cold median {} vs warm {}",
+                fmt_s(cold),
+                fmt_s(warm)
+            )),
         ));
     }
-    let failed = attempts.iter().filter(|a| a.outcome != StartupOutcome::Ok).count();
+    let failed = attempts
+        .iter()
+        .filter(|a| a.outcome != StartupOutcome::Ok)
+        .count();
     out.push(value(
         "startup.failure_rate_pct",
         100.0 * failed as f64 / attempts.len() as f64,
-        Some(format!("{failed} of {} attempts failed or timed out", attempts.len())),
+        Some(format!(
+            "{failed} of {} attempts failed or timed out",
+            attempts.len()
+        )),
     ));
 }
 
 /// "; stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
 fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
     let mut parts = Vec::new();
-    let stage = |from: fn(&StartupAttempt) -> Option<jiff::Timestamp>, to: fn(&StartupAttempt) -> Option<jiff::Timestamp>| {
+    let stage = |from: fn(&StartupAttempt) -> Option<jiff::Timestamp>,
+                 to: fn(&StartupAttempt) -> Option<jiff::Timestamp>| {
         let mut v: Vec<f64> = attempts
             .iter()
             .filter_map(|a| Some(to(a)?.duration_since(from(a)?).as_secs_f64()))
@@ -96,18 +141,32 @@ fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
     if let Some(s) = stage(|a| Some(a.submitted_at), |a| a.provisioned_at) {
         parts.push(format!("provisioned {}", fmt_s(s)));
     }
-    if let Some(s) = stage(|a| a.provisioned_at.or(Some(a.submitted_at)), |a| a.image_ready_at) {
+    if let Some(s) = stage(
+        |a| a.provisioned_at.or(Some(a.submitted_at)),
+        |a| a.image_ready_at,
+    ) {
         parts.push(format!("image ready {}", fmt_s(s)));
     }
-    if let Some(s) = stage(|a| a.image_ready_at.or(a.provisioned_at), |a| a.first_compute_at) {
+    if let Some(s) = stage(
+        |a| a.image_ready_at.or(a.provisioned_at),
+        |a| a.first_compute_at,
+    ) {
         parts.push(format!("first compute {}", fmt_s(s)));
     }
-    if parts.is_empty() { String::new() } else { format!("; median stages: {}", parts.join(", ")) }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; median stages: {}", parts.join(", "))
+    }
 }
 
 /// Compare dotted versions numerically: "535.104.05" ≥ "535.54".
 fn version_below(found: &str, wanted: &str) -> bool {
-    let parse = |v: &str| -> Vec<u64> { v.split(['.', '-']).map(|p| p.trim().parse().unwrap_or(0)).collect() };
+    let parse = |v: &str| -> Vec<u64> {
+        v.split(['.', '-'])
+            .map(|p| p.trim().parse().unwrap_or(0))
+            .collect()
+    };
     parse(found) < parse(wanted)
 }
 
@@ -122,10 +181,17 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
     }
     if let Some(g) = inv
         .iter()
-        .find(|g| g.accelerator.as_ref().is_some_and(|a| !a.same_product(&offering.accelerator)))
+        .find(|g| {
+            g.accelerator
+                .as_ref()
+                .is_some_and(|a| !a.same_product(&offering.accelerator))
+        })
         .and_then(|g| g.accelerator.as_ref())
     {
-        found.push(format!("{} delivered for {}", g.raw, offering.accelerator.canonical));
+        found.push(format!(
+            "{} delivered for {}",
+            g.raw, offering.accelerator.canonical
+        ));
     }
     if let Some(vram) = offering.vram_gib
         && let Some(m) = inv.iter().filter_map(|g| g.vram_mib).min()
@@ -134,38 +200,60 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
         found.push(format!("{m} MiB of VRAM for {vram} GiB"));
     }
     if let Some(gen_) = offering.pcie_gen
-        && let Some(g) = inv.iter().filter_map(|g| g.pcie_gen_max.or(g.pcie_gen_current)).min()
+        && let Some(g) = inv
+            .iter()
+            .filter_map(|g| g.pcie_gen_max.or(g.pcie_gen_current))
+            .min()
         && g < gen_
     {
         found.push(format!("PCIe Gen{g} for Gen{gen_}"));
     }
     if let Some(width) = offering.pcie_width
-        && let Some(w) = inv.iter().filter_map(|g| g.pcie_width_current.or(g.pcie_width_max)).min()
+        && let Some(w) = inv
+            .iter()
+            .filter_map(|g| g.pcie_width_current.or(g.pcie_width_max))
+            .min()
         && w < width
     {
         found.push(format!("PCIe x{w} for x{width}"));
     }
     if let Some(min) = &offering.min_driver
-        && let Some(d) = inv.iter().filter_map(|g| g.driver_version.as_deref()).find(|d| version_below(d, min))
+        && let Some(d) = inv
+            .iter()
+            .filter_map(|g| g.driver_version.as_deref())
+            .find(|d| version_below(d, min))
     {
         found.push(format!("driver {d} below {min}"));
     }
     if let Some(min) = &offering.min_cuda
-        && let Some(c) = inv.iter().filter_map(|g| g.cuda_version.as_deref()).find(|c| version_below(c, min))
+        && let Some(c) = inv
+            .iter()
+            .filter_map(|g| g.cuda_version.as_deref())
+            .find(|c| version_below(c, min))
     {
         found.push(format!("CUDA {c} below {min}"));
     }
-    if matches!(offering.interconnect, Some(Interconnect::Nvlink | Interconnect::Nvswitch))
-        && inv.iter().any(|g| g.nvlink_active == Some(0))
+    if matches!(
+        offering.interconnect,
+        Some(Interconnect::Nvlink | Interconnect::Nvswitch)
+    ) && inv.iter().any(|g| g.nvlink_active == Some(0))
     {
         found.push("NVLink missing".into());
     }
     let detail = if found.is_empty() {
-        format!("{} GPUs as ordered ({})", inv.len(), offering.accelerator.canonical)
+        format!(
+            "{} GPUs as ordered ({})",
+            inv.len(),
+            offering.accelerator.canonical
+        )
     } else {
         found.join("; ")
     };
-    out.push(value("startup.delivery_mismatches", found.len() as f64, Some(detail)));
+    out.push(value(
+        "startup.delivery_mismatches",
+        found.len() as f64,
+        Some(detail),
+    ));
 }
 
 fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<()> {
@@ -180,7 +268,11 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
     let gpus: Vec<GpuSustain> = store
         .sample_gpus(run.id)?
         .into_iter()
-        .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)).map(|f| sustain::analyse(&f)))
+        .map(|gpu| {
+            store
+                .read_samples(run.id, gpu, None, Some(&fields))
+                .map(|f| sustain::analyse(&f))
+        })
         .collect::<Result<_>>()?;
     if gpus.is_empty() {
         return Ok(());
@@ -202,13 +294,31 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         out.push(value("sustain.power_drop_pct", drop, detail));
     }
     if let Some((gpu, pct)) = worst(|g| g.phantom_pct()) {
-        out.push(value("sustain.phantom_util_pct", pct, Some(format!("worst GPU {gpu}"))));
+        out.push(value(
+            "sustain.phantom_util_pct",
+            pct,
+            Some(format!("worst GPU {gpu}")),
+        ));
     }
-    let working: usize = gpus.iter().filter(|g| g.mask_samples > 0).map(|g| g.working_samples).sum();
+    let working: usize = gpus
+        .iter()
+        .filter(|g| g.mask_samples > 0)
+        .map(|g| g.working_samples)
+        .sum();
     if working > 0 {
         let throttled: usize = gpus.iter().map(|g| g.throttled_samples).sum();
         let masked: usize = gpus.iter().map(|g| g.mask_samples).sum();
-        let names = ["idle", "app clocks", "SW power cap", "HW slowdown", "sync boost", "SW thermal", "HW thermal", "power brake", "display clock"];
+        let names = [
+            "idle",
+            "app clocks",
+            "SW power cap",
+            "HW slowdown",
+            "sync boost",
+            "SW thermal",
+            "HW thermal",
+            "power brake",
+            "display clock",
+        ];
         let reasons: Vec<String> = (0..9)
             .filter_map(|bit| {
                 let n: usize = gpus.iter().map(|g| g.reason_samples[bit]).sum();
@@ -218,27 +328,52 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         out.push(value(
             "sustain.throttle_pct",
             100.0 * throttled as f64 / working as f64,
-            Some(if reasons.is_empty() { "no reason active".into() } else { format!("reasons seen: {}", reasons.join(", ")) }),
+            Some(if reasons.is_empty() {
+                "no reason active".into()
+            } else {
+                format!("reasons seen: {}", reasons.join(", "))
+            }),
         ));
     }
     let temps: usize = gpus.iter().map(|g| g.temp_samples).sum();
     if temps > 0 {
         let hot: usize = gpus.iter().map(|g| g.hot_samples).sum();
-        out.push(value("sustain.hot_time_pct", 100.0 * hot as f64 / temps as f64, None));
+        out.push(value(
+            "sustain.hot_time_pct",
+            100.0 * hot as f64 / temps as f64,
+            None,
+        ));
         if let Some(max) = gpus.iter().filter_map(|g| g.max_temp_c).max() {
-            let hottest = gpus.iter().filter(|g| g.max_temp_c == Some(max)).map(|g| g.gpu.to_string()).collect::<Vec<_>>();
-            out.push(value("sustain.max_temp_c", max as f64, Some(format!("on GPU {}", hottest.join(", ")))));
+            let hottest = gpus
+                .iter()
+                .filter(|g| g.max_temp_c == Some(max))
+                .map(|g| g.gpu.to_string())
+                .collect::<Vec<_>>();
+            out.push(value(
+                "sustain.max_temp_c",
+                max as f64,
+                Some(format!("on GPU {}", hottest.join(", "))),
+            ));
         }
     }
     if let Some(plateau) = gpus.iter().filter_map(|g| g.longest_plateau_ms).max() {
-        out.push(value("sustain.memory_plateau_h", plateau as f64 / 3.6e6, None));
+        out.push(value(
+            "sustain.memory_plateau_h",
+            plateau as f64 / 3.6e6,
+            None,
+        ));
     }
     let span_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
     if span_ms > 0 {
         let events = store.events(run.id)?;
         let interrupting = events
             .iter()
-            .filter(|e| matches!(e.kind, EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost))
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost
+                )
+            })
             .count();
         let gpu_hours = span_ms as f64 / 3.6e6;
         out.push(value(
@@ -246,11 +381,18 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             interrupting as f64 / gpu_hours * 100.0,
             Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours")),
         ));
-        let gap_ms: i64 = events.iter().filter(|e| e.kind == EventKind::Gap).filter_map(|e| e.duration_ms).sum();
+        let gap_ms: i64 = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Gap)
+            .filter_map(|e| e.duration_ms)
+            .sum();
         out.push(value(
             "sustain.availability_pct",
             100.0 * (1.0 - gap_ms as f64 / span_ms as f64).max(0.0),
-            Some(format!("{:.1} GPU-minutes lost in gaps", gap_ms as f64 / 60_000.0)),
+            Some(format!(
+                "{:.1} GPU-minutes lost in gaps",
+                gap_ms as f64 / 60_000.0
+            )),
         ));
     }
     Ok(())
@@ -262,7 +404,11 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
     }
     let n = attempts.len() as f64;
     let ok = attempts.iter().filter(|a| a.success).count();
-    out.push(value("switch.success_pct", 100.0 * ok as f64 / n, Some(format!("{ok} of {} switches", attempts.len()))));
+    out.push(value(
+        "switch.success_pct",
+        100.0 * ok as f64 / n,
+        Some(format!("{ok} of {} switches", attempts.len())),
+    ));
     let mut steps: Vec<f64> = attempts.iter().map(|a| f64::from(a.manual_steps)).collect();
     if let Some(m) = median(&mut steps) {
         out.push(value("switch.manual_steps", m, None));
@@ -280,14 +426,20 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
             m,
             Some(format!(
                 "worst {worst:.1e}{}",
-                if flagged > 0 { format!("; {flagged} above 1e-4 (flagged: accuracy at risk)") } else { String::new() }
+                if flagged > 0 {
+                    format!("; {flagged} above 1e-4 (flagged: accuracy at risk)")
+                } else {
+                    String::new()
+                }
             )),
         ));
     }
     let (passed, total) = attempts
         .iter()
         .filter_map(|a| Some((a.ops_passed?, a.ops_total?)))
-        .fold((0u64, 0u64), |(p, t), (a, b)| (p + u64::from(a), t + u64::from(b)));
+        .fold((0u64, 0u64), |(p, t), (a, b)| {
+            (p + u64::from(a), t + u64::from(b))
+        });
     if total > 0 {
         out.push(value(
             "switch.op_coverage_pct",
@@ -307,9 +459,17 @@ fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
         100.0 * recovered as f64 / drills.len() as f64,
         Some(format!("{recovered} of {} drills recovered", drills.len())),
     ));
-    let mut times: Vec<f64> = drills.iter().filter(|d| d.recovered).filter_map(|d| d.recovery_s).collect();
+    let mut times: Vec<f64> = drills
+        .iter()
+        .filter(|d| d.recovered)
+        .filter_map(|d| d.recovery_s)
+        .collect();
     if let Some(m) = median(&mut times) {
-        out.push(value("sustain.recovery_s", m, Some(format!("median of {} recoveries", times.len()))));
+        out.push(value(
+            "sustain.recovery_s",
+            m,
+            Some(format!("median of {} recoveries", times.len())),
+        ));
     }
 }
 

@@ -55,7 +55,10 @@ mod tests {
         let mid = (5.0f64 * 1800.0).sqrt();
         assert!((score(&latency, mid, None).unwrap() - 50.0).abs() < 1e-9);
         assert_eq!(score(&latency, 1.2, None), Some(100.0));
-        assert_eq!(score(&latency, 22.0 * 60.0, None).map(|s| s.round()), Some(5.0));
+        assert_eq!(
+            score(&latency, 22.0 * 60.0, None).map(|s| s.round()),
+            Some(5.0)
+        );
         let drift = fixed(1e-5, 1e-3, true);
         assert!((score(&drift, 1e-4, None).unwrap() - 50.0).abs() < 1e-9);
         assert_eq!(score(&drift, 0.0, None), Some(100.0));

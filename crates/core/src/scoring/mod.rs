@@ -9,3 +9,6 @@ pub mod robustness;
 
 pub use rank::{BreakpointScore, MetricScore, PlatformScore, Ranking, rank};
 pub use robustness::{Flip, Robustness, RobustnessOptions, robustness};
+
+#[cfg(test)]
+mod tests;

@@ -11,7 +11,12 @@ pub const DEFAULT_PROFILE: &str = "balanced";
 /// A metric's weight under a profile: the profile's own, else the
 /// catalogue's default.
 pub fn metric_weight(profile: &StoredProfile, def: &MetricDef) -> f64 {
-    profile.profile.metrics.get(def.key).copied().unwrap_or(def.default_weight)
+    profile
+        .profile
+        .metrics
+        .get(def.key)
+        .copied()
+        .unwrap_or(def.default_weight)
 }
 
 /// A metric's anchors under a profile.
@@ -24,7 +29,11 @@ pub fn breakpoint_shares(profile: &StoredProfile) -> [f64; 4] {
     let w = profile.profile.breakpoints;
     let raw: [f64; 4] = std::array::from_fn(|i| w.get(Breakpoint::ALL[i]).max(0.0));
     let total: f64 = raw.iter().sum();
-    if total > 0.0 { raw.map(|x| x / total) } else { [0.25; 4] }
+    if total > 0.0 {
+        raw.map(|x| x / total)
+    } else {
+        [0.25; 4]
+    }
 }
 
 /// Metric keys a profile may weigh, for validating user input.

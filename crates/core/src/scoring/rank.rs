@@ -43,6 +43,7 @@ pub struct BreakpointScore {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlatformScore {
+    #[serde(flatten)]
     pub platform: Platform,
     pub breakpoints: Vec<BreakpointScore>,
     pub overall: Option<f64>,
@@ -107,7 +108,9 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
             .filter(|e| &e.currency == currency)
             .filter_map(|e| e.value(key))
             .filter(|v| *v > 0.0)
-            .fold(None, |best: Option<f64>, v| Some(best.map_or(v, |b| b.min(v))))
+            .fold(None, |best: Option<f64>, v| {
+                Some(best.map_or(v, |b| b.min(v)))
+            })
     };
     let mut platforms: Vec<PlatformScore> = evidence
         .iter()
@@ -125,7 +128,10 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
                             };
                             let score = ev.and_then(|ev| curve::score(&anchors, ev.value, best));
                             let score_range = ev.and_then(|ev| {
-                                Some((curve::score(&anchors, ev.min, best)?, curve::score(&anchors, ev.max, best)?))
+                                Some((
+                                    curve::score(&anchors, ev.min, best)?,
+                                    curve::score(&anchors, ev.max, best)?,
+                                ))
                             });
                             MetricScore {
                                 key: def.key,
@@ -143,11 +149,20 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
                         })
                         .collect();
                     let (score, coverage) = breakpoint_score(&metrics);
-                    BreakpointScore { breakpoint: *b, score, coverage, metrics }
+                    BreakpointScore {
+                        breakpoint: *b,
+                        score,
+                        coverage,
+                        metrics,
+                    }
                 })
                 .collect();
             let scores: [Option<f64>; 4] = std::array::from_fn(|i| breakpoints[i].score);
-            let coverage: f64 = breakpoints.iter().zip(&weights).map(|(b, w)| b.coverage * w).sum();
+            let coverage: f64 = breakpoints
+                .iter()
+                .zip(&weights)
+                .map(|(b, w)| b.coverage * w)
+                .sum();
             let overall = overall(&scores, &weights);
             PlatformScore {
                 platform: e.platform.clone(),
@@ -164,7 +179,11 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
     platforms.sort_by(|a, b| {
         a.insufficient_evidence
             .cmp(&b.insufficient_evidence)
-            .then(b.overall.unwrap_or(f64::NEG_INFINITY).total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY)))
+            .then(
+                b.overall
+                    .unwrap_or(f64::NEG_INFINITY)
+                    .total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY)),
+            )
             .then_with(|| a.platform.name.cmp(&b.platform.name))
     });
     assign_ranks(&mut platforms);

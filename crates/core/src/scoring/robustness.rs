@@ -31,7 +31,12 @@ pub struct RobustnessOptions {
 
 impl Default for RobustnessOptions {
     fn default() -> Self {
-        Self { samples: 10_000, seed: 1, concentration: 30.0, spread: false }
+        Self {
+            samples: 10_000,
+            seed: 1,
+            concentration: 30.0,
+            spread: false,
+        }
     }
 }
 
@@ -110,7 +115,11 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
     let base = ranking.weights;
     let gammas: Vec<Option<Gamma<f64>>> = base
         .iter()
-        .map(|w| (*w > 0.0).then(|| Gamma::new(options.concentration.max(1e-3) * w, 1.0).ok()).flatten())
+        .map(|w| {
+            (*w > 0.0)
+                .then(|| Gamma::new(options.concentration.max(1e-3) * w, 1.0).ok())
+                .flatten()
+        })
         .collect();
     let mut overall_now = vec![0.0; n];
     let mut order: Vec<usize> = (0..n).collect();
@@ -128,7 +137,11 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         }
         w.iter_mut().for_each(|x| *x /= total);
         for (p, c) in contenders.iter().enumerate() {
-            let scores = if options.spread { drawn_scores(c, &mut rng) } else { c.scores };
+            let scores = if options.spread {
+                drawn_scores(c, &mut rng)
+            } else {
+                c.scores
+            };
             overall_now[p] = overall(&scores, &w).unwrap_or(f64::NEG_INFINITY);
         }
         order.sort_by(|a, b| overall_now[*b].total_cmp(&overall_now[*a]));
@@ -141,14 +154,27 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         .zip(&counts)
         .map(|(c, row)| Acceptability {
             platform: c.name.to_string(),
-            ranks: row.iter().map(|k| if samples > 0 { f64::from(*k) / samples as f64 } else { 0.0 }).collect(),
+            ranks: row
+                .iter()
+                .map(|k| {
+                    if samples > 0 {
+                        f64::from(*k) / samples as f64
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
         })
         .collect();
     let flips: Vec<Option<Flip>> = contenders
         .windows(2)
         .map(|pair| nearest_flip(&pair[0], &pair[1], &base))
         .collect();
-    let fragile_winner = fragile(ranking, &acceptability, flips.first().and_then(|f| f.as_ref()));
+    let fragile_winner = fragile(
+        ranking,
+        &acceptability,
+        flips.first().and_then(|f| f.as_ref()),
+    );
     Robustness {
         samples,
         seed: options.seed,
@@ -168,18 +194,31 @@ fn drawn_scores(c: &Contender<'_>, rng: &mut StdRng) -> [Option<f64>; 4] {
         let (mut num, mut den) = (0.0, 0.0);
         for &(w, lo, hi) in &c.spreads[b] {
             let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
-            let s = if hi > lo { rng.random_range(lo..=hi) } else { lo };
+            let s = if hi > lo {
+                rng.random_range(lo..=hi)
+            } else {
+                lo
+            };
             num += w * s;
             den += w;
         }
-        if den > 0.0 { Some(num / den) } else { c.scores[b] }
+        if den > 0.0 {
+            Some(num / den)
+        } else {
+            c.scores[b]
+        }
     })
 }
 
 /// Weights with breakpoint `b` at share `x` and the others scaled to fill
 /// the rest in their current proportions.
 pub fn with_share(base: &[f64; 4], b: usize, x: f64) -> [f64; 4] {
-    let rest: f64 = base.iter().enumerate().filter(|(i, _)| *i != b).map(|(_, w)| w).sum();
+    let rest: f64 = base
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != b)
+        .map(|(_, w)| w)
+        .sum();
     std::array::from_fn(|i| {
         if i == b {
             x
@@ -191,9 +230,14 @@ pub fn with_share(base: &[f64; 4], b: usize, x: f64) -> [f64; 4] {
     })
 }
 
+/// The lower platform must lead by more than this (score points) to count
+/// as overtaking.
+const OVERTAKE: f64 = 1e-9;
+
 fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -> Option<Flip> {
     let gap = |w: &[f64; 4]| {
-        overall(&lower.scores, w).unwrap_or(f64::NEG_INFINITY) - overall(&upper.scores, w).unwrap_or(f64::NEG_INFINITY)
+        overall(&lower.scores, w).unwrap_or(f64::NEG_INFINITY)
+            - overall(&upper.scores, w).unwrap_or(f64::NEG_INFINITY)
     };
     let mut best: Option<(f64, usize, f64)> = None;
     for b in 0..4 {
@@ -208,11 +252,17 @@ fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -
                 if !(0.0..=1.0).contains(&x) {
                     break;
                 }
-                if gap(&with_share(base, b, x)) >= 0.0 {
+                // Overtaking means a strictly higher score; a tie at an
+                // extreme weight is not a flip.
+                if gap(&with_share(base, b, x)) > OVERTAKE {
                     let (mut lo, mut hi) = (prev, x);
                     for _ in 0..60 {
                         let mid = (lo + hi) / 2.0;
-                        if gap(&with_share(base, b, mid)) >= 0.0 { hi = mid } else { lo = mid }
+                        if gap(&with_share(base, b, mid)) > OVERTAKE {
+                            hi = mid
+                        } else {
+                            lo = mid
+                        }
                     }
                     let d = (hi - from).abs();
                     if best.is_none_or(|(bd, _, _)| d < bd) {
@@ -233,22 +283,41 @@ fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -
     })
 }
 
-fn fragile(ranking: &Ranking, acceptability: &[Acceptability], first_flip: Option<&Flip>) -> Option<String> {
-    let ranked: Vec<_> = ranking.platforms.iter().filter(|p| p.rank.is_some()).collect();
+fn fragile(
+    ranking: &Ranking,
+    acceptability: &[Acceptability],
+    first_flip: Option<&Flip>,
+) -> Option<String> {
+    let ranked: Vec<_> = ranking
+        .platforms
+        .iter()
+        .filter(|p| p.rank.is_some())
+        .collect();
     let (first, second) = (ranked.first()?, ranked.get(1)?);
     let (a, b) = (first.overall?, second.overall?);
     let mut reasons = Vec::new();
     if a > 0.0 && (a - b) / a < 0.10 {
-        reasons.push(format!("{} leads {} by only {:.1} points ({:.0} %)", first.platform.name, second.platform.name, a - b, 100.0 * (a - b) / a));
+        reasons.push(format!(
+            "{} leads {} by only {:.1} points ({:.0} %)",
+            first.platform.name,
+            second.platform.name,
+            a - b,
+            100.0 * (a - b) / a
+        ));
     }
     if let Some(f) = first_flip.filter(|f| f.distance() < 0.05) {
         reasons.push(f.sentence());
     }
-    if let Some(p1) = acceptability.first().map(|a| a.ranks.first().copied().unwrap_or(0.0))
+    if let Some(p1) = acceptability
+        .first()
+        .map(|a| a.ranks.first().copied().unwrap_or(0.0))
         && p1 < 0.5
     {
-        reasons.push(format!("{} ranks first in only {:.0} % of weight draws", first.platform.name, 100.0 * p1));
+        reasons.push(format!(
+            "{} ranks first in only {:.0} % of weight draws",
+            first.platform.name,
+            100.0 * p1
+        ));
     }
     (!reasons.is_empty()).then(|| format!("fragile winner: {}", reasons.join("; ")))
 }
-

@@ -21,8 +21,8 @@ use crate::error::{Error, Result};
 pub use migrations::LATEST_VERSION;
 pub use platforms::PlatformSummary;
 pub use runs::RunCompletion;
-pub use scoring::StoredProfile;
 pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
+pub use scoring::StoredProfile;
 
 /// Written into every Breakpoint database by the first migration (`PRAGMA
 /// application_id`), so that another program's SQLite file is never migrated
@@ -158,7 +158,11 @@ impl Store {
         let (begin, commit, rollback) = if depth == 0 {
             // IMMEDIATE takes the write lock up front, so two writers queue
             // on the busy timeout instead of failing on lock upgrade.
-            ("BEGIN IMMEDIATE".to_string(), "COMMIT".to_string(), "ROLLBACK".to_string())
+            (
+                "BEGIN IMMEDIATE".to_string(),
+                "COMMIT".to_string(),
+                "ROLLBACK".to_string(),
+            )
         } else {
             (
                 format!("SAVEPOINT nested_{depth}"),
@@ -168,7 +172,11 @@ impl Store {
         };
         self.conn.execute_batch(&begin).map_err(Error::from)?;
         self.depth.set(depth + 1);
-        let guard = RollbackGuard { store: self, sql: rollback, depth };
+        let guard = RollbackGuard {
+            store: self,
+            sql: rollback,
+            depth,
+        };
         let value = work(self)?;
         std::mem::forget(guard);
         self.depth.set(depth);

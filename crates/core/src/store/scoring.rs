@@ -57,9 +57,9 @@ fn json<T: serde::Serialize>(v: &T) -> Result<String> {
 
 impl Store {
     pub fn weight_profiles(&self) -> Result<Vec<StoredProfile>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM weight_profiles ORDER BY builtin DESC, id"))?;
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM weight_profiles ORDER BY builtin DESC, id"
+        ))?;
         let rows = stmt.query_map([], from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -83,13 +83,20 @@ impl Store {
         {
             return Err(crate::error::ValidationError::new(
                 "profile",
-                format!("\"{}\" is a built-in preset; save your changes under another name", existing.profile.name),
+                format!(
+                    "\"{}\" is a built-in preset; save your changes under another name",
+                    existing.profile.name
+                ),
             )
             .into());
         }
         let w = p.profile.breakpoints.validate()?;
         if !(0.0..=1.0).contains(&p.coverage_threshold) {
-            return Err(crate::error::ValidationError::new("coverage_threshold", "must be between 0 and 1").into());
+            return Err(crate::error::ValidationError::new(
+                "coverage_threshold",
+                "must be between 0 and 1",
+            )
+            .into());
         }
         self.conn().execute(
             "INSERT INTO weight_profiles (name, builtin, w_startup, w_sustain, w_switch, w_billing,
@@ -120,11 +127,15 @@ impl Store {
         if p.profile.builtin {
             return Err(crate::error::ValidationError::new(
                 "profile",
-                format!("\"{}\" is a built-in preset and cannot be deleted", p.profile.name),
+                format!(
+                    "\"{}\" is a built-in preset and cannot be deleted",
+                    p.profile.name
+                ),
             )
             .into());
         }
-        self.conn().execute("DELETE FROM weight_profiles WHERE id = ?1", [p.profile.id])?;
+        self.conn()
+            .execute("DELETE FROM weight_profiles WHERE id = ?1", [p.profile.id])?;
         Ok(())
     }
 

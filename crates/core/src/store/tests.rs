@@ -322,7 +322,12 @@ fn nested_transactions_roll_back_only_their_own_work() {
             })
         })
         .unwrap();
-    let names: Vec<String> = store.platforms().unwrap().into_iter().map(|p| p.name).collect();
+    let names: Vec<String> = store
+        .platforms()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     assert_eq!(names, vec!["kept", "outer"]);
     let failed: Result<()> = store.atomically(|s| {
         s.atomically(|s| -> Result<()> {

@@ -1,0 +1,145 @@
+//! `breakpoint explain PLATFORM [BREAKPOINT]`: every metric behind the
+//! scores, with the runs it came from.
+
+use breakpoint_core::metrics::{self, catalog};
+use breakpoint_core::scoring;
+
+use super::{Context, Outcome};
+use crate::args::ExplainArgs;
+use crate::output;
+
+fn value(v: f64, unit: &str) -> String {
+    let number = if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.1e}")
+    } else {
+        output::number((v * 100.0).round() / 100.0)
+    };
+    match unit {
+        "%" => format!("{number} %"),
+        "count" | "steps" => number,
+        u => format!("{number} {u}"),
+    }
+}
+
+pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
+    if args.metrics {
+        return Ok(output::print(&catalog::markdown())?);
+    }
+    let name = args.platform.unwrap_or_default();
+    let platform = ctx.store.platform(&name)?;
+    let profile = super::rank::profile(&ctx.store, args.profile.as_deref(), &[])?;
+    let evidence = metrics::platform_evidence(&ctx.store)?;
+    let ranking = scoring::rank(&evidence, &profile);
+    let Some(score) = ranking
+        .platforms
+        .into_iter()
+        .find(|p| p.platform.id == platform.id)
+    else {
+        return Ok(());
+    };
+    let breakpoints: Vec<_> = score
+        .breakpoints
+        .iter()
+        .filter(|b| args.breakpoint.is_none_or(|wanted| wanted == b.breakpoint))
+        .collect();
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!({
+            "platform": score.platform,
+            "profile": profile.profile.name,
+            "overall": score.overall,
+            "coverage": score.coverage,
+            "rank": score.rank,
+            "breakpoints": breakpoints,
+            "claims": score.claims,
+        }))?);
+    }
+    let mut text = format!(
+        "{} — overall {} (coverage {:.0} %, {}), profile {}\n",
+        score.platform.name,
+        score
+            .overall
+            .map_or("not measured".into(), |s| format!("{s:.1}")),
+        100.0 * score.coverage,
+        score
+            .rank
+            .map_or("not ranked".into(), |r| format!("rank {r}")),
+        profile.profile.name
+    );
+    for b in breakpoints {
+        text.push_str(&format!(
+            "\n{} — {} (coverage {:.0} %)\n",
+            catalog::title(b.breakpoint),
+            b.score.map_or("not measured".into(), |s| format!("{s:.1}")),
+            100.0 * b.coverage
+        ));
+        let mut t = output::table(&[
+            "metric",
+            "value",
+            "range over runs",
+            "score",
+            "weight",
+            "runs (id file hash)",
+        ]);
+        for m in &b.metrics {
+            let range = match (m.min, m.max) {
+                (Some(lo), Some(hi)) if hi > lo => {
+                    format!("{} – {}", value(lo, m.unit), value(hi, m.unit))
+                }
+                _ => String::new(),
+            };
+            let runs = m
+                .runs
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {}",
+                        r.run_id,
+                        r.file.as_deref().unwrap_or("–"),
+                        r.sha256_prefix.as_deref().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            t.add_row(vec![
+                format!("{}\n{}", m.name, m.key),
+                m.value.map_or("not measured".into(), |v| value(v, m.unit)),
+                range,
+                m.score.map_or("–".into(), |s| format!("{s:.1}")),
+                output::number(m.weight),
+                if runs.is_empty() && m.value.is_some() {
+                    "platform rules".into()
+                } else {
+                    runs
+                },
+            ]);
+        }
+        text.push_str(&format!("{t}\n"));
+        for m in &b.metrics {
+            for d in &m.details {
+                text.push_str(&format!("  {}: {d}\n", m.key));
+            }
+        }
+    }
+    if !score.claims.is_empty() {
+        text.push_str("\nClaims (shown, never scored):\n");
+        for c in &score.claims {
+            text.push_str(&format!(
+                "  {}{}: {} [{}]\n",
+                c.subject,
+                c.value
+                    .map(|v| format!(
+                        " {}{}",
+                        output::number(v),
+                        c.unit
+                            .as_deref()
+                            .map(|u| format!(" {u}"))
+                            .unwrap_or_default()
+                    ))
+                    .unwrap_or_default(),
+                c.text.as_deref().unwrap_or(""),
+                c.source
+            ));
+        }
+    }
+    Ok(output::print(&text)?)
+}

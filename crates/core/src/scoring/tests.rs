@@ -1,0 +1,251 @@
+//! Properties of the ranking and of its robustness analysis, on generated
+//! evidence.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::domain::{Breakpoint, BreakpointWeights, Platform, PlatformKind, WeightProfile};
+use crate::metrics::catalog::{Anchors, METRICS};
+use crate::metrics::{Evidence, PlatformEvidence};
+use crate::store::StoredProfile;
+
+fn profile(w: [f64; 4]) -> StoredProfile {
+    StoredProfile {
+        profile: WeightProfile {
+            id: 0,
+            name: "test".into(),
+            builtin: false,
+            breakpoints: BreakpointWeights {
+                startup: w[0],
+                sustain: w[1],
+                switch: w[2],
+                billing: w[3],
+            },
+            metrics: BTreeMap::new(),
+        },
+        curves: BTreeMap::new(),
+        coverage_threshold: 0.0,
+    }
+}
+
+fn platform(id: i64, values: &[(&str, f64)]) -> PlatformEvidence {
+    PlatformEvidence {
+        platform: Platform {
+            id,
+            name: format!("P{id}"),
+            kind: PlatformKind::Other,
+            notes: None,
+            template: None,
+        },
+        metrics: values
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    Evidence {
+                        key: k.to_string(),
+                        value: *v,
+                        min: *v,
+                        max: *v,
+                        runs: Vec::new(),
+                        details: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+        claims: Vec::new(),
+        runs: 1,
+        currency: Some("CNY".into()),
+    }
+}
+
+/// A value for each metric, spread across its anchors by `t` in 0…1.
+fn value_at(key: &str, t: f64) -> f64 {
+    let def = crate::metrics::catalog::metric(key).unwrap_or(&METRICS[0]);
+    match def.anchors {
+        Anchors::Fixed { best, worst, log } if log => {
+            (best.ln() + (worst.ln() - best.ln()) * t).exp()
+        }
+        Anchors::Fixed { best, worst, .. } => best + (worst - best) * t,
+        Anchors::RelativeToBest { .. } => 10.0 + 20.0 * t,
+    }
+}
+
+fn any_platforms() -> impl Strategy<Value = Vec<PlatformEvidence>> {
+    proptest::collection::vec(
+        proptest::collection::vec(proptest::option::of(0.0f64..1.2), METRICS.len()),
+        2..8,
+    )
+    .prop_map(|rows| {
+        rows.into_iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let values: Vec<(&str, f64)> = METRICS
+                    .iter()
+                    .zip(row)
+                    .filter_map(|(m, t)| Some((m.key, value_at(m.key, t?))))
+                    .collect();
+                platform(i as i64 + 1, &values)
+            })
+            .collect()
+    })
+}
+
+fn any_weights() -> impl Strategy<Value = [f64; 4]> {
+    [0.01f64..1.0, 0.01f64..1.0, 0.01f64..1.0, 0.01f64..1.0]
+}
+
+fn overall_of(r: &Ranking, id: i64) -> Option<f64> {
+    r.platforms
+        .iter()
+        .find(|p| p.platform.id == id)
+        .and_then(|p| p.overall)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn improving_a_metric_never_lowers_the_score(platforms in any_platforms(), w in any_weights(), which in 0usize..METRICS.len()) {
+        let def = &METRICS[which];
+        prop_assume!(matches!(def.anchors, Anchors::Fixed { .. }));
+        let before = rank(&platforms, &profile(w));
+        let mut better = platforms.clone();
+        if let Some(e) = better[0].metrics.get_mut(def.key) {
+            // Towards the best anchor.
+            let Anchors::Fixed { best, .. } = def.anchors else { unreachable!() };
+            e.value = best;
+            e.min = best;
+            e.max = best;
+        }
+        let after = rank(&better, &profile(w));
+        if let (Some(a), Some(b)) = (overall_of(&before, 1), overall_of(&after, 1)) {
+            prop_assert!(b >= a - 1e-9, "{} → {}", a, b);
+        }
+    }
+
+    #[test]
+    fn scaling_all_weights_changes_nothing(platforms in any_platforms(), w in any_weights(), k in 0.1f64..50.0) {
+        let a = rank(&platforms, &profile(w));
+        let b = rank(&platforms, &profile(w.map(|x| x * k)));
+        for (x, y) in a.platforms.iter().zip(&b.platforms) {
+            prop_assert_eq!(x.platform.id, y.platform.id);
+            prop_assert_eq!(x.rank, y.rank);
+            prop_assert!((x.overall.unwrap_or(0.0) - y.overall.unwrap_or(0.0)).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn removing_an_unmeasured_metric_changes_no_score(platforms in any_platforms(), w in any_weights(), which in 0usize..METRICS.len()) {
+        let key = METRICS[which].key;
+        let mut without = platforms.clone();
+        for p in &mut without {
+            p.metrics.remove(key);
+        }
+        // Unmeasured everywhere, with or without weight: the same scores.
+        let mut zero = profile(w);
+        zero.profile.metrics.insert(key.into(), 0.0);
+        let a = rank(&without, &profile(w));
+        let b = rank(&without, &zero);
+        for (x, y) in a.platforms.iter().zip(&b.platforms) {
+            prop_assert_eq!(x.overall.map(|v| (v * 1e6).round()), y.overall.map(|v| (v * 1e6).round()));
+        }
+    }
+
+    #[test]
+    fn every_flip_is_confirmed_by_re_ranking(platforms in any_platforms(), w in any_weights()) {
+        let p = profile(w);
+        let ranking = rank(&platforms, &p);
+        let robust = robustness(&ranking, &RobustnessOptions { samples: 0, ..RobustnessOptions::default() });
+        for flip in robust.flips.iter().flatten() {
+            let b = Breakpoint::ALL.iter().position(|x| *x == flip.breakpoint).unwrap();
+            let shares = robustness::with_share(&ranking.weights, b, flip.to_share);
+            let again = rank(&platforms, &profile(shares));
+            let score = |name: &str| again.platforms.iter().find(|x| x.platform.name == name).and_then(|x| x.overall).unwrap();
+            prop_assert!(score(&flip.lower) > score(&flip.upper) - 1e-6, "{}", flip.sentence());
+            // Just short of the flip, the order still holds.
+            let toward = flip.from_share + (flip.to_share - flip.from_share) * 0.98;
+            let before = rank(&platforms, &profile(robustness::with_share(&ranking.weights, b, toward)));
+            let score = |name: &str| before.platforms.iter().find(|x| x.platform.name == name).and_then(|x| x.overall).unwrap();
+            prop_assert!(score(&flip.lower) <= score(&flip.upper) + 1e-6);
+        }
+    }
+}
+
+#[test]
+fn smaa_repeats_for_a_seed_and_sums_to_one() {
+    let platforms: Vec<PlatformEvidence> = (1..=6)
+        .map(|i| {
+            let t = i as f64 / 7.0;
+            platform(
+                i,
+                &[
+                    (
+                        "startup.baseline_p50_s",
+                        value_at("startup.baseline_p50_s", t),
+                    ),
+                    (
+                        "sustain.power_drop_pct",
+                        value_at("sustain.power_drop_pct", 1.0 - t),
+                    ),
+                    (
+                        "switch.success_pct",
+                        value_at("switch.success_pct", (t * 3.0) % 1.0),
+                    ),
+                    (
+                        "billing.granularity_s",
+                        value_at("billing.granularity_s", (t * 5.0) % 1.0),
+                    ),
+                ],
+            )
+        })
+        .collect();
+    let ranking = rank(&platforms, &profile([0.25; 4]));
+    let options = RobustnessOptions {
+        samples: 2000,
+        seed: 42,
+        concentration: 10.0,
+        spread: false,
+    };
+    let a = robustness(&ranking, &options);
+    let b = robustness(&ranking, &options);
+    assert_eq!(a, b);
+    for acc in &a.acceptability {
+        assert!((acc.ranks.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    let other = robustness(
+        &ranking,
+        &RobustnessOptions {
+            seed: 43,
+            ..options
+        },
+    );
+    assert_ne!(a.acceptability, other.acceptability);
+}
+
+#[test]
+fn ties_share_a_rank_and_thin_evidence_comes_last() {
+    let same = [("startup.baseline_p50_s", 5.0)];
+    let platforms = vec![
+        platform(1, &same),
+        platform(2, &same),
+        platform(3, &[("startup.baseline_p50_s", 1800.0)]),
+        platform(4, &[]),
+    ];
+    let mut p = profile([1.0, 0.0, 0.0, 0.0]);
+    p.coverage_threshold = 0.05;
+    let r = rank(&platforms, &p);
+    let ranks: Vec<(i64, Option<u32>)> = r
+        .platforms
+        .iter()
+        .map(|x| (x.platform.id, x.rank))
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![(1, Some(1)), (2, Some(1)), (3, Some(3)), (4, None)]
+    );
+    assert!(r.platforms[3].insufficient_evidence);
+    assert_eq!(r.platforms[3].overall, None, "nothing measured is not 0");
+}
