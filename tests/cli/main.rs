@@ -11,5 +11,6 @@ mod errors;
 mod imports;
 mod offerings;
 mod platforms;
+mod report;
 mod runs;
 mod scoring;

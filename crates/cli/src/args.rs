@@ -60,6 +60,8 @@ pub enum Command {
     /// Weight profiles: how much each breakpoint and metric matters.
     #[command(subcommand)]
     Weights(WeightsCommand),
+    /// Write the decision-matrix PDF.
+    Report(ReportArgs),
     /// Build the demo workspace (seed 003's platforms A–F) and rank it.
     Demo(DemoArgs),
     /// The database itself.
@@ -87,6 +89,28 @@ pub struct RankArgs {
     /// Also draw each metric within its run-to-run spread.
     #[arg(long)]
     pub spread: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Where to write the PDF.
+    #[arg(short = 'o', long = "output", default_value = "decision-matrix.pdf")]
+    pub output: PathBuf,
+    /// Language of the report: en or zh.
+    #[arg(long, default_value = "en")]
+    pub lang: breakpoint_report::Lang,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// The date printed on the report (YYYY-MM-DD) [default: today].
+    #[arg(long)]
+    pub date: Option<jiff::civil::Date>,
+    /// Weight draws for the robustness page.
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

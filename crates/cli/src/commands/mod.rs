@@ -11,6 +11,7 @@ mod import;
 mod offering;
 mod platform;
 mod rank;
+mod report;
 mod runs;
 mod weights;
 
@@ -33,6 +34,8 @@ pub enum Failure {
     Output(#[from] std::io::Error),
     #[error("{0}")]
     Refused(String),
+    #[error(transparent)]
+    Report(#[from] breakpoint_report::ReportError),
     /// Already told the user (one line per problem); just exit non-zero.
     #[error("")]
     Reported,
@@ -95,6 +98,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Explain(args) => explain::run(&ctx, args),
         Command::Bill(args) => bill::run(&ctx, args),
         Command::Weights(c) => weights::run(&ctx, c),
+        Command::Report(args) => report::run(&ctx, args),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),
     }

@@ -126,6 +126,12 @@ pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
     })
 }
 
+/// The simulator's log files for one demo platform (used by `build`, and by
+/// benchmarks that need more platforms than the demo has).
+pub fn generate_logs(platform: &DemoPlatform, seed: u64) -> Vec<DemoFile> {
+    logs::generate(platform, seed)
+}
+
 /// A generated log file.
 pub struct DemoFile {
     pub name: String,

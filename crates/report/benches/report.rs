@@ -1,0 +1,170 @@
+//! Report benchmark: the decision-matrix PDF for 10 platforms with every
+//! chart (target < 2 s), and the sustain timeline of a 48 h × 8-GPU run at
+//! 1 Hz — 1.4 M samples (target < 300 ms), from memory and from the store.
+//!
+//! Run: `cargo bench -p breakpoint-report --bench report`
+
+use std::time::Instant;
+
+use breakpoint_core::demo::{self, DEMO_PLATFORMS};
+use breakpoint_core::domain::{
+    BillingRule, NewRun, OfferingSpec, Platform, PlatformKind, RunKind, SourceKind,
+};
+use breakpoint_core::import::{ImportOptions, import_reader};
+use breakpoint_core::samples::{Field, Sample, SeriesFrame};
+use breakpoint_core::scoring::RobustnessOptions;
+use breakpoint_core::store::Store;
+use breakpoint_report::charts::{TimelineInput, timeline_chart};
+use breakpoint_report::fonts::FontSet;
+use breakpoint_report::{Lang, ReportOptions, compose, gather, render};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn ten_platforms(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
+    demo::build(store, 7)?;
+    // Four more, played by the simulator with other seeds.
+    for (k, p) in DEMO_PLATFORMS.iter().take(4).enumerate() {
+        let platform = store.create_platform(&Platform::new(
+            &format!("Extra {} (demo)", k + 1),
+            p.kind,
+            Some("bench".into()),
+        )?)?;
+        let offering = store.create_offering(
+            &OfferingSpec {
+                accelerator: "A100 80GB SXM".into(),
+                count: 8,
+                currency: "CNY".into(),
+                price_on_demand: Some(p.price_per_hour),
+                ..OfferingSpec::default()
+            }
+            .build(platform.id)?,
+        )?;
+        store.set_billing_rule(&BillingRule {
+            ..p.rule(platform.id)
+        })?;
+        for file in demo::generate_logs(p, 100 + k as u64) {
+            let options = ImportOptions {
+                offering_id: Some(offering.id),
+                tz: jiff::tz::TimeZone::UTC,
+                source: SourceKind::Demo,
+                ..ImportOptions::new(platform.id)
+            };
+            import_reader(
+                store,
+                file.bytes.as_slice(),
+                &file.name,
+                &file.name,
+                file.format,
+                &options,
+                None,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn big_run(store: &Store) -> Result<(i64, Vec<SeriesFrame>), Box<dyn std::error::Error>> {
+    let mut rng = StdRng::seed_from_u64(9);
+    let platform = store.create_platform(&Platform::new("Big run", PlatformKind::Other, None)?)?;
+    let run = store.create_run(NewRun::new(
+        platform.id,
+        RunKind::Sustain,
+        SourceKind::Import,
+    ))?;
+    let mut frames = Vec::new();
+    store.atomically(|s| -> breakpoint_core::Result<()> {
+        let mut w = s.sample_writer(run.id)?;
+        for gpu in 0..8u32 {
+            let samples: Vec<Sample> = (0..48 * 3600i64)
+                .map(|t| {
+                    Sample::new(1_717_200_000_000 + t * 1000, gpu)
+                        .with(Field::PowerMw, rng.random_range(240_000..252_000))
+                        .with(Field::TempGpuC, 70 + rng.random_range(0..3))
+                        .with(Field::SmClockMhz, 1410)
+                        .with(
+                            Field::ThrottleMask,
+                            if rng.random_ratio(1, 400) { 0x20 } else { 0 },
+                        )
+                })
+                .collect();
+            frames.push(SeriesFrame::from_samples(gpu, &samples));
+            w.extend(samples)?;
+        }
+        w.finish()?;
+        Ok(())
+    })?;
+    Ok((run.id, frames))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let store = Store::open(&dir.path().join("bench.db"))?;
+    ten_platforms(&store)?;
+    let fonts = FontSet::discover();
+    let options = ReportOptions {
+        title: None,
+        date: jiff::civil::date(2026, 11, 30),
+        lang: Lang::En,
+    };
+    let mut times = Vec::new();
+    let mut pages = 0;
+    let mut bytes = 0;
+    for _ in 0..5 {
+        let start = Instant::now();
+        let data = gather(
+            &store,
+            store.weight_profile("balanced")?,
+            &RobustnessOptions::default(),
+        )?;
+        let layout = compose(&data, &options)?;
+        let pdf = render(&layout, &options, &fonts)?;
+        times.push(start.elapsed().as_secs_f64());
+        pages = layout.pages.len();
+        bytes = pdf.len();
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "report: 10 platforms, every chart, {pages} pages, {:.0} KB: median {:.2} s, max {:.2} s (target < 2 s)",
+        bytes as f64 / 1024.0,
+        times[2],
+        times[4]
+    );
+
+    let (run, frames) = big_run(&store)?;
+    let samples: usize = frames.iter().map(SeriesFrame::len).sum();
+    let mut draw = Vec::new();
+    let mut full = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let svg = timeline_chart(&TimelineInput {
+            title: "bench".into(),
+            frames: &frames,
+            events: &[],
+        })?;
+        draw.push(start.elapsed().as_secs_f64() * 1e3);
+        assert!(svg.len() > 1000);
+        let start = Instant::now();
+        let fields = [
+            Field::PowerMw,
+            Field::TempGpuC,
+            Field::SmClockMhz,
+            Field::ThrottleMask,
+        ];
+        let read: Vec<SeriesFrame> = (0..8)
+            .map(|g| store.read_samples(run, g, None, Some(&fields)))
+            .collect::<Result<_, _>>()?;
+        let _ = timeline_chart(&TimelineInput {
+            title: "bench".into(),
+            frames: &read,
+            events: &[],
+        })?;
+        full.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    draw.sort_by(f64::total_cmp);
+    full.sort_by(f64::total_cmp);
+    println!(
+        "sustain timeline, {samples} samples: draw {:.0} ms median; read from the store and draw {:.0} ms median (target < 300 ms)",
+        draw[2], full[2]
+    );
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! Charts drawn from fixed data: the structure of each SVG (elements and
+//! their text, with coordinates left out) is snapshot-tested, output is
+//! deterministic, and a 1.4 M-sample timeline keeps its extremes.
+
+use breakpoint_core::domain::{
+    Breakpoint, BreakpointWeights, Platform, PlatformKind, WeightProfile,
+};
+use breakpoint_core::metrics::{Evidence, PlatformEvidence};
+use breakpoint_core::samples::{Field, Sample, SeriesFrame};
+use breakpoint_core::scoring::{self, RobustnessOptions};
+use breakpoint_core::store::StoredProfile;
+
+use super::*;
+
+/// Elements and text of an SVG, without coordinates: what the chart shows,
+/// not where each pixel went.
+fn structure(svg: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for part in svg.split('<').skip(1) {
+        let tag: String = part
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '/')
+            .collect();
+        if tag.starts_with('/') || tag.is_empty() {
+            continue;
+        }
+        let line = if tag == "text" {
+            format!("text {}", part.split('>').nth(1).unwrap_or("").trim())
+        } else {
+            tag
+        };
+        match out.last_mut() {
+            Some(last) if last.split(" ×").next() == Some(line.as_str()) => {
+                let n: usize = last
+                    .split(" ×")
+                    .nth(1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                *last = format!("{line} ×{}", n + 1);
+            }
+            _ => out.push(line),
+        }
+    }
+    out.join("\n")
+}
+
+fn evidence(id: i64, name: &str, values: &[(&str, f64)]) -> PlatformEvidence {
+    PlatformEvidence {
+        platform: Platform {
+            id,
+            name: name.into(),
+            kind: PlatformKind::Other,
+            notes: None,
+            template: None,
+        },
+        metrics: values
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    Evidence {
+                        key: k.to_string(),
+                        value: *v,
+                        min: *v,
+                        max: *v,
+                        runs: Vec::new(),
+                        details: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+        claims: Vec::new(),
+        runs: 2,
+        currency: Some("CNY".into()),
+    }
+}
+
+fn ranking() -> scoring::Ranking {
+    let profile = StoredProfile {
+        profile: WeightProfile {
+            id: 0,
+            name: "balanced".into(),
+            builtin: true,
+            breakpoints: BreakpointWeights {
+                startup: 0.25,
+                sustain: 0.25,
+                switch: 0.25,
+                billing: 0.25,
+            },
+            metrics: Default::default(),
+        },
+        curves: Default::default(),
+        coverage_threshold: 0.3,
+    };
+    let platforms = vec![
+        evidence(
+            1,
+            "阿里云",
+            &[
+                ("startup.baseline_p50_s", 3.0),
+                ("sustain.power_drop_pct", 4.0),
+                ("switch.success_pct", 90.0),
+                ("billing.granularity_s", 1.0),
+            ],
+        ),
+        evidence(
+            2,
+            "AutoDL",
+            &[
+                ("startup.baseline_p50_s", 40.0),
+                ("sustain.power_drop_pct", 1.0),
+                ("billing.granularity_s", 60.0),
+            ],
+        ),
+        evidence(3, "Thin evidence", &[]),
+    ];
+    scoring::rank(&platforms, &profile)
+}
+
+#[test]
+fn score_charts_show_every_platform_and_mark_the_unmeasured() {
+    let r = ranking();
+    let bars = ranking_chart(&r).unwrap();
+    let heat = heatmap_chart(&r).unwrap();
+    let robust = scoring::robustness(
+        &r,
+        &RobustnessOptions {
+            samples: 500,
+            ..RobustnessOptions::default()
+        },
+    );
+    let acceptability = acceptability_chart(&robust).unwrap();
+    for svg in [&bars, &heat] {
+        assert!(svg.contains("阿里云") && svg.contains("AutoDL") && svg.contains("Thin evidence"));
+    }
+    assert!(
+        heat.contains("not measured"),
+        "AutoDL's switch and the thin platform are not measured"
+    );
+    assert_eq!(bars, ranking_chart(&r).unwrap(), "deterministic");
+    insta::assert_snapshot!("ranking", structure(&bars));
+    insta::assert_snapshot!("heatmap", structure(&heat));
+    insta::assert_snapshot!("acceptability", structure(&acceptability));
+}
+
+#[test]
+fn startup_and_billing_charts() {
+    let rows = vec![
+        StartupRow {
+            platform: "Platform A".into(),
+            attempts: vec![
+                ("baseline".into(), false, Some(1.8)),
+                ("peak".into(), false, Some(1320.0)),
+                ("peak".into(), false, None),
+            ],
+            stages: Some([0.9, 0.5, 0.4]),
+        },
+        StartupRow {
+            platform: "腾讯云".into(),
+            attempts: vec![("baseline".into(), true, Some(240.0))],
+            stages: None,
+        },
+    ];
+    let svg = startup_chart(&rows).unwrap();
+    assert!(svg.contains("腾讯云") && svg.contains("1 min") && svg.contains("10 min"));
+    insta::assert_snapshot!("startup", structure(&svg));
+    let bills = vec![
+        BillBar {
+            platform: "A".into(),
+            billed: 38.40,
+            fair: 21.82,
+            currency: "CNY".into(),
+        },
+        BillBar {
+            platform: "D".into(),
+            billed: 21.82,
+            fair: 21.82,
+            currency: "CNY".into(),
+        },
+    ];
+    let svg = billing_chart("reference job", &bills).unwrap();
+    assert!(svg.contains("38.40 CNY") && svg.contains("+76 %"));
+    insta::assert_snapshot!("billing", structure(&svg));
+}
+
+fn busy_run(gpus: u32, seconds: i64, spike_gpu: u32) -> Vec<SeriesFrame> {
+    (0..gpus)
+        .map(|gpu| {
+            let samples: Vec<Sample> = (0..seconds)
+                .map(|s| {
+                    let mut power = 250_000 + (s * 7919 % 4000);
+                    let mut temp = 70;
+                    if gpu == spike_gpu && s == seconds / 3 {
+                        power = 912_000; // one second's spike
+                    }
+                    if gpu == spike_gpu && s == 2 * seconds / 3 {
+                        temp = 21; // and one second's dip
+                    }
+                    Sample::new(s * 1000, gpu)
+                        .with(Field::PowerMw, power)
+                        .with(Field::TempGpuC, temp)
+                        .with(Field::SmClockMhz, 1410)
+                        .with(Field::ThrottleMask, if s % 5000 == 0 { 0x20 } else { 0 })
+                })
+                .collect();
+            SeriesFrame::from_samples(gpu, &samples)
+        })
+        .collect()
+}
+
+#[test]
+fn a_timeline_of_1_4_million_samples_keeps_its_spike_and_dip() {
+    let frames = busy_run(8, 48 * 3600, 5);
+    assert_eq!(
+        frames.iter().map(SeriesFrame::len).sum::<usize>(),
+        1_382_400
+    );
+    let svg = timeline_chart(&TimelineInput {
+        title: "48 h × 8 GPUs".into(),
+        frames: &frames,
+        events: &[],
+    })
+    .unwrap();
+    // The power axis reaches the spike and the temperature axis the dip.
+    let labels: Vec<&str> = svg
+        .split("<text")
+        .filter_map(|t| t.split('>').nth(1))
+        .map(|t| t.split('<').next().unwrap_or("").trim())
+        .collect();
+    assert!(
+        labels.contains(&"800.0"),
+        "power axis reaches the 912 W spike: {labels:?}"
+    );
+    assert!(
+        labels.contains(&"20.0") || labels.contains(&"10.0"),
+        "temperature axis reaches the 21 °C dip: {labels:?}"
+    );
+    assert!(svg.len() < 3_000_000, "downsampled: {} bytes", svg.len());
+    insta::assert_snapshot!("timeline", structure(&svg));
+    let _ = Breakpoint::ALL;
+}

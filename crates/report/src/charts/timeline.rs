@@ -1,0 +1,234 @@
+//! The sustain timeline of a run: power, temperature and SM clock against
+//! time for each GPU, throttle periods shaded by reason, interruptions
+//! marked. Each GPU's series is drawn as its min/max envelope per pixel
+//! column, so spikes and dips survive any amount of downsampling.
+
+use breakpoint_core::domain::{Event, EventKind};
+use breakpoint_core::samples::{Field, SeriesFrame};
+use plotters::prelude::*;
+
+use super::downsample::min_max;
+use super::{ChartError, FONT, INK, LIGHT, PURPLE, SERIES, VERMILLION, fail};
+
+pub struct TimelineInput<'a> {
+    pub title: String,
+    pub frames: &'a [SeriesFrame],
+    pub events: &'a [Event],
+}
+
+const COLUMNS: usize = 900;
+const CHART: &str = "sustain timeline";
+
+struct Panel {
+    field: Field,
+    label: &'static str,
+    scale: f64,
+}
+
+const PANELS: [Panel; 3] = [
+    Panel {
+        field: Field::PowerMw,
+        label: "power (W)",
+        scale: 1000.0,
+    },
+    Panel {
+        field: Field::TempGpuC,
+        label: "GPU temperature (°C)",
+        scale: 1.0,
+    },
+    Panel {
+        field: Field::SmClockMhz,
+        label: "SM clock (MHz)",
+        scale: 1.0,
+    },
+];
+
+/// Columns in which any GPU had a counted throttle reason: thermal (SW or
+/// HW thermal slowdown) or power/hardware (HW slowdown, power brake).
+fn throttle_columns(frames: &[SeriesFrame], t0: i64, t1: i64) -> (Vec<bool>, Vec<bool>) {
+    let mut thermal = vec![false; COLUMNS];
+    let mut hardware = vec![false; COLUMNS];
+    let span = (t1 - t0).max(1) as f64;
+    for f in frames {
+        let Some(mask) = f.column(Field::ThrottleMask) else {
+            continue;
+        };
+        for (i, t) in f.t_ms.iter().enumerate() {
+            let Some(m) = mask.get(i) else { continue };
+            let c = ((((t - t0) as f64) / span * COLUMNS as f64) as usize).min(COLUMNS - 1);
+            thermal[c] |= m & (0x20 | 0x40) != 0;
+            hardware[c] |= m & (0x8 | 0x80) != 0;
+        }
+    }
+    (thermal, hardware)
+}
+
+pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
+    let t0 = input
+        .frames
+        .iter()
+        .filter_map(|f| f.t_ms.first())
+        .min()
+        .copied()
+        .unwrap_or(0);
+    let t1 = input
+        .frames
+        .iter()
+        .filter_map(|f| f.t_ms.last())
+        .max()
+        .copied()
+        .unwrap_or(t0 + 1)
+        .max(t0 + 1);
+    let hours = |t: i64| (t - t0) as f64 / 3.6e6;
+    let end = hours(t1);
+    let (thermal, hardware) = throttle_columns(input.frames, t0, t1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1100, 760)).into_drawing_area();
+        root.fill(&WHITE).map_err(fail(CHART))?;
+        let root = root
+            .titled(&input.title, (FONT, 17).into_font().color(&INK))
+            .map_err(fail(CHART))?;
+        let (legend, body) = root.split_vertically(26);
+        legend_row(&legend, input.frames)?;
+        let panels = body.split_evenly((3, 1));
+        for (area, panel) in panels.iter().zip(PANELS.iter()) {
+            let buckets: Vec<Vec<super::downsample::Bucket>> = input
+                .frames
+                .iter()
+                .map(|f| {
+                    let column = f.column(panel.field);
+                    min_max(
+                        &f.t_ms,
+                        |i| {
+                            column
+                                .and_then(|c| c.get(i))
+                                .map(|v| v as f64 / panel.scale)
+                        },
+                        t0,
+                        t1,
+                        COLUMNS,
+                    )
+                })
+                .collect();
+            let lo = buckets
+                .iter()
+                .flatten()
+                .map(|b| b.min)
+                .fold(f64::INFINITY, f64::min);
+            let hi = buckets
+                .iter()
+                .flatten()
+                .map(|b| b.max)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+                let pad = ((hi - lo) * 0.08).max(1.0);
+                ((lo - pad).max(0.0), hi + pad)
+            } else {
+                (0.0, 1.0)
+            };
+            let mut chart = ChartBuilder::on(area)
+                .margin_left(10)
+                .margin_right(20)
+                .margin_top(6)
+                .x_label_area_size(30)
+                .y_label_area_size(62)
+                .build_cartesian_2d(0f64..end.max(1e-6), lo..hi)
+                .map_err(fail(CHART))?;
+            chart
+                .configure_mesh()
+                .light_line_style(WHITE)
+                .bold_line_style(LIGHT)
+                .x_labels(12)
+                .y_labels(6)
+                .x_desc("hours since start")
+                .y_desc(panel.label)
+                .label_style((FONT, 12))
+                .axis_desc_style((FONT, 13))
+                .draw()
+                .map_err(fail(CHART))?;
+            // Throttle shading first, under the series.
+            let col_w = end / COLUMNS as f64;
+            for (shade, colour) in [(&thermal, VERMILLION), (&hardware, PURPLE)] {
+                let bands = shade
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, on)| **on)
+                    .map(|(c, _)| {
+                        Rectangle::new(
+                            [(c as f64 * col_w, lo), ((c + 1) as f64 * col_w, hi)],
+                            colour.mix(0.18).filled(),
+                        )
+                    });
+                chart.draw_series(bands).map_err(fail(CHART))?;
+            }
+            for e in input.events.iter().filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost
+                )
+            }) {
+                let x = hours(e.at.as_millisecond());
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x, lo), (x, hi)],
+                        VERMILLION.stroke_width(2),
+                    )))
+                    .map_err(fail(CHART))?;
+            }
+            for (k, b) in buckets.iter().enumerate() {
+                // The envelope as one zig-zag path: min then max per column.
+                let points: Vec<(f64, f64)> = b
+                    .iter()
+                    .flat_map(|b| [(hours(b.t_ms), b.min), (hours(b.t_ms), b.max)])
+                    .collect();
+                let colour = SERIES[k % SERIES.len()];
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        points,
+                        colour.stroke_width(1),
+                    )))
+                    .map_err(fail(CHART))?;
+            }
+        }
+        root.present().map_err(fail(CHART))?;
+    }
+    Ok(svg)
+}
+
+fn legend_row(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    frames: &[SeriesFrame],
+) -> Result<(), ChartError> {
+    let style = (FONT, 12).into_font().color(&INK);
+    let mut x = 80;
+    for (k, f) in frames.iter().enumerate().take(16) {
+        let colour = SERIES[k % SERIES.len()];
+        area.draw(&Rectangle::new([(x, 8), (x + 14, 18)], colour.filled()))
+            .map_err(fail(CHART))?;
+        area.draw_text(&format!("GPU {}", f.gpu), &style, (x + 18, 7))
+            .map_err(fail(CHART))?;
+        x += 62;
+    }
+    for (label, colour) in [
+        ("thermal slowdown", VERMILLION),
+        ("HW slowdown / power brake", PURPLE),
+    ] {
+        area.draw(&Rectangle::new(
+            [(x, 8), (x + 14, 18)],
+            colour.mix(0.35).filled(),
+        ))
+        .map_err(fail(CHART))?;
+        area.draw_text(label, &style, (x + 18, 7))
+            .map_err(fail(CHART))?;
+        x += 24 + 7 * label.len() as i32;
+    }
+    area.draw(&PathElement::new(
+        vec![(x, 6), (x, 20)],
+        VERMILLION.stroke_width(2),
+    ))
+    .map_err(fail(CHART))?;
+    area.draw_text("interruption", &style, (x + 6, 7))
+        .map_err(fail(CHART))?;
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! Breakpoint's outputs for people: charts (SVG, drawn with plotters) and
+//! the decision-matrix PDF (krilla, fonts and SVG embedded). Everything here
+//! only presents what the core derived; nothing is computed twice.
+
+pub mod charts;
+pub mod fonts;
+pub mod layout;
+pub mod model;
+pub mod pdf;
+pub mod text;
+
+pub use model::{ReportData, gather};
+pub use pdf::{ReportError, ReportOptions, compose, render};
+pub use text::Lang;

@@ -1,0 +1,146 @@
+//! What the report shows, gathered from the store in one place: the ranking
+//! and its robustness, the runs behind them, and the series the charts draw.
+
+use breakpoint_core::billing_sim::{self, Workload};
+use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
+use breakpoint_core::metrics::{self, billing, sustain::median};
+use breakpoint_core::samples::{Field, SeriesFrame};
+use breakpoint_core::scoring::{self, Ranking, Robustness, RobustnessOptions};
+use breakpoint_core::store::{Store, StoredProfile};
+
+use crate::charts::{BillBar, StartupRow};
+
+/// A run's sustain series, for one timeline chart.
+pub struct Timeline {
+    pub platform: String,
+    pub run: Run,
+    pub frames: Vec<SeriesFrame>,
+    pub events: Vec<Event>,
+}
+
+pub struct ReportData {
+    pub ranking: Ranking,
+    pub robustness: Robustness,
+    pub profile: StoredProfile,
+    pub runs: Vec<(String, Run)>,
+    pub startup: Vec<StartupRow>,
+    pub bills: Vec<BillBar>,
+    pub timelines: Vec<Timeline>,
+    /// Any platform in the report is demo data.
+    pub demo: bool,
+}
+
+/// Gather everything the report shows.
+pub fn gather(
+    store: &Store,
+    profile: StoredProfile,
+    robustness: &RobustnessOptions,
+) -> breakpoint_core::Result<ReportData> {
+    let evidence = metrics::platform_evidence(store)?;
+    let ranking = scoring::rank(&evidence, &profile);
+    let robust = scoring::robustness(&ranking, robustness);
+    let platforms: Vec<Platform> = ranking
+        .platforms
+        .iter()
+        .map(|p| p.platform.clone())
+        .collect();
+    let mut runs = Vec::new();
+    let mut startup = Vec::new();
+    let mut bills = Vec::new();
+    let mut timelines = Vec::new();
+    let reference = Workload::reference();
+    for platform in &platforms {
+        let platform_runs = store.runs(Some(platform.id))?;
+        let mut attempts = Vec::new();
+        let mut stages: [Vec<f64>; 3] = Default::default();
+        for run in &platform_runs {
+            for a in store.startup_attempts(run.id)? {
+                let latency = (a.outcome == StartupOutcome::Ok)
+                    .then(|| a.latency_s())
+                    .flatten();
+                if let (Some(p), Some(i), Some(f)) =
+                    (a.provisioned_at, a.image_ready_at, a.first_compute_at)
+                {
+                    stages[0].push(p.duration_since(a.submitted_at).as_secs_f64());
+                    stages[1].push(i.duration_since(p).as_secs_f64());
+                    stages[2].push(f.duration_since(i).as_secs_f64());
+                }
+                attempts.push((
+                    a.scenario.as_str().to_string(),
+                    a.image == ImageState::Cold,
+                    latency,
+                ));
+            }
+        }
+        if !attempts.is_empty() {
+            let stages = match (
+                median(&mut stages[0]),
+                median(&mut stages[1]),
+                median(&mut stages[2]),
+            ) {
+                (Some(a), Some(b), Some(c)) => Some([a, b, c]),
+                _ => None,
+            };
+            startup.push(StartupRow {
+                platform: platform.name.clone(),
+                attempts,
+                stages,
+            });
+        }
+        if let (Some(rule), Some((price, currency))) = (
+            billing::rule(store, platform)?,
+            billing::price(store, platform)?,
+        ) {
+            let b = billing_sim::bill(&reference, &rule, price);
+            bills.push(BillBar {
+                platform: platform.name.clone(),
+                billed: b.amount,
+                fair: b.fair_amount,
+                currency,
+            });
+        }
+        if let Some(run) = platform_runs
+            .iter()
+            .filter(|r| r.sample_count > 0)
+            .max_by_key(|r| r.sample_count)
+        {
+            let fields = [
+                Field::PowerMw,
+                Field::TempGpuC,
+                Field::SmClockMhz,
+                Field::ThrottleMask,
+            ];
+            let frames = store
+                .sample_gpus(run.id)?
+                .into_iter()
+                .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)))
+                .collect::<breakpoint_core::Result<Vec<_>>>()?;
+            timelines.push(Timeline {
+                platform: platform.name.clone(),
+                run: run.clone(),
+                frames,
+                events: store.events(run.id)?,
+            });
+        }
+        runs.extend(
+            platform_runs
+                .into_iter()
+                .map(|r| (platform.name.clone(), r)),
+        );
+    }
+    let demo = platforms.iter().any(|p| {
+        p.notes
+            .as_deref()
+            .is_some_and(|n| n.starts_with(breakpoint_core::demo::DEMO_LABEL))
+    });
+    Ok(ReportData {
+        ranking,
+        robustness: robust,
+        profile,
+        runs,
+        startup,
+        bills,
+        timelines,
+        demo,
+    })
+}

@@ -1,0 +1,597 @@
+//! The decision-matrix PDF: cover, matrix, a page per breakpoint, the
+//! charts as vectors, robustness, and an appendix of run provenance and
+//! method. A4 landscape, page numbers, fonts embedded (subset). The same
+//! database and date give the same bytes.
+
+use std::sync::Arc;
+
+use breakpoint_core::domain::Breakpoint;
+use breakpoint_core::metrics::catalog::{self, Anchors};
+use jiff::civil::Date;
+use krilla::color::rgb;
+use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
+use krilla::num::NormalizedF32;
+use krilla::page::PageSettings;
+use krilla::paint::{Fill, Stroke};
+use krilla::text::{Font, TextDirection};
+use krilla::{Document, metadata::Metadata};
+use krilla_svg::{SurfaceExt, SvgSettings};
+
+use crate::charts::{self, ChartError, TimelineInput};
+use crate::fonts::{FontSet, needs_cjk};
+use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_W, WARN};
+use crate::model::ReportData;
+use crate::text::{Lang, t};
+
+pub struct ReportOptions {
+    pub title: Option<String>,
+    pub date: Date,
+    pub lang: Lang,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(
+        "the report holds Chinese text (e.g. \"{sample}\") but no CJK font was found; install one: sudo apt-get install fonts-wqy-microhei (or fonts-noto-cjk)"
+    )]
+    NoCjkFont { sample: String },
+    #[error(
+        "no usable font was found for the report; install one: sudo apt-get install fonts-dejavu-core"
+    )]
+    NoFont,
+    #[error("cannot read font {path}: {reason}")]
+    Font { path: String, reason: String },
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+    #[error("cannot write the PDF: {0}")]
+    Pdf(String),
+}
+
+fn score(s: Option<f64>) -> String {
+    s.map_or("–".into(), |s| format!("{s:.1}"))
+}
+
+fn number(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.1e}")
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else {
+        let t = format!("{v:.2}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn value(v: f64, unit: &str) -> String {
+    match unit {
+        "%" => format!("{} %", number(v)),
+        "count" | "steps" => number(v),
+        u => format!("{} {u}", number(v)),
+    }
+}
+
+/// Lay out every page of the report.
+pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, ChartError> {
+    let lang = options.lang;
+    let r = &data.ranking;
+    let mut l = Layout::new();
+    let title = options
+        .title
+        .clone()
+        .unwrap_or_else(|| t(lang, "title").to_string());
+
+    // Cover.
+    l.page();
+    l.gap(60.0);
+    l.text_at(MARGIN, l.y, 28.0, &title, true, INK);
+    l.gap(30.0);
+    l.text_at(
+        MARGIN,
+        l.y,
+        13.0,
+        &format!("{} {}", t(lang, "date"), options.date),
+        false,
+        MUTED,
+    );
+    l.gap(24.0);
+    if data.demo {
+        l.paragraph(t(lang, "demo_warning"), 12.0, WARN);
+    }
+    let ranked = r.platforms.iter().filter(|p| p.rank.is_some()).count();
+    let mean_cov = if r.platforms.is_empty() {
+        0.0
+    } else {
+        r.platforms.iter().map(|p| p.coverage).sum::<f64>() / r.platforms.len() as f64
+    };
+    l.paragraph(
+        &format!(
+            "{}: {} — {} {}, {} {}. {}: {:.0} %.",
+            t(lang, "platforms_compared"),
+            r.platforms
+                .iter()
+                .map(|p| p.platform.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            r.platforms.len(),
+            t(lang, "platforms"),
+            ranked,
+            t(lang, "ranked"),
+            t(lang, "mean_coverage"),
+            100.0 * mean_cov
+        ),
+        11.0,
+        INK,
+    );
+    l.subheading(&format!(
+        "{}: {}",
+        t(lang, "profile"),
+        data.profile.profile.name
+    ));
+    let cols = [
+        Column::new(t(lang, "breakpoint"), 160.0, Align::Left),
+        Column::new(t(lang, "weight"), 90.0, Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = Breakpoint::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            vec![
+                t(lang, b.as_str()).to_string(),
+                format!("{:.2}", r.weights[i]),
+            ]
+        })
+        .collect();
+    l.table(&cols, &rows, 10.0);
+    if let Some(w) = &data.robustness.fragile_winner {
+        l.paragraph(&format!("⚠ {w}"), 11.0, WARN);
+    }
+    l.paragraph(t(lang, "method_note"), 9.5, MUTED);
+
+    // The decision matrix.
+    l.page();
+    l.heading(t(lang, "matrix"));
+    let cols = [
+        Column::new(t(lang, "rank"), 40.0, Align::Right),
+        Column::new(t(lang, "platform"), 210.0, Align::Left),
+        Column::new(t(lang, "startup"), 68.0, Align::Right),
+        Column::new(t(lang, "sustain"), 68.0, Align::Right),
+        Column::new(t(lang, "switch"), 68.0, Align::Right),
+        Column::new(t(lang, "billing"), 68.0, Align::Right),
+        Column::new(t(lang, "overall"), 68.0, Align::Right),
+        Column::new(t(lang, "coverage"), 72.0, Align::Right),
+        Column::new(t(lang, "evidence"), 70.0, Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = r
+        .platforms
+        .iter()
+        .map(|p| {
+            let mut row = vec![
+                p.rank.map_or("–".into(), |r| r.to_string()),
+                p.platform.name.clone(),
+            ];
+            row.extend(p.breakpoints.iter().map(|b| score(b.score)));
+            row.push(score(p.overall));
+            row.push(format!("{:.0} %", 100.0 * p.coverage));
+            row.push(format!("{} {}", p.evidence, t(lang, "runs")));
+            row
+        })
+        .collect();
+    l.table(&cols, &rows, 10.0);
+    l.paragraph(t(lang, "matrix_note"), 9.5, MUTED);
+    let ranking_svg = charts::ranking_chart(r)?;
+    let h = svg_height(&ranking_svg);
+    l.svg(ranking_svg, 900.0, h, 300.0);
+    let heat = charts::heatmap_chart(r)?;
+    let h = svg_height(&heat);
+    l.svg(heat, 850.0, h, 330.0);
+
+    // A page per breakpoint: values, scores, weights, runs.
+    for (bi, b) in Breakpoint::ALL.iter().enumerate() {
+        l.page();
+        l.heading(&format!("{} — {}", t(lang, b.as_str()), t(lang, "metrics")));
+        let cols = [
+            Column::new(t(lang, "platform"), 130.0, Align::Left),
+            Column::new(t(lang, "metric"), 170.0, Align::Left),
+            Column::new(t(lang, "value"), 95.0, Align::Right),
+            Column::new(t(lang, "range"), 100.0, Align::Right),
+            Column::new(t(lang, "score"), 45.0, Align::Right),
+            Column::new(t(lang, "weight"), 42.0, Align::Right),
+            Column::new(t(lang, "runs_col"), 188.0, Align::Left),
+        ];
+        let mut rows = Vec::new();
+        for p in &r.platforms {
+            let bs = &p.breakpoints[bi];
+            rows.push(vec![
+                p.platform.name.clone(),
+                format!(
+                    "{} ({} {:.0} %)",
+                    t(lang, "breakpoint_score"),
+                    t(lang, "coverage"),
+                    100.0 * bs.coverage
+                ),
+                String::new(),
+                String::new(),
+                score(bs.score),
+                String::new(),
+                String::new(),
+            ]);
+            for m in bs
+                .metrics
+                .iter()
+                .filter(|m| m.value.is_some() || m.weight > 0.0)
+            {
+                let range = match (m.min, m.max) {
+                    (Some(lo), Some(hi)) if hi > lo => format!("{} – {}", number(lo), number(hi)),
+                    _ => String::new(),
+                };
+                let runs = m
+                    .runs
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "#{} {} {}",
+                            s.run_id,
+                            s.file.as_deref().unwrap_or(""),
+                            s.sha256_prefix.as_deref().unwrap_or("")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                rows.push(vec![
+                    String::new(),
+                    m.name.to_string(),
+                    m.value
+                        .map_or(t(lang, "not_measured").to_string(), |v| value(v, m.unit)),
+                    range,
+                    score(m.score),
+                    number(m.weight),
+                    if runs.is_empty() && m.value.is_some() {
+                        t(lang, "from_rules").to_string()
+                    } else {
+                        runs
+                    },
+                ]);
+            }
+        }
+        l.table(&cols, &rows, 8.0);
+    }
+
+    // Charts of the evidence.
+    if !data.startup.is_empty() {
+        l.page();
+        l.heading(t(lang, "startup_chart"));
+        let svg = charts::startup_chart(&data.startup)?;
+        let h = svg_height(&svg);
+        l.svg(svg, 900.0, h, 470.0);
+    }
+    if !data.bills.is_empty() {
+        l.page();
+        l.heading(t(lang, "billing_chart"));
+        let svg = charts::billing_chart(t(lang, "billing_chart_title"), &data.bills)?;
+        let h = svg_height(&svg);
+        l.svg(svg, 900.0, h, 470.0);
+    }
+    for tl in &data.timelines {
+        l.page();
+        l.heading(&format!("{} — {}", t(lang, "timeline"), tl.platform));
+        let title = format!(
+            "run #{} {} ({} GPUs, {} samples)",
+            tl.run.id,
+            tl.run.provenance.file_name.as_deref().unwrap_or(""),
+            tl.frames.len(),
+            tl.run.sample_count
+        );
+        let svg = charts::timeline_chart(&TimelineInput {
+            title,
+            frames: &tl.frames,
+            events: &tl.events,
+        })?;
+        l.svg(svg, 1100.0, 760.0, 440.0);
+    }
+
+    // Robustness.
+    l.page();
+    l.heading(t(lang, "robustness"));
+    let rb = &data.robustness;
+    if !rb.acceptability.is_empty() {
+        let svg = charts::acceptability_chart(rb)?;
+        let h = svg_height(&svg);
+        l.svg(svg, 900.0, h, 300.0);
+    }
+    l.subheading(t(lang, "flips"));
+    let ranked: Vec<_> = r.platforms.iter().filter(|p| p.rank.is_some()).collect();
+    for (i, f) in rb.flips.iter().enumerate() {
+        let line = match f {
+            Some(f) => f.sentence(),
+            None => format!(
+                "{} {} {}",
+                ranked.get(i + 1).map_or("", |p| p.platform.name.as_str()),
+                t(lang, "cannot_overtake"),
+                ranked.get(i).map_or("", |p| p.platform.name.as_str())
+            ),
+        };
+        l.paragraph(&line, 10.0, INK);
+    }
+    match &rb.fragile_winner {
+        Some(w) => l.paragraph(&format!("⚠ {w}"), 11.0, WARN),
+        None => l.paragraph(t(lang, "not_fragile"), 10.0, INK),
+    }
+
+    // Appendix A: run provenance.
+    l.page();
+    l.heading(t(lang, "provenance"));
+    let cols = [
+        Column::new("#", 30.0, Align::Right),
+        Column::new(t(lang, "platform"), 100.0, Align::Left),
+        Column::new(t(lang, "file"), 130.0, Align::Left),
+        Column::new("SHA-256", 282.0, Align::Left),
+        Column::new(t(lang, "format"), 88.0, Align::Left),
+        Column::new(t(lang, "period"), 104.0, Align::Left),
+        Column::new("GPUs", 36.0, Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = data
+        .runs
+        .iter()
+        .map(|(platform, run)| {
+            let period = match (run.started_at, run.ended_at) {
+                (Some(a), Some(b)) => format!(
+                    "{} +{:.1} h",
+                    a.strftime("%Y-%m-%d %H:%M"),
+                    b.duration_since(a).as_secs_f64() / 3600.0
+                ),
+                _ => "–".into(),
+            };
+            vec![
+                run.id.to_string(),
+                platform.clone(),
+                run.provenance.file_name.clone().unwrap_or_default(),
+                run.provenance.sha256.clone().unwrap_or_default(),
+                run.provenance.format.clone().unwrap_or_default(),
+                period,
+                run.inventory.len().to_string(),
+            ]
+        })
+        .collect();
+    l.table(&cols, &rows, 6.0);
+
+    // Appendix B: method, from the same catalogue as docs/metrics.md.
+    l.page();
+    l.heading(t(lang, "method"));
+    l.paragraph(t(lang, "method_note"), 9.5, INK);
+    for b in Breakpoint::ALL {
+        l.subheading(t(lang, b.as_str()));
+        for m in catalog::of(*b) {
+            let anchors = match data.profile.curves.get(m.key).copied().unwrap_or(m.anchors) {
+                Anchors::Fixed { best, worst, log } => format!(
+                    "100 at {}, 0 at {}{}",
+                    number(best),
+                    number(worst),
+                    if log { ", log scale" } else { "" }
+                ),
+                Anchors::RelativeToBest { factor } => {
+                    format!("cheapest 100, {}× cheapest 0", number(factor))
+                }
+            };
+            l.paragraph(
+                &format!(
+                    "{} ({}, {}) — {} Anchors: {}. {}",
+                    m.name, m.key, m.unit, m.definition, anchors, m.why
+                ),
+                8.5,
+                INK,
+            );
+        }
+    }
+    Ok(l)
+}
+
+/// The height an SVG chart declares.
+fn svg_height(svg: &str) -> f32 {
+    svg.split("height=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|s| s.trim_end_matches("px").parse().ok())
+        .unwrap_or(600.0)
+}
+
+struct Fonts {
+    latin: Option<Font>,
+    bold: Option<Font>,
+    cjk: Option<Font>,
+    svg_db: Arc<usvg::fontdb::Database>,
+}
+
+fn load(set: &FontSet) -> Result<Fonts, ReportError> {
+    let read = |f: &crate::fonts::FontFile| -> Result<(Vec<u8>, u32), ReportError> {
+        std::fs::read(&f.path)
+            .map(|d| (d, f.index))
+            .map_err(|e| ReportError::Font {
+                path: f.path.display().to_string(),
+                reason: e.to_string(),
+            })
+    };
+    let mut db = usvg::fontdb::Database::new();
+    let mut make = |f: Option<&crate::fonts::FontFile>| -> Result<Option<Font>, ReportError> {
+        let Some(f) = f else { return Ok(None) };
+        let (data, index) = read(f)?;
+        db.load_font_data(data.clone());
+        Ok(Font::new(Arc::new(data).into(), index))
+    };
+    let latin = make(set.latin.as_ref())?;
+    let bold = make(set.latin_bold.as_ref())?;
+    let cjk = make(set.cjk.as_ref())?;
+    // Charts say sans-serif: make that a face that has every glyph we use.
+    let family = set.cjk.as_ref().or(set.latin.as_ref()).map(|f| f.family);
+    if let Some(family) = family {
+        db.set_sans_serif_family(family);
+    }
+    Ok(Fonts {
+        latin,
+        bold,
+        cjk,
+        svg_db: Arc::new(db),
+    })
+}
+
+/// Write the composed pages as a PDF.
+pub fn render(
+    layout: &Layout,
+    options: &ReportOptions,
+    fonts: &FontSet,
+) -> Result<Vec<u8>, ReportError> {
+    if let Some(sample) = layout.texts().find(|t| needs_cjk(t)) {
+        if fonts.cjk.is_none() {
+            let sample: String = sample
+                .chars()
+                .filter(|c| needs_cjk(&c.to_string()))
+                .take(6)
+                .collect();
+            return Err(ReportError::NoCjkFont { sample });
+        }
+    }
+    let fonts = load(fonts)?;
+    let any = fonts
+        .latin
+        .clone()
+        .or_else(|| fonts.cjk.clone())
+        .ok_or(ReportError::NoFont)?;
+    let svg_options = usvg::Options {
+        fontdb: fonts.svg_db.clone(),
+        ..Default::default()
+    };
+
+    let mut document = Document::new();
+    let title = options
+        .title
+        .clone()
+        .unwrap_or_else(|| t(options.lang, "title").to_string());
+    document.set_metadata(
+        Metadata::new()
+            .title(title.clone())
+            .creator("Breakpoint".into())
+            .language(match options.lang {
+                Lang::En => "en".into(),
+                Lang::Zh => "zh-CN".into(),
+            })
+            .creation_date(
+                krilla::metadata::DateTime::new(options.date.year().max(0) as u16)
+                    .month(options.date.month() as u8)
+                    .day(options.date.day() as u8),
+            ),
+    );
+    let total = layout.pages.len();
+    let settings = PageSettings::from_wh(PAGE_W, PAGE_H)
+        .ok_or_else(|| ReportError::Pdf("bad page size".into()))?;
+    for (i, ops) in layout.pages.iter().enumerate() {
+        let mut page = document.start_page_with(settings.clone());
+        let mut surface = page.surface();
+        for op in ops {
+            match op {
+                Op::Text {
+                    x,
+                    y,
+                    size,
+                    text,
+                    bold,
+                    colour,
+                } => {
+                    let font = if needs_cjk(text) {
+                        fonts.cjk.clone().unwrap_or_else(|| any.clone())
+                    } else if *bold {
+                        fonts
+                            .bold
+                            .clone()
+                            .or_else(|| fonts.latin.clone())
+                            .unwrap_or_else(|| any.clone())
+                    } else {
+                        any.clone()
+                    };
+                    surface.set_fill(Some(fill(*colour)));
+                    surface.draw_text(
+                        Point::from_xy(*x, *y),
+                        font,
+                        *size,
+                        text,
+                        false,
+                        TextDirection::Auto,
+                    );
+                }
+                Op::Line {
+                    from,
+                    to,
+                    width,
+                    colour,
+                } => {
+                    let mut pb = PathBuilder::new();
+                    pb.move_to(from.0, from.1);
+                    pb.line_to(to.0, to.1);
+                    if let Some(path) = pb.finish() {
+                        surface.set_fill(None);
+                        surface.set_stroke(Some(Stroke {
+                            paint: rgb::Color::new(colour.0, colour.1, colour.2).into(),
+                            width: *width,
+                            ..Default::default()
+                        }));
+                        surface.draw_path(&path);
+                        surface.set_stroke(None);
+                    }
+                }
+                Op::Rect { x, y, w, h, colour } => {
+                    let mut pb = PathBuilder::new();
+                    if let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) {
+                        pb.push_rect(rect);
+                    }
+                    if let Some(path) = pb.finish() {
+                        surface.set_fill(Some(fill(*colour)));
+                        surface.draw_path(&path);
+                    }
+                }
+                Op::Svg { svg, x, y, w, h } => {
+                    let tree = usvg::Tree::from_str(svg, &svg_options)
+                        .map_err(|e| ReportError::Pdf(format!("chart: {e}")))?;
+                    let Some(size) = Size::from_wh(*w, *h) else {
+                        continue;
+                    };
+                    surface.push_transform(&Transform::from_translate(*x, *y));
+                    surface.draw_svg(&tree, size, SvgSettings::default());
+                    surface.pop();
+                }
+            }
+        }
+        // Footer: title, date, page n of N.
+        surface.set_fill(Some(fill(MUTED)));
+        let footer = format!(
+            "{title} — {} — {} {} / {}",
+            options.date,
+            t(options.lang, "page"),
+            i + 1,
+            total
+        );
+        let font = if needs_cjk(&footer) {
+            fonts.cjk.clone().unwrap_or_else(|| any.clone())
+        } else {
+            any.clone()
+        };
+        surface.draw_text(
+            Point::from_xy(MARGIN, PAGE_H - 18.0),
+            font,
+            8.0,
+            &footer,
+            false,
+            TextDirection::Auto,
+        );
+        surface.finish();
+        page.finish();
+    }
+    document
+        .finish()
+        .map_err(|e| ReportError::Pdf(format!("{e:?}")))
+}
+
+fn fill(c: (u8, u8, u8)) -> Fill {
+    Fill {
+        paint: rgb::Color::new(c.0, c.1, c.2).into(),
+        opacity: NormalizedF32::ONE,
+        rule: Default::default(),
+    }
+}
