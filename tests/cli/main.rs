@@ -11,6 +11,7 @@ mod errors;
 mod imports;
 mod offerings;
 mod platforms;
+mod probe;
 mod report;
 mod runs;
 mod scoring;

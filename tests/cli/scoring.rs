@@ -119,7 +119,7 @@ fn explain_names_values_scores_and_runs() {
         mismatch["details"][0]
             .as_str()
             .unwrap()
-            .contains("PCIe x8 for x16")
+            .contains("PCIe x8 for PCIe x16")
     );
     assert_eq!(
         mismatch["runs"][0]["sha256_prefix"].as_str().unwrap().len(),

@@ -60,6 +60,10 @@ pub enum Command {
     /// Weight profiles: how much each breakpoint and metric matters.
     #[command(subcommand)]
     Weights(WeightsCommand),
+    /// The GPUs of this machine over NVML: inventory, delivery check,
+    /// sampling, wrapping a workload.
+    #[command(subcommand)]
+    Probe(ProbeCommand),
     /// Write the decision-matrix PDF.
     Report(ReportArgs),
     /// Build the demo workspace (seed 003's platforms A–F) and rank it.
@@ -89,6 +93,115 @@ pub struct RankArgs {
     /// Also draw each metric within its run-to-run spread.
     #[arg(long)]
     pub spread: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProbeCommand {
+    /// Every GPU: name, UUID, VRAM, driver/CUDA, PCIe, power limits, clocks, NVLink, ECC, MIG.
+    Inventory(ProbeSourceArgs),
+    /// Compare what was ordered with what is there; exit 0 only when all match.
+    Check(CheckArgs),
+    /// Sample every GPU to a probe log until the duration ends or Ctrl-C.
+    Sample(SampleArgs),
+    /// Run a workload under the probe: start latency, samples, busy vs wall time.
+    Run(WrapArgs),
+}
+
+impl ProbeCommand {
+    /// Whether the command reads or writes the database: a probe on a
+    /// rented instance should leave no database behind unless asked to.
+    pub fn needs_database(&self) -> bool {
+        match self {
+            ProbeCommand::Inventory(_) => false,
+            ProbeCommand::Check(a) => a.offering.is_some() || a.platform.is_some(),
+            ProbeCommand::Sample(a) => a.import,
+            ProbeCommand::Run(a) => a.import,
+        }
+    }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeSourceArgs {
+    /// Replay a recorded trace instead of reading NVML (for tests and demos).
+    #[arg(long, hide = true, value_name = "TRACE")]
+    pub replay_trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The offering ordered (its platform gets a delivery-check run).
+    #[arg(long, conflicts_with = "expect_gpu")]
+    pub offering: Option<i64>,
+    /// The GPU ordered, e.g. "A100 80GB SXM".
+    #[arg(long)]
+    pub expect_gpu: Option<String>,
+    #[arg(long)]
+    pub expect_count: Option<u32>,
+    #[arg(long)]
+    pub expect_vram_gib: Option<u32>,
+    #[arg(long)]
+    pub expect_pcie_gen: Option<u32>,
+    #[arg(long)]
+    pub expect_pcie_width: Option<u32>,
+    #[arg(long)]
+    pub expect_driver: Option<String>,
+    #[arg(long)]
+    pub expect_cuda: Option<String>,
+    #[arg(long)]
+    pub expect_nvlink: bool,
+    /// Store the check as a delivery run of this platform.
+    #[arg(long)]
+    pub platform: Option<String>,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    /// The host name to record (in containers the pod name is not the node's).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Time between samples (down to 100ms).
+    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    /// Stop after this long (e.g. 48h, 30m); default: until Ctrl-C.
+    #[arg(long, value_parser = parse_interval_ms)]
+    pub duration: Option<u32>,
+    #[arg(long)]
+    pub platform: Option<String>,
+    #[arg(long)]
+    pub offering: Option<i64>,
+    /// The probe log to write; %N becomes the host name, %T the start time
+    /// [default: probe-%N-%T.jsonl].
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Import the log into the database when sampling ends (needs --platform).
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The host name to record (in containers the pod name is not the node's).
+    #[arg(long)]
+    pub host: Option<String>,
+    #[arg(long, default_value = "500ms", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    #[arg(long)]
+    pub platform: Option<String>,
+    #[arg(long)]
+    pub offering: Option<i64>,
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
+    /// The workload: `-- python train.py …`
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -13,7 +13,8 @@ use clap::error::ErrorKind as ClapErrorKind;
 
 use args::Cli;
 
-/// Exit status for errors in the input or the data.
+/// Exit status for errors in the input or the data (3: no NVIDIA GPU to probe;
+/// `probe run` passes the workload's own status through).
 const EXIT_USER_ERROR: u8 = 1;
 /// Exit status for command lines that do not parse.
 const EXIT_USAGE: u8 = 2;
@@ -52,6 +53,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(commands::Failure::Reported) => ExitCode::from(EXIT_USER_ERROR),
+        Err(commands::Failure::Exit(code)) => ExitCode::from(code),
+        Err(commands::Failure::NoGpu(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(commands::probe::EXIT_NO_GPU)
+        }
         Err(failure) => {
             eprintln!("error: {failure}");
             ExitCode::from(EXIT_USER_ERROR)

@@ -10,6 +10,7 @@ mod labelled;
 
 pub mod accelerator;
 pub mod billing_sim;
+pub mod delivery;
 pub mod demo;
 pub mod domain;
 pub mod error;

@@ -10,6 +10,7 @@ mod explain;
 mod import;
 mod offering;
 mod platform;
+pub mod probe;
 mod rank;
 mod report;
 mod runs;
@@ -39,6 +40,12 @@ pub enum Failure {
     /// Already told the user (one line per problem); just exit non-zero.
     #[error("")]
     Reported,
+    /// No NVIDIA driver or GPU: its own exit status, so scripts can tell.
+    #[error("{0}")]
+    NoGpu(String),
+    /// Pass a wrapped workload's exit status through, silently.
+    #[error("")]
+    Exit(u8),
 }
 
 pub type Outcome = Result<(), Failure>;
@@ -79,12 +86,13 @@ fn demo_path() -> Result<PathBuf, Failure> {
 pub fn run(cli: Cli) -> Outcome {
     // The demo gets a file of its own unless told otherwise, so it never
     // mixes with real evidence.
-    let path = match (&cli.command, cli.db) {
-        (Command::Demo(_), None) => demo_path()?,
-        (_, db) => database_path(db)?,
+    let store = match (&cli.command, cli.db) {
+        (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
+        (Command::Demo(_), None) => Store::open(&demo_path()?)?,
+        (_, db) => Store::open(&database_path(db)?)?,
     };
     let ctx = Context {
-        store: Store::open(&path)?,
+        store,
         json: cli.json,
     };
     match cli.command {
@@ -98,6 +106,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Explain(args) => explain::run(&ctx, args),
         Command::Bill(args) => bill::run(&ctx, args),
         Command::Weights(c) => weights::run(&ctx, c),
+        Command::Probe(c) => probe::run(&ctx, c),
         Command::Report(args) => report::run(&ctx, args),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),

@@ -4,9 +4,8 @@
 
 use super::RunValue;
 use super::sustain::{self, GpuSustain, median};
-use crate::domain::{
-    EventKind, ImageState, Interconnect, LoadScenario, Run, StartupAttempt, StartupOutcome,
-};
+use crate::delivery;
+use crate::domain::{EventKind, ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
 use crate::error::Result;
 use crate::samples::Field;
 use crate::store::Store;
@@ -160,94 +159,23 @@ fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
     }
 }
 
-/// Compare dotted versions numerically: "535.104.05" ≥ "535.54".
-fn version_below(found: &str, wanted: &str) -> bool {
-    let parse = |v: &str| -> Vec<u64> {
-        v.split(['.', '-'])
-            .map(|p| p.trim().parse().unwrap_or(0))
-            .collect()
-    };
-    parse(found) < parse(wanted)
-}
-
 fn delivery(run: &Run, out: &mut Vec<RunValue>) {
     let (Some(offering), false) = (&run.offering_snapshot, run.inventory.is_empty()) else {
         return;
     };
-    let mut found: Vec<String> = Vec::new();
-    let inv = &run.inventory;
-    if (inv.len() as u32) < offering.count {
-        found.push(format!("{} GPUs for {} ordered", inv.len(), offering.count));
-    }
-    if let Some(g) = inv
-        .iter()
-        .find(|g| {
-            g.accelerator
-                .as_ref()
-                .is_some_and(|a| !a.same_product(&offering.accelerator))
-        })
-        .and_then(|g| g.accelerator.as_ref())
-    {
-        found.push(format!(
-            "{} delivered for {}",
-            g.raw, offering.accelerator.canonical
-        ));
-    }
-    if let Some(vram) = offering.vram_gib
-        && let Some(m) = inv.iter().filter_map(|g| g.vram_mib).min()
-        && (m as f64 / 1024.0) < f64::from(vram) * 0.95
-    {
-        found.push(format!("{m} MiB of VRAM for {vram} GiB"));
-    }
-    if let Some(gen_) = offering.pcie_gen
-        && let Some(g) = inv
-            .iter()
-            .filter_map(|g| g.pcie_gen_max.or(g.pcie_gen_current))
-            .min()
-        && g < gen_
-    {
-        found.push(format!("PCIe Gen{g} for Gen{gen_}"));
-    }
-    if let Some(width) = offering.pcie_width
-        && let Some(w) = inv
-            .iter()
-            .filter_map(|g| g.pcie_width_current.or(g.pcie_width_max))
-            .min()
-        && w < width
-    {
-        found.push(format!("PCIe x{w} for x{width}"));
-    }
-    if let Some(min) = &offering.min_driver
-        && let Some(d) = inv
-            .iter()
-            .filter_map(|g| g.driver_version.as_deref())
-            .find(|d| version_below(d, min))
-    {
-        found.push(format!("driver {d} below {min}"));
-    }
-    if let Some(min) = &offering.min_cuda
-        && let Some(c) = inv
-            .iter()
-            .filter_map(|g| g.cuda_version.as_deref())
-            .find(|c| version_below(c, min))
-    {
-        found.push(format!("CUDA {c} below {min}"));
-    }
-    if matches!(
-        offering.interconnect,
-        Some(Interconnect::Nvlink | Interconnect::Nvswitch)
-    ) && inv.iter().any(|g| g.nvlink_active == Some(0))
-    {
-        found.push("NVLink missing".into());
-    }
+    let found = delivery::mismatches(&delivery::Expectation::from(offering), &run.inventory);
     let detail = if found.is_empty() {
         format!(
             "{} GPUs as ordered ({})",
-            inv.len(),
+            run.inventory.len(),
             offering.accelerator.canonical
         )
     } else {
-        found.join("; ")
+        found
+            .iter()
+            .map(|m| format!("{} for {}", m.found, m.expected))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     out.push(value(
         "startup.delivery_mismatches",
@@ -484,13 +412,5 @@ mod tests {
         assert_eq!(percentile(&v, 0.95), Some(4.8));
         assert_eq!(percentile(&[7.0], 0.95), Some(7.0));
         assert_eq!(percentile(&[], 0.5), None);
-    }
-
-    #[test]
-    fn versions_compare_numerically() {
-        assert!(version_below("535.54.03", "535.104"));
-        assert!(!version_below("535.104.05", "535.104"));
-        assert!(version_below("11.8", "12.2"));
-        assert!(!version_below("12.10", "12.2"));
     }
 }

@@ -1,0 +1,427 @@
+//! `breakpoint probe …`: the GPUs of this machine.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use breakpoint_core::delivery::{self, Expectation};
+use breakpoint_core::domain::{GpuInfo, NewRun, Provenance, RunKind, SourceKind};
+use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
+use breakpoint_core::store::RunCompletion;
+use breakpoint_probe::nvml::NvmlSource;
+use breakpoint_probe::scripted::{self, ScriptedSource};
+use breakpoint_probe::{GpuSource, SessionOptions, Summary, SystemClock};
+
+use super::{Context, Failure, Outcome};
+use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, WrapArgs};
+use crate::output::{self, opt};
+
+/// Exit status when there is no NVIDIA driver or GPU to probe.
+pub const EXIT_NO_GPU: u8 = 3;
+
+enum Source {
+    Nvml(NvmlSource),
+    Replay(ScriptedSource),
+}
+
+impl Source {
+    fn open(args: &ProbeSourceArgs) -> Result<Source, Failure> {
+        match &args.replay_trace {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Failure::Refused(format!("cannot read trace \"{}\": {e}", path.display()))
+                })?;
+                scripted::from_json(&text)
+                    .map(Source::Replay)
+                    .map_err(|e| Failure::Refused(format!("{}: {e}", path.display())))
+            }
+            None => NvmlSource::open()
+                .map(Source::Nvml)
+                .map_err(|e| Failure::NoGpu(e.to_string())),
+        }
+    }
+
+    fn as_dyn(&mut self) -> &mut dyn GpuSource {
+        match self {
+            Source::Nvml(s) => s,
+            Source::Replay(s) => s,
+        }
+    }
+}
+
+fn inventory(source: &mut Source) -> Result<Vec<GpuInfo>, Failure> {
+    source
+        .as_dyn()
+        .inventory()
+        .map_err(|e| Failure::NoGpu(e.to_string()))
+}
+
+pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
+    match command {
+        ProbeCommand::Inventory(args) => {
+            let gpus = inventory(&mut Source::open(&args)?)?;
+            if ctx.json {
+                return Ok(output::print_json(&gpus)?);
+            }
+            let mut t = output::table(&[
+                "GPU",
+                "name",
+                "normalised",
+                "UUID",
+                "VRAM",
+                "driver",
+                "CUDA",
+                "PCIe now",
+                "PCIe max",
+                "power limit",
+                "max SM/mem",
+                "NVLink",
+                "ECC",
+                "MIG",
+            ]);
+            let link = |g: Option<u32>, w: Option<u32>| {
+                format!(
+                    "{}{}",
+                    g.map(|g| format!("Gen{g} ")).unwrap_or_default(),
+                    w.map(|w| format!("x{w}")).unwrap_or_default()
+                )
+            };
+            let flag =
+                |b: Option<bool>| b.map_or("–", |b| if b { "on" } else { "off" }).to_string();
+            for g in &gpus {
+                t.add_row(vec![
+                    g.index.to_string(),
+                    g.accelerator.as_ref().map_or("–".into(), |a| a.raw.clone()),
+                    g.accelerator
+                        .as_ref()
+                        .map_or("–".into(), |a| a.canonical.clone()),
+                    opt(g.uuid.as_deref()),
+                    g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
+                    opt(g.driver_version.as_deref()),
+                    opt(g.cuda_version.as_deref()),
+                    link(g.pcie_gen_current, g.pcie_width_current),
+                    link(g.pcie_gen_max, g.pcie_width_max),
+                    g.power_limit_enforced_w
+                        .map_or("–".into(), |w| format!("{w:.0} W")),
+                    format!(
+                        "{}/{} MHz",
+                        opt(g.max_sm_clock_mhz),
+                        opt(g.max_mem_clock_mhz)
+                    ),
+                    opt(g.nvlink_active),
+                    flag(g.ecc_enabled),
+                    flag(g.mig_enabled),
+                ]);
+            }
+            Ok(output::print(&t.to_string())?)
+        }
+        ProbeCommand::Check(args) => check(ctx, args),
+        ProbeCommand::Sample(args) => sample(ctx, args),
+        ProbeCommand::Run(args) => wrap(ctx, args),
+    }
+}
+
+fn check(ctx: &Context, a: CheckArgs) -> Outcome {
+    let (expected, platform_id, offering_id) = match a.offering {
+        Some(id) => {
+            let o = ctx.store.offering(id)?;
+            (Expectation::from(&o), Some(o.platform_id), Some(id))
+        }
+        None => {
+            let mut e = Expectation {
+                count: a.expect_count,
+                vram_gib: a.expect_vram_gib,
+                pcie_gen: a.expect_pcie_gen,
+                pcie_width: a.expect_pcie_width,
+                min_driver: a.expect_driver.clone(),
+                min_cuda: a.expect_cuda.clone(),
+                nvlink: a.expect_nvlink,
+                ..Expectation::default()
+            };
+            if let Some(gpu) = &a.expect_gpu {
+                e = e.with_gpu(gpu);
+                e.vram_gib = a.expect_vram_gib.or(e.vram_gib);
+            }
+            if e == Expectation::default() {
+                return Err(Failure::Refused(
+                    "say what was ordered: --offering ID or --expect-gpu/--expect-count/…".into(),
+                ));
+            }
+            let platform = a
+                .platform
+                .as_deref()
+                .map(|p| ctx.store.platform(p))
+                .transpose()?;
+            (e, platform.map(|p| p.id), None)
+        }
+    };
+    let gpus = inventory(&mut Source::open(&a.source)?)?;
+    let found = delivery::mismatches(&expected, &gpus);
+    if let Some(platform_id) = platform_id {
+        let mut run = NewRun::new(platform_id, RunKind::Delivery, SourceKind::Probe);
+        run.offering_id = offering_id;
+        run.provenance = Provenance {
+            format: Some("probe-check".into()),
+            host: gpus.iter().find_map(|g| g.host.clone()),
+            ..Provenance::default()
+        };
+        ctx.store.atomically(|s| -> breakpoint_core::Result<()> {
+            let created = s.create_run(run)?;
+            let now = jiff::Timestamp::now();
+            s.complete_run(
+                created.id,
+                &RunCompletion {
+                    started_at: Some(now),
+                    ended_at: Some(now),
+                    host: gpus.iter().find_map(|g| g.host.clone()),
+                    inventory: gpus.clone(),
+                    ..RunCompletion::default()
+                },
+            )
+        })?;
+    }
+    if ctx.json {
+        output::print_json(
+            &serde_json::json!({ "expected": expected, "gpus": gpus.len(), "mismatches": found }),
+        )?;
+    } else if found.is_empty() {
+        output::print(&format!(
+            "delivery matches the order: {} GPU(s) checked",
+            gpus.len()
+        ))?;
+    } else {
+        let mut text = format!(
+            "{} mismatch(es) between the order and this machine:\n",
+            found.len()
+        );
+        for m in &found {
+            text.push_str(&format!(
+                "  {}: ordered {}, found {}\n",
+                m.what, m.expected, m.found
+            ));
+        }
+        output::print(&text)?;
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Reported)
+    }
+}
+
+/// The log path: as given, with `%N` replaced by the host name and `%T`
+/// by the start time (so one command line serves every node of a fleet),
+/// or `probe-HOST-TIME.jsonl`.
+fn log_path(given: Option<&PathBuf>, host: Option<&str>) -> PathBuf {
+    let host = host.map(String::from).or_else(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_string())
+    });
+    let host = host.unwrap_or_else(|| "local".into());
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    match given {
+        Some(p) => PathBuf::from(
+            p.to_string_lossy()
+                .replace("%N", &host)
+                .replace("%T", &stamp),
+        ),
+        None => PathBuf::from(format!("probe-{host}-{stamp}.jsonl")),
+    }
+}
+
+fn status_line(s: &Summary) -> String {
+    format!(
+        "\rsampling {} GPU(s): {:.0} s, {} samples, {} events, mean {} W, max {} °C ",
+        s.gpus,
+        s.duration_s,
+        s.samples,
+        s.events,
+        s.mean_power_w.map_or("–".into(), |w| format!("{w:.0}")),
+        s.max_temp_c.map_or("–".into(), |t| t.to_string())
+    )
+}
+
+fn summary_text(s: &Summary, log: &std::path::Path) -> String {
+    format!(
+        "wrote {}: {:.0} s, {} GPU(s), {} samples, {} events{}; power mean {} W, max {} W; max {} °C; throttled {}",
+        log.display(),
+        s.duration_s,
+        s.gpus,
+        s.samples,
+        s.events,
+        if s.lost_gpus.is_empty() {
+            String::new()
+        } else {
+            format!(" (lost GPU {:?})", s.lost_gpus)
+        },
+        s.mean_power_w.map_or("–".into(), |w| format!("{w:.1}")),
+        s.max_power_w.map_or("–".into(), |w| format!("{w:.1}")),
+        s.max_temp_c.map_or("–".into(), |t| t.to_string()),
+        s.throttle_pct
+            .map_or("–".into(), |p| format!("{p:.1} % of samples"))
+    )
+}
+
+fn import_log(
+    ctx: &Context,
+    platform: &str,
+    offering: Option<i64>,
+    log: &std::path::Path,
+) -> Result<String, Failure> {
+    let platform = ctx.store.platform(platform)?;
+    let options = ImportOptions {
+        offering_id: offering,
+        source: SourceKind::Probe,
+        ..ImportOptions::new(platform.id)
+    };
+    match import::import_file(&ctx.store, log, &options, None)
+        .map_err(|e| Failure::Refused(e.to_string()))?
+    {
+        ImportOutcome::Imported(r) => {
+            Ok(format!("imported as run {} of {}", r.run_id, platform.name))
+        }
+        ImportOutcome::AlreadyImported { run_id, .. } => {
+            Ok(format!("already imported as run {run_id}"))
+        }
+    }
+}
+
+fn session_options(
+    interval: u32,
+    host: Option<&str>,
+    platform: Option<&str>,
+    offering: Option<i64>,
+) -> Result<SessionOptions, Failure> {
+    if interval < 100 {
+        return Err(Failure::Refused("--interval must be at least 100ms".into()));
+    }
+    Ok(SessionOptions {
+        interval_ms: interval,
+        host: host.map(String::from),
+        platform: platform.map(String::from),
+        offering: offering.map(|o| o.to_string()),
+    })
+}
+
+fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
+    let options = session_options(
+        a.interval,
+        a.host.as_deref(),
+        a.platform.as_deref(),
+        a.offering,
+    )?;
+    let mut source = Source::open(&a.source)?;
+    let gpus = inventory(&mut source)?;
+    let log = log_path(
+        a.output.as_ref(),
+        a.host
+            .as_deref()
+            .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let live = std::io::stderr().is_terminal();
+    let summary = breakpoint_probe::sample(
+        source.as_dyn(),
+        &SystemClock::default(),
+        &log,
+        &options,
+        a.duration.map(i64::from),
+        &stop,
+        |s| {
+            if live {
+                eprint!("{}", status_line(s));
+            }
+        },
+    )
+    .map_err(probe_failure)?;
+    if live {
+        eprintln!();
+    }
+    let mut text = summary_text(&summary, &log);
+    if a.import
+        && let Some(p) = &a.platform
+    {
+        text.push_str(&format!("\n{}", import_log(ctx, p, a.offering, &log)?));
+    }
+    if ctx.json {
+        return Ok(output::print_json(
+            &serde_json::json!({ "log": log, "summary": summary }),
+        )?);
+    }
+    Ok(output::print(&text)?)
+}
+
+fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
+    let options = session_options(
+        a.interval,
+        a.host.as_deref(),
+        a.platform.as_deref(),
+        a.offering,
+    )?;
+    let mut source = Source::open(&a.source)?;
+    let gpus = inventory(&mut source)?;
+    let log = log_path(
+        a.output.as_ref(),
+        a.host
+            .as_deref()
+            .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
+    );
+    let live = std::io::stderr().is_terminal();
+    let report = breakpoint_probe::wrap(
+        source.as_dyn(),
+        &SystemClock::default(),
+        &log,
+        &options,
+        &a.command,
+        |s| {
+            if live {
+                eprint!("{}", status_line(s));
+            }
+        },
+    )
+    .map_err(probe_failure)?;
+    if live {
+        eprintln!();
+    }
+    let mut text = format!(
+        "{}\nworkload: exit {}, wall {:.1} s, GPU busy {:.1} s, first GPU activity {}",
+        summary_text(&report.summary, &log),
+        report
+            .exit_code
+            .map_or("by signal".into(), |c| c.to_string()),
+        report.wall_s,
+        report.busy_s,
+        report.first_activity_s.map_or(
+            "never (the workload did not use a GPU)".into(),
+            |s| format!("{s:.1} s after launch")
+        )
+    );
+    if a.import
+        && let Some(p) = &a.platform
+    {
+        text.push_str(&format!("\n{}", import_log(ctx, p, a.offering, &log)?));
+    }
+    if ctx.json {
+        output::print_json(&serde_json::json!({ "log": log, "report": report }))?;
+    } else {
+        eprintln!("{text}");
+    }
+    match report.exit_code {
+        Some(0) => Ok(()),
+        Some(code) => Err(Failure::Exit(code.clamp(1, 255) as u8)),
+        None => Err(Failure::Exit(1)),
+    }
+}
+
+fn probe_failure(e: breakpoint_probe::ProbeError) -> Failure {
+    match e {
+        breakpoint_probe::ProbeError::Source(s) => Failure::NoGpu(s.to_string()),
+        other => Failure::Refused(other.to_string()),
+    }
+}

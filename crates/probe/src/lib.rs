@@ -1,0 +1,21 @@
+//! The probe: Breakpoint's eyes on the GPUs of the machine it runs on —
+//! inventory, delivery check, sampling to a probe log, and wrapping a
+//! workload — the same binary on a workstation or a rented headless
+//! instance. The GPU sits behind [`GpuSource`], so everything above it is
+//! tested on recorded traces.
+
+pub mod clock;
+pub mod log;
+pub mod nvml;
+pub mod run;
+pub mod scripted;
+pub mod session;
+pub mod source;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use run::{WrapReport, sample, wrap};
+pub use session::{ProbeError, SessionOptions, Summary};
+pub use source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};
+
+#[cfg(test)]
+mod tests;

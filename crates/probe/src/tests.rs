@@ -1,0 +1,300 @@
+//! The probe on recorded traces: NotSupported fields, a lost GPU, an XID
+//! burst, a workload that never touches the GPU, and logs that import.
+
+use std::sync::atomic::AtomicBool;
+
+use breakpoint_core::domain::{EventKind, GpuInfo, Platform, PlatformKind};
+use breakpoint_core::import::{ImportOptions, ImportOutcome, import_file};
+use breakpoint_core::samples::Field;
+use breakpoint_core::store::Store;
+
+use crate::clock::{ManualClock, SystemClock};
+use crate::scripted::{ScriptedSource, Tick};
+use crate::session::SessionOptions;
+use crate::source::{GpuEvent, ReadError, Reading};
+
+fn reading(power_mw: Option<i64>, util: i64) -> Reading {
+    let mut values = vec![
+        (Field::UtilGpuPct, util),
+        (Field::TempGpuC, 60),
+        (Field::ThrottleMask, 0),
+    ];
+    if let Some(p) = power_mw {
+        values.push((Field::PowerMw, p));
+    }
+    Reading { values }
+}
+
+fn gpus(n: u32) -> Vec<GpuInfo> {
+    (0..n)
+        .map(|index| GpuInfo {
+            index,
+            host: Some("node".into()),
+            ..GpuInfo::default()
+        })
+        .collect()
+}
+
+fn options() -> SessionOptions {
+    SessionOptions {
+        interval_ms: 1000,
+        ..SessionOptions::default()
+    }
+}
+
+/// Import a probe log and return the store and run id.
+fn import(path: &std::path::Path) -> (Store, i64) {
+    let store = Store::open_in_memory().unwrap();
+    let p = store
+        .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    match import_file(&store, path, &ImportOptions::new(p.id), None).unwrap() {
+        ImportOutcome::Imported(r) => (store, r.run_id),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn unsupported_fields_are_absent_and_listed_in_the_capabilities() {
+    let ticks = vec![Tick {
+        answers: vec![Ok(reading(Some(250_000), 97)), Ok(reading(None, 97))],
+        ..Tick::default()
+    }];
+    let mut source = ScriptedSource::new(gpus(2), ticks);
+    let clock = ManualClock::new(1_717_200_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("p.jsonl");
+    let summary = crate::sample(
+        &mut source,
+        &clock,
+        &log,
+        &options(),
+        Some(10_000),
+        &AtomicBool::new(false),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        summary.samples, 22,
+        "an initial reading and 10 ticks of 2 GPUs"
+    );
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let caps = &header["capabilities"];
+    assert!(
+        caps["0"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("power_mw"))
+    );
+    assert!(
+        !caps["1"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("power_mw"))
+    );
+    let (store, run) = import(&log);
+    let gpu1 = store.read_samples(run, 1, None, None).unwrap();
+    assert!(gpu1.column(Field::PowerMw).is_none(), "never 0: absent");
+    assert_eq!(store.read_samples(run, 0, None, None).unwrap().len(), 11);
+}
+
+#[test]
+fn a_lost_gpu_is_an_event_and_the_others_keep_sampling() {
+    let ok = || Ok(reading(Some(250_000), 98));
+    let ticks = vec![
+        Tick {
+            answers: vec![ok(), ok()],
+            ..Tick::default()
+        },
+        Tick {
+            answers: vec![ok(), ok()],
+            events: vec![
+                GpuEvent::Xid { gpu: 1, code: 48 },
+                GpuEvent::Xid { gpu: 1, code: 48 },
+                GpuEvent::Xid { gpu: 1, code: 79 },
+            ],
+            ..Tick::default()
+        },
+        Tick {
+            answers: vec![ok(), Err(ReadError::Lost("GPU is lost".into()))],
+            ..Tick::default()
+        },
+        Tick {
+            answers: vec![ok(), ok()],
+            ..Tick::default()
+        },
+    ];
+    let mut source = ScriptedSource::new(gpus(2), ticks);
+    let clock = ManualClock::new(1_717_200_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("p.jsonl");
+    let summary = crate::sample(
+        &mut source,
+        &clock,
+        &log,
+        &options(),
+        Some(6_000),
+        &AtomicBool::new(false),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(summary.lost_gpus, vec![1]);
+    let (store, run) = import(&log);
+    let events = store.events(run).unwrap();
+    let xids = events.iter().filter(|e| e.kind == EventKind::Xid).count();
+    assert_eq!(xids, 3, "the whole burst");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.kind == EventKind::GpuLost && e.gpu == Some(1))
+            .count(),
+        1
+    );
+    assert_eq!(store.read_samples(run, 0, None, None).unwrap().len(), 7);
+    // The first reading, then two ticks; nothing once it was lost.
+    assert_eq!(store.read_samples(run, 1, None, None).unwrap().len(), 3);
+}
+
+#[test]
+fn a_stop_request_ends_sampling_cleanly_with_a_summary() {
+    let mut source = ScriptedSource::new(
+        gpus(1),
+        vec![Tick {
+            answers: vec![Ok(reading(Some(100_000), 50))],
+            ..Tick::default()
+        }],
+    );
+    let clock = ManualClock::new(0);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("p.jsonl");
+    let stop = AtomicBool::new(false);
+    let mut ticks = 0;
+    let summary = crate::sample(&mut source, &clock, &log, &options(), None, &stop, |_| {
+        ticks += 1;
+        if ticks == 5 {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!((summary.samples, summary.mean_power_w), (6, Some(100.0)));
+    let last = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(last.contains("\"summary\""), "{last}");
+    // Writing the same log twice is refused rather than overwriting it.
+    let again = crate::sample(
+        &mut source,
+        &clock,
+        &log,
+        &options(),
+        Some(1),
+        &AtomicBool::new(false),
+        |_| {},
+    );
+    assert!(
+        again
+            .unwrap_err()
+            .to_string()
+            .contains("cannot write the probe log")
+    );
+}
+
+#[test]
+fn a_workload_that_never_touches_the_gpu_is_timed_and_its_exit_code_kept() {
+    let mut source = ScriptedSource::new(
+        gpus(1),
+        vec![Tick {
+            answers: vec![Ok(reading(Some(60_000), 0))],
+            ..Tick::default()
+        }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    let opts = SessionOptions {
+        interval_ms: 50,
+        ..SessionOptions::default()
+    };
+    let command = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        "sleep 0.2; exit 3".to_string(),
+    ];
+    let report = crate::wrap(
+        &mut source,
+        &SystemClock::default(),
+        &log,
+        &opts,
+        &command,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.exit_code, Some(3));
+    assert_eq!(report.first_activity_s, None);
+    assert_eq!(report.busy_s, 0.0);
+    assert!(report.wall_s >= 0.2, "{}", report.wall_s);
+    let (store, run) = import(&log);
+    assert!(store.startup_attempts(run).unwrap().is_empty());
+    assert_eq!(store.run(run).unwrap().metadata["never_used_gpu"], true);
+}
+
+#[test]
+fn a_workload_that_uses_the_gpu_records_its_start_latency() {
+    let idle = Tick {
+        answers: vec![Ok(reading(Some(60_000), 0))],
+        ..Tick::default()
+    };
+    let busy = Tick {
+        answers: vec![Ok(reading(Some(250_000), 99))],
+        ..Tick::default()
+    };
+    let mut ticks = vec![idle.clone(), idle];
+    ticks.extend(std::iter::repeat_n(busy, 50));
+    let mut source = ScriptedSource::new(gpus(1), ticks);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    let opts = SessionOptions {
+        interval_ms: 50,
+        ..SessionOptions::default()
+    };
+    let command = vec!["sh".to_string(), "-c".to_string(), "sleep 0.4".to_string()];
+    let report = crate::wrap(
+        &mut source,
+        &SystemClock::default(),
+        &log,
+        &opts,
+        &command,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.exit_code, Some(0));
+    let first = report.first_activity_s.unwrap();
+    assert!((0.05..0.3).contains(&first), "{first}");
+    assert!(report.busy_s > 0.1);
+    let (store, run) = import(&log);
+    let attempt = &store.startup_attempts(run).unwrap()[0];
+    assert!((attempt.latency_s().unwrap() - first).abs() < 1e-9);
+}
+
+#[test]
+fn our_own_processes_count_as_first_activity() {
+    let me = std::process::id();
+    assert!(crate::run::descendants(me).contains(&me));
+    // A child of ours is found among our descendants.
+    let mut child = std::process::Command::new("sleep")
+        .arg("2")
+        .spawn()
+        .unwrap();
+    assert!(crate::run::descendants(me).contains(&child.id()));
+    let _ = child.kill();
+    let _ = child.wait();
+}
