@@ -1,0 +1,277 @@
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use breakpoint_core::domain::{Run, StartupOutcome};
+use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
+use breakpoint_core::samples::Field;
+use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
+use tauri::{AppHandle, Emitter, State};
+
+use crate::dto::{ImportProgress, ImportRow, RunDetail, RunRow};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+
+fn run_row(run: &Run, platform: &str) -> RunRow {
+    RunRow {
+        id: run.id,
+        platform: platform.into(),
+        kind: run.kind.to_string(),
+        source: run.source.to_string(),
+        format: run.provenance.format.clone(),
+        file: run.provenance.file_name.clone(),
+        started_at: run
+            .started_at
+            .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()),
+        hours: run
+            .started_at
+            .zip(run.ended_at)
+            .map(|(a, b)| b.duration_since(a).as_secs_f64() / 3600.0),
+        gpus: run.inventory.len() as u32,
+        samples: run.sample_count,
+        warnings: run.warnings.clone(),
+    }
+}
+
+#[tauri::command]
+pub fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
+    let store = state.store()?;
+    let names: HashMap<i64, String> = store
+        .platforms()?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    Ok(store
+        .runs(None)?
+        .iter()
+        .map(|r| run_row(r, names.get(&r.platform_id).map_or("", String::as_str)))
+        .collect())
+}
+
+#[tauri::command]
+pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
+    let store = state.store()?;
+    let run = store.run(id)?;
+    let platform = store.platform_by_id(run.platform_id)?.name;
+    let fields = [
+        Field::PowerMw,
+        Field::TempGpuC,
+        Field::SmClockMhz,
+        Field::ThrottleMask,
+    ];
+    let frames = store
+        .sample_gpus(id)?
+        .into_iter()
+        .map(|gpu| store.read_samples(id, gpu, None, Some(&fields)))
+        .collect::<breakpoint_core::Result<Vec<_>>>()?;
+    let events = store.events(id)?;
+    let timeline_svg = if frames.is_empty() {
+        None
+    } else {
+        let title = format!(
+            "run #{id} {}",
+            run.provenance.file_name.clone().unwrap_or_default()
+        );
+        Some(timeline_chart(&TimelineInput {
+            title,
+            frames: &frames,
+            events: &events,
+        })?)
+    };
+    let attempts = store.startup_attempts(id)?;
+    let startup_svg = if attempts.is_empty() {
+        None
+    } else {
+        let row = StartupRow {
+            platform: platform.clone(),
+            attempts: attempts
+                .iter()
+                .map(|a| {
+                    (
+                        a.scenario.to_string(),
+                        a.image == breakpoint_core::domain::ImageState::Cold,
+                        (a.outcome == StartupOutcome::Ok)
+                            .then(|| a.latency_s())
+                            .flatten(),
+                    )
+                })
+                .collect(),
+            stages: None,
+        };
+        Some(startup_chart(&[row])?)
+    };
+    let inventory = run
+        .inventory
+        .iter()
+        .map(|g| {
+            format!(
+                "GPU {}: {}{}",
+                g.index,
+                g.accelerator
+                    .as_ref()
+                    .map_or("unknown".into(), |a| a.canonical.clone()),
+                g.pcie_width_current
+                    .map(|w| format!(", PCIe x{w}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    Ok(RunDetail {
+        sha256: run.provenance.sha256.clone(),
+        host: run.provenance.host.clone(),
+        inventory,
+        events: events.len() as u32,
+        timeline_svg,
+        startup_svg,
+        run: run_row(&run, &platform),
+    })
+}
+
+#[tauri::command]
+pub fn delete_run(state: State<'_, AppState>, id: i64) -> AppResult<()> {
+    Ok(state.store()?.delete_run(id)?)
+}
+
+/// A reader that fails once the job is cancelled, so the import's
+/// transaction rolls back and nothing of the file is stored.
+struct Cancellable<R> {
+    inner: R,
+    cancelled: std::sync::Arc<AtomicBool>,
+}
+
+impl<R: Read> Read for Cancellable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("cancelled"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Import files, one run each, off the UI thread; progress goes out as
+/// `import-progress` events and the job can be cancelled with its id (sent
+/// first as `import-started`).
+#[tauri::command]
+pub async fn import_files(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    platform_id: i64,
+    paths: Vec<String>,
+) -> AppResult<Vec<ImportRow>> {
+    let store = state.own_store()?;
+    let (job, cancelled) = state.start_job();
+    let _ = app.emit("import-started", job);
+    let worker_app = app.clone();
+    let result = tauri::async_runtime::spawn_blocking(move || {
+        let mut rows = Vec::new();
+        let files = paths.len() as u32;
+        for (index, path) in paths.iter().enumerate() {
+            let file = std::path::Path::new(path);
+            let name = file
+                .file_name()
+                .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+            if cancelled.load(Ordering::Relaxed) {
+                rows.push(ImportRow {
+                    file: name,
+                    status: "cancelled".into(),
+                    run_id: None,
+                    format: None,
+                    samples: 0,
+                    records: 0,
+                    gaps: 0,
+                    warnings: Vec::new(),
+                    error: None,
+                });
+                continue;
+            }
+            let total = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            let emit = |bytes: u64| {
+                let _ = worker_app.emit(
+                    "import-progress",
+                    ImportProgress {
+                        job,
+                        file: name.clone(),
+                        index: index as u32,
+                        files,
+                        bytes,
+                        total,
+                    },
+                );
+            };
+            emit(0);
+            let outcome = (|| -> Result<ImportOutcome, AppError> {
+                let mut head = Vec::new();
+                std::fs::File::open(file)?
+                    .take(64 * 1024)
+                    .read_to_end(&mut head)?;
+                let format = import::detect(&head)
+                    .map_err(|e| AppError::new("invalid", format!("{name}: {e}")))?;
+                let reader = Cancellable {
+                    inner: std::fs::File::open(file)?,
+                    cancelled: cancelled.clone(),
+                };
+                let options = ImportOptions::new(platform_id);
+                let mut progress = |b: u64| emit(b);
+                Ok(import::import_reader(
+                    &store,
+                    reader,
+                    &name,
+                    path,
+                    format,
+                    &options,
+                    Some(&mut progress),
+                )?)
+            })();
+            emit(total);
+            rows.push(match outcome {
+                Ok(ImportOutcome::Imported(r)) => ImportRow {
+                    file: name,
+                    status: "imported".into(),
+                    run_id: Some(r.run_id),
+                    format: Some(r.format.to_string()),
+                    samples: r.samples,
+                    records: r.records,
+                    gaps: r.gaps as u32,
+                    warnings: r.warnings,
+                    error: None,
+                },
+                Ok(ImportOutcome::AlreadyImported { run_id, .. }) => ImportRow {
+                    file: name,
+                    status: "already_imported".into(),
+                    run_id: Some(run_id),
+                    format: None,
+                    samples: 0,
+                    records: 0,
+                    gaps: 0,
+                    warnings: Vec::new(),
+                    error: None,
+                },
+                Err(e) => ImportRow {
+                    status: if cancelled.load(Ordering::Relaxed) {
+                        "cancelled".into()
+                    } else {
+                        "failed".into()
+                    },
+                    file: name,
+                    run_id: None,
+                    format: None,
+                    samples: 0,
+                    records: 0,
+                    gaps: 0,
+                    warnings: Vec::new(),
+                    error: Some(e.message),
+                },
+            });
+        }
+        rows
+    })
+    .await
+    .map_err(|e| AppError::new("internal", e.to_string()));
+    state.end_job(job);
+    result
+}
+
+#[tauri::command]
+pub fn cancel_job(state: State<'_, AppState>, job: u64) -> bool {
+    state.cancel(job)
+}

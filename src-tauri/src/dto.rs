@@ -1,0 +1,238 @@
+//! What crosses IPC: plain views of the core's results, shaped for the UI.
+//! Their TypeScript twins are generated into ui/src/bindings by `cargo test`
+//! (ts-rs); CI fails when the committed ones drift.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+macro_rules! view {
+    ($($item:item)*) => {
+        $(
+            #[derive(Debug, Clone, Serialize, Deserialize, TS)]
+            #[ts(export, export_to = "../../ui/src/bindings/")]
+            $item
+        )*
+    };
+}
+
+view! {
+    pub struct AppInfo {
+        pub version: String,
+        pub db_path: String,
+        pub language: String,
+        pub platforms: u32,
+        pub runs: u32,
+        pub demo: bool,
+    }
+
+    pub struct PlatformRow {
+        #[ts(type = "number")]
+        pub id: i64,
+        pub name: String,
+        pub kind: String,
+        pub notes: Option<String>,
+        pub template: Option<String>,
+        #[ts(type = "number")]
+        pub offerings: i64,
+        #[ts(type = "number")]
+        pub claims: i64,
+        #[ts(type = "number")]
+        pub runs: i64,
+        #[ts(type = "number")]
+        pub samples: i64,
+    }
+
+    pub struct OfferingRow {
+        #[ts(type = "number")]
+        pub id: i64,
+        pub accelerator: String,
+        pub count: u32,
+        pub pcie: String,
+        pub price: String,
+    }
+
+    pub struct ClaimRow {
+        pub subject: String,
+        pub value: String,
+        pub text: String,
+        pub source: String,
+    }
+
+    pub struct PlatformDetail {
+        pub platform: PlatformRow,
+        pub offerings: Vec<OfferingRow>,
+        pub billing: Vec<String>,
+        pub claims: Vec<ClaimRow>,
+    }
+
+    pub struct NewPlatform {
+        pub name: String,
+        pub kind: String,
+        pub notes: Option<String>,
+    }
+
+    pub struct TemplateRow {
+        pub name: String,
+        pub kind: String,
+        pub claims: u32,
+    }
+
+    pub struct RunRow {
+        #[ts(type = "number")]
+        pub id: i64,
+        pub platform: String,
+        pub kind: String,
+        pub source: String,
+        pub format: Option<String>,
+        pub file: Option<String>,
+        pub started_at: Option<String>,
+        pub hours: Option<f64>,
+        pub gpus: u32,
+        #[ts(type = "number")]
+        pub samples: u64,
+        pub warnings: Vec<String>,
+    }
+
+    pub struct RunDetail {
+        pub run: RunRow,
+        pub sha256: Option<String>,
+        pub host: Option<String>,
+        pub inventory: Vec<String>,
+        pub events: u32,
+        /// Charts as SVG documents, shown as images (never as markup).
+        pub timeline_svg: Option<String>,
+        pub startup_svg: Option<String>,
+    }
+
+    pub struct ImportRow {
+        pub file: String,
+        /// imported | already_imported | failed | cancelled
+        pub status: String,
+        #[ts(type = "number | null")]
+        pub run_id: Option<i64>,
+        pub format: Option<String>,
+        #[ts(type = "number")]
+        pub samples: u64,
+        #[ts(type = "number")]
+        pub records: u64,
+        pub gaps: u32,
+        pub warnings: Vec<String>,
+        pub error: Option<String>,
+    }
+
+    pub struct ImportProgress {
+        #[ts(type = "number")]
+        pub job: u64,
+        pub file: String,
+        pub index: u32,
+        pub files: u32,
+        #[ts(type = "number")]
+        pub bytes: u64,
+        #[ts(type = "number")]
+        pub total: u64,
+    }
+
+    pub struct RankRequest {
+        pub profile: Option<String>,
+        /// Startup, sustain, switch, billing (any scale).
+        pub weights: Option<Vec<f64>>,
+        pub samples: Option<u32>,
+        pub seed: Option<u32>,
+    }
+
+    pub struct RankRow {
+        #[ts(type = "number")]
+        pub id: i64,
+        pub name: String,
+        pub rank: Option<u32>,
+        pub overall: Option<f64>,
+        pub coverage: f64,
+        pub insufficient: bool,
+        pub scores: Vec<Option<f64>>,
+        pub coverages: Vec<f64>,
+        pub evidence: u32,
+        pub p_first: f64,
+    }
+
+    pub struct RankView {
+        pub profile: String,
+        pub weights: Vec<f64>,
+        pub platforms: Vec<RankRow>,
+        pub flips: Vec<String>,
+        pub fragile: Option<String>,
+        pub samples: u32,
+    }
+
+    pub struct MetricRow {
+        pub key: String,
+        pub name: String,
+        pub unit: String,
+        pub value: Option<f64>,
+        pub min: Option<f64>,
+        pub max: Option<f64>,
+        pub score: Option<f64>,
+        pub weight: f64,
+        pub runs: Vec<String>,
+        pub details: Vec<String>,
+    }
+
+    pub struct CellView {
+        pub platform: String,
+        pub breakpoint: String,
+        pub score: Option<f64>,
+        pub coverage: f64,
+        pub metrics: Vec<MetricRow>,
+    }
+
+    pub struct ProfileRow {
+        pub name: String,
+        pub builtin: bool,
+        pub weights: Vec<f64>,
+    }
+
+    pub struct BillRow {
+        pub platform: String,
+        pub rule: Option<String>,
+        pub price: Option<f64>,
+        pub currency: Option<String>,
+        pub billed_seconds: Option<f64>,
+        pub amount: Option<f64>,
+        pub fair_amount: Option<f64>,
+        pub overcharge_pct: Option<f64>,
+        pub missing: Option<String>,
+    }
+
+    pub struct ReportRequest {
+        pub path: String,
+        pub lang: String,
+        pub title: Option<String>,
+        pub date: Option<String>,
+    }
+
+    pub struct ReportResult {
+        pub path: String,
+        pub pages: u32,
+        #[ts(type = "number")]
+        pub bytes: u64,
+    }
+
+    pub struct GpuRow {
+        pub index: u32,
+        pub name: String,
+        pub canonical: String,
+        pub uuid: Option<String>,
+        #[ts(type = "number | null")]
+        pub vram_mib: Option<u64>,
+        pub driver: Option<String>,
+        pub cuda: Option<String>,
+        pub pcie: String,
+        pub power_limit_w: Option<f64>,
+    }
+
+    pub struct ProbeState {
+        /// ready | no_gpu
+        pub status: String,
+        pub message: Option<String>,
+        pub gpus: Vec<GpuRow>,
+    }
+}

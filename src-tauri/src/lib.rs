@@ -1,0 +1,51 @@
+//! The Breakpoint desktop app: a thin Tauri shell. Windows, the dialog
+//! plugin, the managed state and the command adapters live here; everything
+//! that would matter without a window lives in the core.
+
+pub mod commands;
+pub mod dto;
+pub mod error;
+pub mod state;
+
+use commands::{app, billing, platforms, probe, ranking, report, runs};
+
+pub fn run() {
+    let state = match state::AppState::open() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            std::process::exit(1);
+        }
+    };
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![
+            app::app_info,
+            app::set_language,
+            app::load_demo,
+            platforms::list_platforms,
+            platforms::platform_detail,
+            platforms::add_platform,
+            platforms::add_template,
+            platforms::templates,
+            platforms::delete_platform,
+            runs::list_runs,
+            runs::run_detail,
+            runs::delete_run,
+            runs::import_files,
+            runs::cancel_job,
+            ranking::rank,
+            ranking::explain,
+            ranking::weight_profiles,
+            ranking::save_weight_profile,
+            billing::bill,
+            report::export_report,
+            probe::probe_inventory,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        eprintln!("error: the app failed to start: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,83 @@
+//! The app's one managed state: the database, and the long jobs running
+//! off the UI thread with their cancel flags.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use breakpoint_core::store::Store;
+
+use crate::error::{AppError, AppResult};
+
+pub struct AppState {
+    pub db_path: PathBuf,
+    store: Mutex<Store>,
+    jobs: Mutex<HashMap<u64, Arc<AtomicBool>>>,
+    next_job: AtomicU64,
+    pub language: Mutex<String>,
+}
+
+impl AppState {
+    /// The database the CLI uses too (`BREAKPOINT_DB`, else the OS data dir).
+    pub fn open() -> AppResult<AppState> {
+        let db_path = match std::env::var_os("BREAKPOINT_DB") {
+            Some(p) => PathBuf::from(p),
+            None => breakpoint_core::store::default_path()
+                .ok_or_else(|| AppError::new("database", "no data directory for the database"))?,
+        };
+        if let Some(dir) = db_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let store = Store::open(&db_path)?;
+        let language = std::env::var("LANG")
+            .ok()
+            .filter(|l| l.starts_with("zh"))
+            .map_or("en", |_| "zh")
+            .to_string();
+        Ok(AppState {
+            db_path,
+            store: Mutex::new(store),
+            jobs: Mutex::new(HashMap::new()),
+            next_job: AtomicU64::new(1),
+            language: Mutex::new(language),
+        })
+    }
+
+    /// The shared connection, for short commands.
+    pub fn store(&self) -> AppResult<MutexGuard<'_, Store>> {
+        self.store
+            .lock()
+            .map_err(|_| AppError::new("internal", "the database lock was poisoned"))
+    }
+
+    /// A connection of its own, for a long job that must not hold the
+    /// shared one (WAL lets both work at once).
+    pub fn own_store(&self) -> AppResult<Store> {
+        Ok(Store::open(&self.db_path)?)
+    }
+
+    pub fn start_job(&self) -> (u64, Arc<AtomicBool>) {
+        let id = self.next_job.fetch_add(1, Ordering::Relaxed);
+        let flag = Arc::new(AtomicBool::new(false));
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.insert(id, flag.clone());
+        }
+        (id, flag)
+    }
+
+    pub fn end_job(&self, id: u64) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.remove(&id);
+        }
+    }
+
+    pub fn cancel(&self, id: u64) -> bool {
+        self.jobs
+            .lock()
+            .ok()
+            .and_then(|jobs| jobs.get(&id).cloned())
+            .map(|flag| flag.store(true, Ordering::Relaxed))
+            .is_some()
+    }
+}

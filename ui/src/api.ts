@@ -1,0 +1,52 @@
+// The app's commands, typed with the bindings generated from Rust.
+
+import { invoke } from "@tauri-apps/api/core";
+import type { AppError } from "./bindings/AppError";
+import type { AppInfo } from "./bindings/AppInfo";
+import type { BillRow } from "./bindings/BillRow";
+import type { CellView } from "./bindings/CellView";
+import type { ImportRow } from "./bindings/ImportRow";
+import type { NewPlatform } from "./bindings/NewPlatform";
+import type { PlatformDetail } from "./bindings/PlatformDetail";
+import type { PlatformRow } from "./bindings/PlatformRow";
+import type { ProbeState } from "./bindings/ProbeState";
+import type { ProfileRow } from "./bindings/ProfileRow";
+import type { RankRequest } from "./bindings/RankRequest";
+import type { RankView } from "./bindings/RankView";
+import type { ReportRequest } from "./bindings/ReportRequest";
+import type { ReportResult } from "./bindings/ReportResult";
+import type { RunDetail } from "./bindings/RunDetail";
+import type { RunRow } from "./bindings/RunRow";
+import type { TemplateRow } from "./bindings/TemplateRow";
+
+export function isAppError(e: unknown): e is AppError {
+  return typeof e === "object" && e !== null && "kind" in e && "message" in e;
+}
+
+export function messageOf(e: unknown): string {
+  return isAppError(e) ? e.message : String(e);
+}
+
+export const api = {
+  appInfo: () => invoke<AppInfo>("app_info"),
+  setLanguage: (language: string) => invoke<void>("set_language", { language }),
+  loadDemo: () => invoke<number>("load_demo"),
+  listPlatforms: () => invoke<PlatformRow[]>("list_platforms"),
+  platformDetail: (id: number) => invoke<PlatformDetail>("platform_detail", { id }),
+  addPlatform: (platform: NewPlatform) => invoke<number>("add_platform", { platform }),
+  templates: () => invoke<TemplateRow[]>("templates"),
+  addTemplate: (name: string) => invoke<number>("add_template", { name }),
+  deletePlatform: (id: number) => invoke<void>("delete_platform", { id }),
+  listRuns: () => invoke<RunRow[]>("list_runs"),
+  runDetail: (id: number) => invoke<RunDetail>("run_detail", { id }),
+  deleteRun: (id: number) => invoke<void>("delete_run", { id }),
+  importFiles: (platformId: number, paths: string[]) => invoke<ImportRow[]>("import_files", { platformId, paths }),
+  cancelJob: (job: number) => invoke<boolean>("cancel_job", { job }),
+  rank: (request: RankRequest) => invoke<RankView>("rank", { request }),
+  explain: (platformId: number, breakpoint: string, request: RankRequest) => invoke<CellView>("explain", { platformId, breakpoint, request }),
+  weightProfiles: () => invoke<ProfileRow[]>("weight_profiles"),
+  saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),
+  bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),
+  exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
+  probeInventory: () => invoke<ProbeState>("probe_inventory"),
+};

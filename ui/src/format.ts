@@ -1,0 +1,59 @@
+// Formatting and small calculations the views share (unit-tested).
+
+export const BREAKPOINTS = ["startup", "sustain", "switch", "billing"] as const;
+export type BreakpointName = (typeof BREAKPOINTS)[number];
+
+export function score(v: number | null | undefined): string {
+  return v === null || v === undefined ? "–" : v.toFixed(1);
+}
+
+export function percent(v: number, digits = 0): string {
+  return `${(100 * v).toFixed(digits)} %`;
+}
+
+/** Slider positions (any scale) as shares that sum to 1. */
+export function shares(weights: number[]): number[] {
+  const total = weights.reduce((a, b) => a + Math.max(0, b), 0);
+  return total > 0 ? weights.map((w) => Math.max(0, w) / total) : weights.map(() => 1 / weights.length);
+}
+
+/** A metric value with its unit, compact: 1.2e-5 rel. L2, 38.4 %, 1320 s. */
+export function value(v: number | null, unit: string): string {
+  if (v === null) return "not measured";
+  const n = v !== 0 && Math.abs(v) < 0.01 ? v.toExponential(1) : Math.abs(v) >= 1000 ? v.toFixed(0) : String(Math.round(v * 100) / 100);
+  if (unit === "%") return `${n} %`;
+  if (unit === "count" || unit === "steps") return n;
+  return `${n} ${unit}`;
+}
+
+/** Background for a score cell on a colour-blind-safe scale (cividis-like). */
+export function scoreColour(s: number | null): string {
+  if (s === null) return "var(--unmeasured)";
+  const t = Math.min(1, Math.max(0, s / 100));
+  const stops: [number, number[]][] = [
+    [0, [0x00, 0x22, 0x4e]],
+    [0.5, [0x7c, 0x7b, 0x78]],
+    [1, [0xfe, 0xe8, 0x38]],
+  ];
+  const [a, b] = t <= 0.5 ? [stops[0], stops[1]] : [stops[1], stops[2]];
+  const u = (t - a[0]) / (b[0] - a[0]);
+  const c = a[1].map((x, i) => Math.round(x + (b[1][i] - x) * u));
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+export function textOn(s: number | null): string {
+  return s !== null && s < 55 ? "#fff" : "#222";
+}
+
+/** Order of platform names, for comparing rankings. */
+export function order(rows: { name: string }[]): string[] {
+  return rows.map((r) => r.name);
+}
+
+export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return (...args: A) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}

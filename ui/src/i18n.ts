@@ -1,0 +1,60 @@
+// English and Simplified Chinese. The language follows the OS locale until
+// the user picks one in Settings.
+
+const en = {
+  rankings: "Rankings", platforms: "Platforms", runs: "Runs", probe: "Probe", billing: "Billing", export: "Export", settings: "Settings",
+  profile: "Weight profile", saveProfile: "Save as profile…", profileName: "Profile name",
+  startup: "Startup", sustain: "Sustain", switch: "Switch", overall: "Overall", coverage: "Coverage", rank: "Rank", platform: "Platform", evidence: "Runs",
+  notMeasured: "not measured", insufficient: "insufficient evidence",
+  emptyTitle: "No platforms yet", emptyText: "Load the demo workspace to see Breakpoint at work, or add a platform and import its logs.",
+  loadDemo: "Load demo workspace", demoBanner: "DEMO DATA — simulated from seed 003's anonymised platforms A–F.",
+  robustness: "Robustness", pFirst: "P(rank 1)", fragile: "Fragile winner", flips: "Flip distances",
+  metric: "Metric", value: "Value", range: "Range over runs", scoreCol: "Score", weight: "Weight", runsCol: "Runs (id, file, hash)", close: "Close",
+  addTemplate: "Add from template", add: "Add", addPlatform: "Add a platform", name: "Name", kind: "Kind", notes: "Notes",
+  offerings: "Offerings", billingRules: "Billing rules", claims: "Claims (shown, never scored)", delete: "Delete",
+  importTo: "Import into", importFiles: "Import files…", importPath: "Import from a path", dropHere: "Drop log files here",
+  cancel: "Cancel", file: "File", status: "Status", format: "Format", samples: "Samples", gaps: "Gaps", warnings: "Warnings",
+  kindCol: "Kind", source: "Source", started: "Started", hours: "Hours", gpus: "GPUs", runDetail: "Run", events: "Events", inventory: "Inventory",
+  noGpuTitle: "No NVIDIA GPU on this machine", noGpuText: "The probe reads GPUs through the NVIDIA driver. Run `breakpoint probe sample` on a rented instance and import its log here, or import nvidia-smi, dmon or DCGM logs.",
+  goImport: "Go to Runs to import", workload: "Workload", compute: "Price it", billed: "Billed", amount: "Amount", fair: "Fair (compute only, per second)", overcharge: "Overcharge", rule: "Rule", price: "Price /h",
+  exportTitle: "Decision-matrix PDF", language: "Language", title: "Title", date: "Date", path: "Save to", choose: "Choose…", exportPdf: "Export PDF", wrote: "Wrote",
+  database: "Database", version: "Version",
+};
+
+const zh: typeof en = {
+  rankings: "排名", platforms: "平台", runs: "运行", probe: "探测", billing: "计费", export: "导出", settings: "设置",
+  profile: "权重方案", saveProfile: "另存为方案…", profileName: "方案名称",
+  startup: "启动", sustain: "持续", switch: "切换", overall: "综合", coverage: "覆盖率", rank: "排名", platform: "平台", evidence: "运行数",
+  notMeasured: "未测量", insufficient: "证据不足",
+  emptyTitle: "还没有平台", emptyText: "加载演示工作区看看 Breakpoint 的效果，或添加平台并导入日志。",
+  loadDemo: "加载演示工作区", demoBanner: "演示数据 —— 由种子文档 003 的匿名平台 A–F 模拟生成。",
+  robustness: "稳健性", pFirst: "排名第一的概率", fragile: "领先不稳", flips: "翻转距离",
+  metric: "指标", value: "数值", range: "多次运行范围", scoreCol: "得分", weight: "权重", runsCol: "运行（编号、文件、哈希）", close: "关闭",
+  addTemplate: "从模板添加", add: "添加", addPlatform: "添加平台", name: "名称", kind: "类型", notes: "备注",
+  offerings: "规格", billingRules: "计费规则", claims: "声明（仅展示，不计分）", delete: "删除",
+  importTo: "导入到", importFiles: "导入文件…", importPath: "按路径导入", dropHere: "把日志文件拖到这里",
+  cancel: "取消", file: "文件", status: "状态", format: "格式", samples: "样本", gaps: "中断", warnings: "警告",
+  kindCol: "类型", source: "来源", started: "开始", hours: "小时", gpus: "GPU", runDetail: "运行", events: "事件", inventory: "硬件清单",
+  noGpuTitle: "本机没有 NVIDIA GPU", noGpuText: "探测通过 NVIDIA 驱动读取 GPU。请在租用的实例上运行 `breakpoint probe sample` 并在此导入日志，或导入 nvidia-smi、dmon、DCGM 日志。",
+  goImport: "去“运行”页导入", workload: "任务", compute: "计算费用", billed: "计费时长", amount: "金额", fair: "公平价（仅计算、按秒）", overcharge: "多收", rule: "规则", price: "单价/小时",
+  exportTitle: "决策矩阵 PDF", language: "语言", title: "标题", date: "日期", path: "保存到", choose: "选择…", exportPdf: "导出 PDF", wrote: "已写入",
+  database: "数据库", version: "版本",
+};
+
+export type Key = keyof typeof en;
+let current: "en" | "zh" = globalThis.navigator?.language?.startsWith("zh") ? "zh" : "en";
+
+export function setLanguage(lang: string): void {
+  current = lang === "zh" ? "zh" : "en";
+  document.documentElement.lang = current === "zh" ? "zh-CN" : "en";
+}
+
+export function language(): "en" | "zh" {
+  return current;
+}
+
+export function t(key: Key): string {
+  return (current === "zh" ? zh : en)[key];
+}
+
+export const dictionaries = { en, zh };

@@ -1,0 +1,54 @@
+// The app shell: navigation on the left, one view at a time on the right.
+
+import { api, messageOf } from "./api";
+import { append, clear, h } from "./dom";
+import { setLanguage, t, type Key } from "./i18n";
+import { platformsView } from "./views/platforms";
+import { rankingsView } from "./views/rankings";
+import { runsView } from "./views/runs";
+import { billingView, exportView, probeView, settingsView } from "./views/other";
+
+const VIEWS: Key[] = ["rankings", "platforms", "runs", "probe", "billing", "export", "settings"];
+const app = document.getElementById("app") as HTMLElement;
+const nav = h("nav", { "aria-label": "Breakpoint" });
+const main = h("main", { id: "content", tabindex: "-1" });
+let current: Key = "rankings";
+
+function renderNav(): void {
+  clear(nav);
+  append(nav, h("div", { class: "brand" }, "Breakpoint"),
+    ...VIEWS.map((v) => h("button", { id: `nav-${v}`, class: v === current ? "active" : "", "aria-current": v === current ? "page" : undefined,
+      onclick: () => void show(v) }, t(v))));
+}
+
+async function show(view: string): Promise<void> {
+  current = (VIEWS as string[]).includes(view) ? (view as Key) : "rankings";
+  renderNav();
+  clear(main);
+  main.setAttribute("data-view", current);
+  try {
+    switch (current) {
+      case "rankings": await rankingsView(main, (v) => void show(v)); break;
+      case "platforms": await platformsView(main); break;
+      case "runs": await runsView(main); break;
+      case "probe": await probeView(main, (v) => void show(v)); break;
+      case "billing": await billingView(main); break;
+      case "export": await exportView(main); break;
+      default: await settingsView(main, renderNav);
+    }
+  } catch (e) {
+    append(main, h("p", { class: "error" }, messageOf(e)));
+  }
+}
+
+async function start(): Promise<void> {
+  append(app, nav, main);
+  try {
+    setLanguage((await api.appInfo()).language);
+  } catch {
+    // Outside the app (a plain browser), the shell still draws.
+  }
+  await show("rankings");
+}
+
+void start();

@@ -1,0 +1,152 @@
+// Rankings (home): the side-by-side matrix, weights that re-rank live, the
+// robustness strip, and the metrics behind any cell.
+
+import { api, messageOf } from "../api";
+import type { RankView } from "../bindings/RankView";
+import type { ProfileRow } from "../bindings/ProfileRow";
+import { append, clear, h } from "../dom";
+import { BREAKPOINTS, debounce, percent, score, scoreColour, textOn, value } from "../format";
+import { t } from "../i18n";
+
+interface State {
+  profile: string;
+  weights: number[];
+}
+
+export async function rankingsView(root: HTMLElement, go: (view: string) => void): Promise<void> {
+  const info = await api.appInfo();
+  if (info.platforms === 0) {
+    const button = h("button", { class: "primary", id: "load-demo" }, t("loadDemo"));
+    button.addEventListener("click", async () => {
+      button.setAttribute("disabled", "");
+      try {
+        await api.loadDemo();
+        await rankingsView(root, go);
+      } catch (e) {
+        append(root, h("p", { class: "error" }, messageOf(e)));
+      }
+    });
+    clear(root);
+    append(root, h("section", { class: "empty", id: "empty-state" }, h("h2", {}, t("emptyTitle")), h("p", {}, t("emptyText")), button, " ",
+      h("button", { onclick: () => go("platforms") }, t("addPlatform"))));
+    return;
+  }
+  const profiles = await api.weightProfiles();
+  const state: State = { profile: "balanced", weights: (profiles.find((p) => p.name === "balanced")?.weights ?? [0.25, 0.25, 0.25, 0.25]).slice() };
+  const matrix = h("div", { id: "matrix" });
+  const strip = h("div", { id: "robustness", class: "strip" });
+  const drawer = h("div", { id: "drawer" });
+  const sliders = weightControls(profiles, state, () => refresh());
+  clear(root);
+  append(root, h("h1", {}, t("rankings")), info.demo ? h("p", { class: "banner" }, t("demoBanner")) : null, sliders, matrix, strip, drawer);
+
+  const refresh = debounce(async () => {
+    try {
+      const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1 });
+      renderMatrix(matrix, view, state, drawer);
+      renderStrip(strip, view);
+    } catch (e) {
+      clear(matrix);
+      append(matrix, h("p", { class: "error" }, messageOf(e)));
+    }
+  }, 40);
+  refresh();
+}
+
+function weightControls(profiles: ProfileRow[], state: State, changed: () => void): HTMLElement {
+  const select = h("select", { id: "profile", "aria-label": t("profile") }, ...profiles.map((p) => h("option", { value: p.name }, p.name)));
+  select.value = state.profile;
+  const ranges: HTMLInputElement[] = [];
+  const labels: HTMLElement[] = [];
+  const show = () => ranges.forEach((r, i) => { r.value = String(Math.round(state.weights[i] * 100)); labels[i].textContent = (state.weights[i] / state.weights.reduce((a, b) => a + b, 0) || 0).toFixed(2); });
+  const controls = BREAKPOINTS.map((b, i) => {
+    const range = h("input", { type: "range", min: 0, max: 100, step: 1, id: `weight-${b}`, "aria-label": t(b) });
+    range.addEventListener("input", () => {
+      state.weights[i] = Number(range.value) / 100;
+      labels[i].textContent = (state.weights[i] / Math.max(1e-9, state.weights.reduce((a, c) => a + c, 0))).toFixed(2);
+      changed();
+    });
+    ranges.push(range);
+    const label = h("output", { id: `share-${b}` });
+    labels.push(label);
+    return h("label", { class: "weight" }, h("span", {}, t(b)), range, label);
+  });
+  select.addEventListener("change", () => {
+    const p = profiles.find((x) => x.name === select.value);
+    if (p) {
+      state.profile = p.name;
+      state.weights = p.weights.slice();
+      show();
+      changed();
+    }
+  });
+  const save = h("button", { id: "save-profile" }, t("saveProfile"));
+  save.addEventListener("click", async () => {
+    const name = window.prompt(t("profileName"));
+    if (!name) return;
+    try {
+      await api.saveWeightProfile(name, state.weights);
+    } catch (e) {
+      window.alert(messageOf(e));
+    }
+  });
+  const box = h("div", { class: "weights" }, h("label", {}, h("span", {}, t("profile")), select), ...controls, save);
+  show();
+  return box;
+}
+
+function renderMatrix(el: HTMLElement, view: RankView, state: State, drawer: HTMLElement): void {
+  const head = h("tr", {}, h("th", {}, t("rank")), h("th", {}, t("platform")), ...BREAKPOINTS.map((b) => h("th", {}, t(b))),
+    h("th", {}, t("overall")), h("th", {}, t("coverage")), h("th", {}, t("evidence")));
+  const rows = view.platforms.map((p) =>
+    h("tr", { class: p.insufficient ? "insufficient" : "", "data-platform": p.name },
+      h("td", { class: "num" }, p.rank === null ? "–" : String(p.rank)),
+      h("th", { scope: "row", class: "name" }, p.name, p.insufficient ? h("small", {}, ` ${t("insufficient")}`) : null),
+      ...p.scores.map((s, i) => {
+        const cell = h("button", { class: "cell", title: `${t(BREAKPOINTS[i])}: ${s === null ? t("notMeasured") : score(s)} (${t("coverage")} ${percent(p.coverages[i])})` },
+          s === null ? t("notMeasured") : score(s));
+        cell.style.background = scoreColour(s);
+        cell.style.color = textOn(s);
+        cell.addEventListener("click", () => explain(drawer, p.id, BREAKPOINTS[i], state));
+        return h("td", {}, cell);
+      }),
+      h("td", { class: "num strong" }, score(p.overall)),
+      h("td", { class: "num" }, percent(p.coverage)),
+      h("td", { class: "num" }, String(p.evidence)),
+    ),
+  );
+  clear(el);
+  append(el, h("table", { class: "matrix" }, h("thead", {}, head), h("tbody", {}, ...rows)));
+}
+
+function renderStrip(el: HTMLElement, view: RankView): void {
+  clear(el);
+  const ranked = view.platforms.filter((p) => p.rank !== null);
+  append(el, h("h2", {}, `${t("robustness")} · ${view.samples}`),
+    h("div", { class: "chips" }, ...ranked.map((p) => h("span", { class: "chip" }, `${p.name} ${t("pFirst")} ${percent(p.p_first)}`))),
+    view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
+    view.flips.length ? h("ul", { class: "flips" }, ...view.flips.map((f) => h("li", {}, f))) : null);
+}
+
+async function explain(drawer: HTMLElement, platformId: number, breakpoint: string, state: State): Promise<void> {
+  try {
+    const cell = await api.explain(platformId, breakpoint, { profile: state.profile, weights: state.weights, samples: 0, seed: 1 });
+    const rows = cell.metrics.map((m) => h("tr", {},
+      h("td", {}, m.name, h("small", { class: "key" }, m.key)),
+      h("td", { class: "num" }, value(m.value, m.unit)),
+      h("td", { class: "num" }, m.min !== null && m.max !== null && m.max > m.min ? `${value(m.min, m.unit)} – ${value(m.max, m.unit)}` : ""),
+      h("td", { class: "num" }, score(m.score)),
+      h("td", { class: "num" }, String(m.weight)),
+      h("td", {}, ...m.runs.map((r) => h("div", {}, r)), ...m.details.map((d) => h("div", { class: "detail" }, d))),
+    ));
+    clear(drawer);
+    append(drawer, h("section", { class: "drawer" },
+      h("header", {}, h("h2", {}, `${cell.platform} — ${t(breakpoint as "startup")} ${score(cell.score)} (${t("coverage")} ${percent(cell.coverage)})`),
+        h("button", { onclick: () => clear(drawer) }, t("close"))),
+      h("table", {}, h("thead", {}, h("tr", {}, ...["metric", "value", "range", "scoreCol", "weight", "runsCol"].map((k) => h("th", {}, t(k as "metric"))))), h("tbody", {}, ...rows))));
+    drawer.scrollIntoView({ behavior: "smooth" });
+  } catch (e) {
+    clear(drawer);
+    append(drawer, h("p", { class: "error" }, messageOf(e)));
+  }
+}

@@ -1,0 +1,122 @@
+// Runs: import by dialog, drag-and-drop or path (several files at once,
+// a progress bar each, cancellable), the import report, the list, and a
+// run's charts.
+
+import { listen } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { open } from "@tauri-apps/plugin-dialog";
+import { api, messageOf } from "../api";
+import type { ImportProgress } from "../bindings/ImportProgress";
+import type { ImportRow } from "../bindings/ImportRow";
+import { append, clear, h, svgImage } from "../dom";
+import { t } from "../i18n";
+
+let unlisten: (() => void)[] = [];
+
+export async function runsView(root: HTMLElement): Promise<void> {
+  unlisten.forEach((u) => u());
+  unlisten = [];
+  const [platforms, runs] = await Promise.all([api.listPlatforms(), api.listRuns()]);
+  const target = h("select", { id: "import-platform", "aria-label": t("importTo") }, ...platforms.map((p) => h("option", { value: p.id }, p.name)));
+  const progress = h("div", { id: "import-progress" });
+  const report = h("div", { id: "import-report" });
+  const detail = h("div", { id: "run-detail" });
+  let job: number | null = null;
+  const cancel = h("button", { id: "cancel-import", disabled: true }, t("cancel"));
+  cancel.addEventListener("click", () => { if (job !== null) void api.cancelJob(job); });
+
+  const bars = new Map<string, HTMLProgressElement>();
+  unlisten.push(await listen<number>("import-started", (e) => { job = e.payload; cancel.removeAttribute("disabled"); }));
+  unlisten.push(await listen<ImportProgress>("import-progress", (e) => {
+    const p = e.payload;
+    let bar = bars.get(p.file);
+    if (!bar) {
+      bar = h("progress", { max: 100, value: 0 });
+      bars.set(p.file, bar);
+      append(progress, h("div", { class: "bar" }, h("span", {}, p.file), bar));
+    }
+    bar.value = p.total > 0 ? Math.min(100, (100 * p.bytes) / p.total) : 100;
+  }));
+
+  const run = async (paths: string[]) => {
+    if (!paths.length || !target.value) return;
+    clear(progress);
+    bars.clear();
+    clear(report);
+    try {
+      const rows = await api.importFiles(Number(target.value), paths);
+      renderReport(report, rows);
+    } catch (e) {
+      append(report, h("p", { class: "error" }, messageOf(e)));
+    } finally {
+      job = null;
+      cancel.setAttribute("disabled", "");
+      await renderList(list, detail);
+    }
+  };
+
+  const pick = h("button", { class: "primary", id: "import-files" }, t("importFiles"));
+  pick.addEventListener("click", async () => {
+    const chosen = await open({ multiple: true, directory: false });
+    if (chosen) await run(Array.isArray(chosen) ? chosen : [chosen]);
+  });
+  const pathInput = h("input", { id: "import-path", "aria-label": t("importPath"), placeholder: "/path/to/gpu.csv" });
+  const byPath = h("button", { id: "import-by-path" }, t("importPath"));
+  byPath.addEventListener("click", () => run(pathInput.value.split("\n").map((s) => s.trim()).filter(Boolean)));
+
+  const drop = h("div", { class: "dropzone", id: "dropzone" }, t("dropHere"));
+  unlisten.push(await getCurrentWebview().onDragDropEvent((e) => {
+    if (e.payload.type === "over") drop.classList.add("over");
+    else if (e.payload.type === "drop") { drop.classList.remove("over"); void run(e.payload.paths); }
+    else drop.classList.remove("over");
+  }));
+
+  const list = h("div", { id: "run-list" });
+  clear(root);
+  append(root, h("h1", {}, t("runs")),
+    h("div", { class: "inline" }, h("label", {}, h("span", {}, t("importTo")), target), pick, cancel),
+    h("div", { class: "inline" }, pathInput, byPath), drop, progress, report, list, detail);
+  renderRunsTable(list, runs, detail);
+}
+
+function renderReport(el: HTMLElement, rows: ImportRow[]): void {
+  append(el, h("table", { class: "report" },
+    h("thead", {}, h("tr", {}, ...["file", "status", "format", "samples", "gaps", "warnings"].map((k) => h("th", {}, t(k as "file"))))),
+    h("tbody", {}, ...rows.map((r) => h("tr", { class: r.status },
+      h("td", {}, r.file), h("td", {}, r.status === "imported" ? `run ${r.run_id}` : r.status === "already_imported" ? `already run ${r.run_id}` : r.status),
+      h("td", {}, r.format ?? ""), h("td", { class: "num" }, String(r.samples || r.records)), h("td", { class: "num" }, String(r.gaps)),
+      h("td", {}, r.error ? h("span", { class: "error" }, r.error) : r.warnings.join("; ")))))));
+}
+
+async function renderList(el: HTMLElement, detail: HTMLElement): Promise<void> {
+  renderRunsTable(el, await api.listRuns(), detail);
+}
+
+function renderRunsTable(el: HTMLElement, runs: Awaited<ReturnType<typeof api.listRuns>>, detail: HTMLElement): void {
+  clear(el);
+  append(el, h("table", { id: "runs-table" },
+    h("thead", {}, h("tr", {}, ...["#", t("platform"), t("kindCol"), t("source"), t("format"), t("file"), t("started"), t("hours"), t("gpus"), t("samples")].map((k) => h("th", {}, k)))),
+    h("tbody", {}, ...runs.map((r) => {
+      const open = h("button", { class: "link" }, String(r.id));
+      open.addEventListener("click", () => showRun(detail, r.id));
+      return h("tr", { "data-run": r.id }, h("td", {}, open), h("td", {}, r.platform), h("td", {}, r.kind), h("td", {}, r.source), h("td", {}, r.format ?? ""),
+        h("td", {}, r.file ?? ""), h("td", {}, r.started_at ?? ""), h("td", { class: "num" }, r.hours === null ? "" : r.hours.toFixed(1)),
+        h("td", { class: "num" }, String(r.gpus)), h("td", { class: "num samples" }, String(r.samples)));
+    }))));
+}
+
+async function showRun(el: HTMLElement, id: number): Promise<void> {
+  clear(el);
+  try {
+    const d = await api.runDetail(id);
+    append(el, h("section", { class: "drawer" },
+      h("header", {}, h("h2", {}, `${t("runDetail")} #${d.run.id} — ${d.run.platform}`), h("button", { onclick: () => clear(el) }, t("close"))),
+      h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples")} · ${d.events} ${t("events")} · SHA-256 ${d.sha256 ?? "–"}`),
+      d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
+      d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
+      d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,
+      d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null));
+  } catch (e) {
+    append(el, h("p", { class: "error" }, messageOf(e)));
+  }
+}
