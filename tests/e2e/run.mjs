@@ -1,0 +1,180 @@
+// End-to-end tests of the real desktop app: the debug build with the UI
+// embedded, on a fresh database, driven over WebDriver (tauri-driver →
+// WebKitWebDriver). Run under a display, e.g. `xvfb-run -a node tests/e2e/run.mjs`.
+// Screenshots of every screen land in tests/e2e/artifacts/ (not committed).
+
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Session, sleep } from "./webdriver.mjs";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const app = join(root, "target/debug/breakpoint-app");
+const cli = join(root, "target/debug/breakpoint");
+const artifacts = join(root, "tests/e2e/artifacts");
+const fixture = join(root, "tests/fixtures/logs/smi-csv/driver-610.csv");
+const XSS = "<img src=x onerror=alert(1)>";
+const PORT = 4444;
+
+for (const bin of [app, cli]) {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: build it first (scripts/test-all does)`);
+}
+mkdirSync(artifacts, { recursive: true });
+const work = mkdtempSync(join(tmpdir(), "breakpoint-e2e-"));
+const db = join(work, "e2e.db");
+const env = { ...process.env, BREAKPOINT_DB: db, LANG: "C.UTF-8" };
+
+const breakpoint = (...args) => execFileSync(cli, ["--db", db, ...args], { env, encoding: "utf8" });
+
+const driver = spawn("tauri-driver", ["--port", String(PORT)], { env, stdio: ["ignore", "inherit", "inherit"] });
+let session;
+const results = [];
+
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${e.message}`);
+    if (session) {
+      writeFileSync(join(artifacts, `failed-${name.replace(/\W+/g, "-")}.png`), await session.screenshot().catch(() => Buffer.alloc(0)));
+    }
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function shot(name) {
+  writeFileSync(join(artifacts, `${name}.png`), await session.screenshot());
+}
+
+async function go(view) {
+  await session.click(`#nav-${view}`);
+  await session.until(`the ${view} screen`, "return document.querySelector('#content')?.dataset.view === arguments[0]", 5000, view);
+}
+
+const matrixOrder = () =>
+  session.run("return [...document.querySelectorAll('#matrix tr[data-platform]')].map((r) => r.dataset.platform)");
+
+try {
+  const launched = Date.now();
+  session = await Session.start(`http://127.0.0.1:${PORT}`, app);
+
+  await step("first start on an empty database shows the empty state", async () => {
+    await session.find("#empty-state");
+    assert((await session.text("#empty-state h2")).includes("No platforms"), "empty state title");
+    console.log(`     launch to first screen: ${Date.now() - launched} ms`);
+    await shot("01-empty");
+  });
+
+  await step("load demo → ranking visible", async () => {
+    await session.click("#load-demo");
+    await session.until("the ranking matrix", "return document.querySelectorAll('#matrix tr[data-platform]').length >= 6", 20_000);
+    const cli = JSON.parse(breakpoint("rank", "--json", "--samples", "10"));
+    const expected = cli.ranking.platforms.map((p) => p.name);
+    assert(JSON.stringify(await matrixOrder()) === JSON.stringify(expected), `matrix order ${await matrixOrder()} != CLI ${expected}`);
+    await session.until("the robustness strip", "return document.querySelector('#robustness .chip')", 10_000);
+    await shot("02-rankings");
+  });
+
+  await step("a weight change re-ranks as the CLI says", async () => {
+    const before = await matrixOrder();
+    const started = Date.now();
+    await session.run(`
+      for (const [b, v] of [["startup", 0], ["sustain", 0], ["switch", 0], ["billing", 100]]) {
+        const r = document.querySelector('#weight-' + b);
+        r.value = String(v);
+        r.dispatchEvent(new Event('input', { bubbles: true }));
+      }`);
+    const cli = JSON.parse(breakpoint("rank", "--json", "--samples", "10", "--weight", "startup=0", "--weight", "sustain=0", "--weight", "switch=0", "--weight", "billing=1"));
+    const expected = cli.ranking.platforms.map((p) => p.name);
+    assert(JSON.stringify(expected) !== JSON.stringify(before), "these weights should change the order");
+    await session.until("the re-ranked matrix", "return JSON.stringify([...document.querySelectorAll('#matrix tr[data-platform]')].map((r) => r.dataset.platform)) === arguments[0]", 5000, JSON.stringify(expected));
+    console.log(`     re-rank after the slider change visible in ${Date.now() - started} ms (incl. 40 ms debounce and WebDriver polling)`);
+    await session.click("#matrix tr[data-platform] td button.cell");
+    await session.until("the evidence drawer", "return document.querySelector('#drawer table')", 5000);
+    await shot("03-rankings-billing-weighted");
+  });
+
+  await step("a platform named like markup shows as text", async () => {
+    await go("platforms");
+    await session.type("#new-name", XSS);
+    await session.run("document.querySelector('#add-platform').requestSubmit()");
+    await session.until("the new platform in the list", "return [...document.querySelectorAll('#platform-list button.link')].some((b) => b.textContent === arguments[0])", 5000, XSS);
+    const images = await session.count("img");
+    assert(images === 0, `found ${images} <img> elements: user text was rendered as HTML`);
+    await shot("04-platforms");
+  });
+
+  await step("import a fixture log → run listed with the CLI's sample count", async () => {
+    const other = join(work, "reference.db");
+    execFileSync(cli, ["--db", other, "platform", "add", "ref"], { env });
+    const reference = JSON.parse(execFileSync(cli, ["--db", other, "import", "--json", "--platform", "ref", "--tz", "UTC", fixture], { env, encoding: "utf8" }));
+    const expected = reference.imports?.[0]?.samples ?? reference[0]?.samples;
+    assert(Number.isInteger(expected) && expected > 0, `reference import gave no sample count: ${JSON.stringify(reference).slice(0, 200)}`);
+    await go("runs");
+    await session.run("const s = document.querySelector('#import-platform'); s.value = [...s.options].find((o) => o.textContent === arguments[0]).value; s.dispatchEvent(new Event('change'))", XSS);
+    await session.type("#import-path", fixture);
+    await session.click("#import-by-path");
+    await session.until("the imported run", "return [...document.querySelectorAll('#runs-table tr[data-run]')].some((r) => r.textContent.includes('driver-610.csv'))", 20_000);
+    const samples = await session.run("return [...document.querySelectorAll('#runs-table tr[data-run]')].find((r) => r.textContent.includes('driver-610.csv')).querySelector('.samples').textContent");
+    assert(Number(samples) === expected, `run lists ${samples} samples, the CLI stored ${expected}`);
+    await shot("05-runs-import");
+  });
+
+  for (const view of ["probe", "billing", "settings"]) {
+    await step(`the ${view} screen renders`, async () => {
+      await go(view);
+      await sleep(300);
+      if (view === "probe") await session.find("#no-gpu, #gpus");
+      if (view === "billing") {
+        await session.click("#price-it");
+        await session.until("bills", "return document.querySelectorAll('#bills tr').length > 1", 5000);
+      }
+      if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
+      await shot(`06-${view}`);
+    });
+  }
+
+  await step("export the PDF → every platform is in it", async () => {
+    const pdf = join(work, "decision.pdf");
+    await go("export");
+    await session.type("#export-path", pdf);
+    await session.click("#export-pdf");
+    await session.until("the export to finish", "return /pages|error|Error/.test(document.querySelector('#export-status').textContent)", 60_000);
+    await shot("07-export");
+    assert(existsSync(pdf), `no PDF at ${pdf}: ${await session.text("#export-status")}`);
+    const text = execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
+    const names = JSON.parse(breakpoint("platform", "list", "--json")).map((p) => p.name);
+    const missing = names.filter((n) => !text.includes(n));
+    assert(names.length >= 7 && missing.length === 0, `platforms missing from the PDF: ${missing.join(", ")}`);
+  });
+
+  await step("resident memory of the app with the demo workspace", async () => {
+    const pids = execFileSync("pgrep", ["-f", "breakpoint-app|WebKitWebProcess|WebKitNetworkProcess"], { encoding: "utf8" }).trim().split("\n");
+    let total = 0;
+    for (const pid of pids) {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const name = /Name:\s+(\S+)/.exec(status)?.[1];
+      console.log(`     ${name} (${pid}): ${(rss / 1024).toFixed(0)} MiB`);
+      total += rss;
+    }
+    console.log(`     total resident: ${(total / 1024).toFixed(0)} MiB`);
+  });
+} finally {
+  if (session) await session.close();
+  driver.kill();
+  rmSync(work, { recursive: true, force: true });
+}
+
+const failed = results.filter((r) => !r.ok);
+console.log(`${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${artifacts}`);
+process.exit(failed.length ? 1 : 0);
