@@ -8,6 +8,36 @@ pub mod error;
 pub mod state;
 
 use commands::{app, billing, platforms, probe, ranking, report, runs};
+use tauri::Runtime;
+use tauri::ipc::Invoke;
+
+/// Every IPC command the UI may call (the same list is allowed in
+/// `permissions/app.toml`); shared by the app and the IPC tests.
+pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        app::app_info,
+        app::set_language,
+        app::load_demo,
+        platforms::list_platforms,
+        platforms::platform_detail,
+        platforms::add_platform,
+        platforms::add_template,
+        platforms::templates,
+        platforms::delete_platform,
+        runs::list_runs,
+        runs::run_detail,
+        runs::delete_run,
+        runs::import_files,
+        runs::cancel_job,
+        ranking::rank,
+        ranking::explain,
+        ranking::weight_profiles,
+        ranking::save_weight_profile,
+        billing::bill,
+        report::export_report,
+        probe::probe_inventory,
+    ]
+}
 
 pub fn run() {
     let state = match state::AppState::open() {
@@ -20,29 +50,7 @@ pub fn run() {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
-        .invoke_handler(tauri::generate_handler![
-            app::app_info,
-            app::set_language,
-            app::load_demo,
-            platforms::list_platforms,
-            platforms::platform_detail,
-            platforms::add_platform,
-            platforms::add_template,
-            platforms::templates,
-            platforms::delete_platform,
-            runs::list_runs,
-            runs::run_detail,
-            runs::delete_run,
-            runs::import_files,
-            runs::cancel_job,
-            ranking::rank,
-            ranking::explain,
-            ranking::weight_profiles,
-            ranking::save_weight_profile,
-            billing::bill,
-            report::export_report,
-            probe::probe_inventory,
-        ])
+        .invoke_handler(handler())
         .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("error: the app failed to start: {e}");

@@ -19,28 +19,33 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The database the CLI uses too (`BREAKPOINT_DB`, else the OS data dir).
+    /// The database the CLI uses too (`BREAKPOINT_DB`, else the OS data dir),
+    /// in the OS locale's language.
     pub fn open() -> AppResult<AppState> {
         let db_path = match std::env::var_os("BREAKPOINT_DB") {
             Some(p) => PathBuf::from(p),
             None => breakpoint_core::store::default_path()
                 .ok_or_else(|| AppError::new("database", "no data directory for the database"))?,
         };
+        let language = std::env::var("LANG")
+            .ok()
+            .filter(|l| l.starts_with("zh"))
+            .map_or("en", |_| "zh");
+        AppState::open_at(db_path, language)
+    }
+
+    /// A state over a given database file (created if missing).
+    pub fn open_at(db_path: PathBuf, language: &str) -> AppResult<AppState> {
         if let Some(dir) = db_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let store = Store::open(&db_path)?;
-        let language = std::env::var("LANG")
-            .ok()
-            .filter(|l| l.starts_with("zh"))
-            .map_or("en", |_| "zh")
-            .to_string();
         Ok(AppState {
             db_path,
             store: Mutex::new(store),
             jobs: Mutex::new(HashMap::new()),
             next_job: AtomicU64::new(1),
-            language: Mutex::new(language),
+            language: Mutex::new(language.to_string()),
         })
     }
 

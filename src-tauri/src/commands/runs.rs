@@ -6,7 +6,7 @@ use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
 use breakpoint_core::samples::Field;
 use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
-use tauri::{AppHandle, Emitter, State};
+use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::dto::{ImportProgress, ImportRow, RunDetail, RunRow};
 use crate::error::{AppError, AppResult};
@@ -152,8 +152,8 @@ impl<R: Read> Read for Cancellable<R> {
 /// `import-progress` events and the job can be cancelled with its id (sent
 /// first as `import-started`).
 #[tauri::command]
-pub async fn import_files(
-    app: AppHandle,
+pub async fn import_files<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, AppState>,
     platform_id: i64,
     paths: Vec<String>,

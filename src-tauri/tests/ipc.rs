@@ -1,0 +1,255 @@
+//! The IPC commands as the UI calls them: through Tauri's invoke path on the
+//! mock runtime (no window, no web view), against a fresh database.
+
+use breakpoint_app::state::AppState;
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{
+    INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets,
+};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+struct Harness {
+    _app: App<MockRuntime>,
+    webview: WebviewWindow<MockRuntime>,
+    dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let state = AppState::open_at(dir.path().join("app.db"), "en").unwrap();
+        let app = mock_builder()
+            .manage(state)
+            .invoke_handler(breakpoint_app::handler())
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let webview = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .unwrap();
+        Harness {
+            _app: app,
+            webview,
+            dir,
+        }
+    }
+
+    /// Invokes a command; Ok is its JSON result, Err the `{ kind, message }`.
+    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.call(cmd, args)
+            .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
+    }
+}
+
+fn fixture(path: &str) -> String {
+    format!(
+        "{}/../tests/fixtures/logs/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn an_empty_database_then_the_demo_ranks_six_platforms() {
+    let h = Harness::new();
+    let info = h.ok("app_info", json!({}));
+    assert_eq!(info["platforms"], 0);
+    assert_eq!(info["demo"], false);
+
+    h.ok("load_demo", json!({}));
+    let view = h.ok("rank", json!({ "request": { "samples": 200, "seed": 1 } }));
+    let platforms = view["platforms"].as_array().unwrap();
+    assert_eq!(platforms.len(), 6);
+    let ranks: Vec<_> = platforms
+        .iter()
+        .map(|p| p["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, [1, 2, 3, 4, 5, 6]);
+    assert!(h.ok("app_info", json!({}))["demo"].as_bool().unwrap());
+}
+
+#[test]
+fn slider_weights_re_rank_and_bad_weights_are_refused_with_a_kind() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let order = |weights: Value| -> Vec<String> {
+        h.ok(
+            "rank",
+            json!({ "request": { "weights": weights, "samples": 10 } }),
+        )["platforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_ne!(order(json!([1, 1, 1, 1])), order(json!([0, 0, 0, 1])));
+
+    let err = h
+        .call("rank", json!({ "request": { "weights": [1, 1, 1] } }))
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+    assert!(err["message"].as_str().unwrap().contains("four"));
+    let err = h
+        .call("rank", json!({ "request": { "weights": [1, -1, 1, 1] } }))
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+}
+
+#[test]
+fn a_cell_explains_its_metrics_and_runs() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let top = h.ok("rank", json!({ "request": { "samples": 10 } }))["platforms"][0].clone();
+    let cell = h.ok(
+        "explain",
+        json!({ "platformId": top["id"], "breakpoint": "sustain", "request": { "samples": 0 } }),
+    );
+    let metrics = cell["metrics"].as_array().unwrap();
+    assert!(metrics.len() >= 5, "{cell}");
+    assert!(
+        metrics
+            .iter()
+            .any(|m| !m["runs"].as_array().unwrap().is_empty())
+    );
+}
+
+#[test]
+fn platforms_are_added_listed_and_validated() {
+    let h = Harness::new();
+    let name = "<img src=x onerror=alert(1)> 阿里云";
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": name, "kind": "hyperscaler", "notes": null } }),
+    );
+    let list = h.ok("list_platforms", json!({}));
+    assert_eq!(list[0]["name"], name, "names are stored verbatim");
+    assert_eq!(list[0]["id"], id);
+
+    let err = h
+        .call(
+            "add_platform",
+            json!({ "platform": { "name": name, "kind": "hyperscaler", "notes": null } }),
+        )
+        .unwrap_err();
+    assert_eq!(err["kind"], "conflict", "{err}");
+    let err = h
+        .call(
+            "add_platform",
+            json!({ "platform": { "name": "x", "kind": "spaceship", "notes": null } }),
+        )
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid", "{err}");
+    let err = h.call("platform_detail", json!({ "id": 999 })).unwrap_err();
+    assert_eq!(err["kind"], "not_found", "{err}");
+
+    let templates = h.ok("templates", json!({}));
+    let first = templates[0]["name"].as_str().unwrap().to_string();
+    let tid = h.ok("add_template", json!({ "name": first }));
+    let detail = h.ok("platform_detail", json!({ "id": tid }));
+    assert!(!detail["claims"].as_array().unwrap().is_empty(), "{detail}");
+
+    h.ok("delete_platform", json!({ "id": tid }));
+    assert_eq!(
+        h.ok("list_platforms", json!({})).as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn importing_reports_each_file_and_a_bad_file_changes_nothing() {
+    let h = Harness::new();
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let rows = h.ok(
+        "import_files",
+        json!({
+            "platformId": id,
+            "paths": [fixture("smi-csv/driver-610.csv"), fixture("smi-csv/bad-number.csv")],
+        }),
+    );
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["status"], "imported", "{}", rows[0]);
+    assert_eq!(rows[0]["samples"], 10);
+    assert_eq!(rows[1]["status"], "failed", "{}", rows[1]);
+    let why = rows[1]["error"].as_str().unwrap();
+    assert!(
+        why.contains("bad-number.csv:5:"),
+        "names file and line: {why}"
+    );
+
+    let runs = h.ok("list_runs", json!({}));
+    assert_eq!(
+        runs.as_array().unwrap().len(),
+        1,
+        "the failed file left no run"
+    );
+    let detail = h.ok("run_detail", json!({ "id": runs[0]["id"] }));
+    assert_eq!(detail["run"]["samples"], 10, "{detail}");
+}
+
+#[test]
+fn the_report_is_written_where_asked_and_a_bad_date_is_refused() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let path = h.dir.path().join("decision.pdf");
+    let result = h.ok(
+        "export_report",
+        json!({ "request": { "path": path, "lang": "en", "title": null, "date": "2026-11-30" } }),
+    );
+    assert!(result["pages"].as_u64().unwrap() >= 3, "{result}");
+    assert!(std::fs::read(&path).unwrap().starts_with(b"%PDF"));
+
+    let err = h
+        .call(
+            "export_report",
+            json!({ "request": { "path": h.dir.path().join("x.pdf"), "lang": "en", "title": null, "date": "30/11/2026" } }),
+        )
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+    assert!(!h.dir.path().join("x.pdf").exists());
+}
+
+#[test]
+fn billing_prices_a_workload_on_every_platform() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let bills = h.ok(
+        "bill",
+        json!({ "workload": "compute=1h42m18s,io-wait=34m42s" }),
+    );
+    assert_eq!(bills.as_array().unwrap().len(), 6);
+    let err = h
+        .call("bill", json!({ "workload": "compute=soon" }))
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+}
+
+#[test]
+fn the_probe_without_nvidia_gpus_says_so() {
+    let h = Harness::new();
+    let probe = h.ok("probe_inventory", json!({}));
+    // CI machines have no NVIDIA driver: the state explains instead of failing.
+    if probe["status"] == "no_gpu" {
+        assert!(!probe["message"].as_str().unwrap().is_empty(), "{probe}");
+        assert!(probe["gpus"].as_array().unwrap().is_empty());
+    } else {
+        assert_eq!(probe["status"], "ready", "{probe}");
+    }
+}
