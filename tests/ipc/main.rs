@@ -1,6 +1,9 @@
 //! The IPC commands as the UI calls them: through Tauri's invoke path on the
 //! mock runtime (no window, no web view), against a fresh database.
 
+// A failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
 use breakpoint_app::state::AppState;
 use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
