@@ -57,7 +57,7 @@ async function shot(name) {
 
 async function go(view) {
   await session.click(`#nav-${view}`);
-  await session.until(`the ${view} screen`, "return document.querySelector('#content')?.dataset.view === arguments[0]", 5000, view);
+  await session.until(`the ${view} screen`, "const m = document.querySelector('#content'); return m?.dataset.view === arguments[0] && !m.hasAttribute('aria-busy')", 5000, view);
 }
 
 const matrixOrder = () =>
@@ -97,6 +97,18 @@ try {
     const expected = cli.ranking.platforms.map((p) => p.name);
     assert(JSON.stringify(expected) !== JSON.stringify(before), "these weights should change the order");
     await session.until("the re-ranked matrix", "return JSON.stringify([...document.querySelectorAll('#matrix tr[data-platform]')].map((r) => r.dataset.platform)) === arguments[0]", 5000, JSON.stringify(expected));
+    const timings = await session.runAsync(`
+      const done = arguments[arguments.length - 1];
+      (async () => {
+        const ms = [];
+        for (let i = 0; i < 11; i++) {
+          const t0 = performance.now();
+          await window.__TAURI_INTERNALS__.invoke("rank", { request: { profile: null, weights: [i % 4, 1, 1, 1], samples: 2000, seed: 1 } });
+          ms.push(performance.now() - t0);
+        }
+        done(ms.sort((a, b) => a - b));
+      })();`);
+    console.log(`     rank over IPC (6 platforms, 2000 weight draws): median ${timings[5].toFixed(1)} ms, max ${timings[10].toFixed(1)} ms`);
     console.log(`     re-rank after the slider change visible in ${Date.now() - started} ms (incl. 40 ms debounce and WebDriver polling)`);
     await session.click("#matrix tr[data-platform] td button.cell");
     await session.until("the evidence drawer", "return document.querySelector('#drawer table')", 5000);
@@ -126,6 +138,8 @@ try {
     await session.until("the imported run", "return [...document.querySelectorAll('#runs-table tr[data-run]')].some((r) => r.textContent.includes('driver-610.csv'))", 20_000);
     const samples = await session.run("return [...document.querySelectorAll('#runs-table tr[data-run]')].find((r) => r.textContent.includes('driver-610.csv')).querySelector('.samples').textContent");
     assert(Number(samples) === expected, `run lists ${samples} samples, the CLI stored ${expected}`);
+    await session.type("#filter-text", "driver-610");
+    await session.until("the filtered list", "return document.querySelectorAll('#runs-table tr[data-run]').length === 1", 5000);
     await shot("05-runs-import");
   });
 

@@ -67,6 +67,11 @@ export class Session {
     return this.cmd("POST", "/execute/sync", { script, args });
   }
 
+  /** Runs a script that calls its last argument with the result. */
+  runAsync(script, ...args) {
+    return this.cmd("POST", "/execute/async", { script, args });
+  }
+
   /** Polls a script until it returns something truthy. */
   async until(what, script, timeoutMs = 15_000, ...args) {
     const deadline = Date.now() + timeoutMs;

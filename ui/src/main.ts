@@ -21,11 +21,17 @@ function renderNav(): void {
       onclick: () => void show(v) }, t(v))));
 }
 
+let generation = 0;
+
 async function show(view: string): Promise<void> {
+  const token = ++generation;
   current = (VIEWS as string[]).includes(view) ? (view as Key) : "rankings";
   renderNav();
   clear(main);
   main.setAttribute("data-view", current);
+  // Views load their data first; aria-busy tells assistive tech (and the
+  // end-to-end tests) when the screen is complete.
+  main.setAttribute("aria-busy", "true");
   try {
     switch (current) {
       case "rankings": await rankingsView(main, (v) => void show(v)); break;
@@ -38,6 +44,8 @@ async function show(view: string): Promise<void> {
     }
   } catch (e) {
     append(main, h("p", { class: "error" }, messageOf(e)));
+  } finally {
+    if (token === generation) main.removeAttribute("aria-busy");
   }
 }
 

@@ -9,6 +9,7 @@ import { api, messageOf } from "../api";
 import type { ImportProgress } from "../bindings/ImportProgress";
 import type { ImportRow } from "../bindings/ImportRow";
 import { append, clear, h, svgImage } from "../dom";
+import { distinct, filterRuns, type RunFilter } from "../filters";
 import { t } from "../i18n";
 
 let unlisten: (() => void)[] = [];
@@ -92,9 +93,33 @@ async function renderList(el: HTMLElement, detail: HTMLElement): Promise<void> {
   renderRunsTable(el, await api.listRuns(), detail);
 }
 
-function renderRunsTable(el: HTMLElement, runs: Awaited<ReturnType<typeof api.listRuns>>, detail: HTMLElement): void {
+type RunList = Awaited<ReturnType<typeof api.listRuns>>;
+const filter: RunFilter = { platform: "", kind: "", text: "" };
+
+function renderRunsTable(el: HTMLElement, runs: RunList, detail: HTMLElement): void {
+  const options = (values: string[], current: string) => [h("option", { value: "" }, t("all")),
+    ...values.map((v) => h("option", { value: v, selected: v === current ? true : undefined }, v))];
+  const platform = h("select", { id: "filter-platform", "aria-label": t("platform") }, ...options(distinct(runs, (r) => r.platform), filter.platform));
+  const kind = h("select", { id: "filter-kind", "aria-label": t("kindCol") }, ...options(distinct(runs, (r) => r.kind), filter.kind));
+  const text = h("input", { id: "filter-text", type: "search", value: filter.text, placeholder: t("filterText"), "aria-label": t("filterText") });
+  const table = h("div", {});
+  const update = () => {
+    filter.platform = platform.value;
+    filter.kind = kind.value;
+    filter.text = text.value;
+    renderRunRows(table, filterRuns(runs, filter), runs.length, detail);
+  };
+  platform.addEventListener("change", update);
+  kind.addEventListener("change", update);
+  text.addEventListener("input", update);
   clear(el);
-  append(el, h("table", { id: "runs-table" },
+  append(el, h("div", { class: "inline filters" }, platform, kind, text), table);
+  update();
+}
+
+function renderRunRows(el: HTMLElement, runs: RunList, total: number, detail: HTMLElement): void {
+  clear(el);
+  append(el, h("p", { class: "muted", id: "runs-count" }, `${runs.length} / ${total}`), h("table", { id: "runs-table" },
     h("thead", {}, h("tr", {}, ...["#", t("platform"), t("kindCol"), t("source"), t("format"), t("file"), t("started"), t("hours"), t("gpus"), t("samples")].map((k) => h("th", {}, k)))),
     h("tbody", {}, ...runs.map((r) => {
       const open = h("button", { class: "link" }, String(r.id));
