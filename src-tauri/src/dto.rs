@@ -71,6 +71,26 @@ view! {
         pub notes: Option<String>,
     }
 
+    pub struct NewOffering {
+        pub accelerator: String,
+        pub count: u32,
+        pub currency: String,
+        pub price_on_demand: Option<f64>,
+        pub price_spot: Option<f64>,
+        pub region: Option<String>,
+    }
+
+    pub struct NewBillingRule {
+        /// on-demand | spot | monthly
+        pub mode: String,
+        pub granularity_s: u32,
+        pub minimum_charge_s: u32,
+        /// ceil | nearest | floor
+        pub rounding: String,
+        pub bills_io_wait: bool,
+        pub bills_idle: bool,
+    }
+
     pub struct TemplateRow {
         pub name: String,
         pub kind: String,

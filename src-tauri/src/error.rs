@@ -10,6 +10,9 @@ pub struct AppError {
     /// invalid | not_found | conflict | database | io | internal | cancelled | no_gpu
     pub kind: String,
     pub message: String,
+    /// For `invalid`: the field at fault, so the form can show the message
+    /// next to it.
+    pub field: Option<String>,
 }
 
 impl AppError {
@@ -17,19 +20,26 @@ impl AppError {
         Self {
             kind: kind.into(),
             message: message.into(),
+            field: None,
         }
     }
 }
 
 impl From<breakpoint_core::Error> for AppError {
     fn from(e: breakpoint_core::Error) -> Self {
-        AppError::new(e.kind(), e.to_string())
+        match e {
+            breakpoint_core::Error::Invalid(v) => v.into(),
+            other => AppError::new(other.kind(), other.to_string()),
+        }
     }
 }
 
 impl From<breakpoint_core::error::ValidationError> for AppError {
     fn from(e: breakpoint_core::error::ValidationError) -> Self {
-        AppError::new("invalid", e.to_string())
+        AppError {
+            field: Some(e.field.clone()),
+            ..AppError::new("invalid", e.to_string())
+        }
     }
 }
 

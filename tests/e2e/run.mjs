@@ -125,6 +125,21 @@ try {
     await shot("04-platforms");
   });
 
+  await step("an offering is added, with a bad price refused next to its field", async () => {
+    await session.run("[...document.querySelectorAll('#platform-list button.link')].find((b) => b.textContent === arguments[0]).click()", XSS);
+    await session.find("#add-offering");
+    await session.type("#offering-accelerator", "NVIDIA H100 80GB HBM3");
+    await session.type("#offering-count", "8");
+    await session.type("#offering-price", "-3");
+    await session.run("document.querySelector('#add-offering').requestSubmit()");
+    const why = await session.until("the price error", "return document.querySelector('#offering-price-error')?.textContent", 5000);
+    assert(/price_on_demand/.test(why), `price error reads: ${why}`);
+    await session.type("#offering-price", "21.5");
+    await session.run("document.querySelector('#add-offering').requestSubmit()");
+    await session.until("the offering listed", "return document.querySelector('#offerings')?.textContent.includes('8 × ')", 5000);
+    await shot("04-platform-detail");
+  });
+
   await step("import a fixture log → run listed with the CLI's sample count", async () => {
     const other = join(work, "reference.db");
     execFileSync(cli, ["--db", other, "platform", "add", "ref"], { env });
@@ -178,7 +193,14 @@ try {
     await session.until("the ranking matrix", "return document.querySelectorAll('#matrix tr[data-platform]').length >= 6", 20_000);
     console.log(`     launch to visible ranking: ${Date.now() - started} ms (WebDriver session setup included)`);
     await sleep(1000);
-    const pids = execFileSync("pgrep", ["-f", "breakpoint-app|WebKitWebProcess|WebKitNetworkProcess"], { encoding: "utf8" }).trim().split("\n");
+    // Process names as the kernel keeps them (15 characters).
+    const pids = ["breakpoint-app", "WebKitWebProces", "WebKitNetworkPr"].flatMap((name) => {
+      try {
+        return execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).trim().split("\n");
+      } catch {
+        return [];
+      }
+    });
     // RSS counts the shared WebKit libraries in every process; PSS splits
     // them, so the PSS sum is what the app costs the machine.
     let rssTotal = 0;

@@ -256,3 +256,74 @@ fn the_probe_without_nvidia_gpus_says_so() {
         assert_eq!(probe["status"], "ready", "{probe}");
     }
 }
+
+#[test]
+fn every_command_is_on_the_allowlist_and_nothing_else() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let lib = std::fs::read_to_string(format!("{root}/src/lib.rs")).unwrap();
+    let start = lib.find("generate_handler![").unwrap();
+    let end = start + lib[start..].find(']').unwrap();
+    let mut handled: Vec<&str> = lib[start + "generate_handler![".len()..end]
+        .split(',')
+        .filter_map(|c| c.trim().rsplit("::").next())
+        .filter(|c| !c.is_empty())
+        .collect();
+    let toml = std::fs::read_to_string(format!("{root}/permissions/app.toml")).unwrap();
+    let start = toml.find("commands.allow").unwrap();
+    let end = start + toml[start..].find(']').unwrap();
+    let mut allowed: Vec<&str> = toml[start..end].split('"').skip(1).step_by(2).collect();
+    handled.sort_unstable();
+    allowed.sort_unstable();
+    assert_eq!(handled, allowed);
+}
+
+#[test]
+fn offerings_and_billing_rules_are_edited_with_field_errors() {
+    let h = Harness::new();
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let offering = |count: u32, price: f64| {
+        json!({ "platformId": id, "offering": {
+            "accelerator": "NVIDIA A100-SXM4-80GB", "count": count, "currency": "CNY",
+            "price_on_demand": price, "price_spot": null, "region": null } })
+    };
+    let oid = h.ok("add_offering", offering(8, 12.8));
+    let detail = h.ok("platform_detail", json!({ "id": id }));
+    assert_eq!(detail["offerings"][0]["count"], 8);
+    assert!(
+        detail["offerings"][0]["accelerator"]
+            .as_str()
+            .unwrap()
+            .contains("A100")
+    );
+
+    let err = h.call("add_offering", offering(8, -1.0)).unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+    assert_eq!(err["field"], "price_on_demand", "{err}");
+    let err = h.call("add_offering", offering(0, 1.0)).unwrap_err();
+    assert_eq!(err["field"], "count", "{err}");
+
+    let rule = |granularity: u32, rounding: &str| {
+        json!({ "platformId": id, "rule": {
+            "mode": "on-demand", "granularity_s": granularity,
+            "minimum_charge_s": 0, "rounding": rounding, "bills_io_wait": false, "bills_idle": true } })
+    };
+    h.ok("set_billing_rule", rule(3600, "ceil"));
+    let detail = h.ok("platform_detail", json!({ "id": id }));
+    assert!(
+        detail["billing"][0].as_str().unwrap().contains("3600 s"),
+        "{detail}"
+    );
+    let err = h.call("set_billing_rule", rule(0, "ceil")).unwrap_err();
+    assert_eq!(err["field"], "granularity_s", "{err}");
+    let err = h
+        .call("set_billing_rule", rule(60, "sometimes"))
+        .unwrap_err();
+    assert_eq!(err["field"], "rounding", "{err}");
+
+    h.ok("delete_offering", json!({ "id": oid }));
+    let detail = h.ok("platform_detail", json!({ "id": id }));
+    assert!(detail["offerings"].as_array().unwrap().is_empty());
+}

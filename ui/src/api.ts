@@ -6,6 +6,8 @@ import type { AppInfo } from "./bindings/AppInfo";
 import type { BillRow } from "./bindings/BillRow";
 import type { CellView } from "./bindings/CellView";
 import type { ImportRow } from "./bindings/ImportRow";
+import type { NewBillingRule } from "./bindings/NewBillingRule";
+import type { NewOffering } from "./bindings/NewOffering";
 import type { NewPlatform } from "./bindings/NewPlatform";
 import type { PlatformDetail } from "./bindings/PlatformDetail";
 import type { PlatformRow } from "./bindings/PlatformRow";
@@ -34,6 +36,9 @@ export const api = {
   listPlatforms: () => invoke<PlatformRow[]>("list_platforms"),
   platformDetail: (id: number) => invoke<PlatformDetail>("platform_detail", { id }),
   addPlatform: (platform: NewPlatform) => invoke<number>("add_platform", { platform }),
+  addOffering: (platformId: number, offering: NewOffering) => invoke<number>("add_offering", { platformId, offering }),
+  deleteOffering: (id: number) => invoke<void>("delete_offering", { id }),
+  setBillingRule: (platformId: number, rule: NewBillingRule) => invoke<void>("set_billing_rule", { platformId, rule }),
   templates: () => invoke<TemplateRow[]>("templates"),
   addTemplate: (name: string) => invoke<number>("add_template", { name }),
   deletePlatform: (id: number) => invoke<void>("delete_platform", { id }),

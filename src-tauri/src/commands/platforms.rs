@@ -1,9 +1,12 @@
-use breakpoint_core::domain::{Platform, PlatformKind};
+use breakpoint_core::domain::{BillingRule, OfferingSpec, Platform, PlatformKind};
 use breakpoint_core::store::PlatformSummary;
 use breakpoint_core::templates;
 use tauri::State;
 
-use crate::dto::{ClaimRow, NewPlatform, OfferingRow, PlatformDetail, PlatformRow, TemplateRow};
+use crate::dto::{
+    ClaimRow, NewBillingRule, NewOffering, NewPlatform, OfferingRow, PlatformDetail, PlatformRow,
+    TemplateRow,
+};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -133,4 +136,63 @@ pub fn add_template(state: State<'_, AppState>, name: String) -> AppResult<i64> 
 #[tauri::command]
 pub fn delete_platform(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_platform(id)?)
+}
+
+/// Add an offering (accelerator, count, prices) to a platform.
+#[tauri::command]
+pub fn add_offering(
+    state: State<'_, AppState>,
+    platform_id: i64,
+    offering: NewOffering,
+) -> AppResult<i64> {
+    let store = state.store()?;
+    store.platform_by_id(platform_id)?;
+    let spec = OfferingSpec {
+        accelerator: offering.accelerator,
+        vendor: None,
+        count: offering.count,
+        vram_gib: None,
+        form_factor: None,
+        interconnect: None,
+        pcie_gen: None,
+        pcie_width: None,
+        cpu_cores: None,
+        ram_gib: None,
+        region: offering.region,
+        min_driver: None,
+        min_cuda: None,
+        currency: offering.currency,
+        price_on_demand: offering.price_on_demand,
+        price_spot: offering.price_spot,
+        price_monthly: None,
+    };
+    Ok(store.create_offering(&spec.build(platform_id)?)?.id)
+}
+
+/// Remove an offering; runs keep their snapshot of it.
+#[tauri::command]
+pub fn delete_offering(state: State<'_, AppState>, id: i64) -> AppResult<()> {
+    Ok(state.store()?.delete_offering(id)?)
+}
+
+/// Set the platform's billing rule for a mode (replacing the previous one).
+#[tauri::command]
+pub fn set_billing_rule(
+    state: State<'_, AppState>,
+    platform_id: i64,
+    rule: NewBillingRule,
+) -> AppResult<()> {
+    let store = state.store()?;
+    store.platform_by_id(platform_id)?;
+    let rule = BillingRule {
+        granularity_s: rule.granularity_s,
+        minimum_charge_s: rule.minimum_charge_s,
+        rounding: rule.rounding.parse()?,
+        bills_io_wait: rule.bills_io_wait,
+        bills_idle: rule.bills_idle,
+        ..BillingRule::per_second(platform_id, rule.mode.parse()?)
+    }
+    .validate()?;
+    store.set_billing_rule(&rule)?;
+    Ok(())
 }

@@ -4,4 +4,9 @@ export type AppError = {
 /**
  * invalid | not_found | conflict | database | io | internal | cancelled | no_gpu
  */
-kind: string, message: string, };
+kind: string, message: string, 
+/**
+ * For `invalid`: the field at fault, so the form can show the message
+ * next to it.
+ */
+field: string | null, };

@@ -2,6 +2,7 @@
 // the field), and each platform's offerings, billing rules and claims.
 
 import { api, messageOf } from "../api";
+import { numberOrNull, showError } from "../forms";
 import { append, clear, h } from "../dom";
 import { t } from "../i18n";
 
@@ -72,13 +73,89 @@ async function showDetail(el: HTMLElement, id: number, root: HTMLElement): Promi
       h("header", {}, h("h2", {}, d.platform.name), del),
       d.platform.notes ? h("p", {}, d.platform.notes) : null,
       h("h3", {}, t("offerings")),
-      d.offerings.length ? h("ul", {}, ...d.offerings.map((o) => h("li", {}, `#${o.id} ${o.count} × ${o.accelerator} · PCIe ${o.pcie} · ${o.price}`))) : h("p", {}, "–"),
+      d.offerings.length ? h("ul", { id: "offerings" }, ...d.offerings.map((o) => {
+        const remove = h("button", { class: "link", "aria-label": `${t("delete")} #${o.id}` }, t("delete"));
+        remove.addEventListener("click", async () => {
+          await api.deleteOffering(o.id);
+          await showDetail(el, id, root);
+        });
+        return h("li", {}, `#${o.id} ${o.count} × ${o.accelerator} · PCIe ${o.pcie} · ${o.price} `, remove);
+      })) : h("p", {}, "–"),
+      offeringForm(id, () => showDetail(el, id, root)),
       h("h3", {}, t("billingRules")),
-      d.billing.length ? h("ul", {}, ...d.billing.map((b) => h("li", {}, b))) : h("p", {}, "–"),
+      d.billing.length ? h("ul", { id: "billing-rules" }, ...d.billing.map((b) => h("li", {}, b))) : h("p", {}, "–"),
+      billingForm(id, () => showDetail(el, id, root)),
       h("h3", {}, t("claims")),
       d.claims.length ? h("ul", {}, ...d.claims.map((c) => h("li", {}, `${c.subject}${c.value ? ` ${c.value}` : ""}: ${c.text} [${c.source}]`))) : h("p", {}, "–")));
   } catch (e) {
     clear(el);
     append(el, h("p", { class: "error" }, messageOf(e)));
   }
+}
+
+function errorSpan(id: string): HTMLElement {
+  return h("span", { class: "field-error", id, role: "alert" });
+}
+
+function offeringForm(platformId: number, done: () => Promise<void>): HTMLElement {
+  const accelerator = h("input", { id: "offering-accelerator", placeholder: "NVIDIA A100-SXM4-80GB", "aria-label": t("accelerator") });
+  const count = h("input", { id: "offering-count", type: "number", min: 1, value: "1", "aria-label": t("count") });
+  const currency = h("input", { id: "offering-currency", value: "CNY", size: 5, "aria-label": t("currency") });
+  const price = h("input", { id: "offering-price", type: "number", step: "any", min: 0, "aria-label": t("pricePerHour") });
+  const spot = h("input", { id: "offering-spot", type: "number", step: "any", min: 0, "aria-label": t("spotPerHour") });
+  const slots = { accelerator: errorSpan("offering-accelerator-error"), count: errorSpan("offering-count-error"),
+    currency: errorSpan("offering-currency-error"), price_on_demand: errorSpan("offering-price-error"),
+    price_spot: errorSpan("offering-spot-error"), form: errorSpan("offering-error") };
+  const form = h("form", { class: "inline", id: "add-offering", novalidate: true },
+    h("label", {}, h("span", {}, t("accelerator")), accelerator, slots.accelerator),
+    h("label", {}, h("span", {}, t("count")), count, slots.count),
+    h("label", {}, h("span", {}, t("currency")), currency, slots.currency),
+    h("label", {}, h("span", {}, t("pricePerHour")), price, slots.price_on_demand),
+    h("label", {}, h("span", {}, t("spotPerHour")), spot, slots.price_spot),
+    h("button", { type: "submit" }, t("addOffering")), slots.form);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      await api.addOffering(platformId, { accelerator: accelerator.value, count: Number(count.value), currency: currency.value,
+        price_on_demand: numberOrNull(price.value), price_spot: numberOrNull(spot.value), region: null });
+      await done();
+    } catch (e) {
+      showError(e, slots);
+    }
+  });
+  return form;
+}
+
+function billingForm(platformId: number, done: () => Promise<void>): HTMLElement {
+  const mode = h("select", { id: "rule-mode", "aria-label": t("mode") }, ...["on-demand", "spot", "monthly"].map((m) => h("option", { value: m }, m)));
+  const unit = h("input", { id: "rule-unit", type: "number", min: 1, value: "1", "aria-label": t("unitSeconds") });
+  const minimum = h("input", { id: "rule-minimum", type: "number", min: 0, value: "0", "aria-label": t("minimumSeconds") });
+  const rounding = h("select", { id: "rule-rounding", "aria-label": t("rounding") }, ...["ceil", "nearest", "floor"].map((r) => h("option", { value: r }, r)));
+  const ioWait = h("input", { id: "rule-io-wait", type: "checkbox", checked: true });
+  const idle = h("input", { id: "rule-idle", type: "checkbox", checked: true });
+  const slots = { granularity_s: errorSpan("rule-unit-error"), minimum_charge_s: errorSpan("rule-minimum-error"), form: errorSpan("rule-error") };
+  const form = h("form", { class: "inline", id: "set-billing", novalidate: true },
+    h("label", {}, h("span", {}, t("mode")), mode),
+    h("label", {}, h("span", {}, t("unitSeconds")), unit, slots.granularity_s),
+    h("label", {}, h("span", {}, t("minimumSeconds")), minimum, slots.minimum_charge_s),
+    h("label", {}, h("span", {}, t("rounding")), rounding),
+    h("label", {}, ioWait, h("span", {}, t("billsIoWait"))),
+    h("label", {}, idle, h("span", {}, t("billsIdle"))),
+    h("button", { type: "submit" }, t("setRule")), slots.form);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const whole = (v: string) => (Number.isInteger(Number(v)) && Number(v) >= 0 ? Number(v) : -1);
+    try {
+      const granularity = whole(unit.value);
+      const min = whole(minimum.value);
+      if (granularity < 1) throw { kind: "invalid", field: "granularity_s", message: t("wholeSecondsAtLeastOne") };
+      if (min < 0) throw { kind: "invalid", field: "minimum_charge_s", message: t("wholeSeconds") };
+      await api.setBillingRule(platformId, { mode: mode.value, granularity_s: granularity, minimum_charge_s: min,
+        rounding: rounding.value, bills_io_wait: ioWait.checked, bills_idle: idle.checked });
+      await done();
+    } catch (e) {
+      showError(e, slots);
+    }
+  });
+  return form;
 }
