@@ -91,6 +91,17 @@ view! {
         pub bills_idle: bool,
     }
 
+    pub struct NewClaim {
+        /// What the figure is about, e.g. "availability".
+        pub subject: String,
+        pub value: Option<f64>,
+        pub unit: Option<String>,
+        /// The claim in words, as the source puts it.
+        pub text: Option<String>,
+        /// Where it comes from: a URL, "contract §4.2" …
+        pub source: String,
+    }
+
     pub struct TemplateRow {
         pub name: String,
         pub kind: String,

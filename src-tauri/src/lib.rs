@@ -27,6 +27,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         platforms::add_offering,
         platforms::delete_offering,
         platforms::set_billing_rule,
+        platforms::add_claim,
         runs::list_runs,
         runs::run_detail,
         runs::delete_run,

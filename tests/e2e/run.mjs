@@ -125,7 +125,7 @@ try {
     await shot("04-platforms");
   });
 
-  await step("an offering is added, with a bad price refused next to its field", async () => {
+  await step("an offering and a claim are added, bad values refused next to their fields", async () => {
     await session.run("[...document.querySelectorAll('#platform-list button.link')].find((b) => b.textContent === arguments[0]).click()", XSS);
     await session.find("#add-offering");
     await session.type("#offering-accelerator", "NVIDIA H100 80GB HBM3");
@@ -137,6 +137,14 @@ try {
     await session.type("#offering-price", "21.5");
     await session.run("document.querySelector('#add-offering').requestSubmit()");
     await session.until("the offering listed", "return document.querySelector('#offerings')?.textContent.includes('8 × ')", 5000);
+    await session.type("#claim-subject", "availability");
+    await session.type("#claim-value", "99.9");
+    await session.run("document.querySelector('#add-claim').requestSubmit()");
+    const missing = await session.until("the source error", "return document.querySelector('#claim-source-error')?.textContent", 5000);
+    assert(/source/.test(missing), `source error reads: ${missing}`);
+    await session.type("#claim-source", "contract §4.2");
+    await session.run("document.querySelector('#add-claim').requestSubmit()");
+    await session.until("the claim listed", "return document.querySelector('#claims')?.textContent.includes('contract §4.2')", 5000);
     await shot("04-platform-detail");
   });
 
@@ -188,6 +196,16 @@ try {
 
   await step("cold start to a visible ranking, and resident memory, on the demo workspace", async () => {
     await session.close();
+    // Let the first instance and its WebKit processes exit, so only the new one is measured.
+    const alive = () => ["breakpoint-app", "WebKitWebProces", "WebKitNetworkPr"].some((name) => {
+      try {
+        execFileSync("pgrep", ["-x", name]);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    for (let i = 0; i < 50 && alive(); i++) await sleep(100);
     const started = Date.now();
     session = await Session.start(`http://127.0.0.1:${PORT}`, app);
     await session.until("the ranking matrix", "return document.querySelectorAll('#matrix tr[data-platform]').length >= 6", 20_000);
@@ -206,9 +224,19 @@ try {
     let rssTotal = 0;
     let pssTotal = 0;
     for (const pid of pids) {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      let status;
+      try {
+        status = readFileSync(`/proc/${pid}/status`, "utf8");
+      } catch {
+        continue; // a process of the previous session that has exited since
+      }
       const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      const pss = Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+      let pss = 0;
+      try {
+        pss = Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+      } catch {
+        continue;
+      }
       const name = /Name:\s+(\S+)/.exec(status)?.[1];
       console.log(`     ${name} (${pid}): RSS ${(rss / 1024).toFixed(0)} MiB, PSS ${(pss / 1024).toFixed(0)} MiB`);
       rssTotal += rss;

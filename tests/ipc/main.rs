@@ -327,3 +327,28 @@ fn offerings_and_billing_rules_are_edited_with_field_errors() {
     let detail = h.ok("platform_detail", json!({ "id": id }));
     assert!(detail["offerings"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn claims_are_recorded_with_their_source_and_validated() {
+    let h = Harness::new();
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let claim = |subject: &str, source: &str| {
+        json!({ "platformId": id, "claim": {
+            "subject": subject, "value": 99.9, "unit": "%", "text": "SLA availability", "source": source } })
+    };
+    h.ok("add_claim", claim("availability", "contract §4.2"));
+    let detail = h.ok("platform_detail", json!({ "id": id }));
+    assert_eq!(detail["claims"][0]["subject"], "availability", "{detail}");
+    assert_eq!(detail["claims"][0]["source"], "contract §4.2");
+
+    let err = h
+        .call("add_claim", claim("availability", "  "))
+        .unwrap_err();
+    assert_eq!(err["kind"], "invalid");
+    assert_eq!(err["field"], "source", "{err}");
+    let err = h.call("add_claim", claim("", "x")).unwrap_err();
+    assert_eq!(err["field"], "subject", "{err}");
+}

@@ -7,6 +7,7 @@ import type { BillRow } from "./bindings/BillRow";
 import type { CellView } from "./bindings/CellView";
 import type { ImportRow } from "./bindings/ImportRow";
 import type { NewBillingRule } from "./bindings/NewBillingRule";
+import type { NewClaim } from "./bindings/NewClaim";
 import type { NewOffering } from "./bindings/NewOffering";
 import type { NewPlatform } from "./bindings/NewPlatform";
 import type { PlatformDetail } from "./bindings/PlatformDetail";
@@ -39,6 +40,7 @@ export const api = {
   addOffering: (platformId: number, offering: NewOffering) => invoke<number>("add_offering", { platformId, offering }),
   deleteOffering: (id: number) => invoke<void>("delete_offering", { id }),
   setBillingRule: (platformId: number, rule: NewBillingRule) => invoke<void>("set_billing_rule", { platformId, rule }),
+  addClaim: (platformId: number, claim: NewClaim) => invoke<number>("add_claim", { platformId, claim }),
   templates: () => invoke<TemplateRow[]>("templates"),
   addTemplate: (name: string) => invoke<number>("add_template", { name }),
   deletePlatform: (id: number) => invoke<void>("delete_platform", { id }),

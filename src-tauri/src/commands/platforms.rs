@@ -1,11 +1,11 @@
-use breakpoint_core::domain::{BillingRule, OfferingSpec, Platform, PlatformKind};
+use breakpoint_core::domain::{BillingRule, Claim, OfferingSpec, Platform, PlatformKind};
 use breakpoint_core::store::PlatformSummary;
 use breakpoint_core::templates;
 use tauri::State;
 
 use crate::dto::{
-    ClaimRow, NewBillingRule, NewOffering, NewPlatform, OfferingRow, PlatformDetail, PlatformRow,
-    TemplateRow,
+    ClaimRow, NewBillingRule, NewClaim, NewOffering, NewPlatform, OfferingRow, PlatformDetail,
+    PlatformRow, TemplateRow,
 };
 use crate::error::AppResult;
 use crate::state::AppState;
@@ -195,4 +195,21 @@ pub fn set_billing_rule(
     .validate()?;
     store.set_billing_rule(&rule)?;
     Ok(())
+}
+
+/// Record what a platform claims (a figure with its source); claims are
+/// shown beside measurements, never scored as if measured.
+#[tauri::command]
+pub fn add_claim(state: State<'_, AppState>, platform_id: i64, claim: NewClaim) -> AppResult<i64> {
+    let store = state.store()?;
+    store.platform_by_id(platform_id)?;
+    let claim = Claim::new(
+        platform_id,
+        &claim.subject,
+        claim.value,
+        claim.unit,
+        claim.text,
+        &claim.source,
+    )?;
+    Ok(store.add_claim(&claim)?.id)
 }

@@ -86,7 +86,8 @@ async function showDetail(el: HTMLElement, id: number, root: HTMLElement): Promi
       d.billing.length ? h("ul", { id: "billing-rules" }, ...d.billing.map((b) => h("li", {}, b))) : h("p", {}, "–"),
       billingForm(id, () => showDetail(el, id, root)),
       h("h3", {}, t("claims")),
-      d.claims.length ? h("ul", {}, ...d.claims.map((c) => h("li", {}, `${c.subject}${c.value ? ` ${c.value}` : ""}: ${c.text} [${c.source}]`))) : h("p", {}, "–")));
+      d.claims.length ? h("ul", { id: "claims" }, ...d.claims.map((c) => h("li", {}, `${c.subject}${c.value ? ` ${c.value}` : ""}: ${c.text} [${c.source}]`))) : h("p", {}, "–"),
+      claimForm(id, () => showDetail(el, id, root))));
   } catch (e) {
     clear(el);
     append(el, h("p", { class: "error" }, messageOf(e)));
@@ -152,6 +153,34 @@ function billingForm(platformId: number, done: () => Promise<void>): HTMLElement
       if (min < 0) throw { kind: "invalid", field: "minimum_charge_s", message: t("wholeSeconds") };
       await api.setBillingRule(platformId, { mode: mode.value, granularity_s: granularity, minimum_charge_s: min,
         rounding: rounding.value, bills_io_wait: ioWait.checked, bills_idle: idle.checked });
+      await done();
+    } catch (e) {
+      showError(e, slots);
+    }
+  });
+  return form;
+}
+
+function claimForm(platformId: number, done: () => Promise<void>): HTMLElement {
+  const subject = h("input", { id: "claim-subject", placeholder: "availability", "aria-label": t("subject") });
+  const value = h("input", { id: "claim-value", type: "number", step: "any", size: 8, "aria-label": t("value") });
+  const unit = h("input", { id: "claim-unit", size: 6, "aria-label": t("unit") });
+  const text = h("input", { id: "claim-text", "aria-label": t("claimText") });
+  const source = h("input", { id: "claim-source", placeholder: "https://… / contract §4.2", "aria-label": t("source") });
+  const slots = { subject: errorSpan("claim-subject-error"), value: errorSpan("claim-value-error"),
+    unit: errorSpan("claim-unit-error"), source: errorSpan("claim-source-error"), form: errorSpan("claim-error") };
+  const form = h("form", { class: "inline", id: "add-claim", novalidate: true },
+    h("label", {}, h("span", {}, t("subject")), subject, slots.subject),
+    h("label", {}, h("span", {}, t("value")), value, slots.value),
+    h("label", {}, h("span", {}, t("unit")), unit, slots.unit),
+    h("label", {}, h("span", {}, t("claimText")), text),
+    h("label", {}, h("span", {}, t("source")), source, slots.source),
+    h("button", { type: "submit" }, t("addClaim")), slots.form);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      await api.addClaim(platformId, { subject: subject.value, value: numberOrNull(value.value), unit: unit.value || null,
+        text: text.value || null, source: source.value });
       await done();
     } catch (e) {
       showError(e, slots);
