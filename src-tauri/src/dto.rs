@@ -260,6 +260,41 @@ view! {
         pub power_limit_w: Option<f64>,
     }
 
+    pub struct ProbeStarted {
+        #[ts(type = "number")]
+        pub job: u64,
+        pub log_path: String,
+    }
+
+    pub struct GpuPoint {
+        pub gpu: u32,
+        pub power_w: Option<f64>,
+        #[ts(type = "number | null")]
+        pub temp_c: Option<i64>,
+        #[ts(type = "number | null")]
+        pub util_pct: Option<i64>,
+    }
+
+    /// One sampling tick, for the live chart.
+    pub struct ProbeTick {
+        /// Milliseconds since sampling started.
+        #[ts(type = "number")]
+        pub t_ms: i64,
+        #[ts(type = "number")]
+        pub samples: u64,
+        pub gpus: Vec<GpuPoint>,
+    }
+
+    pub struct ProbeFinished {
+        #[ts(type = "number")]
+        pub job: u64,
+        pub log_path: String,
+        #[ts(type = "number")]
+        pub samples: u64,
+        pub duration_s: f64,
+        pub error: Option<String>,
+    }
+
     pub struct ProbeState {
         /// ready | no_gpu
         pub status: String,

@@ -40,6 +40,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         billing::bill,
         report::export_report,
         probe::probe_inventory,
+        probe::probe_start,
     ]
 }
 

@@ -16,6 +16,9 @@ pub struct AppState {
     jobs: Mutex<HashMap<u64, Arc<AtomicBool>>>,
     next_job: AtomicU64,
     pub language: Mutex<String>,
+    /// A recorded GPU trace the probe replays instead of reading NVML
+    /// (`BREAKPOINT_PROBE_TRACE`), for machines without a GPU.
+    pub probe_trace: Option<PathBuf>,
 }
 
 impl AppState {
@@ -31,7 +34,9 @@ impl AppState {
             .ok()
             .filter(|l| l.starts_with("zh"))
             .map_or("en", |_| "zh");
-        AppState::open_at(db_path, language)
+        let mut state = AppState::open_at(db_path, language)?;
+        state.probe_trace = std::env::var_os("BREAKPOINT_PROBE_TRACE").map(PathBuf::from);
+        Ok(state)
     }
 
     /// A state over a given database file (created if missing).
@@ -46,6 +51,7 @@ impl AppState {
             jobs: Mutex::new(HashMap::new()),
             next_job: AtomicU64::new(1),
             language: Mutex::new(language.to_string()),
+            probe_trace: None,
         })
     }
 

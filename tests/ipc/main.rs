@@ -21,8 +21,14 @@ struct Harness {
 
 impl Harness {
     fn new() -> Harness {
+        Harness::with_trace(None)
+    }
+
+    /// A harness whose probe replays a recorded trace instead of NVML.
+    fn with_trace(trace: Option<&str>) -> Harness {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::open_at(dir.path().join("app.db"), "en").unwrap();
+        let mut state = AppState::open_at(dir.path().join("app.db"), "en").unwrap();
+        state.probe_trace = trace.map(std::path::PathBuf::from);
         let app = mock_builder()
             .manage(state)
             .invoke_handler(breakpoint_app::handler())
@@ -351,4 +357,58 @@ fn claims_are_recorded_with_their_source_and_validated() {
     assert_eq!(err["field"], "source", "{err}");
     let err = h.call("add_claim", claim("", "x")).unwrap_err();
     assert_eq!(err["field"], "subject", "{err}");
+}
+
+#[test]
+fn sampling_a_replayed_trace_emits_ticks_and_writes_an_importable_log() {
+    use std::sync::mpsc;
+    use tauri::Listener;
+
+    let trace = format!(
+        "{}/../tests/fixtures/probe/trace.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let h = Harness::with_trace(Some(&trace));
+    let probe = h.ok("probe_inventory", json!({}));
+    assert_eq!(probe["status"], "ready", "{probe}");
+    assert!(
+        probe["message"].as_str().unwrap().contains("Replaying"),
+        "the screen must say it is a replay"
+    );
+
+    let (ticks, tick_rx) = mpsc::channel();
+    h.webview.listen_any("probe-tick", move |e| {
+        let _ = ticks.send(e.payload().to_string());
+    });
+    let (done, done_rx) = mpsc::channel();
+    h.webview.listen_any("probe-finished", move |e| {
+        let _ = done.send(e.payload().to_string());
+    });
+
+    let err = h
+        .call("probe_start", json!({ "intervalMs": 10 }))
+        .unwrap_err();
+    assert_eq!(err["field"], "interval_ms", "{err}");
+
+    let started = h.ok("probe_start", json!({ "intervalMs": 100 }));
+    let timeout = std::time::Duration::from_secs(10);
+    for _ in 0..3 {
+        let tick: Value = serde_json::from_str(&tick_rx.recv_timeout(timeout).unwrap()).unwrap();
+        assert!(!tick["gpus"].as_array().unwrap().is_empty(), "{tick}");
+    }
+    assert_eq!(h.ok("cancel_job", json!({ "job": started["job"] })), true);
+    let finished: Value = serde_json::from_str(&done_rx.recv_timeout(timeout).unwrap()).unwrap();
+    assert!(finished["error"].is_null(), "{finished}");
+    assert!(finished["samples"].as_u64().unwrap() >= 3, "{finished}");
+
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "probed", "kind": "other", "notes": null } }),
+    );
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [started["log_path"]] }),
+    );
+    assert_eq!(rows[0]["status"], "imported", "{rows}");
+    assert_eq!(rows[0]["format"], "probe-log", "{rows}");
 }

@@ -12,6 +12,7 @@ import type { NewOffering } from "./bindings/NewOffering";
 import type { NewPlatform } from "./bindings/NewPlatform";
 import type { PlatformDetail } from "./bindings/PlatformDetail";
 import type { PlatformRow } from "./bindings/PlatformRow";
+import type { ProbeStarted } from "./bindings/ProbeStarted";
 import type { ProbeState } from "./bindings/ProbeState";
 import type { ProfileRow } from "./bindings/ProfileRow";
 import type { RankRequest } from "./bindings/RankRequest";
@@ -56,4 +57,5 @@ export const api = {
   bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),
   exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),
+  probeStart: (intervalMs: number) => invoke<ProbeStarted>("probe_start", { intervalMs }),
 };

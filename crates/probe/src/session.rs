@@ -72,6 +72,8 @@ pub struct TickInfo {
     pub now_ms: i64,
     /// Some GPU's utilisation was above 10 %.
     pub busy: bool,
+    /// What each GPU that answered reported, for a live view.
+    pub readings: Vec<(u32, Reading)>,
 }
 
 pub struct Session<'a, S: GpuSource + ?Sized, C: Clock> {
@@ -243,11 +245,15 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
         let now = self.clock.now_ms();
         self.now_ms = now;
         let mut busy = false;
+        let mut readings = Vec::with_capacity(self.gpus as usize);
         for gpu in 0..self.gpus {
             if self.lost.contains(&gpu) {
                 continue;
             }
             let answer = self.source.read(gpu);
+            if let Ok(reading) = &answer {
+                readings.push((gpu, reading.clone()));
+            }
             busy |= self.take(gpu, now, answer)?;
         }
         for e in self.source.events(0) {
@@ -262,7 +268,11 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
             }
         }
         self.log.tick(now).map_err(|e| self.io(e))?;
-        Ok(TickInfo { now_ms: now, busy })
+        Ok(TickInfo {
+            now_ms: now,
+            busy,
+            readings,
+        })
     }
 
     pub fn compute_pids(&mut self) -> Vec<u32> {

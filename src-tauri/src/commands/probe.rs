@@ -1,17 +1,72 @@
-use breakpoint_probe::GpuSource;
-use breakpoint_probe::nvml::NvmlSource;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 
-use crate::dto::{GpuRow, ProbeState};
+use breakpoint_core::samples::Field;
+use breakpoint_probe::nvml::NvmlSource;
+use breakpoint_probe::scripted::{self, ScriptedSource};
+use breakpoint_probe::session::Session;
+use breakpoint_probe::{GpuSource, SessionOptions, SourceError, SystemClock};
+use tauri::{AppHandle, Emitter, Runtime, State};
+
+use crate::dto::{GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+
+enum Source {
+    Nvml(NvmlSource),
+    Replay(ScriptedSource),
+}
+
+impl Source {
+    /// NVML, or the recorded trace the state names (a replay, so the probe
+    /// screen works on machines without a GPU; the screen says so); the
+    /// error is the line the screen shows.
+    fn open(trace: Option<&Path>) -> Result<Source, String> {
+        match trace {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| scripted::from_json(&text))
+                .map(Source::Replay)
+                .map_err(|e| format!("trace {}: {e}", path.display())),
+            None => NvmlSource::open()
+                .map(Source::Nvml)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn inventory(&mut self) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
+        self.as_dyn()
+            .inventory()
+            .map_err(|e: SourceError| e.to_string())
+    }
+
+    fn as_dyn(&mut self) -> &mut dyn GpuSource {
+        match self {
+            Source::Nvml(s) => s,
+            Source::Replay(s) => s,
+        }
+    }
+}
+
+fn replay_note(trace: Option<&Path>) -> Option<String> {
+    trace.map(|p| {
+        format!(
+            "Replaying the recorded trace {} (BREAKPOINT_PROBE_TRACE); no GPU is being read.",
+            p.display()
+        )
+    })
+}
 
 /// This machine's GPUs, or why there are none (an empty state that points
 /// to importing logs instead).
 #[tauri::command]
-pub fn probe_inventory() -> ProbeState {
-    let inventory = NvmlSource::open().and_then(|mut s| s.inventory());
+pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
+    let trace = state.probe_trace.as_deref();
+    let inventory = Source::open(trace).and_then(|mut s| s.inventory());
     match inventory {
         Ok(gpus) => ProbeState {
             status: "ready".into(),
-            message: None,
+            message: replay_note(trace),
             gpus: gpus
                 .into_iter()
                 .map(|g| GpuRow {
@@ -43,8 +98,106 @@ pub fn probe_inventory() -> ProbeState {
         },
         Err(e) => ProbeState {
             status: "no_gpu".into(),
-            message: Some(e.to_string()),
+            message: Some(e),
             gpus: Vec::new(),
         },
     }
+}
+
+/// Start sampling every GPU into a probe log beside the database, off the
+/// UI thread. Each tick goes out as a `probe-tick` event; the end (stopped
+/// with `cancel_job`, or failed) as `probe-finished`. The log imports like
+/// any other (Runs → import).
+#[tauri::command]
+pub fn probe_start<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    interval_ms: u32,
+) -> AppResult<ProbeStarted> {
+    if !(100..=60_000).contains(&interval_ms) {
+        return Err(AppError {
+            field: Some("interval_ms".into()),
+            ..AppError::new("invalid", "interval_ms: from 100 ms to 60 s")
+        });
+    }
+    let dir = state
+        .db_path
+        .parent()
+        .map_or_else(|| PathBuf::from("probe-logs"), |d| d.join("probe-logs"));
+    std::fs::create_dir_all(&dir)?;
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    let path = dir.join(format!("probe-{stamp}.jsonl"));
+    let (job, stop) = state.start_job();
+    let log_path = path.display().to_string();
+    let worker_app = app.clone();
+    let trace = state.probe_trace.clone();
+    std::thread::spawn(move || {
+        let outcome =
+            sample_until_stopped(&worker_app, trace.as_deref(), &path, interval_ms, &stop);
+        let finished = match outcome {
+            Ok(summary) => ProbeFinished {
+                job,
+                log_path: path.display().to_string(),
+                samples: summary.samples,
+                duration_s: summary.duration_s,
+                error: None,
+            },
+            Err(message) => ProbeFinished {
+                job,
+                log_path: path.display().to_string(),
+                samples: 0,
+                duration_s: 0.0,
+                error: Some(message),
+            },
+        };
+        let _ = worker_app.emit("probe-finished", finished);
+        if let Some(state) = tauri::Manager::try_state::<AppState>(&worker_app) {
+            state.end_job(job);
+        }
+    });
+    Ok(ProbeStarted { job, log_path })
+}
+
+fn sample_until_stopped<R: Runtime>(
+    app: &AppHandle<R>,
+    trace: Option<&Path>,
+    path: &Path,
+    interval_ms: u32,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<breakpoint_probe::Summary, String> {
+    let mut source = Source::open(trace)?;
+    let clock = SystemClock::default();
+    let options = SessionOptions {
+        interval_ms,
+        ..SessionOptions::default()
+    };
+    let mut session =
+        Session::start(source.as_dyn(), &clock, path, &options).map_err(|e| e.to_string())?;
+    while !stop.load(Ordering::Relaxed) {
+        let tick = session.tick().map_err(|e| e.to_string())?;
+        let summary = session.summary();
+        let gpus = tick
+            .readings
+            .iter()
+            .map(|(gpu, r)| GpuPoint {
+                gpu: *gpu,
+                power_w: r.get(Field::PowerMw).map(|mw| mw as f64 / 1000.0),
+                temp_c: r.get(Field::TempGpuC),
+                util_pct: r.get(Field::UtilGpuPct),
+            })
+            .collect();
+        let _ = app.emit(
+            "probe-tick",
+            ProbeTick {
+                t_ms: tick.now_ms - session.start_ms(),
+                samples: summary.samples,
+                gpus,
+            },
+        );
+    }
+    session
+        .finish(serde_json::Map::new())
+        .map_err(|e| e.to_string())
 }

@@ -2,7 +2,11 @@
 
 import { save } from "@tauri-apps/plugin-dialog";
 import { api, messageOf } from "../api";
+import type { ProbeFinished } from "../bindings/ProbeFinished";
+import type { ProbeTick } from "../bindings/ProbeTick";
+import { type Point, lineChart } from "../chart";
 import { append, clear, h } from "../dom";
+import { listen } from "@tauri-apps/api/event";
 import { language, setLanguage, t } from "../i18n";
 
 export async function probeView(root: HTMLElement, go: (view: string) => void): Promise<void> {
@@ -15,11 +19,73 @@ export async function probeView(root: HTMLElement, go: (view: string) => void): 
       h("button", { class: "primary", onclick: () => go("runs") }, t("goImport"))));
     return;
   }
-  append(root, h("table", { id: "gpus" },
-    h("thead", {}, h("tr", {}, ...["GPU", t("name"), "UUID", "VRAM", "driver", "CUDA", "PCIe", "power limit"].map((k) => h("th", {}, k)))),
-    h("tbody", {}, ...state.gpus.map((g) => h("tr", {}, h("td", {}, String(g.index)), h("td", {}, g.canonical), h("td", {}, g.uuid ?? ""),
-      h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
-      h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))));
+  append(root, state.message ? h("p", { class: "banner", id: "probe-note" }, state.message) : null,
+    h("table", { id: "gpus" },
+      h("thead", {}, h("tr", {}, ...["GPU", t("name"), "UUID", "VRAM", "driver", "CUDA", "PCIe", "power limit"].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...state.gpus.map((g) => h("tr", {}, h("td", {}, String(g.index)), h("td", {}, g.canonical), h("td", {}, g.uuid ?? ""),
+        h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
+        h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))),
+    await samplingPanel(state.gpus.map((g) => `GPU ${g.index} ${g.canonical}`)));
+}
+
+// Sampling outlives the screen: the job, its points and the listeners are
+// kept here so coming back to Probe shows the running session.
+const sampling = { job: null as number | null, logPath: "", points: [] as Point[][], status: "", listening: false };
+const MAX_POINTS = 600;
+let redraw: () => void = () => {};
+
+async function samplingPanel(labels: string[]): Promise<HTMLElement> {
+  const interval = h("select", { id: "probe-interval", "aria-label": t("interval") },
+    ...[["1000", "1 s"], ["500", "500 ms"], ["5000", "5 s"]].map(([v, l]) => h("option", { value: v }, l)));
+  const start = h("button", { class: "primary", id: "probe-start" }, t("startSampling"));
+  const stop = h("button", { id: "probe-stop" }, t("stopSampling"));
+  const status = h("p", { id: "probe-status", role: "status" });
+  const chart = h("div", { id: "probe-chart" });
+  redraw = () => {
+    const running = sampling.job !== null;
+    start.toggleAttribute("disabled", running);
+    stop.toggleAttribute("disabled", !running);
+    status.textContent = sampling.status;
+    clear(chart);
+    if (sampling.points.some((p) => p.length)) append(chart, lineChart(sampling.points, labels, "W"));
+  };
+  if (!sampling.listening) {
+    sampling.listening = true;
+    await listen<ProbeTick>("probe-tick", (e) => {
+      for (const g of e.payload.gpus) {
+        if (g.power_w === null) continue;
+        const series = (sampling.points[g.gpu] ??= []);
+        series.push([e.payload.t_ms, g.power_w]);
+        if (series.length > MAX_POINTS) series.shift();
+      }
+      sampling.status = `${t("sampling")} · ${e.payload.samples} ${t("samples").toLowerCase()} · ${sampling.logPath}`;
+      redraw();
+    });
+    await listen<ProbeFinished>("probe-finished", (e) => {
+      sampling.job = null;
+      sampling.status = e.payload.error ?? `${t("wrote")} ${e.payload.log_path} (${e.payload.samples} ${t("samples").toLowerCase()}, ${e.payload.duration_s.toFixed(0)} s) — ${t("importIt")}`;
+      redraw();
+    });
+  }
+  start.addEventListener("click", async () => {
+    try {
+      sampling.points = [];
+      const started = await api.probeStart(Number(interval.value));
+      sampling.job = started.job;
+      sampling.logPath = started.log_path;
+      sampling.status = `${t("sampling")} · ${started.log_path}`;
+    } catch (e) {
+      sampling.status = messageOf(e);
+    }
+    redraw();
+  });
+  stop.addEventListener("click", async () => {
+    if (sampling.job !== null) await api.cancelJob(sampling.job);
+  });
+  const panel = h("section", { class: "form" }, h("h2", {}, t("liveSampling")),
+    h("div", { class: "inline" }, h("label", {}, h("span", {}, t("interval")), interval), start, stop), status, chart);
+  redraw();
+  return panel;
 }
 
 export async function billingView(root: HTMLElement): Promise<void> {
