@@ -260,6 +260,14 @@ view! {
         pub power_limit_w: Option<f64>,
     }
 
+    pub struct DeliveryView {
+        pub gpus: u32,
+        #[ts(type = "number")]
+        pub run_id: i64,
+        /// Empty when the machine matches the order.
+        pub mismatches: Vec<String>,
+    }
+
     pub struct ProbeStarted {
         #[ts(type = "number")]
         pub job: u64,

@@ -41,6 +41,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         report::export_report,
         probe::probe_inventory,
         probe::probe_start,
+        probe::probe_check,
     ]
 }
 

@@ -412,3 +412,57 @@ fn sampling_a_replayed_trace_emits_ticks_and_writes_an_importable_log() {
     assert_eq!(rows[0]["status"], "imported", "{rows}");
     assert_eq!(rows[0]["format"], "probe-log", "{rows}");
 }
+
+#[test]
+fn a_delivery_check_names_each_mismatch_and_is_stored_as_a_run() {
+    let trace = format!(
+        "{}/../tests/fixtures/probe/trace.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let h = Harness::with_trace(Some(&trace));
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let order = |accelerator: &str, count: u32| {
+        h.ok(
+            "add_offering",
+            json!({ "platformId": id, "offering": {
+                "accelerator": accelerator, "count": count, "currency": "CNY",
+                "price_on_demand": 10.0, "price_spot": null, "region": null } }),
+        )
+    };
+    // The trace holds two A100 80GB SXM.
+    let matching = order("NVIDIA A100-SXM4-80GB", 2);
+    let check = h.ok("probe_check", json!({ "offeringId": matching }));
+    assert_eq!(check["gpus"], 2);
+    assert_eq!(check["mismatches"], json!([]), "{check}");
+
+    let wrong = order("NVIDIA H100 80GB HBM3", 8);
+    let check = h.ok("probe_check", json!({ "offeringId": wrong }));
+    let mismatches: Vec<&str> = check["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(mismatches.iter().any(|m| m.starts_with("model")), "{check}");
+    assert!(mismatches.iter().any(|m| m.starts_with("count")), "{check}");
+
+    let runs = h.ok("list_runs", json!({}));
+    assert_eq!(
+        runs.as_array().unwrap().len(),
+        2,
+        "each check is a delivery run"
+    );
+    assert_eq!(runs[0]["kind"], "delivery");
+
+    let none = Harness::new();
+    let err = none
+        .call("probe_check", json!({ "offeringId": 1 }))
+        .unwrap_err();
+    assert!(
+        err["kind"] == "no_gpu" || err["kind"] == "not_found",
+        "{err}"
+    );
+}

@@ -5,6 +5,7 @@ import type { AppError } from "./bindings/AppError";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { BillRow } from "./bindings/BillRow";
 import type { CellView } from "./bindings/CellView";
+import type { DeliveryView } from "./bindings/DeliveryView";
 import type { ImportRow } from "./bindings/ImportRow";
 import type { NewBillingRule } from "./bindings/NewBillingRule";
 import type { NewClaim } from "./bindings/NewClaim";
@@ -58,4 +59,5 @@ export const api = {
   exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),
   probeStart: (intervalMs: number) => invoke<ProbeStarted>("probe_start", { intervalMs }),
+  probeCheck: (offeringId: number) => invoke<DeliveryView>("probe_check", { offeringId }),
 };

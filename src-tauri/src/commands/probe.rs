@@ -8,7 +8,9 @@ use breakpoint_probe::session::Session;
 use breakpoint_probe::{GpuSource, SessionOptions, SourceError, SystemClock};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
-use crate::dto::{GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick};
+use crate::dto::{
+    DeliveryView, GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick,
+};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
@@ -200,4 +202,31 @@ fn sample_until_stopped<R: Runtime>(
     session
         .finish(serde_json::Map::new())
         .map_err(|e| e.to_string())
+}
+
+/// Check this machine's GPUs against what an offering promised, and store
+/// the check as a delivery run of its platform.
+#[tauri::command]
+pub fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppResult<DeliveryView> {
+    let gpus = Source::open(state.probe_trace.as_deref())
+        .and_then(|mut s| s.inventory())
+        .map_err(|e| AppError::new("no_gpu", e))?;
+    let store = state.store()?;
+    let offering = store.offering(offering_id)?;
+    let expected = breakpoint_core::delivery::Expectation::from(&offering);
+    let found = breakpoint_core::delivery::mismatches(&expected, &gpus);
+    let run_id = breakpoint_core::delivery::record_check(
+        &store,
+        offering.platform_id,
+        Some(offering_id),
+        &gpus,
+    )?;
+    Ok(DeliveryView {
+        gpus: gpus.len() as u32,
+        run_id,
+        mismatches: found
+            .iter()
+            .map(|m| format!("{}: ordered {}, found {}", m.what, m.expected, m.found))
+            .collect(),
+    })
 }

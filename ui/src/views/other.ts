@@ -25,7 +25,31 @@ export async function probeView(root: HTMLElement, go: (view: string) => void): 
       h("tbody", {}, ...state.gpus.map((g) => h("tr", {}, h("td", {}, String(g.index)), h("td", {}, g.canonical), h("td", {}, g.uuid ?? ""),
         h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
         h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))),
+    await deliveryPanel(),
     await samplingPanel(state.gpus.map((g) => `GPU ${g.index} ${g.canonical}`)));
+}
+
+async function deliveryPanel(): Promise<HTMLElement> {
+  const platforms = await api.listPlatforms();
+  const details = await Promise.all(platforms.filter((p) => p.offerings > 0).map((p) => api.platformDetail(p.id)));
+  const offering = h("select", { id: "check-offering", "aria-label": t("offering") },
+    ...details.flatMap((d) => d.offerings.map((o) => h("option", { value: o.id }, `${d.platform.name} · ${o.count} × ${o.accelerator}`))));
+  const check = h("button", { id: "check-delivery" }, t("checkDelivery"));
+  const result = h("div", { id: "delivery-result", role: "status" });
+  check.addEventListener("click", async () => {
+    clear(result);
+    try {
+      const r = await api.probeCheck(Number(offering.value));
+      append(result, r.mismatches.length
+        ? h("div", { class: "warning" }, h("p", {}, `${r.mismatches.length} ${t("mismatches")} (run ${r.run_id})`), h("ul", {}, ...r.mismatches.map((m) => h("li", {}, m))))
+        : h("p", { class: "ok" }, `${t("deliveryMatches")}: ${r.gpus} GPU (run ${r.run_id})`));
+    } catch (e) {
+      append(result, h("p", { class: "error" }, messageOf(e)));
+    }
+  });
+  if (!details.some((d) => d.offerings.length)) check.setAttribute("disabled", "");
+  return h("section", { class: "form" }, h("h2", {}, t("deliveryCheck")),
+    h("div", { class: "inline" }, h("label", {}, h("span", {}, t("offering")), offering), check), result);
 }
 
 // Sampling outlives the screen: the job, its points and the listeners are

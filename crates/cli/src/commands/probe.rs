@@ -6,9 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_core::delivery::{self, Expectation};
-use breakpoint_core::domain::{GpuInfo, NewRun, Provenance, RunKind, SourceKind};
+use breakpoint_core::domain::{GpuInfo, SourceKind};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_core::store::RunCompletion;
 use breakpoint_probe::nvml::NvmlSource;
 use breakpoint_probe::scripted::{self, ScriptedSource};
 use breakpoint_probe::{GpuSource, SessionOptions, Summary, SystemClock};
@@ -159,27 +158,7 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
     let gpus = inventory(&mut Source::open(&a.source)?)?;
     let found = delivery::mismatches(&expected, &gpus);
     if let Some(platform_id) = platform_id {
-        let mut run = NewRun::new(platform_id, RunKind::Delivery, SourceKind::Probe);
-        run.offering_id = offering_id;
-        run.provenance = Provenance {
-            format: Some("probe-check".into()),
-            host: gpus.iter().find_map(|g| g.host.clone()),
-            ..Provenance::default()
-        };
-        ctx.store.atomically(|s| -> breakpoint_core::Result<()> {
-            let created = s.create_run(run)?;
-            let now = jiff::Timestamp::now();
-            s.complete_run(
-                created.id,
-                &RunCompletion {
-                    started_at: Some(now),
-                    ended_at: Some(now),
-                    host: gpus.iter().find_map(|g| g.host.clone()),
-                    inventory: gpus.clone(),
-                    ..RunCompletion::default()
-                },
-            )
-        })?;
+        delivery::record_check(&ctx.store, platform_id, offering_id, &gpus)?;
     }
     if ctx.json {
         output::print_json(
