@@ -4,7 +4,7 @@
 // Screenshots of every screen land in tests/e2e/artifacts/ (not committed).
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,6 +58,43 @@ async function shot(name) {
 async function go(view) {
   await session.click(`#nav-${view}`);
   await session.until(`the ${view} screen`, "const m = document.querySelector('#content'); return m?.dataset.view === arguments[0] && !m.hasAttribute('aria-busy')", 5000, view);
+}
+
+// The app and its WebKit helpers, by the names the kernel keeps (15 characters);
+// not WebKitWebDriver, which is the test harness.
+const APP_PROCESSES = /^(breakpoint-app|WebKitWebProces|WebKitNetworkPr)$/;
+
+function commOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Every live process below `root`, from the parent links in /proc. */
+function descendants(root) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces; the parent id follows its closing parenthesis.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const found = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const child of children.get(queue.shift()) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found.filter((pid) => APP_PROCESSES.test(commOf(pid)));
 }
 
 const matrixOrder = () =>
@@ -197,28 +234,15 @@ try {
   await step("cold start to a visible ranking, and resident memory, on the demo workspace", async () => {
     await session.close();
     // Let the first instance and its WebKit processes exit, so only the new one is measured.
-    const alive = () => ["breakpoint-app", "WebKitWebProces", "WebKitNetworkPr"].some((name) => {
-      try {
-        execFileSync("pgrep", ["-x", name]);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const alive = () => descendants(driver.pid).length > 0;
     for (let i = 0; i < 50 && alive(); i++) await sleep(100);
     const started = Date.now();
     session = await Session.start(`http://127.0.0.1:${PORT}`, app);
     await session.until("the ranking matrix", "return document.querySelectorAll('#matrix tr[data-platform]').length >= 6", 20_000);
     console.log(`     launch to visible ranking: ${Date.now() - started} ms (WebDriver session setup included)`);
     await sleep(1000);
-    // Process names as the kernel keeps them (15 characters).
-    const pids = ["breakpoint-app", "WebKitWebProces", "WebKitNetworkPr"].flatMap((name) => {
-      try {
-        return execFileSync("pgrep", ["-x", name], { encoding: "utf8" }).trim().split("\n");
-      } catch {
-        return [];
-      }
-    });
+    // Only the processes this run started: descendants of tauri-driver.
+    const pids = descendants(driver.pid);
     // RSS counts the shared WebKit libraries in every process; PSS splits
     // them, so the PSS sum is what the app costs the machine.
     let rssTotal = 0;
