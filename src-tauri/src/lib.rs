@@ -57,9 +57,32 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
         .invoke_handler(handler())
+        .setup(|app| {
+            software_rendering(app);
+            Ok(())
+        })
         .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("error: the app failed to start: {e}");
         std::process::exit(1);
     }
 }
+
+/// Tables and small charts gain nothing from GPU compositing, and WebKitGTK's
+/// accelerated path costs ~80 MB more in the web process and shows blank
+/// windows with some NVIDIA drivers — the machines this app is made for.
+#[cfg(target_os = "linux")]
+fn software_rendering(app: &tauri::App) {
+    use tauri::Manager;
+    use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+    for window in app.webview_windows().values() {
+        let _ = window.with_webview(|webview| {
+            if let Some(settings) = webview.inner().settings() {
+                settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+            }
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn software_rendering(_app: &tauri::App) {}

@@ -82,10 +82,6 @@ export class Session {
       await sleep(100);
     }
   }
-
-  async screenshot() {
-    return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
-  }
 }
 
 async function call(base, method, path, body) {
