@@ -39,6 +39,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::save_weight_profile,
         billing::bill,
         report::export_report,
+        report::open_report,
         probe::probe_inventory,
         probe::probe_start,
         probe::probe_check,

@@ -19,6 +19,8 @@ pub struct AppState {
     /// A recorded GPU trace the probe replays instead of reading NVML
     /// (`BREAKPOINT_PROBE_TRACE`), for machines without a GPU.
     pub probe_trace: Option<PathBuf>,
+    /// The PDF this session exported last: the only file `open_report` opens.
+    last_report: Mutex<Option<PathBuf>>,
 }
 
 impl AppState {
@@ -52,7 +54,18 @@ impl AppState {
             next_job: AtomicU64::new(1),
             language: Mutex::new(language.to_string()),
             probe_trace: None,
+            last_report: Mutex::new(None),
         })
+    }
+
+    pub fn set_last_report(&self, path: PathBuf) {
+        if let Ok(mut last) = self.last_report.lock() {
+            *last = Some(path);
+        }
+    }
+
+    pub fn last_report(&self) -> Option<PathBuf> {
+        self.last_report.lock().ok().and_then(|last| last.clone())
     }
 
     /// The shared connection, for short commands.

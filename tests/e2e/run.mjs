@@ -240,6 +240,7 @@ try {
     await session.until("the export to finish", "return /pages|error|Error/.test(document.querySelector('#export-status').textContent)", 60_000);
     await shot("07-export");
     assert(existsSync(pdf), `no PDF at ${pdf}: ${await session.text("#export-status")}`);
+    await session.find("#open-pdf", 2000);
     const text = execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
     const names = JSON.parse(breakpoint("platform", "list", "--json")).map((p) => p.name);
     const missing = names.filter((n) => !text.includes(n));

@@ -217,6 +217,8 @@ fn importing_reports_each_file_and_a_bad_file_changes_nothing() {
 fn the_report_is_written_where_asked_and_a_bad_date_is_refused() {
     let h = Harness::new();
     h.ok("load_demo", json!({}));
+    let err = h.call("open_report", json!({})).unwrap_err();
+    assert_eq!(err["kind"], "not_found", "nothing exported yet: {err}");
     let path = h.dir.path().join("decision.pdf");
     let result = h.ok(
         "export_report",

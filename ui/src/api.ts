@@ -57,6 +57,7 @@ export const api = {
   saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),
   bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),
   exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
+  openReport: () => invoke<void>("open_report"),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),
   probeStart: (intervalMs: number) => invoke<ProbeStarted>("probe_start", { intervalMs }),
   probeCheck: (offeringId: number) => invoke<DeliveryView>("probe_check", { offeringId }),

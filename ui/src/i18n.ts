@@ -17,7 +17,7 @@ const en = {
   kindCol: "Kind", all: "All", filterText: "Filter by file or format", source: "Source", started: "Started", hours: "Hours", gpus: "GPUs", runDetail: "Run", events: "Events", inventory: "Inventory",
   noGpuTitle: "No NVIDIA GPU on this machine", noGpuText: "The probe reads GPUs through the NVIDIA driver. Run `breakpoint probe sample` on a rented instance and import its log here, or import nvidia-smi, dmon or DCGM logs.",
   goImport: "Go to Runs to import", workload: "Workload", compute: "Price it", billed: "Billed", amount: "Amount", fair: "Fair (compute only, per second)", overcharge: "Overcharge", rule: "Rule", price: "Price /h",
-  exportTitle: "Decision-matrix PDF", language: "Language", title: "Title", date: "Date", path: "Save to", choose: "Choose…", exportPdf: "Export PDF", wrote: "Wrote",
+  exportTitle: "Decision-matrix PDF", language: "Language", title: "Title", date: "Date", path: "Save to", choose: "Choose…", exportPdf: "Export PDF", openPdf: "Open it", wrote: "Wrote",
   database: "Database", version: "Version",
 };
 
@@ -37,7 +37,7 @@ const zh: typeof en = {
   kindCol: "类型", all: "全部", filterText: "按文件或格式筛选", source: "来源", started: "开始", hours: "小时", gpus: "GPU", runDetail: "运行", events: "事件", inventory: "硬件清单",
   noGpuTitle: "本机没有 NVIDIA GPU", noGpuText: "探测通过 NVIDIA 驱动读取 GPU。请在租用的实例上运行 `breakpoint probe sample` 并在此导入日志，或导入 nvidia-smi、dmon、DCGM 日志。",
   goImport: "去“运行”页导入", workload: "任务", compute: "计算费用", billed: "计费时长", amount: "金额", fair: "公平价（仅计算、按秒）", overcharge: "多收", rule: "规则", price: "单价/小时",
-  exportTitle: "决策矩阵 PDF", language: "语言", title: "标题", date: "日期", path: "保存到", choose: "选择…", exportPdf: "导出 PDF", wrote: "已写入",
+  exportTitle: "决策矩阵 PDF", language: "语言", title: "标题", date: "日期", path: "保存到", choose: "选择…", exportPdf: "导出 PDF", openPdf: "打开", wrote: "已写入",
   database: "数据库", version: "版本",
 };
 

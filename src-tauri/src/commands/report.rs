@@ -15,7 +15,7 @@ pub async fn export_report(
     request: ReportRequest,
 ) -> AppResult<ReportResult> {
     let store = state.own_store()?;
-    tauri::async_runtime::spawn_blocking(move || -> AppResult<ReportResult> {
+    let result = tauri::async_runtime::spawn_blocking(move || -> AppResult<ReportResult> {
         let lang: Lang = request
             .lang
             .parse()
@@ -46,5 +46,25 @@ pub async fn export_report(
         })
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()))?
+    .map_err(|e| AppError::new("internal", e.to_string()))??;
+    state.set_last_report(std::path::PathBuf::from(&result.path));
+    Ok(result)
+}
+
+/// Open the report this session exported last in the desktop's PDF viewer.
+/// Only that file: the web view cannot name a path to open.
+#[tauri::command]
+pub fn open_report(state: State<'_, AppState>) -> AppResult<()> {
+    let path = state
+        .last_report()
+        .ok_or_else(|| AppError::new("not_found", "no report has been exported in this session"))?;
+    open::that_detached(&path).map_err(|e| {
+        AppError::new(
+            "io",
+            format!(
+                "cannot open \"{}\" with the desktop's viewer: {e}",
+                path.display()
+            ),
+        )
+    })
 }

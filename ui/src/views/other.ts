@@ -158,7 +158,16 @@ export async function exportView(root: HTMLElement): Promise<void> {
     status.textContent = "…";
     try {
       const r = await api.exportReport({ path: path.value, lang: lang.value, title: title.value || null, date: date.value || null });
-      status.textContent = `${t("wrote")} ${r.path} (${r.pages} pages, ${Math.round(Number(r.bytes) / 1024)} KB)`;
+      status.textContent = `${t("wrote")} ${r.path} (${r.pages} pages, ${Math.round(Number(r.bytes) / 1024)} KB) `;
+      const openIt = h("button", { id: "open-pdf" }, t("openPdf"));
+      openIt.addEventListener("click", async () => {
+        try {
+          await api.openReport();
+        } catch (e) {
+          append(status, h("span", { class: "error" }, ` ${messageOf(e)}`));
+        }
+      });
+      append(status, openIt);
     } catch (e) {
       status.textContent = messageOf(e);
       status.className = "error";
