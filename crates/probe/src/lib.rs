@@ -7,12 +7,14 @@
 pub mod clock;
 pub mod log;
 pub mod nvml;
+pub mod open;
 pub mod run;
 pub mod scripted;
 pub mod session;
 pub mod source;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use open::{OpenError, ProbeSource};
 pub use run::{WrapReport, sample, wrap};
 pub use session::{ProbeError, SessionOptions, Summary};
 pub use source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};

@@ -2,10 +2,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use breakpoint_core::samples::Field;
-use breakpoint_probe::nvml::NvmlSource;
-use breakpoint_probe::scripted::{self, ScriptedSource};
 use breakpoint_probe::session::Session;
-use breakpoint_probe::{GpuSource, SessionOptions, SourceError, SystemClock};
+use breakpoint_probe::{ProbeSource, SessionOptions, SystemClock};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::dto::{
@@ -14,40 +12,14 @@ use crate::dto::{
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
-enum Source {
-    Nvml(NvmlSource),
-    Replay(ScriptedSource),
+/// NVML, or the recorded trace the state names; the error is the line the
+/// screen shows.
+fn open_source(trace: Option<&Path>) -> Result<ProbeSource, String> {
+    ProbeSource::open(trace).map_err(|e| e.to_string())
 }
 
-impl Source {
-    /// NVML, or the recorded trace the state names (a replay, so the probe
-    /// screen works on machines without a GPU; the screen says so); the
-    /// error is the line the screen shows.
-    fn open(trace: Option<&Path>) -> Result<Source, String> {
-        match trace {
-            Some(path) => std::fs::read_to_string(path)
-                .map_err(|e| e.to_string())
-                .and_then(|text| scripted::from_json(&text))
-                .map(Source::Replay)
-                .map_err(|e| format!("trace {}: {e}", path.display())),
-            None => NvmlSource::open()
-                .map(Source::Nvml)
-                .map_err(|e| e.to_string()),
-        }
-    }
-
-    fn inventory(&mut self) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
-        self.as_dyn()
-            .inventory()
-            .map_err(|e: SourceError| e.to_string())
-    }
-
-    fn as_dyn(&mut self) -> &mut dyn GpuSource {
-        match self {
-            Source::Nvml(s) => s,
-            Source::Replay(s) => s,
-        }
-    }
+fn inventory(source: &mut ProbeSource) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
+    source.as_dyn().inventory().map_err(|e| e.to_string())
 }
 
 fn replay_note(trace: Option<&Path>) -> Option<String> {
@@ -64,7 +36,7 @@ fn replay_note(trace: Option<&Path>) -> Option<String> {
 #[tauri::command]
 pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
     let trace = state.probe_trace.as_deref();
-    let inventory = Source::open(trace).and_then(|mut s| s.inventory());
+    let inventory = open_source(trace).and_then(|mut s| inventory(&mut s));
     match inventory {
         Ok(gpus) => ProbeState {
             status: "ready".into(),
@@ -169,7 +141,7 @@ fn sample_until_stopped<R: Runtime>(
     interval_ms: u32,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<breakpoint_probe::Summary, String> {
-    let mut source = Source::open(trace)?;
+    let mut source = open_source(trace)?;
     let clock = SystemClock::default();
     let options = SessionOptions {
         interval_ms,
@@ -208,8 +180,8 @@ fn sample_until_stopped<R: Runtime>(
 /// the check as a delivery run of its platform.
 #[tauri::command]
 pub fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppResult<DeliveryView> {
-    let gpus = Source::open(state.probe_trace.as_deref())
-        .and_then(|mut s| s.inventory())
+    let gpus = open_source(state.probe_trace.as_deref())
+        .and_then(|mut s| inventory(&mut s))
         .map_err(|e| AppError::new("no_gpu", e))?;
     let store = state.store()?;
     let offering = store.offering(offering_id)?;

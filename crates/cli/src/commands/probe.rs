@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use breakpoint_core::delivery::{self, Expectation};
 use breakpoint_core::domain::{GpuInfo, SourceKind};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_probe::nvml::NvmlSource;
-use breakpoint_probe::scripted::{self, ScriptedSource};
-use breakpoint_probe::{GpuSource, SessionOptions, Summary, SystemClock};
+use breakpoint_probe::{OpenError, ProbeSource, SessionOptions, Summary, SystemClock};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, WrapArgs};
@@ -19,37 +17,15 @@ use crate::output::{self, opt};
 /// Exit status when there is no NVIDIA driver or GPU to probe.
 pub const EXIT_NO_GPU: u8 = 3;
 
-enum Source {
-    Nvml(NvmlSource),
-    Replay(ScriptedSource),
+/// NVML, or the trace `--replay-trace` names.
+fn open_source(args: &ProbeSourceArgs) -> Result<ProbeSource, Failure> {
+    ProbeSource::open(args.replay_trace.as_deref()).map_err(|e| match e {
+        OpenError::NoGpu(e) => Failure::NoGpu(e.to_string()),
+        other => Failure::Refused(other.to_string()),
+    })
 }
 
-impl Source {
-    fn open(args: &ProbeSourceArgs) -> Result<Source, Failure> {
-        match &args.replay_trace {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    Failure::Refused(format!("cannot read trace \"{}\": {e}", path.display()))
-                })?;
-                scripted::from_json(&text)
-                    .map(Source::Replay)
-                    .map_err(|e| Failure::Refused(format!("{}: {e}", path.display())))
-            }
-            None => NvmlSource::open()
-                .map(Source::Nvml)
-                .map_err(|e| Failure::NoGpu(e.to_string())),
-        }
-    }
-
-    fn as_dyn(&mut self) -> &mut dyn GpuSource {
-        match self {
-            Source::Nvml(s) => s,
-            Source::Replay(s) => s,
-        }
-    }
-}
-
-fn inventory(source: &mut Source) -> Result<Vec<GpuInfo>, Failure> {
+fn inventory(source: &mut ProbeSource) -> Result<Vec<GpuInfo>, Failure> {
     source
         .as_dyn()
         .inventory()
@@ -59,7 +35,7 @@ fn inventory(source: &mut Source) -> Result<Vec<GpuInfo>, Failure> {
 pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
     match command {
         ProbeCommand::Inventory(args) => {
-            let gpus = inventory(&mut Source::open(&args)?)?;
+            let gpus = inventory(&mut open_source(&args)?)?;
             if ctx.json {
                 return Ok(output::print_json(&gpus)?);
             }
@@ -155,7 +131,7 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
             (e, platform.map(|p| p.id), None)
         }
     };
-    let gpus = inventory(&mut Source::open(&a.source)?)?;
+    let gpus = inventory(&mut open_source(&a.source)?)?;
     let found = delivery::mismatches(&expected, &gpus);
     if let Some(platform_id) = platform_id {
         delivery::record_check(&ctx.store, platform_id, offering_id, &gpus)?;
@@ -293,7 +269,7 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
         a.platform.as_deref(),
         a.offering,
     )?;
-    let mut source = Source::open(&a.source)?;
+    let mut source = open_source(&a.source)?;
     let gpus = inventory(&mut source)?;
     let log = log_path(
         a.output.as_ref(),
@@ -343,7 +319,7 @@ fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
         a.platform.as_deref(),
         a.offering,
     )?;
-    let mut source = Source::open(&a.source)?;
+    let mut source = open_source(&a.source)?;
     let gpus = inventory(&mut source)?;
     let log = log_path(
         a.output.as_ref(),
