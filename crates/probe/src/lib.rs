@@ -16,7 +16,7 @@ pub mod source;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use open::{OpenError, ProbeSource};
 pub use run::{WrapReport, sample, wrap};
-pub use session::{ProbeError, SessionOptions, Summary};
+pub use session::{ProbeError, SessionOptions, Summary, TickInfo};
 pub use source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};
 
 #[cfg(test)]

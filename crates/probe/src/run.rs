@@ -12,11 +12,12 @@ use breakpoint_core::import::formats::ProbeRecord;
 use serde::Serialize;
 
 use crate::clock::Clock;
-use crate::session::{ProbeError, Session, SessionOptions, Summary};
+use crate::session::{ProbeError, Session, SessionOptions, Summary, TickInfo};
 use crate::source::GpuSource;
 
 /// Sample until `duration_ms` has passed or `stop` is set (Ctrl-C).
-/// `progress` is called after every tick (for a live status line).
+/// `progress` is called after every tick with what it read and the running
+/// figures (for a live status line or chart).
 pub fn sample<S: GpuSource + ?Sized, C: Clock>(
     source: &mut S,
     clock: &C,
@@ -24,7 +25,7 @@ pub fn sample<S: GpuSource + ?Sized, C: Clock>(
     options: &SessionOptions,
     duration_ms: Option<i64>,
     stop: &AtomicBool,
-    mut progress: impl FnMut(&Summary),
+    mut progress: impl FnMut(&TickInfo, &Summary),
 ) -> Result<Summary, ProbeError> {
     let mut session = Session::start(source, clock, path, options)?;
     let end = duration_ms.map(|d| session.start_ms() + d);
@@ -33,7 +34,7 @@ pub fn sample<S: GpuSource + ?Sized, C: Clock>(
             break;
         }
         let tick = session.tick()?;
-        progress(&session.summary());
+        progress(&tick, &session.summary());
         if end.is_some_and(|e| tick.now_ms >= e) {
             break;
         }

@@ -71,7 +71,7 @@ fn unsupported_fields_are_absent_and_listed_in_the_capabilities() {
         &options(),
         Some(10_000),
         &AtomicBool::new(false),
-        |_| {},
+        |_, _| {},
     )
     .unwrap();
     assert_eq!(
@@ -142,7 +142,7 @@ fn a_lost_gpu_is_an_event_and_the_others_keep_sampling() {
         &options(),
         Some(6_000),
         &AtomicBool::new(false),
-        |_| {},
+        |_, _| {},
     )
     .unwrap();
     assert_eq!(summary.lost_gpus, vec![1]);
@@ -176,12 +176,20 @@ fn a_stop_request_ends_sampling_cleanly_with_a_summary() {
     let log = dir.path().join("p.jsonl");
     let stop = AtomicBool::new(false);
     let mut ticks = 0;
-    let summary = crate::sample(&mut source, &clock, &log, &options(), None, &stop, |_| {
-        ticks += 1;
-        if ticks == 5 {
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    })
+    let summary = crate::sample(
+        &mut source,
+        &clock,
+        &log,
+        &options(),
+        None,
+        &stop,
+        |_, _| {
+            ticks += 1;
+            if ticks == 5 {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+    )
     .unwrap();
     assert_eq!((summary.samples, summary.mean_power_w), (6, Some(100.0)));
     let last = std::fs::read_to_string(&log)
@@ -199,7 +207,7 @@ fn a_stop_request_ends_sampling_cleanly_with_a_summary() {
         &options(),
         Some(1),
         &AtomicBool::new(false),
-        |_| {},
+        |_, _| {},
     );
     assert!(
         again

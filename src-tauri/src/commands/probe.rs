@@ -1,8 +1,6 @@
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use breakpoint_core::samples::Field;
-use breakpoint_probe::session::Session;
 use breakpoint_probe::{ProbeSource, SessionOptions, SystemClock};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -142,38 +140,39 @@ fn sample_until_stopped<R: Runtime>(
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<breakpoint_probe::Summary, String> {
     let mut source = open_source(trace)?;
-    let clock = SystemClock::default();
     let options = SessionOptions {
         interval_ms,
         ..SessionOptions::default()
     };
-    let mut session =
-        Session::start(source.as_dyn(), &clock, path, &options).map_err(|e| e.to_string())?;
-    while !stop.load(Ordering::Relaxed) {
-        let tick = session.tick().map_err(|e| e.to_string())?;
-        let summary = session.summary();
-        let gpus = tick
-            .readings
-            .iter()
-            .map(|(gpu, r)| GpuPoint {
-                gpu: *gpu,
-                power_w: r.get(Field::PowerMw).map(|mw| mw as f64 / 1000.0),
-                temp_c: r.get(Field::TempGpuC),
-                util_pct: r.get(Field::UtilGpuPct),
-            })
-            .collect();
-        let _ = app.emit(
-            "probe-tick",
-            ProbeTick {
-                t_ms: tick.now_ms - session.start_ms(),
-                samples: summary.samples,
-                gpus,
-            },
-        );
-    }
-    session
-        .finish(serde_json::Map::new())
-        .map_err(|e| e.to_string())
+    breakpoint_probe::sample(
+        source.as_dyn(),
+        &SystemClock::default(),
+        path,
+        &options,
+        None,
+        stop,
+        |tick, summary| {
+            let gpus = tick
+                .readings
+                .iter()
+                .map(|(gpu, r)| GpuPoint {
+                    gpu: *gpu,
+                    power_w: r.get(Field::PowerMw).map(|mw| mw as f64 / 1000.0),
+                    temp_c: r.get(Field::TempGpuC),
+                    util_pct: r.get(Field::UtilGpuPct),
+                })
+                .collect();
+            let _ = app.emit(
+                "probe-tick",
+                ProbeTick {
+                    t_ms: (summary.duration_s * 1000.0).round() as i64,
+                    samples: summary.samples,
+                    gpus,
+                },
+            );
+        },
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Check this machine's GPUs against what an offering promised, and store

@@ -288,7 +288,7 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
         &options,
         a.duration.map(i64::from),
         &stop,
-        |s| {
+        |_, s| {
             if live {
                 eprint!("{}", status_line(s));
             }
