@@ -12,12 +12,14 @@ pub mod run;
 pub mod scripted;
 pub mod session;
 pub mod source;
+pub mod workload;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use open::{OpenError, ProbeSource};
-pub use run::{WrapReport, sample, wrap};
+pub use run::sample;
 pub use session::{ProbeError, SessionOptions, Summary, TickInfo};
 pub use source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};
+pub use workload::{STOP_GRACE_MS, Workload, WrapReport, wrap};
 
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,11 @@ pub enum ProbeError {
         path: PathBuf,
         error: std::io::Error,
     },
+    #[error("cannot write the workload's output \"{path}\": {error}")]
+    Output {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     #[error("cannot start \"{command}\": {error}")]
     Spawn {
         command: String,

@@ -1,7 +1,7 @@
 //! The probe on recorded traces: NotSupported fields, a lost GPU, an XID
 //! burst, a workload that never touches the GPU, and logs that import.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_core::domain::{EventKind, GpuInfo, Platform, PlatformKind};
 use breakpoint_core::import::{ImportOptions, ImportOutcome, import_file};
@@ -12,6 +12,7 @@ use crate::clock::{ManualClock, SystemClock};
 use crate::scripted::{ScriptedSource, Tick};
 use crate::session::SessionOptions;
 use crate::source::{GpuEvent, ReadError, Reading};
+use crate::workload::{STOP_GRACE_MS, Workload};
 
 fn reading(power_mw: Option<i64>, util: i64) -> Reading {
     let mut values = vec![
@@ -40,6 +41,17 @@ fn options() -> SessionOptions {
         interval_ms: 1000,
         ..SessionOptions::default()
     }
+}
+
+fn workload(command: Vec<String>) -> Workload {
+    Workload {
+        command,
+        ..Workload::default()
+    }
+}
+
+fn sh(script: &str) -> Vec<String> {
+    ["sh", "-c", script].map(String::from).to_vec()
 }
 
 /// Import a probe log and return the store and run id.
@@ -242,8 +254,9 @@ fn a_workload_that_never_touches_the_gpu_is_timed_and_its_exit_code_kept() {
         &SystemClock::default(),
         &log,
         &opts,
-        &command,
-        |_| {},
+        &workload(command),
+        &AtomicBool::new(false),
+        |_, _| {},
     )
     .unwrap();
     assert_eq!(report.exit_code, Some(3));
@@ -280,8 +293,9 @@ fn a_workload_that_uses_the_gpu_records_its_start_latency() {
         &SystemClock::default(),
         &log,
         &opts,
-        &command,
-        |_| {},
+        &workload(command),
+        &AtomicBool::new(false),
+        |_, _| {},
     )
     .unwrap();
     assert_eq!(report.exit_code, Some(0));
@@ -296,13 +310,181 @@ fn a_workload_that_uses_the_gpu_records_its_start_latency() {
 #[test]
 fn our_own_processes_count_as_first_activity() {
     let me = std::process::id();
-    assert!(crate::run::descendants(me).contains(&me));
+    assert!(crate::workload::descendants(me).contains(&me));
     // A child of ours is found among our descendants.
     let mut child = std::process::Command::new("sleep")
         .arg("2")
         .spawn()
         .unwrap();
-    assert!(crate::run::descendants(me).contains(&child.id()));
+    assert!(crate::workload::descendants(me).contains(&child.id()));
     let _ = child.kill();
     let _ = child.wait();
+}
+
+fn idle_source() -> ScriptedSource {
+    ScriptedSource::new(
+        gpus(1),
+        vec![Tick {
+            answers: vec![Ok(reading(Some(60_000), 0))],
+            ..Tick::default()
+        }],
+    )
+}
+
+#[test]
+fn a_stopped_workload_gets_sigterm_and_the_log_says_it_was_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    let opts = SessionOptions {
+        interval_ms: 50,
+        ..SessionOptions::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut ticks = 0;
+    let report = crate::wrap(
+        &mut idle_source(),
+        &SystemClock::default(),
+        &log,
+        &opts,
+        &Workload {
+            own_group: true,
+            ..workload(sh("sleep 60"))
+        },
+        &stop,
+        |_, _| {
+            ticks += 1;
+            if ticks == 3 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    )
+    .unwrap();
+    assert!(report.stopped);
+    assert_eq!(report.exit_code, None, "ended by a signal");
+    assert!(report.wall_s < 30.0, "{}", report.wall_s);
+    let (store, run) = import(&log);
+    assert_eq!(store.run(run).unwrap().metadata["stopped_by_user"], true);
+}
+
+#[test]
+fn a_workload_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    let marker = dir.path().join("trapped");
+    // The manual clock lets the grace period pass in a few hundred ticks.
+    let clock = ManualClock::new(1_717_200_000_000);
+    let stop = AtomicBool::new(false);
+    let mut stop_at = None;
+    let mut last_tick = 0;
+    let ready = dir.path().join("ready");
+    let script = format!(
+        "trap 'touch {}' TERM; touch {}; while true; do sleep 0.05; done",
+        marker.display(),
+        ready.display()
+    );
+    let report = crate::wrap(
+        &mut idle_source(),
+        &clock,
+        &log,
+        &options(),
+        &Workload {
+            own_group: true,
+            output: Some(dir.path().join("out.txt")),
+            ..workload(sh(&script))
+        },
+        &stop,
+        |tick, _| {
+            last_tick = tick.now_ms;
+            // Ask it to stop once its trap is set.
+            if stop_at.is_none() && ready.exists() {
+                stop_at = Some(tick.now_ms);
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    )
+    .unwrap();
+    assert!(report.stopped);
+    assert_eq!(report.exit_code, None);
+    let asked = stop_at.unwrap();
+    assert!(
+        last_tick - asked >= STOP_GRACE_MS,
+        "killed {} ms after the stop, before the grace period ended",
+        last_tick - asked
+    );
+    assert!(marker.exists(), "SIGTERM was delivered first");
+}
+
+#[test]
+fn the_workload_output_goes_to_its_file_and_runs_in_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    let out = dir.path().join("out.txt");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let report = crate::wrap(
+        &mut idle_source(),
+        &SystemClock::default(),
+        &log,
+        &SessionOptions {
+            interval_ms: 50,
+            ..SessionOptions::default()
+        },
+        &Workload {
+            dir: Some(work.clone()),
+            output: Some(out.clone()),
+            ..workload(sh("pwd; echo oops >&2; read line || echo no-stdin"))
+        },
+        &AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.exit_code, Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            work.canonicalize().unwrap().to_str().unwrap(),
+            "oops",
+            "no-stdin"
+        ]
+    );
+}
+
+#[test]
+fn a_workload_that_cannot_start_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    for (w, why) in [
+        (workload(Vec::new()), "no command given"),
+        (
+            workload(vec!["no-such-program-here".into()]),
+            "no program \"no-such-program-here\" on PATH",
+        ),
+        (
+            workload(vec!["./missing.sh".into()]),
+            "no program ./missing.sh",
+        ),
+        (
+            Workload {
+                dir: Some(dir.path().join("nowhere")),
+                ..workload(vec!["true".into()])
+            },
+            "no directory",
+        ),
+    ] {
+        let err = crate::wrap(
+            &mut idle_source(),
+            &SystemClock::default(),
+            &log,
+            &options(),
+            &w,
+            &AtomicBool::new(false),
+            |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(why), "{err}");
+        assert!(!log.exists(), "{why}: no log written");
+    }
 }

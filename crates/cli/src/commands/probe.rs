@@ -3,12 +3,12 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use breakpoint_core::delivery::{self, Expectation};
 use breakpoint_core::domain::{GpuInfo, SourceKind};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_probe::{OpenError, ProbeSource, SessionOptions, Summary, SystemClock};
+use breakpoint_probe::{OpenError, ProbeSource, SessionOptions, Summary, SystemClock, Workload};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, WrapArgs};
@@ -327,14 +327,32 @@ fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
             .as_deref()
             .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
     );
+    // Ctrl-C reaches the workload from the terminal: keep sampling until
+    // it has exited, so the log ends with its exit. A second Ctrl-C stops
+    // it for good (SIGTERM, then SIGKILL after the grace period).
+    let stop = Arc::new(AtomicBool::new(false));
+    let presses = AtomicU32::new(0);
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!("\nwaiting for the workload to exit (Ctrl-C again to stop it)");
+        } else {
+            flag.store(true, Ordering::Relaxed);
+        }
+    });
     let live = std::io::stderr().is_terminal();
+    let workload = Workload {
+        command: a.command.clone(),
+        ..Workload::default()
+    };
     let report = breakpoint_probe::wrap(
         source.as_dyn(),
         &SystemClock::default(),
         &log,
         &options,
-        &a.command,
-        |s| {
+        &workload,
+        &stop,
+        |_, s| {
             if live {
                 eprint!("{}", status_line(s));
             }
