@@ -301,6 +301,25 @@ view! {
         pub samples: u64,
         pub duration_s: f64,
         pub error: Option<String>,
+        /// Set when the session wrapped a workload.
+        pub workload: Option<WorkloadOutcome>,
+    }
+
+    /// How a wrapped workload went: the figures `breakpoint probe run` prints.
+    pub struct WorkloadOutcome {
+        pub command: String,
+        /// `None` when a signal ended it.
+        pub exit_code: Option<i32>,
+        pub wall_s: f64,
+        /// Seconds in which some GPU was above 10 % utilisation.
+        pub busy_s: f64,
+        /// Launch → first GPU activity; `None` if it never used a GPU.
+        pub first_activity_s: Option<f64>,
+        /// Whether it ended because Stop was pressed.
+        pub stopped: bool,
+        /// The file holding its stdout and stderr, and its last lines.
+        pub output_path: String,
+        pub output_tail: Vec<String>,
     }
 
     pub struct ProbeState {

@@ -3,6 +3,7 @@
 //! that would matter without a window lives in the core.
 
 pub mod commands;
+pub mod consent;
 pub mod dto;
 pub mod error;
 pub mod state;
@@ -43,6 +44,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         probe::probe_inventory,
         probe::probe_start,
         probe::probe_check,
+        probe::probe_run,
     ]
 }
 
@@ -59,6 +61,8 @@ pub fn run() {
         .manage(state)
         .invoke_handler(handler())
         .setup(|app| {
+            use tauri::Manager;
+            app.manage(consent::WorkloadConsent::native(app.handle()));
             software_rendering(app);
             Ok(())
         })

@@ -21,6 +21,9 @@ pub struct AppState {
     pub probe_trace: Option<PathBuf>,
     /// The PDF this session exported last: the only file `open_report` opens.
     last_report: Mutex<Option<PathBuf>>,
+    /// The probe job running (sampling or a workload): one at a time, so
+    /// the live chart shows one session.
+    probe_job: Mutex<Option<u64>>,
 }
 
 impl AppState {
@@ -55,6 +58,7 @@ impl AppState {
             language: Mutex::new(language.to_string()),
             probe_trace: None,
             last_report: Mutex::new(None),
+            probe_job: Mutex::new(None),
         })
     }
 
@@ -94,6 +98,28 @@ impl AppState {
         if let Ok(mut jobs) = self.jobs.lock() {
             jobs.remove(&id);
         }
+        if let Ok(mut probe) = self.probe_job.lock()
+            && *probe == Some(id)
+        {
+            *probe = None;
+        }
+    }
+
+    /// Start the probe's job, unless one is running already.
+    pub fn start_probe_job(&self) -> AppResult<(u64, Arc<AtomicBool>)> {
+        let mut probe = self
+            .probe_job
+            .lock()
+            .map_err(|_| AppError::new("internal", "the probe lock was poisoned"))?;
+        if let Some(running) = *probe {
+            return Err(AppError::new(
+                "conflict",
+                format!("the probe is already running (job {running}); stop it first"),
+            ));
+        }
+        let (id, flag) = self.start_job();
+        *probe = Some(id);
+        Ok((id, flag))
     }
 
     pub fn cancel(&self, id: u64) -> bool {

@@ -15,6 +15,7 @@ const app = join(root, "target/debug/breakpoint-app");
 const cli = join(root, "target/debug/breakpoint");
 const artifacts = join(root, "tests/e2e/artifacts");
 const fixture = join(root, "tests/fixtures/logs/smi-csv/driver-610.csv");
+const trace = join(root, "tests/fixtures/probe/trace.json");
 const XSS = "<img src=x onerror=alert(1)>";
 const PORT = 4444;
 
@@ -28,7 +29,7 @@ const env = { ...process.env, BREAKPOINT_DB: db, LANG: "C.UTF-8" };
 
 const breakpoint = (...args) => execFileSync(cli, ["--db", db, ...args], { env, encoding: "utf8" });
 
-const driver = spawn("tauri-driver", ["--port", String(PORT)], { env, stdio: ["ignore", "inherit", "inherit"] });
+let driver = spawn("tauri-driver", ["--port", String(PORT)], { env, stdio: ["ignore", "inherit", "inherit"] });
 let session;
 const results = [];
 
@@ -283,6 +284,51 @@ try {
       pssTotal += pss;
     }
     console.log(`     all processes: RSS ${(rssTotal / 1024).toFixed(0)} MiB, PSS ${(pssTotal / 1024).toFixed(0)} MiB`);
+  });
+
+  await step("probe on a recorded trace: a workload runs only once the native dialog says yes", async () => {
+    // The app reads BREAKPOINT_PROBE_TRACE at start, so this needs a driver
+    // (and an app) started with it.
+    await session.close();
+    driver.kill();
+    for (let i = 0; i < 50 && descendants(driver.pid).length > 0; i++) await sleep(100);
+    // Ports of its own: the first driver's WebKitWebDriver may still hold 4445.
+    driver = spawn("tauri-driver", ["--port", String(PORT + 10), "--native-port", String(PORT + 11)],
+      { env: { ...env, BREAKPOINT_PROBE_TRACE: trace }, stdio: ["ignore", "inherit", "inherit"] });
+    session = await Session.start(`http://127.0.0.1:${PORT + 10}`, app);
+    await session.find("#matrix");
+    await go("probe");
+    await session.until("the replayed inventory", "return document.querySelectorAll('#gpus tbody tr').length === 2", 5000);
+    const logs = join(work, "probe-logs");
+    const logCount = () => (existsSync(logs) ? readdirSync(logs).length : 0);
+    await session.type("#workload-command", "sh -c 'echo hello from the workload; sleep 1; exit 3'");
+    await session.type("#workload-dir", work);
+
+    // The dialog is a native window, out of the web view's reach: answer it
+    // as a person would, with the keyboard.
+    const answerDialog = async (key) => {
+      const id = execFileSync("xdotool", ["search", "--sync", "--name", "^Run a workload\\?$"], { encoding: "utf8", timeout: 10_000 }).trim().split("\n")[0];
+      await shot(key === "Escape" ? "08-probe-consent" : "08-probe-consent-again");
+      execFileSync("xdotool", ["windowfocus", "--sync", id, "key", key]);
+    };
+    const before = logCount();
+    await session.click("#workload-run");
+    await answerDialog("Escape");
+    await session.until("the refusal", "return document.querySelector('#workload-error').textContent.includes('not run')", 5000);
+    assert(logCount() === before, "a refused workload wrote files");
+
+    await session.click("#workload-run");
+    await answerDialog("Return");
+    await session.until("the workload to finish", "return document.querySelector('#workload-exit')", 20_000);
+    assert((await session.text("#workload-exit")) === "3", `exit shown as ${await session.text("#workload-exit")}`);
+    assert((await session.text("#workload-output")).includes("hello from the workload"), "the workload's output is shown");
+    await shot("09-probe-workload");
+
+    await session.click("#probe-import");
+    await session.until("the import", "return /run \\d+/.test(document.querySelector('#probe-import-result').textContent)", 10_000);
+    const runId = Number(/run (\d+)/.exec(await session.text("#probe-import-result"))[1]);
+    const shown = JSON.parse(breakpoint("runs", "show", String(runId), "--json"));
+    assert(shown.metadata?.exit_code === 3, `run ${runId} does not record the workload's exit: ${JSON.stringify(shown).slice(0, 300)}`);
   });
 } finally {
   if (session) await session.close();

@@ -4,6 +4,10 @@
 // A failed unwrap is a failed test here.
 #![allow(clippy::unwrap_used)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use breakpoint_app::consent::{WorkloadConsent, WorkloadRequest};
 use breakpoint_app::state::AppState;
 use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -17,6 +21,9 @@ struct Harness {
     _app: App<MockRuntime>,
     webview: WebviewWindow<MockRuntime>,
     dir: tempfile::TempDir,
+    /// What the native workload dialog would answer, and what it was asked.
+    consent_answer: Arc<AtomicBool>,
+    asked: Arc<Mutex<Vec<WorkloadRequest>>>,
 }
 
 impl Harness {
@@ -29,8 +36,16 @@ impl Harness {
         let dir = tempfile::tempdir().unwrap();
         let mut state = AppState::open_at(dir.path().join("app.db"), "en").unwrap();
         state.probe_trace = trace.map(std::path::PathBuf::from);
+        let consent_answer = Arc::new(AtomicBool::new(false));
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let (answer, log) = (consent_answer.clone(), asked.clone());
+        let consent = WorkloadConsent::new(move |request| {
+            log.lock().unwrap().push(request.clone());
+            answer.load(Ordering::SeqCst)
+        });
         let app = mock_builder()
             .manage(state)
+            .manage(consent)
             .invoke_handler(breakpoint_app::handler())
             .build(mock_context(noop_assets()))
             .unwrap();
@@ -41,6 +56,8 @@ impl Harness {
             _app: app,
             webview,
             dir,
+            consent_answer,
+            asked,
         }
     }
 
@@ -467,4 +484,142 @@ fn a_delivery_check_names_each_mismatch_and_is_stored_as_a_run() {
         err["kind"] == "no_gpu" || err["kind"] == "not_found",
         "{err}"
     );
+}
+
+fn trace() -> String {
+    format!(
+        "{}/../tests/fixtures/probe/trace.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Collects one event's payloads as they arrive.
+fn events(h: &Harness, name: &str) -> std::sync::mpsc::Receiver<Value> {
+    use tauri::Listener;
+    let (tx, rx) = std::sync::mpsc::channel();
+    h.webview.listen_any(name, move |e| {
+        let _ = tx.send(serde_json::from_str(e.payload()).unwrap());
+    });
+    rx
+}
+
+fn files_in(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+#[test]
+fn a_workload_runs_only_after_the_native_dialog_says_yes() {
+    let h = Harness::with_trace(Some(&trace()));
+    let logs = h.dir.path().join("probe-logs");
+    let run = json!({
+        "commandLine": "sh -c 'echo started in $PWD; sleep 0.3; exit 4'",
+        "dir": h.dir.path(),
+        "intervalMs": 100,
+    });
+
+    // Refused: nothing runs, nothing is written, the probe stays free.
+    let err = h.call("probe_run", run.clone()).unwrap_err();
+    assert_eq!(err["kind"], "cancelled", "{err}");
+    let asked = h.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        asked[0].command,
+        ["sh", "-c", "echo started in $PWD; sleep 0.3; exit 4"],
+        "the dialog shows the exact argv that would run"
+    );
+    assert_eq!(asked[0].dir.as_deref(), Some(h.dir.path()));
+    assert_eq!(files_in(&logs), 0, "a refused workload writes nothing");
+
+    // Allowed: it runs under the probe and reports how it went.
+    h.consent_answer.store(true, Ordering::SeqCst);
+    let ticks = events(&h, "probe-tick");
+    let done = events(&h, "probe-finished");
+    let started = h.ok("probe_run", run);
+    let timeout = std::time::Duration::from_secs(20);
+    let tick = ticks.recv_timeout(timeout).unwrap();
+    assert!(!tick["gpus"].as_array().unwrap().is_empty(), "{tick}");
+    let finished = done.recv_timeout(timeout).unwrap();
+    assert!(finished["error"].is_null(), "{finished}");
+    let workload = &finished["workload"];
+    assert_eq!(workload["exit_code"], 4, "{finished}");
+    assert_eq!(workload["stopped"], false);
+    assert!(workload["wall_s"].as_f64().unwrap() >= 0.3, "{workload}");
+    assert_eq!(
+        workload["output_tail"],
+        json!([format!("started in {}", h.dir.path().display())])
+    );
+
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "wrapped", "kind": "other", "notes": null } }),
+    );
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [started["log_path"]] }),
+    );
+    assert_eq!(rows[0]["status"], "imported", "{rows}");
+}
+
+#[test]
+fn a_running_workload_is_stopped_by_cancel_job() {
+    let h = Harness::with_trace(Some(&trace()));
+    h.consent_answer.store(true, Ordering::SeqCst);
+    let done = events(&h, "probe-finished");
+    let started = h.ok(
+        "probe_run",
+        json!({ "commandLine": "sleep 60", "dir": null, "intervalMs": 100 }),
+    );
+    // One probe job at a time: a second one is refused before anyone is asked.
+    let err = h
+        .call("probe_start", json!({ "intervalMs": 100 }))
+        .unwrap_err();
+    assert_eq!(err["kind"], "conflict", "{err}");
+    let before = h.asked.lock().unwrap().len();
+    let err = h
+        .call(
+            "probe_run",
+            json!({ "commandLine": "true", "dir": null, "intervalMs": 100 }),
+        )
+        .unwrap_err();
+    assert_eq!(err["kind"], "conflict", "{err}");
+    assert_eq!(h.asked.lock().unwrap().len(), before);
+
+    assert_eq!(h.ok("cancel_job", json!({ "job": started["job"] })), true);
+    let finished = done
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .unwrap();
+    assert_eq!(finished["workload"]["stopped"], true, "{finished}");
+    assert!(finished["workload"]["exit_code"].is_null(), "ended by SIGTERM");
+    // The probe is free again.
+    let again = h.ok("probe_start", json!({ "intervalMs": 100 }));
+    h.ok("cancel_job", json!({ "job": again["job"] }));
+}
+
+#[test]
+fn a_workload_that_cannot_start_is_refused_next_to_its_field_without_asking() {
+    let h = Harness::with_trace(Some(&trace()));
+    h.consent_answer.store(true, Ordering::SeqCst);
+    for (line, dir, field, says) in [
+        ("python3 'train.py", None, "command_line", "quote is not closed"),
+        ("   ", None, "command_line", "type the command"),
+        (
+            "no-such-program --epochs 1",
+            None,
+            "command_line",
+            "no program \"no-such-program\" on PATH",
+        ),
+        ("true", Some("/no/such/folder"), "dir", "no directory"),
+    ] {
+        let err = h
+            .call(
+                "probe_run",
+                json!({ "commandLine": line, "dir": dir, "intervalMs": 100 }),
+            )
+            .unwrap_err();
+        assert_eq!(err["kind"], "invalid", "{line}: {err}");
+        assert_eq!(err["field"], field, "{line}: {err}");
+        assert!(err["message"].as_str().unwrap().contains(says), "{err}");
+    }
+    assert!(h.asked.lock().unwrap().is_empty(), "nobody was asked");
+    assert_eq!(files_in(&h.dir.path().join("probe-logs")), 0);
 }

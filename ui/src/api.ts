@@ -60,5 +60,6 @@ export const api = {
   openReport: () => invoke<void>("open_report"),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),
   probeStart: (intervalMs: number) => invoke<ProbeStarted>("probe_start", { intervalMs }),
+  probeRun: (commandLine: string, dir: string | null, intervalMs: number) => invoke<ProbeStarted>("probe_run", { commandLine, dir, intervalMs }),
   probeCheck: (offeringId: number) => invoke<DeliveryView>("probe_check", { offeringId }),
 };

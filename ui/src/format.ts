@@ -57,3 +57,13 @@ export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: numb
     timer = setTimeout(() => fn(...args), ms);
   };
 }
+
+/** A duration for people: tenths under two minutes, then whole minutes
+ *  and seconds, then hours and minutes (a training run can last days). */
+export function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds.toFixed(1)} s`;
+  const total = Math.round(seconds);
+  if (total < 3600) return `${Math.floor(total / 60)} min ${total % 60} s`;
+  const minutes = Math.round(total / 60);
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

@@ -8,8 +8,12 @@ export function errorSlot(field: string | null | undefined, known: readonly stri
   return field && known.includes(field) ? field : "form";
 }
 
-export function showError(e: unknown, slots: Record<string, HTMLElement>): void {
+export function clearErrors(slots: Record<string, HTMLElement>): void {
   Object.values(slots).forEach((s) => { s.textContent = ""; });
+}
+
+export function showError(e: unknown, slots: Record<string, HTMLElement>): void {
+  clearErrors(slots);
   const field = isAppError(e) ? e.field : null;
   const slot = slots[errorSlot(field, Object.keys(slots))] ?? slots.form;
   if (slot) slot.textContent = messageOf(e);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
+import { duration, order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
 import { dictionaries } from "../src/i18n";
 
 describe("formatting", () => {
@@ -38,5 +38,14 @@ describe("translations", () => {
   it("say every word in both languages", () => {
     expect(Object.keys(dictionaries.zh).sort()).toEqual(Object.keys(dictionaries.en).sort());
     for (const v of Object.values(dictionaries.zh)) expect(v.length).toBeGreaterThan(0);
+  });
+
+  it("shows durations at a precision people read", () => {
+    expect(duration(0.25)).toBe("0.3 s");
+    expect(duration(119.94)).toBe("119.9 s");
+    expect(duration(179.6)).toBe("3 min 0 s");
+    expect(duration(3599.4)).toBe("59 min 59 s");
+    expect(duration(3600)).toBe("1 h 0 min");
+    expect(duration(2 * 86400 + 3 * 3600 + 59 * 60 + 50)).toBe("52 h 0 min");
   });
 });

@@ -242,6 +242,11 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
         }
     }
 
+    /// When the next tick is due.
+    pub fn next_tick_ms(&self) -> i64 {
+        self.start_ms + (self.ticks + 1) * self.interval_ms
+    }
+
     /// Wait for the next tick, read every GPU still there, log it.
     pub fn tick(&mut self) -> Result<TickInfo, ProbeError> {
         self.ticks += 1;

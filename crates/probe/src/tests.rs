@@ -378,7 +378,7 @@ fn a_workload_that_ignores_sigterm_is_killed_after_the_grace_period() {
     let mut last_tick = 0;
     let ready = dir.path().join("ready");
     let script = format!(
-        "trap 'touch {}' TERM; touch {}; while true; do sleep 0.05; done",
+        "trap 'echo > {}' TERM; touch {}; while true; do sleep 0.05; done",
         marker.display(),
         ready.display()
     );
@@ -399,6 +399,10 @@ fn a_workload_that_ignores_sigterm_is_killed_after_the_grace_period() {
             if stop_at.is_none() && ready.exists() {
                 stop_at = Some(tick.now_ms);
                 stop.store(true, Ordering::Relaxed);
+            } else if stop_at.is_some() {
+                // The grace period passes in virtual time; leave the shell
+                // some real time to run its trap.
+                std::thread::sleep(std::time::Duration::from_millis(30));
             }
         },
     )
@@ -487,4 +491,30 @@ fn a_workload_that_cannot_start_is_refused_before_anything_is_written() {
         assert!(err.contains(why), "{err}");
         assert!(!log.exists(), "{why}: no log written");
     }
+}
+
+#[test]
+fn wall_time_ends_when_the_workload_exits_not_at_the_next_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.jsonl");
+    // Ticks 2 s apart; the workload lasts a fraction of one.
+    let opts = SessionOptions {
+        interval_ms: 2000,
+        ..SessionOptions::default()
+    };
+    let report = crate::wrap(
+        &mut idle_source(),
+        &SystemClock::default(),
+        &log,
+        &opts,
+        &workload(sh("sleep 0.2")),
+        &AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
+    assert!(
+        (0.2..1.5).contains(&report.wall_s),
+        "wall {} s: the exit was seen between ticks",
+        report.wall_s
+    );
 }

@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_core::domain::{ImageState, LoadScenario, StartupAttempt, StartupOutcome};
@@ -21,6 +21,9 @@ use crate::source::GpuSource;
 /// How long a workload asked to stop gets to save its work before it is
 /// killed: enough for a training loop to write a checkpoint.
 pub const STOP_GRACE_MS: i64 = 10_000;
+
+/// How often the workload is checked for an exit between ticks.
+const EXIT_POLL_MS: i64 = 20;
 
 /// What to run under the probe.
 #[derive(Debug, Clone, Default)]
@@ -157,10 +160,26 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
     let interval_s = f64::from(options.interval_ms) / 1000.0;
     let mut busy_s = 0.0;
     let mut first_activity: Option<i64> = None;
-    let mut stop_asked_at: Option<i64> = None;
-    let mut killed = false;
-    let status = loop {
-        let exited = child.try_wait().map_err(spawn_error)?;
+    let mut stopping = Stopping::default();
+    let mut exit: Option<(ExitStatus, i64)> = None;
+    let (status, end) = loop {
+        // Between ticks, watch for the exit (so wall time ends when the
+        // workload did, not at the next tick) and for a stop request.
+        let deadline = session.next_tick_ms();
+        while exit.is_none() {
+            if let Some(status) = child.try_wait().map_err(spawn_error)? {
+                exit = Some((status, clock.now_ms()));
+                break;
+            }
+            let now = clock.now_ms();
+            if stop.load(Ordering::Relaxed) {
+                stopping.advance(&mut child, workload.own_group, now);
+            }
+            if now >= deadline {
+                break;
+            }
+            clock.sleep_until((now + EXIT_POLL_MS).min(deadline));
+        }
         let tick = session.tick()?;
         if tick.busy {
             busy_s += interval_s;
@@ -172,24 +191,10 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
             }
         }
         progress(&tick, &session.summary());
-        if let Some(status) = exited {
-            break status;
-        }
-        if stop.load(Ordering::Relaxed) {
-            match stop_asked_at {
-                None => {
-                    terminate(&mut child, workload.own_group, false);
-                    stop_asked_at = Some(tick.now_ms);
-                }
-                Some(at) if !killed && tick.now_ms - at >= STOP_GRACE_MS => {
-                    terminate(&mut child, workload.own_group, true);
-                    killed = true;
-                }
-                Some(_) => {}
-            }
+        if let Some(exit) = exit {
+            break exit;
         }
     };
-    let end = clock.now_ms();
     if let Some(at) = first_activity {
         let ts =
             |ms: i64| jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
@@ -209,7 +214,7 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
     }
     let wall_s = (end - launch) as f64 / 1000.0;
     let first_activity_s = first_activity.map(|at| (at - launch) as f64 / 1000.0);
-    let stopped = stop_asked_at.is_some();
+    let stopped = stopping.asked_at.is_some();
     let mut extra = serde_json::Map::new();
     extra.insert("wrapped_command".into(), serde_json::json!(shown));
     extra.insert("exit_code".into(), serde_json::json!(status.code()));
@@ -267,6 +272,30 @@ fn command_for(workload: &Workload) -> Result<Command, ProbeError> {
         command.process_group(0);
     }
     Ok(command)
+}
+
+/// Stopping a workload: SIGTERM first, SIGKILL once the grace period has
+/// passed.
+#[derive(Default)]
+struct Stopping {
+    asked_at: Option<i64>,
+    killed: bool,
+}
+
+impl Stopping {
+    fn advance(&mut self, child: &mut Child, own_group: bool, now_ms: i64) {
+        match self.asked_at {
+            None => {
+                terminate(child, own_group, false);
+                self.asked_at = Some(now_ms);
+            }
+            Some(at) if !self.killed && now_ms - at >= STOP_GRACE_MS => {
+                terminate(child, own_group, true);
+                self.killed = true;
+            }
+            Some(_) => {}
+        }
+    }
 }
 
 /// Ask the workload to end (SIGTERM), or make it (SIGKILL): its whole

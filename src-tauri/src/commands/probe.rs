@@ -1,11 +1,14 @@
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use breakpoint_core::samples::Field;
-use breakpoint_probe::{ProbeSource, SessionOptions, SystemClock};
+use breakpoint_probe::{ProbeSource, SessionOptions, Summary, SystemClock, TickInfo, Workload};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
+use crate::consent::{WorkloadConsent, WorkloadRequest};
 use crate::dto::{
     DeliveryView, GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick,
+    WorkloadOutcome,
 };
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -76,6 +79,89 @@ pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
     }
 }
 
+fn check_interval(interval_ms: u32) -> AppResult<()> {
+    if (100..=60_000).contains(&interval_ms) {
+        Ok(())
+    } else {
+        Err(AppError {
+            field: Some("interval_ms".into()),
+            ..AppError::new("invalid", "interval_ms: from 100 ms to 60 s")
+        })
+    }
+}
+
+/// `probe-logs/` beside the database, and a name stamped with now.
+fn log_dir_and_stamp(state: &AppState) -> AppResult<(PathBuf, String)> {
+    let dir = state
+        .db_path
+        .parent()
+        .map_or_else(|| PathBuf::from("probe-logs"), |d| d.join("probe-logs"));
+    std::fs::create_dir_all(&dir)?;
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    Ok((dir, stamp))
+}
+
+/// Each tick, as the live chart wants it.
+fn emit_tick<R: Runtime>(app: &AppHandle<R>, tick: &TickInfo, summary: &Summary) {
+    let gpus = tick
+        .readings
+        .iter()
+        .map(|(gpu, r)| GpuPoint {
+            gpu: *gpu,
+            power_w: r.get(Field::PowerMw).map(|mw| mw as f64 / 1000.0),
+            temp_c: r.get(Field::TempGpuC),
+            util_pct: r.get(Field::UtilGpuPct),
+        })
+        .collect();
+    let _ = app.emit(
+        "probe-tick",
+        ProbeTick {
+            t_ms: (summary.duration_s * 1000.0).round() as i64,
+            samples: summary.samples,
+            gpus,
+        },
+    );
+}
+
+/// Run `work` on a thread of its own and announce its end as
+/// `probe-finished`, freeing the probe for the next job.
+fn spawn_probe_job<R: Runtime>(
+    app: &AppHandle<R>,
+    job: u64,
+    log: PathBuf,
+    work: impl FnOnce(&AppHandle<R>) -> Result<(Summary, Option<WorkloadOutcome>), String>
+    + Send
+    + 'static,
+) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        let finished = match work(&app) {
+            Ok((summary, workload)) => ProbeFinished {
+                job,
+                log_path: log.display().to_string(),
+                samples: summary.samples,
+                duration_s: summary.duration_s,
+                error: None,
+                workload,
+            },
+            Err(message) => ProbeFinished {
+                job,
+                log_path: log.display().to_string(),
+                samples: 0,
+                duration_s: 0.0,
+                error: Some(message),
+                workload: None,
+            },
+        };
+        let _ = app.emit("probe-finished", finished);
+        if let Some(state) = tauri::Manager::try_state::<AppState>(&app) {
+            state.end_job(job);
+        }
+    });
+}
+
 /// Start sampling every GPU into a probe log beside the database, off the
 /// UI thread. Each tick goes out as a `probe-tick` event; the end (stopped
 /// with `cancel_job`, or failed) as `probe-finished`. The log imports like
@@ -86,93 +172,186 @@ pub fn probe_start<R: Runtime>(
     state: State<'_, AppState>,
     interval_ms: u32,
 ) -> AppResult<ProbeStarted> {
-    if !(100..=60_000).contains(&interval_ms) {
-        return Err(AppError {
-            field: Some("interval_ms".into()),
-            ..AppError::new("invalid", "interval_ms: from 100 ms to 60 s")
-        });
-    }
-    let dir = state
-        .db_path
-        .parent()
-        .map_or_else(|| PathBuf::from("probe-logs"), |d| d.join("probe-logs"));
-    std::fs::create_dir_all(&dir)?;
-    let stamp = jiff::Timestamp::now()
-        .strftime("%Y%m%dT%H%M%SZ")
-        .to_string();
+    check_interval(interval_ms)?;
+    let (dir, stamp) = log_dir_and_stamp(&state)?;
     let path = dir.join(format!("probe-{stamp}.jsonl"));
-    let (job, stop) = state.start_job();
-    let log_path = path.display().to_string();
-    let worker_app = app.clone();
+    let (job, stop) = state.start_probe_job()?;
     let trace = state.probe_trace.clone();
-    std::thread::spawn(move || {
-        let outcome =
-            sample_until_stopped(&worker_app, trace.as_deref(), &path, interval_ms, &stop);
-        let finished = match outcome {
-            Ok(summary) => ProbeFinished {
-                job,
-                log_path: path.display().to_string(),
-                samples: summary.samples,
-                duration_s: summary.duration_s,
-                error: None,
-            },
-            Err(message) => ProbeFinished {
-                job,
-                log_path: path.display().to_string(),
-                samples: 0,
-                duration_s: 0.0,
-                error: Some(message),
-            },
+    let log = path.clone();
+    spawn_probe_job(&app, job, path.clone(), move |app| {
+        let mut source = open_source(trace.as_deref())?;
+        let options = SessionOptions {
+            interval_ms,
+            ..SessionOptions::default()
         };
-        let _ = worker_app.emit("probe-finished", finished);
-        if let Some(state) = tauri::Manager::try_state::<AppState>(&worker_app) {
-            state.end_job(job);
-        }
+        breakpoint_probe::sample(
+            source.as_dyn(),
+            &SystemClock::default(),
+            &log,
+            &options,
+            None,
+            &stop,
+            |tick, summary| emit_tick(app, tick, summary),
+        )
+        .map(|summary| (summary, None))
+        .map_err(|e| e.to_string())
     });
-    Ok(ProbeStarted { job, log_path })
+    Ok(ProbeStarted {
+        job,
+        log_path: path.display().to_string(),
+    })
 }
 
-fn sample_until_stopped<R: Runtime>(
+/// Run a workload under the probe: the command line typed in the Probe
+/// screen (split like a shell would, but run without one), in `dir`. It
+/// starts only after the person at the machine says yes in a native dialog
+/// (see `consent`); then it behaves like `probe_start`, and `cancel_job`
+/// stops the workload (SIGTERM, SIGKILL after 10 s). Its output goes to a
+/// file beside the log; `probe-finished` carries its exit and last lines.
+#[tauri::command]
+pub async fn probe_run<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    consent: State<'_, WorkloadConsent>,
+    command_line: String,
+    dir: Option<String>,
+    interval_ms: u32,
+) -> AppResult<ProbeStarted> {
+    check_interval(interval_ms)?;
+    let invalid = |field: &str, message: String| AppError {
+        field: Some(field.into()),
+        ..AppError::new("invalid", message)
+    };
+    let command = shlex::split(&command_line).ok_or_else(|| {
+        invalid(
+            "command_line",
+            "command_line: a quote is not closed".to_string(),
+        )
+    })?;
+    if command.is_empty() {
+        return Err(invalid(
+            "command_line",
+            "command_line: type the command to run, e.g. python3 train.py".into(),
+        ));
+    }
+    let dir = dir
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| PathBuf::from(d.trim()));
+    let mut workload = Workload {
+        command,
+        dir,
+        output: None,
+        own_group: true,
+    };
+    workload.validate().map_err(|e| {
+        let field = if workload.dir.as_ref().is_some_and(|d| !d.is_dir()) {
+            "dir"
+        } else {
+            "command_line"
+        };
+        invalid(field, format!("{field}: {e}"))
+    })?;
+    let request = WorkloadRequest {
+        command: workload.command.clone(),
+        dir: workload.dir.clone(),
+        language: state
+            .language
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_else(|_| "en".into()),
+    };
+    // Claim the probe before asking, so nobody is asked for a run that
+    // could not start.
+    let (job, stop) = state.start_probe_job()?;
+    let asker = consent.inner().clone();
+    let allowed = tauri::async_runtime::spawn_blocking(move || asker.ask(&request))
+        .await
+        .unwrap_or(false);
+    let paths = log_dir_and_stamp(&state);
+    let (log_dir, stamp) = match (allowed, paths) {
+        (true, Ok(paths)) => paths,
+        (false, _) => {
+            state.end_job(job);
+            return Err(AppError::new("cancelled", "the workload was not run"));
+        }
+        (true, Err(e)) => {
+            state.end_job(job);
+            return Err(e);
+        }
+    };
+    let path = log_dir.join(format!("workload-{stamp}.jsonl"));
+    let output = log_dir.join(format!("workload-{stamp}.out"));
+    workload.output = Some(output);
+    let trace = state.probe_trace.clone();
+    let log = path.clone();
+    spawn_probe_job(&app, job, path.clone(), move |app| {
+        run_workload(app, trace.as_deref(), &log, interval_ms, &workload, &stop)
+    });
+    Ok(ProbeStarted {
+        job,
+        log_path: path.display().to_string(),
+    })
+}
+
+fn run_workload<R: Runtime>(
     app: &AppHandle<R>,
     trace: Option<&Path>,
-    path: &Path,
+    log: &Path,
     interval_ms: u32,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<breakpoint_probe::Summary, String> {
+    workload: &Workload,
+    stop: &AtomicBool,
+) -> Result<(Summary, Option<WorkloadOutcome>), String> {
     let mut source = open_source(trace)?;
     let options = SessionOptions {
         interval_ms,
         ..SessionOptions::default()
     };
-    breakpoint_probe::sample(
+    let report = breakpoint_probe::wrap(
         source.as_dyn(),
         &SystemClock::default(),
-        path,
+        log,
         &options,
-        None,
+        workload,
         stop,
-        |tick, summary| {
-            let gpus = tick
-                .readings
-                .iter()
-                .map(|(gpu, r)| GpuPoint {
-                    gpu: *gpu,
-                    power_w: r.get(Field::PowerMw).map(|mw| mw as f64 / 1000.0),
-                    temp_c: r.get(Field::TempGpuC),
-                    util_pct: r.get(Field::UtilGpuPct),
-                })
-                .collect();
-            let _ = app.emit(
-                "probe-tick",
-                ProbeTick {
-                    t_ms: (summary.duration_s * 1000.0).round() as i64,
-                    samples: summary.samples,
-                    gpus,
-                },
-            );
-        },
+        |tick, summary| emit_tick(app, tick, summary),
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    let output = workload.output.clone().unwrap_or_default();
+    let outcome = WorkloadOutcome {
+        command: workload.shown(),
+        exit_code: report.exit_code,
+        wall_s: report.wall_s,
+        busy_s: report.busy_s,
+        first_activity_s: report.first_activity_s,
+        stopped: report.stopped,
+        output_tail: last_lines(&output, 20),
+        output_path: output.display().to_string(),
+    };
+    Ok((report.summary, Some(outcome)))
+}
+
+/// The last `n` lines of a file, reading at most its last 16 KiB (a
+/// training log can be large), lossily decoded.
+fn last_lines(path: &Path, n: usize) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL_BYTES: u64 = 16 * 1024;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = len.saturating_sub(TAIL_BYTES);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(from)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if from > 0 && !lines.is_empty() {
+        // The first line was cut by the window.
+        lines.remove(0);
+    }
+    let keep = lines.len().saturating_sub(n);
+    lines[keep..].iter().map(|l| l.to_string()).collect()
 }
 
 /// Check this machine's GPUs against what an offering promised, and store

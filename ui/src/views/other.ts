@@ -1,11 +1,14 @@
 // Probe, Billing, Export and Settings: smaller screens over one command each.
 
-import { save } from "@tauri-apps/plugin-dialog";
+import { open, save } from "@tauri-apps/plugin-dialog";
 import { api, messageOf } from "../api";
 import type { ProbeFinished } from "../bindings/ProbeFinished";
+import type { ProbeStarted } from "../bindings/ProbeStarted";
 import type { ProbeTick } from "../bindings/ProbeTick";
 import { type Point, lineChart } from "../chart";
 import { append, clear, h } from "../dom";
+import { duration } from "../format";
+import { clearErrors, showError } from "../forms";
 import { listen } from "@tauri-apps/api/event";
 import { language, setLanguage, t } from "../i18n";
 
@@ -54,7 +57,10 @@ async function deliveryPanel(): Promise<HTMLElement> {
 
 // Sampling outlives the screen: the job, its points and the listeners are
 // kept here so coming back to Probe shows the running session.
-const sampling = { job: null as number | null, logPath: "", points: [] as Point[][], status: "", listening: false };
+const sampling = {
+  job: null as number | null, logPath: "", points: [] as Point[][], status: "", listening: false,
+  finished: null as ProbeFinished | null,
+};
 const MAX_POINTS = 600;
 let redraw: () => void = () => {};
 
@@ -65,13 +71,18 @@ async function samplingPanel(labels: string[]): Promise<HTMLElement> {
   const stop = h("button", { id: "probe-stop" }, t("stopSampling"));
   const status = h("p", { id: "probe-status", role: "status" });
   const chart = h("div", { id: "probe-chart" });
+  const outcome = h("div", { id: "workload-outcome" });
+  const workload = workloadForm(interval);
   redraw = () => {
     const running = sampling.job !== null;
     start.toggleAttribute("disabled", running);
+    workload.run.toggleAttribute("disabled", running);
     stop.toggleAttribute("disabled", !running);
     status.textContent = sampling.status;
     clear(chart);
     if (sampling.points.some((p) => p.length)) append(chart, lineChart(sampling.points, labels, "W"));
+    clear(outcome);
+    if (!running && sampling.finished) append(outcome, ...finishedView(sampling.finished));
   };
   if (!sampling.listening) {
     sampling.listening = true;
@@ -87,29 +98,116 @@ async function samplingPanel(labels: string[]): Promise<HTMLElement> {
     });
     await listen<ProbeFinished>("probe-finished", (e) => {
       sampling.job = null;
-      sampling.status = e.payload.error ?? `${t("wrote")} ${e.payload.log_path} (${e.payload.samples} ${t("samples").toLowerCase()}, ${e.payload.duration_s.toFixed(0)} s) — ${t("importIt")}`;
+      sampling.finished = e.payload.error ? null : e.payload;
+      sampling.status = e.payload.error ?? `${t("wrote")} ${e.payload.log_path} (${e.payload.samples} ${t("samples").toLowerCase()}, ${e.payload.duration_s.toFixed(0)} s)`;
       redraw();
     });
   }
+  const begin = async (starting: () => Promise<ProbeStarted>): Promise<void> => {
+    const started = await starting();
+    sampling.points = [];
+    sampling.finished = null;
+    sampling.job = started.job;
+    sampling.logPath = started.log_path;
+    sampling.status = `${t("sampling")} · ${started.log_path}`;
+    redraw();
+  };
   start.addEventListener("click", async () => {
     try {
-      sampling.points = [];
-      const started = await api.probeStart(Number(interval.value));
-      sampling.job = started.job;
-      sampling.logPath = started.log_path;
-      sampling.status = `${t("sampling")} · ${started.log_path}`;
+      await begin(() => api.probeStart(Number(interval.value)));
     } catch (e) {
       sampling.status = messageOf(e);
+      redraw();
     }
-    redraw();
   });
+  workload.onRun(begin);
   stop.addEventListener("click", async () => {
     if (sampling.job !== null) await api.cancelJob(sampling.job);
   });
   const panel = h("section", { class: "form" }, h("h2", {}, t("liveSampling")),
-    h("div", { class: "inline" }, h("label", {}, h("span", {}, t("interval")), interval), start, stop), status, chart);
+    h("div", { class: "inline" }, h("label", {}, h("span", {}, t("interval")), interval), start, stop),
+    h("h3", {}, t("wrapTitle")), workload.form, status, outcome, chart);
   redraw();
   return panel;
+}
+
+/** The "run a workload" row: a command line and a folder. The backend asks
+ *  for confirmation in a native dialog before anything runs. */
+function workloadForm(interval: HTMLSelectElement) {
+  const command = h("input", { id: "workload-command", size: 42, placeholder: "python3 train.py --epochs 1", "aria-label": t("workloadCommand") });
+  const dir = h("input", { id: "workload-dir", size: 28, placeholder: "/home/me/project", "aria-label": t("folder") });
+  const choose = h("button", { type: "button", id: "workload-choose" }, t("choose"));
+  choose.addEventListener("click", async () => {
+    const chosen = await open({ directory: true, multiple: false });
+    if (typeof chosen === "string") dir.value = chosen;
+  });
+  const run = h("button", { type: "submit", class: "primary", id: "workload-run" }, t("runWorkload"));
+  const slots = { command_line: errorSpan("workload-command-error"), dir: errorSpan("workload-dir-error"), form: errorSpan("workload-error") };
+  const form = h("form", { class: "inline", id: "workload-form", novalidate: true },
+    h("label", {}, h("span", {}, t("workloadCommand")), command, slots.command_line),
+    h("label", {}, h("span", {}, t("folder")), dir, choose, slots.dir),
+    run, slots.form, h("p", { class: "muted hint" }, t("workloadHint")));
+  return {
+    form, run,
+    onRun(begin: (starting: () => Promise<ProbeStarted>) => Promise<void>): void {
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        clearErrors(slots);
+        try {
+          await begin(() => api.probeRun(command.value, dir.value.trim() || null, Number(interval.value)));
+        } catch (e) {
+          showError(e, slots);
+        }
+      });
+    },
+  };
+}
+
+function errorSpan(id: string): HTMLElement {
+  return h("span", { class: "field-error", id, role: "alert" });
+}
+
+/** What a finished session left: for a workload its figures and last
+ *  output lines, and for both an import into a platform in one click. */
+function finishedView(done: ProbeFinished): HTMLElement[] {
+  const parts: HTMLElement[] = [];
+  const w = done.workload;
+  if (w) {
+    const exit = w.exit_code === null ? t("bySignal") : String(w.exit_code);
+    parts.push(h("dl", { class: "figures", id: "workload-figures" },
+      h("dt", {}, t("workloadCommand")), h("dd", {}, w.command),
+      h("dt", {}, t("exitCode")), h("dd", { id: "workload-exit" }, w.stopped ? `${exit} (${t("stoppedByYou")})` : exit),
+      h("dt", {}, t("wallTime")), h("dd", {}, duration(w.wall_s)),
+      h("dt", {}, t("gpuBusy")), h("dd", {}, duration(w.busy_s)),
+      h("dt", {}, t("firstActivity")), h("dd", {}, w.first_activity_s === null ? t("neverUsedGpu") : duration(w.first_activity_s))));
+    parts.push(h("p", { class: "muted" }, `${t("output")}: ${w.output_path}`));
+    if (w.output_tail.length) parts.push(h("pre", { class: "output", id: "workload-output" }, w.output_tail.join("\n")));
+  }
+  parts.push(importPanel(done.log_path));
+  return parts;
+}
+
+/** Import the log just written into a platform, without leaving Probe. */
+function importPanel(logPath: string): HTMLElement {
+  const target = h("select", { id: "probe-import-platform", "aria-label": t("importTo") });
+  const go = h("button", { id: "probe-import" }, t("importLog"));
+  const result = h("span", { id: "probe-import-result", role: "status" });
+  void api.listPlatforms().then((platforms) => {
+    append(target, ...platforms.map((p) => h("option", { value: p.id }, p.name)));
+    go.toggleAttribute("disabled", platforms.length === 0);
+  });
+  go.addEventListener("click", async () => {
+    go.setAttribute("disabled", "");
+    try {
+      const [row] = await api.importFiles(Number(target.value), [logPath]);
+      result.textContent = !row ? "" : row.status === "failed" ? (row.error ?? row.status)
+        : `${t(row.status === "imported" ? "imported" : "alreadyImported")}: run ${row.run_id ?? ""}`;
+    } catch (e) {
+      result.textContent = messageOf(e);
+      go.removeAttribute("disabled");
+    }
+  });
+  return h("div", { class: "inline" }, h("label", {}, h("span", {}, t("importTo")), target), go, result);
 }
 
 export async function billingView(root: HTMLElement): Promise<void> {
