@@ -112,7 +112,10 @@ mod tests {
         };
         let (title, text) = request.question();
         assert_eq!(title, "Run a workload?");
-        assert!(text.contains("\n\npython3 train.py \"my data\"\n\nFolder: /work\n"), "{text}");
+        assert!(
+            text.contains("\n\npython3 train.py \"my data\"\n\nFolder: /work\n"),
+            "{text}"
+        );
         let zh = WorkloadRequest {
             language: "zh".into(),
             ..request

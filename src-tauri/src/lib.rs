@@ -77,7 +77,7 @@ pub fn run() {
 /// accelerated path costs ~80 MB more in the web process and shows blank
 /// windows with some NVIDIA drivers — the machines this app is made for.
 #[cfg(target_os = "linux")]
-fn software_rendering(app: &tauri::App) {
+pub fn software_rendering(app: &tauri::App) {
     use tauri::Manager;
     use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
     for window in app.webview_windows().values() {
@@ -90,4 +90,4 @@ fn software_rendering(app: &tauri::App) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn software_rendering(_app: &tauri::App) {}
+pub fn software_rendering(_app: &tauri::App) {}

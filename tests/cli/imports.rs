@@ -61,6 +61,11 @@ fn json_reports_every_file() {
     assert_eq!(report[0]["kind"], "startup");
     assert_eq!(report[0]["records"], 5);
     assert_eq!(report[0]["sha256"].as_str().unwrap().len(), 64);
+    // The run list counts the same records (a table run has no samples).
+    let runs = ws.json(&["runs", "list"]);
+    assert_eq!(runs[0]["sample_count"], 0);
+    assert_eq!(runs[0]["records"], 5);
+    assert!(ws.ok(&["runs", "list"]).contains("records"));
 }
 
 #[test]

@@ -228,6 +228,17 @@ fn importing_reports_each_file_and_a_bad_file_changes_nothing() {
     );
     let detail = h.ok("run_detail", json!({ "id": runs[0]["id"] }));
     assert_eq!(detail["run"]["samples"], 10, "{detail}");
+    assert_eq!(detail["run"]["records"], 0, "{detail}");
+
+    // A table-based run lists its records, not zero samples alone.
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [fixture("tables/startup-attempts.csv")] }),
+    );
+    assert_eq!(rows[0]["status"], "imported", "{rows}");
+    let runs = h.ok("list_runs", json!({}));
+    assert_eq!(runs[1]["samples"], 0, "{runs}");
+    assert_eq!(runs[1]["records"], 5, "{runs}");
 }
 
 #[test]
@@ -589,7 +600,10 @@ fn a_running_workload_is_stopped_by_cancel_job() {
         .recv_timeout(std::time::Duration::from_secs(20))
         .unwrap();
     assert_eq!(finished["workload"]["stopped"], true, "{finished}");
-    assert!(finished["workload"]["exit_code"].is_null(), "ended by SIGTERM");
+    assert!(
+        finished["workload"]["exit_code"].is_null(),
+        "ended by SIGTERM"
+    );
     // The probe is free again.
     let again = h.ok("probe_start", json!({ "intervalMs": 100 }));
     h.ok("cancel_job", json!({ "job": again["job"] }));
@@ -600,7 +614,12 @@ fn a_workload_that_cannot_start_is_refused_next_to_its_field_without_asking() {
     let h = Harness::with_trace(Some(&trace()));
     h.consent_answer.store(true, Ordering::SeqCst);
     for (line, dir, field, says) in [
-        ("python3 'train.py", None, "command_line", "quote is not closed"),
+        (
+            "python3 'train.py",
+            None,
+            "command_line",
+            "quote is not closed",
+        ),
         ("   ", None, "command_line", "type the command"),
         (
             "no-such-program --epochs 1",

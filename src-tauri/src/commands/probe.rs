@@ -155,10 +155,11 @@ fn spawn_probe_job<R: Runtime>(
                 workload: None,
             },
         };
-        let _ = app.emit("probe-finished", finished);
+        // Free the probe first: whoever hears "finished" may start the next.
         if let Some(state) = tauri::Manager::try_state::<AppState>(&app) {
             state.end_job(job);
         }
+        let _ = app.emit("probe-finished", finished);
     });
 }
 

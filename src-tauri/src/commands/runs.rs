@@ -12,7 +12,7 @@ use crate::dto::{ImportProgress, ImportRow, RunDetail, RunRow};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
-fn run_row(run: &Run, platform: &str) -> RunRow {
+fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
     RunRow {
         id: run.id,
         platform: platform.into(),
@@ -29,6 +29,7 @@ fn run_row(run: &Run, platform: &str) -> RunRow {
             .map(|(a, b)| b.duration_since(a).as_secs_f64() / 3600.0),
         gpus: run.inventory.len() as u32,
         samples: run.sample_count,
+        records,
         warnings: run.warnings.clone(),
     }
 }
@@ -41,10 +42,17 @@ pub fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
         .into_iter()
         .map(|p| (p.id, p.name))
         .collect();
+    let records = store.record_counts()?;
     Ok(store
         .runs(None)?
         .iter()
-        .map(|r| run_row(r, names.get(&r.platform_id).map_or("", String::as_str)))
+        .map(|r| {
+            run_row(
+                r,
+                names.get(&r.platform_id).map_or("", String::as_str),
+                records.get(&r.id).copied().unwrap_or(0),
+            )
+        })
         .collect())
 }
 
@@ -123,7 +131,11 @@ pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
         events: events.len() as u32,
         timeline_svg,
         startup_svg,
-        run: run_row(&run, &platform),
+        run: run_row(
+            &run,
+            &platform,
+            store.record_counts()?.get(&id).copied().unwrap_or(0),
+        ),
     })
 }
 

@@ -120,13 +120,14 @@ function renderRunsTable(el: HTMLElement, runs: RunList, detail: HTMLElement): v
 function renderRunRows(el: HTMLElement, runs: RunList, total: number, detail: HTMLElement): void {
   clear(el);
   append(el, h("p", { class: "muted", id: "runs-count" }, `${runs.length} / ${total}`), h("table", { id: "runs-table" },
-    h("thead", {}, h("tr", {}, ...["#", t("platform"), t("kindCol"), t("source"), t("format"), t("file"), t("started"), t("hours"), t("gpus"), t("samples")].map((k) => h("th", {}, k)))),
+    h("thead", {}, h("tr", {}, ...["#", t("platform"), t("kindCol"), t("source"), t("format"), t("file"), t("started"), t("hours"), t("gpus"), t("samples"), t("records")].map((k) => h("th", {}, k)))),
     h("tbody", {}, ...runs.map((r) => {
       const open = h("button", { class: "link" }, String(r.id));
       open.addEventListener("click", () => showRun(detail, r.id));
       return h("tr", { "data-run": r.id }, h("td", {}, open), h("td", {}, r.platform), h("td", {}, r.kind), h("td", {}, r.source), h("td", {}, r.format ?? ""),
         h("td", {}, r.file ?? ""), h("td", {}, r.started_at ?? ""), h("td", { class: "num" }, r.hours === null ? "" : r.hours.toFixed(1)),
-        h("td", { class: "num" }, String(r.gpus)), h("td", { class: "num samples" }, String(r.samples)));
+        h("td", { class: "num" }, String(r.gpus)), h("td", { class: "num samples" }, String(r.samples)),
+        h("td", { class: "num records" }, String(r.records)));
     }))));
 }
 
@@ -136,7 +137,7 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
     const d = await api.runDetail(id);
     append(el, h("section", { class: "drawer" },
       h("header", {}, h("h2", {}, `${t("runDetail")} #${d.run.id} — ${d.run.platform}`), h("button", { onclick: () => clear(el) }, t("close"))),
-      h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples")} · ${d.events} ${t("events")} · SHA-256 ${d.sha256 ?? "–"}`),
+      h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples")} · ${d.run.records} ${t("records")} · ${d.events} ${t("events")} · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
       d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,

@@ -41,13 +41,31 @@ fn span(run: &Run) -> String {
     }
 }
 
+/// A run as `runs list --json` shows it: the run, and how many evidence
+/// records (attempts, drills, bill lines) it holds besides samples.
+#[derive(Serialize)]
+struct ListedRun<'a> {
+    #[serde(flatten)]
+    run: &'a Run,
+    records: u64,
+}
+
 fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
     let platform_id = platform
         .map(|name| ctx.store.platform(name).map(|p| p.id))
         .transpose()?;
     let runs = ctx.store.runs(platform_id)?;
+    let records = ctx.store.record_counts()?;
+    let records_of = |id: i64| records.get(&id).copied().unwrap_or(0);
     if ctx.json {
-        return Ok(output::print_json(&runs)?);
+        let listed: Vec<ListedRun> = runs
+            .iter()
+            .map(|run| ListedRun {
+                run,
+                records: records_of(run.id),
+            })
+            .collect();
+        return Ok(output::print_json(&listed)?);
     }
     if runs.is_empty() {
         return Ok(output::print("no runs yet")?);
@@ -60,6 +78,7 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
         .collect();
     let mut t = output::table(&[
         "id", "platform", "kind", "source", "format", "file", "period", "GPUs", "samples",
+        "records",
     ]);
     for r in &runs {
         t.add_row(vec![
@@ -72,6 +91,7 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
             span(r),
             r.inventory.len().to_string(),
             r.sample_count.to_string(),
+            records_of(r.id).to_string(),
         ]);
     }
     Ok(output::print(&t.to_string())?)

@@ -1,5 +1,7 @@
 //! Runs and their discrete evidence (events, attempts, drills, bill lines).
 
+use std::collections::HashMap;
+
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Store, from_ms, now_ms, to_ms};
@@ -174,6 +176,23 @@ impl Store {
         ))?;
         let rows = stmt.query_map([platform_id], run_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Per run, how many evidence records it holds besides samples
+    /// (startup and switch attempts, fault drills, billing lines): what a
+    /// table-based run contributes. Runs without any are absent.
+    pub fn record_counts(&self) -> Result<HashMap<i64, u64>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT run_id, COUNT(*) FROM (
+                SELECT run_id FROM startup_attempts
+                UNION ALL SELECT run_id FROM switch_attempts
+                UNION ALL SELECT run_id FROM fault_drills
+                UNION ALL SELECT run_id FROM billing_lines
+             ) GROUP BY run_id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        rows.map(|r| Ok(r.map(|(run, n)| (run, n.max(0) as u64))?))
+            .collect()
     }
 
     /// The run that holds a file with this SHA-256, if it was imported before.

@@ -339,3 +339,25 @@ fn nested_transactions_roll_back_only_their_own_work() {
     assert!(failed.is_err());
     assert_eq!(store.platforms().unwrap().len(), 2);
 }
+
+#[test]
+fn record_counts_add_up_each_runs_attempts_drills_and_bill_lines() {
+    let store = Store::open_in_memory().unwrap();
+    crate::demo::build(&store, 7).unwrap();
+    let counts = store.record_counts().unwrap();
+    let mut table_runs = 0;
+    for run in store.runs(None).unwrap() {
+        let expected = store.startup_attempts(run.id).unwrap().len()
+            + store.switch_attempts(run.id).unwrap().len()
+            + store.fault_drills(run.id).unwrap().len()
+            + store.billing_lines(run.id).unwrap().len();
+        assert_eq!(
+            counts.get(&run.id).copied().unwrap_or(0),
+            expected as u64,
+            "run {}",
+            run.id
+        );
+        table_runs += usize::from(expected > 0);
+    }
+    assert!(table_runs > 3, "the demo has table-based runs");
+}
