@@ -58,7 +58,7 @@ async function deliveryPanel(): Promise<HTMLElement> {
 // Sampling outlives the screen: the job, its points and the listeners are
 // kept here so coming back to Probe shows the running session.
 const sampling = {
-  job: null as number | null, logPath: "", points: [] as Point[][], status: "", listening: false,
+  job: null as number | null, logPath: "", points: [] as Point[][], status: "", listening: false, label: "",
   finished: null as ProbeFinished | null,
 };
 const MAX_POINTS = 600;
@@ -93,7 +93,7 @@ async function samplingPanel(labels: string[]): Promise<HTMLElement> {
         series.push([e.payload.t_ms, g.power_w]);
         if (series.length > MAX_POINTS) series.shift();
       }
-      sampling.status = `${t("sampling")} · ${e.payload.samples} ${t("samples").toLowerCase()} · ${sampling.logPath}`;
+      sampling.status = `${sampling.label} · ${e.payload.samples} ${t("samples").toLowerCase()} · ${sampling.logPath}`;
       redraw();
     });
     await listen<ProbeFinished>("probe-finished", (e) => {
@@ -103,18 +103,19 @@ async function samplingPanel(labels: string[]): Promise<HTMLElement> {
       redraw();
     });
   }
-  const begin = async (starting: () => Promise<ProbeStarted>): Promise<void> => {
+  const begin = async (starting: () => Promise<ProbeStarted>, label: string): Promise<void> => {
     const started = await starting();
     sampling.points = [];
     sampling.finished = null;
     sampling.job = started.job;
     sampling.logPath = started.log_path;
-    sampling.status = `${t("sampling")} · ${started.log_path}`;
+    sampling.label = label;
+    sampling.status = `${label} · ${started.log_path}`;
     redraw();
   };
   start.addEventListener("click", async () => {
     try {
-      await begin(() => api.probeStart(Number(interval.value)));
+      await begin(() => api.probeStart(Number(interval.value)), t("sampling"));
     } catch (e) {
       sampling.status = messageOf(e);
       redraw();
@@ -149,12 +150,12 @@ function workloadForm(interval: HTMLSelectElement) {
     run, slots.form, h("p", { class: "muted hint" }, t("workloadHint")));
   return {
     form, run,
-    onRun(begin: (starting: () => Promise<ProbeStarted>) => Promise<void>): void {
+    onRun(begin: (starting: () => Promise<ProbeStarted>, label: string) => Promise<void>): void {
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
         clearErrors(slots);
         try {
-          await begin(() => api.probeRun(command.value, dir.value.trim() || null, Number(interval.value)));
+          await begin(() => api.probeRun(command.value, dir.value.trim() || null, Number(interval.value)), `${t("running")} ${command.value.trim()}`);
         } catch (e) {
           showError(e, slots);
         }
