@@ -17,21 +17,10 @@ pub struct WorkloadRequest {
 }
 
 impl WorkloadRequest {
-    /// The question, in the app's language. Each argument is quoted when it
-    /// holds spaces, so what is shown is what will run.
+    /// The question, in the app's language. Arguments are quoted as a shell
+    /// would need them, so what is shown is exactly what will run.
     pub fn question(&self) -> (String, String) {
-        let command = self
-            .command
-            .iter()
-            .map(|a| {
-                if a.is_empty() || a.chars().any(char::is_whitespace) {
-                    format!("\"{a}\"")
-                } else {
-                    a.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
+        let command = breakpoint_probe::workload::shell_line(&self.command);
         let dir = self
             .dir
             .as_ref()
@@ -113,7 +102,7 @@ mod tests {
         let (title, text) = request.question();
         assert_eq!(title, "Run a workload?");
         assert!(
-            text.contains("\n\npython3 train.py \"my data\"\n\nFolder: /work\n"),
+            text.contains("\n\npython3 train.py 'my data'\n\nFolder: /work\n"),
             "{text}"
         );
         let zh = WorkloadRequest {

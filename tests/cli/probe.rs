@@ -234,7 +234,7 @@ fn a_wrapped_workload_passes_its_exit_code_through() {
         .unwrap()
         .to_string();
     assert!(
-        last.contains("\"wrapped_command\":\"sh -c sleep 0.5; exit 7\"")
+        last.contains("\"wrapped_command\":\"sh -c 'sleep 0.5; exit 7'\"")
             && last.contains("\"exit_code\":7"),
         "{last}"
     );

@@ -42,9 +42,10 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// The command as one line, for the log and messages.
+    /// The command as one line a shell would split back into the same
+    /// arguments, for the log, messages and the confirmation dialog.
     pub fn shown(&self) -> String {
-        self.command.join(" ")
+        shell_line(&self.command)
     }
 
     /// Refuse what cannot start before anything is written: no command, a
@@ -75,6 +76,12 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// Arguments as one line, each quoted where a shell would split or expand
+/// it (`sh -c 'sleep 1; exit 3'`).
+pub fn shell_line(args: &[String]) -> String {
+    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
 }
 
 fn on_path(program: &str) -> bool {
