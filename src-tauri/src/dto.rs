@@ -121,8 +121,9 @@ view! {
         pub gpus: u32,
         #[ts(type = "number")]
         pub samples: u64,
-        /// Startup and switch attempts, fault drills and bill lines: what a
-        /// table-based run holds instead of samples.
+        /// Events, startup and switch attempts, fault drills and bill lines
+        /// (as the import report counts them): what a table-based run holds
+        /// instead of samples.
         #[ts(type = "number")]
         pub records: u64,
         pub warnings: Vec<String>,

@@ -227,6 +227,36 @@ fn bom_and_crlf_are_tolerated() {
 }
 
 #[test]
+fn powershell_utf16_output_reads_like_the_utf8_file() {
+    let (store, r) = import("smi-csv/powershell-redirect.csv", |_| {});
+    assert_eq!((r.format, r.samples), (Format::SmiCsv, 3));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:05.179Z");
+    assert_eq!(v(&s, PowerMw), Some(58_710));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("UTF-16LE")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn a_gzipped_log_reads_like_the_plain_one_and_keeps_the_files_own_hash() {
+    let (store, r) = import("smi-csv/header-units.csv.gz", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::SmiCsv, 2, 12));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:06.180Z");
+    assert_eq!(v(&s, PowerMw), Some(248_530));
+    assert!(r.warnings.iter().any(|w| w.contains("gzip")));
+    // Provenance names the bytes on disk: `sha256sum file.gz` matches.
+    use sha2::Digest;
+    let bytes = std::fs::read(fixture("smi-csv/header-units.csv.gz")).unwrap();
+    let on_disk: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(r.sha256, on_disk);
+}
+
+#[test]
 fn zone_less_times_are_read_in_the_given_zone() {
     let (store, r) = import("smi-csv/crlf.csv", |o| {
         o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()

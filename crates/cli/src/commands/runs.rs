@@ -41,8 +41,8 @@ fn span(run: &Run) -> String {
     }
 }
 
-/// A run as `runs list --json` shows it: the run, and how many evidence
-/// records (attempts, drills, bill lines) it holds besides samples.
+/// A run as `runs list --json` shows it: the run, and how many records
+/// (events, attempts, drills, bill lines) it holds besides samples.
 #[derive(Serialize)]
 struct ListedRun<'a> {
     #[serde(flatten)]

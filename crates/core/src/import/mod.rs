@@ -5,9 +5,11 @@
 //! it when offered again. A bad line stops the import with `file:line:column:
 //! reason` and stores nothing, unless the user chose to skip bad lines; a
 //! last line cut off mid-write is accepted with a warning; gaps longer than
-//! three sampling intervals become interruption events.
+//! three sampling intervals become interruption events. Gzipped and UTF-16
+//! files are read through `decode` into the UTF-8 text every parser reads.
 
 mod builder;
+pub mod decode;
 mod detect;
 pub mod formats;
 mod hashing;
@@ -176,11 +178,16 @@ pub fn import_file(
     let format = match options.format {
         Some(f) => f,
         None => {
+            let (text, _) =
+                decode::decode(&mut file).map_err(|e| whole(format!("cannot read: {e}")))?;
             let mut head = Vec::with_capacity(64 * 1024);
-            (&mut file)
-                .take(64 * 1024)
-                .read_to_end(&mut head)
-                .map_err(|e| whole(format!("cannot read: {e}")))?;
+            // A read error after some text (a cut-off gzip) still leaves a
+            // head to detect the format from.
+            if let Err(e) = text.take(64 * 1024).read_to_end(&mut head)
+                && head.is_empty()
+            {
+                return Err(whole(format!("cannot read: {e}")));
+            }
             let format = detect(&head).map_err(whole)?;
             file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
             format
@@ -244,13 +251,15 @@ pub fn import_reader(
         let Some(reader) = hashing.as_mut() else {
             return Err(ParseFailure::Whole("the file was already read".into()));
         };
+        let (text, wrapping) = decode::decode(reader)?;
         formats::parse(
             format,
-            BufReader::with_capacity(1 << 20, reader),
+            BufReader::with_capacity(1 << 20, text),
             &mut ctx,
             &mut builder,
         )?;
-        let built = builder.finish()?;
+        let mut built = builder.finish()?;
+        built.warnings.extend(wrapping.warnings());
         let sha256 = hashing
             .take()
             .ok_or_else(|| ParseFailure::Whole("the file was already read".into()))?

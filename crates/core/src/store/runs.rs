@@ -178,13 +178,15 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Per run, how many evidence records it holds besides samples
-    /// (startup and switch attempts, fault drills, billing lines): what a
-    /// table-based run contributes. Runs without any are absent.
+    /// Per run, how many records it holds besides samples (events, startup
+    /// and switch attempts, fault drills, billing lines), counted as the
+    /// import report counts them: what a table-based run contributes. Runs
+    /// without any are absent.
     pub fn record_counts(&self) -> Result<HashMap<i64, u64>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT run_id, COUNT(*) FROM (
-                SELECT run_id FROM startup_attempts
+                SELECT run_id FROM events
+                UNION ALL SELECT run_id FROM startup_attempts
                 UNION ALL SELECT run_id FROM switch_attempts
                 UNION ALL SELECT run_id FROM fault_drills
                 UNION ALL SELECT run_id FROM billing_lines

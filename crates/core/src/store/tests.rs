@@ -341,13 +341,14 @@ fn nested_transactions_roll_back_only_their_own_work() {
 }
 
 #[test]
-fn record_counts_add_up_each_runs_attempts_drills_and_bill_lines() {
+fn record_counts_add_up_each_runs_events_attempts_drills_and_bill_lines() {
     let store = Store::open_in_memory().unwrap();
     crate::demo::build(&store, 7).unwrap();
     let counts = store.record_counts().unwrap();
     let mut table_runs = 0;
     for run in store.runs(None).unwrap() {
-        let expected = store.startup_attempts(run.id).unwrap().len()
+        let expected = store.events(run.id).unwrap().len()
+            + store.startup_attempts(run.id).unwrap().len()
             + store.switch_attempts(run.id).unwrap().len()
             + store.fault_drills(run.id).unwrap().len()
             + store.billing_lines(run.id).unwrap().len();

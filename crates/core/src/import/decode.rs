@@ -1,0 +1,310 @@
+//! What sits between a file's bytes and the parsers: logs arrive gzipped
+//! (rotated, or compressed for the copy home) and, when nvidia-smi ran
+//! under Windows PowerShell (`nvidia-smi … > log.csv`), as UTF-16. Both are
+//! recognised from their first bytes and turned into the UTF-8 text every
+//! parser reads; everything else passes through untouched. The file's
+//! identity (SHA-256) stays that of the bytes on disk.
+
+use std::cell::Cell;
+use std::io::{self, BufRead, BufReader, Read};
+use std::rc::Rc;
+
+use flate2::bufread::MultiGzDecoder;
+
+/// How a file's bytes were wrapped, for the import report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wrapping {
+    pub gzip: bool,
+    pub utf16: Option<Endian>,
+    /// Set once the gzip stream is found to end early (a log copied while
+    /// it was being compressed): what came before the cut is read.
+    pub cut: Rc<Cell<bool>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+impl Wrapping {
+    /// What the import report should say: how the file was read, and
+    /// whether its compressed stream was cut off.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.describe().into_iter().collect();
+        if self.cut.get() {
+            out.push(
+                "the gzip stream ends early (file cut off); read everything before the cut".into(),
+            );
+        }
+        out
+    }
+
+    /// Words for a warning, or `None` for plain UTF-8 text.
+    pub fn describe(&self) -> Option<String> {
+        let utf16 = self.utf16.map(|e| match e {
+            Endian::Little => "UTF-16LE",
+            Endian::Big => "UTF-16BE",
+        });
+        match (self.gzip, utf16) {
+            (false, None) => None,
+            (true, None) => Some("gzip-compressed; read decompressed".into()),
+            (false, Some(u)) => Some(format!("{u} text; read as UTF-8")),
+            (true, Some(u)) => Some(format!(
+                "gzip-compressed {u} text; read decompressed as UTF-8"
+            )),
+        }
+    }
+}
+
+/// The UTF-8 text of `reader`, decompressed and transcoded as its first
+/// bytes say.
+pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wrapping)> {
+    let mut buffered = BufReader::with_capacity(1 << 16, reader);
+    let gzip = buffered.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    let cut = Rc::new(Cell::new(false));
+    let mut text: Box<dyn BufRead + 'a> = if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            UpToTheCut {
+                inner: MultiGzDecoder::new(buffered),
+                cut: cut.clone(),
+            },
+        ))
+    } else {
+        Box::new(buffered)
+    };
+    let utf16 = utf16_of(text.fill_buf()?);
+    let wrapping = Wrapping { gzip, utf16, cut };
+    Ok(match utf16 {
+        Some(endian) => (Box::new(Utf16ToUtf8::new(text, endian)), wrapping),
+        None => (Box::new(text), wrapping),
+    })
+}
+
+/// A gzip stream that ends early reads as ending there; the flag says so.
+struct UpToTheCut<R> {
+    inner: R,
+    cut: Rc<Cell<bool>>,
+}
+
+impl<R: Read> Read for UpToTheCut<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                self.cut.set(true);
+                Ok(0)
+            }
+            other => other,
+        }
+    }
+}
+
+/// UTF-16 from its byte-order mark, or, without one, from text whose every
+/// other byte is zero (ASCII such as a CSV header, written as UTF-16).
+fn utf16_of(head: &[u8]) -> Option<Endian> {
+    match head {
+        [0xff, 0xfe, ..] => Some(Endian::Little),
+        [0xfe, 0xff, ..] => Some(Endian::Big),
+        [a, 0, b, 0, ..] if a.is_ascii_graphic() && b.is_ascii() && *b != 0 => Some(Endian::Little),
+        [0, a, 0, b, ..] if a.is_ascii_graphic() && b.is_ascii() && *b != 0 => Some(Endian::Big),
+        _ => None,
+    }
+}
+
+/// A streaming UTF-16 → UTF-8 transcoder. The byte-order mark is dropped;
+/// an unpaired surrogate becomes U+FFFD, so the line holding it is still
+/// there to be reported.
+struct Utf16ToUtf8<R> {
+    inner: R,
+    endian: Endian,
+    /// Transcoded bytes not yet handed out, from `start`.
+    out: Vec<u8>,
+    start: usize,
+    /// An odd byte, or a high surrogate, left over from the last chunk.
+    carry: Vec<u8>,
+    at_start: bool,
+    done: bool,
+}
+
+impl<R: Read> Utf16ToUtf8<R> {
+    fn new(inner: R, endian: Endian) -> Self {
+        Self {
+            inner,
+            endian,
+            out: Vec::new(),
+            start: 0,
+            carry: Vec::new(),
+            at_start: true,
+            done: false,
+        }
+    }
+
+    fn unit(&self, pair: &[u8]) -> u16 {
+        match self.endian {
+            Endian::Little => u16::from_le_bytes([pair[0], pair[1]]),
+            Endian::Big => u16::from_be_bytes([pair[0], pair[1]]),
+        }
+    }
+
+    /// Transcode the next chunk into `out`.
+    fn refill(&mut self) -> io::Result<()> {
+        let mut bytes = std::mem::take(&mut self.carry);
+        let had = bytes.len();
+        bytes.resize(had + (1 << 16), 0);
+        let n = self.inner.read(&mut bytes[had..])?;
+        bytes.truncate(had + n);
+        if n == 0 {
+            self.done = true;
+        }
+        let mut units: Vec<u16> = bytes.chunks_exact(2).map(|p| self.unit(p)).collect();
+        let mut keep = bytes.len() % 2;
+        // A high surrogate at the end waits for its partner in the next chunk.
+        if !self.done && units.last().is_some_and(|u| (0xd800..0xdc00).contains(u)) {
+            units.pop();
+            keep += 2;
+        }
+        self.carry = bytes[bytes.len() - keep..].to_vec();
+        if self.done && !self.carry.is_empty() {
+            // A file cut in the middle of a character.
+            self.carry.clear();
+            units.push(0xfffd);
+        }
+        if self.at_start && units.first() == Some(&0xfeff) {
+            units.remove(0);
+        }
+        if !units.is_empty() {
+            self.at_start = false;
+        }
+        self.out.clear();
+        self.start = 0;
+        let mut utf8 = [0u8; 4];
+        for c in char::decode_utf16(units) {
+            let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.out
+                .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Utf16ToUtf8<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.start == self.out.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.refill()?;
+        }
+        let n = buf.len().min(self.out.len() - self.start);
+        buf[..n].copy_from_slice(&self.out[self.start..self.start + n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn read_all(bytes: &[u8]) -> (String, Wrapping) {
+        let (mut r, w) = decode(bytes).unwrap();
+        let mut s = String::new();
+        r.read_to_string(&mut s).unwrap();
+        (s, w)
+    }
+
+    fn utf16le(text: &str, bom: bool) -> Vec<u8> {
+        let mut out = if bom { vec![0xff, 0xfe] } else { Vec::new() };
+        for u in text.encode_utf16() {
+            out.extend_from_slice(&u.to_le_bytes());
+        }
+        out
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    const TEXT: &str =
+        "timestamp, name, power.draw [W]\n2024/06/01 10:00:00.000, NVIDIA A100 显卡 🚀, 250.12 W\n";
+
+    #[test]
+    fn plain_text_passes_through_untouched() {
+        let (s, w) = read_all(TEXT.as_bytes());
+        assert_eq!(s, TEXT);
+        assert_eq!(w.describe(), None);
+    }
+
+    #[test]
+    fn utf16_with_or_without_a_mark_and_either_endianness_reads_as_utf8() {
+        let (s, w) = read_all(&utf16le(TEXT, true));
+        assert_eq!(s, TEXT);
+        assert_eq!(w.utf16, Some(Endian::Little));
+        let (s, _) = read_all(&utf16le(TEXT, false));
+        assert_eq!(s, TEXT);
+        let mut be = vec![0xfe, 0xff];
+        for u in TEXT.encode_utf16() {
+            be.extend_from_slice(&u.to_be_bytes());
+        }
+        let (s, w) = read_all(&be);
+        assert_eq!(s, TEXT);
+        assert_eq!(w.utf16, Some(Endian::Big));
+    }
+
+    #[test]
+    fn a_surrogate_pair_split_across_chunks_survives() {
+        // Put the emoji's two units on either side of the 64 KiB boundary.
+        let filler = "a".repeat((1 << 15) - 2);
+        let text = format!("{filler}🚀\n");
+        let mut bytes = utf16le(&text, true);
+        assert_eq!(bytes.len() % 2, 0);
+        let (s, _) = read_all(&bytes);
+        assert_eq!(s, text);
+        // Cut in the middle of a character: the rest is kept, the stub marked.
+        bytes.pop();
+        let (s, _) = read_all(&bytes);
+        assert!(
+            s.starts_with(&filler) && s.ends_with('\u{fffd}'),
+            "{}",
+            &s[s.len() - 8..]
+        );
+    }
+
+    #[test]
+    fn gzip_and_concatenated_gzip_members_decompress() {
+        let (s, w) = read_all(&gzip(TEXT.as_bytes()));
+        assert_eq!(s, TEXT);
+        assert_eq!(
+            w.describe().as_deref(),
+            Some("gzip-compressed; read decompressed")
+        );
+        // `cat a.gz b.gz` (rotated logs joined) is one stream of both.
+        let mut two = gzip(b"first\n");
+        two.extend(gzip(b"second\n"));
+        assert_eq!(read_all(&two).0, "first\nsecond\n");
+        // PowerShell output, then gzipped.
+        let (s, w) = read_all(&gzip(&utf16le(TEXT, true)));
+        assert_eq!(s, TEXT);
+        assert!(w.gzip && w.utf16 == Some(Endian::Little));
+    }
+
+    #[test]
+    fn a_gzip_cut_off_reads_up_to_the_cut_and_says_so() {
+        let text = TEXT.repeat(2000);
+        let mut bytes = gzip(text.as_bytes());
+        bytes.truncate(bytes.len() / 2);
+        let (mut r, w) = decode(&bytes[..]).unwrap();
+        let mut s = Vec::new();
+        r.read_to_end(&mut s).unwrap();
+        assert!(!s.is_empty() && s.len() < text.len());
+        assert!(text.as_bytes().starts_with(&s));
+        assert!(w.cut.get());
+        assert_eq!(w.warnings().len(), 2, "{:?}", w.warnings());
+    }
+}
