@@ -2,7 +2,8 @@
 
 export type RunRow = { id: number, platform: string, kind: string, source: string, format: string | null, file: string | null, started_at: string | null, hours: number | null, gpus: number, samples: number, 
 /**
- * Startup and switch attempts, fault drills and bill lines: what a
- * table-based run holds instead of samples.
+ * Events, startup and switch attempts, fault drills and bill lines
+ * (as the import report counts them): what a table-based run holds
+ * instead of samples.
  */
 records: number, warnings: Array<string>, };
