@@ -1,4 +1,4 @@
-use breakpoint_core::domain::FormFactor;
+use breakpoint_core::domain::{EventKind, FormFactor};
 use breakpoint_core::import::Format;
 use breakpoint_core::samples::Field::*;
 
@@ -254,6 +254,35 @@ fn a_gzipped_log_reads_like_the_plain_one_and_keeps_the_files_own_hash() {
         .map(|b| format!("{b:02x}"))
         .collect();
     assert_eq!(r.sha256, on_disk);
+}
+
+#[test]
+fn a_gpu_falling_off_the_bus_is_one_loss_per_incident_with_its_duration() {
+    let (store, r) = import("smi-csv/gpu-fell-off.csv", |_| {});
+    assert_eq!((r.gpus, r.samples), (2, 11));
+    let events = store.events(r.run_id).unwrap();
+    let lost: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::GpuLost)
+        .map(|e| (e.gpu, e.at.to_string(), e.duration_ms))
+        .collect();
+    assert_eq!(
+        lost,
+        [
+            // GPU 1: first complaint → its first reading after the reboot.
+            (Some(1), "2024-08-12T10:00:02.123Z".to_string(), Some(387_886)),
+            // The driver: gone until any GPU reads again.
+            (None, "2024-08-12T10:00:08.57Z".to_string(), Some(381_435)),
+        ]
+    );
+    assert_eq!(r.gaps, 0, "the outage is the losses, not extra gaps");
+    assert_eq!(events.len(), 2);
+    let lines: Vec<&str> = r
+        .warnings
+        .iter()
+        .filter_map(|w| w.split(':').next())
+        .collect();
+    assert_eq!(lines, ["line 7", "line 12"]);
 }
 
 #[test]

@@ -76,6 +76,26 @@ fn dmon_dates_and_times_cross_midnight() {
 }
 
 #[test]
+fn dmon_across_a_driver_mismatch_records_one_outage() {
+    let (store, r) = import("dmon/nvml-mismatch.txt", |_| {});
+    assert_eq!(r.samples, 8);
+    let events = store.events(r.run_id).unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = &events[0];
+    assert_eq!(
+        (e.kind, e.gpu, e.at.to_string(), e.duration_ms),
+        (
+            EventKind::GpuLost,
+            None,
+            "2024-06-01T23:59:59Z".to_string(),
+            Some(721_000)
+        )
+    );
+    assert_eq!(r.gaps, 0);
+    assert!(r.warnings[0].starts_with("line 7: "), "{:?}", r.warnings);
+}
+
+#[test]
 fn dmon_wide_selection_mig_and_ragged_whitespace() {
     let (store, r) = import("dmon/select.txt", |_| {});
     // File line 10: GPU 1's fourth sample.

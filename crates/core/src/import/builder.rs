@@ -94,7 +94,34 @@ pub struct RunBuilder<'s> {
     /// GPUs already in the inventory, by index: a vector look-up per
     /// sample instead of a map.
     seen: Vec<bool>,
+    /// Losses still open, so that a sampling loop repeating the same
+    /// complaint records one loss, not one per line.
+    lost: Vec<OpenLoss>,
+    /// Losses reported before any time was seen: stamped with the next.
+    lost_untimed: Vec<(Loss, String)>,
 }
+
+/// Which GPUs a loss is about, as far as the source lets us tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loss {
+    Gpu(u32),
+    /// A GPU the source names only by something the run does not map to
+    /// an index (a bus id in a file without a bus id column).
+    Unmapped(String),
+    All,
+}
+
+struct OpenLoss {
+    loss: Loss,
+    /// Index into `events` of the `gpu-lost` event that recorded it.
+    event: usize,
+    last_ms: i64,
+}
+
+/// A repeat of a loss within this long of the last one continues it, when
+/// the source states no interval (nvidia-smi retries for seconds before it
+/// gives up on a GPU).
+const LOSS_REPEAT_MS: i64 = 60_000;
 
 impl<'s> RunBuilder<'s> {
     pub fn new(writer: SampleWriter<'s>, skip_bad_lines: bool, interval_ms: Option<u32>) -> Self {
@@ -118,10 +145,20 @@ impl<'s> RunBuilder<'s> {
             t_first: None,
             t_last: None,
             seen: Vec::new(),
+            lost: Vec::new(),
+            lost_untimed: Vec::new(),
         }
     }
 
     pub fn sample(&mut self, sample: Sample) -> ParseResult {
+        if !self.lost_untimed.is_empty() {
+            for (loss, detail) in std::mem::take(&mut self.lost_untimed) {
+                self.gpu_lost(loss, Some(sample.t_ms), detail);
+            }
+        }
+        if !self.lost.is_empty() && !sample.is_empty() {
+            self.recovered(sample.gpu, sample.t_ms);
+        }
         self.t_first = Some(self.t_first.map_or(sample.t_ms, |t| t.min(sample.t_ms)));
         self.t_last = Some(self.t_last.map_or(sample.t_ms, |t| t.max(sample.t_ms)));
         let known = self.seen.get(sample.gpu as usize).copied().unwrap_or(false);
@@ -145,6 +182,109 @@ impl<'s> RunBuilder<'s> {
     pub fn event(&mut self, event: Event) {
         self.saw_time(event.at.as_millisecond());
         self.events.push(event);
+    }
+
+    /// A GPU (or all of them) could not be read at `at_ms` (the last time
+    /// seen when the source gives none). Returns whether this is a new loss:
+    /// a repeat within three sampling intervals (a minute when the interval
+    /// is unknown) of the same loss only extends the open event, and a
+    /// reading from the GPU closes it, setting the event's duration.
+    pub fn gpu_lost(&mut self, loss: Loss, at_ms: Option<i64>, detail: String) -> bool {
+        let Some(at_ms) = at_ms.or(self.t_last) else {
+            let new = !self.lost_untimed.iter().any(|(l, _)| *l == loss);
+            if new {
+                self.lost_untimed.push((loss, detail));
+            }
+            return new;
+        };
+        self.saw_time(at_ms);
+        let window = self
+            .interval_ms
+            .map_or(LOSS_REPEAT_MS, |i| 3 * i64::from(i).max(1));
+        if let Some(open) = self
+            .lost
+            .iter_mut()
+            .find(|o| (o.loss == loss || o.loss == Loss::All) && at_ms - o.last_ms <= window)
+        {
+            open.last_ms = open.last_ms.max(at_ms);
+            let event = &mut self.events[open.event];
+            event.duration_ms = Some(open.last_ms - event.at.as_millisecond());
+            return false;
+        }
+        let Ok(at) = jiff::Timestamp::from_millisecond(at_ms) else {
+            return false;
+        };
+        self.lost.retain(|o| o.loss != loss);
+        self.lost.push(OpenLoss {
+            loss: loss.clone(),
+            event: self.events.len(),
+            last_ms: at_ms,
+        });
+        self.event(Event {
+            gpu: match loss {
+                Loss::Gpu(g) => Some(g),
+                Loss::Unmapped(_) | Loss::All => None,
+            },
+            detail: Some(detail),
+            ..Event::new(at, EventKind::GpuLost)
+        });
+        true
+    }
+
+    /// A reading from `gpu` ends its loss and any loss of every GPU.
+    fn recovered(&mut self, gpu: u32, t_ms: i64) {
+        let events = &mut self.events;
+        self.lost.retain(|o| {
+            let ends = o.loss == Loss::Gpu(gpu) || o.loss == Loss::All;
+            if ends {
+                let event = &mut events[o.event];
+                event.duration_ms = Some((t_ms - event.at.as_millisecond()).max(0));
+            }
+            !ends
+        });
+    }
+
+    /// The index of a GPU the run already knows by this name, without
+    /// adding one.
+    pub fn known_gpu(&self, key: GpuKey<'_>) -> Option<u32> {
+        let name = match key {
+            GpuKey::Index(i) => return self.inventory.contains_key(&i).then_some(i),
+            GpuKey::Uuid(u) => format!("uuid:{}", u.trim()),
+            GpuKey::BusId(b) => format!("bus:{}", normalise_bus_id(b)),
+        };
+        self.names.get(&name).copied().or_else(|| match key {
+            GpuKey::BusId(b) => {
+                let wanted = normalise_bus_id(b);
+                self.inventory
+                    .values()
+                    .find(|g| {
+                        g.pci_bus_id
+                            .as_deref()
+                            .is_some_and(|own| normalise_bus_id(own) == wanted)
+                    })
+                    .map(|g| g.index)
+            }
+            _ => None,
+        })
+    }
+
+    /// An nvidia-smi complaint found between the rows (see `smi_messages`):
+    /// a `gpu-lost` event, and a warning naming the line for each new loss.
+    pub fn smi_message(&mut self, line: u64, message: super::smi_messages::SmiMessage) {
+        use super::smi_messages::LostGpus;
+        let loss = match &message.lost {
+            LostGpus::All => Loss::All,
+            LostGpus::Bus(bus) => self
+                .known_gpu(GpuKey::BusId(bus))
+                .map_or_else(|| Loss::Unmapped(normalise_bus_id(bus)), Loss::Gpu),
+        };
+        let detail = format!("nvidia-smi: {}", message.text);
+        if self.gpu_lost(loss, None, detail) {
+            self.warn(format!(
+                "line {line}: nvidia-smi could not read the GPU(s) (\"{}\"); stored as a gpu-lost event",
+                message.text
+            ));
+        }
     }
 
     /// The store index of a GPU named by index, UUID or PCI bus id. Sources

@@ -14,6 +14,7 @@ mod detect;
 pub mod formats;
 mod hashing;
 mod lines;
+mod smi_messages;
 pub mod timestamps;
 mod values;
 
@@ -25,7 +26,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-pub use builder::{GpuKey, LineError, ParseFailure, RunBuilder};
+pub use builder::{GpuKey, LineError, Loss, ParseFailure, RunBuilder};
 pub use detect::detect;
 
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
@@ -305,6 +306,7 @@ fn complete(
     }
     let interval = built.interval_ms;
     let mut gaps = 0;
+    let mut gap_events = Vec::new();
     let mut measured_interval = None;
     for gpu in store.sample_gpus(run_id)? {
         let frame = store.read_samples(run_id, gpu, None, Some(&[]))?;
@@ -316,13 +318,15 @@ fn complete(
         for w in frame.t_ms.windows(2) {
             let delta = w[1] - w[0];
             if delta > 3 * step
+                && !explained_by_a_loss(&built.events, gpu, w[0], w[1])
                 && let Some(event) = RunBuilder::gap_event(gpu, w[0], delta)
             {
-                built.events.push(event);
+                gap_events.push(event);
                 gaps += 1;
             }
         }
     }
+    built.events.extend(gap_events);
     built.events.sort_by_key(|e| e.at);
     store.add_events(run_id, &built.events)?;
     store.add_startup_attempts(run_id, &built.startup_attempts)?;
@@ -372,6 +376,23 @@ fn complete(
         skipped_lines: built.skipped_lines,
         warnings: built.warnings,
         sha256,
+    })
+}
+
+/// Whether a silence of `gpu` from `from_ms` to `to_ms` is the same incident
+/// as a recorded loss of that GPU (or of every GPU): one interruption, not two.
+fn explained_by_a_loss(
+    events: &[crate::domain::Event],
+    gpu: u32,
+    from_ms: i64,
+    to_ms: i64,
+) -> bool {
+    events.iter().any(|e| {
+        let at = e.at.as_millisecond();
+        e.kind == crate::domain::EventKind::GpuLost
+            && e.gpu.is_none_or(|g| g == gpu)
+            && at <= to_ms
+            && at + e.duration_ms.unwrap_or(0) >= from_ms
     })
 }
 

@@ -10,6 +10,7 @@ use jiff::civil::Date;
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
+use super::super::smi_messages;
 use super::super::values::{is_missing, parse_field};
 use super::RoundClock;
 use crate::samples::{Field, Sample};
@@ -70,6 +71,10 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     while let Some(line) = lines.next_line()? {
         let text = line.text.trim();
         if text.is_empty() {
+            continue;
+        }
+        if let Some(message) = smi_messages::recognise(text) {
+            b.smi_message(line.number, message);
             continue;
         }
         if let Some(rest) = text.strip_prefix('#') {

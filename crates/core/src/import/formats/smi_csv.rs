@@ -12,12 +12,12 @@
 use std::io::BufRead;
 
 use super::super::ParseContext;
-use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{Line, LineReader};
+use super::super::smi_messages;
 use super::super::values::{ValueReader, is_gpu_lost, is_missing, parse_field, split_unit};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
-use crate::domain::{Event, EventKind};
 use crate::samples::{Field, Sample};
 
 /// What a column holds and how it is read.
@@ -323,6 +323,10 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if text.trim().is_empty() {
             continue;
         }
+        if let Some(message) = smi_messages::recognise(text) {
+            b.smi_message(line.number, message);
+            continue;
+        }
         if is_header(text) {
             let repeated = layout
                 .as_ref()
@@ -447,8 +451,8 @@ fn read_row(
                     Ok(Some(v)) => {
                         sample.set(*field, v);
                     }
-                    Ok(None) => {}
-                    Err(_) if is_gpu_lost(cell) => lost = true,
+                    // Absent, or gone: "[GPU is lost]" reads as not reported.
+                    Ok(None) => lost |= is_gpu_lost(cell),
                     Err(reason) => {
                         return Err(fail(i, format!("{reason} for {}", header_name(name, unit))));
                     }
@@ -543,12 +547,15 @@ fn read_row(
             b.inventory(gpu).power_limit_enforced_w = Some(limit as f64 / 1000.0);
         }
     }
-    if lost && let Ok(at) = jiff::Timestamp::from_millisecond(sample.t_ms) {
-        b.event(Event {
-            gpu: Some(gpu),
-            detail: Some("nvidia-smi reported \"GPU is lost\"".into()),
-            ..Event::new(at, EventKind::GpuLost)
-        });
+    if lost {
+        // The row's other cells say nothing about a GPU that is gone: no
+        // sample, one loss however many rows repeat it.
+        b.gpu_lost(
+            Loss::Gpu(gpu),
+            Some(sample.t_ms),
+            "nvidia-smi reported \"GPU is lost\"".into(),
+        );
+        return Ok(());
     }
     b.sample(sample).map_err(RowError::Store)
 }
