@@ -270,7 +270,11 @@ fn a_gpu_falling_off_the_bus_is_one_loss_per_incident_with_its_duration() {
         lost,
         [
             // GPU 1: first complaint → its first reading after the reboot.
-            (Some(1), "2024-08-12T10:00:02.123Z".to_string(), Some(387_886)),
+            (
+                Some(1),
+                "2024-08-12T10:00:02.123Z".to_string(),
+                Some(387_886)
+            ),
             // The driver: gone until any GPU reads again.
             (None, "2024-08-12T10:00:08.57Z".to_string(), Some(381_435)),
         ]

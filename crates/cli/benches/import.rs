@@ -90,6 +90,25 @@ fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
     Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
 }
 
+/// How many times each side runs; the median time and the largest peak are
+/// reported (one run on a small shared machine varies by ±10 %).
+const RUNS: usize = 5;
+
+/// The median wall time and the largest peak of `RUNS` runs of `once(i)`.
+fn median_of_runs(
+    mut once: impl FnMut(usize) -> std::io::Result<(f64, f64)>,
+) -> std::io::Result<(f64, f64)> {
+    let mut times = Vec::with_capacity(RUNS);
+    let mut peak: f64 = 0.0;
+    for i in 0..RUNS {
+        let (t, m) = once(i)?;
+        times.push(t);
+        peak = peak.max(m);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[RUNS / 2], peak))
+}
+
 fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
     let status = Command::new(bin)
         .args(["--db"])
@@ -117,12 +136,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let half_rows = write_csv(&half, 24 * 3600)?;
     let size = std::fs::metadata(&full)?.len();
     println!(
-        "import: nvidia-smi CSV, {rows} rows ({GPUS} GPUs × 48 h at 1 Hz, 10 fields), {:.0} MB",
+        "import: nvidia-smi CSV, {rows} rows ({GPUS} GPUs × 48 h at 1 Hz, 10 fields), {:.0} MB; median of {RUNS} runs each",
         size as f64 / 1e6
     );
 
-    let (half_s, half_mib) = import(bin, &dir.path().join("half.db"), &half)?;
-    let (ours_s, ours_mib) = import(bin, &dir.path().join("ours.db"), &full)?;
+    // A fresh database for every run: each is a first import.
+    let (half_s, half_mib) =
+        median_of_runs(|i| import(bin, &dir.path().join(format!("half-{i}.db")), &half))?;
+    let (ours_s, ours_mib) =
+        median_of_runs(|i| import(bin, &dir.path().join(format!("ours-{i}.db")), &full))?;
     let rate = rows as f64 / ours_s;
     println!(
         "  breakpoint import   {ours_s:>6.2} s  {:>5.2} M samples/s  peak {ours_mib:.0} MiB   (target ≥ 1.5 M/s)",
@@ -139,11 +161,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  sqlite3 is not installed: no reference (scripts/setup installs it)");
         return Ok(());
     }
-    let (ref_s, ref_mib) = measure(
-        Command::new("sqlite3")
-            .arg(dir.path().join("reference.db"))
-            .arg(format!(".import --csv {} t", full.display())),
-    )?;
+    let (ref_s, ref_mib) = median_of_runs(|i| {
+        measure(
+            Command::new("sqlite3")
+                .arg(dir.path().join(format!("reference-{i}.db")))
+                .arg(format!(".import --csv {} t", full.display())),
+        )
+    })?;
     println!(
         "  sqlite3 .import     {ref_s:>6.2} s  {:>5.2} M rows/s     peak {ref_mib:.0} MiB   (strings only)",
         rows as f64 / ref_s / 1e6

@@ -26,6 +26,14 @@ pub struct SmiMessage {
 /// driver generations print; anything else is left to the parser.
 pub fn recognise(line: &str) -> Option<SmiMessage> {
     let text = line.trim();
+    // Every message starts with one of these letters; rows start with a
+    // digit or a blank. One byte decides for almost every line.
+    if !matches!(
+        text.as_bytes().first(),
+        Some(b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f')
+    ) {
+        return None;
+    }
     let message = |lost| {
         Some(SmiMessage {
             lost,
