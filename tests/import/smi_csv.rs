@@ -290,6 +290,43 @@ fn a_gpu_falling_off_the_bus_is_one_loss_per_incident_with_its_duration() {
 }
 
 #[test]
+fn logs_captured_through_script_or_kubectl_read_like_the_plain_file() {
+    for (fixture, says) in [
+        ("smi-csv/script-transcript.log", "`script` transcript"),
+        ("smi-csv/kubectl-timestamps.log", "timestamp was removed"),
+    ] {
+        let (store, r) = import(fixture, |_| {});
+        assert_eq!(
+            (r.format, r.gpus, r.samples),
+            (Format::SmiCsv, 2, 12),
+            "{fixture}"
+        );
+        let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:06.180Z");
+        assert_eq!(v(&s, PowerMw), Some(248_530), "{fixture}");
+        assert!(
+            r.warnings.iter().any(|w| w.contains(says)),
+            "{fixture}: {:?}",
+            r.warnings
+        );
+    }
+}
+
+#[test]
+fn a_bad_line_in_a_script_transcript_is_named_by_its_line_in_the_file() {
+    let text = std::fs::read_to_string(fixture("smi-csv/script-transcript.log")).unwrap();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    // File line 6: the banner is line 1, the header line 2.
+    lines[5] = lines[5].replacen("248.53 W", "24x.53 W", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.log");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let (store, platform) = store();
+    let err = breakpoint_core::import::import_file(&store, &path, &utc_options(platform), None)
+        .unwrap_err();
+    assert!(err.to_string().contains("bad.log:6:"), "{err}");
+}
+
+#[test]
 fn zone_less_times_are_read_in_the_given_zone() {
     let (store, r) = import("smi-csv/crlf.csv", |o| {
         o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()

@@ -1,9 +1,12 @@
 //! What sits between a file's bytes and the parsers: logs arrive gzipped
-//! (rotated, or compressed for the copy home) and, when nvidia-smi ran
-//! under Windows PowerShell (`nvidia-smi … > log.csv`), as UTF-16. Both are
-//! recognised from their first bytes and turned into the UTF-8 text every
-//! parser reads; everything else passes through untouched. The file's
-//! identity (SHA-256) stays that of the bytes on disk.
+//! (rotated, or compressed for the copy home), as UTF-16 when nvidia-smi ran
+//! under Windows PowerShell (`nvidia-smi … > log.csv`), and wrapped by the
+//! tool that captured them: a `script` transcript's banner lines and `^C`,
+//! or the timestamp `kubectl logs --timestamps` / `docker logs -t` put in
+//! front of every line. All of it is recognised from the first bytes and
+//! lines, and turned into the plain UTF-8 text every parser reads; line
+//! numbers stay those of the file. Everything else passes through
+//! untouched. The file's identity (SHA-256) stays that of the bytes on disk.
 
 use std::cell::Cell;
 use std::io::{self, BufRead, BufReader, Read};
@@ -19,6 +22,21 @@ pub struct Wrapping {
     /// Set once the gzip stream is found to end early (a log copied while
     /// it was being compressed): what came before the cut is read.
     pub cut: Rc<Cell<bool>>,
+    pub capture: Option<Capture>,
+    /// Lines the capture tool added, blanked (its banners, `^C`), and line
+    /// prefixes removed.
+    pub unwrapped: Rc<Cell<(u64, u64)>>,
+}
+
+/// The tool a log was captured through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capture {
+    /// `script -c "nvidia-smi …" log`: "Script started on …" first, "Script
+    /// done on …" last, `^C` where the user stopped it.
+    Script,
+    /// `kubectl logs --timestamps`, `docker logs -t`: an RFC 3339 time and
+    /// a space before every line.
+    TimestampPrefix,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +50,16 @@ impl Wrapping {
     /// whether its compressed stream was cut off.
     pub fn warnings(&self) -> Vec<String> {
         let mut out: Vec<String> = self.describe().into_iter().collect();
+        let (blanked, stripped) = self.unwrapped.get();
+        match self.capture {
+            Some(Capture::Script) => out.push(format!(
+                "a `script` transcript: {blanked} line(s) it added (banners, ^C) were ignored"
+            )),
+            Some(Capture::TimestampPrefix) => out.push(format!(
+                "the capture tool's timestamp was removed from the start of {stripped} line(s)"
+            )),
+            None => {}
+        }
         if self.cut.get() {
             out.push(
                 "the gzip stream ends early (file cut off); read everything before the cut".into(),
@@ -75,11 +103,152 @@ pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wr
         Box::new(buffered)
     };
     let utf16 = utf16_of(text.fill_buf()?);
-    let wrapping = Wrapping { gzip, utf16, cut };
-    Ok(match utf16 {
-        Some(endian) => (Box::new(Utf16ToUtf8::new(text, endian)), wrapping),
+    let mut text: Box<dyn BufRead + 'a> = match utf16 {
+        Some(endian) => Box::new(BufReader::with_capacity(
+            1 << 16,
+            Utf16ToUtf8::new(text, endian),
+        )),
+        None => text,
+    };
+    let capture = capture_of(text.fill_buf()?);
+    let unwrapped = Rc::new(Cell::new((0, 0)));
+    let wrapping = Wrapping {
+        gzip,
+        utf16,
+        cut,
+        capture,
+        unwrapped: unwrapped.clone(),
+    };
+    Ok(match capture {
+        // Only a captured log pays for the line-by-line pass.
+        Some(capture) => (
+            Box::new(Unwrap {
+                inner: text,
+                capture,
+                line: Vec::new(),
+                at: 0,
+                counts: unwrapped,
+            }),
+            wrapping,
+        ),
         None => (Box::new(text), wrapping),
     })
+}
+
+/// The capture tool, from the first line.
+fn capture_of(head: &[u8]) -> Option<Capture> {
+    let first = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if first.starts_with(b"Script started on ") {
+        Some(Capture::Script)
+    } else if time_prefix_len(first).is_some() {
+        Some(Capture::TimestampPrefix)
+    } else {
+        None
+    }
+}
+
+/// The length of an RFC 3339 time and the space after it at the start of
+/// `line` ("2024-06-01T11:27:05.123456789Z "), if there is one.
+fn time_prefix_len(line: &[u8]) -> Option<usize> {
+    let digits = |r: std::ops::Range<usize>| {
+        line.get(r)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let shape = digits(0..4)
+        && line.get(4) == Some(&b'-')
+        && digits(5..7)
+        && line.get(7) == Some(&b'-')
+        && digits(8..10)
+        && line.get(10) == Some(&b'T')
+        && digits(11..13)
+        && line.get(13) == Some(&b':')
+        && digits(14..16)
+        && line.get(16) == Some(&b':')
+        && digits(17..19);
+    if !shape {
+        return None;
+    }
+    let mut i = 19;
+    if line.get(i) == Some(&b'.') {
+        i += 1;
+        while line.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    match line.get(i) {
+        Some(b'Z') => i += 1,
+        Some(b'+' | b'-')
+            if digits(i + 1..i + 3) && line.get(i + 3) == Some(&b':') && digits(i + 4..i + 6) =>
+        {
+            i += 6
+        }
+        _ => return None,
+    }
+    (line.get(i) == Some(&b' ')).then_some(i + 1)
+}
+
+/// Takes out what the capture tool added, a line at a time. A line that is
+/// wholly the tool's becomes an empty line, so the parsers' line numbers
+/// stay those of the file.
+struct Unwrap<R> {
+    inner: R,
+    capture: Capture,
+    line: Vec<u8>,
+    at: usize,
+    counts: Rc<Cell<(u64, u64)>>,
+}
+
+impl<R: BufRead> Unwrap<R> {
+    fn next_line(&mut self) -> io::Result<bool> {
+        self.line.clear();
+        self.at = 0;
+        if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+            return Ok(false);
+        }
+        let (mut blanked, mut stripped) = self.counts.get();
+        let body_end = self.line.len()
+            - self
+                .line
+                .iter()
+                .rev()
+                .take_while(|b| matches!(b, b'\n' | b'\r'))
+                .count();
+        match self.capture {
+            Capture::Script => {
+                let body = &self.line[..body_end];
+                let added = body.starts_with(b"Script started on ")
+                    || body.starts_with(b"Script done on ")
+                    || body.iter().all(|b| matches!(b, b'^' | b'C' | b' '));
+                if added && body_end > 0 {
+                    self.line.drain(..body_end);
+                    blanked += 1;
+                } else if body.starts_with(b"^C") {
+                    self.line.drain(..2);
+                    blanked += 1;
+                }
+            }
+            Capture::TimestampPrefix => {
+                if let Some(n) = time_prefix_len(&self.line[..body_end]) {
+                    self.line.drain(..n);
+                    stripped += 1;
+                }
+            }
+        }
+        self.counts.set((blanked, stripped));
+        Ok(true)
+    }
+}
+
+impl<R: BufRead> Read for Unwrap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.line.len() && !self.next_line()? {
+            return Ok(0);
+        }
+        let n = buf.len().min(self.line.len() - self.at);
+        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// A gzip stream that ends early reads as ending there; the flag says so.
@@ -239,6 +408,7 @@ mod tests {
         let (s, w) = read_all(TEXT.as_bytes());
         assert_eq!(s, TEXT);
         assert_eq!(w.describe(), None);
+        assert!(w.warnings().is_empty());
     }
 
     #[test]
@@ -292,6 +462,40 @@ mod tests {
         let (s, w) = read_all(&gzip(&utf16le(TEXT, true)));
         assert_eq!(s, TEXT);
         assert!(w.gzip && w.utf16 == Some(Endian::Little));
+    }
+
+    #[test]
+    fn a_script_transcript_loses_its_banners_and_ctrl_c_but_keeps_its_line_numbers() {
+        let log = "Script started on 2024-06-01 11:27:04+00:00 [COMMAND=\"nvidia-smi -l 1\"]\r\n\
+                   timestamp, index\r\n\
+                   2024/06/01 11:27:05.177, 0\r\n\
+                   ^C\r\n\
+                   \r\n\
+                   Script done on 2024-06-01 11:27:11+00:00 [COMMAND_EXIT_CODE=\"130\"]\n";
+        let (s, w) = read_all(log.as_bytes());
+        assert_eq!(
+            s,
+            "\r\ntimestamp, index\r\n2024/06/01 11:27:05.177, 0\r\n\r\n\r\n\n"
+        );
+        assert_eq!(w.capture, Some(Capture::Script));
+        assert_eq!(w.unwrapped.get(), (3, 0));
+    }
+
+    #[test]
+    fn kubectl_and_docker_timestamps_are_taken_off_every_line() {
+        let log = "2024-06-01T11:27:05.123456789Z timestamp, index\n\
+                   2024-06-01T11:27:05.200000000Z 2024/06/01 11:27:05.177, 0\n\
+                   2024-06-01T19:27:06+08:00 2024/06/01 11:27:06.180, 0\n";
+        let (s, w) = read_all(log.as_bytes());
+        assert_eq!(
+            s,
+            "timestamp, index\n2024/06/01 11:27:05.177, 0\n2024/06/01 11:27:06.180, 0\n"
+        );
+        assert_eq!(w.capture, Some(Capture::TimestampPrefix));
+        assert_eq!(w.unwrapped.get(), (0, 3));
+        // Our own tables put ISO times first too, followed by a comma: untouched.
+        let table = "2024-06-01T11:27:05Z,ok\n";
+        assert_eq!(read_all(table.as_bytes()).0, table);
     }
 
     #[test]
