@@ -243,3 +243,78 @@ fn probe_logs_keep_inventory_events_and_startups() {
     assert!(r.samples >= 5);
     assert!(r.warnings.iter().any(|w| w.contains("cut off")));
 }
+
+#[test]
+fn plain_nvidia_smi_tables_of_three_driver_generations() {
+    let (store, r) = import("smi-table/a100-535.log", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::SmiTable, 2, 6));
+    assert_eq!(r.interval_ms, Some(5000));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:10Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, TempGpuC),
+            v(&s, Pstate),
+            v(&s, UtilGpuPct),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib),
+            v(&s, FanPct)
+        ),
+        (
+            Some(398_000),
+            Some(400_000),
+            Some(54),
+            Some(0),
+            Some(100),
+            Some(61_227),
+            Some(81_920),
+            None
+        )
+    );
+    // "ERR!" is a reading nvidia-smi could not take: absent, never 0.
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:15Z");
+    assert_eq!((v(&s, PowerMw), v(&s, TempGpuC)), (None, Some(58)));
+    let run = store.run(r.run_id).unwrap();
+    let gpu1 = &run.inventory[1];
+    assert_eq!(gpu1.pci_bus_id.as_deref(), Some("00000000:0F:00.0"));
+    assert_eq!(gpu1.driver_version.as_deref(), Some("535.104.05"));
+    assert_eq!(gpu1.cuda_version.as_deref(), Some("12.2"));
+    assert_eq!(
+        gpu1.accelerator.as_ref().map(|a| a.canonical.as_str()),
+        Some("NVIDIA A100 80GB SXM")
+    );
+    assert_eq!(gpu1.power_limit_enforced_w, Some(400.0));
+
+    // R470's narrow boxes and a name cut to "Tesla V100-SXM2...".
+    let (store, r) = import("smi-table/v100-470.log", |_| {});
+    assert_eq!((r.gpus, r.samples), (1, 2));
+    let s = sample_at(&store, r.run_id, 0, "2022-03-08T16:45:07Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, MemUsedMib), v(&s, UtilGpuPct)),
+        (Some(298_000), Some(30_871), Some(100))
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(
+        run.inventory[0]
+            .accelerator
+            .as_ref()
+            .map(|a| a.family.as_str()),
+        Some("V100")
+    );
+
+    // R550's wider bus-id column, a GeForce with a fan, local times.
+    let (store, r) = import("smi-table/rtx4090-550.log", |o| {
+        o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()
+    });
+    let s = sample_at(&store, r.run_id, 0, "2024-10-17T13:03:44Z");
+    assert_eq!(
+        (
+            v(&s, FanPct),
+            v(&s, TempGpuC),
+            v(&s, Pstate),
+            v(&s, PowerMw)
+        ),
+        (Some(30), Some(45), Some(2), Some(287_000))
+    );
+}

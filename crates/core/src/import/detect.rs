@@ -53,6 +53,13 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     {
         return Ok(Format::SmiQuery);
     }
+    // Plain `nvidia-smi`: the boxed table under its banner.
+    if lines
+        .iter()
+        .any(|l| l.starts_with('|') && l.contains("NVIDIA-SMI") && l.contains("Driver Version"))
+    {
+        return Ok(Format::SmiTable);
+    }
     // dmon headers: "# gpu   pwr  gtemp …" or "#Date  Time  gpu …".
     if let Some(h) = lines.iter().find(|l| l.starts_with('#')) {
         let words: Vec<String> = h
@@ -187,6 +194,10 @@ mod tests {
                 Format::SmiDmon,
             ),
             ("#Date       Time        gpu   pwr\n", Format::SmiDmon),
+            (
+                "Sat Jun  1 11:27:05 2024\n+-----+\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n",
+                Format::SmiTable,
+            ),
             (
                 "\n==============NVSMI LOG==============\n\nTimestamp : x\n",
                 Format::SmiQuery,

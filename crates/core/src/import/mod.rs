@@ -41,6 +41,7 @@ labelled_enum! {
         SmiCsv => "nvidia-smi-csv",
         SmiDmon => "nvidia-smi-dmon",
         SmiQuery => "nvidia-smi-q",
+        SmiTable => "nvidia-smi-table",
         DcgmDiag => "dcgmi-diag",
         DcgmiDmon => "dcgmi-dmon",
         PromText => "prometheus-text",

@@ -155,6 +155,24 @@ impl TimeReader {
         Some(offset)
     }
 
+    /// nvidia-smi's C-library date, "Mon Jun  3 10:00:00 2024" (local
+    /// time), as `-q` and the default table print it; other date-times as
+    /// `parse` reads them.
+    pub fn parse_ctime(&mut self, value: &str) -> Option<i64> {
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let words: Vec<&str> = value.split_whitespace().collect();
+        match words.as_slice() {
+            [_, month, day, time, year] => {
+                let m = MONTHS.iter().position(|x| x == month)? + 1;
+                let d: u32 = day.parse().ok()?;
+                self.parse(&format!("{year}-{m:02}-{d:02} {time}"))
+            }
+            _ => self.parse(value),
+        }
+    }
+
     /// A time of day ("11:27:05") on a given date, for dmon's `-o T`.
     pub fn parse_on(&mut self, date: Date, time_of_day: &str) -> Option<i64> {
         let text = format!(

@@ -172,13 +172,14 @@ impl Store {
         };
         self.conn.execute_batch(&begin).map_err(Error::from)?;
         self.depth.set(depth + 1);
-        let guard = RollbackGuard {
+        let mut guard = RollbackGuard {
             store: self,
-            sql: rollback,
+            sql: Some(rollback),
             depth,
         };
         let value = work(self)?;
-        std::mem::forget(guard);
+        guard.sql = None;
+        drop(guard);
         self.depth.set(depth);
         self.conn.execute_batch(&commit).map_err(Error::from)?;
         Ok(value)
@@ -230,16 +231,20 @@ impl Store {
 
 /// Rolls back an open transaction (or savepoint) unless it was committed
 /// (forgotten).
+/// Rolls the transaction back when the work fails or panics; disarmed
+/// (`sql` taken) when it succeeds.
 struct RollbackGuard<'s> {
     store: &'s Store,
-    sql: String,
+    sql: Option<String>,
     depth: u32,
 }
 
 impl Drop for RollbackGuard<'_> {
     fn drop(&mut self) {
-        let _ = self.store.conn.execute_batch(&self.sql);
-        self.store.depth.set(self.depth);
+        if let Some(sql) = self.sql.take() {
+            let _ = self.store.conn.execute_batch(&sql);
+            self.store.depth.set(self.depth);
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod prometheus;
 mod script_log;
 mod smi_csv;
 mod smi_query;
+mod smi_table;
 mod tables;
 
 use std::io::BufRead;
@@ -29,6 +30,7 @@ pub fn parse<R: BufRead>(
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),
         Format::SmiQuery => smi_query::parse(input, ctx, b),
+        Format::SmiTable => smi_table::parse(input, ctx, b),
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),

@@ -97,7 +97,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             match key {
                 "Timestamp" => {
                     finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
-                    snapshot.t_ms = parse_ctime(ctx, value);
+                    snapshot.t_ms = ctx.times.parse_ctime(value);
                     if snapshot.t_ms.is_none() {
                         let error = LineError::new(
                             line.number,
@@ -147,22 +147,6 @@ fn split_key_value(content: &str) -> Option<(&str, &str)> {
     let key = content[..i].trim();
     let value = content[i..].trim_start_matches([' ', ':']).trim();
     Some((key, value))
-}
-
-/// `nvidia-smi -q`'s "Mon Jun  3 10:00:00 2024" (local time) to UTC ms.
-fn parse_ctime(ctx: &mut ParseContext, value: &str) -> Option<i64> {
-    let words: Vec<&str> = value.split_whitespace().collect();
-    let months = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    match words.as_slice() {
-        [_, month, day, time, year] => {
-            let m = months.iter().position(|x| x == month)? + 1;
-            let d: u32 = day.parse().ok()?;
-            ctx.times.parse(&format!("{year}-{m:02}-{d:02} {time}"))
-        }
-        _ => ctx.times.parse(value),
-    }
 }
 
 fn reason_bit(name: &str) -> Option<i64> {

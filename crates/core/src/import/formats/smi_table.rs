@@ -1,0 +1,340 @@
+//! Plain `nvidia-smi` — the boxed table people read — appended to a file by
+//! a loop (`while :; do nvidia-smi; sleep 5; done >> gpu.log`). Each
+//! snapshot starts with the local date ("Sat Jun  1 11:27:05 2024"), then
+//! the banner with the driver and CUDA versions, then two rows per GPU:
+//!
+//! ```text
+//! |   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |
+//! | N/A   33C    P0              61W / 400W |      4MiB / 81920MiB |      0%      Default |
+//! ```
+//!
+//! Column widths, spacing and the header words moved with every driver
+//! generation (470's narrow boxes, 535's wide ones, 550+'s wider bus-id
+//! column), so cells are split on `|` and values are read by their units:
+//! `C` temperature, `P<n>` performance state, `W` power usage and cap,
+//! `MiB` memory used and total, `%` fan and utilisation. "N/A" and "ERR!"
+//! are absent values. The processes table and MIG rows are not samples.
+
+use std::io::BufRead;
+
+use super::super::ParseContext;
+use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::LineReader;
+use super::super::smi_messages;
+use super::super::values::parse_field;
+use crate::accelerator;
+use crate::samples::{Field, Sample};
+
+#[derive(Default)]
+struct Snapshot {
+    t_ms: Option<i64>,
+    driver: Option<String>,
+    cuda: Option<String>,
+    /// The GPU whose identity row came last: its readings are on the next row.
+    gpu: Option<u32>,
+    in_processes: bool,
+}
+
+pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut snap = Snapshot::default();
+    let mut tables = 0u64;
+    let mut untimed_warned = false;
+
+    while let Some(line) = lines.next_line()? {
+        let text = line.text.trim_end();
+        if text.trim().is_empty() {
+            continue;
+        }
+        if let Some(message) = smi_messages::recognise(text) {
+            b.smi_message(line.number, message);
+            continue;
+        }
+        if !text.starts_with('|') {
+            // The date line opens a snapshot; borders and blanks say nothing.
+            if !text.starts_with('+')
+                && let Some(t) = ctx.times.parse_ctime(text.trim())
+            {
+                snap = Snapshot {
+                    t_ms: Some(t),
+                    ..Snapshot::default()
+                };
+            }
+            continue;
+        }
+        let body = text.trim_start_matches('|').trim_end_matches('|');
+        if let Some(versions) = banner(body) {
+            tables += 1;
+            (snap.driver, snap.cuda) = versions;
+            snap.in_processes = false;
+            continue;
+        }
+        if body.trim_start().starts_with("Processes:") {
+            snap.in_processes = true;
+            continue;
+        }
+        if snap.in_processes {
+            continue;
+        }
+        let cells: Vec<&str> = body.split('|').collect();
+        if let Some((index, name, bus)) = identity(&cells) {
+            let gpu = b.gpu(GpuKey::Index(index));
+            b.alias(GpuKey::BusId(bus), gpu);
+            let info = b.inventory(gpu);
+            if info.accelerator.is_none() && !name.is_empty() {
+                info.accelerator = Some(accelerator::normalise(name));
+            }
+            if let Some(d) = &snap.driver {
+                info.driver_version = Some(d.clone());
+            }
+            if let Some(c) = &snap.cuda {
+                info.cuda_version = Some(c.clone());
+            }
+            snap.gpu = Some(gpu);
+            continue;
+        }
+        let Some(gpu) = snap.gpu.take() else {
+            continue;
+        };
+        let Some(t_ms) = snap.t_ms else {
+            if !untimed_warned {
+                b.warn(format!(
+                    "line {}: readings before any date line were skipped (each nvidia-smi table starts with one)",
+                    line.number
+                ));
+                untimed_warned = true;
+            }
+            continue;
+        };
+        let sample = readings(&cells, t_ms, gpu)
+            .map_err(|reason| LineError::new(line.number, None, reason))?;
+        if let Some(total) = sample.get(Field::MemTotalMib) {
+            b.inventory(gpu).vram_mib = Some(total as u64);
+        }
+        if let Some(cap) = sample.get(Field::PowerLimitMw) {
+            b.inventory(gpu).power_limit_enforced_w = Some(cap as f64 / 1000.0);
+        }
+        b.sample(sample)?;
+    }
+    if tables == 0 {
+        return Err(ParseFailure::Whole(
+            "no nvidia-smi table in the file (no \"NVIDIA-SMI … Driver Version\" banner)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2":
+/// the driver and CUDA versions.
+fn banner(body: &str) -> Option<(Option<String>, Option<String>)> {
+    let body = body.trim();
+    if !body.starts_with("NVIDIA-SMI") || !body.contains("Driver Version") {
+        return None;
+    }
+    let after = |key: &str| {
+        body.split_once(key)
+            .and_then(|(_, rest)| rest.trim_start_matches(':').split_whitespace().next())
+            .filter(|v| *v != "N/A")
+            .map(str::to_string)
+    };
+    Some((after("Driver Version"), after("CUDA Version")))
+}
+
+/// "   0  NVIDIA A100-SXM4-80GB          On  ", " 00000000:07:00.0 Off ":
+/// the index, name and bus id of a GPU's first row.
+fn identity<'a>(cells: &[&'a str]) -> Option<(u32, &'a str, &'a str)> {
+    let [first, second, ..] = cells else {
+        return None;
+    };
+    let mut words = first.split_whitespace();
+    let index: u32 = words.next()?.parse().ok()?;
+    let bus = second.split_whitespace().next()?;
+    if !(bus.contains(':') && bus.contains('.')) {
+        return None;
+    }
+    // The name runs from after the index to before Persistence-M (On, Off,
+    // N/A); truncated names end in "...".
+    let rest = first.trim_start();
+    let rest = rest[rest.find(char::is_whitespace)?..].trim();
+    let name = match rest.rsplit_once(char::is_whitespace) {
+        Some((name, "On" | "Off" | "N/A")) => name.trim(),
+        _ => rest,
+    };
+    Some((index, name.trim_end_matches("..."), bus))
+}
+
+/// The second row of a GPU: fan, temperature, performance state, power
+/// usage and cap | memory used and total | utilisation and compute mode.
+fn readings(cells: &[&str], t_ms: i64, gpu: u32) -> Result<Sample, String> {
+    let mut sample = Sample::new(t_ms, gpu);
+    let mut set = |field: Field, text: &str| -> Result<(), String> {
+        let text = text.trim();
+        if text.is_empty() || text == "N/A" || text.contains("ERR") {
+            return Ok(());
+        }
+        match parse_field(field, text, None) {
+            Ok(Some(v)) => {
+                sample.set(field, v);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(reason) => Err(format!(
+                "{reason} (\"{text}\" in the {} column)",
+                field.key()
+            )),
+        }
+    };
+    let first = cells.first().copied().unwrap_or_default();
+    // "N/A   33C    P0              61W / 400W": fan, temperature and state
+    // are single words; power is "usage / cap" after them (the spaced
+    // slash: a fan of "N/A" has one too).
+    let (left, power) = match first.find(" / ") {
+        Some(slash) => {
+            let before = first[..slash].trim_end();
+            let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+            (
+                &before[..start],
+                Some((&before[start..], &first[slash + 3..])),
+            )
+        }
+        None => (first, None),
+    };
+    for word in left.split_whitespace() {
+        if word.ends_with('%') {
+            set(Field::FanPct, word)?;
+        } else if let Some(temp) = word.strip_suffix('C')
+            && temp.chars().all(|c| c.is_ascii_digit())
+        {
+            set(Field::TempGpuC, temp)?;
+        } else if word.starts_with('P') && word[1..].chars().all(|c| c.is_ascii_digit()) {
+            set(Field::Pstate, word)?;
+        }
+    }
+    if let Some((usage, cap)) = power {
+        set(Field::PowerMw, usage)?;
+        set(Field::PowerLimitMw, cap)?;
+    }
+    if let Some((used, total)) = cells.get(1).and_then(|c| c.split_once('/')) {
+        set(Field::MemUsedMib, used)?;
+        set(Field::MemTotalMib, total)?;
+    }
+    if let Some(util) = cells
+        .get(2)
+        .and_then(|c| c.split_whitespace().next())
+        .filter(|w| w.ends_with('%'))
+    {
+        set(Field::UtilGpuPct, util)?;
+    }
+    Ok(sample)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn cells(row: &str) -> Vec<&str> {
+        row.trim_start_matches('|')
+            .trim_end_matches('|')
+            .split('|')
+            .collect()
+    }
+
+    #[test]
+    fn identity_rows_of_three_driver_generations() {
+        for (row, index, name, bus) in [
+            (
+                "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |",
+                0,
+                "Tesla V100-SXM2",
+                "00000000:00:1E.0",
+            ),
+            (
+                "|   1  NVIDIA A100-SXM4-80GB          On  | 00000000:0F:00.0 Off |                    0 |",
+                1,
+                "NVIDIA A100-SXM4-80GB",
+                "00000000:0F:00.0",
+            ),
+            (
+                "|   7  NVIDIA H100 80GB HBM3          On  |   00000000:DB:00.0 Off |                    0 |",
+                7,
+                "NVIDIA H100 80GB HBM3",
+                "00000000:DB:00.0",
+            ),
+            (
+                "|   0  NVIDIA GeForce RTX 4090      Off |   00000000:01:00.0  On |                  Off |",
+                0,
+                "NVIDIA GeForce RTX 4090",
+                "00000000:01:00.0",
+            ),
+        ] {
+            assert_eq!(identity(&cells(row)), Some((index, name, bus)), "{row}");
+        }
+        let header = "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |";
+        assert_eq!(identity(&cells(header)), None);
+    }
+
+    #[test]
+    fn readings_are_found_by_their_units() {
+        let s = readings(
+            &cells("| N/A   33C    P0              61W / 400W |      4MiB / 81920MiB |      0%      Default |"),
+            0,
+            0,
+        )
+        .unwrap();
+        let v = |f| s.get(f);
+        assert_eq!(
+            (
+                v(Field::FanPct),
+                v(Field::TempGpuC),
+                v(Field::Pstate),
+                v(Field::PowerMw)
+            ),
+            (None, Some(33), Some(0), Some(61_000))
+        );
+        assert_eq!(
+            (
+                v(Field::PowerLimitMw),
+                v(Field::MemUsedMib),
+                v(Field::MemTotalMib),
+                v(Field::UtilGpuPct)
+            ),
+            (Some(400_000), Some(4), Some(81_920), Some(0))
+        );
+        let s = readings(
+            &cells("| 30%   45C    P2             ERR! / 450W |   2201MiB / 24564MiB |     97%      Default |"),
+            0,
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                s.get(Field::FanPct),
+                s.get(Field::PowerMw),
+                s.get(Field::Pstate)
+            ),
+            (Some(30), None, Some(2))
+        );
+        let s = readings(&cells("| N/A   29C    P0             69W /  700W |       1MiB /  81559MiB |      0%      Default |"), 0, 0).unwrap();
+        assert_eq!(
+            (s.get(Field::PowerMw), s.get(Field::PowerLimitMw)),
+            (Some(69_000), Some(700_000))
+        );
+    }
+
+    #[test]
+    fn the_banner_gives_driver_and_cuda() {
+        assert_eq!(
+            banner(
+                " NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     "
+            ),
+            Some((Some("535.104.05".into()), Some("12.2".into())))
+        );
+        assert_eq!(
+            banner(" NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: N/A      "),
+            Some((Some("470.82.01".into()), None))
+        );
+        assert_eq!(banner(" Processes:  "), None);
+    }
+}
