@@ -318,3 +318,33 @@ fn plain_nvidia_smi_tables_of_three_driver_generations() {
         (Some(30), Some(45), Some(2), Some(287_000))
     );
 }
+
+#[test]
+fn date_lines_from_monitoring_loops_time_the_output_that_follows() {
+    let (store, r) = import("smi-csv/date-loop.csv", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::SmiCsv, 2, 6));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:10Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct)),
+        (Some(248_530), Some(100))
+    );
+
+    let (store, r) = import("dmon/date-loop.txt", |o| o.interval_ms = Some(1000));
+    assert_eq!(r.samples, 10);
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:05Z");
+    assert_eq!(v(&s, PowerMw), Some(62_000));
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:15Z");
+    assert_eq!(v(&s, PowerMw), Some(372_000));
+
+    let (store, r) = import("prometheus/date-scrapes.prom", |o| {
+        o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()
+    });
+    assert_eq!(r.samples, 4);
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:35Z");
+    assert_eq!(v(&s, PowerMw), Some(301_500));
+    assert!(
+        !r.warnings.iter().any(|w| w.contains("carry no time")),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -7,10 +7,13 @@ use super::Format;
 pub fn detect(head: &[u8]) -> Result<Format, String> {
     let text = String::from_utf8_lossy(head);
     let text = text.trim_start_matches('\u{feff}');
+    // `date` lines a monitoring loop writes between outputs say nothing of
+    // the format.
+    let mut dates = super::timestamps::TimeReader::new(jiff::tz::TimeZone::UTC);
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !l.trim().is_empty() && dates.parse_date_line(l).is_none())
         .take(64)
         .collect();
     let Some(first) = lines.first().map(|l| l.trim_start()) else {

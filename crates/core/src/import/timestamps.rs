@@ -173,6 +173,60 @@ impl TimeReader {
         }
     }
 
+    /// A line that is nothing but a date, as `date` writes it between the
+    /// outputs of a monitoring loop (`while :; do date; nvidia-smi …; done`):
+    /// the C locale's "Sat Jun  1 11:27:05 UTC 2024", zh_CN's "2024年 06月
+    /// 01日 星期六 11:27:05 CST", `date -R`'s "Sat, 01 Jun 2024 11:27:05
+    /// +0000", `date -Is` and `date '+%F %T'`. Zone abbreviations other than
+    /// UTC/GMT are ambiguous (CST is China's and America's), so those times
+    /// are read in the given zone.
+    pub fn parse_date_line(&mut self, line: &str) -> Option<i64> {
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let month = |m: &str| MONTHS.iter().position(|x| *x == m).map(|i| i + 1);
+        let is_time = |t: &str| t.len() >= 8 && t.as_bytes()[2] == b':' && t.as_bytes()[5] == b':';
+        let utc = |zone: &str| matches!(zone, "UTC" | "GMT" | "Z");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            // date (C locale): weekday month day time zone year
+            [_, mon, day, time, zone, year] if is_time(time) => {
+                let m = month(mon)?;
+                let d: u32 = day.parse().ok()?;
+                let z = if utc(zone) { "Z" } else { "" };
+                self.parse(&format!("{year}-{m:02}-{d:02} {time}{z}"))
+            }
+            // date -R: "Sat, 01 Jun 2024 11:27:05 +0000"
+            [wd, day, mon, year, time, offset] if wd.ends_with(',') && is_time(time) => {
+                let m = month(mon)?;
+                let d: u32 = day.parse().ok()?;
+                let (sign, hhmm) = offset.split_at_checked(1)?;
+                if !matches!(sign, "+" | "-") || hhmm.len() != 4 {
+                    return None;
+                }
+                let (h, mm) = hhmm.split_at(2);
+                self.parse(&format!("{year}-{m:02}-{d:02} {time}{sign}{h}:{mm}"))
+            }
+            // zh_CN: "2024年 06月 01日 星期六 11:27:05 CST"
+            [y, mo, d, ..] if y.ends_with('年') && mo.ends_with('月') && d.ends_with('日') => {
+                let num = |w: &str, suffix: char| w.trim_end_matches(suffix).parse::<u32>().ok();
+                let (y, mo, d) = (num(y, '年')?, num(mo, '月')?, num(d, '日')?);
+                let time = words.iter().find(|w| is_time(w))?;
+                let z = if words.last().is_some_and(|z| utc(z)) {
+                    "Z"
+                } else {
+                    ""
+                };
+                self.parse(&format!("{y:04}-{mo:02}-{d:02} {time}{z}"))
+            }
+            [_, _, _, _, _] => self.parse_ctime(line),
+            // date -Is, date '+%F %T'
+            [one] => self.parse(one),
+            [date, time] if date.len() == 10 && is_time(time) => self.parse(line),
+            _ => None,
+        }
+    }
+
     /// A time of day ("11:27:05") on a given date, for dmon's `-o T`.
     pub fn parse_on(&mut self, date: Date, time_of_day: &str) -> Option<i64> {
         let text = format!(
@@ -307,5 +361,36 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown time zone")
         );
+    }
+
+    #[test]
+    fn date_lines_as_date_writes_them() {
+        let shanghai = TimeZone::get("Asia/Shanghai").unwrap();
+        let mut r = TimeReader::new(shanghai);
+        let utc = |t: &str| t.parse::<Timestamp>().unwrap().as_millisecond();
+        for (line, expected) in [
+            ("Sat Jun  1 11:27:05 UTC 2024", "2024-06-01T11:27:05Z"),
+            ("Sat Jun  1 11:27:05 CST 2024", "2024-06-01T03:27:05Z"),
+            ("Sat Jun  1 11:27:05 2024", "2024-06-01T03:27:05Z"),
+            ("Sat, 01 Jun 2024 11:27:05 +0000", "2024-06-01T11:27:05Z"),
+            ("Sat, 01 Jun 2024 19:27:05 +0800", "2024-06-01T11:27:05Z"),
+            (
+                "2024年 06月 01日 星期六 11:27:05 CST",
+                "2024-06-01T03:27:05Z",
+            ),
+            ("2024-06-01T11:27:05+00:00", "2024-06-01T11:27:05Z"),
+            ("2024-06-01 11:27:05", "2024-06-01T03:27:05Z"),
+        ] {
+            assert_eq!(r.parse_date_line(line), Some(utc(expected)), "{line}");
+        }
+        for not_a_date in [
+            "61.25 W",
+            "0, 61.25 W",
+            "# HELP x",
+            "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 99",
+            "",
+        ] {
+            assert_eq!(r.parse_date_line(not_a_date), None, "{not_a_date}");
+        }
     }
 }

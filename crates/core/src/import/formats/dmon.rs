@@ -110,6 +110,23 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             }
             continue;
         }
+        // `date` between runs of a dmon loop: it times the rows after it
+        // when they carry no time of their own (no `-o DT`/`-o T`).
+        let is_row = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && layout
+                .as_ref()
+                .is_some_and(|l| text.split_whitespace().count() == l.columns.len());
+        if !is_row && let Some(t) = ctx.times.parse_date_line(text) {
+            let timed = layout
+                .as_ref()
+                .is_some_and(|l| l.columns.iter().any(|c| matches!(c, Column::Time)));
+            if !timed {
+                let interval = ctx.interval_ms.unwrap_or(1000);
+                b.interval_ms = b.interval_ms.or(Some(interval));
+                clock = Some(RoundClock::new(t, i64::from(interval)));
+            }
+            continue;
+        }
         let Some(l) = layout.as_ref() else {
             return Err(LineError::new(
                 line.number,

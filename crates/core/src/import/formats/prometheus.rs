@@ -301,6 +301,7 @@ pub fn parse_text<R: BufRead>(
     let mut saw_data = false;
     let mut any = false;
     let mut timestamped = false;
+    let mut dated: Option<i64> = None;
 
     let interval = ctx.interval_ms;
     let start = ctx.start.map(|s| s.as_millisecond());
@@ -323,6 +324,18 @@ pub fn parse_text<R: BufRead>(
             continue;
         }
         if text.starts_with('#') {
+            continue;
+        }
+        // `date` between scrapes (`while :; do date; curl …/metrics; …`):
+        // the time of the scrape that follows.
+        if let Some(t) = ctx.times.parse_date_line(text) {
+            if saw_data {
+                next_scrape(&mut in_scrape, &mut scrape);
+                collector.flush(b)?;
+                saw_data = false;
+            }
+            in_scrape.clear();
+            dated = Some(t);
             continue;
         }
         let Series {
@@ -370,18 +383,27 @@ pub fn parse_text<R: BufRead>(
                 if in_scrape.contains(&key) {
                     next_scrape(&mut in_scrape, &mut scrape);
                     collector.flush(b)?;
+                    // A scrape with no date line of its own: one interval on.
+                    if let Some(t) = dated.as_mut() {
+                        *t += i64::from(interval.unwrap_or(30_000));
+                    }
                 }
                 in_scrape.push(key);
-                let clock = scrape.get_or_insert_with(|| {
-                    let step = interval.unwrap_or(30_000);
-                    if interval.is_none() {
-                        b.interval_ms = b.interval_ms.or(Some(step));
-                    }
-                    let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
-                    c.time_for(0);
-                    c
-                });
-                clock.current()
+                if let Some(t) = dated {
+                    timestamped = true;
+                    t
+                } else {
+                    let clock = scrape.get_or_insert_with(|| {
+                        let step = interval.unwrap_or(30_000);
+                        if interval.is_none() {
+                            b.interval_ms = b.interval_ms.or(Some(step));
+                        }
+                        let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
+                        c.time_for(0);
+                        c
+                    });
+                    clock.current()
+                }
             }
         };
         if let Err(reason) = collector.put(b, t_ms, gpu, target, value) {

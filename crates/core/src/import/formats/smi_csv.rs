@@ -354,12 +354,28 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         }
         if layout.is_none() {
-            layout = Some(infer_layout(text).map_err(|e| LineError::new(line.number, None, e))?);
+            match infer_layout(text) {
+                Ok(inferred) => layout = Some(inferred),
+                // A `date` line before the first header-less rows.
+                Err(_) if let Some(t) = ctx.times.parse_date_line(text) => {
+                    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
+                    clock = Some(RoundClock::new(t, step));
+                    continue;
+                }
+                Err(e) => return Err(LineError::new(line.number, None, e).into()),
+            }
         }
         let Some(layout) = layout.as_ref() else {
             continue;
         };
         if !layout.has_time && clock.is_none() {
+            // `date` before the rows (`while :; do date; nvidia-smi …; done`)
+            // times them, interval or not.
+            if let Some(t) = ctx.times.parse_date_line(text) {
+                let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
+                clock = Some(RoundClock::new(t, step));
+                continue;
+            }
             let interval = ctx.interval_ms.or(b.interval_ms).ok_or_else(|| {
                 ParseFailure::Whole(
                     "the rows carry no timestamp; give the sampling interval with --interval (e.g. --interval 1s)".into(),
@@ -384,6 +400,14 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             &mut positional,
         ) {
             Ok(()) => {}
+            // Not a row: a `date` line between two runs of the loop. It
+            // times the rows that follow when they carry no time themselves.
+            Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(text) => {
+                if !layout.has_time {
+                    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
+                    clock = Some(RoundClock::new(t, step));
+                }
+            }
             Err(RowError::Line(e)) => b.bad_line(&line, e)?,
             Err(RowError::Store(e)) => return Err(e),
         }
