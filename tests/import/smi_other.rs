@@ -348,3 +348,64 @@ fn date_lines_from_monitoring_loops_time_the_output_that_follows() {
         r.warnings
     );
 }
+
+#[test]
+fn gpustat_text_with_power_or_fan_and_its_json_loop() {
+    let (store, r) = import("gpustat/watch-power.log", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::Gpustat, 2, 6));
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:10Z");
+    assert_eq!(
+        (
+            v(&s, TempGpuC),
+            v(&s, UtilGpuPct),
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib)
+        ),
+        (
+            Some(54),
+            Some(100),
+            Some(398_000),
+            Some(400_000),
+            Some(61_227),
+            Some(81_920)
+        )
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(run.provenance.host.as_deref(), Some("gpu-node-3"));
+    assert_eq!(
+        run.inventory[0].driver_version.as_deref(),
+        Some("535.104.05")
+    );
+
+    let (store, r) = import("gpustat/fan-ascii.log", |_| {});
+    let s = sample_at(&store, r.run_id, 0, "2024-10-17T21:03:49Z");
+    assert_eq!(
+        (
+            v(&s, TempGpuC),
+            v(&s, FanPct),
+            v(&s, UtilGpuPct),
+            v(&s, PowerMw)
+        ),
+        (Some(71), Some(41), Some(99), None)
+    );
+
+    let (store, r) = import("gpustat/json-loop.log", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::Gpustat, 2, 4));
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:10.118Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct)),
+        (Some(372_000), Some(100))
+    );
+    assert!(
+        r.warnings.iter().any(|w| w.contains("cut off")),
+        "{:?}",
+        r.warnings
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(
+        run.inventory[1].uuid.as_deref(),
+        Some("GPU-3a81d0c7-e29f-b64a-0c5d-82f17e6a9b40")
+    );
+}

@@ -22,6 +22,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
 
     // JSON documents and JSON Lines.
     if first.starts_with('{') {
+        if text.contains("\"query_time\"") && text.contains("\"gpus\"") {
+            return Ok(Format::Gpustat);
+        }
         if text.contains("\"breakpoint-probe\"") {
             return Ok(Format::ProbeLog);
         }
@@ -43,6 +46,15 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         if text.contains("\"status\"") && text.contains("\"error\"") {
             return Ok(Format::PromRange);
         }
+    }
+    // gpustat: "[0] NVIDIA A100-SXM4-80GB | 54°C, 100 % | 61227 / 81920 MB".
+    if lines.iter().any(|l| {
+        l.starts_with('[')
+            && l.contains("] ")
+            && l.contains(" | ")
+            && (l.contains("°C") || l.contains("'C"))
+    }) {
+        return Ok(Format::Gpustat);
     }
     if first.starts_with('[') {
         return table_format(text).ok_or_else(unknown);
@@ -197,6 +209,14 @@ mod tests {
                 Format::SmiDmon,
             ),
             ("#Date       Time        gpu   pwr\n", Format::SmiDmon),
+            (
+                "node-3  Sat Jun  1 11:27:05 2024  535.104.05\n[0] NVIDIA A100-SXM4-80GB | 33°C,   0 % |     4 / 81920 MB |\n",
+                Format::Gpustat,
+            ),
+            (
+                "{\n    \"hostname\": \"node-3\",\n    \"query_time\": \"2024-06-01T11:27:05.1\",\n    \"gpus\": []\n}\n",
+                Format::Gpustat,
+            ),
             (
                 "Sat Jun  1 11:27:05 2024\n+-----+\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n",
                 Format::SmiTable,

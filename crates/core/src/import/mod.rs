@@ -42,6 +42,7 @@ labelled_enum! {
         SmiDmon => "nvidia-smi-dmon",
         SmiQuery => "nvidia-smi-q",
         SmiTable => "nvidia-smi-table",
+        Gpustat => "gpustat",
         DcgmDiag => "dcgmi-diag",
         DcgmiDmon => "dcgmi-dmon",
         PromText => "prometheus-text",

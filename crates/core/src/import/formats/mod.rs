@@ -3,6 +3,7 @@
 
 mod dcgm_diag;
 mod dmon;
+mod gpustat;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -31,6 +32,7 @@ pub fn parse<R: BufRead>(
         Format::SmiDmon => dmon::parse(input, ctx, b),
         Format::SmiQuery => smi_query::parse(input, ctx, b),
         Format::SmiTable => smi_table::parse(input, ctx, b),
+        Format::Gpustat => gpustat::parse(input, ctx, b),
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
