@@ -106,8 +106,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             }
             continue;
         };
-        let sample = readings(&cells, t_ms, gpu)
-            .map_err(|reason| LineError::new(line.number, None, reason))?;
+        let sample = match readings(&cells, t_ms, gpu) {
+            Ok(sample) => sample,
+            Err(reason) => {
+                b.bad_line(&line, LineError::new(line.number, None, reason))?;
+                continue;
+            }
+        };
         if let Some(total) = sample.get(Field::MemTotalMib) {
             b.inventory(gpu).vram_mib = Some(total as u64);
         }
@@ -206,7 +211,10 @@ fn readings(cells: &[&str], t_ms: i64, gpu: u32) -> Result<Sample, String> {
             && temp.chars().all(|c| c.is_ascii_digit())
         {
             set(Field::TempGpuC, temp)?;
-        } else if word.starts_with('P') && word[1..].chars().all(|c| c.is_ascii_digit()) {
+        } else if word.len() > 1
+            && word.starts_with('P')
+            && word[1..].chars().all(|c| c.is_ascii_digit())
+        {
             set(Field::Pstate, word)?;
         }
     }
