@@ -65,7 +65,8 @@ export async function runsView(root: HTMLElement): Promise<void> {
   const byPath = h("button", { id: "import-by-path" }, t("importPath"));
   byPath.addEventListener("click", () => run(pathInput.value.split("\n").map((s) => s.trim()).filter(Boolean)));
 
-  const drop = h("div", { class: "dropzone", id: "dropzone" }, t("dropHere"));
+  const drop = h("div", { class: "dropzone", id: "dropzone" }, t("dropHere"),
+    h("p", { class: "muted hint", id: "formats-hint" }, t("formatsHint")));
   unlisten.push(await getCurrentWebview().onDragDropEvent((e) => {
     if (e.payload.type === "over") drop.classList.add("over");
     else if (e.payload.type === "drop") { drop.classList.remove("over"); void run(e.payload.paths); }
