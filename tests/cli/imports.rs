@@ -129,7 +129,7 @@ fn usage_mistakes_are_named() {
     ws.fails(
         &["import", "/no/such/file.csv", "--platform", "AutoDL"],
         1,
-        "error: \"/no/such/file.csv\" does not exist",
+        "error: /no/such/file.csv: does not exist",
     );
     ws.fails(
         &["import", &file, "--platform", "AutoDL", "--interval", "fast"],

@@ -642,3 +642,66 @@ fn a_workload_that_cannot_start_is_refused_next_to_its_field_without_asking() {
     assert!(h.asked.lock().unwrap().is_empty(), "nobody was asked");
     assert_eq!(files_in(&h.dir.path().join("probe-logs")), 0);
 }
+
+#[test]
+fn a_dropped_folder_imports_every_log_in_it_whatever_its_wrapping() {
+    let h = Harness::new();
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let folder = h.dir.path().join("copied-home");
+    std::fs::create_dir(&folder).unwrap();
+    for f in [
+        "smi-csv/header-units.csv.gz",
+        "smi-csv/powershell-redirect.csv",
+        "gpustat/watch-power.log",
+    ] {
+        let from = std::path::PathBuf::from(fixture(f));
+        std::fs::copy(&from, folder.join(from.file_name().unwrap())).unwrap();
+    }
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [folder] }),
+    );
+    let got: Vec<(&str, &str, &str)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap(),
+                r["status"].as_str().unwrap(),
+                r["format"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("header-units.csv.gz", "imported", "nvidia-smi-csv"),
+            ("powershell-redirect.csv", "imported", "nvidia-smi-csv"),
+            ("watch-power.log", "imported", "gpustat"),
+        ]
+    );
+
+    // A path that is not there stops the import before anything is stored.
+    let before = h.ok("list_runs", json!({})).as_array().unwrap().len();
+    let err = h
+        .call(
+            "import_files",
+            json!({ "platformId": id, "paths": [folder, h.dir.path().join("gone.csv")] }),
+        )
+        .unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("gone.csv: does not exist"),
+        "{err}"
+    );
+    assert_eq!(
+        h.ok("list_runs", json!({})).as_array().unwrap().len(),
+        before
+    );
+}

@@ -1,5 +1,6 @@
 use std::collections::HashMap;
 use std::io::Read;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_core::domain::{Run, StartupOutcome};
@@ -170,6 +171,9 @@ pub async fn import_files<R: Runtime>(
     platform_id: i64,
     paths: Vec<String>,
 ) -> AppResult<Vec<ImportRow>> {
+    // A dropped folder stands for the logs inside it; a path that is not
+    // there stops the import before anything is stored.
+    let paths = import::expand_paths(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())?;
     let store = state.own_store()?;
     let (job, cancelled) = state.start_job();
     let _ = app.emit("import-started", job);
@@ -177,8 +181,8 @@ pub async fn import_files<R: Runtime>(
     let result = tauri::async_runtime::spawn_blocking(move || {
         let mut rows = Vec::new();
         let files = paths.len() as u32;
-        for (index, path) in paths.iter().enumerate() {
-            let file = std::path::Path::new(path);
+        for (index, file) in paths.iter().enumerate() {
+            let path = &file.display().to_string();
             let name = file
                 .file_name()
                 .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
@@ -212,12 +216,7 @@ pub async fn import_files<R: Runtime>(
             };
             emit(0);
             let outcome = (|| -> Result<ImportOutcome, AppError> {
-                let mut head = Vec::new();
-                std::fs::File::open(file)?
-                    .take(64 * 1024)
-                    .read_to_end(&mut head)?;
-                let format = import::detect(&head)
-                    .map_err(|e| AppError::new("invalid", format!("{name}: {e}")))?;
+                let format = import::detect_file(file)?;
                 let reader = Cancellable {
                     inner: std::fs::File::open(file)?,
                     cancelled: cancelled.clone(),

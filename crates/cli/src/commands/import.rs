@@ -1,7 +1,7 @@
 //! `breakpoint import FILE|DIR…`: one run per file, each all or nothing.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use breakpoint_core::import::{self, ImportError, ImportOptions, ImportOutcome, timestamps};
 use serde::Serialize;
@@ -58,7 +58,7 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         skip_bad_lines: args.skip_bad_lines,
         ..ImportOptions::new(platform.id)
     };
-    let files = expand(&args.paths)?;
+    let files = import::expand_paths(&args.paths).map_err(|e| Failure::Refused(e.to_string()))?;
     let mut results = Vec::new();
     let mut failed = 0;
     for file in &files {
@@ -164,54 +164,6 @@ fn describe(result: &FileResult) -> String {
             text
         }
     }
-}
-
-/// Files to import: the files named, and the files inside directories named
-/// (recursively, in name order; hidden files skipped).
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found).map_err(|e| {
-                Failure::Refused(format!("cannot read directory \"{}\": {e}", path.display()))
-            })?;
-            found.sort();
-            if found.is_empty() {
-                return Err(Failure::Refused(format!(
-                    "directory \"{}\" holds no files",
-                    path.display()
-                )));
-            }
-            files.extend(found);
-        } else if path.is_file() {
-            files.push(path.clone());
-        } else {
-            return Err(Failure::Refused(format!(
-                "\"{}\" does not exist",
-                path.display()
-            )));
-        }
-    }
-    Ok(files)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.is_file() {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// `--start`: an RFC 3339 instant, or a date / date-time in the given zone.

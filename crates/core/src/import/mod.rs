@@ -14,6 +14,7 @@ mod detect;
 pub mod formats;
 mod hashing;
 mod lines;
+mod paths;
 mod smi_messages;
 pub mod timestamps;
 mod values;
@@ -28,6 +29,7 @@ use serde::Serialize;
 
 pub use builder::{GpuKey, LineError, Loss, ParseFailure, RunBuilder};
 pub use detect::detect;
+pub use paths::expand_paths;
 
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, Store};
@@ -177,25 +179,11 @@ pub fn import_file(
         file: path.display().to_string(),
         reason,
     };
-    let mut file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
     let format = match options.format {
         Some(f) => f,
-        None => {
-            let (text, _) =
-                decode::decode(&mut file).map_err(|e| whole(format!("cannot read: {e}")))?;
-            let mut head = Vec::with_capacity(64 * 1024);
-            // A read error after some text (a cut-off gzip) still leaves a
-            // head to detect the format from.
-            if let Err(e) = text.take(64 * 1024).read_to_end(&mut head)
-                && head.is_empty()
-            {
-                return Err(whole(format!("cannot read: {e}")));
-            }
-            let format = detect(&head).map_err(whole)?;
-            file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
-            format
-        }
+        None => detect_file(path)?,
     };
+    let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
     import_reader(
         store,
         file,
@@ -205,6 +193,26 @@ pub fn import_file(
         options,
         progress,
     )
+}
+
+/// The format of a file, from its first 64 KiB of text (decompressed and
+/// transcoded as `decode` does for the parsers).
+pub fn detect_file(path: &Path) -> Result<Format, ImportError> {
+    let whole = |reason: String| ImportError::File {
+        file: path.display().to_string(),
+        reason,
+    };
+    let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
+    let (text, _) = decode::decode(file).map_err(|e| whole(format!("cannot read: {e}")))?;
+    let mut head = Vec::with_capacity(64 * 1024);
+    // A read error after some text (a cut-off gzip) still leaves a head to
+    // detect the format from.
+    if let Err(e) = text.take(64 * 1024).read_to_end(&mut head)
+        && head.is_empty()
+    {
+        return Err(whole(format!("cannot read: {e}")));
+    }
+    detect(&head).map_err(whole)
 }
 
 /// Import from any reader (a file, or bytes the demo generated).
