@@ -135,9 +135,25 @@ view! {
         pub host: Option<String>,
         pub inventory: Vec<String>,
         pub events: u32,
+        /// The first events in time order (at most `EVENTS_SHOWN`): lost
+        /// GPUs, XIDs, gaps — the interruptions behind the sustain score.
+        pub event_list: Vec<EventRow>,
         /// Charts as SVG documents, shown as images (never as markup).
         pub timeline_svg: Option<String>,
         pub startup_svg: Option<String>,
+    }
+
+    pub struct EventRow {
+        /// gap | gpu-lost | xid | instance-lost | fault | recovered | phase | note
+        pub kind: String,
+        /// `None`: every GPU, or the run as a whole.
+        pub gpu: Option<u32>,
+        /// UTC, to the second.
+        pub at: String,
+        pub duration_s: Option<f64>,
+        #[ts(type = "number | null")]
+        pub code: Option<i64>,
+        pub detail: Option<String>,
     }
 
     pub struct ImportRow {

@@ -219,6 +219,20 @@ try {
     await shot("05-runs-import");
   });
 
+  await step("a log where a GPU fell off the bus shows its losses in the run's detail", async () => {
+    const lost = join(root, "tests/fixtures/logs/smi-csv/gpu-fell-off.csv");
+    await session.run("const i = document.querySelector('#filter-text'); i.value = ''; i.dispatchEvent(new Event('input'))");
+    await session.type("#import-path", lost);
+    await session.click("#import-by-path");
+    await session.until("the imported run", "return [...document.querySelectorAll('#runs-table tr[data-run]')].some((r) => r.textContent.includes('gpu-fell-off.csv'))", 20_000);
+    await session.run("[...document.querySelectorAll('#runs-table tr[data-run]')].find((r) => r.textContent.includes('gpu-fell-off.csv')).querySelector('button').click()");
+    await session.until("the run's events", "return document.querySelectorAll('#run-events tr[data-kind=\"gpu-lost\"]').length === 2", 5000);
+    const text = await session.text("#run-events");
+    assert(text.includes("Unable to determine the device handle"), `the loss's message is shown: ${text.slice(0, 200)}`);
+    await session.run("document.querySelector('#run-events').scrollIntoView()");
+    await shot("05b-run-events");
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);

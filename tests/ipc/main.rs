@@ -705,3 +705,30 @@ fn a_dropped_folder_imports_every_log_in_it_whatever_its_wrapping() {
         before
     );
 }
+
+#[test]
+fn a_runs_detail_lists_its_interruptions() {
+    let h = Harness::new();
+    let id = h.ok(
+        "add_platform",
+        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
+    );
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [fixture("smi-csv/gpu-fell-off.csv")] }),
+    );
+    let detail = h.ok("run_detail", json!({ "id": rows[0]["run_id"] }));
+    assert_eq!(detail["events"], 2, "{detail}");
+    let first = &detail["event_list"][0];
+    assert_eq!(first["kind"], "gpu-lost");
+    assert_eq!(first["gpu"], 1);
+    assert!(
+        first["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Unable to determine the device handle"),
+        "{first}"
+    );
+    assert!(detail["event_list"][1]["gpu"].is_null(), "every GPU");
+    assert!(detail["event_list"][1]["duration_s"].as_f64().unwrap() > 300.0);
+}

@@ -9,7 +9,7 @@ use breakpoint_core::samples::Field;
 use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
-use crate::dto::{ImportProgress, ImportRow, RunDetail, RunRow};
+use crate::dto::{EventRow, ImportProgress, ImportRow, RunDetail, RunRow};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
@@ -56,6 +56,9 @@ pub fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
         })
         .collect())
 }
+
+/// Events listed in a run's detail; the count says how many there are.
+const EVENTS_SHOWN: usize = 100;
 
 #[tauri::command]
 pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
@@ -130,6 +133,18 @@ pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
         host: run.provenance.host.clone(),
         inventory,
         events: events.len() as u32,
+        event_list: events
+            .iter()
+            .take(EVENTS_SHOWN)
+            .map(|e| EventRow {
+                kind: e.kind.to_string(),
+                gpu: e.gpu,
+                at: e.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+                duration_s: e.duration_ms.map(|ms| ms as f64 / 1000.0),
+                code: e.code,
+                detail: e.detail.clone(),
+            })
+            .collect(),
         timeline_svg,
         startup_svg,
         run: run_row(

@@ -6,9 +6,11 @@ import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { api, messageOf } from "../api";
+import type { EventRow } from "../bindings/EventRow";
 import type { ImportProgress } from "../bindings/ImportProgress";
 import type { ImportRow } from "../bindings/ImportRow";
 import { append, clear, h, svgImage } from "../dom";
+import { duration } from "../format";
 import { distinct, filterRuns, type RunFilter } from "../filters";
 import { t } from "../i18n";
 
@@ -132,6 +134,20 @@ function renderRunRows(el: HTMLElement, runs: RunList, total: number, detail: HT
     }))));
 }
 
+/** The run's interruptions and notes, as stored: when, which GPU, how long. */
+function eventTable(events: EventRow[], total: number): HTMLElement {
+  return h("div", { id: "run-events" },
+    h("h3", {}, `${t("events")} (${total > events.length ? `${events.length} / ${total}` : total})`),
+    h("table", {},
+      h("thead", {}, h("tr", {}, ...[t("eventKind"), "GPU", t("started"), t("duration"), t("detail")].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...events.map((e) => h("tr", { "data-kind": e.kind },
+        h("td", {}, e.code === null ? e.kind : `${e.kind} ${e.code}`),
+        h("td", {}, e.gpu === null ? t("allGpus") : String(e.gpu)),
+        h("td", {}, e.at),
+        h("td", { class: "num" }, e.duration_s === null ? "" : duration(e.duration_s)),
+        h("td", {}, e.detail ?? ""))))));
+}
+
 async function showRun(el: HTMLElement, id: number): Promise<void> {
   clear(el);
   try {
@@ -141,6 +157,7 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
       h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples")} · ${d.run.records} ${t("records")} (${d.events} ${t("events")}) · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
+      d.event_list.length ? eventTable(d.event_list, d.events) : null,
       d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,
       d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null));
   } catch (e) {

@@ -239,3 +239,52 @@ fn a_timeline_of_1_4_million_samples_keeps_its_spike_and_dip() {
     insta::assert_snapshot!("timeline", structure(&svg));
     let _ = Breakpoint::ALL;
 }
+
+/// One GPU's power only, a sample every 3 s, with an optional silence.
+fn power_run(outage: Option<(i64, i64)>) -> Vec<SeriesFrame> {
+    let samples: Vec<Sample> = (0..200)
+        .map(|i| i64::from(i) * 3_000)
+        .filter(|t| outage.is_none_or(|(from, to)| *t < from || *t > to))
+        .map(|t| Sample::new(1_717_200_000_000 + t, 0).with(Field::PowerMw, 250_000 + t % 7_000))
+        .collect();
+    vec![SeriesFrame::from_samples(0, &samples)]
+}
+
+#[test]
+fn a_timeline_breaks_its_line_at_an_outage_shades_the_loss_and_drops_empty_panels() {
+    let draw = |frames: &[SeriesFrame], events: &[breakpoint_core::domain::Event]| {
+        timeline_chart(&TimelineInput {
+            title: "t".into(),
+            frames,
+            events,
+        })
+        .unwrap()
+    };
+    let steady = draw(&power_run(None), &[]);
+    let lost_at = jiff::Timestamp::from_millisecond(1_717_200_000_000 + 150_000).unwrap();
+    let loss = breakpoint_core::domain::Event {
+        duration_ms: Some(240_000),
+        gpu: Some(0),
+        ..breakpoint_core::domain::Event::new(lost_at, breakpoint_core::domain::EventKind::GpuLost)
+    };
+    let broken = draw(
+        &power_run(Some((150_000, 390_000))),
+        std::slice::from_ref(&loss),
+    );
+    let count = |svg: &str, what: &str| svg.matches(what).count();
+    assert_eq!(
+        count(&broken, "<polyline"),
+        count(&steady, "<polyline") + 2,
+        "the power line in two pieces, and the loss's marker"
+    );
+    // The same loss marked on an unbroken series adds only its marker.
+    let marked = draw(&power_run(None), std::slice::from_ref(&loss));
+    assert_eq!(count(&marked, "<polyline"), count(&steady, "<polyline") + 1);
+    assert!(
+        count(&broken, "<rect") > count(&steady, "<rect"),
+        "the loss is shaded"
+    );
+    // Only power was recorded: no temperature or clock panels.
+    assert!(steady.contains("power (W)"));
+    assert!(!steady.contains("SM clock") && !steady.contains("temperature"));
+}

@@ -1,7 +1,10 @@
 //! The sustain timeline of a run: power, temperature and SM clock against
 //! time for each GPU, throttle periods shaded by reason, interruptions
-//! marked. Each GPU's series is drawn as its min/max envelope per pixel
-//! column, so spikes and dips survive any amount of downsampling.
+//! marked (and, where a GPU was lost, the time until it came back shaded).
+//! Each GPU's series is drawn as its min/max envelope per pixel column, so
+//! spikes and dips survive any amount of downsampling; the line breaks
+//! where the samples stop, instead of bridging an outage. Panels for a
+//! field the run never recorded are left out.
 
 use breakpoint_core::domain::{Event, EventKind};
 use breakpoint_core::samples::{Field, SeriesFrame};
@@ -91,8 +94,27 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
             .map_err(fail(CHART))?;
         let (legend, body) = root.split_vertically(26);
         legend_row(&legend, input.frames)?;
-        let panels = body.split_evenly((3, 1));
-        for (area, panel) in panels.iter().zip(PANELS.iter()) {
+        let recorded: Vec<&Panel> = PANELS
+            .iter()
+            .filter(|p| input.frames.iter().any(|f| f.column(p.field).is_some()))
+            .collect();
+        // With nothing recorded at all, an empty power panel says so.
+        let shown = if recorded.is_empty() {
+            vec![&PANELS[0]]
+        } else {
+            recorded
+        };
+        let panels = body.split_evenly((shown.len(), 1));
+        // A silence longer than three sampling steps is an outage: the line
+        // stops there — if it spans more than a pixel column or two, that is,
+        // since the envelope has one point per column.
+        let column_ms = (t1 - t0) / COLUMNS as i64;
+        let breaks: Vec<i64> = input
+            .frames
+            .iter()
+            .map(|f| (3 * median_step(&f.t_ms)).max(2 * column_ms))
+            .collect();
+        for (area, panel) in panels.iter().zip(shown) {
             let buckets: Vec<Vec<super::downsample::Bucket>> = input
                 .frames
                 .iter()
@@ -169,6 +191,17 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
                 )
             }) {
                 let x = hours(e.at.as_millisecond());
+                if e.kind == EventKind::GpuLost
+                    && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)
+                {
+                    let until = hours(e.at.as_millisecond() + ms).min(end);
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x, lo), (until, hi)],
+                            VERMILLION.mix(0.10).filled(),
+                        )))
+                        .map_err(fail(CHART))?;
+                }
                 chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(x, lo), (x, hi)],
@@ -177,23 +210,48 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
                     .map_err(fail(CHART))?;
             }
             for (k, b) in buckets.iter().enumerate() {
-                // The envelope as one zig-zag path: min then max per column.
-                let points: Vec<(f64, f64)> = b
-                    .iter()
-                    .flat_map(|b| [(hours(b.t_ms), b.min), (hours(b.t_ms), b.max)])
-                    .collect();
                 let colour = SERIES[k % SERIES.len()];
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        points,
-                        colour.stroke_width(1),
-                    )))
-                    .map_err(fail(CHART))?;
+                let gap = breaks[k];
+                // The envelope as zig-zag paths (min then max per column),
+                // one per stretch without an outage.
+                let mut start = 0;
+                for end_at in 1..=b.len() {
+                    let broken =
+                        end_at == b.len() || (gap > 0 && b[end_at].t_ms - b[end_at - 1].t_ms > gap);
+                    if !broken {
+                        continue;
+                    }
+                    let points: Vec<(f64, f64)> = b[start..end_at]
+                        .iter()
+                        .flat_map(|b| [(hours(b.t_ms), b.min), (hours(b.t_ms), b.max)])
+                        .collect();
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(
+                            points,
+                            colour.stroke_width(1),
+                        )))
+                        .map_err(fail(CHART))?;
+                    start = end_at;
+                }
             }
         }
         root.present().map_err(fail(CHART))?;
     }
     Ok(svg)
+}
+
+/// The typical spacing of a series (the median step), 0 when unknown.
+fn median_step(t: &[i64]) -> i64 {
+    let mut steps: Vec<i64> = t
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0)
+        .collect();
+    if steps.is_empty() {
+        return 0;
+    }
+    let mid = steps.len() / 2;
+    *steps.select_nth_unstable(mid).1
 }
 
 fn legend_row(
