@@ -154,7 +154,7 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
     const d = await api.runDetail(id);
     append(el, h("section", { class: "drawer" },
       h("header", {}, h("h2", {}, `${t("runDetail")} #${d.run.id} — ${d.run.platform}`), h("button", { onclick: () => clear(el) }, t("close"))),
-      h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples")} · ${d.run.records} ${t("records")} (${d.events} ${t("events")}) · SHA-256 ${d.sha256 ?? "–"}`),
+      h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples").toLowerCase()} · ${d.run.records} ${t("records").toLowerCase()} (${d.events} ${t("events").toLowerCase()}) · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
       d.event_list.length ? eventTable(d.event_list, d.events) : null,

@@ -20,6 +20,8 @@ pub struct TimelineInput<'a> {
 }
 
 const COLUMNS: usize = 900;
+/// Where a GPU was lost: a neutral grey, apart from the throttle colours.
+const LOST: RGBAColor = RGBAColor(90, 90, 90, 0.14);
 const CHART: &str = "sustain timeline";
 
 struct Panel {
@@ -85,25 +87,30 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
     let hours = |t: i64| (t - t0) as f64 / 3.6e6;
     let end = hours(t1);
     let (thermal, hardware) = throttle_columns(input.frames, t0, t1);
+    let recorded: Vec<&Panel> = PANELS
+        .iter()
+        .filter(|p| input.frames.iter().any(|f| f.column(p.field).is_some()))
+        .collect();
+    // With nothing recorded at all, an empty power panel says so.
+    let shown = if recorded.is_empty() {
+        vec![&PANELS[0]]
+    } else {
+        recorded
+    };
+    let height = 64 + 232 * shown.len() as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (1100, 760)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (1100, height)).into_drawing_area();
         root.fill(&WHITE).map_err(fail(CHART))?;
         let root = root
             .titled(&input.title, (FONT, 17).into_font().color(&INK))
             .map_err(fail(CHART))?;
         let (legend, body) = root.split_vertically(26);
-        legend_row(&legend, input.frames)?;
-        let recorded: Vec<&Panel> = PANELS
+        let shows_loss = input
+            .events
             .iter()
-            .filter(|p| input.frames.iter().any(|f| f.column(p.field).is_some()))
-            .collect();
-        // With nothing recorded at all, an empty power panel says so.
-        let shown = if recorded.is_empty() {
-            vec![&PANELS[0]]
-        } else {
-            recorded
-        };
+            .any(|e| e.kind == EventKind::GpuLost && e.duration_ms.is_some_and(|ms| ms > 0));
+        legend_row(&legend, input.frames, shows_loss)?;
         let panels = body.split_evenly((shown.len(), 1));
         // A silence longer than three sampling steps is an outage: the line
         // stops there — if it spans more than a pixel column or two, that is,
@@ -198,7 +205,7 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
                     chart
                         .draw_series(std::iter::once(Rectangle::new(
                             [(x, lo), (until, hi)],
-                            VERMILLION.mix(0.10).filled(),
+                            LOST.filled(),
                         )))
                         .map_err(fail(CHART))?;
                 }
@@ -257,6 +264,7 @@ fn median_step(t: &[i64]) -> i64 {
 fn legend_row(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     frames: &[SeriesFrame],
+    shows_loss: bool,
 ) -> Result<(), ChartError> {
     let style = (FONT, 12).into_font().color(&INK);
     let mut x = 80;
@@ -288,5 +296,12 @@ fn legend_row(
     .map_err(fail(CHART))?;
     area.draw_text("interruption", &style, (x + 6, 7))
         .map_err(fail(CHART))?;
+    if shows_loss {
+        let x = x + 100;
+        area.draw(&Rectangle::new([(x, 8), (x + 14, 18)], LOST.filled()))
+            .map_err(fail(CHART))?;
+        area.draw_text("GPU lost, until it answered again", &style, (x + 18, 7))
+            .map_err(fail(CHART))?;
+    }
     Ok(())
 }
