@@ -75,6 +75,14 @@ impl Harness {
         get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
     }
 
+    /// A new platform of kind "other"; its id.
+    fn platform(&self, name: &str) -> Value {
+        self.ok(
+            "add_platform",
+            json!({ "platform": { "name": name, "kind": "other", "notes": null } }),
+        )
+    }
+
     fn ok(&self, cmd: &str, args: Value) -> Value {
         self.call(cmd, args)
             .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
@@ -198,10 +206,7 @@ fn platforms_are_added_listed_and_validated() {
 #[test]
 fn importing_reports_each_file_and_a_bad_file_changes_nothing() {
     let h = Harness::new();
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let rows = h.ok(
         "import_files",
         json!({
@@ -316,10 +321,7 @@ fn every_command_is_on_the_allowlist_and_nothing_else() {
 #[test]
 fn offerings_and_billing_rules_are_edited_with_field_errors() {
     let h = Harness::new();
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let offering = |count: u32, price: f64| {
         json!({ "platformId": id, "offering": {
             "accelerator": "NVIDIA A100-SXM4-80GB", "count": count, "currency": "CNY",
@@ -367,10 +369,7 @@ fn offerings_and_billing_rules_are_edited_with_field_errors() {
 #[test]
 fn claims_are_recorded_with_their_source_and_validated() {
     let h = Harness::new();
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let claim = |subject: &str, source: &str| {
         json!({ "platformId": id, "claim": {
             "subject": subject, "value": 99.9, "unit": "%", "text": "SLA availability", "source": source } })
@@ -431,10 +430,7 @@ fn sampling_a_replayed_trace_emits_ticks_and_writes_an_importable_log() {
     assert!(finished["error"].is_null(), "{finished}");
     assert!(finished["samples"].as_u64().unwrap() >= 3, "{finished}");
 
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "probed", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("probed");
     let rows = h.ok(
         "import_files",
         json!({ "platformId": id, "paths": [started["log_path"]] }),
@@ -450,10 +446,7 @@ fn a_delivery_check_names_each_mismatch_and_is_stored_as_a_run() {
         env!("CARGO_MANIFEST_DIR")
     );
     let h = Harness::with_trace(Some(&trace));
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let order = |accelerator: &str, count: u32| {
         h.ok(
             "add_offering",
@@ -560,10 +553,7 @@ fn a_workload_runs_only_after_the_native_dialog_says_yes() {
         json!([format!("started in {}", h.dir.path().display())])
     );
 
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "wrapped", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("wrapped");
     let rows = h.ok(
         "import_files",
         json!({ "platformId": id, "paths": [started["log_path"]] }),
@@ -646,10 +636,7 @@ fn a_workload_that_cannot_start_is_refused_next_to_its_field_without_asking() {
 #[test]
 fn a_dropped_folder_imports_every_log_in_it_whatever_its_wrapping() {
     let h = Harness::new();
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let folder = h.dir.path().join("copied-home");
     std::fs::create_dir(&folder).unwrap();
     for f in [
@@ -709,10 +696,7 @@ fn a_dropped_folder_imports_every_log_in_it_whatever_its_wrapping() {
 #[test]
 fn a_runs_detail_lists_its_interruptions() {
     let h = Harness::new();
-    let id = h.ok(
-        "add_platform",
-        json!({ "platform": { "name": "p", "kind": "other", "notes": null } }),
-    );
+    let id = h.platform("p");
     let rows = h.ok(
         "import_files",
         json!({ "platformId": id, "paths": [fixture("smi-csv/gpu-fell-off.csv")] }),

@@ -320,7 +320,7 @@ fn complete(
     let mut measured_interval = None;
     for gpu in store.sample_gpus(run_id)? {
         let frame = store.read_samples(run_id, gpu, None, Some(&[]))?;
-        let step = interval.map(i64::from).or_else(|| median_step(&frame.t_ms));
+        let step = interval.map(i64::from).or_else(|| frame.median_step_ms());
         measured_interval = measured_interval.or(step);
         let Some(step) = step.filter(|s| *s > 0) else {
             continue;
@@ -404,18 +404,4 @@ fn explained_by_a_loss(
             && at <= to_ms
             && at + e.duration_ms.unwrap_or(0) >= from_ms
     })
-}
-
-/// The typical spacing of a GPU's samples: the median of its time steps.
-fn median_step(t: &[i64]) -> Option<i64> {
-    let mut steps: Vec<i64> = t
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|d| *d > 0)
-        .collect();
-    if steps.is_empty() {
-        return None;
-    }
-    let mid = steps.len() / 2;
-    Some(*steps.select_nth_unstable(mid).1)
 }

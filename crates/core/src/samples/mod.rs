@@ -275,6 +275,12 @@ impl SeriesFrame {
         self.t_ms.is_empty()
     }
 
+    /// The typical spacing of the samples: the median of the positive time
+    /// steps (`None` with fewer than two distinct times).
+    pub fn median_step_ms(&self) -> Option<i64> {
+        median_step(&self.t_ms)
+    }
+
     /// The column of a field, if any sample in range reported it.
     pub fn column(&self, field: Field) -> Option<&Column> {
         self.columns
@@ -301,6 +307,20 @@ impl SeriesFrame {
     pub fn samples(&self) -> impl Iterator<Item = Sample> + '_ {
         (0..self.len()).map(|i| self.sample(i))
     }
+}
+
+/// The median of the positive steps of sorted times.
+pub fn median_step(t: &[i64]) -> Option<i64> {
+    let mut steps: Vec<i64> = t
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0)
+        .collect();
+    if steps.is_empty() {
+        return None;
+    }
+    let mid = steps.len() / 2;
+    Some(*steps.select_nth_unstable(mid).1)
 }
 
 #[cfg(test)]

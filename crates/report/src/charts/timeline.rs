@@ -119,7 +119,7 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
         let breaks: Vec<i64> = input
             .frames
             .iter()
-            .map(|f| (3 * median_step(&f.t_ms)).max(2 * column_ms))
+            .map(|f| (3 * f.median_step_ms().unwrap_or(0)).max(2 * column_ms))
             .collect();
         for (area, panel) in panels.iter().zip(shown) {
             let buckets: Vec<Vec<super::downsample::Bucket>> = input
@@ -245,20 +245,6 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
         root.present().map_err(fail(CHART))?;
     }
     Ok(svg)
-}
-
-/// The typical spacing of a series (the median step), 0 when unknown.
-fn median_step(t: &[i64]) -> i64 {
-    let mut steps: Vec<i64> = t
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|d| *d > 0)
-        .collect();
-    if steps.is_empty() {
-        return 0;
-    }
-    let mid = steps.len() / 2;
-    *steps.select_nth_unstable(mid).1
 }
 
 fn legend_row(
