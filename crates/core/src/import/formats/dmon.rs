@@ -110,13 +110,14 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             }
             continue;
         }
-        // `date` between runs of a dmon loop: it times the rows after it
-        // when they carry no time of their own (no `-o DT`/`-o T`).
-        let is_row = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        let cells: Vec<&str> = text.split_whitespace().collect();
+        let fits = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
             && layout
                 .as_ref()
-                .is_some_and(|l| text.split_whitespace().count() == l.columns.len());
-        if !is_row && let Some(t) = ctx.times.parse_date_line(text) {
+                .is_some_and(|l| cells.len() == l.columns.len());
+        // `date` between runs of a dmon loop: it times the rows after it
+        // when they carry no time of their own (no `-o DT`/`-o T`).
+        if !fits && let Some(t) = ctx.times.parse_date_line(text) {
             let timed = layout
                 .as_ref()
                 .is_some_and(|l| l.columns.iter().any(|c| matches!(c, Column::Time)));
@@ -135,7 +136,6 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             )
             .into());
         };
-        let cells: Vec<&str> = text.split_whitespace().collect();
         if cells.len() != l.columns.len() {
             let error = LineError::new(
                 line.number,
