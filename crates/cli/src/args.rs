@@ -114,8 +114,8 @@ impl ProbeCommand {
         match self {
             ProbeCommand::Inventory(_) => false,
             ProbeCommand::Check(a) => a.offering.is_some() || a.platform.is_some(),
-            ProbeCommand::Sample(a) => a.import,
-            ProbeCommand::Run(a) => a.import,
+            ProbeCommand::Sample(a) => a.session.import,
+            ProbeCommand::Run(a) => a.session.import,
         }
     }
 }
@@ -156,26 +156,24 @@ pub struct CheckArgs {
     pub source: ProbeSourceArgs,
 }
 
+/// What `probe sample` and `probe run` share: where the log goes, what it
+/// is about, and whether it is imported at the end.
 #[derive(Debug, Args)]
-pub struct SampleArgs {
+pub struct SessionArgs {
     /// The host name to record (in containers the pod name is not the node's).
     #[arg(long)]
     pub host: Option<String>,
-    /// Time between samples (down to 100ms).
-    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
-    pub interval: u32,
-    /// Stop after this long (e.g. 48h, 30m); default: until Ctrl-C.
-    #[arg(long, value_parser = parse_interval_ms)]
-    pub duration: Option<u32>,
+    /// The platform the log is about (written in it; where --import puts it).
     #[arg(long)]
     pub platform: Option<String>,
+    /// The offering (id) the machine was ordered as.
     #[arg(long)]
     pub offering: Option<i64>,
     /// The probe log to write; %N becomes the host name, %T the start time
     /// [default: probe-%N-%T.jsonl].
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
-    /// Import the log into the database when sampling ends (needs --platform).
+    /// Import the log into the database when the session ends (needs --platform).
     #[arg(long, requires = "platform")]
     pub import: bool,
     #[command(flatten)]
@@ -183,22 +181,24 @@ pub struct SampleArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct SampleArgs {
+    /// Time between samples (down to 100ms).
+    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    /// Stop after this long (e.g. 48h, 30m); default: until Ctrl-C.
+    #[arg(long, value_parser = parse_interval_ms)]
+    pub duration: Option<u32>,
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct WrapArgs {
-    /// The host name to record (in containers the pod name is not the node's).
-    #[arg(long)]
-    pub host: Option<String>,
+    /// Time between samples (down to 100ms).
     #[arg(long, default_value = "500ms", value_parser = parse_interval_ms)]
     pub interval: u32,
-    #[arg(long)]
-    pub platform: Option<String>,
-    #[arg(long)]
-    pub offering: Option<i64>,
-    #[arg(short = 'o', long = "output")]
-    pub output: Option<PathBuf>,
-    #[arg(long, requires = "platform")]
-    pub import: bool,
     #[command(flatten)]
-    pub source: ProbeSourceArgs,
+    pub session: SessionArgs,
     /// The workload: `-- python train.py …`
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,

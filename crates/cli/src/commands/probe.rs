@@ -1,7 +1,7 @@
 //! `breakpoint probe …`: the GPUs of this machine.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
@@ -11,7 +11,7 @@ use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
 use breakpoint_probe::{OpenError, ProbeSource, SessionOptions, Summary, SystemClock, Workload};
 
 use super::{Context, Failure, Outcome};
-use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, WrapArgs};
+use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, SessionArgs, WrapArgs};
 use crate::output::{self, opt};
 
 /// Exit status when there is no NVIDIA driver or GPU to probe.
@@ -262,9 +262,13 @@ fn session_options(
     })
 }
 
-fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
+/// A session's options, its GPU source and the log path it writes.
+fn prepare(
+    a: &SessionArgs,
+    interval: u32,
+) -> Result<(SessionOptions, ProbeSource, PathBuf), Failure> {
     let options = session_options(
-        a.interval,
+        interval,
         a.host.as_deref(),
         a.platform.as_deref(),
         a.offering,
@@ -277,6 +281,19 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
             .as_deref()
             .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
     );
+    Ok((options, source, log))
+}
+
+/// The import line of the summary, when `--import` asked for one.
+fn import_if_asked(ctx: &Context, a: &SessionArgs, log: &Path) -> Result<Option<String>, Failure> {
+    match (&a.platform, a.import) {
+        (Some(p), true) => Ok(Some(import_log(ctx, p, a.offering, log)?)),
+        _ => Ok(None),
+    }
+}
+
+fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
+    let (options, mut source, log) = prepare(&a.session, a.interval)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
@@ -299,10 +316,8 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
         eprintln!();
     }
     let mut text = summary_text(&summary, &log);
-    if a.import
-        && let Some(p) = &a.platform
-    {
-        text.push_str(&format!("\n{}", import_log(ctx, p, a.offering, &log)?));
+    if let Some(imported) = import_if_asked(ctx, &a.session, &log)? {
+        text.push_str(&format!("\n{imported}"));
     }
     if ctx.json {
         return Ok(output::print_json(
@@ -313,20 +328,7 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
 }
 
 fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
-    let options = session_options(
-        a.interval,
-        a.host.as_deref(),
-        a.platform.as_deref(),
-        a.offering,
-    )?;
-    let mut source = open_source(&a.source)?;
-    let gpus = inventory(&mut source)?;
-    let log = log_path(
-        a.output.as_ref(),
-        a.host
-            .as_deref()
-            .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
-    );
+    let (options, mut source, log) = prepare(&a.session, a.interval)?;
     // Ctrl-C reaches the workload from the terminal: keep sampling until
     // it has exited, so the log ends with its exit. A second Ctrl-C stops
     // it for good (SIGTERM, then SIGKILL after the grace period).
@@ -375,10 +377,8 @@ fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
             |s| format!("{s:.1} s after launch")
         )
     );
-    if a.import
-        && let Some(p) = &a.platform
-    {
-        text.push_str(&format!("\n{}", import_log(ctx, p, a.offering, &log)?));
+    if let Some(imported) = import_if_asked(ctx, &a.session, &log)? {
+        text.push_str(&format!("\n{imported}"));
     }
     if ctx.json {
         output::print_json(&serde_json::json!({ "log": log, "report": report }))?;
