@@ -1,0 +1,336 @@
+//! The columns of an nvidia-smi CSV: what each header name holds (a sample
+//! field with its unit, an inventory fact, a throttle-reason flag, the time
+//! or the GPU's id), how a header line is told from a row, and what a
+//! header-less file's columns must be, judged from the shape of its values.
+
+use super::super::super::values::ValueReader;
+use crate::samples::Field;
+
+/// What a column holds and how it is read.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Column {
+    Timestamp,
+    Index,
+    Uuid,
+    BusId,
+    Value(Field),
+    /// `memory.free`: gives `memory.used` when only total and free are queried.
+    MemFree,
+    /// One throttle/event reason as `Active` / `Not Active`.
+    Reason(i64),
+    Inventory(Inv),
+    /// Known but not stored (e.g. `count`, `pci.domain`).
+    Ignored,
+    /// Not a field this build knows: kept in the run's metadata.
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Inv {
+    Name,
+    Serial,
+    Driver,
+    Vbios,
+    PcieGenCurrent,
+    PcieGenMax,
+    PcieWidthCurrent,
+    PcieWidthMax,
+    PowerDefault,
+    PowerMin,
+    PowerMax,
+    MaxSm,
+    MaxMem,
+    Persistence,
+    Mig,
+    Ecc,
+}
+
+/// Throttle / clock-event reason bits, by the suffix both naming
+/// generations share (`clocks_throttle_reasons.X`, `clocks_event_reasons.X`).
+const REASONS: &[(&str, i64)] = &[
+    ("gpu_idle", 0x1),
+    ("applications_clocks_setting", 0x2),
+    ("sw_power_cap", 0x4),
+    ("hw_slowdown", 0x8),
+    ("sync_boost", 0x10),
+    ("sw_thermal_slowdown", 0x20),
+    ("hw_thermal_slowdown", 0x40),
+    ("hw_power_brake_slowdown", 0x80),
+    ("display_clock_setting", 0x100),
+];
+
+pub(super) fn classify(name: &str) -> Column {
+    use Column::*;
+    use Field::*;
+    if let Some(reason) = name
+        .strip_prefix("clocks_throttle_reasons.")
+        .or_else(|| name.strip_prefix("clocks_event_reasons."))
+    {
+        return match reason {
+            "active" => Value(ThrottleMask),
+            "supported" => Ignored,
+            r => REASONS
+                .iter()
+                .find(|(n, _)| *n == r)
+                .map_or(Unknown, |(_, bit)| Reason(*bit)),
+        };
+    }
+    match name {
+        "timestamp" => Timestamp,
+        "index" => Index,
+        "uuid" | "gpu_uuid" => Uuid,
+        "pci.bus_id" | "gpu_bus_id" => BusId,
+        "power.draw" => Value(PowerMw),
+        // Newer drivers split power.draw; either stands in when it is absent.
+        "power.draw.instant" | "power.draw.average" => Value(PowerMw),
+        "power.limit" | "enforced.power.limit" => Value(PowerLimitMw),
+        "temperature.gpu" => Value(TempGpuC),
+        "temperature.memory" => Value(TempMemC),
+        "utilization.gpu" => Value(UtilGpuPct),
+        "utilization.memory" => Value(UtilMemPct),
+        "utilization.encoder" => Value(UtilEncPct),
+        "utilization.decoder" => Value(UtilDecPct),
+        "memory.used" => Value(MemUsedMib),
+        "memory.total" => Value(MemTotalMib),
+        "memory.free" => MemFree,
+        "clocks.sm" | "clocks.current.sm" => Value(SmClockMhz),
+        "clocks.mem" | "clocks.current.memory" => Value(MemClockMhz),
+        "fan.speed" => Value(FanPct),
+        "pstate" => Value(Pstate),
+        "name" | "gpu_name" => Inventory(Inv::Name),
+        "serial" | "gpu_serial" => Inventory(Inv::Serial),
+        "driver_version" => Inventory(Inv::Driver),
+        "vbios_version" => Inventory(Inv::Vbios),
+        "pcie.link.gen.current" | "pcie.link.gen.gpucurrent" => Inventory(Inv::PcieGenCurrent),
+        "pcie.link.gen.max" | "pcie.link.gen.gpumax" => Inventory(Inv::PcieGenMax),
+        "pcie.link.width.current" => Inventory(Inv::PcieWidthCurrent),
+        "pcie.link.width.max" => Inventory(Inv::PcieWidthMax),
+        "power.default_limit" => Inventory(Inv::PowerDefault),
+        "power.min_limit" => Inventory(Inv::PowerMin),
+        "power.max_limit" => Inventory(Inv::PowerMax),
+        "clocks.max.sm" | "clocks.max.sm_clock" => Inventory(Inv::MaxSm),
+        "clocks.max.memory" | "clocks.max.mem" => Inventory(Inv::MaxMem),
+        "persistence_mode" => Inventory(Inv::Persistence),
+        "mig.mode.current" => Inventory(Inv::Mig),
+        "ecc.mode.current" => Inventory(Inv::Ecc),
+        n if n.starts_with("clocks_event_reasons_counters.")
+            || n.starts_with("clocks.")
+            || n.starts_with("pci.")
+            || n.starts_with("pcie.")
+            || n.starts_with("power.")
+            || n.starts_with("temperature.")
+            || n.starts_with("ecc.")
+            || n.starts_with("retired_pages.")
+            || n.starts_with("remapped_rows.")
+            || n.starts_with("mig.")
+            || n.starts_with("encoder.")
+            || n.starts_with("fbc.")
+            || n.starts_with("inforom.")
+            || n.starts_with("reset_status.")
+            || n.starts_with("protected_memory.")
+            || n.starts_with("memory.")
+            || n.starts_with("utilization.")
+            || matches!(
+                n,
+                "count"
+                    | "display_mode"
+                    | "display_active"
+                    | "accounting.mode"
+                    | "accounting.buffer_size"
+                    | "driver_model.current"
+                    | "driver_model.pending"
+                    | "compute_mode"
+                    | "compute_cap"
+                    | "gom.current"
+                    | "gom.pending"
+                    | "vbios_version.oem"
+                    | "addressing_mode"
+                    | "platform.chassis_serial_number"
+            ) =>
+        {
+            Ignored
+        }
+        _ => Unknown,
+    }
+}
+
+/// The columns of a file, from its header (or from `--fields`).
+#[derive(Debug, Clone)]
+pub(super) struct Layout {
+    /// The header line as written, to recognise it when it repeats.
+    pub(super) header_text: Option<String>,
+    pub(super) columns: Vec<(Column, Option<String>, String)>,
+    /// For each column holding a sample field, its reader.
+    pub(super) readers: Vec<Option<ValueReader>>,
+    pub(super) has_time: bool,
+    pub(super) has_mask: bool,
+}
+
+impl Layout {
+    pub(super) fn from_names(
+        names: &[String],
+        header_text: Option<String>,
+    ) -> Result<Layout, String> {
+        let mut columns = Vec::with_capacity(names.len());
+        for raw in names {
+            let raw = raw.trim();
+            let (name, unit) = match raw.split_once('[') {
+                Some((n, u)) => (n.trim(), Some(u.trim_end_matches(']').trim().to_string())),
+                None => (raw, None),
+            };
+            let name = name.to_ascii_lowercase();
+            columns.push((classify(&name), unit, name));
+        }
+        // Where two columns give one field (power.draw and its .instant or
+        // .average forms; power.limit and enforced.power.limit) the plainer
+        // one is read and the other kept aside.
+        let rank = |name: &str| match name {
+            "power.draw.instant" | "enforced.power.limit" => 1,
+            "power.draw.average" => 2,
+            _ => 0,
+        };
+        for i in 0..columns.len() {
+            let Column::Value(field) = columns[i].0 else {
+                continue;
+            };
+            let beaten = columns.iter().enumerate().any(|(j, (c, _, name))| {
+                *c == Column::Value(field) && j != i && (rank(name), j) < (rank(&columns[i].2), i)
+            });
+            if beaten {
+                columns[i].0 = Column::Ignored;
+            }
+        }
+        let known = columns
+            .iter()
+            .filter(|(c, _, _)| !matches!(c, Column::Unknown))
+            .count();
+        if known == 0 {
+            return Err("no column is a known nvidia-smi --query-gpu field".into());
+        }
+        Ok(Layout {
+            readers: columns
+                .iter()
+                .map(|(c, unit, _)| match c {
+                    Column::Value(f) => Some(ValueReader::new(*f, unit.as_deref())),
+                    _ => None,
+                })
+                .collect(),
+            has_time: columns.iter().any(|(c, _, _)| *c == Column::Timestamp),
+            has_mask: columns
+                .iter()
+                .any(|(c, _, _)| *c == Column::Value(Field::ThrottleMask)),
+            header_text,
+            columns,
+        })
+    }
+}
+
+/// A header line: every cell is a lower-case field name (with an optional
+/// `[unit]`), and at least one is known.
+pub(super) fn is_header(text: &str) -> bool {
+    // Rows start with a time, a number or a value; headers with a name.
+    if !text
+        .trim_ascii_start()
+        .starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        return false;
+    }
+    let mut any_known = false;
+    for cell in text.split(',') {
+        let name = cell.trim().split(" [").next().unwrap_or("").trim();
+        // Field names are identifiers with dots; a few are camelCase
+        // (`pci.baseClass`), none starts upper-case (values such as
+        // "Enabled" or "NVIDIA A100" do).
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+            && name.starts_with(|c: char| c.is_ascii_lowercase());
+        if !plain {
+            return false;
+        }
+        any_known |= !matches!(classify(name), Column::Unknown);
+    }
+    any_known
+}
+
+/// Guess the columns of a header-less file from the shape of its values,
+/// where that is unambiguous; otherwise say which column could not be told.
+pub(super) fn infer_layout(text: &str) -> Result<Layout, String> {
+    let mut names = Vec::new();
+    let mut watts = 0;
+    for (i, cell) in text.split(',').enumerate() {
+        let c = cell.trim();
+        let b = c.as_bytes();
+        let name = if b.len() >= 19 && b[4] == b'/' && b[7] == b'/' && b[13] == b':' {
+            "timestamp"
+        } else if c.starts_with("GPU-") {
+            "uuid"
+        } else if c.len() >= 12 && c.matches(':').count() == 2 && c.contains('.') {
+            "pci.bus_id"
+        } else if c.starts_with("0x") {
+            "clocks_throttle_reasons.active"
+        } else if c.ends_with(" W") && watts == 0 {
+            watts += 1;
+            "power.draw"
+        } else if i == 1
+            && names.first() == Some(&"timestamp")
+            && c.parse::<u32>().is_ok_and(|n| n < 64)
+        {
+            "index"
+        } else if c.starts_with("NVIDIA ") || c.starts_with("Tesla ") {
+            "name"
+        } else {
+            return Err(format!(
+                "this nvidia-smi CSV has no header, and column {} (\"{c}\") could be several fields; give the --query-gpu field list with --fields",
+                i + 1
+            ));
+        };
+        names.push(name);
+    }
+    Layout::from_names(
+        &names.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_told_from_rows() {
+        assert!(is_header(
+            "timestamp, index, power.draw [W], utilization.gpu [%]"
+        ));
+        assert!(is_header("index,clocks_event_reasons.hw_slowdown"));
+        assert!(!is_header("2024/06/01 11:27:05.177, 0, 33.09 W"));
+        assert!(!is_header("0, NVIDIA A100-SXM4-80GB"));
+        assert!(!is_header("foo, bar"));
+    }
+
+    #[test]
+    fn both_reason_generations_map_to_the_same_bits() {
+        assert_eq!(
+            classify("clocks_throttle_reasons.hw_slowdown"),
+            Column::Reason(0x8)
+        );
+        assert_eq!(
+            classify("clocks_event_reasons.hw_slowdown"),
+            Column::Reason(0x8)
+        );
+        assert_eq!(
+            classify("clocks_event_reasons.active"),
+            Column::Value(Field::ThrottleMask)
+        );
+        assert_eq!(classify("kmd_version"), Column::Unknown);
+    }
+
+    #[test]
+    fn header_less_files_are_inferred_only_when_unambiguous() {
+        let l = infer_layout("2024/06/01 11:27:05.177, 0, 33.09 W, GPU-1234").unwrap();
+        assert_eq!(l.columns[2].0, Column::Value(Field::PowerMw));
+        let e = infer_layout("2024/06/01 11:27:05.177, 0, 45 %, 30 %").unwrap_err();
+        assert!(e.contains("column 3") && e.contains("--fields"), "{e}");
+    }
+}
