@@ -78,8 +78,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 Ok(inferred) => layout = Some(inferred),
                 // A `date` line before the first header-less rows.
                 Err(_) if let Some(t) = ctx.times.parse_date_line(text) => {
-                    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
-                    clock = Some(RoundClock::new(t, step));
+                    clock = Some(clock_from_date(t, ctx, b));
                     continue;
                 }
                 Err(e) => return Err(LineError::new(line.number, None, e).into()),
@@ -92,8 +91,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             // `date` before the rows (`while :; do date; nvidia-smi …; done`)
             // times them, interval or not.
             if let Some(t) = ctx.times.parse_date_line(text) {
-                let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
-                clock = Some(RoundClock::new(t, step));
+                clock = Some(clock_from_date(t, ctx, b));
                 continue;
             }
             let interval = ctx.interval_ms.or(b.interval_ms).ok_or_else(|| {
@@ -124,8 +122,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             // times the rows that follow when they carry no time themselves.
             Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(text) => {
                 if !layout.has_time {
-                    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
-                    clock = Some(RoundClock::new(t, step));
+                    clock = Some(clock_from_date(t, ctx, b));
                 }
             }
             Err(RowError::Line(e)) => b.bad_line(&line, e)?,
@@ -136,6 +133,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         return Err(ParseFailure::Whole("the file holds no rows".into()));
     }
     Ok(())
+}
+
+/// The clock for time-less rows after a `date` line: from that time, one
+/// round per interval (with none given, the block's rows share the time).
+fn clock_from_date(t_ms: i64, ctx: &ParseContext, b: &RunBuilder<'_>) -> RoundClock {
+    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
+    RoundClock::new(t_ms, step)
 }
 
 enum RowError {
