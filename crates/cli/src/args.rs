@@ -107,6 +107,31 @@ pub enum ProbeCommand {
     Run(WrapArgs),
 }
 
+impl Command {
+    /// Whether the command stores anything. Commands that only read refuse a
+    /// database that is not there (a mistyped `--db` must not silently become
+    /// an empty one) and work on read-only files, folders and mounts.
+    pub fn writes(&self) -> bool {
+        match self {
+            Command::Platform(c) => !matches!(
+                c,
+                PlatformCommand::List | PlatformCommand::Show { .. } | PlatformCommand::Templates
+            ),
+            Command::Offering(c) => !matches!(c, OfferingCommand::List { .. }),
+            Command::Billing(c) => !matches!(c, BillingCommand::Show { .. }),
+            Command::Claim(c) => !matches!(c, ClaimCommand::List { .. }),
+            Command::Runs(c) => matches!(c, RunsCommand::Rm { .. }),
+            Command::Weights(c) => !matches!(c, WeightsCommand::List | WeightsCommand::Show { .. }),
+            Command::Rank(_)
+            | Command::Explain(_)
+            | Command::Bill(_)
+            | Command::Report(_)
+            | Command::Db(DbCommand::Info) => false,
+            Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
+        }
+    }
+}
+
 impl ProbeCommand {
     /// Whether the command reads or writes the database: a probe on a
     /// rented instance should leave no database behind unless asked to.

@@ -31,6 +31,17 @@ pub enum Error {
     #[error("{what} \"{name}\" already exists")]
     AlreadyExists { what: &'static str, name: String },
 
+    /// A name that differs from an existing one only in case, composition
+    /// or look-alike letters: two names a reader could not tell apart.
+    #[error(
+        "{what} \"{name}\" reads the same as the existing {what} \"{existing}\"; choose another name"
+    )]
+    LooksLike {
+        what: &'static str,
+        name: String,
+        existing: String,
+    },
+
     #[error("already imported as run {run_id}")]
     AlreadyImported { run_id: i64 },
 
@@ -63,7 +74,9 @@ impl Error {
         match self {
             Error::Invalid(_) => "invalid",
             Error::NotFound { .. } => "not_found",
-            Error::AlreadyExists { .. } | Error::AlreadyImported { .. } => "conflict",
+            Error::AlreadyExists { .. }
+            | Error::LooksLike { .. }
+            | Error::AlreadyImported { .. } => "conflict",
             Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
             Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
             Error::Io(_) => "io",

@@ -20,5 +20,6 @@ pub mod samples;
 pub mod scoring;
 pub mod store;
 pub mod templates;
+pub mod text;
 
 pub use error::{Error, Result};

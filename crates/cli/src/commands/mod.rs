@@ -89,7 +89,8 @@ pub fn run(cli: Cli) -> Outcome {
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,
-        (_, db) => Store::open(&database_path(db)?)?,
+        (command, db) if command.writes() => Store::open(&database_path(db)?)?,
+        (_, db) => Store::open_existing(&database_path(db)?)?,
     };
     let ctx = Context {
         store,

@@ -2,26 +2,57 @@
 //! `ValidationError` naming the field, so a message can point at the input.
 
 use crate::error::ValidationError;
+use crate::text;
 
 pub type Checked<T> = Result<T, ValidationError>;
 
-/// A display name: trimmed, non-empty, at most 200 characters, no control
-/// characters. Any script is welcome.
+/// A display name: trimmed, in Unicode's composed form (NFC: "Café" typed
+/// on a Mac and on Windows is one name), non-empty, at most 200 characters,
+/// with no control, bidirectional or invisible characters (each would let
+/// two different names print identically). Any script is welcome.
 pub fn name(field: &str, value: &str) -> Checked<String> {
-    let trimmed = value.trim();
+    use unicode_normalization::UnicodeNormalization;
+    let composed: String = value.trim().nfc().collect();
+    let trimmed = composed.trim();
     if trimmed.is_empty() {
         return Err(ValidationError::new(field, "must not be empty"));
     }
     if trimmed.chars().count() > 200 {
         return Err(ValidationError::new(field, "is longer than 200 characters"));
     }
-    if trimmed.chars().any(char::is_control) {
+    if let Some(c) = trimmed.chars().find(|c| c.is_control()) {
         return Err(ValidationError::new(
             field,
-            "must not contain control characters",
+            format!(
+                "must not contain control characters (found U+{:04X})",
+                c as u32
+            ),
+        ));
+    }
+    if let Some(c) = trimmed
+        .chars()
+        .find(|c| text::is_bidi_control(*c) || text::is_invisible(*c))
+    {
+        return Err(ValidationError::new(
+            field,
+            format!(
+                "must not contain invisible or text-direction characters (found U+{:04X}); \
+                 they make different names look the same",
+                c as u32
+            ),
         ));
     }
     Ok(trimmed.to_string())
+}
+
+/// What two names are compared by: lower-cased in Unicode ("CAFÉ" is
+/// "café") and reduced to Unicode's confusable skeleton (UTS #39), so that
+/// names a reader cannot tell apart — Latin "a" and Cyrillic "а", "rn" and
+/// "m" — count as the same name.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let lower: String = name.trim().nfc().collect::<String>().to_lowercase();
+    unicode_security::confusable_detection::skeleton(&lower).collect()
 }
 
 pub fn finite(field: &str, value: f64) -> Checked<f64> {
@@ -103,6 +134,37 @@ mod tests {
         assert_eq!(name("name", "").unwrap_err().reason, "must not be empty");
         assert!(name("name", "a\u{7}b").is_err());
         assert!(name("name", &"x".repeat(201)).is_err());
+    }
+
+    #[test]
+    fn names_are_composed_and_refuse_invisible_and_direction_characters() {
+        // "Café" with a combining accent (as macOS writes it) is stored composed.
+        assert_eq!(name("name", "Cafe\u{301}").unwrap(), "Caf\u{e9}");
+        for bad in [
+            "Ali\u{200B}yun",
+            "\u{202E}nuyila",
+            "A\u{2066}B",
+            "x\u{FEFF}",
+        ] {
+            let e = name("name", bad).unwrap_err();
+            assert!(
+                e.reason.contains("invisible or text-direction"),
+                "{bad:?}: {}",
+                e.reason
+            );
+        }
+    }
+
+    #[test]
+    fn name_keys_fold_case_composition_and_look_alikes() {
+        assert_eq!(name_key("CAFÉ"), name_key("Cafe\u{301}"));
+        assert_eq!(name_key("Café"), name_key("café"));
+        // Cyrillic а and е in an otherwise Latin name.
+        assert_eq!(name_key("Aliyun"), name_key("\u{410}liyun"));
+        assert_eq!(name_key("Ceres"), name_key("C\u{435}res"));
+        assert_ne!(name_key("Cafe"), name_key("Café"));
+        assert_ne!(name_key("阿里云"), name_key("腾讯云"));
+        assert_ne!(name_key("Platform A"), name_key("Platform B"));
     }
 
     #[test]

@@ -56,6 +56,17 @@ impl BreakpointWeights {
                 "at least one breakpoint weight must be above 0",
             ));
         }
+        // Weights are used as shares of their sum: a sum that overflows
+        // (1e308 + 1e308) would make every share 0 and rank nobody.
+        if !total.is_finite() {
+            return Err(ValidationError::new(
+                "weights",
+                format!(
+                    "they add up to more than {:e}; give them as shares such as 0.25 or 25",
+                    f64::MAX
+                ),
+            ));
+        }
         Ok(self)
     }
 }
@@ -77,8 +88,15 @@ impl WeightProfile {
         breakpoints: BreakpointWeights,
         metrics: BTreeMap<String, f64>,
     ) -> Checked<Self> {
+        let mut total = 0.0;
         for (key, w) in &metrics {
-            validate::non_negative(&format!("metric weight {key}"), *w)?;
+            total += validate::non_negative(&format!("metric weight {key}"), *w)?;
+        }
+        if !f64::is_finite(total) {
+            return Err(ValidationError::new(
+                "metric weights",
+                "they add up to more than the largest number; give them as shares such as 0.5 or 2",
+            ));
         }
         Ok(Self {
             id: 0,
@@ -108,5 +126,36 @@ mod tests {
             ..zero
         };
         assert_eq!(negative.validate().unwrap_err().field, "weight.startup");
+    }
+
+    #[test]
+    fn weights_whose_sum_overflows_are_refused_not_stored_as_zero() {
+        let huge = BreakpointWeights {
+            startup: 1e308,
+            sustain: 1e308,
+            switch: 0.0,
+            billing: 0.0,
+        };
+        let err = huge.validate().unwrap_err();
+        assert_eq!(err.field, "weights");
+        assert!(err.reason.contains("add up"), "{}", err.reason);
+        let nan = BreakpointWeights {
+            startup: f64::NAN,
+            ..huge
+        };
+        assert_eq!(nan.validate().unwrap_err().field, "weight.startup");
+        let metrics = BTreeMap::from([
+            ("sustain.a".to_string(), 1e308),
+            ("sustain.b".to_string(), 1e308),
+        ]);
+        let fine = BreakpointWeights {
+            startup: 1.0,
+            ..huge
+        };
+        let fine = BreakpointWeights {
+            sustain: 1.0,
+            ..fine
+        };
+        assert!(WeightProfile::new("w", fine, metrics).is_err());
     }
 }

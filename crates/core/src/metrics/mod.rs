@@ -69,8 +69,13 @@ impl PlatformEvidence {
     }
 }
 
+/// Metrics computed (not read from the cache) during one gathering, kept
+/// once the consistent read is over.
+#[derive(Default)]
+struct Fresh(Vec<(i64, i64, String)>);
+
 /// A run's metrics, from the cache when they were computed by this engine.
-pub fn run_values(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
+fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValue>> {
     if let Some(json) = store.cached_metrics(run.id, ENGINE_VERSION)?
         && let Ok(values) = serde_json::from_str(&json)
     {
@@ -78,29 +83,68 @@ pub fn run_values(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     }
     let values = compute_run(store, run)?;
     if let Ok(json) = serde_json::to_string(&values) {
-        store.cache_metrics(run.id, ENGINE_VERSION, &json)?;
+        fresh
+            .0
+            .push((run.id, run.created_at.as_millisecond(), json));
     }
     Ok(values)
+}
+
+impl Fresh {
+    /// Cache what was computed, for runs that still exist.
+    fn keep(self, store: &Store) -> Result<()> {
+        if self.0.is_empty() || store.is_read_only() {
+            return Ok(());
+        }
+        store.atomically(|store| {
+            for (run_id, created_at_ms, json) in &self.0 {
+                store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
+            }
+            Ok(())
+        })
+    }
 }
 
 fn median(values: &mut [f64]) -> f64 {
     sustain::median(values).unwrap_or(f64::NAN)
 }
 
-/// The evidence of every platform.
+/// The evidence of every platform, read from one consistent view of the
+/// database (a run deleted or imported meanwhile is wholly in or wholly out).
 pub fn platform_evidence(store: &Store) -> Result<Vec<PlatformEvidence>> {
-    let mut out = Vec::new();
-    for platform in store.platforms()? {
-        out.push(evidence_of(store, platform)?);
-    }
-    Ok(out)
+    gather_then(store, |_| {})
 }
 
+/// `platform_evidence`, with `between` called after reading and before the
+/// computed values are cached: the window in which another process may
+/// delete a run (tests use it to play that race deterministically).
+fn gather_then(store: &Store, between: impl FnOnce(&Store)) -> Result<Vec<PlatformEvidence>> {
+    let mut fresh = Fresh::default();
+    let evidence = store.snapshot(|store| {
+        store
+            .platforms()?
+            .into_iter()
+            .map(|platform| gather(store, platform, &mut fresh))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    between(store);
+    fresh.keep(store)?;
+    Ok(evidence)
+}
+
+/// The evidence of one platform.
 pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence> {
+    let mut fresh = Fresh::default();
+    let evidence = store.snapshot(|store| gather(store, platform, &mut fresh))?;
+    fresh.keep(store)?;
+    Ok(evidence)
+}
+
+fn gather(store: &Store, platform: Platform, fresh: &mut Fresh) -> Result<PlatformEvidence> {
     let runs = store.runs(Some(platform.id))?;
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     for run in &runs {
-        for v in run_values(store, run)? {
+        for v in run_values(store, run, fresh)? {
             if !v.value.is_finite() {
                 continue;
             }
@@ -168,5 +212,96 @@ pub(crate) fn source(run: &Run, value: f64) -> RunSource {
             .as_ref()
             .map(|h| h[..12.min(h.len())].to_string()),
         value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::domain::{
+        ImageState, LoadScenario, NewRun, PlatformKind, RunKind, SourceKind, StartupAttempt,
+        StartupOutcome,
+    };
+
+    fn startup_run(store: &Store, platform_id: i64, failed: bool) -> i64 {
+        let run = store
+            .create_run(NewRun::new(
+                platform_id,
+                RunKind::Startup,
+                SourceKind::Import,
+            ))
+            .unwrap();
+        let at = jiff::Timestamp::from_second(1_700_000_000).unwrap();
+        let attempt = StartupAttempt {
+            scenario: LoadScenario::Baseline,
+            image: ImageState::Warm,
+            submitted_at: at,
+            provisioned_at: None,
+            image_ready_at: None,
+            first_compute_at: (!failed).then(|| at + jiff::SignedDuration::from_secs(5)),
+            outcome: if failed {
+                StartupOutcome::Failed
+            } else {
+                StartupOutcome::Ok
+            },
+        };
+        store.add_startup_attempts(run.id, &[attempt]).unwrap();
+        run.id
+    }
+
+    /// The race of `rank` against `runs rm` + `import`, played in order: the
+    /// figures of a run deleted while they were computed must not land on
+    /// the run imported next.
+    #[test]
+    fn figures_of_a_run_deleted_mid_ranking_are_filed_under_no_other_run() {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        let failing = startup_run(&store, p.id, true);
+        let mut replacement = None;
+        let seen = gather_then(&store, |store| {
+            store.delete_run(failing).unwrap();
+            replacement = Some(startup_run(store, p.id, false));
+        })
+        .unwrap();
+        // What was ranked is the view taken before the delete…
+        assert_eq!(seen[0].value("startup.failure_rate_pct"), Some(100.0));
+        let replacement = replacement.unwrap();
+        assert_ne!(
+            replacement, failing,
+            "a deleted run's id was handed out again"
+        );
+        // …and nothing of it was cached for the run that took its place.
+        assert_eq!(
+            store.cached_metrics(replacement, ENGINE_VERSION).unwrap(),
+            None
+        );
+        let now = platform_evidence(&store).unwrap();
+        assert_eq!(now[0].value("startup.failure_rate_pct"), Some(0.0));
+        assert_eq!(
+            now[0].metrics["startup.failure_rate_pct"].runs[0].run_id,
+            replacement
+        );
+    }
+
+    #[test]
+    fn figures_are_not_cached_for_a_run_that_no_longer_exists() {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        let run = startup_run(&store, p.id, true);
+        let created = store.run(run).unwrap().created_at.as_millisecond();
+        store.delete_run(run).unwrap();
+        // Before the guard this failed the whole ranking with "FOREIGN KEY
+        // constraint failed".
+        assert!(
+            !store
+                .cache_metrics(run, created, ENGINE_VERSION, "[]")
+                .unwrap()
+        );
     }
 }

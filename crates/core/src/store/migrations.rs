@@ -9,6 +9,7 @@ use rusqlite_migration::{M, Migrations};
 const STEPS: &[&str] = &[
     include_str!("../../migrations/0001_initial.sql"),
     include_str!("../../migrations/0002_scoring.sql"),
+    include_str!("../../migrations/0003_run_identity.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

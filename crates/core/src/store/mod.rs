@@ -71,8 +71,81 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| fail(describe(&e)))?;
-        Self::prepare(conn, path.to_path_buf())
+        let opened = Connection::open_with_flags(path, flags)
+            .map_err(|e| fail(describe(&e)))
+            .and_then(|conn| Self::prepare(conn, path.to_path_buf()));
+        match opened {
+            Ok(store) if store.is_read_only() => Err(fail(READ_ONLY_HERE.into())),
+            Err(e) if cannot_write(&e) && Self::open_read_only(path).is_ok() => {
+                Err(fail(READ_ONLY_HERE.into()))
+            }
+            other => other,
+        }
+    }
+
+    /// Open a database that must already exist, for work that only reads:
+    /// a mistyped path is refused instead of becoming an empty database.
+    /// Where the file, its folder or its mount cannot be written, it is
+    /// opened read-only; everything that reads works, and derived values
+    /// are computed without being cached.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        let fail = |reason: String| Error::Open {
+            path: path.to_path_buf(),
+            reason,
+        };
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(fail(
+                    "there is no database here (commands that only read do not create one; \
+                     check the path, or add a platform to start one)"
+                        .into(),
+                ));
+            }
+            Err(e) => return Err(fail(format!("cannot read it: {e}"))),
+            Ok(meta) if meta.is_dir() => return Err(fail("it is a directory".into())),
+            Ok(_) => {}
+        }
+        let base = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let read_write =
+            Connection::open_with_flags(path, base | OpenFlags::SQLITE_OPEN_READ_WRITE)
+                .map_err(|e| fail(describe(&e)))
+                .and_then(|conn| Self::prepare(conn, path.to_path_buf()));
+        match read_write {
+            Ok(store) => Ok(store),
+            Err(first) if cannot_write(&first) => Self::open_read_only(path).map_err(|e| {
+                // Say why the writable attempt failed when read-only failed too.
+                if cannot_write(&e) { first } else { e }
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Open read-only. A database in write-ahead-log mode needs its shared
+    /// memory file, which a read-only folder cannot hold; when no log is
+    /// waiting beside it (the last writer closed cleanly) the file is read as
+    /// immutable, which needs none.
+    fn open_read_only(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let fail = |e: rusqlite::Error| Error::Open {
+            path: path.to_path_buf(),
+            reason: describe(&e),
+        };
+        let plain = Connection::open_with_flags(path, flags)
+            .map_err(fail)
+            .and_then(|conn| Self::prepare(conn, path.to_path_buf()));
+        let wal = path.with_file_name(format!(
+            "{}-wal",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        match plain {
+            Err(e) if cannot_write(&e) && !wal.exists() => {
+                let uri = immutable_uri(path);
+                let conn = Connection::open_with_flags(&uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(fail)?;
+                Self::prepare(conn, path.to_path_buf())
+            }
+            other => other,
+        }
     }
 
     /// A private in-memory database, for tests and throwaway work.
@@ -112,16 +185,34 @@ impl Store {
                 supported: LATEST_VERSION,
             });
         }
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(fail)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(fail)?;
+        let read_only = conn.is_readonly(rusqlite::MAIN_DB).map_err(fail)?;
+        if read_only {
+            if version < LATEST_VERSION {
+                return Err(Error::Open {
+                    path,
+                    reason: format!(
+                        "it was written by an earlier version (schema {version}) and is \
+                         read-only here, so it cannot be brought up to date; open it once \
+                         where it can be written"
+                    ),
+                });
+            }
+        } else {
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(fail)?;
+            conn.pragma_update(None, "synchronous", "NORMAL")
+                .map_err(fail)?;
+            // Foreign keys stay off while migrating: a migration that
+            // rebuilds a table must not cascade the old table's deletion.
+            conn.pragma_update(None, "foreign_keys", "OFF")
+                .map_err(fail)?;
+            migrations::apply(&mut conn).map_err(|reason| Error::Open {
+                path: path.clone(),
+                reason,
+            })?;
+        }
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(fail)?;
-        migrations::apply(&mut conn).map_err(|reason| Error::Open {
-            path: path.clone(),
-            reason,
-        })?;
         Ok(Store {
             conn,
             path,
@@ -131,6 +222,30 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether nothing can be written (a read-only file, folder or mount).
+    pub fn is_read_only(&self) -> bool {
+        self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true)
+    }
+
+    /// Run `work` on one consistent view of the database: what another
+    /// process commits meanwhile is not seen half-way (a run deleted during a
+    /// ranking is either wholly there or wholly gone). Nothing is written.
+    pub fn snapshot<T>(&self, work: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        if self.depth.get() > 0 {
+            // Inside a transaction already: that is the view.
+            return work(self);
+        }
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        self.depth.set(1);
+        let result = work(self);
+        self.depth.set(0);
+        // A read transaction has nothing to keep: ending it either way is the same.
+        let end = self.conn.execute_batch("ROLLBACK");
+        let value = result?;
+        end?;
+        Ok(value)
     }
 
     pub(crate) fn conn(&self) -> &Connection {
@@ -272,10 +387,8 @@ fn describe(e: &rusqlite::Error) -> String {
         Some(ErrorCode::NotADatabase) => {
             "the file is not a database (corrupt or another format)".into()
         }
-        Some(ErrorCode::CannotOpen) => {
-            "the file cannot be opened (check the path and permissions)".into()
-        }
-        Some(ErrorCode::ReadOnly) => "the file is read-only".into(),
+        Some(ErrorCode::CannotOpen) => CANNOT_OPEN_REASON.into(),
+        Some(ErrorCode::ReadOnly) => READ_ONLY_REASON.into(),
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
             "the database is locked by another program".into()
         }
@@ -283,6 +396,36 @@ fn describe(e: &rusqlite::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// Whether opening failed for want of write access (to the file, its
+/// folder for the journal files, or the mount).
+fn cannot_write(e: &Error) -> bool {
+    match e {
+        Error::Open { reason, .. } => reason == READ_ONLY_REASON || reason == CANNOT_OPEN_REASON,
+        _ => false,
+    }
+}
+
+/// `file:` URI that opens `path` as immutable (no locks, no journal files).
+fn immutable_uri(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file:");
+    for b in absolute.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                uri.push(b as char)
+            }
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+const READ_ONLY_HERE: &str = "it can only be read here (a read-only file, folder or mount), \
+     and this stores data; reading commands (list, show, rank, report) still work";
+const READ_ONLY_REASON: &str = "the file is read-only";
+const CANNOT_OPEN_REASON: &str = "the file cannot be opened (check the path and permissions)";
 
 /// Milliseconds since the epoch for `jiff` timestamps, as stored.
 pub(crate) fn to_ms(t: jiff::Timestamp) -> i64 {

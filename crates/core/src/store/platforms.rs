@@ -4,7 +4,7 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Store, now_ms};
 use crate::accelerator;
-use crate::domain::{BillingRule, Claim, Offering, Platform, Prices, Vendor};
+use crate::domain::{BillingRule, Claim, Offering, Platform, Prices, Vendor, validate};
 use crate::error::{Error, Result};
 
 fn is_unique_violation(e: &rusqlite::Error) -> bool {
@@ -117,7 +117,40 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The platform whose name reads the same as `name` (case, composition
+    /// and look-alike letters aside), other than `except`.
+    fn platform_named_alike(&self, name: &str, except: Option<i64>) -> Result<Option<Platform>> {
+        let key = validate::name_key(name);
+        Ok(self
+            .platforms()?
+            .into_iter()
+            .find(|p| Some(p.id) != except && validate::name_key(&p.name) == key))
+    }
+
+    /// Refuse a name another platform already has in all but code points.
+    fn check_name_free(&self, platform: &Platform, except: Option<i64>) -> Result<()> {
+        match self.platform_named_alike(&platform.name, except)? {
+            Some(existing) if existing.name == platform.name => Err(Error::AlreadyExists {
+                what: "platform",
+                name: existing.name,
+            }),
+            Some(existing) => Err(Error::LooksLike {
+                what: "platform",
+                name: platform.name.clone(),
+                existing: existing.name,
+            }),
+            None => Ok(()),
+        }
+    }
+
     pub fn create_platform(&self, platform: &Platform) -> Result<Platform> {
+        // One write transaction: the check and the insert cannot be split by
+        // another process adding the same name.
+        self.atomically(|store| store.insert_platform(platform))
+    }
+
+    fn insert_platform(&self, platform: &Platform) -> Result<Platform> {
+        self.check_name_free(platform, None)?;
         self.conn()
             .execute(
                 "INSERT INTO platforms (name, kind, notes, template, created_at_ms)
@@ -154,7 +187,7 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// A platform by name (case-insensitive for Latin letters), or by the
+    /// A platform by name (as `validate::name_key` compares names), or by the
     /// Latin alias of the template it was made from (`aliyun` finds 阿里云),
     /// so that nobody needs a Chinese keyboard to script Breakpoint.
     pub fn platform(&self, name: &str) -> Result<Platform> {
@@ -169,6 +202,9 @@ impl Store {
         };
         let name = name.trim();
         if let Some(p) = by_name(name)? {
+            return Ok(p);
+        }
+        if let Some(p) = self.platform_named_alike(name, None)? {
             return Ok(p);
         }
         if let Some(template) = crate::templates::find(name)
@@ -191,6 +227,11 @@ impl Store {
     }
 
     pub fn update_platform(&self, platform: &Platform) -> Result<()> {
+        self.atomically(|store| store.write_platform(platform))
+    }
+
+    fn write_platform(&self, platform: &Platform) -> Result<()> {
+        self.check_name_free(platform, Some(platform.id))?;
         let changed = self
             .conn()
             .execute(

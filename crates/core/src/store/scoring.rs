@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::Store;
-use crate::domain::{BreakpointWeights, WeightProfile};
+use crate::domain::{BreakpointWeights, WeightProfile, validate};
 use crate::error::{Error, Result};
 use crate::metrics::catalog::Anchors;
 
@@ -64,21 +64,53 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// A profile by name, compared as `validate::name_key` compares names.
     pub fn weight_profile(&self, name: &str) -> Result<StoredProfile> {
-        self.conn()
+        let exact = self
+            .conn()
             .query_row(
                 &format!("SELECT {COLUMNS} FROM weight_profiles WHERE name = ?1"),
                 [name.trim()],
                 from_row,
             )
-            .optional()?
-            .ok_or_else(|| Error::not_found("weight profile", name.trim()))
+            .optional()?;
+        match exact {
+            Some(p) => Ok(p),
+            None => self
+                .profile_named_alike(name)?
+                .ok_or_else(|| Error::not_found("weight profile", name.trim())),
+        }
+    }
+
+    fn profile_named_alike(&self, name: &str) -> Result<Option<StoredProfile>> {
+        let key = validate::name_key(name);
+        Ok(self
+            .weight_profiles()?
+            .into_iter()
+            .find(|p| validate::name_key(&p.profile.name) == key))
     }
 
     /// Create a profile, or replace the weights of an existing one of the
     /// same name (built-in presets cannot be replaced).
     pub fn save_weight_profile(&self, p: &StoredProfile) -> Result<StoredProfile> {
-        if let Ok(existing) = self.weight_profile(&p.profile.name)
+        // The look-up, the checks and the write in one write transaction.
+        self.atomically(|store| store.write_weight_profile(p))
+    }
+
+    fn write_weight_profile(&self, p: &StoredProfile) -> Result<StoredProfile> {
+        let name = validate::name("name", &p.profile.name)?;
+        let existing = self.profile_named_alike(&name)?;
+        if let Some(existing) = &existing
+            && existing.profile.name != name
+            && !existing.profile.builtin
+        {
+            return Err(Error::LooksLike {
+                what: "weight profile",
+                name,
+                existing: existing.profile.name.clone(),
+            });
+        }
+        if let Some(existing) = existing
             && existing.profile.builtin
         {
             return Err(crate::error::ValidationError::new(
@@ -90,7 +122,9 @@ impl Store {
             )
             .into());
         }
-        let w = p.profile.breakpoints.validate()?;
+        // The same rules whichever face built the profile.
+        let w = WeightProfile::new(&name, p.profile.breakpoints, p.profile.metrics.clone())?
+            .breakpoints;
         if !(0.0..=1.0).contains(&p.coverage_threshold) {
             return Err(crate::error::ValidationError::new(
                 "coverage_threshold",
@@ -109,7 +143,7 @@ impl Store {
                  curves_json = excluded.curves_json,
                  coverage_threshold = excluded.coverage_threshold",
             params![
-                p.profile.name,
+                name,
                 w.startup,
                 w.sustain,
                 w.switch,
@@ -119,7 +153,7 @@ impl Store {
                 p.coverage_threshold
             ],
         )?;
-        self.weight_profile(&p.profile.name)
+        self.weight_profile(&name)
     }
 
     pub fn delete_weight_profile(&self, name: &str) -> Result<()> {
@@ -150,12 +184,33 @@ impl Store {
             .optional()?)
     }
 
-    pub(crate) fn cache_metrics(&self, run_id: i64, engine: i64, values_json: &str) -> Result<()> {
-        self.conn().execute(
-            "INSERT INTO metric_cache (run_id, engine, values_json) VALUES (?1, ?2, ?3)
+    /// Keep a run's computed metrics, only if the run they were computed from
+    /// is still there (same id, same creation time): a run deleted while its
+    /// figures were being computed must not have them filed under anything.
+    /// Nothing is written, and no error raised, where the database is
+    /// read-only: the figures were computed and are shown all the same.
+    /// Returns whether they were kept.
+    pub(crate) fn cache_metrics(
+        &self,
+        run_id: i64,
+        run_created_at_ms: i64,
+        engine: i64,
+        values_json: &str,
+    ) -> Result<bool> {
+        if self.is_read_only() {
+            return Ok(false);
+        }
+        let written = self.conn().execute(
+            "INSERT INTO metric_cache (run_id, engine, values_json)
+             SELECT ?1, ?2, ?3 WHERE EXISTS
+                 (SELECT 1 FROM runs WHERE id = ?1 AND created_at_ms = ?4)
              ON CONFLICT (run_id) DO UPDATE SET engine = excluded.engine, values_json = excluded.values_json",
-            params![run_id, engine, values_json],
-        )?;
-        Ok(())
+            params![run_id, engine, values_json, run_created_at_ms],
+        );
+        match written {
+            Ok(n) => Ok(n > 0),
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
     }
 }

@@ -137,14 +137,134 @@ fn deleting_a_platform_removes_its_offerings_runs_and_samples() {
 }
 
 #[test]
-fn platform_names_are_unique_ignoring_latin_case() {
+fn platform_names_are_unique_ignoring_case_composition_and_look_alikes() {
     let store = Store::open_in_memory().unwrap();
     platform(&store, "AutoDL");
-    let err = store
-        .create_platform(&Platform::new("autodl", PlatformKind::Other, None).unwrap())
-        .unwrap_err();
-    assert_eq!(err.to_string(), "platform \"autodl\" already exists");
+    platform(&store, "Café");
+    let refused = |name: &str| {
+        store
+            .create_platform(&Platform::new(name, PlatformKind::Other, None).unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(refused("AutoDL"), "platform \"AutoDL\" already exists");
+    assert_eq!(
+        refused("autodl"),
+        "platform \"autodl\" reads the same as the existing platform \"AutoDL\"; choose another name"
+    );
+    // Decomposed é (as macOS file names carry it), upper case beyond ASCII,
+    // and a Cyrillic а standing in for the Latin a.
+    assert!(refused("Cafe\u{301}").contains("already exists"));
+    assert!(refused("CAFÉ").contains("reads the same as"));
+    assert!(refused("C\u{430}fé").contains("reads the same as"));
+    assert!(
+        Platform::new("Caf\u{200B}é", PlatformKind::Other, None).is_err(),
+        "a zero-width space is refused before it reaches the store"
+    );
+    assert_eq!(store.platforms().unwrap().len(), 2);
     assert_eq!(store.platform("AUTODL").unwrap().name, "AutoDL");
+    assert_eq!(store.platform("CAFÉ").unwrap().name, "Café");
+    assert_eq!(store.platform("Cafe\u{301}").unwrap().name, "Café");
+    // Renaming onto a look-alike is refused too; renaming to itself is not.
+    let mut autodl = store.platform("AutoDL").unwrap();
+    autodl.name = "cafe\u{301}".into();
+    assert!(store.update_platform(&autodl).is_err());
+    autodl.name = "AutoDL".into();
+    store.update_platform(&autodl).unwrap();
+}
+
+#[test]
+fn run_ids_are_never_reused_after_a_delete() {
+    let store = Store::open_in_memory().unwrap();
+    let p = platform(&store, "P");
+    let new_run = || {
+        store
+            .create_run(NewRun::new(p.id, RunKind::Sustain, SourceKind::Import))
+            .unwrap()
+            .id
+    };
+    let first = new_run();
+    let second = new_run();
+    store.delete_run(second).unwrap();
+    let third = new_run();
+    assert!(
+        third > second,
+        "run {second} was deleted; the next run got {third}"
+    );
+    store.delete_run(third).unwrap();
+    store.delete_run(first).unwrap();
+    assert!(new_run() > third);
+}
+
+#[test]
+fn a_database_of_each_earlier_schema_opens_with_its_data_intact() {
+    for version in 1..LATEST_VERSION as usize {
+        let (_dir, path) = temp_db();
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        migrations::apply_up_to(&mut conn, version).unwrap();
+        conn.execute_batch(
+            "INSERT INTO platforms (id, name, kind, created_at_ms) VALUES (7, 'Old', 'other', 1);
+             INSERT INTO runs (id, platform_id, kind, source, file_name, sha256, created_at_ms,
+                               sample_count, warnings_json)
+                 VALUES (3, 7, 'sustain', 'import', 'a.csv', 'aa', 10, 0, '[\"w\"]'),
+                        (9, 7, 'sustain', 'import', 'b.csv', 'bb', 11, 0, '[]');
+             INSERT INTO events (run_id, at_ms, gpu, kind, detail)
+                 VALUES (9, 1000, 0, 'gap', 'kept');
+             INSERT INTO sample_chunks (run_id, gpu, seq, t_first_ms, t_last_ms, n, data)
+                 VALUES (9, 0, 0, 1000, 1000, 1, x'00');",
+        )
+        .unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
+        let runs = store.runs(None).unwrap();
+        assert_eq!(
+            runs.iter().map(|r| r.id).collect::<Vec<_>>(),
+            [3, 9],
+            "from {version}"
+        );
+        assert_eq!(runs[0].warnings, ["w"]);
+        assert_eq!(runs[1].provenance.file_name.as_deref(), Some("b.csv"));
+        assert_eq!(store.events(9).unwrap()[0].detail.as_deref(), Some("kept"));
+        assert_eq!(store.run_by_sha256("aa").unwrap(), Some(3));
+        // Children still refer to their runs: deleting one cascades.
+        store.delete_run(9).unwrap();
+        assert!(store.events(9).unwrap().is_empty());
+        let chunks: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM sample_chunks", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(chunks, 0, "from {version}");
+        // And the freed id 9 is not handed out again.
+        let p = store.platform("Old").unwrap();
+        let next = store
+            .create_run(NewRun::new(p.id, RunKind::Sustain, SourceKind::Import))
+            .unwrap();
+        assert!(next.id > 9, "from {version}: got {}", next.id);
+        let violations: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(violations, 0);
+    }
+}
+
+#[test]
+fn reading_commands_refuse_a_missing_database_and_create_nothing() {
+    let (dir, path) = temp_db();
+    let Err(err) = Store::open_existing(&path) else {
+        panic!("a missing database was opened")
+    };
+    assert!(
+        err.to_string().contains("there is no database here"),
+        "{err}"
+    );
+    assert!(!path.exists());
+    assert!(Store::open_existing(dir.path()).is_err());
+    Store::open(&path).unwrap();
+    assert!(!Store::open_existing(&path).unwrap().is_read_only());
 }
 
 #[test]

@@ -1,0 +1,147 @@
+//! Text that came from outside (file names, log lines, names users typed)
+//! on its way to a terminal, an SVG chart, a PDF or a stored message.
+//!
+//! Two rules keep such text from doing harm: an echo of input is an
+//! *excerpt* (a 200 MB line must not become a 200 MB error message), and
+//! characters that steer a terminal or break XML are *shown*, not obeyed
+//! (an ESC in a file name must neither recolour the terminal nor make the
+//! report's SVG invalid).
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// How many characters of input a message may quote.
+pub const EXCERPT_CHARS: usize = 120;
+
+/// At most `max_chars` characters of `text`, cut on a character boundary,
+/// with what was left out said in bytes.
+pub fn excerpt(text: &str, max_chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        None => Cow::Borrowed(text),
+        Some((cut, _)) => Cow::Owned(format!(
+            "{}… ({} more bytes)",
+            &text[..cut],
+            text.len() - cut
+        )),
+    }
+}
+
+/// Whether a character changes how text is shown rather than being shown:
+/// C0/C1 controls and DEL, and the bidirectional overrides and isolates
+/// (U+202A–U+202E, U+2066–U+2069) that can make "gpu.csv" display as
+/// "vsc.upg".
+pub fn is_steering(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters with no visible form that make two names look identical:
+/// zero-width spaces and joiners, the word joiner and invisible operators,
+/// the byte-order mark used as a zero-width no-break space, soft hyphens,
+/// Hangul fillers and variation selectors.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// `text` with every steering character written out as an escape
+/// (`\n`, `\t`, `\u{1b}`), so that a terminal, an XML document or a PDF
+/// shows it instead of acting on it. Text without any is returned as is.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_steering) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_steering(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// An excerpt of input fit to quote in a message: short and printable.
+pub fn quote(text: &str) -> String {
+    printable(&excerpt(text, EXCERPT_CHARS)).into_owned()
+}
+
+/// A message that may quote input (a parser's reason, a warning), bounded
+/// as a whole so that no path lets a huge line through.
+pub fn bounded_message(message: &str) -> String {
+    const MESSAGE_CHARS: usize = 400;
+    printable(&excerpt(message, MESSAGE_CHARS)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_cut_on_character_boundaries_and_say_what_was_left_out() {
+        assert_eq!(excerpt("short", 10), "short");
+        assert_eq!(excerpt("阿里云平台", 3), "阿里云… (6 more bytes)");
+        let huge = "x".repeat(200 << 20);
+        let e = excerpt(&huge, EXCERPT_CHARS);
+        assert!(e.len() < 200, "{}", e.len());
+        assert!(e.ends_with(&format!("({} more bytes)", huge.len() - EXCERPT_CHARS)));
+    }
+
+    #[test]
+    fn steering_characters_are_shown_not_obeyed() {
+        assert_eq!(printable("gpu.csv"), "gpu.csv");
+        assert!(matches!(printable("阿里云 A100"), Cow::Borrowed(_)));
+        assert_eq!(
+            printable("a\u{1b}[31mred\nb\u{202e}c\u{85}"),
+            "a\\u{1b}[31mred\\nb\\u{202e}c\\u{85}"
+        );
+        assert_eq!(printable("tab\there"), "tab\\there");
+    }
+
+    #[test]
+    fn quotes_are_short_and_printable() {
+        let line = format!("\u{1b}{}", "9".repeat(10_000));
+        let q = quote(&line);
+        assert!(q.starts_with("\\u{1b}999"), "{q}");
+        assert!(q.chars().count() < 200, "{}", q.len());
+        assert!(!q.chars().any(is_steering));
+    }
+
+    #[test]
+    fn invisible_and_bidi_characters_are_recognised() {
+        for c in ['\u{200B}', '\u{200D}', '\u{FEFF}', '\u{2060}', '\u{FE0F}'] {
+            assert!(is_invisible(c), "{c:?}");
+        }
+        for c in ['\u{202E}', '\u{2066}', '\u{200F}'] {
+            assert!(is_bidi_control(c), "{c:?}");
+        }
+        assert!(
+            !"阿里云 Café"
+                .chars()
+                .any(|c| is_invisible(c) || is_steering(c))
+        );
+    }
+}
