@@ -158,7 +158,7 @@ view! {
 
     pub struct ImportRow {
         pub file: String,
-        /// imported | already_imported | failed | cancelled
+        /// imported | already_imported | failed | cancelled | skipped
         pub status: String,
         #[ts(type = "number | null")]
         pub run_id: Option<i64>,

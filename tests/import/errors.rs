@@ -1,6 +1,6 @@
 //! What goes wrong: the message names file, line and column; nothing is stored.
 
-use breakpoint_core::import::{ImportOutcome, import_file};
+use breakpoint_core::import::{Duplicate, ImportOutcome, import_file};
 
 use crate::util::*;
 
@@ -43,9 +43,13 @@ fn the_same_file_twice_is_recognised() {
         second,
         ImportOutcome::AlreadyImported {
             file: path.display().to_string(),
-            run_id: report.run_id
+            run_id: report.run_id,
+            earlier_file: Some(path.display().to_string()),
+            matched: Duplicate::Bytes,
         }
     );
+    // Both outcomes name the file the same way: as it was given.
+    assert_eq!(report.file, path.display().to_string());
     assert_eq!(store.info().unwrap().runs, 1);
 }
 

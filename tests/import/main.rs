@@ -9,6 +9,7 @@ mod util;
 
 mod dcgm;
 mod errors;
+mod hostile;
 mod properties;
 mod smi_csv;
 mod smi_other;

@@ -59,7 +59,12 @@ fn main() -> ExitCode {
             ExitCode::from(commands::probe::EXIT_NO_GPU)
         }
         Err(failure) => {
-            eprintln!("error: {failure}");
+            // Messages may quote names and file names: shown, never obeyed.
+            let message = failure.to_string();
+            eprintln!(
+                "error: {}",
+                breakpoint_core::text::printable_multiline(&message)
+            );
             ExitCode::from(EXIT_USER_ERROR)
         }
     }

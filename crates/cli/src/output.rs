@@ -15,7 +15,10 @@ pub fn table(header: &[&str]) -> Table {
     t
 }
 
+/// Write text for a person: a control character from a stored name or file
+/// name is shown escaped instead of steering the terminal.
 pub fn print(text: &str) -> std::io::Result<()> {
+    let text = breakpoint_core::text::printable_multiline(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
@@ -25,8 +28,12 @@ pub fn print(text: &str) -> std::io::Result<()> {
 }
 
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> std::io::Result<()> {
+    // JSON escapes control characters itself.
     let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-    print(&text)
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 pub fn opt<T: ToString>(value: Option<T>) -> String {

@@ -43,7 +43,10 @@ pub enum Error {
     },
 
     #[error("already imported as run {run_id}")]
-    AlreadyImported { run_id: i64 },
+    AlreadyImported {
+        run_id: i64,
+        matched: crate::import::Duplicate,
+    },
 
     #[error("cannot open database \"{path}\": {reason}")]
     Open { path: PathBuf, reason: String },

@@ -84,6 +84,24 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `printable`, but line breaks and tabs are kept: for whole documents (a
+/// table for the terminal, an SVG chart) whose own layout uses them.
+pub fn printable_multiline(text: &str) -> Cow<'_, str> {
+    let keeps = |c: char| c == '\n' || c == '\t';
+    if !text.chars().any(|c| is_steering(c) && !keeps(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if keeps(c) {
+            out.push(c);
+        } else {
+            out.push_str(&printable(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// An excerpt of input fit to quote in a message: short and printable.
 pub fn quote(text: &str) -> String {
     printable(&excerpt(text, EXCERPT_CHARS)).into_owned()
@@ -119,6 +137,10 @@ mod tests {
             "a\\u{1b}[31mred\\nb\\u{202e}c\\u{85}"
         );
         assert_eq!(printable("tab\there"), "tab\\there");
+        assert_eq!(
+            printable_multiline("a\tb\nc\u{1b}[2Kd\r"),
+            "a\tb\nc\\u{1b}[2Kd\\r"
+        );
     }
 
     #[test]

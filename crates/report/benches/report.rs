@@ -53,7 +53,6 @@ fn ten_platforms(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
                 store,
                 file.bytes.as_slice(),
                 &file.name,
-                &file.name,
                 file.format,
                 &options,
                 None,

@@ -186,7 +186,8 @@ impl Layout {
             x,
             y,
             size,
-            text: text.to_string(),
+            // What came from outside (names, file names) is shown, never obeyed.
+            text: breakpoint_core::text::printable(text).into_owned(),
             bold,
             colour,
         });

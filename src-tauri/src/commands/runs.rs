@@ -160,22 +160,6 @@ pub fn delete_run(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_run(id)?)
 }
 
-/// A reader that fails once the job is cancelled, so the import's
-/// transaction rolls back and nothing of the file is stored.
-struct Cancellable<R> {
-    inner: R,
-    cancelled: std::sync::Arc<AtomicBool>,
-}
-
-impl<R: Read> Read for Cancellable<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.cancelled.load(Ordering::Relaxed) {
-            return Err(std::io::Error::other("cancelled"));
-        }
-        self.inner.read(buf)
-    }
-}
-
 /// Import files, one run each, off the UI thread; progress goes out as
 /// `import-progress` events and the job can be cancelled with its id (sent
 /// first as `import-started`).
@@ -188,7 +172,9 @@ pub async fn import_files<R: Runtime>(
 ) -> AppResult<Vec<ImportRow>> {
     // A dropped folder stands for the logs inside it; a path that is not
     // there stops the import before anything is stored.
-    let paths = import::expand_paths(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())?;
+    let expanded = import::expand_paths(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())?;
+    let paths = expanded.files;
+    let skipped = expanded.skipped;
     let store = state.own_store()?;
     let (job, cancelled) = state.start_job();
     let _ = app.emit("import-started", job);
@@ -230,24 +216,13 @@ pub async fn import_files<R: Runtime>(
                 );
             };
             emit(0);
-            let outcome = (|| -> Result<ImportOutcome, AppError> {
-                let format = import::detect_file(file)?;
-                let reader = Cancellable {
-                    inner: std::fs::File::open(file)?,
-                    cancelled: cancelled.clone(),
-                };
-                let options = ImportOptions::new(platform_id);
-                let mut progress = |b: u64| emit(b);
-                Ok(import::import_reader(
-                    &store,
-                    reader,
-                    &name,
-                    path,
-                    format,
-                    &options,
-                    Some(&mut progress),
-                )?)
-            })();
+            let options = ImportOptions {
+                cancel: Some(cancelled.clone()),
+                ..ImportOptions::new(platform_id)
+            };
+            let mut progress = |b: u64| emit(b);
+            let outcome = import::import_file(&store, file, &options, Some(&mut progress))
+                .map_err(AppError::from);
             emit(total);
             rows.push(match outcome {
                 Ok(ImportOutcome::Imported(r)) => ImportRow {
@@ -289,6 +264,19 @@ pub async fn import_files<R: Runtime>(
                 },
             });
         }
+        // What the folders held that is not a log file (a link looping
+        // back, a pipe) is listed, not silently dropped.
+        rows.extend(skipped.into_iter().map(|note| ImportRow {
+            file: note,
+            status: "skipped".into(),
+            run_id: None,
+            format: None,
+            samples: 0,
+            records: 0,
+            gaps: 0,
+            warnings: Vec::new(),
+            error: None,
+        }));
         rows
     })
     .await

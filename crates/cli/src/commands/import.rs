@@ -3,7 +3,10 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use breakpoint_core::import::{self, ImportError, ImportOptions, ImportOutcome, timestamps};
+use breakpoint_core::import::{
+    self, Duplicate, ImportError, ImportOptions, ImportOutcome, timestamps,
+};
+use breakpoint_core::text;
 use serde::Serialize;
 
 use super::{Context, Failure, Outcome};
@@ -58,7 +61,15 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         skip_bad_lines: args.skip_bad_lines,
         ..ImportOptions::new(platform.id)
     };
-    let files = import::expand_paths(&args.paths).map_err(|e| Failure::Refused(e.to_string()))?;
+    let expanded =
+        import::expand_paths(&args.paths).map_err(|e| Failure::Refused(e.to_string()))?;
+    for note in &expanded.skipped {
+        eprintln!(
+            "note: skipped {}",
+            breakpoint_core::text::printable_multiline(note)
+        );
+    }
+    let files = expanded.files;
     let mut results = Vec::new();
     let mut failed = 0;
     for file in &files {
@@ -68,7 +79,10 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         }
         if !ctx.json {
             match &result {
-                FileResult::Failed { .. } => eprintln!("{}", describe(&result)),
+                FileResult::Failed { .. } => eprintln!(
+                    "{}",
+                    breakpoint_core::text::printable_multiline(&describe(&result))
+                ),
                 _ => output::print(&describe(&result))?,
             }
         }
@@ -132,11 +146,33 @@ fn describe(result: &FileResult) -> String {
                 format!("error: {file}: {error}")
             }
         }
-        FileResult::Done(ImportOutcome::AlreadyImported { file, run_id }) => {
-            format!("{file}: already imported as run {run_id}; nothing stored")
+        FileResult::Done(ImportOutcome::AlreadyImported {
+            file,
+            run_id,
+            earlier_file,
+            matched,
+        }) => {
+            let earlier = earlier_file
+                .as_deref()
+                .map(|f| format!(" from {}", text::printable(f)))
+                .unwrap_or_default();
+            let how = match matched {
+                Duplicate::Bytes => "the same file",
+                Duplicate::Content => "the same log, compressed or encoded differently",
+            };
+            format!(
+                "{}: already imported as run {run_id}{earlier} ({how}); nothing stored",
+                text::printable(file)
+            )
         }
         FileResult::Done(ImportOutcome::Imported(r)) => {
-            let mut text = format!("{}: {} → run {} ({})\n", r.file, r.format, r.run_id, r.kind);
+            let mut text = format!(
+                "{}: {} → run {} ({})\n",
+                text::printable(&r.file),
+                r.format,
+                r.run_id,
+                r.kind
+            );
             let period = match (r.started_at, r.ended_at) {
                 (Some(a), Some(b)) => format!(
                     ", {} → {} ({})",

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use breakpoint_core::domain::Run;
+use breakpoint_core::text;
 use serde::Serialize;
 
 use super::{Context, Outcome};
@@ -87,7 +88,7 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
             r.kind.to_string(),
             r.source.to_string(),
             opt(r.provenance.format.as_deref()),
-            opt(r.provenance.file_name.as_deref()),
+            opt(r.provenance.file_name.as_deref().map(text::printable)),
             span(r),
             r.inventory.len().to_string(),
             r.sample_count.to_string(),
@@ -140,7 +141,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         detail.platform,
         r.kind,
         r.source,
-        opt(p.file_name.as_deref()),
+        opt(p.file_name.as_deref().map(text::printable)),
         opt(p.sha256.as_deref()),
         opt(p.format.as_deref()),
         opt(p.host.as_deref()),

@@ -104,7 +104,6 @@ pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
                     store,
                     file.bytes.as_slice(),
                     &file.name,
-                    &file.name,
                     file.format,
                     &options,
                     None,

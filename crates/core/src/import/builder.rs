@@ -94,6 +94,11 @@ pub struct RunBuilder<'s> {
     /// GPUs already in the inventory, by index: a vector look-up per
     /// sample instead of a map.
     seen: Vec<bool>,
+    /// Each GPU's latest sample time so far, and how many samples came
+    /// earlier than the one before them (rows newest first, or shuffled).
+    last_t: Vec<i64>,
+    pub backward_steps: u64,
+    pub samples_seen: u64,
     /// Losses still open, so that a sampling loop repeating the same
     /// complaint records one loss, not one per line.
     lost: Vec<OpenLoss>,
@@ -145,6 +150,9 @@ impl<'s> RunBuilder<'s> {
             t_first: None,
             t_last: None,
             seen: Vec::new(),
+            last_t: Vec::new(),
+            backward_steps: 0,
+            samples_seen: 0,
             lost: Vec::new(),
             lost_untimed: Vec::new(),
         }
@@ -169,6 +177,15 @@ impl<'s> RunBuilder<'s> {
             }
             self.seen[sample.gpu as usize] = true;
         }
+        let g = sample.gpu as usize;
+        if self.last_t.len() <= g {
+            self.last_t.resize(g + 1, i64::MIN);
+        }
+        if sample.t_ms < self.last_t[g] {
+            self.backward_steps += 1;
+        }
+        self.last_t[g] = sample.t_ms;
+        self.samples_seen += 1;
         self.writer.push(sample)?;
         Ok(())
     }
@@ -359,9 +376,12 @@ impl<'s> RunBuilder<'s> {
         self.inventory.len()
     }
 
+    /// Keep a warning for the run. It is stored and shown, so it is bounded
+    /// and printable whatever line of input it quotes.
     pub fn warn(&mut self, message: impl Into<String>) {
         if self.warnings.len() < MAX_WARNINGS {
-            self.warnings.push(message.into());
+            self.warnings
+                .push(crate::text::bounded_message(&message.into()));
         } else {
             self.warnings_dropped += 1;
         }
@@ -429,6 +449,8 @@ impl<'s> RunBuilder<'s> {
             skipped_lines: self.skipped_lines,
             records: self.records,
             span: self.t_first.zip(self.t_last),
+            backward_steps: self.backward_steps,
+            samples_seen: self.samples_seen,
         })
     }
 }
@@ -449,6 +471,8 @@ pub struct BuiltRun {
     pub skipped_lines: u64,
     pub records: u64,
     pub span: Option<(i64, i64)>,
+    pub backward_steps: u64,
+    pub samples_seen: u64,
 }
 
 /// "00000000:07:00.0" and "0000:07:00.0" name the same device.

@@ -46,6 +46,12 @@ pub enum Endian {
 }
 
 impl Wrapping {
+    /// Whether the parsers read anything other than the file's bytes as
+    /// they are.
+    pub fn transformed(&self) -> bool {
+        self.gzip || self.utf16.is_some() || self.capture.is_some()
+    }
+
     /// What the import report should say: how the file was read, and
     /// whether its compressed stream was cut off.
     pub fn warnings(&self) -> Vec<String> {
@@ -202,7 +208,7 @@ impl<R: BufRead> Unwrap<R> {
     fn next_line(&mut self) -> io::Result<bool> {
         self.line.clear();
         self.at = 0;
-        if self.inner.read_until(b'\n', &mut self.line)? == 0 {
+        if super::lines::read_line_bounded(&mut self.inner, &mut self.line)? == 0 {
             return Ok(false);
         }
         let (mut blanked, mut stripped) = self.counts.get();

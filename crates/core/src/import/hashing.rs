@@ -42,19 +42,22 @@ impl<'p, R: Read> HashingReader<'p, R> {
         }
     }
 
-    /// The hex SHA-256 of everything read. Call after reading to the end.
-    pub fn finish(mut self) -> io::Result<String> {
+    /// The hex SHA-256 of everything read, and how many bytes that was.
+    /// Call after reading to the end.
+    pub fn finish(mut self) -> io::Result<(String, u64)> {
         // Read what the parser left unread (it may stop early), so the hash
         // is always of the whole file.
         let mut rest = [0u8; 64 * 1024];
         while self.read(&mut rest)? > 0 {}
         drop(self.to_hasher.take());
-        self.hasher
+        let digest = self
+            .hasher
             .take()
             .map(|h| h.join())
             .transpose()
             .map_err(|_| io::Error::other("the hashing thread failed"))?
-            .ok_or_else(|| io::Error::other("the file was already hashed"))
+            .ok_or_else(|| io::Error::other("the file was already hashed"))?;
+        Ok((digest, self.bytes))
     }
 }
 
@@ -90,7 +93,10 @@ mod tests {
         r.read_exact(&mut one).unwrap();
         assert_eq!(
             r.finish().unwrap(),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+            (
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".to_string(),
+                3
+            )
         );
     }
 }

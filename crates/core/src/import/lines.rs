@@ -5,7 +5,7 @@
 //! can accept a cut-off last line with a warning. Windows line endings and a
 //! UTF-8 byte-order mark are removed here, once, for every format.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 pub struct LineReader<R> {
     inner: R,
@@ -34,7 +34,8 @@ impl<R: BufRead> LineReader<R> {
     /// names the line.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();
-        let n = self.inner.read_until(b'\n', &mut self.buf)?;
+        let n = read_line_bounded(&mut self.inner, &mut self.buf)
+            .map_err(|e| numbered(e, self.line_no + 1))?;
         if n == 0 {
             return Ok(None);
         }
@@ -68,6 +69,79 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// The longest line any reader accepts. Real log lines are at most a few
+/// kilobytes (a 200-column nvidia-smi row); a longer "line" is a binary
+/// file, a file of zeros or an attack, and reading it whole could take all
+/// the memory there is.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// `read_until(b'\n')` that stops with an error instead of growing `buf`
+/// past `MAX_LINE_BYTES`.
+pub fn read_line_bounded<R: BufRead + ?Sized>(
+    inner: &mut R,
+    buf: &mut Vec<u8>,
+) -> io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let available = match inner.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(read);
+        }
+        let (take, done) = match memchr_newline(available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if buf.len() + take > MAX_LINE_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "is longer than {} MiB without a line break; this is not a log line \
+                     (a binary file, or one filled with zeros?)",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+        }
+        buf.extend_from_slice(&available[..take]);
+        inner.consume(take);
+        read += take;
+        if done {
+            return Ok(read);
+        }
+    }
+}
+
+/// A whole JSON document read into memory, refused past `limit` bytes
+/// (a fleet's `query_range` answer can be large; a file of zeros forced to
+/// this format must not take all the memory there is).
+pub fn read_document<R: io::Read>(input: R, limit: u64, what: &str) -> io::Result<String> {
+    let mut raw = String::new();
+    input.take(limit + 1).read_to_string(&mut raw)?;
+    if raw.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what} is larger than {} MiB; split it", limit >> 20),
+        ));
+    }
+    Ok(raw)
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// An error of line `number`, said as "line N …".
+fn numbered(e: io::Error, number: u64) -> io::Error {
+    if e.kind() == io::ErrorKind::InvalidData {
+        io::Error::new(e.kind(), format!("line {number} {e}"))
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +164,25 @@ mod tests {
         r.next_line().unwrap();
         let e = r.next_line().err().unwrap();
         assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_refused_without_reading_it_whole() {
+        let mut data = b"ok\n".to_vec();
+        data.extend(std::iter::repeat_n(0u8, MAX_LINE_BYTES + 10));
+        let mut r = LineReader::new(std::io::BufReader::new(&data[..]));
+        r.next_line().unwrap();
+        let e = r.next_line().err().unwrap().to_string();
+        assert!(e.starts_with("line 2 is longer than 1 MiB"), "{e}");
+        assert!(e.len() < 200, "{e}");
+        assert!(r.buf.capacity() <= 2 * MAX_LINE_BYTES);
+        // Just under the bound is a line like any other.
+        let mut long = vec![b'x'; MAX_LINE_BYTES - 1];
+        long.push(b'\n');
+        let mut r = LineReader::new(&long[..]);
+        assert_eq!(
+            r.next_line().unwrap().unwrap().text.len(),
+            MAX_LINE_BYTES - 1
+        );
     }
 }

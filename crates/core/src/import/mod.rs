@@ -15,13 +15,17 @@ pub mod formats;
 mod hashing;
 mod lines;
 mod paths;
+mod plausibility;
 mod smi_messages;
+mod source;
 pub mod timestamps;
 mod values;
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -29,10 +33,11 @@ use serde::Serialize;
 
 pub use builder::{GpuKey, LineError, Loss, ParseFailure, RunBuilder};
 pub use detect::detect;
-pub use paths::expand_paths;
+pub use paths::{Expanded, expand_paths};
 
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, Store};
+use crate::text;
 
 labelled_enum! {
     /// Every format Breakpoint reads. Detected from content, never from the
@@ -88,6 +93,9 @@ pub struct ImportOptions {
     pub start: Option<Timestamp>,
     pub skip_bad_lines: bool,
     pub source: SourceKind,
+    /// Set from elsewhere to stop an import between reads; nothing of the
+    /// file is stored then.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl ImportOptions {
@@ -103,6 +111,7 @@ impl ImportOptions {
             start: None,
             skip_bad_lines: false,
             source: SourceKind::Import,
+            cancel: None,
         }
     }
 }
@@ -116,7 +125,8 @@ pub struct ParseContext {
     pub start: Option<Timestamp>,
 }
 
-/// Why a file was not imported. Nothing was stored in any case.
+/// Why a file was not imported. Nothing was stored in any case. Every
+/// message is bounded and printable, whatever the file held.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error("{file}:{line}{}: {reason}", column.map(|c| format!(":{c}")).unwrap_or_default())]
@@ -132,16 +142,47 @@ pub enum ImportError {
     Store(#[from] crate::Error),
 }
 
+impl ImportError {
+    fn line(file: &str, e: LineError) -> Self {
+        ImportError::Line {
+            file: text::printable(file).into_owned(),
+            line: e.line,
+            column: e.column,
+            reason: text::bounded_message(&e.reason),
+        }
+    }
+
+    fn file(file: &str, reason: &str) -> Self {
+        ImportError::File {
+            file: text::printable(file).into_owned(),
+            reason: text::bounded_message(reason),
+        }
+    }
+}
+
 /// The outcome for one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ImportOutcome {
     Imported(ImportReport),
-    /// The same bytes were imported before; nothing was stored.
+    /// The same log was imported before; nothing was stored.
     AlreadyImported {
         file: String,
         run_id: i64,
+        /// The earlier run's file name.
+        earlier_file: Option<String>,
+        /// `bytes`: the same file; `content`: the same text in another
+        /// wrapping (gzip at another level, UTF-16, a capture).
+        matched: Duplicate,
     },
+}
+
+labelled_enum! {
+    /// How a file matched an earlier run.
+    pub enum Duplicate ("duplicate") {
+        Bytes => "bytes",
+        Content => "content",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -164,84 +205,162 @@ pub struct ImportReport {
     pub sha256: String,
 }
 
-/// Import one file as one run.
+/// Import one file as one run. The file is named in results as given
+/// (`logs/node-2/gpu.csv`), so files of the same name in different folders
+/// stay apart.
+///
+/// Before anything is parsed, a file whose first 64 KiB of text match an
+/// earlier run is hashed whole and, if it is that run's log again (the same
+/// bytes, or the same text compressed or encoded differently), nothing is
+/// parsed or written. A file that changes while it is read (a log still
+/// being written, truncated or replaced) is refused.
 pub fn import_file(
     store: &Store,
     path: &Path,
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<ImportOutcome, ImportError> {
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let whole = |reason: String| ImportError::File {
-        file: path.display().to_string(),
-        reason,
-    };
+    let shown_as = path.display().to_string();
+    let whole = |reason: String| ImportError::file(&shown_as, &reason);
+    let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| whole(format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(whole("is not a regular file".into()));
+    }
+    let before = source::FileState::of(&meta);
+    let head = source::decoded_head(&file).map_err(|e| whole(format!("cannot read: {e}")))?;
     let format = match options.format {
         Some(f) => f,
-        None => detect_file(path)?,
+        None => detect(&head).map_err(whole)?,
     };
-    let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
-    import_reader(
+    let head_sha256 = source::sha256_hex(&head);
+    if let Some(earlier) = seen_before(store, path, &head_sha256)? {
+        return Ok(earlier.outcome(&shown_as));
+    }
+    let reader = source::Cancellable {
+        inner: File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?,
+        cancel: options.cancel.clone(),
+    };
+    let check = UnchangedCheck {
+        path,
+        before,
+        head_sha256,
+    };
+    read_into_run(
         store,
-        file,
-        &file_name,
-        &path.display().to_string(),
+        reader,
+        &shown_as,
         format,
         options,
         progress,
+        Some(&check),
     )
 }
 
 /// The format of a file, from its first 64 KiB of text (decompressed and
 /// transcoded as `decode` does for the parsers).
 pub fn detect_file(path: &Path) -> Result<Format, ImportError> {
-    let whole = |reason: String| ImportError::File {
-        file: path.display().to_string(),
-        reason,
-    };
+    let whole = |reason: String| ImportError::file(&path.display().to_string(), &reason);
     let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
-    let (text, _) = decode::decode(file).map_err(|e| whole(format!("cannot read: {e}")))?;
-    let mut head = Vec::with_capacity(64 * 1024);
-    // A read error after some text (a cut-off gzip) still leaves a head to
-    // detect the format from.
-    if let Err(e) = text.take(64 * 1024).read_to_end(&mut head)
-        && head.is_empty()
-    {
-        return Err(whole(format!("cannot read: {e}")));
-    }
+    let head = source::decoded_head(&file).map_err(|e| whole(format!("cannot read: {e}")))?;
     detect(&head).map_err(whole)
 }
 
-/// Import from any reader (a file, or bytes the demo generated).
+/// Import from any reader (bytes the demo generated, a benchmark's file):
+/// no duplicate look before parsing and no check that a file stayed put.
 pub fn import_reader(
     store: &Store,
     reader: impl Read,
     file_name: &str,
-    shown_as: &str,
     format: Format,
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<ImportOutcome, ImportError> {
-    let line_error = |e: LineError| ImportError::Line {
-        file: shown_as.to_string(),
-        line: e.line,
-        column: e.column,
-        reason: e.reason,
-    };
-    let whole = |reason: String| ImportError::File {
-        file: shown_as.to_string(),
-        reason,
-    };
+    read_into_run(store, reader, file_name, format, options, progress, None)
+}
+
+/// An earlier run that holds the same log.
+struct Earlier {
+    run_id: i64,
+    file: Option<String>,
+    matched: Duplicate,
+}
+
+impl Earlier {
+    fn outcome(self, file: &str) -> ImportOutcome {
+        ImportOutcome::AlreadyImported {
+            file: file.to_string(),
+            run_id: self.run_id,
+            earlier_file: self.file,
+            matched: self.matched,
+        }
+    }
+
+    fn find(store: &Store, sha256: &str, content_sha256: &str) -> crate::Result<Option<Self>> {
+        let by_bytes = store
+            .run_by_sha256(sha256)?
+            .map(|id| (id, Duplicate::Bytes));
+        let found = match by_bytes {
+            Some(found) => Some(found),
+            None => store
+                .run_by_content_sha256(content_sha256)?
+                .map(|id| (id, Duplicate::Content)),
+        };
+        found
+            .map(|(run_id, matched)| {
+                Ok(Earlier {
+                    run_id,
+                    file: store.run(run_id)?.provenance.file_name,
+                    matched,
+                })
+            })
+            .transpose()
+    }
+}
+
+/// The earlier run this file repeats, found before parsing: only when a
+/// run begins with the same text is the whole file hashed first.
+fn seen_before(
+    store: &Store,
+    path: &Path,
+    head_sha256: &str,
+) -> Result<Option<Earlier>, ImportError> {
+    if !store.has_run_with_head(head_sha256)? {
+        return Ok(None);
+    }
+    let hashed = File::open(path).and_then(|f| source::hash_both(&f));
+    match hashed {
+        Ok((sha256, content)) => Ok(Earlier::find(store, &sha256, &content)?),
+        // Unreadable to the end: the import proper will say why.
+        Err(_) => Ok(None),
+    }
+}
+
+/// What an import from a file checks once its bytes have been read.
+struct UnchangedCheck<'p> {
+    path: &'p Path,
+    before: source::FileState,
+    head_sha256: String,
+}
+
+fn read_into_run(
+    store: &Store,
+    reader: impl Read,
+    shown_as: &str,
+    format: Format,
+    options: &ImportOptions,
+    progress: Option<&mut dyn FnMut(u64)>,
+    check: Option<&UnchangedCheck<'_>>,
+) -> Result<ImportOutcome, ImportError> {
     let kind = options.kind.unwrap_or(format.default_kind());
     let mut hashing = Some(hashing::HashingReader::new(reader, progress));
     let result = store.atomically(|store| -> Result<ImportReport, ParseFailure> {
         let mut new_run = NewRun::new(options.platform_id, kind, options.source);
         new_run.offering_id = options.offering_id;
         new_run.provenance = Provenance {
-            file_name: Some(file_name.to_string()),
+            file_name: Some(shown_as.to_string()),
             sha256: None,
             format: Some(format.as_str().to_string()),
             host: None,
@@ -253,7 +372,7 @@ pub fn import_reader(
             options.interval_ms,
         );
         let mut ctx = ParseContext {
-            file_name: file_name.to_string(),
+            file_name: shown_as.to_string(),
             times: timestamps::TimeReader::new(options.tz.clone()),
             interval_ms: options.interval_ms,
             fields: options.fields.clone(),
@@ -263,39 +382,67 @@ pub fn import_reader(
             return Err(ParseFailure::Whole("the file was already read".into()));
         };
         let (text, wrapping) = decode::decode(reader)?;
-        formats::parse(
-            format,
-            BufReader::with_capacity(1 << 20, text),
-            &mut ctx,
-            &mut builder,
-        )?;
+        let mut text = BufReader::with_capacity(
+            1 << 20,
+            source::ContentHasher::new(text, wrapping.transformed()),
+        );
+        formats::parse(format, &mut text, &mut ctx, &mut builder)?;
+        if wrapping.transformed() {
+            // The content hash is of the whole text, read or not.
+            std::io::copy(&mut text, &mut std::io::sink())?;
+        }
+        let content_sha256 = text.into_inner().finish();
         let mut built = builder.finish()?;
         built.warnings.extend(wrapping.warnings());
-        let sha256 = hashing
+        let (sha256, bytes_read) = hashing
             .take()
             .ok_or_else(|| ParseFailure::Whole("the file was already read".into()))?
             .finish()?;
-        if let Some(existing) = store.run_by_sha256(&sha256)? {
-            // Failing the transaction undoes this run.
-            return Err(crate::Error::AlreadyImported { run_id: existing }.into());
+        if let Some(check) = check
+            && let Some(reason) = check
+                .before
+                .changed(bytes_read, source::state_now(check.path).as_ref())
+        {
+            return Err(ParseFailure::Whole(reason));
         }
-        Ok(complete(
-            store, run.id, format, kind, file_name, sha256, built,
-        )?)
+        let content_sha256 = content_sha256.unwrap_or_else(|| sha256.clone());
+        if let Some(earlier) = Earlier::find(store, &sha256, &content_sha256)? {
+            // Failing the transaction undoes this run.
+            return Err(crate::Error::AlreadyImported {
+                run_id: earlier.run_id,
+                matched: earlier.matched,
+            }
+            .into());
+        }
+        let identity = Identity {
+            sha256,
+            content_sha256,
+            head_sha256: check.map(|c| c.head_sha256.clone()),
+        };
+        complete(store, run.id, format, kind, shown_as, identity, built)
     });
     match result {
         Ok(report) => Ok(ImportOutcome::Imported(report)),
-        Err(ParseFailure::Line(e)) => Err(line_error(e)),
-        Err(ParseFailure::Whole(reason)) => Err(whole(reason)),
-        Err(ParseFailure::Io(e)) => Err(whole(e.to_string())),
-        Err(ParseFailure::Store(crate::Error::AlreadyImported { run_id })) => {
-            Ok(ImportOutcome::AlreadyImported {
-                file: shown_as.to_string(),
+        Err(ParseFailure::Line(e)) => Err(ImportError::line(shown_as, e)),
+        Err(ParseFailure::Whole(reason)) => Err(ImportError::file(shown_as, &reason)),
+        Err(ParseFailure::Io(e)) => Err(ImportError::file(shown_as, &e.to_string())),
+        Err(ParseFailure::Store(crate::Error::AlreadyImported { run_id, matched })) => {
+            Ok(Earlier {
                 run_id,
-            })
+                file: store.run(run_id)?.provenance.file_name,
+                matched,
+            }
+            .outcome(shown_as))
         }
         Err(ParseFailure::Store(e)) => Err(ImportError::Store(e)),
     }
+}
+
+/// What identifies a run's log: its bytes, its text, the start of its text.
+struct Identity {
+    sha256: String,
+    content_sha256: String,
+    head_sha256: Option<String>,
 }
 
 /// After parsing: find gaps, store the small evidence, fill in the run.
@@ -305,14 +452,11 @@ fn complete(
     format: Format,
     kind: RunKind,
     file_name: &str,
-    sha256: String,
+    identity: Identity,
     mut built: builder::BuiltRun,
-) -> crate::Result<ImportReport> {
-    if built.written.out_of_order > 0 {
-        built.warnings.push(format!(
-            "{} samples were out of time order and have been sorted",
-            built.written.out_of_order
-        ));
+) -> Result<ImportReport, ParseFailure> {
+    if let Some(warning) = plausibility::order_warning(built.backward_steps, built.samples_seen) {
+        built.warnings.push(warning);
     }
     let interval = built.interval_ms;
     let mut gaps = 0;
@@ -320,6 +464,9 @@ fn complete(
     let mut measured_interval = None;
     for gpu in store.sample_gpus(run_id)? {
         let frame = store.read_samples(run_id, gpu, None, Some(&[]))?;
+        built
+            .warnings
+            .extend(plausibility::check_times(gpu, &frame.t_ms)?);
         let step = interval.map(i64::from).or_else(|| frame.median_step_ms());
         measured_interval = measured_interval.or(step);
         let Some(step) = step.filter(|s| *s > 0) else {
@@ -335,6 +482,11 @@ fn complete(
                 gaps += 1;
             }
         }
+    }
+    // After the per-GPU checks, whose messages say more (a jump names both
+    // sides of it).
+    if let Some((_, last)) = built.span {
+        plausibility::refuse_future(last, jiff::Timestamp::now().as_millisecond())?;
     }
     built.events.extend(gap_events);
     built.events.sort_by_key(|e| e.at);
@@ -363,7 +515,9 @@ fn complete(
             started_at,
             ended_at,
             interval_ms,
-            sha256: Some(sha256.clone()),
+            sha256: Some(identity.sha256.clone()),
+            content_sha256: Some(identity.content_sha256),
+            head_sha256: identity.head_sha256,
             host: built.host,
             inventory: built.inventory,
             metadata: built.metadata,
@@ -385,7 +539,7 @@ fn complete(
         interval_ms,
         skipped_lines: built.skipped_lines,
         warnings: built.warnings,
-        sha256,
+        sha256: identity.sha256,
     })
 }
 

@@ -1,52 +1,144 @@
 //! What "import these" means for the paths a user gives or drops: files as
 //! they are, and the files inside a directory (recursively, in name order,
 //! hidden ones skipped) — a folder of logs copied home from an instance.
+//!
+//! Links are followed, but each real directory is visited once, so a link
+//! back to a parent (`ln -s .. up`) or to itself ends the walk instead of
+//! looping; what was passed over is said, never silently dropped.
 
+use std::collections::HashSet;
+use std::fs::{FileType, Metadata};
 use std::path::{Path, PathBuf};
 
 use super::ImportError;
 
-/// The files to import for `paths`. A path that does not exist, or a
-/// directory that holds no files, is refused by name before anything is
-/// imported.
-pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ImportError> {
-    let refuse = |path: &Path, reason: String| ImportError::File {
-        file: path.display().to_string(),
-        reason,
-    };
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found)
-                .map_err(|e| refuse(path, format!("cannot read the directory: {e}")))?;
-            if found.is_empty() {
-                return Err(refuse(path, "the directory holds no files".into()));
-            }
-            found.sort();
-            files.extend(found);
-        } else if path.is_file() {
-            files.push(path.clone());
-        } else {
-            return Err(refuse(path, "does not exist".into()));
-        }
-    }
-    Ok(files)
+/// The files to import, and what inside the folders was passed over.
+#[derive(Debug, Default, PartialEq)]
+pub struct Expanded {
+    pub files: Vec<PathBuf>,
+    /// "PATH: reason", one per entry not imported.
+    pub skipped: Vec<String>,
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
+/// The files to import for `paths`. A path that does not exist or is not a
+/// regular file or folder, or a directory that holds no files, is refused
+/// by name before anything is imported.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Expanded, ImportError> {
+    let refuse = |path: &Path, reason: String| ImportError::File {
+        file: crate::text::printable(&path.display().to_string()).into_owned(),
+        reason,
+    };
+    let mut out = Expanded::default();
+    let mut visited = HashSet::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            refuse(
+                path,
+                match e.kind() {
+                    std::io::ErrorKind::NotFound if path.is_symlink() => {
+                        "is a link to something that does not exist".into()
+                    }
+                    std::io::ErrorKind::NotFound => "does not exist".into(),
+                    _ => format!("cannot be read: {e}"),
+                },
+            )
+        })?;
+        if meta.is_dir() {
+            let before = out.files.len();
+            walk(path, &meta, &mut visited, &mut out)
+                .map_err(|e| refuse(path, format!("cannot read the directory: {e}")))?;
+            if out.files.len() == before {
+                return Err(refuse(path, "the directory holds no files".into()));
+            }
+            out.files[before..].sort();
+        } else if meta.is_file() {
+            out.files.push(path.clone());
+        } else {
+            return Err(refuse(path, not_a_file(&meta.file_type())));
+        }
+    }
+    Ok(out)
+}
+
+/// What a path that is neither a file nor a folder is, in words.
+fn not_a_file(kind: &FileType) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "is a named pipe (FIFO), not a file; save the log to a file and import that"
+                .into();
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "is a device, not a file".into();
+        }
+        if kind.is_socket() {
+            return "is a socket, not a file".into();
+        }
+    }
+    let _ = kind;
+    "is not a regular file".into()
+}
+
+/// Identity of a real directory, whatever links lead to it.
+#[cfg(unix)]
+type DirId = (u64, u64);
+#[cfg(not(unix))]
+type DirId = PathBuf;
+
+#[cfg(unix)]
+fn identity(_: &Path, meta: &Metadata) -> Option<DirId> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path, _: &Metadata) -> Option<DirId> {
+    std::fs::canonicalize(path).ok()
+}
+
+fn walk(
+    dir: &Path,
+    meta: &Metadata,
+    visited: &mut HashSet<DirId>,
+    out: &mut Expanded,
+) -> std::io::Result<()> {
+    if let Some(id) = identity(dir, meta)
+        && !visited.insert(id)
+    {
+        out.skipped.push(format!(
+            "{}: a folder already walked (a link loops back to it)",
+            crate::text::printable(&dir.display().to_string())
+        ));
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    entries.sort();
+    for path in entries {
         let hidden = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'));
         if hidden {
             continue;
         }
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.is_file() {
-            out.push(path);
+        let shown = || crate::text::printable(&path.display().to_string()).into_owned();
+        match std::fs::metadata(&path) {
+            Err(e) => out.skipped.push(format!(
+                "{}: {}",
+                shown(),
+                if path.is_symlink() {
+                    "a link to something that does not exist".to_string()
+                } else {
+                    format!("cannot be read: {e}")
+                }
+            )),
+            Ok(m) if m.is_dir() => walk(&path, &m, visited, out)?,
+            Ok(m) if m.is_file() => out.files.push(path),
+            Ok(m) => out
+                .skipped
+                .push(format!("{}: {}", shown(), not_a_file(&m.file_type()))),
         }
     }
     Ok(())
@@ -75,7 +167,7 @@ mod tests {
         }
         let single = dir.path().join("single.csv");
         std::fs::write(&single, "x").unwrap();
-        let files = expand_paths(&[single.clone(), logs.clone()]).unwrap();
+        let files = expand_paths(&[single.clone(), logs.clone()]).unwrap().files;
         assert_eq!(
             files,
             [
@@ -96,5 +188,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.ends_with("nope.csv: does not exist"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_that_loop_are_walked_once_and_said() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("A");
+        std::fs::create_dir_all(a.join("sub")).unwrap();
+        std::fs::write(a.join("log.csv"), "x").unwrap();
+        std::fs::write(a.join("sub/more.csv"), "x").unwrap();
+        symlink(".", a.join("s1")).unwrap();
+        symlink(".", a.join("s2")).unwrap();
+        symlink("..", a.join("sub/up")).unwrap();
+        symlink("missing.csv", a.join("dangling.csv")).unwrap();
+        let expanded = expand_paths(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(expanded.files, [a.join("log.csv"), a.join("sub/more.csv")]);
+        let skipped = expanded.skipped.join("\n");
+        assert_eq!(expanded.skipped.len(), 4, "{skipped}");
+        assert!(
+            skipped.contains("A/s1: a folder already walked"),
+            "{skipped}"
+        );
+        assert!(
+            skipped.contains("A/sub/up: a folder already walked"),
+            "{skipped}"
+        );
+        assert!(skipped.contains("dangling.csv: a link to something that does not exist"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn pipes_and_devices_are_named_for_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("live.csv");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = expand_paths(&[fifo]).unwrap_err().to_string();
+        assert!(err.contains("is a named pipe (FIFO), not a file"), "{err}");
+        let err = expand_paths(&[PathBuf::from("/dev/null")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("/dev/null: is a device, not a file"), "{err}");
     }
 }

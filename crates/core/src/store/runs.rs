@@ -73,6 +73,9 @@ pub struct RunCompletion {
     pub ended_at: Option<jiff::Timestamp>,
     pub interval_ms: Option<u32>,
     pub sha256: Option<String>,
+    /// SHA-256 of the text the file decoded to, and of its first 64 KiB.
+    pub content_sha256: Option<String>,
+    pub head_sha256: Option<String>,
     pub host: Option<String>,
     pub inventory: Vec<crate::domain::GpuInfo>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
@@ -85,7 +88,7 @@ impl Store {
         let changed = self.conn().execute(
             "UPDATE runs SET started_at_ms = ?2, ended_at_ms = ?3, interval_ms = ?4,
                  sha256 = ?5, host = ?6, inventory_json = ?7, metadata_json = ?8,
-                 warnings_json = ?9
+                 warnings_json = ?9, content_sha256 = ?10, head_sha256 = ?11
              WHERE id = ?1",
             params![
                 run_id,
@@ -97,6 +100,8 @@ impl Store {
                 to_json(&c.inventory)?,
                 to_json(&c.metadata)?,
                 to_json(&c.warnings)?,
+                c.content_sha256,
+                c.head_sha256,
             ],
         )?;
         if changed == 0 {
@@ -205,6 +210,28 @@ impl Store {
                 r.get(0)
             })
             .optional()?)
+    }
+
+    /// The run whose log decoded to this text (the same log compressed or
+    /// encoded another way), if there is one.
+    pub fn run_by_content_sha256(&self, content_sha256: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id FROM runs WHERE content_sha256 = ?1 ORDER BY id LIMIT 1",
+                [content_sha256],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Whether some run's log begins with the same 64 KiB of text.
+    pub fn has_run_with_head(&self, head_sha256: &str) -> Result<bool> {
+        Ok(self.conn().query_row(
+            "SELECT EXISTS (SELECT 1 FROM runs WHERE head_sha256 = ?1)",
+            [head_sha256],
+            |r| r.get(0),
+        )?)
     }
 
     /// Delete a run with its samples and evidence.

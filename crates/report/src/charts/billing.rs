@@ -102,5 +102,5 @@ pub fn billing_chart(title: &str, bills: &[BillBar]) -> Result<String, super::Ch
         )?;
         c.finish()?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }

@@ -46,6 +46,16 @@ pub struct ChartError {
     pub reason: String,
 }
 
+/// The chart as it leaves: a name or file name with a control character
+/// in it is shown escaped (XML forbids most of them, so one ESC in a file
+/// name would make the chart, and the whole report, unreadable).
+pub(crate) fn finish(svg: String) -> String {
+    match breakpoint_core::text::printable_multiline(&svg) {
+        std::borrow::Cow::Borrowed(_) => svg,
+        std::borrow::Cow::Owned(clean) => clean,
+    }
+}
+
 pub(crate) fn fail<E: std::fmt::Debug>(chart: &'static str) -> impl Fn(E) -> ChartError {
     move |e| ChartError {
         chart,

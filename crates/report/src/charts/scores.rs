@@ -103,7 +103,7 @@ pub fn ranking_chart(ranking: &Ranking) -> Result<String, ChartError> {
         )?;
         c.finish()?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }
 
 /// Platforms × breakpoints (and overall), the score in each cell; "not
@@ -184,7 +184,7 @@ pub fn heatmap_chart(ranking: &Ranking) -> Result<String, ChartError> {
         c.text((LEFT + 21 * 12 + 6, y + 6), "100", 12, INK, Align::Left)?;
         c.finish()?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }
 
 /// Stacked bars of P(rank r) per platform, from the SMAA weight draws.
@@ -267,5 +267,5 @@ pub fn acceptability_chart(robustness: &Robustness) -> Result<String, ChartError
         )?;
         c.finish()?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }

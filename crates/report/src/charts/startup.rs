@@ -113,5 +113,5 @@ pub fn startup_chart(rows: &[StartupRow]) -> Result<String, ChartError> {
         )?;
         c.finish()?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }

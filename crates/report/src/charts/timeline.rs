@@ -244,7 +244,7 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
         }
         root.present().map_err(fail(CHART))?;
     }
-    Ok(svg)
+    Ok(super::finish(svg))
 }
 
 fn legend_row(

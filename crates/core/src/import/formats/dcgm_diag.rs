@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::super::ParseContext;
 use super::super::builder::{ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::read_document;
 
 #[derive(Debug, Clone, PartialEq)]
 struct DiagResult {
@@ -87,8 +88,7 @@ pub fn parse<R: BufRead>(
     _ctx: &mut ParseContext,
     b: &mut RunBuilder<'_>,
 ) -> ParseResult {
-    let mut raw = String::new();
-    input.read_to_string(&mut raw)?;
+    let raw = read_document(&mut input, 64 << 20, "the dcgmi diag document")?;
     let doc: Value = serde_json::from_str(&raw).map_err(|e| {
         ParseFailure::Line(super::super::builder::LineError::new(
             e.line() as u64,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{LineReader, read_document};
 use super::super::timestamps::parse_epoch;
 use super::super::values::{is_missing, parse_field};
 use super::RoundClock;
@@ -436,8 +436,7 @@ pub fn parse_range<R: BufRead>(
     _ctx: &mut ParseContext,
     b: &mut RunBuilder<'_>,
 ) -> ParseResult {
-    let mut raw = String::new();
-    input.read_to_string(&mut raw)?;
+    let raw = read_document(&mut input, 1 << 30, "the query_range answer")?;
     let doc: Value = serde_json::from_str(&raw).map_err(|e| {
         ParseFailure::Line(LineError::new(
             e.line() as u64,

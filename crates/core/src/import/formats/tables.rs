@@ -8,7 +8,7 @@ use std::io::BufRead;
 use jiff::Timestamp;
 
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{LineReader, read_document};
 use super::super::values::is_missing;
 use super::super::{Format, ParseContext};
 use super::split_cells;
@@ -164,8 +164,7 @@ pub fn parse<R: BufRead>(
     };
     let mut rows: Vec<(Row, bool)> = Vec::new();
     if first == Some(b'[') {
-        let mut raw = String::new();
-        input.read_to_string(&mut raw)?;
+        let raw = read_document(&mut input, 256 << 20, "the JSON table")?;
         let items: Vec<serde_json::Map<String, serde_json::Value>> =
             serde_json::from_str(raw.trim_start_matches('\u{feff}')).map_err(|e| {
                 LineError::new(
