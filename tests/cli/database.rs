@@ -7,13 +7,13 @@ fn db_info_reports_schema_and_counts() {
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "--template", "UCloud"]);
     let info = ws.json(&["db", "info"]);
-    assert_eq!(info["schema_version"], 2);
+    assert_eq!(info["schema_version"], 3);
     assert_eq!(info["platforms"], 1);
     assert_eq!(info["claims"], 1);
     assert_eq!(info["samples"], 0);
     assert_eq!(info["path"], ws.db.display().to_string());
     let text = ws.ok(&["db", "info"]);
-    assert!(text.contains("schema version  2"), "{text}");
+    assert!(text.contains("schema version  3"), "{text}");
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn the_database_option_goes_before_or_after_the_command_or_in_the_environment() 
 #[test]
 fn two_processes_write_to_one_database_at_once() {
     let ws = Workspace::new();
-    ws.ok(&["db", "info"]);
+    ws.ok(&["db", "init"]);
     let writers: Vec<_> = (0..2)
         .map(|w| {
             let db = ws.db.clone();

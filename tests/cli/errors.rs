@@ -67,7 +67,7 @@ fn a_duplicate_name_is_refused() {
     ws.fails(
         &["platform", "add", "autodl"],
         1,
-        "error: platform \"autodl\" already exists",
+        "error: platform \"autodl\" reads the same as the existing platform \"AutoDL\"; choose another name",
     );
     ws.fails(
         &["platform", "add", "--template", "AutoDL"],

@@ -32,7 +32,10 @@ fn an_imported_log_is_listed_with_its_row_count() {
         "UTC",
     ]);
     assert!(
-        out.starts_with("header-units.csv: nvidia-smi-csv → run 1 (sustain)\n"),
+        out.starts_with(&format!(
+            "{}: nvidia-smi-csv → run 1 (sustain)\n",
+            fixture("smi-csv/header-units.csv")
+        )),
         "{out}"
     );
     assert!(out.contains("2 GPU(s), 12 samples"), "{out}");
@@ -77,7 +80,7 @@ fn the_same_file_twice_stores_nothing_the_second_time() {
     let out = ws.ok(&["import", &file, "--platform", "AutoDL", "--tz", "UTC"]);
     assert_eq!(
         out,
-        format!("{file}: already imported as run 1; nothing stored\n")
+        format!("{file}: already imported as run 1 (the same file); nothing stored\n")
     );
     assert_eq!(ws.snapshot(), before);
 }

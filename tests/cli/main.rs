@@ -8,6 +8,7 @@ mod util;
 
 mod database;
 mod errors;
+mod hostile;
 mod imports;
 mod offerings;
 mod platforms;

@@ -81,6 +81,7 @@ fn add_edit_and_remove_by_hand() {
 #[test]
 fn human_listing_is_a_table() {
     let ws = Workspace::new();
+    ws.ok(&["db", "init"]);
     assert_eq!(
         ws.ok(&["platform", "list"]),
         "no platforms yet; add one with `breakpoint platform add NAME` or `--template NAME`\n"

@@ -175,6 +175,7 @@ fn bill_prices_the_reference_job_on_every_rule() {
 #[test]
 fn weight_profiles_are_listed_created_changed_and_protected() {
     let ws = Workspace::new();
+    ws.ok(&["db", "init"]);
     let list = ws.json(&["weights", "list"]);
     let names: Vec<&str> = list
         .as_array()
@@ -250,6 +251,7 @@ fn weight_profiles_are_listed_created_changed_and_protected() {
 #[test]
 fn ranking_an_empty_workspace_says_what_to_do() {
     let ws = Workspace::new();
+    ws.ok(&["db", "init"]);
     let out = ws.ok(&["rank"]);
     assert!(out.contains("no platforms yet"), "{out}");
     ws.ok(&["platform", "add", "--template", "autodl"]);

@@ -127,7 +127,7 @@ fn the_same_log_plain_and_gzipped_at_any_level_is_one_run() {
             ImportOutcome::AlreadyImported {
                 file: gz.display().to_string(),
                 run_id: first.run_id,
-                earlier_file: Some(plain.display().to_string()),
+                earlier_file: Some("gpu.csv".to_string()),
                 matched: Duplicate::Content,
             }
         );

@@ -124,6 +124,38 @@ proptest! {
         let _ = import_bytes(&bytes, None);
     }
 
+    /// Whatever a line holds, a message quoting it is short and printable:
+    /// a 20 000-character line with terminal escapes in any fixture, read
+    /// strictly or skipping bad lines.
+    #[test]
+    fn echoes_of_input_are_bounded_and_printable(which in 0usize..6, at in 1usize..40, skip in any::<bool>(), junk in "[a-z0-9,. \u{1b}\u{202e}\t]{1,40}") {
+        let files = [
+            "smi-csv/header-units.csv", "dmon/select.txt", "prometheus/dcgm-exporter-multi.prom",
+            "tables/startup-attempts.csv", "smi-table/a100-535.log", "gpustat/watch-power.log",
+        ];
+        let text = std::fs::read_to_string(fixture(files[which])).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let long = junk.repeat(20_000 / junk.len() + 1);
+        let at = at.min(lines.len());
+        lines.insert(at, long);
+        let bytes = (lines.join("\n") + "\n").into_bytes();
+        let (store, platform) = store();
+        let options = breakpoint_core::import::ImportOptions {
+            skip_bad_lines: skip,
+            ..utc_options(platform)
+        };
+        let format = breakpoint_core::import::detect(&bytes).unwrap_or(Format::SmiCsv);
+        let messages = match import_reader(&store, &bytes[..], "mangled", format, &options, None) {
+            Err(e) => vec![e.to_string()],
+            Ok(ImportOutcome::Imported(r)) => r.warnings,
+            Ok(_) => Vec::new(),
+        };
+        for m in messages {
+            prop_assert!(m.chars().count() < 1200, "{} characters: {}", m.len(), &m[..200]);
+            prop_assert!(!m.chars().any(breakpoint_core::text::is_steering), "{:?}", m);
+        }
+    }
+
     /// Nor does text that looks almost right: fixture lines shuffled and cut.
     #[test]
     fn mangled_fixtures_never_panic(which in 0usize..11, seed in any::<u64>(), cut in 0usize..4000) {

@@ -127,6 +127,7 @@ impl Command {
             | Command::Bill(_)
             | Command::Report(_)
             | Command::Db(DbCommand::Info) => false,
+            Command::Db(DbCommand::Init) => true,
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
         }
     }
@@ -558,6 +559,9 @@ pub enum RunsCommand {
 pub enum DbCommand {
     /// Path, schema version, counts and sizes.
     Info,
+    /// Create the database, empty, where it is not there yet (commands that
+    /// only read never create one).
+    Init,
 }
 
 /// Milliseconds from "500ms", "1s", "1.5s", "2m" or a bare number of seconds.

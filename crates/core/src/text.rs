@@ -104,14 +104,32 @@ pub fn printable_multiline(text: &str) -> Cow<'_, str> {
 
 /// An excerpt of input fit to quote in a message: short and printable.
 pub fn quote(text: &str) -> String {
-    printable(&excerpt(text, EXCERPT_CHARS)).into_owned()
+    printable_excerpt(text, EXCERPT_CHARS)
 }
 
 /// A message that may quote input (a parser's reason, a warning), bounded
 /// as a whole so that no path lets a huge line through.
 pub fn bounded_message(message: &str) -> String {
     const MESSAGE_CHARS: usize = 400;
-    printable(&excerpt(message, MESSAGE_CHARS)).into_owned()
+    printable_excerpt(message, MESSAGE_CHARS)
+}
+
+/// `printable` and `excerpt` at once: at most `max_chars` characters of
+/// output, escapes counted as what they print.
+fn printable_excerpt(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    for (at, c) in text.char_indices() {
+        let escaped = printable(&text[at..at + c.len_utf8()]);
+        let width = escaped.chars().count();
+        if shown + width > max_chars {
+            let _ = write!(out, "… ({} more bytes)", text.len() - at);
+            return out;
+        }
+        out.push_str(&escaped);
+        shown += width;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -141,6 +159,15 @@ mod tests {
             printable_multiline("a\tb\nc\u{1b}[2Kd\r"),
             "a\tb\nc\\u{1b}[2Kd\\r"
         );
+    }
+
+    #[test]
+    fn escapes_count_against_the_bound() {
+        let hostile = "\u{1b}\u{202e}".repeat(10_000);
+        let m = bounded_message(&hostile);
+        assert!(m.chars().count() < 430, "{}", m.chars().count());
+        assert!(m.starts_with("\\u{1b}\\u{202e}"), "{m}");
+        assert_eq!(bounded_message("plain"), "plain");
     }
 
     #[test]

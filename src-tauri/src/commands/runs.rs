@@ -1,7 +1,6 @@
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};

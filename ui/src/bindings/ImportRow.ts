@@ -2,6 +2,6 @@
 
 export type ImportRow = { file: string, 
 /**
- * imported | already_imported | failed | cancelled
+ * imported | already_imported | failed | cancelled | skipped
  */
 status: string, run_id: number | null, format: string | null, samples: number, records: number, gaps: number, warnings: Array<string>, error: string | null, };

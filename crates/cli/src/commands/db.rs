@@ -6,6 +6,14 @@ use crate::output;
 
 pub fn run(ctx: &Context, command: DbCommand) -> Outcome {
     match command {
+        DbCommand::Init => {
+            // Opening for writing created it and brought its schema up to date.
+            let path = ctx.store.path().display().to_string();
+            if ctx.json {
+                return Ok(output::print_json(&serde_json::json!({ "path": path }))?);
+            }
+            Ok(output::print(&format!("database ready at {path}"))?)
+        }
         DbCommand::Info => {
             let info = ctx.store.info()?;
             if ctx.json {

@@ -152,16 +152,18 @@ fn describe(result: &FileResult) -> String {
             earlier_file,
             matched,
         }) => {
-            let earlier = earlier_file
-                .as_deref()
-                .map(|f| format!(" from {}", text::printable(f)))
-                .unwrap_or_default();
-            let how = match matched {
-                Duplicate::Bytes => "the same file",
-                Duplicate::Content => "the same log, compressed or encoded differently",
+            let how = match (matched, earlier_file) {
+                (Duplicate::Bytes, _) => "the same file".to_string(),
+                (Duplicate::Content, Some(earlier)) => format!(
+                    "the same log as {}, compressed or encoded differently",
+                    text::printable(earlier)
+                ),
+                (Duplicate::Content, None) => {
+                    "the same log, compressed or encoded differently".to_string()
+                }
             };
             format!(
-                "{}: already imported as run {run_id}{earlier} ({how}); nothing stored",
+                "{}: already imported as run {run_id} ({how}); nothing stored",
                 text::printable(file)
             )
         }

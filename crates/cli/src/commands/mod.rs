@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use breakpoint_core::store::{self, Store};
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, PlatformCommand};
 
 /// Why a command failed: the core refused (the message names what is
 /// wrong), the output could not be written, or the command line asked for
@@ -88,8 +88,22 @@ pub fn run(cli: Cli) -> Outcome {
     // mixes with real evidence.
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
+        // Built into the binary: no database needed.
+        (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,
-        (command, db) if command.writes() => Store::open(&database_path(db)?)?,
+        (command, db) if command.writes() => {
+            let store = Store::open(&database_path(db)?)?;
+            // A person would rather wait for an import in another terminal
+            // to end than be told "database is locked".
+            store::on_wait(|waited| {
+                eprintln!(
+                    "waiting for another process to finish writing to the database ({} s)…",
+                    waited.as_secs()
+                );
+            });
+            store.wait_for_other_writers()?;
+            store
+        }
         (_, db) => Store::open_existing(&database_path(db)?)?,
     };
     let ctx = Context {

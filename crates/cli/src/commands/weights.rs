@@ -93,6 +93,14 @@ pub fn run(ctx: &Context, command: WeightsCommand) -> Outcome {
 fn save(ctx: &Context, a: WeightArgs, new: bool) -> Outcome {
     let existing = ctx.store.weight_profile(&a.name).ok();
     let mut p: StoredProfile = match (&existing, new) {
+        (Some(p), true) if p.profile.name != a.name.trim() => {
+            return Err(breakpoint_core::Error::LooksLike {
+                what: "weight profile",
+                name: a.name,
+                existing: p.profile.name.clone(),
+            }
+            .into());
+        }
         (Some(_), true) => {
             return Err(breakpoint_core::Error::AlreadyExists {
                 what: "weight profile",

@@ -248,15 +248,32 @@ pub fn import_file(
         before,
         head_sha256,
     };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown_as.clone());
+    let names = Names {
+        file_name: &file_name,
+        shown_as: &shown_as,
+    };
     read_into_run(
         store,
         reader,
-        &shown_as,
+        names,
         format,
         options,
         progress,
         Some(&check),
     )
+}
+
+/// How a file is named: in its run's provenance (its name alone, as it
+/// would be on any machine) and in results and messages (as given, so
+/// `node-1/gpu.csv` and `node-2/gpu.csv` stay apart).
+#[derive(Clone, Copy)]
+struct Names<'a> {
+    file_name: &'a str,
+    shown_as: &'a str,
 }
 
 /// The format of a file, from its first 64 KiB of text (decompressed and
@@ -278,7 +295,11 @@ pub fn import_reader(
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<ImportOutcome, ImportError> {
-    read_into_run(store, reader, file_name, format, options, progress, None)
+    let names = Names {
+        file_name,
+        shown_as: file_name,
+    };
+    read_into_run(store, reader, names, format, options, progress, None)
 }
 
 /// An earlier run that holds the same log.
@@ -348,19 +369,20 @@ struct UnchangedCheck<'p> {
 fn read_into_run(
     store: &Store,
     reader: impl Read,
-    shown_as: &str,
+    names: Names<'_>,
     format: Format,
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
     check: Option<&UnchangedCheck<'_>>,
 ) -> Result<ImportOutcome, ImportError> {
+    let shown_as = names.shown_as;
     let kind = options.kind.unwrap_or(format.default_kind());
     let mut hashing = Some(hashing::HashingReader::new(reader, progress));
     let result = store.atomically(|store| -> Result<ImportReport, ParseFailure> {
         let mut new_run = NewRun::new(options.platform_id, kind, options.source);
         new_run.offering_id = options.offering_id;
         new_run.provenance = Provenance {
-            file_name: Some(shown_as.to_string()),
+            file_name: Some(names.file_name.to_string()),
             sha256: None,
             format: Some(format.as_str().to_string()),
             host: None,
@@ -372,7 +394,7 @@ fn read_into_run(
             options.interval_ms,
         );
         let mut ctx = ParseContext {
-            file_name: shown_as.to_string(),
+            file_name: names.file_name.to_string(),
             times: timestamps::TimeReader::new(options.tz.clone()),
             interval_ms: options.interval_ms,
             fields: options.fields.clone(),

@@ -45,7 +45,8 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Expanded, ImportError> {
         })?;
         if meta.is_dir() {
             let before = out.files.len();
-            walk(path, &meta, &mut visited, &mut out)
+            let root = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            walk(path, &meta, &root, &mut visited, &mut out)
                 .map_err(|e| refuse(path, format!("cannot read the directory: {e}")))?;
             if out.files.len() == before {
                 return Err(refuse(path, "the directory holds no files".into()));
@@ -97,9 +98,16 @@ fn identity(path: &Path, _: &Metadata) -> Option<DirId> {
     std::fs::canonicalize(path).ok()
 }
 
+/// Whether `path` is a link to `root` itself or to a folder above it
+/// (`ln -s .. up`): following it would import what the user did not give.
+fn leads_above(path: &Path, root: &Path) -> bool {
+    path.is_symlink() && std::fs::canonicalize(path).is_ok_and(|target| root.starts_with(&target))
+}
+
 fn walk(
     dir: &Path,
     meta: &Metadata,
+    root: &Path,
     visited: &mut HashSet<DirId>,
     out: &mut Expanded,
 ) -> std::io::Result<()> {
@@ -107,7 +115,7 @@ fn walk(
         && !visited.insert(id)
     {
         out.skipped.push(format!(
-            "{}: a folder already walked (a link loops back to it)",
+            "{}: a folder already walked (another link leads to it)",
             crate::text::printable(&dir.display().to_string())
         ));
         return Ok(());
@@ -134,7 +142,11 @@ fn walk(
                     format!("cannot be read: {e}")
                 }
             )),
-            Ok(m) if m.is_dir() => walk(&path, &m, visited, out)?,
+            Ok(m) if m.is_dir() && leads_above(&path, root) => out.skipped.push(format!(
+                "{}: a link back to the folder being imported, or above it",
+                shown()
+            )),
+            Ok(m) if m.is_dir() => walk(&path, &m, root, visited, out)?,
             Ok(m) if m.is_file() => out.files.push(path),
             Ok(m) => out
                 .skipped
@@ -203,18 +215,21 @@ mod tests {
         symlink(".", a.join("s2")).unwrap();
         symlink("..", a.join("sub/up")).unwrap();
         symlink("missing.csv", a.join("dangling.csv")).unwrap();
+        symlink("sub", a.join("again")).unwrap();
         let expanded = expand_paths(std::slice::from_ref(&a)).unwrap();
-        assert_eq!(expanded.files, [a.join("log.csv"), a.join("sub/more.csv")]);
+        assert_eq!(
+            expanded.files,
+            [a.join("again/more.csv"), a.join("log.csv")]
+        );
         let skipped = expanded.skipped.join("\n");
-        assert_eq!(expanded.skipped.len(), 4, "{skipped}");
+        assert_eq!(expanded.skipped.len(), 5, "{skipped}");
         assert!(
-            skipped.contains("A/s1: a folder already walked"),
+            skipped.contains("A/sub: a folder already walked"),
             "{skipped}"
         );
-        assert!(
-            skipped.contains("A/sub/up: a folder already walked"),
-            "{skipped}"
-        );
+        assert!(skipped.contains("A/s1: a link back to the folder being imported"));
+        assert!(skipped.contains("A/s2: a link back to the folder being imported"));
+        assert!(skipped.contains("A/again/up: a link back to the folder being imported"));
         assert!(skipped.contains("dangling.csv: a link to something that does not exist"));
     }
 

@@ -28,7 +28,47 @@ pub use scoring::StoredProfile;
 /// application_id`), so that another program's SQLite file is never migrated
 /// by mistake ("BKPT").
 const APPLICATION_ID: i64 = 0x424B_5054;
+/// How long a statement waits for another process's write to end before
+/// it fails with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a command that stores something waits when told to wait for
+/// other writers (an import of a large file holds the write lock for as
+/// long as it reads).
+const LONG_WAIT: Duration = Duration::from_secs(30 * 60);
+const WAIT_STEP: Duration = Duration::from_millis(25);
+/// After this long waiting, and every `NOTICE_EVERY` after, the wait is
+/// told to whoever listens (`on_wait`).
+const NOTICE_AFTER: Duration = Duration::from_secs(1);
+const NOTICE_EVERY: Duration = Duration::from_secs(10);
+
+static WAIT_NOTICE: std::sync::OnceLock<fn(Duration)> = std::sync::OnceLock::new();
+
+/// Be told, with how long it has been, when a write waits for another
+/// process's write to finish (the command line prints "waiting…").
+pub fn on_wait(notice: fn(Duration)) {
+    let _ = WAIT_NOTICE.set(notice);
+}
+
+/// SQLite's busy handler for `Store::wait_for_other_writers`: sleep in
+/// short steps, say so now and then, give up after `LONG_WAIT`.
+fn wait_long(attempt: i32) -> bool {
+    let waited = WAIT_STEP * attempt.max(0) as u32;
+    if waited >= LONG_WAIT {
+        return false;
+    }
+    if is_notice_time(waited)
+        && let Some(notice) = WAIT_NOTICE.get()
+    {
+        notice(waited);
+    }
+    std::thread::sleep(WAIT_STEP);
+    true
+}
+
+fn is_notice_time(waited: Duration) -> bool {
+    waited >= NOTICE_AFTER
+        && (waited - NOTICE_AFTER).as_millis() % NOTICE_EVERY.as_millis() < WAIT_STEP.as_millis()
+}
 
 pub struct Store {
     conn: Connection,
@@ -51,23 +91,7 @@ impl Store {
             path: path.to_path_buf(),
             reason,
         };
-        if path.is_dir() {
-            return Err(fail("it is a directory".into()));
-        }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if parent.is_file() {
-                return Err(fail(format!(
-                    "\"{}\" is a file, not a directory",
-                    parent.display()
-                )));
-            }
-            if !parent.exists() {
-                return Err(fail(format!(
-                    "directory \"{}\" does not exist",
-                    parent.display()
-                )));
-            }
-        }
+        check_location(path).map_err(fail)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -93,6 +117,7 @@ impl Store {
             path: path.to_path_buf(),
             reason,
         };
+        check_location(path).map_err(fail)?;
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(
@@ -222,6 +247,15 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Wait as long as another process writes (up to half an hour, saying
+    /// so through `on_wait`) instead of failing after ten seconds: for
+    /// commands run by a person who would rather wait for an import to end
+    /// than see "database is locked".
+    pub fn wait_for_other_writers(&self) -> Result<()> {
+        self.conn.busy_handler(Some(wait_long))?;
+        Ok(())
     }
 
     /// Whether nothing can be written (a read-only file, folder or mount).
@@ -395,6 +429,26 @@ fn describe(e: &rusqlite::Error) -> String {
         Some(ErrorCode::DatabaseCorrupt) => "the database file is corrupt".into(),
         _ => e.to_string(),
     }
+}
+
+/// Why a database cannot be at `path`: a folder in its place, or no
+/// folder to hold it.
+fn check_location(path: &Path) -> std::result::Result<(), String> {
+    if path.is_dir() {
+        return Err("it is a directory".into());
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if parent.is_file() {
+            return Err(format!(
+                "\"{}\" is a file, not a directory",
+                parent.display()
+            ));
+        }
+        if !parent.exists() {
+            return Err(format!("directory \"{}\" does not exist", parent.display()));
+        }
+    }
+    Ok(())
 }
 
 /// Whether opening failed for want of write access (to the file, its

@@ -482,3 +482,41 @@ fn record_counts_add_up_each_runs_events_attempts_drills_and_bill_lines() {
     }
     assert!(table_runs > 3, "the demo has table-based runs");
 }
+
+#[test]
+fn a_writer_told_to_wait_waits_past_ten_seconds_and_says_so_each_ten() {
+    let step = WAIT_STEP.as_millis() as i32;
+    let at = |ms: i32| ms / step;
+    assert!(wait_long(at(15_000)), "gave up at 15 s");
+    assert!(!wait_long(at(31 * 60 * 1000)), "waited past half an hour");
+    let notices: Vec<i32> = (0..at(40_000))
+        .filter(|a| is_notice_time(WAIT_STEP * *a as u32))
+        .map(|a| a * step / 1000)
+        .collect();
+    assert_eq!(notices, [1, 11, 21, 31]);
+}
+
+#[test]
+fn a_write_waits_for_a_long_write_of_another_connection_instead_of_failing() {
+    let (_dir, path) = temp_db();
+    let holder = Store::open(&path).unwrap();
+    let waiter = Store::open(&path).unwrap();
+    waiter.wait_for_other_writers().unwrap();
+    let (started, start) = std::sync::mpsc::channel();
+    let held = std::thread::spawn(move || {
+        holder
+            .atomically(|s| {
+                s.create_platform(&Platform::new("First", PlatformKind::Other, None).unwrap())?;
+                started.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(1500));
+                Ok::<_, Error>(())
+            })
+            .unwrap();
+    });
+    start.recv().unwrap();
+    waiter
+        .create_platform(&Platform::new("Second", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    held.join().unwrap();
+    assert_eq!(waiter.platforms().unwrap().len(), 2);
+}

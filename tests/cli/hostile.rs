@@ -1,0 +1,360 @@
+//! Figures that cannot be wrong, through the binary: names that only look
+//! different, absurd weights, read-only and mistyped databases, file names
+//! with control characters, folders that loop, pipes given as files, and
+//! run ids that never come back.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::Workspace;
+
+fn fixture(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/logs")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn with_platform() -> Workspace {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P", "--kind", "other"]);
+    ws
+}
+
+#[test]
+fn names_that_read_the_same_are_one_platform() {
+    let ws = with_platform();
+    ws.ok(&["platform", "add", "Café", "--kind", "other"]);
+    let existing = "error: platform \"Café\" already exists";
+    // The decomposed form macOS writes is the same name.
+    ws.fails(
+        &["platform", "add", "Cafe\u{301}", "--kind", "other"],
+        1,
+        existing,
+    );
+    ws.fails(
+        &["platform", "add", "CAFÉ", "--kind", "other"],
+        1,
+        "error: platform \"CAFÉ\" reads the same as the existing platform \"Café\"; choose another name",
+    );
+    // Cyrillic "а" for the Latin "a".
+    ws.fails(
+        &["platform", "add", "C\u{430}fé", "--kind", "other"],
+        1,
+        "error: platform \"C\u{430}fé\" reads the same as the existing platform \"Café\"; choose another name",
+    );
+    let out = ws
+        .cmd(&["platform", "add", "Caf\u{200B}é", "--kind", "other"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("invisible or text-direction characters (found U+200B)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = ws
+        .cmd(&["platform", "add", "\u{202E}lpmaxe", "--kind", "other"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(ws.json(&["platform", "list"]).as_array().unwrap().len(), 2);
+    // Any spelling finds it.
+    assert_eq!(
+        ws.json(&["platform", "show", "CAFE\u{301}"])["name"],
+        "Café"
+    );
+}
+
+#[test]
+fn weights_that_overflow_are_refused_not_stored_as_zero() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P", "--kind", "other"]);
+    let out = ws
+        .cmd(&[
+            "weights",
+            "add",
+            "w",
+            "--startup",
+            "1e308",
+            "--sustain",
+            "1e308",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("weights") && stderr.contains("add up"),
+        "{stderr}"
+    );
+    let names: Vec<String> = ws
+        .json(&["weights", "list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!names.contains(&"w".to_string()), "{names:?}");
+    // Look-alike profile names are one profile too.
+    ws.ok(&["weights", "add", "Fast", "--startup", "2"]);
+    let out = ws
+        .cmd(&["weights", "add", "FAST", "--startup", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("reads the same as the existing weight profile \"Fast\"")
+    );
+}
+
+#[test]
+fn a_mistyped_database_path_is_refused_by_reading_commands_and_not_created() {
+    let ws = Workspace::new();
+    for args in [
+        &["rank"][..],
+        &["platform", "list"],
+        &["runs", "list"],
+        &["db", "info"],
+        &["report", "-o", "x.pdf"],
+    ] {
+        let out = ws.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("there is no database here"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(&ws.db.display().to_string()), "{stderr}");
+        assert!(!ws.db.exists(), "{args:?} created the database");
+    }
+    // A command that stores something creates it.
+    ws.ok(&["platform", "add", "P", "--kind", "other"]);
+    assert!(ws.db.exists());
+}
+
+#[test]
+fn run_ids_are_not_handed_out_again() {
+    let ws = with_platform();
+    let import = |name: &str| {
+        let v = ws.json(&["import", &fixture(name), "--platform", "P", "--tz", "UTC"]);
+        v[0]["run_id"].as_i64().unwrap()
+    };
+    import("smi-csv/header-units.csv");
+    let second = import("smi-csv/nounits.csv");
+    ws.ok(&["runs", "rm", &second.to_string()]);
+    let third = import("smi-csv/nounits.csv");
+    assert!(
+        third > second,
+        "run {second} was removed, then {third} was given out"
+    );
+}
+
+#[test]
+fn imported_and_already_imported_name_the_file_the_same_way() {
+    let ws = with_platform();
+    let path = fixture("smi-csv/header-units.csv");
+    let first = ws.json(&["import", &path, "--platform", "P", "--tz", "UTC"]);
+    let second = ws.json(&["import", &path, "--platform", "P", "--tz", "UTC"]);
+    assert_eq!(first[0]["file"], path.as_str());
+    assert_eq!(second[0]["status"], "already_imported");
+    assert_eq!(second[0]["file"], path.as_str());
+    assert_eq!(second[0]["matched"], "bytes");
+    assert_eq!(second[0]["earlier_file"], "header-units.csv");
+}
+
+/// A log named with an ESC sequence and a newline: the terminal gets
+/// escapes, JSON keeps the name exactly, the PDF is written.
+#[test]
+fn control_characters_in_a_file_name_are_shown_not_obeyed() {
+    let ws = with_platform();
+    let name = "gpu\u{1b}[31mred\nline.csv";
+    let path = ws.dir.path().join(name);
+    std::fs::copy(fixture("smi-csv/header-units.csv"), &path).unwrap();
+    let out = ws.ok(&[
+        "import",
+        path.to_str().unwrap(),
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+    ]);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(out.contains("gpu\\u{1b}[31mred\\nline.csv"), "{out}");
+    let list = ws.ok(&["runs", "list"]);
+    assert!(!list.contains('\u{1b}'), "{list:?}");
+    assert!(list.contains("\\u{1b}"), "{list}");
+    let json = ws.json(&["runs", "list"]);
+    assert_eq!(json[0]["provenance"]["file_name"], name, "{json}");
+    let pdf = ws.dir.path().join("r.pdf");
+    ws.ok(&["report", "-o", pdf.to_str().unwrap()]);
+    assert!(pdf.metadata().unwrap().len() > 1000);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_whose_links_loop_imports_each_file_once_and_says_what_it_skipped() {
+    use std::os::unix::fs::symlink;
+    let ws = with_platform();
+    let a = ws.dir.path().join("A");
+    std::fs::create_dir(&a).unwrap();
+    std::fs::copy(fixture("smi-csv/header-units.csv"), a.join("gpu.csv")).unwrap();
+    symlink(".", a.join("s1")).unwrap();
+    symlink(".", a.join("s2")).unwrap();
+    symlink("..", a.join("up")).unwrap();
+    let out = ws
+        .cmd(&[
+            "import",
+            a.to_str().unwrap(),
+            "--platform",
+            "P",
+            "--tz",
+            "UTC",
+            "--json",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(results.as_array().unwrap().len(), 1, "{results}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for link in ["s1", "s2", "up"] {
+        assert!(
+            stderr.contains(&format!(
+                "A/{link}: a link back to the folder being imported"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_given_as_a_file_is_named_for_what_it_is() {
+    let ws = with_platform();
+    let fifo = ws.dir.path().join("live.csv");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let message = format!(
+        "error: {}: is a named pipe (FIFO), not a file; save the log to a file and import that",
+        fifo.display()
+    );
+    ws.fails(
+        &["import", fifo.to_str().unwrap(), "--platform", "P"],
+        1,
+        &message,
+    );
+}
+
+/// Run `breakpoint ARGS` so that the folder holding the database cannot be
+/// written: as an ordinary user, by taking the folder's write permission
+/// away; as root (who ignores permissions), on a read-only bind mount in a
+/// private mount namespace. `None` where neither is possible.
+fn run_read_only(ws: &Workspace, args: &[&str]) -> Option<std::process::Output> {
+    let bin = assert_cmd::cargo::cargo_bin("breakpoint");
+    let dir = ws.dir.path();
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !is_root {
+        set_mode(dir, 0o555);
+        set_mode(&ws.db, 0o444);
+        let out = Command::new(&bin)
+            .arg("--db")
+            .arg(&ws.db)
+            .args(args)
+            .output()
+            .unwrap();
+        set_mode(dir, 0o755);
+        set_mode(&ws.db, 0o644);
+        return Some(out);
+    }
+    let script = r#"mount --bind -o ro "$1" "$1" && shift && exec "$@""#;
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(dir)
+        .arg(&bin)
+        .arg("--db")
+        .arg(&ws.db)
+        .args(args)
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && (stderr.contains("unshare") || stderr.contains("mount:")) {
+        eprintln!("no read-only mount here ({stderr}); the read-only case is not exercised");
+        return None;
+    }
+    Some(out)
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_database_that_cannot_be_written_is_still_read_ranked_and_reported() {
+    let ws = with_platform();
+    ws.ok(&[
+        "import",
+        &fixture("smi-csv/header-units.csv"),
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+    ]);
+    // Nothing cached yet: rank must compute without being able to keep it.
+    let Some(rank) = run_read_only(&ws, &["rank", "--json"]) else {
+        return;
+    };
+    assert!(
+        rank.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rank.stderr)
+    );
+    let ranking: serde_json::Value = serde_json::from_slice(&rank.stdout).unwrap();
+    assert_eq!(ranking["ranking"]["platforms"][0]["name"], "P", "{ranking}");
+    let pdf = std::env::temp_dir().join(format!("bp-ro-{}.pdf", std::process::id()));
+    let report = run_read_only(&ws, &["report", "-o", pdf.to_str().unwrap()]).unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let _ = std::fs::remove_file(&pdf);
+    let list = run_read_only(&ws, &["runs", "list", "--json"]).unwrap();
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    // Writing is refused with the reason, not "cannot be opened".
+    let add = run_read_only(&ws, &["platform", "add", "Q", "--kind", "other"]).unwrap();
+    assert_eq!(add.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&add.stderr);
+    assert!(stderr.contains("it can only be read here"), "{stderr}");
+    assert_eq!(ws.json(&["platform", "list"]).as_array().unwrap().len(), 1);
+}
