@@ -144,7 +144,8 @@ view! {
     }
 
     pub struct EventRow {
-        /// gap | gpu-lost | xid | instance-lost | fault | recovered | phase | note
+        /// gap | gpu-lost | xid | reset-required | gpu-unreadable | instance-lost | fault |
+        /// recovered | phase | note
         pub kind: String,
         /// `None`: every GPU, or the run as a whole.
         pub gpu: Option<u32>,
@@ -332,10 +333,14 @@ view! {
         /// `None` when a signal ended it.
         pub exit_code: Option<i32>,
         pub wall_s: f64,
-        /// Seconds in which some GPU was above 10 % utilisation.
-        pub busy_s: f64,
-        /// Launch → first GPU activity; `None` if it never used a GPU.
+        /// Seconds in which some GPU was above 10 % utilisation; `None`
+        /// when no GPU reports utilisation (MIG).
+        pub busy_s: Option<f64>,
+        /// Launch → first GPU activity; `None` if it never used a GPU, or
+        /// when `gpu_use_unknown`, if that could not be seen.
         pub first_activity_s: Option<f64>,
+        /// Neither utilisation nor process lists could be read.
+        pub gpu_use_unknown: bool,
         /// Whether it ended because Stop was pressed.
         pub stopped: bool,
         /// The file holding its stdout and stderr, and its last lines.

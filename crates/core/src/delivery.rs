@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use crate::accelerator::{self, Accelerator};
+#[cfg(test)]
+use crate::domain::MigInstance;
 use crate::domain::{GpuInfo, Interconnect, NewRun, Offering, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, Store};
 
@@ -52,7 +54,8 @@ impl Expectation {
 /// One difference between order and delivery.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mismatch {
-    /// model, count, vram, pcie_gen, pcie_width, driver, cuda, nvlink
+    /// model, count, unreadable, vram, mig, pcie_gen, pcie_width, driver,
+    /// cuda, nvlink
     pub what: &'static str,
     pub expected: String,
     pub found: String,
@@ -106,11 +109,50 @@ pub fn mismatches(expected: &Expectation, inventory: &[GpuInfo]) -> Vec<Mismatch
     {
         push("model", want.canonical.clone(), a.raw.clone());
     }
+    if let Some(g) = inventory.iter().find(|g| g.unreadable.is_some()) {
+        push(
+            "unreadable",
+            "every GPU answering".into(),
+            format!(
+                "GPU {} cannot be read ({})",
+                g.index,
+                g.unreadable.as_deref().unwrap_or("")
+            ),
+        );
+    }
+    // A GPU in MIG mode hands out slices: what a workload gets is the
+    // smallest slice's memory, not the card's.
+    let usable_mib = |g: &GpuInfo| match g.mig_enabled {
+        Some(true) => g.mig_instances.iter().filter_map(|m| m.vram_mib).min(),
+        _ => g.vram_mib,
+    };
     if let Some(vram) = expected.vram_gib
-        && let Some(m) = inventory.iter().filter_map(|g| g.vram_mib).min()
+        && let Some(m) = inventory.iter().filter_map(usable_mib).min()
         && (m as f64 / 1024.0) < f64::from(vram) * 0.95
     {
         push("vram", format!("{vram} GiB"), format!("{m} MiB"));
+    }
+    if let Some(g) = inventory.iter().find(|g| g.mig_enabled == Some(true)) {
+        let slices = g.mig_instances.len();
+        let names: Vec<&str> = g
+            .mig_instances
+            .iter()
+            .filter_map(|m| m.name.as_deref())
+            .collect();
+        push(
+            "mig",
+            "whole GPUs".into(),
+            format!(
+                "GPU {} is partitioned (MIG on, {slices} instance{}{})",
+                g.index,
+                if slices == 1 { "" } else { "s" },
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", names.join(", "))
+                }
+            ),
+        );
     }
     if let Some(gen_) = expected.pcie_gen
         && let Some(g) = inventory
@@ -237,6 +279,52 @@ mod tests {
             m[2].to_string(),
             "pcie_width: PCIe x8 delivered for PCIe x16"
         );
+    }
+
+    #[test]
+    fn a_mig_slice_does_not_pass_for_the_whole_card() {
+        let e = Expectation {
+            count: Some(1),
+            nvlink: true,
+            ..Expectation::default()
+        }
+        .with_gpu("A100 80GB SXM");
+        let sliced = GpuInfo {
+            mig_enabled: Some(true),
+            mig_instances: vec![MigInstance {
+                uuid: Some("MIG-1".into()),
+                name: Some("NVIDIA A100-SXM4-80GB MIG 1g.10gb".into()),
+                vram_mib: Some(9_728),
+            }],
+            nvlink_active: None,
+            ..a100(16)
+        };
+        let m = mismatches(&e, &[sliced]);
+        let kinds: Vec<&str> = m.iter().map(|m| m.what).collect();
+        assert_eq!(kinds, ["vram", "mig"], "{m:?}");
+        assert_eq!(m[0].found, "9728 MiB");
+        assert!(
+            m[1].found
+                .contains("MIG on, 1 instance: NVIDIA A100-SXM4-80GB MIG 1g.10gb")
+        );
+        // Unknown NVLink state is not "no active NVLink".
+        assert!(!kinds.contains(&"nvlink"));
+    }
+
+    #[test]
+    fn a_gpu_that_cannot_be_read_is_named() {
+        let e = Expectation {
+            count: Some(2),
+            ..Expectation::default()
+        };
+        let lost = GpuInfo {
+            index: 1,
+            unreadable: Some("GPU is lost".into()),
+            ..GpuInfo::default()
+        };
+        let m = mismatches(&e, &[a100(16), lost]);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].found, "GPU 1 cannot be read (GPU is lost)");
     }
 
     #[test]

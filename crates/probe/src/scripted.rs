@@ -56,16 +56,18 @@ impl GpuSource for ScriptedSource {
         events
     }
 
-    fn compute_pids(&mut self, gpu: u32) -> Vec<u32> {
-        self.tick()
-            .map(|t| {
-                t.pids
-                    .iter()
-                    .filter(|(g, _)| *g == gpu)
-                    .map(|(_, p)| *p)
-                    .collect()
-            })
-            .unwrap_or_default()
+    fn compute_pids(&mut self, gpu: u32) -> Option<Vec<u32>> {
+        Some(
+            self.tick()
+                .map(|t| {
+                    t.pids
+                        .iter()
+                        .filter(|(g, _)| *g == gpu)
+                        .map(|(_, p)| *p)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -114,6 +116,10 @@ pub fn from_json(text: &str) -> Result<ScriptedSource, String> {
         {
             let answer = match g.get("error").and_then(|e| e.as_str()) {
                 Some("lost") => Err(ReadError::Lost("GPU is lost".into())),
+                Some("reset-required") => {
+                    Err(ReadError::ResetRequired("the GPU needs a reset".into()))
+                }
+                Some("unreadable") => Err(ReadError::Unreadable("NVML answered no query".into())),
                 Some(other) => Err(ReadError::Other(other.to_string())),
                 None => {
                     let values = g

@@ -3,7 +3,7 @@
 //! records XIDs and lost GPUs as events (the other GPUs keep sampling), and
 //! keeps the running figures for the summary.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use breakpoint_core::domain::{EventKind, GpuInfo};
@@ -72,11 +72,19 @@ struct Stats {
     throttled: u64,
 }
 
+/// A lost GPU (or one that needs a reset) is tried again this often: a
+/// reset or a driver reload can bring it back.
+pub const RETRY_LOST_TICKS: i64 = 10;
+
 /// What one tick saw.
 pub struct TickInfo {
     pub now_ms: i64,
-    /// Some GPU's utilisation was above 10 %.
-    pub busy: bool,
+    /// Real time since the previous tick (longer than the interval after a
+    /// stall: missed ticks are skipped, not fired back to back).
+    pub elapsed_ms: i64,
+    /// Some GPU's utilisation was above 10 %; `None` when no GPU reported
+    /// utilisation (a GPU in MIG mode does not).
+    pub busy: Option<bool>,
     /// What each GPU that answered reported, for a live view.
     pub readings: Vec<(u32, Reading)>,
 }
@@ -87,7 +95,14 @@ pub struct Session<'a, S: GpuSource + ?Sized, C: Clock> {
     log: ProbeLogWriter,
     path: PathBuf,
     gpus: u32,
-    lost: Vec<u32>,
+    /// GPUs not read every tick (lost, or waiting for a reset), and why.
+    down: BTreeMap<u32, EventKind>,
+    /// GPUs whose last reading failed as a whole (one event per incident).
+    unreadable: BTreeSet<u32>,
+    /// Every GPU lost at some point, for the summary.
+    ever_lost: Vec<u32>,
+    /// Each GPU's UUID, to put on its events.
+    uuids: BTreeMap<u32, String>,
     start_ms: i64,
     now_ms: i64,
     ticks: i64,
@@ -157,16 +172,34 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
             log,
             path: path.to_path_buf(),
             gpus: inventory.iter().map(|g| g.index + 1).max().unwrap_or(0),
-            lost: Vec::new(),
+            down: BTreeMap::new(),
+            unreadable: BTreeSet::new(),
+            ever_lost: Vec::new(),
+            uuids: inventory
+                .iter()
+                .filter_map(|g| Some((g.index, g.uuid.clone()?)))
+                .collect(),
             start_ms: now,
             now_ms: now,
             ticks: 0,
             interval_ms: i64::from(options.interval_ms.max(1)),
             stats: Stats::default(),
         };
-        for (gpu, reading) in first {
-            session.take(gpu, now, reading)?;
+        for g in inventory.iter().filter(|g| g.unreadable.is_some()) {
+            // Listed, so that it counts; lost from the start, so that it is
+            // on record; tried again like any lost GPU.
+            let detail = format!(
+                "could not be read when sampling began: {}",
+                g.unreadable.as_deref().unwrap_or_default()
+            );
+            session.mark_down(g.index, now, EventKind::GpuLost, detail)?;
         }
+        for (gpu, reading) in first {
+            if !session.down.contains_key(&gpu) {
+                session.take(gpu, now, reading)?;
+            }
+        }
+        session.write_notes(now)?;
         Ok(session)
     }
 
@@ -190,6 +223,7 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
         detail: Option<String>,
     ) -> Result<(), ProbeError> {
         self.stats.events += 1;
+        let uuid = gpu.and_then(|g| self.uuids.get(&g).cloned());
         self.write(&ProbeRecord::Event {
             t: t_ms,
             event,
@@ -197,18 +231,52 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
             code,
             duration_ms: None,
             detail,
+            uuid,
         })
     }
 
-    /// Record one GPU's answer; true when it was busy.
+    /// What the source had to say, as notes in the log.
+    fn write_notes(&mut self, t_ms: i64) -> Result<(), ProbeError> {
+        for (gpu, text) in self.source.notes() {
+            self.event(t_ms, EventKind::Note, gpu, None, Some(text))?;
+        }
+        Ok(())
+    }
+
+    /// Stop reading a GPU every tick (it is lost, or needs a reset).
+    fn mark_down(
+        &mut self,
+        gpu: u32,
+        t_ms: i64,
+        kind: EventKind,
+        detail: String,
+    ) -> Result<(), ProbeError> {
+        if kind == EventKind::GpuLost && !self.ever_lost.contains(&gpu) {
+            self.ever_lost.push(gpu);
+        }
+        self.down.insert(gpu, kind);
+        self.unreadable.remove(&gpu);
+        self.event(t_ms, kind, Some(gpu), None, Some(detail))
+    }
+
+    /// Record one GPU's answer; whether it was busy, when it says.
     fn take(
         &mut self,
         gpu: u32,
         t_ms: i64,
         answer: Result<Reading, ReadError>,
-    ) -> Result<bool, ProbeError> {
+    ) -> Result<Option<bool>, ProbeError> {
         match answer {
             Ok(reading) => {
+                if self.down.remove(&gpu).is_some() || self.unreadable.remove(&gpu) {
+                    self.event(
+                        t_ms,
+                        EventKind::Recovered,
+                        Some(gpu),
+                        None,
+                        Some(format!("GPU {gpu} answers again")),
+                    )?;
+                }
                 let sample = sample_of(gpu, t_ms, &reading);
                 self.write(&ProbeRecord::Sample((&sample).into()))?;
                 let st = &mut self.stats;
@@ -230,15 +298,28 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
                 }
                 Ok(reading
                     .get(Field::UtilGpuPct)
-                    .is_some_and(|u| u > breakpoint_core::metrics::sustain::WORKING_UTIL))
+                    .map(|u| u > breakpoint_core::metrics::sustain::WORKING_UTIL))
             }
             Err(ReadError::Lost(detail)) => {
-                self.lost.push(gpu);
-                self.event(t_ms, EventKind::GpuLost, Some(gpu), None, Some(detail))?;
-                Ok(false)
+                if self.down.get(&gpu) != Some(&EventKind::GpuLost) {
+                    self.mark_down(gpu, t_ms, EventKind::GpuLost, detail)?;
+                }
+                Ok(None)
+            }
+            Err(ReadError::ResetRequired(detail)) => {
+                if self.down.get(&gpu) != Some(&EventKind::ResetRequired) {
+                    self.mark_down(gpu, t_ms, EventKind::ResetRequired, detail)?;
+                }
+                Ok(None)
+            }
+            Err(ReadError::Unreadable(detail)) => {
+                if self.unreadable.insert(gpu) {
+                    self.event(t_ms, EventKind::Unreadable, Some(gpu), None, Some(detail))?;
+                }
+                Ok(None)
             }
             // A transient failure: the sample is missing (a gap), not zero.
-            Err(ReadError::Other(_)) => Ok(false),
+            Err(ReadError::Other(_)) => Ok(None),
         }
     }
 
@@ -247,24 +328,35 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
         self.start_ms + (self.ticks + 1) * self.interval_ms
     }
 
-    /// Wait for the next tick, read every GPU still there, log it.
+    /// Wait for the next tick, read every GPU still there (and, every
+    /// `RETRY_LOST_TICKS`, the ones that are not), log it. After a stall
+    /// (a slow driver, a suspended machine) the ticks that were missed are
+    /// skipped: the next one is the next on the grid after now.
     pub fn tick(&mut self) -> Result<TickInfo, ProbeError> {
         self.ticks += 1;
         self.clock
             .sleep_until(self.start_ms + self.ticks * self.interval_ms);
         let now = self.clock.now_ms();
+        let behind = (now - self.start_ms) / self.interval_ms;
+        if behind > self.ticks {
+            self.ticks = behind;
+        }
+        let elapsed_ms = now - self.now_ms;
         self.now_ms = now;
-        let mut busy = false;
+        let mut busy: Option<bool> = None;
         let mut readings = Vec::with_capacity(self.gpus as usize);
+        let retry = self.ticks % RETRY_LOST_TICKS == 0;
         for gpu in 0..self.gpus {
-            if self.lost.contains(&gpu) {
+            if self.down.contains_key(&gpu) && !retry {
                 continue;
             }
             let answer = self.source.read(gpu);
             if let Ok(reading) = &answer {
                 readings.push((gpu, reading.clone()));
             }
-            busy |= self.take(gpu, now, answer)?;
+            if let Some(b) = self.take(gpu, now, answer)? {
+                busy = Some(busy.unwrap_or(false) | b);
+            }
         }
         for e in self.source.events(0) {
             match e {
@@ -277,19 +369,31 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
                 )?,
             }
         }
+        self.write_notes(now)?;
         self.log.tick(now).map_err(|e| self.io(e))?;
         Ok(TickInfo {
             now_ms: now,
+            elapsed_ms,
             busy,
             readings,
         })
     }
 
-    pub fn compute_pids(&mut self) -> Vec<u32> {
-        (0..self.gpus)
-            .filter(|g| !self.lost.contains(g))
-            .flat_map(|g| self.source.compute_pids(g))
-            .collect()
+    /// Compute processes on the GPUs still there; `None` when no GPU could
+    /// tell.
+    pub fn compute_pids(&mut self) -> Option<Vec<u32>> {
+        let mut known = false;
+        let mut pids = Vec::new();
+        for gpu in 0..self.gpus {
+            if self.down.contains_key(&gpu) {
+                continue;
+            }
+            if let Some(p) = self.source.compute_pids(gpu) {
+                known = true;
+                pids.extend(p);
+            }
+        }
+        known.then_some(pids)
     }
 
     pub fn summary(&self) -> Summary {
@@ -299,7 +403,7 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
             gpus: self.gpus as usize,
             samples: st.samples,
             events: st.events,
-            lost_gpus: self.lost.clone(),
+            lost_gpus: self.ever_lost.clone(),
             mean_power_w: (st.power_n > 0).then(|| st.power_sum_w / st.power_n as f64),
             max_power_w: st.max_power_w,
             max_temp_c: st.max_temp_c,

@@ -25,6 +25,12 @@ pub enum SourceError {
 pub enum ReadError {
     /// The GPU fell off the bus or stopped answering.
     Lost(String),
+    /// The GPU must be reset before it answers again (after an
+    /// uncorrectable ECC error, say).
+    ResetRequired(String),
+    /// The GPU is there, but every query failed.
+    Unreadable(String),
+    /// A passing failure: this reading is missing (a gap), not zero.
     Other(String),
 }
 
@@ -57,6 +63,12 @@ pub trait GpuSource {
     fn read(&mut self, gpu: u32) -> Result<Reading, ReadError>;
     /// Events since the last call, waiting at most `timeout_ms`.
     fn events(&mut self, timeout_ms: u32) -> Vec<GpuEvent>;
-    /// Process ids using a GPU for compute.
-    fn compute_pids(&mut self, gpu: u32) -> Vec<u32>;
+    /// Process ids using a GPU for compute; `None` when the GPU cannot tell
+    /// (a GPU in MIG mode lists no processes although work runs on it).
+    fn compute_pids(&mut self, gpu: u32) -> Option<Vec<u32>>;
+    /// What the source has to say once (a GPU whose XIDs are not watched, a
+    /// query the driver lacks), by GPU where it is about one. Drained.
+    fn notes(&mut self) -> Vec<(Option<u32>, String)> {
+        Vec::new()
+    }
 }

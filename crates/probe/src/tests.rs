@@ -261,7 +261,7 @@ fn a_workload_that_never_touches_the_gpu_is_timed_and_its_exit_code_kept() {
     .unwrap();
     assert_eq!(report.exit_code, Some(3));
     assert_eq!(report.first_activity_s, None);
-    assert_eq!(report.busy_s, 0.0);
+    assert_eq!(report.busy_s, Some(0.0));
     assert!(report.wall_s >= 0.2, "{}", report.wall_s);
     let (store, run) = import(&log);
     assert!(store.startup_attempts(run).unwrap().is_empty());
@@ -301,7 +301,7 @@ fn a_workload_that_uses_the_gpu_records_its_start_latency() {
     assert_eq!(report.exit_code, Some(0));
     let first = report.first_activity_s.unwrap();
     assert!((0.05..0.3).contains(&first), "{first}");
-    assert!(report.busy_s > 0.1);
+    assert!(report.busy_s.unwrap() > 0.1);
     let (store, run) = import(&log);
     let attempt = &store.startup_attempts(run).unwrap()[0];
     assert!((attempt.latency_s().unwrap() - first).abs() < 1e-9);
@@ -517,4 +517,114 @@ fn wall_time_ends_when_the_workload_exits_not_at_the_next_tick() {
         "wall {} s: the exit was seen between ticks",
         report.wall_s
     );
+}
+
+fn session_records(path: &std::path::Path) -> Vec<breakpoint_core::import::formats::ProbeRecord> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn event_kinds(path: &std::path::Path) -> Vec<(EventKind, Option<u32>)> {
+    use breakpoint_core::import::formats::ProbeRecord;
+    session_records(path)
+        .into_iter()
+        .filter_map(|r| match r {
+            ProbeRecord::Event { event, gpu, .. } => Some((event, gpu)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// After a stall the missed ticks are skipped, not fired back to back, and
+/// the tick says how much real time it stands for.
+#[test]
+fn missed_ticks_are_skipped_and_elapsed_time_is_real() {
+    let ticks = vec![Tick {
+        answers: vec![Ok(reading(Some(250_000), 97))],
+        ..Tick::default()
+    }];
+    let mut source = ScriptedSource::new(gpus(1), ticks);
+    let start = 1_717_200_000_000;
+    let clock = ManualClock::new(start);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.jsonl");
+    let mut session =
+        crate::session::Session::start(&mut source, &clock, &path, &options()).unwrap();
+    let t1 = session.tick().unwrap();
+    assert_eq!((t1.now_ms - start, t1.elapsed_ms), (1000, 1000));
+    // The driver (or the machine) stalls for five intervals.
+    clock.advance(5000);
+    let t2 = session.tick().unwrap();
+    assert_eq!((t2.now_ms - start, t2.elapsed_ms), (6000, 5000));
+    assert_eq!(t2.busy, Some(true));
+    let t3 = session.tick().unwrap();
+    assert_eq!(
+        (t3.now_ms - start, t3.elapsed_ms),
+        (7000, 1000),
+        "the next tick waits for its time on the grid"
+    );
+}
+
+#[test]
+fn a_gpu_that_needs_a_reset_or_answers_nothing_is_one_event_per_incident() {
+    let ok = || Ok(reading(Some(250_000), 97));
+    let reset = || Err(ReadError::ResetRequired("the GPU needs a reset".into()));
+    let unreadable = || Err(ReadError::Unreadable("NVML answered no query".into()));
+    let tick = |a: Result<Reading, ReadError>, b: Result<Reading, ReadError>| Tick {
+        answers: vec![a, b],
+        ..Tick::default()
+    };
+    let mut script = vec![tick(ok(), ok())];
+    for _ in 0..3 {
+        script.push(tick(reset(), unreadable()));
+    }
+    script.push(tick(ok(), ok()));
+    let mut source = ScriptedSource::new(gpus(2), script);
+    let clock = ManualClock::new(1_717_200_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.jsonl");
+    let mut session =
+        crate::session::Session::start(&mut source, &clock, &path, &options()).unwrap();
+    // The start reads the first tick of the script, and so does the first tick.
+    for _ in 0..5 {
+        session.tick().unwrap();
+    }
+    session.finish(serde_json::Map::new()).unwrap();
+    assert_eq!(
+        event_kinds(&path),
+        [
+            (EventKind::ResetRequired, Some(0)),
+            (EventKind::Unreadable, Some(1)),
+            (EventKind::Recovered, Some(1)),
+        ],
+        "GPU 0 is not read again until the retry; GPU 1 is read every tick"
+    );
+}
+
+#[test]
+fn busy_is_unknown_when_no_gpu_reports_utilisation() {
+    let no_util = Reading {
+        values: vec![(Field::PowerMw, 90_000)],
+    };
+    let mut source = ScriptedSource::new(
+        gpus(1),
+        vec![Tick {
+            answers: vec![Ok(no_util)],
+            ..Tick::default()
+        }],
+    );
+    let clock = ManualClock::new(1_717_200_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = crate::session::Session::start(
+        &mut source,
+        &clock,
+        &dir.path().join("p.jsonl"),
+        &options(),
+    )
+    .unwrap();
+    assert_eq!(session.tick().unwrap().busy, None);
 }

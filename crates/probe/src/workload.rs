@@ -95,10 +95,16 @@ pub struct WrapReport {
     /// The workload's exit code (`None` when a signal ended it).
     pub exit_code: Option<i32>,
     pub wall_s: f64,
-    /// Seconds in which some GPU was above 10 % utilisation.
-    pub busy_s: f64,
-    /// Launch → first GPU activity; `None` if the workload never used a GPU.
+    /// Seconds in which some GPU was above 10 % utilisation, counted in
+    /// real time between readings; `None` when no GPU reported utilisation
+    /// (a GPU in MIG mode does not), which is not the same as 0.
+    pub busy_s: Option<f64>,
+    /// Launch → first GPU activity; `None` if the workload never used a GPU
+    /// (or, when `gpu_use_unknown`, if that could not be seen).
     pub first_activity_s: Option<f64>,
+    /// Neither utilisation nor the GPUs' process lists could be read, so
+    /// whether the workload used a GPU is not known.
+    pub gpu_use_unknown: bool,
     /// Whether it ended because it was asked to stop.
     pub stopped: bool,
 }
@@ -164,8 +170,9 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
             return Err(spawn_error(error));
         }
     };
-    let interval_s = f64::from(options.interval_ms) / 1000.0;
-    let mut busy_s = 0.0;
+    let mut busy_s: Option<f64> = None;
+    // Whether GPU use could be seen at all: utilisation or process lists.
+    let mut use_visible = false;
     let mut first_activity: Option<i64> = None;
     let mut stopping = Stopping::default();
     let mut exit: Option<(ExitStatus, i64)> = None;
@@ -188,12 +195,23 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
             clock.sleep_until((now + EXIT_POLL_MS).min(deadline));
         }
         let tick = session.tick()?;
-        if tick.busy {
-            busy_s += interval_s;
+        if let Some(busy) = tick.busy {
+            use_visible = true;
+            // Real time, not intervals: after a stall one tick stands for
+            // more than one interval of the workload's life.
+            let add = if busy {
+                tick.elapsed_ms as f64 / 1000.0
+            } else {
+                0.0
+            };
+            busy_s = Some(busy_s.unwrap_or(0.0) + add);
         }
         if first_activity.is_none() {
             let ours = descendants(child.id());
-            if tick.busy || session.compute_pids().iter().any(|p| ours.contains(p)) {
+            let pids = session.compute_pids();
+            use_visible |= pids.is_some();
+            let ours_on_gpu = pids.is_some_and(|p| p.iter().any(|p| ours.contains(p)));
+            if tick.busy == Some(true) || ours_on_gpu {
                 first_activity = Some(tick.now_ms);
             }
         }
@@ -231,7 +249,10 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
         "first_activity_s".into(),
         serde_json::json!(first_activity_s),
     );
-    if first_activity.is_none() {
+    let gpu_use_unknown = first_activity.is_none() && !use_visible;
+    if gpu_use_unknown {
+        extra.insert("gpu_use_unknown".into(), serde_json::json!(true));
+    } else if first_activity.is_none() {
         extra.insert("never_used_gpu".into(), serde_json::json!(true));
     }
     if stopped {
@@ -244,6 +265,7 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
         wall_s,
         busy_s,
         first_activity_s,
+        gpu_use_unknown,
         stopped,
     })
 }

@@ -324,6 +324,7 @@ fn run_workload<R: Runtime>(
         wall_s: report.wall_s,
         busy_s: report.busy_s,
         first_activity_s: report.first_activity_s,
+        gpu_use_unknown: report.gpu_use_unknown,
         stopped: report.stopped,
         output_tail: last_lines(&output, 20),
         output_path: output.display().to_string(),

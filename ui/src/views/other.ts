@@ -179,8 +179,9 @@ function finishedView(done: ProbeFinished): HTMLElement[] {
       h("dt", {}, t("workloadCommand")), h("dd", {}, w.command),
       h("dt", {}, t("exitCode")), h("dd", { id: "workload-exit" }, w.stopped ? `${exit} (${t("stoppedByYou")})` : exit),
       h("dt", {}, t("wallTime")), h("dd", {}, duration(w.wall_s)),
-      h("dt", {}, t("gpuBusy")), h("dd", {}, duration(w.busy_s)),
-      h("dt", {}, t("firstActivity")), h("dd", {}, w.first_activity_s === null ? t("neverUsedGpu") : duration(w.first_activity_s))));
+      h("dt", {}, t("gpuBusy")), h("dd", {}, w.busy_s === null ? t("unknownNoUtil") : duration(w.busy_s)),
+      h("dt", {}, t("firstActivity")), h("dd", {}, w.first_activity_s !== null ? duration(w.first_activity_s)
+        : w.gpu_use_unknown ? t("gpuUseUnknown") : t("neverUsedGpu"))));
     parts.push(h("p", { class: "muted" }, `${t("output")}: ${w.output_path}`));
     if (w.output_tail.length) parts.push(h("pre", { class: "output", id: "workload-output" }, w.output_tail.join("\n")));
   }

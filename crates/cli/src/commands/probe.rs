@@ -365,17 +365,23 @@ fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
         eprintln!();
     }
     let mut text = format!(
-        "{}\nworkload: exit {}, wall {:.1} s, GPU busy {:.1} s, first GPU activity {}",
+        "{}\nworkload: exit {}, wall {:.1} s, GPU busy {}, first GPU activity {}",
         summary_text(&report.summary, &log),
         report
             .exit_code
             .map_or("by signal".into(), |c| c.to_string()),
         report.wall_s,
-        report.busy_s,
-        report.first_activity_s.map_or(
-            "never (the workload did not use a GPU)".into(),
-            |s| format!("{s:.1} s after launch")
-        )
+        report
+            .busy_s
+            .map_or("unknown (no GPU reports utilisation)".into(), |s| format!(
+                "{s:.1} s"
+            )),
+        match (report.first_activity_s, report.gpu_use_unknown) {
+            (Some(s), _) => format!("{s:.1} s after launch"),
+            (None, true) =>
+                "unknown (the GPUs report neither utilisation nor processes; MIG?)".into(),
+            (None, false) => "never (the workload did not use a GPU)".into(),
+        }
     );
     if let Some(imported) = import_if_asked(ctx, &a.session, &log)? {
         text.push_str(&format!("\n{imported}"));

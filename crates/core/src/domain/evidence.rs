@@ -15,6 +15,12 @@ labelled_enum! {
         GpuLost => "gpu-lost",
         /// An NVIDIA XID error; the code is in `Event::code`.
         Xid => "xid",
+        /// The GPU must be reset before it works again (after an
+        /// uncorrectable ECC error, say); it answers nothing until then.
+        ResetRequired => "reset-required",
+        /// The GPU is there but no reading could be taken: every query
+        /// failed (the reason is in `detail`).
+        Unreadable => "gpu-unreadable",
         /// The whole instance went away (preempted, crashed, reclaimed).
         InstanceLost => "instance-lost",
         /// A deliberate fault injected by a drill.
@@ -25,6 +31,22 @@ labelled_enum! {
         /// the phase name is in `detail`.
         Phase => "phase",
         Note => "note",
+    }
+}
+
+impl EventKind {
+    /// Whether the event stopped work: counted as an interruption, marked
+    /// on the timeline.
+    pub fn interrupts(self) -> bool {
+        matches!(
+            self,
+            EventKind::Gap
+                | EventKind::GpuLost
+                | EventKind::Xid
+                | EventKind::InstanceLost
+                | EventKind::ResetRequired
+                | EventKind::Unreadable
+        )
     }
 }
 

@@ -34,4 +34,21 @@ pub struct GpuInfo {
     pub ecc_enabled: Option<bool>,
     pub mig_enabled: Option<bool>,
     pub persistence_enabled: Option<bool>,
+    /// Why the GPU could not be read when the inventory was taken: it is
+    /// listed all the same, so that it counts and its loss is on record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+    /// The MIG instances of a GPU in MIG mode: what a workload gets is one
+    /// of these, not the whole card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mig_instances: Vec<MigInstance>,
+}
+
+/// One MIG instance (a slice of a GPU with its own memory).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MigInstance {
+    pub uuid: Option<String>,
+    /// NVML's name, with the profile ("NVIDIA A100-SXM4-80GB MIG 1g.10gb").
+    pub name: Option<String>,
+    pub vram_mib: Option<u64>,
 }

@@ -20,7 +20,7 @@ pub use evidence::{
     BillingLine, Event, EventKind, FaultDrill, FaultKind, ImageState, LoadScenario, StartupAttempt,
     StartupOutcome, SwitchAttempt,
 };
-pub use inventory::GpuInfo;
+pub use inventory::{GpuInfo, MigInstance};
 pub use offering::{BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor};
 pub use platform::{Platform, PlatformKind};
 pub use run::{NewRun, Provenance, Run, RunKind, SourceKind};

@@ -281,7 +281,12 @@ impl<'s> RunBuilder<'s> {
                     })
                     .map(|g| g.index)
             }
-            _ => None,
+            GpuKey::Uuid(u) => self
+                .inventory
+                .values()
+                .find(|g| g.uuid.as_deref().is_some_and(|own| own.trim() == u.trim()))
+                .map(|g| g.index),
+            GpuKey::Index(_) => None,
         })
     }
 

@@ -294,15 +294,7 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
     let span_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
     if span_ms > 0 {
         let events = store.events(run.id)?;
-        let interrupting = events
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost
-                )
-            })
-            .count();
+        let interrupting = events.iter().filter(|e| e.kind.interrupts()).count();
         let gpu_hours = span_ms as f64 / 3.6e6;
         out.push(value(
             "sustain.interruptions_per_100h",

@@ -191,12 +191,7 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
                     });
                 chart.draw_series(bands).map_err(fail(CHART))?;
             }
-            for e in input.events.iter().filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Gap | EventKind::GpuLost | EventKind::Xid | EventKind::InstanceLost
-                )
-            }) {
+            for e in input.events.iter().filter(|e| e.kind.interrupts()) {
                 let x = hours(e.at.as_millisecond());
                 if e.kind == EventKind::GpuLost
                     && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)

@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::super::ParseContext;
-use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use crate::domain::{EventKind, GpuInfo, StartupAttempt};
 use crate::samples::{FIELD_COUNT, Field, Sample};
@@ -67,6 +67,10 @@ pub enum ProbeRecord {
         duration_ms: Option<i64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
+        /// The GPU's UUID: NVML numbers GPUs anew after one goes missing, so
+        /// the index alone may name another board in another log.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uuid: Option<String>,
     },
     Startup {
         t: i64,
@@ -243,7 +247,13 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                 code,
                 duration_ms,
                 detail,
+                uuid,
             }) => {
+                // The UUID, where the inventory knows it, says which GPU.
+                let gpu = uuid
+                    .as_deref()
+                    .and_then(|u| b.known_gpu(GpuKey::Uuid(u)))
+                    .or(gpu);
                 let Ok(at) = Timestamp::from_millisecond(t) else {
                     b.bad_line(
                         &line,
