@@ -280,6 +280,10 @@ view! {
         pub cuda: Option<String>,
         pub pcie: String,
         pub power_limit_w: Option<f64>,
+        /// Why the GPU could not be read, when it could not.
+        pub unreadable: Option<String>,
+        /// Its MIG instances (profile names), when it is partitioned.
+        pub mig: Vec<String>,
     }
 
     pub struct DeliveryView {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The NVML probe on a real NVIDIA machine: inventory, a 60 s sample while a
 # load runs, the wrapper around that load; then checks that the figures are
-# plausible and prints a short table. Exit status 0 only when every check
+# plausible (PCIe width as nvidia-smi says, XIDs watched on every GPU, MIG
+# instances as `nvidia-smi -L` lists them, PCIe throughput from the byte
+# counters with ticks on time) and prints a short table. Exit status 0 only when every check
 # passes. Needs the NVIDIA driver; a load needs python3 with CUDA torch
 # (otherwise the load checks are reported as not run, and the script fails).
 #
@@ -45,6 +47,8 @@ if [ "$have_torch" = yes ]; then
 fi
 
 nvidia-smi --query-gpu=index,pcie.link.width.current --format=csv,noheader,nounits > "$work/smi-width.csv"
+nvidia-smi -L > "$work/smi-list.txt"
+nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1 > "$work/driver.txt"
 
 python3 - "$work" "$have_torch" <<'PY'
 import json, sys, statistics
@@ -72,6 +76,44 @@ for g in inv:
         checks.append(("GPU 0: utilisation above 90 % under load", bool(util) and max(util) > 90))
         checks.append(("GPU 0: busy power well above idle", bool(busy_power) and bool(idle_power)
                        and statistics.median(busy_power) > 1.3 * statistics.median(idle_power)))
+# XIDs are watched on every GPU (each on its own event set); a GPU that
+# cannot be is named in a note. Data-centre GPUs all support XID events.
+notes = [r for r in rows[1:] if r.get("event") == "note"]
+unwatched = [n for n in notes if "are not watched" in (n.get("detail") or "")]
+for n in unwatched:
+    print(f"note: {n.get('detail')}")
+datacentre = all(any(k in ((g.get("accelerator") or {}).get("raw") or "") for k in
+                     ("A100", "A800", "H100", "H800", "H200", "H20", "B200", "L40", "L20"))
+                 for g in inv)
+if datacentre:
+    checks.append(("XIDs watched on every GPU", not unwatched))
+# MIG: the instances the probe lists are the ones nvidia-smi -L lists.
+smi_mig, current = {}, None
+for line in open(f"{work}/smi-list.txt"):
+    if line.startswith("GPU "):
+        current = int(line.split()[1].rstrip(":"))
+        smi_mig[current] = 0
+    elif line.strip().startswith("MIG") and current is not None:
+        smi_mig[current] += 1
+for g in inv:
+    i = g["index"]
+    listed = len(g.get("mig_instances", []))
+    checks.append((f"GPU {i}: MIG instances as nvidia-smi -L ({smi_mig.get(i, 0)})", listed == smi_mig.get(i, 0)))
+    checks.append((f"GPU {i}: readable at start", g.get("unreadable") is None))
+# PCIe throughput from the byte counters (R535+): present, and reading it
+# never makes a tick late (the old query sampled 20 ms per call).
+driver_major = int(open(f"{work}/driver.txt").read().split(".")[0] or 0)
+for g in inv:
+    i = g["index"]
+    mine = [s for s in samples if s["gpu"] == i]
+    with_pcie = [s for s in mine if "pcie_rx_kbps" in s]
+    if driver_major >= 535:
+        checks.append((f"GPU {i}: PCIe throughput in most samples (byte counters)", len(with_pcie) >= len(mine) // 2))
+    steps = [b["t"] - a["t"] for a, b in zip(mine, mine[1:])]
+    if steps:
+        late = sum(1 for d in steps if d > 1100)
+        print(f"GPU {i}: sample spacing median {statistics.median(steps)} ms, {late} late by >100 ms")
+        checks.append((f"GPU {i}: ticks on time (median spacing 1000 ± 20 ms)", abs(statistics.median(steps) - 1000) <= 20))
 if have_torch:
     wrap = [json.loads(l) for l in open(f"{work}/wrap.jsonl") if l.strip()]
     summary = next((r["summary"] for r in wrap if "summary" in r), {})

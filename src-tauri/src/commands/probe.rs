@@ -32,13 +32,26 @@ fn replay_note(trace: Option<&Path>) -> Option<String> {
     })
 }
 
+/// The inventory, taken off the UI thread: NVML can take seconds on a
+/// machine with many GPUs or one that is failing.
+async fn inventory_off_thread(
+    trace: Option<PathBuf>,
+) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
+    tauri::async_runtime::spawn_blocking(move || {
+        open_source(trace.as_deref()).and_then(|mut s| inventory(&mut s))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}
+
 /// This machine's GPUs, or why there are none (an empty state that points
 /// to importing logs instead).
 #[tauri::command]
-pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
-    let trace = state.probe_trace.as_deref();
-    let inventory = open_source(trace).and_then(|mut s| inventory(&mut s));
-    match inventory {
+pub async fn probe_inventory(state: State<'_, AppState>) -> AppResult<ProbeState> {
+    let trace = state.probe_trace.clone();
+    let inventory = inventory_off_thread(trace.clone()).await;
+    let trace = trace.as_deref();
+    Ok(match inventory {
         Ok(gpus) => ProbeState {
             status: "ready".into(),
             message: replay_note(trace),
@@ -68,6 +81,12 @@ pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
                             .unwrap_or_default()
                     ),
                     power_limit_w: g.power_limit_enforced_w,
+                    unreadable: g.unreadable,
+                    mig: g
+                        .mig_instances
+                        .iter()
+                        .map(|m| m.name.clone().unwrap_or_else(|| "MIG instance".into()))
+                        .collect(),
                 })
                 .collect(),
         },
@@ -76,7 +95,7 @@ pub fn probe_inventory(state: State<'_, AppState>) -> ProbeState {
             message: Some(e),
             gpus: Vec::new(),
         },
-    }
+    })
 }
 
 fn check_interval(interval_ms: u32) -> AppResult<()> {
@@ -359,11 +378,13 @@ fn last_lines(path: &Path, n: usize) -> Vec<String> {
 /// Check this machine's GPUs against what an offering promised, and store
 /// the check as a delivery run of its platform.
 #[tauri::command]
-pub fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppResult<DeliveryView> {
-    let gpus = open_source(state.probe_trace.as_deref())
-        .and_then(|mut s| inventory(&mut s))
+pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppResult<DeliveryView> {
+    // NVML first, holding nothing; then a connection of its own, so the
+    // shared one is never held while the GPUs are asked.
+    let gpus = inventory_off_thread(state.probe_trace.clone())
+        .await
         .map_err(|e| AppError::new("no_gpu", e))?;
-    let store = state.store()?;
+    let store = state.own_store()?;
     let offering = store.offering(offering_id)?;
     let expected = breakpoint_core::delivery::Expectation::from(&offering);
     let found = breakpoint_core::delivery::mismatches(&expected, &gpus);

@@ -2,7 +2,8 @@
 
 export type EventRow = { 
 /**
- * gap | gpu-lost | xid | instance-lost | fault | recovered | phase | note
+ * gap | gpu-lost | xid | reset-required | gpu-unreadable | instance-lost | fault |
+ * recovered | phase | note
  */
 kind: string, 
 /**

@@ -9,13 +9,19 @@ export type WorkloadOutcome = { command: string,
  */
 exit_code: number | null, wall_s: number, 
 /**
- * Seconds in which some GPU was above 10 % utilisation.
+ * Seconds in which some GPU was above 10 % utilisation; `None`
+ * when no GPU reports utilisation (MIG).
  */
-busy_s: number, 
+busy_s: number | null, 
 /**
- * Launch → first GPU activity; `None` if it never used a GPU.
+ * Launch → first GPU activity; `None` if it never used a GPU, or
+ * when `gpu_use_unknown`, if that could not be seen.
  */
 first_activity_s: number | null, 
+/**
+ * Neither utilisation nor process lists could be read.
+ */
+gpu_use_unknown: boolean, 
 /**
  * Whether it ended because Stop was pressed.
  */

@@ -25,7 +25,9 @@ export async function probeView(root: HTMLElement, go: (view: string) => void): 
   append(root, state.message ? h("p", { class: "banner", id: "probe-note" }, state.message) : null,
     h("table", { id: "gpus" },
       h("thead", {}, h("tr", {}, ...["GPU", t("name"), "UUID", "VRAM", "driver", "CUDA", "PCIe", "power limit"].map((k) => h("th", {}, k)))),
-      h("tbody", {}, ...state.gpus.map((g) => h("tr", {}, h("td", {}, String(g.index)), h("td", {}, g.canonical), h("td", {}, g.uuid ?? ""),
+      h("tbody", {}, ...state.gpus.map((g) => h("tr", {}, h("td", {}, String(g.index)),
+        h("td", {}, g.unreadable !== null ? `${t("unreadableGpu")}: ${g.unreadable}`
+          : g.mig.length > 0 ? `${g.canonical} (MIG: ${g.mig.join(", ")})` : g.canonical), h("td", {}, g.uuid ?? ""),
         h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
         h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))),
     await deliveryPanel(),

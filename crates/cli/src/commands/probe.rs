@@ -89,7 +89,21 @@ pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
                     flag(g.mig_enabled),
                 ]);
             }
-            Ok(output::print(&t.to_string())?)
+            let mut text = t.to_string();
+            for g in &gpus {
+                if let Some(why) = &g.unreadable {
+                    text.push_str(&format!("\nGPU {}: cannot be read: {why}", g.index));
+                }
+                for m in &g.mig_instances {
+                    text.push_str(&format!(
+                        "\nGPU {}: MIG instance {} ({})",
+                        g.index,
+                        opt(m.name.as_deref()),
+                        m.vram_mib.map_or("–".into(), |v| format!("{v} MiB"))
+                    ));
+                }
+            }
+            Ok(output::print(&text)?)
         }
         ProbeCommand::Check(args) => check(ctx, args),
         ProbeCommand::Sample(args) => sample(ctx, args),
