@@ -16,3 +16,4 @@ mod probe;
 mod report;
 mod runs;
 mod scoring;
+mod snapshots;
