@@ -54,7 +54,10 @@ impl From<breakpoint_core::import::ImportError> for AppError {
 
 impl From<breakpoint_report::ReportError> for AppError {
     fn from(e: breakpoint_report::ReportError) -> Self {
-        AppError::new("io", e.to_string())
+        match e {
+            breakpoint_report::ReportError::Store(inner) => inner.into(),
+            other => AppError::new("io", other.to_string()),
+        }
     }
 }
 

@@ -39,7 +39,10 @@ fn normalise(v: &mut Value) {
 fn same(a: &Value, b: &Value, at: &str) -> Result<(), String> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             let close = x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-12);
             close.then_some(()).ok_or(format!("{at}: {x} vs {y}"))
         }

@@ -21,5 +21,6 @@ pub mod scoring;
 pub mod store;
 pub mod templates;
 pub mod text;
+pub mod usecases;
 
 pub use error::{Error, Result};

@@ -12,8 +12,8 @@ use breakpoint_core::domain::{
 };
 use breakpoint_core::import::{ImportOptions, import_reader};
 use breakpoint_core::samples::{Field, Sample, SeriesFrame};
-use breakpoint_core::scoring::RobustnessOptions;
 use breakpoint_core::store::Store;
+use breakpoint_core::usecases::ranking::RankRequest;
 use breakpoint_report::charts::{TimelineInput, timeline_chart};
 use breakpoint_report::fonts::FontSet;
 use breakpoint_report::{Lang, ReportOptions, compose, gather, render};
@@ -110,11 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut bytes = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let data = gather(
-            &store,
-            store.weight_profile("balanced")?,
-            &RobustnessOptions::default(),
-        )?;
+        let data = gather(&store, &RankRequest::default())?;
         let layout = compose(&data, &options)?;
         let pdf = render(&layout, &options, &fonts)?;
         times.push(start.elapsed().as_secs_f64());

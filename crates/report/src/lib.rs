@@ -3,12 +3,14 @@
 //! only presents what the core derived; nothing is computed twice.
 
 pub mod charts;
+mod export;
 pub mod fonts;
 pub mod layout;
 pub mod model;
 pub mod pdf;
 pub mod text;
 
+pub use export::{Exported, export, write_atomically};
 pub use model::{ReportData, gather};
 pub use pdf::{ReportError, ReportOptions, compose, render};
 pub use text::Lang;

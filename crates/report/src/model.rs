@@ -3,10 +3,11 @@
 
 use breakpoint_core::billing_sim::{self, Workload};
 use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
-use breakpoint_core::metrics::{self, billing, sustain::median};
+use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
-use breakpoint_core::scoring::{self, Ranking, Robustness, RobustnessOptions};
+use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow};
 
@@ -30,15 +31,13 @@ pub struct ReportData {
     pub demo: bool,
 }
 
-/// Gather everything the report shows.
-pub fn gather(
-    store: &Store,
-    profile: StoredProfile,
-    robustness: &RobustnessOptions,
-) -> breakpoint_core::Result<ReportData> {
-    let evidence = metrics::platform_evidence(store)?;
-    let ranking = scoring::rank(&evidence, &profile);
-    let robust = scoring::robustness(&ranking, robustness);
+/// Gather everything the report shows, ranked as the request asks.
+pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<ReportData> {
+    let RankOutcome {
+        ranking,
+        robustness: robust,
+        profile,
+    } = ranking::rank(store, request)?;
     let platforms: Vec<Platform> = ranking
         .platforms
         .iter()

@@ -45,6 +45,14 @@ pub enum ReportError {
     Chart(#[from] ChartError),
     #[error("cannot write the PDF: {0}")]
     Pdf(String),
+    #[error("cannot write \"{}\": {error}", path.display())]
+    Write {
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    /// What the report is made of could not be read.
+    #[error(transparent)]
+    Store(#[from] breakpoint_core::Error),
 }
 
 fn score(s: Option<f64>) -> String {

@@ -1,7 +1,9 @@
-use breakpoint_core::billing_sim::{self, Workload};
-use breakpoint_core::metrics::billing;
+//! The billing screen: a workload priced on every platform's rule.
+
+use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 use tauri::State;
 
+use crate::commands::ranking::off_thread;
 use crate::dto::BillRow;
 use crate::error::AppResult;
 use crate::state::AppState;
@@ -9,46 +11,28 @@ use crate::state::AppState;
 /// A workload ("compute=1h42m18s,io-wait=35m" or "reference") priced on
 /// every platform's rule.
 #[tauri::command]
-pub fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec<BillRow>> {
-    let w = match workload.trim() {
-        "" | "reference" => Workload::reference(),
-        spec => Workload::parse_spec(spec)?,
+pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec<BillRow>> {
+    let source = match workload.trim() {
+        "" | "reference" => WorkloadSource::Reference,
+        spec => WorkloadSource::Spec(spec.to_string()),
     };
-    let store = state.store()?;
-    let mut rows = Vec::new();
-    for p in store.platforms()? {
-        let rule = billing::rule(&store, &p)?;
-        let price = billing::price(&store, &p)?;
-        let b = match (&rule, &price) {
-            (Some(r), Some((price, _))) => Some(billing_sim::bill(&w, r, *price)),
-            _ => None,
-        };
-        rows.push(BillRow {
-            platform: p.name,
-            rule: rule.as_ref().map(|r| {
-                format!(
-                    "{} s units, {}{}",
-                    r.granularity_s,
-                    r.rounding,
-                    if r.bills_io_wait {
-                        ", io-wait billed"
-                    } else {
-                        ", io-wait free"
-                    }
-                )
-            }),
-            price: price.as_ref().map(|p| p.0),
-            currency: price.map(|p| p.1),
-            billed_seconds: b.as_ref().map(|b| b.billed_seconds),
-            amount: b.as_ref().map(|b| b.amount),
-            fair_amount: b.as_ref().map(|b| b.fair_amount),
-            overcharge_pct: b.as_ref().and_then(|b| b.overcharge_pct()),
-            missing: match (&rule, b.is_some()) {
-                (None, _) => Some("no billing rule".into()),
-                (_, false) => Some("no on-demand price".into()),
-                _ => None,
-            },
-        });
-    }
-    Ok(rows)
+    let bills = off_thread(&state, move |store| {
+        let w = pricing::workload(store, &source)?;
+        Ok(pricing::price_everywhere(store, &w)?)
+    })
+    .await?;
+    Ok(bills
+        .into_iter()
+        .map(|b| BillRow {
+            platform: b.platform,
+            rule: b.rule,
+            price: b.price_per_hour,
+            currency: b.currency,
+            billed_seconds: b.bill.as_ref().map(|b| b.billed_seconds),
+            amount: b.bill.as_ref().map(|b| b.amount),
+            fair_amount: b.bill.as_ref().map(|b| b.fair_amount),
+            overcharge_pct: b.bill.as_ref().and_then(|b| b.overcharge_pct()),
+            missing: b.missing.map(str::to_string),
+        })
+        .collect())
 }

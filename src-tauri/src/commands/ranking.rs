@@ -1,72 +1,73 @@
-use breakpoint_core::domain::{Breakpoint, BreakpointWeights};
-use breakpoint_core::metrics;
-use breakpoint_core::scoring::{self, RobustnessOptions, presets};
-use breakpoint_core::store::StoredProfile;
+//! The ranking screen: the side-by-side ranking under a profile and the
+//! sliders' weights, one cell explained, weight profiles listed and saved.
+
+use breakpoint_core::domain::Breakpoint;
+use breakpoint_core::scoring::{RobustnessOptions, presets};
+use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 use tauri::State;
 
 use crate::dto::{CellView, MetricRow, ProfileRow, RankRequest, RankRow, RankView};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
-fn profile(
-    state: &AppState,
-    name: Option<&str>,
-    weights: Option<&[f64]>,
-) -> AppResult<StoredProfile> {
-    let mut p = state
-        .store()?
-        .weight_profile(name.unwrap_or(presets::DEFAULT_PROFILE))?;
-    if let Some(w) = weights {
-        if w.len() != 4 {
+/// The core's request for what the screen sends: the four slider weights
+/// (any scale) and the robustness draws.
+fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
+    let weights = match r.weights.as_deref() {
+        None => Vec::new(),
+        Some(w) if w.len() == 4 => Breakpoint::ALL
+            .iter()
+            .copied()
+            .zip(w.iter().copied())
+            .collect(),
+        Some(_) => {
             return Err(AppError::new(
                 "invalid",
                 "weights: give four (startup, sustain, switch, billing)",
             ));
         }
-        p.profile.breakpoints = BreakpointWeights {
-            startup: w[0],
-            sustain: w[1],
-            switch: w[2],
-            billing: w[3],
-        }
-        .validate()?;
-    }
-    Ok(p)
+    };
+    Ok(ranking::RankRequest {
+        profile: r.profile.clone(),
+        weights,
+        coverage_threshold: None,
+        robustness: RobustnessOptions {
+            samples: r.samples.unwrap_or(2000) as usize,
+            seed: u64::from(r.seed.unwrap_or(1)),
+            ..RobustnessOptions::default()
+        },
+    })
+}
+
+/// Run `work` on a connection of its own, off the UI thread: a long
+/// ranking never holds the shared connection nor blocks a short command.
+pub(crate) async fn off_thread<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&Store) -> AppResult<T> + Send + 'static,
+) -> AppResult<T> {
+    let store = state.own_store()?;
+    tauri::async_runtime::spawn_blocking(move || work(&store))
+        .await
+        .map_err(|e| AppError::new("internal", e.to_string()))?
 }
 
 /// The side-by-side ranking under a profile (and slider weights), with
 /// its robustness. Metrics are cached per run, so a weight change only
 /// re-scores.
 #[tauri::command]
-pub fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult<RankView> {
-    let p = profile(
-        &state,
-        request.profile.as_deref(),
-        request.weights.as_deref(),
-    )?;
-    let evidence = metrics::platform_evidence(&*state.store()?)?;
-    let ranking = scoring::rank(&evidence, &p);
-    let samples = request.samples.unwrap_or(2000);
-    let robust = scoring::robustness(
-        &ranking,
-        &RobustnessOptions {
-            samples: samples as usize,
-            seed: u64::from(request.seed.unwrap_or(1)),
-            ..RobustnessOptions::default()
-        },
-    );
-    let p_first = |name: &str| {
-        robust
-            .acceptability
-            .iter()
-            .find(|a| a.platform == name)
-            .and_then(|a| a.ranks.first().copied())
-            .unwrap_or(0.0)
-    };
+pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult<RankView> {
+    let core_request = self::request(&request)?;
+    let samples = core_request.robustness.samples as u32;
+    let out = off_thread(&state, move |store| {
+        Ok(ranking::rank(store, &core_request)?)
+    })
+    .await?;
     Ok(RankView {
-        profile: p.profile.name.clone(),
-        weights: ranking.weights.to_vec(),
-        platforms: ranking
+        profile: out.profile.profile.name.clone(),
+        weights: out.ranking.weights.to_vec(),
+        platforms: out
+            .ranking
             .platforms
             .iter()
             .map(|s| RankRow {
@@ -79,44 +80,39 @@ pub fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult<RankV
                 scores: s.breakpoints.iter().map(|b| b.score).collect(),
                 coverages: s.breakpoints.iter().map(|b| b.coverage).collect(),
                 evidence: s.evidence as u32,
-                p_first: p_first(&s.platform.name),
+                p_first: out.p_first(&s.platform.name),
             })
             .collect(),
-        flips: robust
+        flips: out
+            .robustness
             .flips
             .iter()
             .flatten()
             .map(|f| f.sentence())
             .collect(),
-        fragile: robust.fragile_winner,
+        fragile: out.robustness.fragile_winner.clone(),
         samples,
     })
 }
 
 /// The metrics behind one cell of the matrix.
 #[tauri::command]
-pub fn explain(
+pub async fn explain(
     state: State<'_, AppState>,
     platform_id: i64,
     breakpoint: String,
     request: RankRequest,
 ) -> AppResult<CellView> {
     let b: Breakpoint = breakpoint.parse()?;
-    let p = profile(
-        &state,
-        request.profile.as_deref(),
-        request.weights.as_deref(),
-    )?;
-    let evidence = metrics::platform_evidence(&*state.store()?)?;
-    let ranking = scoring::rank(&evidence, &p);
-    let score = ranking
-        .platforms
-        .into_iter()
-        .find(|s| s.platform.id == platform_id)
-        .ok_or_else(|| breakpoint_core::Error::NotFound {
-            what: "platform",
-            name: platform_id.to_string(),
-        })?;
+    let core_request = self::request(&request)?;
+    let Explanation { score, .. } = off_thread(&state, move |store| {
+        Ok(ranking::explain(
+            store,
+            &core_request,
+            PlatformRef::Id(platform_id),
+        )?)
+    })
+    .await?;
     let bs = score.breakpoint(b).clone();
     Ok(CellView {
         platform: score.platform.name,
@@ -174,7 +170,13 @@ pub fn save_weight_profile(
     name: String,
     weights: Vec<f64>,
 ) -> AppResult<ProfileRow> {
-    let base = profile(&state, None, Some(&weights))?;
+    let adjusted = self::request(&RankRequest {
+        profile: None,
+        weights: Some(weights),
+        samples: None,
+        seed: None,
+    })?;
+    let base = ranking::profile(&*state.store()?, &adjusted)?;
     let p = breakpoint_core::domain::WeightProfile::new(
         &name,
         base.profile.breakpoints,

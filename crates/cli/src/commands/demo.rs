@@ -1,6 +1,8 @@
 //! `breakpoint demo`: build the demo workspace and rank it.
 
 use breakpoint_core::demo;
+use breakpoint_core::scoring::RobustnessOptions;
+use breakpoint_core::usecases::ranking::{self, RankRequest};
 
 use super::{Context, Outcome, rank};
 use crate::args::DemoArgs;
@@ -8,7 +10,16 @@ use crate::output;
 
 pub fn run(ctx: &Context, args: DemoArgs) -> Outcome {
     let summary = demo::build(&ctx.store, args.demo_seed)?;
-    let ranked = rank::compute(&ctx.store, &args.rank)?;
+    let request = RankRequest {
+        robustness: RobustnessOptions {
+            samples: args.rank.samples,
+            seed: args.rank.seed,
+            concentration: args.rank.concentration,
+            spread: args.rank.spread,
+        },
+        ..rank::request(args.rank.profile.as_deref(), &args.rank.weights)?
+    };
+    let ranked = ranking::rank(&ctx.store, &request)?;
     if ctx.json {
         return Ok(output::print_json(
             &serde_json::json!({ "demo": summary, "ranking": ranked.ranking, "robustness": ranked.robustness }),

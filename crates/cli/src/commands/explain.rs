@@ -1,8 +1,8 @@
 //! `breakpoint explain PLATFORM [BREAKPOINT]`: every metric behind the
 //! scores, with the runs it came from.
 
-use breakpoint_core::metrics::{self, catalog};
-use breakpoint_core::scoring;
+use breakpoint_core::metrics::catalog;
+use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 
 use super::{Context, Outcome};
 use crate::args::ExplainArgs;
@@ -26,17 +26,9 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         return Ok(output::print(&catalog::markdown())?);
     }
     let name = args.platform.unwrap_or_default();
-    let platform = ctx.store.platform(&name)?;
-    let profile = super::rank::profile(&ctx.store, args.profile.as_deref(), &[])?;
-    let evidence = metrics::platform_evidence(&ctx.store)?;
-    let ranking = scoring::rank(&evidence, &profile);
-    let Some(score) = ranking
-        .platforms
-        .into_iter()
-        .find(|p| p.platform.id == platform.id)
-    else {
-        return Ok(());
-    };
+    let request = super::rank::request(args.profile.as_deref(), &[])?;
+    let Explanation { profile, score } =
+        ranking::explain(&ctx.store, &request, PlatformRef::Name(&name))?;
     let breakpoints: Vec<_> = score
         .breakpoints
         .iter()

@@ -1,73 +1,38 @@
 //! `breakpoint rank`: the side-by-side table and the robustness summary.
 
-use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics;
-use breakpoint_core::scoring::{self, Ranking, Robustness, RobustnessOptions, presets};
-use breakpoint_core::store::{Store, StoredProfile};
-use serde::Serialize;
+use breakpoint_core::scoring::RobustnessOptions;
+use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use crate::args::RankArgs;
 use crate::output;
 
-#[derive(Serialize)]
-pub struct RankOutput {
-    pub ranking: Ranking,
-    pub robustness: Robustness,
+/// The request `--profile` and `--weight` make.
+pub fn request(
+    profile: Option<&str>,
+    weights: &[String],
+) -> Result<RankRequest, breakpoint_core::Error> {
+    Ok(RankRequest {
+        profile: profile.map(str::to_string),
+        weights: weights
+            .iter()
+            .map(|w| ranking::parse_weight(w))
+            .collect::<Result<_, _>>()?,
+        ..RankRequest::default()
+    })
 }
 
-/// The profile named (or the default), with `--weight` overrides applied.
-pub fn profile(
-    store: &Store,
-    name: Option<&str>,
-    overrides: &[String],
-) -> Result<StoredProfile, Failure> {
-    let mut profile = store.weight_profile(name.unwrap_or(presets::DEFAULT_PROFILE))?;
-    for o in overrides {
-        let (key, value) = o.split_once('=').ok_or_else(|| {
-            Failure::Refused(format!(
-                "--weight \"{o}\": write it as breakpoint=weight, e.g. startup=0.4"
-            ))
-        })?;
-        let b: Breakpoint = key.parse()?;
-        let w: f64 = value.trim().parse().map_err(|_| {
-            Failure::Refused(format!("--weight \"{o}\": \"{value}\" is not a number"))
-        })?;
-        profile.profile.breakpoints.set(b, w);
-    }
-    profile.profile.breakpoints = profile.profile.breakpoints.validate()?;
-    if !overrides.is_empty() {
-        profile.profile.name = format!("{} (adjusted)", profile.profile.name);
-    }
-    Ok(profile)
-}
-
-pub fn compute(store: &Store, args: &RankArgs) -> Result<RankOutput, Failure> {
-    let profile = profile(store, args.profile.as_deref(), &args.weights)?;
-    if !(args.concentration > 0.0 && args.concentration.is_finite()) {
-        return Err(Failure::Refused(
-            "--concentration must be a number above 0".into(),
-        ));
-    }
-    let evidence = metrics::platform_evidence(store)?;
-    let ranking = scoring::rank(&evidence, &profile);
-    let robustness = scoring::robustness(
-        &ranking,
-        &RobustnessOptions {
+pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
+    let request = RankRequest {
+        robustness: RobustnessOptions {
             samples: args.samples,
             seed: args.seed,
             concentration: args.concentration,
             spread: args.spread,
         },
-    );
-    Ok(RankOutput {
-        ranking,
-        robustness,
-    })
-}
-
-pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
-    let out = compute(&ctx.store, &args)?;
+        ..request(args.profile.as_deref(), &args.weights)?
+    };
+    let out = ranking::rank(&ctx.store, &request)?;
     if ctx.json {
         return Ok(output::print_json(&out)?);
     }
@@ -78,7 +43,7 @@ fn cell(score: Option<f64>) -> String {
     score.map_or("–".to_string(), |s| format!("{s:.1}"))
 }
 
-pub fn render(out: &RankOutput) -> String {
+pub fn render(out: &RankOutcome) -> String {
     let r = &out.ranking;
     let w = r.weights;
     let mut text = format!(

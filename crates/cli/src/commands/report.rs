@@ -1,24 +1,22 @@
 //! `breakpoint report`: the decision-matrix PDF.
 
 use breakpoint_core::scoring::RobustnessOptions;
-use breakpoint_report::fonts::FontSet;
-use breakpoint_report::{ReportOptions, compose, gather, render};
+use breakpoint_core::usecases::ranking::RankRequest;
+use breakpoint_report::{ReportOptions, export};
 
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use crate::args::ReportArgs;
 use crate::output;
 
 pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
-    let profile = super::rank::profile(&ctx.store, args.profile.as_deref(), &[])?;
-    let data = gather(
-        &ctx.store,
-        profile,
-        &RobustnessOptions {
+    let request = RankRequest {
+        robustness: RobustnessOptions {
             samples: args.samples,
             seed: args.seed,
             ..RobustnessOptions::default()
         },
-    )?;
+        ..super::rank::request(args.profile.as_deref(), &[])?
+    };
     let options = ReportOptions {
         title: args.title,
         date: args
@@ -26,26 +24,18 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             .unwrap_or_else(|| jiff::ZonedDateTime::now().date()),
         lang: args.lang,
     };
-    let layout = compose(&data, &options).map_err(breakpoint_report::ReportError::from)?;
-    let pdf = render(&layout, &options, &FontSet::discover())?;
-    // Write beside the target and rename, so a failure never leaves half a PDF.
-    let tmp = args.output.with_extension("pdf.partial");
-    std::fs::write(&tmp, &pdf)
-        .and_then(|()| std::fs::rename(&tmp, &args.output))
-        .map_err(|e| {
-            Failure::Refused(format!("cannot write \"{}\": {e}", args.output.display()))
-        })?;
+    let written = export(&ctx.store, &request, &options, &args.output)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
             "file": args.output.display().to_string(),
-            "pages": layout.pages.len(),
-            "bytes": pdf.len(),
+            "pages": written.pages,
+            "bytes": written.bytes,
         }))?);
     }
     Ok(output::print(&format!(
         "wrote {} ({} pages, {:.0} KB)",
         args.output.display(),
-        layout.pages.len(),
-        pdf.len() as f64 / 1024.0
+        written.pages,
+        written.bytes as f64 / 1024.0
     ))?)
 }

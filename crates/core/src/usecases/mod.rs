@@ -1,0 +1,6 @@
+//! What the faces do, each once: the command line and the desktop app parse
+//! their input into these requests, call one function, and format what it
+//! returns. Nothing here prints or knows about windows.
+
+pub mod pricing;
+pub mod ranking;

@@ -1,0 +1,218 @@
+//! Ranking the platforms under a profile (adjusted or not), with its
+//! robustness, and explaining one platform's scores.
+
+use serde::Serialize;
+
+use crate::domain::{Breakpoint, validate};
+use crate::error::{Error, Result, ValidationError};
+use crate::metrics;
+use crate::scoring::{self, PlatformScore, Ranking, Robustness, RobustnessOptions, presets};
+use crate::store::{Store, StoredProfile};
+
+/// What a ranking is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct RankRequest {
+    /// The weight profile [default: balanced].
+    pub profile: Option<String>,
+    /// Breakpoint weights that replace the profile's (shares are taken of
+    /// their sum, so 0.4 and 40 mean the same).
+    pub weights: Vec<(Breakpoint, f64)>,
+    /// Coverage under which a platform is "insufficient evidence"
+    /// [default: the profile's].
+    pub coverage_threshold: Option<f64>,
+    pub robustness: RobustnessOptions,
+}
+
+/// "startup=0.4": one breakpoint weight, as the command line writes it.
+pub fn parse_weight(text: &str) -> std::result::Result<(Breakpoint, f64), ValidationError> {
+    let (key, value) = text.split_once('=').ok_or_else(|| {
+        ValidationError::new(
+            "weight",
+            format!("\"{text}\": write it as breakpoint=weight, e.g. startup=0.4"),
+        )
+    })?;
+    let breakpoint: Breakpoint = key.trim().parse()?;
+    let weight: f64 = value.trim().parse().map_err(|_| {
+        ValidationError::new(
+            "weight",
+            format!("\"{text}\": \"{}\" is not a number", value.trim()),
+        )
+    })?;
+    Ok((
+        breakpoint,
+        validate::non_negative(&format!("weight.{breakpoint}"), weight)?,
+    ))
+}
+
+/// The profile a request names, with its weight and threshold overrides
+/// applied and checked. An adjusted profile says so in its name.
+pub fn profile(store: &Store, request: &RankRequest) -> Result<StoredProfile> {
+    let mut profile = store.weight_profile(
+        request
+            .profile
+            .as_deref()
+            .unwrap_or(presets::DEFAULT_PROFILE),
+    )?;
+    for (breakpoint, weight) in &request.weights {
+        profile.profile.breakpoints.set(*breakpoint, *weight);
+    }
+    profile.profile.breakpoints = profile.profile.breakpoints.validate()?;
+    if let Some(threshold) = request.coverage_threshold {
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(
+                ValidationError::new("coverage_threshold", "must be between 0 and 1").into(),
+            );
+        }
+        profile.coverage_threshold = threshold;
+    }
+    if !request.weights.is_empty() || request.coverage_threshold.is_some() {
+        profile.profile.name = format!("{} (adjusted)", profile.profile.name);
+    }
+    Ok(profile)
+}
+
+fn check_robustness(options: &RobustnessOptions) -> Result<()> {
+    if !(options.concentration > 0.0 && options.concentration.is_finite()) {
+        return Err(ValidationError::new("concentration", "must be a number above 0").into());
+    }
+    Ok(())
+}
+
+/// A ranking with its robustness, and the profile it was made under.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankOutcome {
+    pub ranking: Ranking,
+    pub robustness: Robustness,
+    #[serde(skip)]
+    pub profile: StoredProfile,
+}
+
+impl RankOutcome {
+    /// A platform's share of the weight draws in which it ranks first.
+    pub fn p_first(&self, platform: &str) -> f64 {
+        self.robustness
+            .acceptability
+            .iter()
+            .find(|a| a.platform == platform)
+            .and_then(|a| a.ranks.first().copied())
+            .unwrap_or(0.0)
+    }
+}
+
+/// Rank every platform under the request, with how robust the order is.
+pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
+    let profile = profile(store, request)?;
+    check_robustness(&request.robustness)?;
+    let evidence = metrics::platform_evidence(store)?;
+    let ranking = scoring::rank(&evidence, &profile);
+    let robustness = scoring::robustness(&ranking, &request.robustness);
+    Ok(RankOutcome {
+        ranking,
+        robustness,
+        profile,
+    })
+}
+
+/// One platform's scores under a profile: every metric behind them, with
+/// the runs they came from.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    pub profile: StoredProfile,
+    pub score: PlatformScore,
+}
+
+/// Explain a platform (by name, alias or id) under the request's profile.
+/// Robustness is not computed: an explanation does not need it.
+pub fn explain(
+    store: &Store,
+    request: &RankRequest,
+    platform: PlatformRef<'_>,
+) -> Result<Explanation> {
+    let profile = profile(store, request)?;
+    let platform = match platform {
+        PlatformRef::Name(name) => store.platform(name)?,
+        PlatformRef::Id(id) => store.platform_by_id(id)?,
+    };
+    let evidence = metrics::platform_evidence(store)?;
+    let score = scoring::rank(&evidence, &profile)
+        .platforms
+        .into_iter()
+        .find(|p| p.platform.id == platform.id)
+        .ok_or_else(|| Error::not_found("platform", &platform.name))?;
+    Ok(Explanation { profile, score })
+}
+
+/// How a face names a platform.
+#[derive(Debug, Clone, Copy)]
+pub enum PlatformRef<'a> {
+    Name(&'a str),
+    Id(i64),
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn weights_are_parsed_and_checked_in_one_place() {
+        assert_eq!(
+            parse_weight("startup=0.4").unwrap(),
+            (Breakpoint::Startup, 0.4)
+        );
+        assert_eq!(
+            parse_weight(" billing = 25 ").unwrap(),
+            (Breakpoint::Billing, 25.0)
+        );
+        assert!(
+            parse_weight("startup")
+                .unwrap_err()
+                .reason
+                .contains("breakpoint=weight")
+        );
+        assert!(parse_weight("speed=1").is_err());
+        assert!(
+            parse_weight("startup=x")
+                .unwrap_err()
+                .reason
+                .contains("not a number")
+        );
+        assert_eq!(
+            parse_weight("startup=-1").unwrap_err().field,
+            "weight.startup"
+        );
+        assert!(parse_weight("startup=NaN").is_err());
+    }
+
+    #[test]
+    fn an_adjusted_profile_says_so_and_bad_requests_are_refused() {
+        let store = Store::open_in_memory().unwrap();
+        let request = RankRequest {
+            weights: vec![(Breakpoint::Startup, 1.0)],
+            ..RankRequest::default()
+        };
+        assert_eq!(
+            profile(&store, &request).unwrap().profile.name,
+            "balanced (adjusted)"
+        );
+        let zero = RankRequest {
+            weights: Breakpoint::ALL.iter().map(|b| (*b, 0.0)).collect(),
+            ..RankRequest::default()
+        };
+        assert!(profile(&store, &zero).is_err());
+        let threshold = RankRequest {
+            coverage_threshold: Some(1.5),
+            ..RankRequest::default()
+        };
+        assert!(profile(&store, &threshold).is_err());
+        let concentration = RankRequest {
+            robustness: RobustnessOptions {
+                concentration: 0.0,
+                ..RobustnessOptions::default()
+            },
+            ..RankRequest::default()
+        };
+        assert!(rank(&store, &concentration).is_err());
+    }
+}
