@@ -1,10 +1,13 @@
+//! The Runs screen: runs listed and shown in detail (events, timeline,
+//! startup distribution), deleted, and imported from files and folders.
+
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::path::{Path, PathBuf};
 
 use breakpoint_core::domain::{Run, StartupOutcome};
-use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
+use breakpoint_core::import::{ImportOptions, ImportOutcome};
 use breakpoint_core::samples::Field;
+use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -159,9 +162,100 @@ pub fn delete_run(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_run(id)?)
 }
 
-/// Import files, one run each, off the UI thread; progress goes out as
-/// `import-progress` events and the job can be cancelled with its id (sent
-/// first as `import-started`).
+/// Tells the window how an import goes, as `import-progress` events.
+struct Progress<R: Runtime> {
+    app: AppHandle<R>,
+    job: u64,
+    file: String,
+    index: u32,
+    files: u32,
+    total: u64,
+}
+
+impl<R: Runtime> Progress<R> {
+    fn emit(&self, bytes: u64) {
+        let _ = self.app.emit(
+            "import-progress",
+            ImportProgress {
+                job: self.job,
+                file: self.file.clone(),
+                index: self.index,
+                files: self.files,
+                bytes,
+                total: self.total,
+            },
+        );
+    }
+}
+
+impl<R: Runtime> ImportObserver for Progress<R> {
+    fn started(&mut self, index: usize, total: usize, path: &Path, bytes: u64) {
+        self.file = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        self.index = index as u32;
+        self.files = total as u32;
+        self.total = bytes;
+        self.emit(0);
+    }
+
+    fn progress(&mut self, bytes: u64) {
+        self.emit(bytes);
+    }
+
+    fn finished(&mut self, _: usize, _: &FileResult) {
+        self.emit(self.total);
+    }
+}
+
+/// A file's result as the Runs screen lists it.
+fn import_row(result: FileResult) -> ImportRow {
+    let empty = |file: String, status: &str| ImportRow {
+        file,
+        status: status.into(),
+        run_id: None,
+        format: None,
+        samples: 0,
+        records: 0,
+        gaps: 0,
+        warnings: Vec::new(),
+        error: None,
+    };
+    let name = |path: &str| {
+        Path::new(path)
+            .file_name()
+            .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    match result {
+        FileResult::Done(ImportOutcome::Imported(r)) => ImportRow {
+            status: "imported".into(),
+            run_id: Some(r.run_id),
+            format: Some(r.format.to_string()),
+            samples: r.samples,
+            records: r.records,
+            gaps: r.gaps as u32,
+            warnings: r.warnings,
+            ..empty(name(&r.file), "")
+        },
+        FileResult::Done(ImportOutcome::AlreadyImported { file, run_id, .. }) => ImportRow {
+            run_id: Some(run_id),
+            ..empty(name(&file), "already_imported")
+        },
+        FileResult::NotImported {
+            status,
+            file,
+            error,
+        } => ImportRow {
+            error: Some(error),
+            ..empty(name(&file), status)
+        },
+    }
+}
+
+/// Import files and folders, one run each, off the UI thread; progress
+/// goes out as `import-progress` events and the job can be cancelled with
+/// its id (sent first as `import-started`).
 #[tauri::command]
 pub async fn import_files<R: Runtime>(
     app: AppHandle<R>,
@@ -169,103 +263,28 @@ pub async fn import_files<R: Runtime>(
     platform_id: i64,
     paths: Vec<String>,
 ) -> AppResult<Vec<ImportRow>> {
-    // A dropped folder stands for the logs inside it; a path that is not
-    // there stops the import before anything is stored.
-    let expanded = import::expand_paths(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())?;
-    let paths = expanded.files;
-    let skipped = expanded.skipped;
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
     let store = state.own_store()?;
     let (job, cancelled) = state.start_job();
     let _ = app.emit("import-started", job);
-    let worker_app = app.clone();
-    let result = tauri::async_runtime::spawn_blocking(move || {
-        let mut rows = Vec::new();
-        let files = paths.len() as u32;
-        for (index, file) in paths.iter().enumerate() {
-            let path = &file.display().to_string();
-            let name = file
-                .file_name()
-                .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-            if cancelled.load(Ordering::Relaxed) {
-                rows.push(ImportRow {
-                    file: name,
-                    status: "cancelled".into(),
-                    run_id: None,
-                    format: None,
-                    samples: 0,
-                    records: 0,
-                    gaps: 0,
-                    warnings: Vec::new(),
-                    error: None,
-                });
-                continue;
-            }
-            let total = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-            let emit = |bytes: u64| {
-                let _ = worker_app.emit(
-                    "import-progress",
-                    ImportProgress {
-                        job,
-                        file: name.clone(),
-                        index: index as u32,
-                        files,
-                        bytes,
-                        total,
-                    },
-                );
-            };
-            emit(0);
-            let options = ImportOptions {
-                cancel: Some(cancelled.clone()),
-                ..ImportOptions::new(platform_id)
-            };
-            let mut progress = |b: u64| emit(b);
-            let outcome = import::import_file(&store, file, &options, Some(&mut progress))
-                .map_err(AppError::from);
-            emit(total);
-            rows.push(match outcome {
-                Ok(ImportOutcome::Imported(r)) => ImportRow {
-                    file: name,
-                    status: "imported".into(),
-                    run_id: Some(r.run_id),
-                    format: Some(r.format.to_string()),
-                    samples: r.samples,
-                    records: r.records,
-                    gaps: r.gaps as u32,
-                    warnings: r.warnings,
-                    error: None,
-                },
-                Ok(ImportOutcome::AlreadyImported { run_id, .. }) => ImportRow {
-                    file: name,
-                    status: "already_imported".into(),
-                    run_id: Some(run_id),
-                    format: None,
-                    samples: 0,
-                    records: 0,
-                    gaps: 0,
-                    warnings: Vec::new(),
-                    error: None,
-                },
-                Err(e) => ImportRow {
-                    status: if cancelled.load(Ordering::Relaxed) {
-                        "cancelled".into()
-                    } else {
-                        "failed".into()
-                    },
-                    file: name,
-                    run_id: None,
-                    format: None,
-                    samples: 0,
-                    records: 0,
-                    gaps: 0,
-                    warnings: Vec::new(),
-                    error: Some(e.message),
-                },
-            });
-        }
-        // What the folders held that is not a log file (a link looping
-        // back, a pipe) is listed, not silently dropped.
-        rows.extend(skipped.into_iter().map(|note| ImportRow {
+    let mut progress = Progress {
+        app: app.clone(),
+        job,
+        file: String::new(),
+        index: 0,
+        files: 0,
+        total: 0,
+    };
+    let result = tauri::async_runtime::spawn_blocking(move || -> AppResult<Vec<ImportRow>> {
+        let options = ImportOptions {
+            cancel: Some(cancelled),
+            ..ImportOptions::new(platform_id)
+        };
+        let batch = importing::import_paths(&store, &paths, &options, &mut progress)?;
+        let mut rows: Vec<ImportRow> = batch.files.into_iter().map(import_row).collect();
+        // What the folders held that is not a log (a link looping back, a
+        // pipe) is listed, not silently dropped.
+        rows.extend(batch.skipped.into_iter().map(|note| ImportRow {
             file: note,
             status: "skipped".into(),
             run_id: None,
@@ -276,12 +295,12 @@ pub async fn import_files<R: Runtime>(
             warnings: Vec::new(),
             error: None,
         }));
-        rows
+        Ok(rows)
     })
     .await
     .map_err(|e| AppError::new("internal", e.to_string()));
     state.end_job(job);
-    result
+    result?
 }
 
 #[tauri::command]

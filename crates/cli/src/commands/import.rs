@@ -3,11 +3,9 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use breakpoint_core::import::{
-    self, Duplicate, ImportError, ImportOptions, ImportOutcome, timestamps,
-};
+use breakpoint_core::import::{Duplicate, ImportOptions, ImportOutcome, timestamps};
 use breakpoint_core::text;
-use serde::Serialize;
+use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 
 use super::{Context, Failure, Outcome};
 use crate::args::ImportArgs;
@@ -16,15 +14,51 @@ use crate::output;
 /// Files above this size get a progress line on a terminal.
 const PROGRESS_ABOVE: u64 = 4 << 20;
 
-#[derive(Serialize)]
-#[serde(untagged)]
-enum FileResult {
-    Done(ImportOutcome),
-    Failed {
-        status: &'static str,
-        file: String,
-        error: String,
-    },
+/// A progress line on the terminal for large files, erased when done, and
+/// each file's result as soon as it is known (unless printing JSON).
+struct Terminal {
+    name: String,
+    size: u64,
+    shown: bool,
+    json: bool,
+}
+
+impl ImportObserver for Terminal {
+    fn started(&mut self, _: usize, _: usize, path: &Path, bytes: u64) {
+        self.name = text::printable(&path.display().to_string()).into_owned();
+        self.size = bytes;
+        self.shown = bytes > PROGRESS_ABOVE && std::io::stderr().is_terminal();
+    }
+
+    fn progress(&mut self, bytes: u64) {
+        if self.shown {
+            eprint!(
+                "\r{}: {:.0} of {:.0} MB ({:.0} %)",
+                self.name,
+                bytes as f64 / 1e6,
+                self.size as f64 / 1e6,
+                100.0 * bytes as f64 / self.size.max(1) as f64
+            );
+        }
+    }
+
+    fn finished(&mut self, _: usize, result: &FileResult) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+        }
+        if self.json {
+            return;
+        }
+        match result {
+            FileResult::NotImported { .. } => {
+                eprintln!("{}", text::printable_multiline(&describe(result)))
+            }
+            // A closed pipe is noticed when the summary is written.
+            _ => {
+                let _ = output::print(&describe(result));
+            }
+        }
+    }
 }
 
 pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
@@ -61,41 +95,26 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         skip_bad_lines: args.skip_bad_lines,
         ..ImportOptions::new(platform.id)
     };
-    let expanded =
-        import::expand_paths(&args.paths).map_err(|e| Failure::Refused(e.to_string()))?;
-    for note in &expanded.skipped {
-        eprintln!(
-            "note: skipped {}",
-            breakpoint_core::text::printable_multiline(note)
-        );
-    }
-    let files = expanded.files;
-    let mut results = Vec::new();
-    let mut failed = 0;
-    for file in &files {
-        let result = import_one(ctx, file, &options);
-        if let FileResult::Failed { .. } = result {
-            failed += 1;
-        }
-        if !ctx.json {
-            match &result {
-                FileResult::Failed { .. } => eprintln!(
-                    "{}",
-                    breakpoint_core::text::printable_multiline(&describe(&result))
-                ),
-                _ => output::print(&describe(&result))?,
-            }
-        }
-        results.push(result);
+    let mut terminal = Terminal {
+        name: String::new(),
+        size: 0,
+        shown: false,
+        json: ctx.json,
+    };
+    let batch = importing::import_paths(&ctx.store, &args.paths, &options, &mut terminal)
+        .map_err(|e| Failure::Refused(e.to_string()))?;
+    for note in &batch.skipped {
+        eprintln!("note: skipped {}", text::printable_multiline(note));
     }
     if ctx.json {
-        output::print_json(&results)?;
+        output::print_json(&batch.files)?;
     }
+    let failed = batch.failures();
     if failed > 0 {
-        if files.len() > 1 && !ctx.json {
+        if batch.files.len() > 1 && !ctx.json {
             eprintln!(
                 "error: {failed} of {} files not imported; nothing was stored from them",
-                files.len()
+                batch.files.len()
             );
         }
         return Err(Failure::Reported);
@@ -103,43 +122,9 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     Ok(())
 }
 
-fn import_one(ctx: &Context, file: &Path, options: &ImportOptions) -> FileResult {
-    let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-    let show_progress = size > PROGRESS_ABOVE && std::io::stderr().is_terminal();
-    let name = file.display().to_string();
-    let mut report_progress = |bytes: u64| {
-        eprint!(
-            "\r{name}: {:.0} of {:.0} MB ({:.0} %)",
-            bytes as f64 / 1e6,
-            size as f64 / 1e6,
-            100.0 * bytes as f64 / size.max(1) as f64
-        );
-    };
-    let progress: Option<&mut dyn FnMut(u64)> = if show_progress {
-        Some(&mut report_progress)
-    } else {
-        None
-    };
-    let result = import::import_file(&ctx.store, file, options, progress);
-    if show_progress {
-        eprint!("\r\x1b[2K");
-    }
-    match result {
-        Ok(outcome) => FileResult::Done(outcome),
-        Err(e) => FileResult::Failed {
-            status: "failed",
-            file: name,
-            error: match e {
-                ImportError::Store(inner) => inner.to_string(),
-                other => other.to_string(),
-            },
-        },
-    }
-}
-
 fn describe(result: &FileResult) -> String {
     match result {
-        FileResult::Failed { error, file, .. } => {
+        FileResult::NotImported { error, file, .. } => {
             if error.starts_with(file.as_str()) {
                 format!("error: {error}")
             } else {

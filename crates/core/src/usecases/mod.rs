@@ -2,5 +2,6 @@
 //! their input into these requests, call one function, and format what it
 //! returns. Nothing here prints or knows about windows.
 
+pub mod importing;
 pub mod pricing;
 pub mod ranking;
