@@ -241,6 +241,6 @@ fn a_wrapped_workload_passes_its_exit_code_through() {
     ws.fails(
         &["probe", "sample", "--interval", "50ms"],
         1,
-        "error: --interval must be at least 100ms",
+        "error: --interval: the interval must be from 100 ms to 60 min (it was 50 ms)",
     );
 }

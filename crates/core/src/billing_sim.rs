@@ -85,11 +85,11 @@ impl Workload {
     /// 10 % are compute, the rest of the observed time idle.
     pub fn from_frame(frame: &crate::samples::SeriesFrame) -> Option<Workload> {
         let util = frame.column(crate::samples::Field::UtilGpuPct)?;
-        let step = crate::metrics::sustain::step_ms(&frame.t_ms)? as f64 / 1000.0;
+        let step = frame.median_step_ms()? as f64 / 1000.0;
         let busy = util
             .iter()
             .flatten()
-            .filter(|u| *u > crate::metrics::sustain::WORKING_UTIL)
+            .filter(|u| *u > crate::samples::WORKING_UTIL)
             .count() as f64;
         let observed = util.iter().flatten().count() as f64;
         Some(Workload {

@@ -7,8 +7,7 @@ use serde::Serialize;
 use crate::accelerator::{self, Accelerator};
 #[cfg(test)]
 use crate::domain::MigInstance;
-use crate::domain::{GpuInfo, Interconnect, NewRun, Offering, Provenance, RunKind, SourceKind};
-use crate::store::{RunCompletion, Store};
+use crate::domain::{GpuInfo, Interconnect, Offering};
 
 /// What a delivery should look like. Every part is optional: only what is
 /// stated is checked.
@@ -196,40 +195,6 @@ pub fn mismatches(expected: &Expectation, inventory: &[GpuInfo]) -> Vec<Mismatch
         push("nvlink", "NVLink".into(), "no active NVLink".into());
     }
     found
-}
-
-/// Store a live delivery check as a delivery run of the platform: the
-/// inventory seen now (the startup metric compares it with the offering's
-/// snapshot). Returns the run id.
-pub fn record_check(
-    store: &Store,
-    platform_id: i64,
-    offering_id: Option<i64>,
-    gpus: &[GpuInfo],
-) -> crate::Result<i64> {
-    let host = gpus.iter().find_map(|g| g.host.clone());
-    let mut run = NewRun::new(platform_id, RunKind::Delivery, SourceKind::Probe);
-    run.offering_id = offering_id;
-    run.provenance = Provenance {
-        format: Some("probe-check".into()),
-        host: host.clone(),
-        ..Provenance::default()
-    };
-    store.atomically(|s| -> crate::Result<i64> {
-        let created = s.create_run(run)?;
-        let now = jiff::Timestamp::now();
-        s.complete_run(
-            created.id,
-            &RunCompletion {
-                started_at: Some(now),
-                ended_at: Some(now),
-                host,
-                inventory: gpus.to_vec(),
-                ..RunCompletion::default()
-            },
-        )?;
-        Ok(created.id)
-    })
 }
 
 #[cfg(test)]

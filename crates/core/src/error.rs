@@ -42,12 +42,6 @@ pub enum Error {
         existing: String,
     },
 
-    #[error("already imported as run {run_id}")]
-    AlreadyImported {
-        run_id: i64,
-        matched: crate::import::Duplicate,
-    },
-
     #[error("cannot open database \"{path}\": {reason}")]
     Open { path: PathBuf, reason: String },
 
@@ -77,9 +71,7 @@ impl Error {
         match self {
             Error::Invalid(_) => "invalid",
             Error::NotFound { .. } => "not_found",
-            Error::AlreadyExists { .. }
-            | Error::LooksLike { .. }
-            | Error::AlreadyImported { .. } => "conflict",
+            Error::AlreadyExists { .. } | Error::LooksLike { .. } => "conflict",
             Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
             Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
             Error::Io(_) => "io",

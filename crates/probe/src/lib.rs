@@ -8,6 +8,7 @@ pub mod clock;
 pub mod log;
 pub mod nvml;
 pub mod open;
+pub mod rules;
 pub mod run;
 pub mod scripted;
 pub mod session;

@@ -1,6 +1,10 @@
+//! The platforms screen: platforms, offerings, billing rules and claims,
+//! added by hand or from a built-in template.
+
 use breakpoint_core::domain::{BillingRule, Claim, OfferingSpec, Platform, PlatformKind};
 use breakpoint_core::store::PlatformSummary;
 use breakpoint_core::templates;
+use breakpoint_core::usecases::platforms;
 use tauri::State;
 
 use crate::dto::{
@@ -126,11 +130,7 @@ pub fn templates() -> Vec<TemplateRow> {
 
 #[tauri::command]
 pub fn add_template(state: State<'_, AppState>, name: String) -> AppResult<i64> {
-    let template = templates::find(&name).ok_or_else(|| breakpoint_core::Error::NotFound {
-        what: "template",
-        name: name.clone(),
-    })?;
-    Ok(templates::instantiate(&*state.store()?, template, None, None)?.id)
+    Ok(platforms::add_from_template(&*state.store()?, &name, None, None)?.id)
 }
 
 #[tauri::command]

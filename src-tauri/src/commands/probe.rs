@@ -2,7 +2,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use breakpoint_core::samples::Field;
-use breakpoint_probe::{ProbeSource, SessionOptions, Summary, SystemClock, TickInfo, Workload};
+use breakpoint_probe::{
+    ProbeSource, SessionOptions, Summary, SystemClock, TickInfo, Workload, rules,
+};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::consent::{WorkloadConsent, WorkloadRequest};
@@ -99,27 +101,22 @@ pub async fn probe_inventory(state: State<'_, AppState>) -> AppResult<ProbeState
 }
 
 fn check_interval(interval_ms: u32) -> AppResult<()> {
-    if (100..=60_000).contains(&interval_ms) {
-        Ok(())
-    } else {
-        Err(AppError {
+    rules::check_interval(interval_ms)
+        .map(|_| ())
+        .map_err(|e| AppError {
             field: Some("interval_ms".into()),
-            ..AppError::new("invalid", "interval_ms: from 100 ms to 60 s")
+            ..AppError::new("invalid", format!("interval_ms: {e}"))
         })
-    }
 }
 
-/// `probe-logs/` beside the database, and a name stamped with now.
-fn log_dir_and_stamp(state: &AppState) -> AppResult<(PathBuf, String)> {
+/// `probe-logs/` beside the database.
+fn log_dir(state: &AppState) -> AppResult<PathBuf> {
     let dir = state
         .db_path
         .parent()
         .map_or_else(|| PathBuf::from("probe-logs"), |d| d.join("probe-logs"));
     std::fs::create_dir_all(&dir)?;
-    let stamp = jiff::Timestamp::now()
-        .strftime("%Y%m%dT%H%M%SZ")
-        .to_string();
-    Ok((dir, stamp))
+    Ok(dir)
 }
 
 /// Each tick, as the live chart wants it.
@@ -193,8 +190,13 @@ pub fn probe_start<R: Runtime>(
     interval_ms: u32,
 ) -> AppResult<ProbeStarted> {
     check_interval(interval_ms)?;
-    let (dir, stamp) = log_dir_and_stamp(&state)?;
-    let path = dir.join(format!("probe-{stamp}.jsonl"));
+    let path = rules::log_path(
+        None,
+        &log_dir(&state)?,
+        "probe",
+        None,
+        jiff::Timestamp::now(),
+    );
     let (job, stop) = state.start_probe_job()?;
     let trace = state.probe_trace.clone();
     let log = path.clone();
@@ -287,9 +289,9 @@ pub async fn probe_run<R: Runtime>(
     let allowed = tauri::async_runtime::spawn_blocking(move || asker.ask(&request))
         .await
         .unwrap_or(false);
-    let paths = log_dir_and_stamp(&state);
-    let (log_dir, stamp) = match (allowed, paths) {
-        (true, Ok(paths)) => paths,
+    let dir = log_dir(&state);
+    let log_dir = match (allowed, dir) {
+        (true, Ok(dir)) => dir,
         (false, _) => {
             state.end_job(job);
             return Err(AppError::new("cancelled", "the workload was not run"));
@@ -299,8 +301,9 @@ pub async fn probe_run<R: Runtime>(
             return Err(e);
         }
     };
-    let path = log_dir.join(format!("workload-{stamp}.jsonl"));
-    let output = log_dir.join(format!("workload-{stamp}.out"));
+    let path = rules::log_path(None, &log_dir, "workload", None, jiff::Timestamp::now());
+    // The workload's own output beside its log, under the same name.
+    let output = path.with_extension("out");
     workload.output = Some(output);
     let trace = state.probe_trace.clone();
     let log = path.clone();
@@ -385,15 +388,13 @@ pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppRes
         .await
         .map_err(|e| AppError::new("no_gpu", e))?;
     let store = state.own_store()?;
-    let offering = store.offering(offering_id)?;
-    let expected = breakpoint_core::delivery::Expectation::from(&offering);
-    let found = breakpoint_core::delivery::mismatches(&expected, &gpus);
-    let run_id = breakpoint_core::delivery::record_check(
+    let (_, outcome) = breakpoint_core::usecases::delivery::check(
         &store,
-        offering.platform_id,
-        Some(offering_id),
+        &breakpoint_core::usecases::delivery::Order::Offering(offering_id),
         &gpus,
     )?;
+    let found = outcome.mismatches;
+    let run_id = outcome.run_id.unwrap_or_default();
     Ok(DeliveryView {
         gpus: gpus.len() as u32,
         run_id,

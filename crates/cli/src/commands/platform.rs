@@ -2,6 +2,7 @@
 
 use breakpoint_core::domain::Platform;
 use breakpoint_core::templates;
+use breakpoint_core::usecases::platforms;
 use serde::Serialize;
 
 use super::{Context, Failure, Outcome, billing, offering};
@@ -37,19 +38,16 @@ fn add(
     notes: Option<String>,
 ) -> Outcome {
     let platform = match template {
-        Some(wanted) => {
-            let template = templates::find(&wanted).ok_or_else(|| {
-                Failure::Refused(format!(
-                    "no template named \"{wanted}\" (see `breakpoint platform templates`)"
-                ))
-            })?;
-            templates::instantiate(&ctx.store, template, name.as_deref(), notes)?
-        }
-        None => {
-            let name = name.unwrap_or_default();
-            ctx.store
-                .create_platform(&Platform::new(&name, kind, notes)?)?
-        }
+        Some(wanted) => platforms::add_from_template(&ctx.store, &wanted, name.as_deref(), notes)
+            .map_err(|e| match e {
+            breakpoint_core::Error::NotFound {
+                what: "template", ..
+            } => Failure::Refused(format!(
+                "no template named \"{wanted}\" (see `breakpoint platform templates`)"
+            )),
+            other => other.into(),
+        })?,
+        None => platforms::add(&ctx.store, &name.unwrap_or_default(), kind, notes)?,
     };
     if ctx.json {
         return Ok(output::print_json(&platform)?);

@@ -5,10 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use breakpoint_core::delivery::{self, Expectation};
+use breakpoint_core::delivery::Expectation;
 use breakpoint_core::domain::{GpuInfo, SourceKind};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_probe::{OpenError, ProbeSource, SessionOptions, Summary, SystemClock, Workload};
+use breakpoint_core::usecases::delivery::{self, Order};
+use breakpoint_probe::{
+    OpenError, ProbeSource, SessionOptions, Summary, SystemClock, Workload, rules,
+};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{CheckArgs, ProbeCommand, ProbeSourceArgs, SampleArgs, SessionArgs, WrapArgs};
@@ -112,11 +115,8 @@ pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
 }
 
 fn check(ctx: &Context, a: CheckArgs) -> Outcome {
-    let (expected, platform_id, offering_id) = match a.offering {
-        Some(id) => {
-            let o = ctx.store.offering(id)?;
-            (Expectation::from(&o), Some(o.platform_id), Some(id))
-        }
+    let order = match a.offering {
+        Some(id) => Order::Offering(id),
         None => {
             let mut e = Expectation {
                 count: a.expect_count,
@@ -142,14 +142,19 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
                 .as_deref()
                 .map(|p| ctx.store.platform(p))
                 .transpose()?;
-            (e, platform.map(|p| p.id), None)
+            Order::Stated {
+                expected: e,
+                platform_id: platform.map(|p| p.id),
+            }
         }
     };
-    let gpus = inventory(&mut open_source(&a.source)?)?;
-    let found = delivery::mismatches(&expected, &gpus);
-    if let Some(platform_id) = platform_id {
-        delivery::record_check(&ctx.store, platform_id, offering_id, &gpus)?;
+    if let Order::Offering(id) = order {
+        // Refuse an unknown offering before the GPUs are asked.
+        ctx.store.offering(id)?;
     }
+    let gpus = inventory(&mut open_source(&a.source)?)?;
+    let (expected, outcome) = delivery::check(&ctx.store, &order, &gpus)?;
+    let found = outcome.mismatches;
     if ctx.json {
         output::print_json(
             &serde_json::json!({ "expected": expected, "gpus": gpus.len(), "mismatches": found }),
@@ -179,27 +184,16 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
     }
 }
 
-/// The log path: as given, with `%N` replaced by the host name and `%T`
-/// by the start time (so one command line serves every node of a fleet),
-/// or `probe-HOST-TIME.jsonl`.
+/// The log path: as given (`%N` host, `%T` start time), or
+/// `probe-HOST-TIME.jsonl` here.
 fn log_path(given: Option<&PathBuf>, host: Option<&str>) -> PathBuf {
-    let host = host.map(String::from).or_else(|| {
-        std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
-            .map(|h| h.trim().to_string())
-    });
-    let host = host.unwrap_or_else(|| "local".into());
-    let stamp = jiff::Timestamp::now()
-        .strftime("%Y%m%dT%H%M%SZ")
-        .to_string();
-    match given {
-        Some(p) => PathBuf::from(
-            p.to_string_lossy()
-                .replace("%N", &host)
-                .replace("%T", &stamp),
-        ),
-        None => PathBuf::from(format!("probe-{host}-{stamp}.jsonl")),
-    }
+    rules::log_path(
+        given.map(PathBuf::as_path),
+        Path::new(""),
+        "probe",
+        host,
+        jiff::Timestamp::now(),
+    )
 }
 
 fn status_line(s: &Summary) -> String {
@@ -265,9 +259,7 @@ fn session_options(
     platform: Option<&str>,
     offering: Option<i64>,
 ) -> Result<SessionOptions, Failure> {
-    if interval < 100 {
-        return Err(Failure::Refused("--interval must be at least 100ms".into()));
-    }
+    rules::check_interval(interval).map_err(|e| Failure::Refused(format!("--interval: {e}")))?;
     Ok(SessionOptions {
         interval_ms: interval,
         host: host.map(String::from),

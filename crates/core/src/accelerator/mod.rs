@@ -11,7 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{FormFactor, Vendor};
+mod kinds;
+pub use kinds::{FormFactor, Vendor};
 
 mod models;
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The table of known accelerator models, most specific first.
 
-use crate::domain::{FormFactor, Vendor};
+use super::{FormFactor, Vendor};
 
 /// One known model: the tokens that identify it and what it implies.
 pub(super) struct Model {

@@ -6,27 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::validate::{self, Checked};
 use crate::accelerator::{self, Accelerator};
+pub use crate::accelerator::{FormFactor, Vendor};
 use crate::error::ValidationError;
-
-labelled_enum! {
-    pub enum Vendor ("vendor") {
-        Nvidia => "nvidia",
-        Ascend => "ascend",
-        Cambricon => "cambricon",
-        Amd => "amd",
-        Other => "other",
-    }
-}
-
-labelled_enum! {
-    /// The physical form of the accelerator: the same chip as PCIe card and
-    /// as SXM module are different products (power limit, NVLink).
-    pub enum FormFactor ("form_factor") {
-        Pcie => "pcie",
-        Sxm => "sxm",
-        Oam => "oam",
-    }
-}
 
 labelled_enum! {
     pub enum Interconnect ("interconnect") {

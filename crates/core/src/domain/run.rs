@@ -125,3 +125,11 @@ impl NewRun {
         Ok(self)
     }
 }
+
+labelled_enum! {
+    /// How a file matched the earlier run that already holds its log.
+    pub enum Duplicate ("duplicate") {
+        Bytes => "bytes",
+        Content => "content",
+    }
+}

@@ -38,6 +38,12 @@ pub enum ParseFailure {
     Whole(String),
     Store(crate::Error),
     Io(std::io::Error),
+    /// The log is already held by this run (found once it was read whole):
+    /// failing undoes what was written of it.
+    AlreadyImported {
+        run_id: i64,
+        matched: crate::domain::Duplicate,
+    },
 }
 
 impl From<LineError> for ParseFailure {

@@ -35,6 +35,7 @@ pub use builder::{GpuKey, LineError, Loss, ParseFailure, RunBuilder};
 pub use detect::detect;
 pub use paths::{Expanded, expand_paths};
 
+pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, Store};
 use crate::text;
@@ -175,14 +176,6 @@ pub enum ImportOutcome {
         /// wrapping (gzip at another level, UTF-16, a capture).
         matched: Duplicate,
     },
-}
-
-labelled_enum! {
-    /// How a file matched an earlier run.
-    pub enum Duplicate ("duplicate") {
-        Bytes => "bytes",
-        Content => "content",
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -430,11 +423,10 @@ fn read_into_run(
         let content_sha256 = content_sha256.unwrap_or_else(|| sha256.clone());
         if let Some(earlier) = Earlier::find(store, &sha256, &content_sha256)? {
             // Failing the transaction undoes this run.
-            return Err(crate::Error::AlreadyImported {
+            return Err(ParseFailure::AlreadyImported {
                 run_id: earlier.run_id,
                 matched: earlier.matched,
-            }
-            .into());
+            });
         }
         let identity = Identity {
             sha256,
@@ -448,14 +440,12 @@ fn read_into_run(
         Err(ParseFailure::Line(e)) => Err(ImportError::line(shown_as, e)),
         Err(ParseFailure::Whole(reason)) => Err(ImportError::file(shown_as, &reason)),
         Err(ParseFailure::Io(e)) => Err(ImportError::file(shown_as, &e.to_string())),
-        Err(ParseFailure::Store(crate::Error::AlreadyImported { run_id, matched })) => {
-            Ok(Earlier {
-                run_id,
-                file: store.run(run_id)?.provenance.file_name,
-                matched,
-            }
-            .outcome(shown_as))
+        Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
+            run_id,
+            file: store.run(run_id)?.provenance.file_name,
+            matched,
         }
+        .outcome(shown_as)),
         Err(ParseFailure::Store(e)) => Err(ImportError::Store(e)),
     }
 }

@@ -11,7 +11,8 @@ use crate::error::Result;
 use crate::samples::Field;
 use crate::store::Store;
 
-use super::sustain::{WORKING_UTIL, median, step_ms};
+use super::sustain::{WORKING_UTIL, median};
+use crate::samples::median_step as step_ms;
 
 /// A platform-level value and the runs behind it (none for rule-only values).
 pub struct PlatformValue {

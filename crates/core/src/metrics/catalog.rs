@@ -7,16 +7,7 @@ use serde::Serialize;
 
 use crate::domain::Breakpoint;
 
-/// How a metric's value maps to a 0–100 score.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Anchors {
-    /// 100 at `best`, 0 at `worst`, linear (or logarithmic) between, clamped.
-    Fixed { best: f64, worst: f64, log: bool },
-    /// Scored against the cheapest platform compared: 100 there, 0 at
-    /// `factor` × the cheapest.
-    RelativeToBest { factor: f64 },
-}
+pub use crate::domain::Anchors;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MetricDef {

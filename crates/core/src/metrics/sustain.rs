@@ -11,8 +11,8 @@ use crate::samples::{Field, SeriesFrame};
 
 /// Busy means utilisation at or above this.
 pub const BUSY_UTIL: i64 = 90;
-/// Working (for throttle time and billing cross-checks) means above this.
-pub const WORKING_UTIL: i64 = 10;
+/// Utilisation above which a GPU counts as working.
+pub use crate::samples::WORKING_UTIL;
 /// Temperature above which A100-class cards start to throttle.
 pub const HOT_C: i64 = 83;
 /// Clock-event bits that count as throttling: HW slowdown, SW and HW
@@ -79,16 +79,6 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
-/// The typical time step of a series.
-pub fn step_ms(t: &[i64]) -> Option<i64> {
-    let mut steps: Vec<f64> = t
-        .windows(2)
-        .map(|w| (w[1] - w[0]) as f64)
-        .filter(|d| *d > 0.0)
-        .collect();
-    median(&mut steps).map(|m| m as i64)
-}
-
 /// The stretches a run is judged on: busy samples in the first settled
 /// stretch and in the last one.
 pub struct Stretches {
@@ -135,7 +125,7 @@ fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
     if n == 0 {
         return (out, flags);
     }
-    out.span_ms = t[n - 1] - t[0] + step_ms(t).unwrap_or(0);
+    out.span_ms = t[n - 1] - t[0] + crate::samples::median_step(t).unwrap_or(0);
     let util = frame.column(Field::UtilGpuPct);
     let power = frame.column(Field::PowerMw);
     let sm = frame.column(Field::SmClockMhz);

@@ -309,7 +309,14 @@ impl SeriesFrame {
     }
 }
 
-/// The median of the positive steps of sorted times.
+/// Utilisation (%) above which a GPU counts as working: a sample of work,
+/// not of idling (billing's compute, sustain's working samples, the probe's
+/// busy time).
+pub const WORKING_UTIL: i64 = 10;
+
+/// The typical time step of a series: the median of its positive steps
+/// (the upper one of the two middle steps for an even count). The one
+/// definition used for gaps, timelines, spans and workloads.
 pub fn median_step(t: &[i64]) -> Option<i64> {
     let mut steps: Vec<i64> = t
         .windows(2)

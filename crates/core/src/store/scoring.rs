@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::Store;
-use crate::domain::{BreakpointWeights, WeightProfile, validate};
+use crate::domain::{Anchors, BreakpointWeights, WeightProfile, validate};
 use crate::error::{Error, Result};
-use crate::metrics::catalog::Anchors;
 
 /// A weight profile with its scoring curves and coverage threshold.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

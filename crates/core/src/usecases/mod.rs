@@ -2,6 +2,8 @@
 //! their input into these requests, call one function, and format what it
 //! returns. Nothing here prints or knows about windows.
 
+pub mod delivery;
 pub mod importing;
+pub mod platforms;
 pub mod pricing;
 pub mod ranking;

@@ -1,0 +1,79 @@
+//! Adding platforms: by hand, or from a built-in template with the claims
+//! the source documents make about it.
+
+use crate::domain::{Claim, Platform, PlatformKind};
+use crate::error::{Error, Result};
+use crate::store::Store;
+use crate::templates::{self, PlatformTemplate};
+
+/// The template a user names (by name or Latin alias), or why there is none.
+pub fn template(wanted: &str) -> Result<&'static PlatformTemplate> {
+    templates::find(wanted).ok_or_else(|| Error::NotFound {
+        what: "template",
+        name: format!("{} (see `breakpoint platform templates`)", wanted.trim()),
+    })
+}
+
+/// Create the platform and its claims from a template, atomically; `name`
+/// and `notes` replace the template's where given.
+pub fn add_from_template(
+    store: &Store,
+    wanted: &str,
+    name: Option<&str>,
+    notes: Option<String>,
+) -> Result<Platform> {
+    let template = template(wanted)?;
+    store.atomically(|store| {
+        let mut platform = Platform::new(
+            name.unwrap_or(template.name),
+            template.kind,
+            Some(notes.unwrap_or_else(|| template.notes.into())),
+        )?;
+        platform.template = Some(template.name.to_string());
+        let platform = store.create_platform(&platform)?;
+        for c in template.claims {
+            let claim = Claim::new(
+                platform.id,
+                c.subject,
+                c.value,
+                c.unit.map(String::from),
+                Some(c.text.to_string()),
+                c.source,
+            )?;
+            store.add_claim(&claim)?;
+        }
+        Ok(platform)
+    })
+}
+
+/// Create a platform by hand.
+pub fn add(
+    store: &Store,
+    name: &str,
+    kind: PlatformKind,
+    notes: Option<String>,
+) -> Result<Platform> {
+    store.create_platform(&Platform::new(name, kind, notes)?)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn every_template_makes_a_platform_with_valid_claims() {
+        let store = Store::open_in_memory().unwrap();
+        for t in templates::TEMPLATES {
+            add_from_template(&store, t.name, None, None).unwrap();
+        }
+        assert_eq!(store.platforms().unwrap().len(), templates::TEMPLATES.len());
+        let autodl = store.platform("autodl").unwrap();
+        let claims = store.claims(Some(autodl.id)).unwrap();
+        assert_eq!(claims[0].value, Some(99.98));
+        assert!(claims[0].source.contains("seed 000"));
+        let err = add_from_template(&store, "nowhere", None, None).unwrap_err();
+        assert!(err.to_string().contains("nowhere"), "{err}");
+    }
+}

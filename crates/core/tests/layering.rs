@@ -1,0 +1,182 @@
+//! The core's layers, checked: a module may use the modules of the layers
+//! below its own, never one above (nor a sibling in its own layer), and the
+//! two faces — the command line and the desktop app — call use cases
+//! rather than assemble them from the engine's parts. The layers are also
+//! written at the top of `src/lib.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// Lowest first.
+const LAYERS: &[&[&str]] = &[
+    &["text"],
+    &["error"],
+    &["labelled"],
+    &["accelerator"],
+    &["domain"],
+    &["samples", "templates"],
+    &["store"],
+    &["import", "billing_sim", "delivery"],
+    &["metrics"],
+    &["scoring"],
+    &["demo", "usecases"],
+];
+
+/// What a face must not do itself: each of these puts a use case together.
+const ENGINE_PARTS: &[&str] = &[
+    "metrics::platform_evidence",
+    "metrics::evidence_of",
+    "scoring::rank(",
+    "scoring::robustness(",
+    "billing_sim::bill(",
+    "metrics::billing::",
+    "import::expand_paths",
+    "record_check",
+    "templates::find",
+];
+
+fn src() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source folder") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its tests (a `tests.rs`, or what follows
+/// `#[cfg(test)]`): tests may build on anything.
+fn code(path: &Path) -> String {
+    if path.file_name().is_some_and(|n| n == "tests.rs") {
+        return String::new();
+    }
+    let text = std::fs::read_to_string(path).expect("readable source");
+    match text.find("#[cfg(test)]") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+/// The top-level module a file belongs to.
+fn module_of(path: &Path) -> String {
+    let relative = path.strip_prefix(src()).expect("under src");
+    let first = relative.components().next().expect("a component");
+    first
+        .as_os_str()
+        .to_string_lossy()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// The modules a piece of code names as `crate::module`, with their line.
+fn uses(code: &str) -> Vec<(usize, String)> {
+    code.match_indices("crate::")
+        .map(|(at, _)| {
+            let used = code[at + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            (code[..at].lines().count(), used)
+        })
+        .collect()
+}
+
+#[test]
+fn every_module_has_a_layer() {
+    for entry in std::fs::read_dir(src()).expect("src") {
+        let path = entry.expect("entry").path();
+        let module = module_of(&path);
+        if module == "lib" {
+            continue;
+        }
+        assert!(
+            layer_of(&module).is_some(),
+            "module {module} has no layer: add it to LAYERS here and to lib.rs"
+        );
+    }
+}
+
+#[test]
+fn no_module_uses_one_above_it() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let module = module_of(file);
+        let Some(own) = layer_of(&module) else {
+            continue;
+        };
+        for (line, used) in uses(&code(file)) {
+            if used.is_empty() {
+                wrong.push(format!(
+                    "{}:{line}: name one module per `crate::` path, so its layer can be checked",
+                    file.strip_prefix(src()).unwrap_or(file).display()
+                ));
+                continue;
+            }
+            if used == module {
+                continue;
+            }
+            if let Some(layer) = layer_of(&used)
+                && layer >= own
+            {
+                wrong.push(format!(
+                    "{}:{line}: {module} (layer {own}) uses {used} (layer {layer})",
+                    file.strip_prefix(src()).unwrap_or(file).display()
+                ));
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_faces_call_use_cases_instead_of_assembling_them() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/cli/src"), &mut files);
+    rust_files(&root.join("src-tauri/src"), &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let code = code(file);
+        for part in ENGINE_PARTS {
+            if code.contains(part) {
+                wrong.push(format!(
+                    "{}: {part}",
+                    file.strip_prefix(&root).unwrap_or(file).display()
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "faces assembling use cases:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn an_upward_import_is_seen() {
+    // What the store's scoring once did: layer 4 using layer 6.
+    let found = uses("use crate::metrics::catalog::Anchors;\nuse crate::domain::X;");
+    assert_eq!(
+        found,
+        [(1, "metrics".to_string()), (2, "domain".to_string())]
+    );
+    assert!(layer_of("metrics") > layer_of("store"));
+}
