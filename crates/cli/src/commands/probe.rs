@@ -143,7 +143,7 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
                 .map(|p| ctx.store.platform(p))
                 .transpose()?;
             Order::Stated {
-                expected: e,
+                expected: Box::new(e),
                 platform_id: platform.map(|p| p.id),
             }
         }

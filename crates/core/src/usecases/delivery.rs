@@ -20,7 +20,7 @@ pub enum Order {
     Offering(i64),
     /// Stated expectations, recorded on a platform when one is named.
     Stated {
-        expected: Expectation,
+        expected: Box<Expectation>,
         platform_id: Option<i64>,
     },
 }
@@ -44,7 +44,7 @@ pub fn check(
         Order::Stated {
             expected,
             platform_id,
-        } => (expected.clone(), *platform_id, None),
+        } => ((**expected).clone(), *platform_id, None),
     };
     let found = mismatches(&expected, gpus);
     let run_id = platform_id
