@@ -61,16 +61,7 @@ impl Harness {
 
     /// Invokes a command; Ok is its JSON result, Err the `{ kind, message }`.
     pub fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
+        call_on(&self.webview, cmd, args)
     }
 
     /// A new platform of kind "other"; its id.
@@ -84,6 +75,27 @@ impl Harness {
     pub fn ok(&self, cmd: &str, args: Value) -> Value {
         self.call(cmd, args)
             .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
+    }
+}
+
+/// Invokes a command through a window (from any thread, as the web view
+/// does when it sends several requests at once).
+pub fn call_on(
+    webview: &WebviewWindow<MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<Value, Value> {
+    {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(webview, request).map(|body| body.deserialize::<Value>().unwrap())
     }
 }
 

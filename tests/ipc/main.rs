@@ -8,6 +8,7 @@ mod harness;
 mod platforms;
 mod probe;
 mod ranking;
+mod responsiveness;
 mod runs;
 
 #[test]
