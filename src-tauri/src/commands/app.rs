@@ -1,3 +1,5 @@
+//! The app itself: what it is, which database it uses, its language.
+
 use tauri::State;
 
 use crate::dto::AppInfo;
@@ -5,7 +7,7 @@ use crate::error::AppResult;
 use crate::state::AppState;
 
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> AppResult<AppInfo> {
+pub async fn app_info(state: State<'_, AppState>) -> AppResult<AppInfo> {
     let store = state.store()?;
     let info = store.info()?;
     let demo = store.platforms()?.iter().any(|p| {
@@ -28,7 +30,7 @@ pub fn app_info(state: State<'_, AppState>) -> AppResult<AppInfo> {
 }
 
 #[tauri::command]
-pub fn set_language(state: State<'_, AppState>, language: String) -> AppResult<()> {
+pub async fn set_language(state: State<'_, AppState>, language: String) -> AppResult<()> {
     if let Ok(mut l) = state.language.lock() {
         *l = if language == "zh" {
             "zh".into()

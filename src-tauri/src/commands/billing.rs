@@ -3,7 +3,7 @@
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 use tauri::State;
 
-use crate::commands::ranking::off_thread;
+use super::off_thread;
 use crate::dto::BillRow;
 use crate::error::AppResult;
 use crate::state::AppState;

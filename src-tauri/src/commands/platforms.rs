@@ -29,7 +29,7 @@ fn row(s: PlatformSummary) -> PlatformRow {
 }
 
 #[tauri::command]
-pub fn list_platforms(state: State<'_, AppState>) -> AppResult<Vec<PlatformRow>> {
+pub async fn list_platforms(state: State<'_, AppState>) -> AppResult<Vec<PlatformRow>> {
     Ok(state
         .store()?
         .platform_summaries()?
@@ -39,7 +39,7 @@ pub fn list_platforms(state: State<'_, AppState>) -> AppResult<Vec<PlatformRow>>
 }
 
 #[tauri::command]
-pub fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<PlatformDetail> {
+pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<PlatformDetail> {
     let store = state.store()?;
     let summary = store
         .platform_summaries()?
@@ -110,7 +110,7 @@ pub fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<Platfor
 }
 
 #[tauri::command]
-pub fn add_platform(state: State<'_, AppState>, platform: NewPlatform) -> AppResult<i64> {
+pub async fn add_platform(state: State<'_, AppState>, platform: NewPlatform) -> AppResult<i64> {
     let kind: PlatformKind = platform.kind.parse()?;
     let p = Platform::new(&platform.name, kind, platform.notes)?;
     Ok(state.store()?.create_platform(&p)?.id)
@@ -129,18 +129,18 @@ pub fn templates() -> Vec<TemplateRow> {
 }
 
 #[tauri::command]
-pub fn add_template(state: State<'_, AppState>, name: String) -> AppResult<i64> {
+pub async fn add_template(state: State<'_, AppState>, name: String) -> AppResult<i64> {
     Ok(platforms::add_from_template(&*state.store()?, &name, None, None)?.id)
 }
 
 #[tauri::command]
-pub fn delete_platform(state: State<'_, AppState>, id: i64) -> AppResult<()> {
+pub async fn delete_platform(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_platform(id)?)
 }
 
 /// Add an offering (accelerator, count, prices) to a platform.
 #[tauri::command]
-pub fn add_offering(
+pub async fn add_offering(
     state: State<'_, AppState>,
     platform_id: i64,
     offering: NewOffering,
@@ -171,13 +171,13 @@ pub fn add_offering(
 
 /// Remove an offering; runs keep their snapshot of it.
 #[tauri::command]
-pub fn delete_offering(state: State<'_, AppState>, id: i64) -> AppResult<()> {
+pub async fn delete_offering(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_offering(id)?)
 }
 
 /// Set the platform's billing rule for a mode (replacing the previous one).
 #[tauri::command]
-pub fn set_billing_rule(
+pub async fn set_billing_rule(
     state: State<'_, AppState>,
     platform_id: i64,
     rule: NewBillingRule,
@@ -200,7 +200,11 @@ pub fn set_billing_rule(
 /// Record what a platform claims (a figure with its source); claims are
 /// shown beside measurements, never scored as if measured.
 #[tauri::command]
-pub fn add_claim(state: State<'_, AppState>, platform_id: i64, claim: NewClaim) -> AppResult<i64> {
+pub async fn add_claim(
+    state: State<'_, AppState>,
+    platform_id: i64,
+    claim: NewClaim,
+) -> AppResult<i64> {
     let store = state.store()?;
     store.platform_by_id(platform_id)?;
     let claim = Claim::new(

@@ -1,3 +1,6 @@
+//! The Probe screen: this machine's GPUs, a delivery check against an
+//! offering, sampling to a probe log, and a workload run under the probe.
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 

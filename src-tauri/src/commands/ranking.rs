@@ -3,10 +3,11 @@
 
 use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::scoring::{RobustnessOptions, presets};
-use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::store::StoredProfile;
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 use tauri::State;
 
+use super::off_thread;
 use crate::dto::{CellView, MetricRow, ProfileRow, RankRequest, RankRow, RankView};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -38,18 +39,6 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
             ..RobustnessOptions::default()
         },
     })
-}
-
-/// Run `work` on a connection of its own, off the UI thread: a long
-/// ranking never holds the shared connection nor blocks a short command.
-pub(crate) async fn off_thread<T: Send + 'static>(
-    state: &AppState,
-    work: impl FnOnce(&Store) -> AppResult<T> + Send + 'static,
-) -> AppResult<T> {
-    let store = state.own_store()?;
-    tauri::async_runtime::spawn_blocking(move || work(&store))
-        .await
-        .map_err(|e| AppError::new("internal", e.to_string()))?
 }
 
 /// The side-by-side ranking under a profile (and slider weights), with
@@ -150,7 +139,7 @@ pub async fn explain(
 }
 
 #[tauri::command]
-pub fn weight_profiles(state: State<'_, AppState>) -> AppResult<Vec<ProfileRow>> {
+pub async fn weight_profiles(state: State<'_, AppState>) -> AppResult<Vec<ProfileRow>> {
     Ok(state
         .store()?
         .weight_profiles()?
@@ -165,7 +154,7 @@ pub fn weight_profiles(state: State<'_, AppState>) -> AppResult<Vec<ProfileRow>>
 
 /// Save slider weights as a profile of the user's own.
 #[tauri::command]
-pub fn save_weight_profile(
+pub async fn save_weight_profile(
     state: State<'_, AppState>,
     name: String,
     weights: Vec<f64>,

@@ -38,7 +38,7 @@ fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
 }
 
 #[tauri::command]
-pub fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
+pub async fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
     let store = state.store()?;
     let names: HashMap<i64, String> = store
         .platforms()?
@@ -62,9 +62,14 @@ pub fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
 /// Events listed in a run's detail; the count says how many there are.
 const EVENTS_SHOWN: usize = 100;
 
+/// A run in detail, with its charts drawn: off the UI thread, on a
+/// connection of its own (a long run's timeline takes a while to read).
 #[tauri::command]
-pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
-    let store = state.store()?;
+pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
+    super::off_thread(&state, move |store| detail_of(store, id)).await
+}
+
+fn detail_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<RunDetail> {
     let run = store.run(id)?;
     let platform = store.platform_by_id(run.platform_id)?.name;
     let fields = [
@@ -158,7 +163,7 @@ pub fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
 }
 
 #[tauri::command]
-pub fn delete_run(state: State<'_, AppState>, id: i64) -> AppResult<()> {
+pub async fn delete_run(state: State<'_, AppState>, id: i64) -> AppResult<()> {
     Ok(state.store()?.delete_run(id)?)
 }
 
