@@ -15,7 +15,7 @@ fn a_template_round_trips_its_unicode_name() {
         shown["claims"][0]["source"]
             .as_str()
             .unwrap()
-            .contains("seed 000")
+            .contains("7-day high-load stability review")
     );
 }
 

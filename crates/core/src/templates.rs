@@ -22,8 +22,8 @@ pub struct PlatformTemplate {
     pub claims: &'static [ClaimTemplate],
 }
 
-const SEED_000: &str = "seed 000: 7-day high-load stability review";
-const SEED_001: &str = "seed 001: long-term partner assessment";
+const SEED_000: &str = "7-day high-load stability review (AutoDL, 润云, 阿里云, 腾讯云)";
+const SEED_001: &str = "long-term partner assessment of GPU clouds";
 
 const fn claim(
     subject: &'static str,

@@ -24,8 +24,8 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "title" => ("GPU platform decision matrix", "GPU 算力平台决策矩阵"),
         "date" => ("Date:", "日期："),
         "demo_warning" => (
-            "DEMO DATA — the platforms and logs in this report are simulated from seed 003's anonymised platforms A–F; they are not measurements of real providers.",
-            "演示数据 —— 本报告中的平台与日志由种子文档 003 的匿名平台 A–F 模拟生成，并非真实厂商的实测结果。",
+            "DEMO DATA — the platforms and logs in this report are simulated from the four-breakpoint review of domestic GPU clouds (its anonymised platforms A–F); they are not measurements of real providers.",
+            "演示数据 —— 本报告中的平台与日志依据《国产 GPU 云平台四断点评测》中的匿名平台 A–F 模拟生成，并非真实厂商的实测结果。",
         ),
         "platforms_compared" => ("Platforms compared", "参与比较的平台"),
         "platforms" => ("platforms", "个平台"),
@@ -61,8 +61,8 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "startup_chart" => ("Startup latency", "启动延迟"),
         "billing_chart" => ("Billing: the reference workload", "计费：参考任务"),
         "billing_chart_title" => (
-            "Seed 003's reference job (2 h 17 m wall, 1 h 42 m 18 s compute) on each platform's rule",
-            "种子 003 参考任务（总时长 2 小时 17 分，计算 1 小时 42 分 18 秒）在各平台规则下的费用",
+            "The four-breakpoint review's reference job (2 h 17 m wall, 1 h 42 m 18 s compute) on each platform's rule",
+            "四断点评测参考任务（总时长 2 小时 17 分，计算 1 小时 42 分 18 秒）在各平台规则下的费用",
         ),
         "timeline" => ("Sustain timeline", "持续运行时间线"),
         "robustness" => ("Robustness of the ranking", "排名稳健性"),

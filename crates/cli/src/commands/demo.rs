@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, args: DemoArgs) -> Outcome {
     }
     let head = if summary.built {
         format!(
-            "Built the demo workspace in {}: {} platforms, {} runs, {} samples — DEMO DATA simulated from seed 003, imported through the real importers.\n",
+            "Built the demo workspace in {}: {} platforms, {} runs, {} samples — DEMO DATA simulated from the four-breakpoint review of domestic GPU clouds (platforms A–F), imported through the real importers.\n",
             ctx.store.path().display(),
             summary.platforms,
             summary.runs,

@@ -59,7 +59,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'A',
         name: "Platform A (demo)",
         kind: PlatformKind::Hyperscaler,
-        notes: "seed 003's platform A: leading public cloud, allocates on demand",
+        notes: "platform A of the four-breakpoint review: leading public cloud, allocates on demand",
         price_per_hour: 12.8,
         // "usage 3 hours (rounded up)" for a 2 h 17 m job.
         granularity_s: 3600,
@@ -91,7 +91,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'B',
         name: "Platform B (demo)",
         kind: PlatformKind::Hyperscaler,
-        notes: "seed 003's platform B: government-cloud mainstay, open to kernel tuning",
+        notes: "platform B of the four-breakpoint review: government-cloud mainstay, open to kernel tuning",
         price_per_hour: 11.9,
         // "charges whole hours even if you only slept 1 s".
         granularity_s: 3600,
@@ -120,7 +120,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'C',
         name: "Platform C (demo)",
         kind: PlatformKind::AiNative,
-        notes: "seed 003's platform C: LLM-training cloud with tiered warm pools",
+        notes: "platform C of the four-breakpoint review: LLM-training cloud with tiered warm pools",
         // "unit price 15 % higher".
         price_per_hour: 14.7,
         granularity_s: 1,
@@ -151,7 +151,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'D',
         name: "Platform D (demo)",
         kind: PlatformKind::AiNative,
-        notes: "seed 003's platform D: started as an inference service, predicts image heat",
+        notes: "platform D of the four-breakpoint review: started as an inference service, predicts image heat",
         price_per_hour: 12.8,
         // "per second, compute_time only; IO wait not billed".
         granularity_s: 1,
@@ -179,7 +179,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'E',
         name: "Platform E (demo)",
         kind: PlatformKind::ChipVendor,
-        notes: "seed 003's platform E: Ascend ecosystem, also rents A100s",
+        notes: "platform E of the four-breakpoint review: Ascend ecosystem, also rents A100s",
         price_per_hour: 10.5,
         granularity_s: 60,
         bills_io_wait: true,
@@ -207,7 +207,7 @@ pub const DEMO_PLATFORMS: &[DemoPlatform] = &[
         letter: 'F',
         name: "Platform F (demo)",
         kind: PlatformKind::ChipVendor,
-        notes: "seed 003's platform F: bound to Cambricon, also rents A100s",
+        notes: "platform F of the four-breakpoint review: bound to Cambricon, also rents A100s",
         price_per_hour: 10.9,
         granularity_s: 60,
         // "does not bill such waits at all".

@@ -353,9 +353,21 @@ mod tests {
 
     #[test]
     fn zones_by_name_or_offset() {
-        assert!(zone_named("Asia/Shanghai").is_ok());
-        assert!(zone_named("+08:00").is_ok());
-        assert!(zone_named("utc").is_ok());
+        // The offset each gives on a summer and a winter day: a zone name
+        // follows daylight saving, a written offset does not.
+        let offset_h = |zone: &str, at: &str| {
+            let at: Timestamp = at.parse().unwrap();
+            zone_named(zone).unwrap().to_offset(at).seconds() / 3600
+        };
+        let (summer, winter) = ("2024-07-01T00:00:00Z", "2024-01-01T00:00:00Z");
+        assert_eq!(offset_h("Asia/Shanghai", summer), 8);
+        assert_eq!(offset_h("Asia/Shanghai", winter), 8);
+        assert_eq!(offset_h("Europe/Berlin", summer), 2);
+        assert_eq!(offset_h("Europe/Berlin", winter), 1);
+        assert_eq!(offset_h("+08:00", summer), 8);
+        assert_eq!(offset_h("-05:30", winter) * 3600, -5 * 3600);
+        assert_eq!(offset_h("utc", summer), 0);
+        assert_eq!(offset_h("Z", winter), 0);
         assert!(
             zone_named("Mars/Olympus")
                 .unwrap_err()

@@ -43,7 +43,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median time from submitting an instance request to first computation on it, over successful warm-image attempts at baseline load.",
         inputs: "startup attempts (scenario baseline): submitted_at, first_compute_at",
         anchors: fixed(5.0, 1800.0, true),
-        why: "5 s is what pre-warmed pools deliver (seed 003: platform C's hot pool answers in under 5 s); 30 min is a lost working session. Log scale, because going from 5 s to 50 s hurts as much as from 3 to 30 min.",
+        why: "5 s is what pre-warmed pools deliver (the four-breakpoint review: platform C's hot pool answers in under 5 s); 30 min is a lost working session. Log scale, because going from 5 s to 50 s hurts as much as from 3 to 30 min.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -67,7 +67,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median submit → first compute of successful warm-image attempts at peak load (many concurrent requests in one zone).",
         inputs: "startup attempts (scenario peak)",
         anchors: fixed(5.0, 1800.0, true),
-        why: "Seed 003: platform A starts in 1.8 s at baseline but 22 min at peak — the figure a launch day depends on.",
+        why: "The four-breakpoint review: platform A starts in 1.8 s at baseline but 22 min at peak — the figure a launch day depends on.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -79,7 +79,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "95th percentile of submit → first compute of successful warm-image attempts at peak load.",
         inputs: "startup attempts (scenario peak)",
         anchors: fixed(5.0, 1800.0, true),
-        why: "Queues at peak have long tails (seed 003: 142 tasks deep).",
+        why: "Queues at peak have long tails (the four-breakpoint review: 142 tasks deep).",
         default_weight: 0.5,
     },
     MetricDef {
@@ -91,7 +91,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median submit → first compute of successful warm-image attempts when training, inference and domestic-accelerator requests arrive together.",
         inputs: "startup attempts (scenario mixed)",
         anchors: fixed(5.0, 1800.0, true),
-        why: "Mixed-architecture scheduling is a requirement in seed 003's shortlist.",
+        why: "Mixed-architecture scheduling is a requirement in the four-breakpoint review's shortlist.",
         default_weight: 0.5,
     },
     MetricDef {
@@ -103,7 +103,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median latency of successful starts on a cold (first-use custom) image minus the median on a warm image, in the same run.",
         inputs: "startup attempts with image cold and warm",
         anchors: fixed(2.0, 300.0, false),
-        why: "Seed 003: platform B adds 4 min on a first custom image, platform D pre-warms to 1.2 s; an inference service cannot make users wait minutes to scale.",
+        why: "The four-breakpoint review: platform B adds 4 min on a first custom image, platform D pre-warms to 1.2 s; an inference service cannot make users wait minutes to scale.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -127,7 +127,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Kinds of difference between the offering and the inventory a delivery check saw: model, VRAM, count, PCIe generation, PCIe width (x8 for x16), driver or CUDA below the promise, NVLink missing.",
         inputs: "runs with a GPU inventory and an offering snapshot",
         anchors: fixed(0.0, 2.0, false),
-        why: "Seed 001's first test of a long-term partner; seed 003's x8-for-x16 PCIe trap cost a customer two weeks. Two kinds of mismatch already mean the order was not honoured.",
+        why: "The long-term partner assessment's first test of a long-term partner; the four-breakpoint review's x8-for-x16 PCIe trap cost a customer two weeks. Two kinds of mismatch already mean the order was not honoured.",
         default_weight: 1.5,
     },
     // ---- sustain ----
@@ -140,7 +140,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Per GPU: median power of busy samples (utilisation ≥ 90 %) in the last stretch of the run vs the first settled stretch after warm-up (each stretch: 1 h or a fifth of the busy time, whichever is shorter); the worst GPU counts.",
         inputs: "samples: power, GPU utilisation",
         anchors: fixed(2.0, 15.0, false),
-        why: "Seed 003: an A100 sliding from 250 W to 228 W (−9 %) while showing 92 % busy lost 17 % of its throughput; 2 % is measurement noise.",
+        why: "The four-breakpoint review: an A100 sliding from 250 W to 228 W (−9 %) while showing 92 % busy lost 17 % of its throughput; 2 % is measurement noise.",
         default_weight: 1.5,
     },
     MetricDef {
@@ -152,7 +152,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Share of busy samples (utilisation ≥ 90 %) whose power or SM clock sits more than 10 % below the GPU's settled busy level; the worst GPU counts.",
         inputs: "samples: power and/or SM clock, GPU utilisation",
         anchors: fixed(0.0, 20.0, false),
-        why: "The console says busy, the silicon is not (seed 003, platform E after hour 30).",
+        why: "The console says busy, the silicon is not (the four-breakpoint review: platform E after hour 30).",
         default_weight: 1.5,
     },
     MetricDef {
@@ -176,7 +176,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Share of samples with GPU temperature above 83 °C.",
         inputs: "samples: GPU temperature",
         anchors: fixed(0.0, 10.0, false),
-        why: "83 °C is where A100-class cards begin to throttle (seed 003).",
+        why: "83 °C is where A100-class cards begin to throttle (the four-breakpoint review).",
         default_weight: 1.0,
     },
     MetricDef {
@@ -188,7 +188,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Highest GPU temperature seen.",
         inputs: "samples: GPU temperature",
         anchors: fixed(80.0, 87.0, false),
-        why: "Seed 003: edge GPUs of platform F's full cluster reached 87 °C while alerts were set at 90 °C. Below 80 °C leaves margin to the 83 °C throttle point.",
+        why: "The four-breakpoint review: edge GPUs of platform F's full cluster reached 87 °C while alerts were set at 90 °C. Below 80 °C leaves margin to the 83 °C throttle point.",
         default_weight: 0.5,
     },
     MetricDef {
@@ -212,7 +212,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Observed GPU time minus the time lost in gaps, as a share of the observation window. Claims (SLAs, reviews) are shown beside it, never mixed in.",
         inputs: "samples (period per GPU), gap events",
         anchors: fixed(99.9, 98.0, false),
-        why: "Reviews claim 99.94–99.98 % (seed 000); 98 % is seven lost days a year.",
+        why: "Reviews claim 99.94–99.98 % (the 7-day stability review); 98 % is seven lost days a year.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -224,7 +224,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median time to resume work after a fault drill or interruption, over recoveries that succeeded.",
         inputs: "fault drills: recovered, recovery_s",
         anchors: fixed(60.0, 600.0, false),
-        why: "Seed 003: automatic failover takes 47 s on platforms C and D, a manual rsync over 8 min on A; seed 003's checklist asks for recovery within 2 min.",
+        why: "The four-breakpoint review: automatic failover takes 47 s on platforms C and D, a manual rsync over 8 min on A; the review's checklist asks for recovery within 2 min.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -236,7 +236,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Share of fault drills after which work resumed.",
         inputs: "fault drills: recovered",
         anchors: fixed(100.0, 80.0, false),
-        why: "Seed 001: a partner must let work resume or migrate after an interruption; one failure in five is no checkpoint mechanism at all.",
+        why: "The long-term partner assessment: a partner must let work resume or migrate after an interruption; one failure in five is no checkpoint mechanism at all.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -248,7 +248,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Longest stretch of busy samples whose memory use stays within 1 % of one level.",
         inputs: "samples: memory used, GPU utilisation",
         anchors: fixed(1.0, 24.0, false),
-        why: "Seed 003 reads a memory curve stuck at one level as a leak or driver fault, but steady training also holds memory flat, so it is shown and not weighted by default.",
+        why: "The four-breakpoint review reads a memory curve stuck at one level as a leak or driver fault, but steady training also holds memory flat, so it is shown and not weighted by default.",
         default_weight: 0.0,
     },
     // ---- switch ----
@@ -273,7 +273,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median number of manual interventions a switch needed.",
         inputs: "switch attempts: manual_steps",
         anchors: fixed(0.0, 37.0, false),
-        why: "Seed 003 counted 37 manual configuration traps behind a \"one-click\" PyTorch → Ascend switch.",
+        why: "The four-breakpoint review counted 37 manual configuration traps behind a \"one-click\" PyTorch → Ascend switch.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -297,7 +297,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Median relative L2 error ‖out − ref‖ / ‖ref‖ of the same computation before and after the switch; runs above 1e-4 are flagged.",
         inputs: "switch attempts: rel_l2_error",
         anchors: fixed(1e-5, 1e-3, true),
-        why: "Seed 003: above 1e-4 downstream accuracy always suffered; platform E held 5e-5, platform A wandered between 1e-3 and 5e-2. Its checklist asks for < 1e-5.",
+        why: "The four-breakpoint review: above 1e-4 downstream accuracy always suffered; platform E held 5e-5, platform A wandered between 1e-3 and 5e-2. Its checklist asks for < 1e-5.",
         default_weight: 1.5,
     },
     MetricDef {
@@ -309,7 +309,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Operators that passed as a share of operators tested, over all switch attempts.",
         inputs: "switch attempts: ops_passed, ops_total",
         anchors: fixed(100.0, 80.0, false),
-        why: "Seed 003: 127/127 (E), 119/127 (F, no RNN ops), 102/127 (C); a model missing a fifth of its operators does not run.",
+        why: "The four-breakpoint review: 127/127 (E), 119/127 (F, no RNN ops), 102/127 (C); a model missing a fifth of its operators does not run.",
         default_weight: 1.0,
     },
     // ---- billing ----
@@ -322,7 +322,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "The billing unit of the platform's on-demand rule.",
         inputs: "billing rules",
         anchors: fixed(1.0, 3600.0, true),
-        why: "Seed 003's checklist: a 1 min 30 s job billed as hours means change platform. Log scale: per-minute is far closer to per-second than to hourly in what it costs short jobs.",
+        why: "The four-breakpoint review's checklist: a 1 min 30 s job billed as hours means change platform. Log scale: per-minute is far closer to per-second than to hourly in what it costs short jobs.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -334,7 +334,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Bill of the reference workload under the platform's rule ÷ (its compute seconds × the unit price) − 1.",
         inputs: "billing rules; the reference workload",
         anchors: fixed(0.0, 100.0, false),
-        why: "Seed 003's worked bill: 38.40 on hourly ceiling of wall time against 21.82 for compute only (+76 %). Paying double is the worst anchor.",
+        why: "The four-breakpoint review's worked bill: 38.40 on hourly ceiling of wall time against 21.82 for compute only (+76 %). Paying double is the worst anchor.",
         default_weight: 1.5,
     },
     MetricDef {
@@ -346,7 +346,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "|billed compute time − measured busy time| ÷ measured busy time, where measured busy time counts the seconds any GPU's utilisation exceeded 10 % in the billed period.",
         inputs: "billing lines with compute_seconds; samples of the same platform over the same period",
         anchors: fixed(3.0, 20.0, false),
-        why: "Seed 003: the two should agree within 3 %; platform C counted utilisation > 5 % as compute (+127 s), platform A billed 15 min of network jitter.",
+        why: "The four-breakpoint review: the two should agree within 3 %; platform C counted utilisation > 5 % as compute (+127 s), platform A billed 15 min of network jitter.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -358,7 +358,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Bill of the reference workload ÷ its compute GPU-hours, at the on-demand price of the platform's cheapest priced offering.",
         inputs: "billing rules, offering prices, the reference workload",
         anchors: Anchors::RelativeToBest { factor: 2.0 },
-        why: "Seed 004: compare what finishing a job costs, not the price per card-hour. The cheapest platform compared scores 100, twice its cost 0.",
+        why: "The total-cost guide: compare what finishing a job costs, not the price per card-hour. The cheapest platform compared scores 100, twice its cost 0.",
         default_weight: 1.0,
     },
     MetricDef {
@@ -370,7 +370,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "Bill of the reference workload with its compute phase lengthened by the platform's measured sustained power drop (a proportional model of lost throughput) and, where the rule bills queue time, its measured baseline start latency added as queue.",
         inputs: "billing rules, offering prices, the reference workload, sustain.power_drop_pct, startup.baseline_p50_s",
         anchors: Anchors::RelativeToBest { factor: 2.0 },
-        why: "A cheap hour on a throttled GPU finishes later. The proportional model understates the loss (seed 003: −9 % power, −17 % throughput), so it never flatters a throttling platform.",
+        why: "A cheap hour on a throttled GPU finishes later. The proportional model understates the loss (the four-breakpoint review: −9 % power, −17 % throughput), so it never flatters a throttling platform.",
         default_weight: 1.5,
     },
 ];

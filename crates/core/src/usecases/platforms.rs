@@ -72,7 +72,11 @@ mod tests {
         let autodl = store.platform("autodl").unwrap();
         let claims = store.claims(Some(autodl.id)).unwrap();
         assert_eq!(claims[0].value, Some(99.98));
-        assert!(claims[0].source.contains("seed 000"));
+        assert!(
+            claims[0]
+                .source
+                .contains("7-day high-load stability review")
+        );
         let err = add_from_template(&store, "nowhere", None, None).unwrap_err();
         assert!(err.to_string().contains("nowhere"), "{err}");
     }
