@@ -148,8 +148,11 @@ fn bill_prices_the_reference_job_on_every_rule() {
             .as_f64()
             .unwrap()
     };
-    assert!((amount("Platform A (demo)") - 38.40).abs() < 1e-9);
-    assert!((amount("Platform D (demo)") - 21.824).abs() < 1e-3);
+    // Money to the cent, printed exactly (38.4, not 38.400000000000006).
+    assert_eq!(amount("Platform A (demo)"), 38.4);
+    assert_eq!(amount("Platform D (demo)"), 21.82);
+    let raw = ws.ok(&["bill", "--json"]);
+    assert!(!raw.contains("00000000"), "float dust in {raw}");
     let spec = ws.json(&["bill", "--workload", "compute=20s,sessions=288"]);
     assert_eq!(spec["workload"]["sessions"].as_array().unwrap().len(), 288);
     let table = ws.ok(&["bill", "--workload", "compute=1h42m18s,io-wait=34m42s"]);

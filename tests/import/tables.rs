@@ -60,10 +60,15 @@ fn switch_attempts_fault_drills_and_billing() {
     let (store, r) = import("tables/billing-lines.csv", |_| {});
     let l = store.billing_lines(r.run_id).unwrap();
     assert_eq!(
-        (l[0].amount, l[0].billed_seconds, l[0].compute_seconds),
-        (38.40, 10800.0, Some(6138.0))
+        (
+            l[0].amount.to_string(),
+            l[0].billed_seconds,
+            l[0].compute_seconds
+        ),
+        ("38.40".to_string(), 10800.0, Some(6138.0)),
+        "the amount as written, to the cent"
     );
-    assert_eq!(l[1].amount, 21.82);
+    assert_eq!(l[1].amount.to_string(), "21.82");
     assert_eq!(l[0].start.to_string(), "2024-06-01T02:00:00Z");
 
     let (store, r) = import("tables/billing-events.csv", |_| {});

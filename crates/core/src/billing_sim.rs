@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::money::{self, Decimal};
 use crate::domain::{BillingRule, Rounding};
 use crate::error::ValidationError;
 
@@ -210,15 +211,27 @@ pub struct Bill {
     pub billed_seconds: f64,
     pub compute_seconds: f64,
     pub wall_seconds: f64,
-    pub amount: f64,
-    /// What per-second billing of compute alone would cost.
-    pub fair_amount: f64,
+    /// The bill, to the cent.
+    #[serde(with = "rust_decimal::serde::float")]
+    pub amount: Decimal,
+    /// What per-second billing of compute alone would cost, to the cent.
+    #[serde(with = "rust_decimal::serde::float")]
+    pub fair_amount: Decimal,
+    /// The amount before rounding to the cent, for figures derived from
+    /// it (a cost per hour must not inherit the bill's rounding).
+    #[serde(skip)]
+    pub exact_amount: Decimal,
+    #[serde(skip)]
+    pub exact_fair_amount: Decimal,
 }
 
 impl Bill {
     /// Billed amount ÷ the fair amount − 1, in percent.
+    /// From the amounts before rounding, so that a cent of rounding on a
+    /// small bill does not read as an overcharge.
     pub fn overcharge_pct(&self) -> Option<f64> {
-        (self.fair_amount > 0.0).then(|| (self.amount / self.fair_amount - 1.0) * 100.0)
+        (!self.exact_fair_amount.is_zero())
+            .then(|| (money::to_f64(self.exact_amount / self.exact_fair_amount) - 1.0) * 100.0)
     }
 }
 
@@ -243,8 +256,10 @@ fn round_units(seconds: f64, rule: &BillingRule) -> f64 {
 /// the minimum charge and rounded to the billing unit; idle time at a
 /// separate idle price is rounded on its own.
 pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bill {
+    let price = money::exact(price_per_hour);
+    let hour = Decimal::from(3600);
     let mut billed_seconds = 0.0;
-    let mut amount = 0.0;
+    let mut amount = Decimal::ZERO;
     for session in &workload.sessions {
         let separate_idle = rule.bills_idle && rule.idle_price_per_hour.is_some();
         let mut seconds = session.seconds(Phase::Compute);
@@ -260,21 +275,24 @@ pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bil
         if seconds > 0.0 {
             let charged = round_units(seconds.max(f64::from(rule.minimum_charge_s)), rule);
             billed_seconds += charged;
-            amount += charged / 3600.0 * price_per_hour;
+            amount += money::exact(charged) * price / hour;
         }
         if let (true, Some(idle_price)) = (separate_idle, rule.idle_price_per_hour) {
             let idle = round_units(session.seconds(Phase::Idle), rule);
             billed_seconds += idle;
-            amount += idle / 3600.0 * idle_price;
+            amount += money::exact(idle) * money::exact(idle_price) / hour;
         }
     }
-    let gpus = f64::from(workload.gpus.max(1));
+    let gpus = Decimal::from(workload.gpus.max(1));
+    let fair = money::exact(workload.compute_seconds()) * price / hour * gpus;
     Bill {
         billed_seconds,
         compute_seconds: workload.compute_seconds(),
         wall_seconds: workload.wall_seconds(),
-        amount: amount * gpus,
-        fair_amount: workload.compute_seconds() / 3600.0 * price_per_hour * gpus,
+        amount: money::to_cents(amount * gpus),
+        exact_amount: amount * gpus,
+        fair_amount: money::to_cents(fair),
+        exact_fair_amount: fair,
     }
 }
 
@@ -292,8 +310,17 @@ mod tests {
         }
     }
 
-    fn cents(v: f64) -> f64 {
-        (v * 100.0).round() / 100.0
+    /// An amount as it prints: to the cent, exactly.
+    fn cents(v: Decimal) -> String {
+        v.to_string()
+    }
+
+    #[test]
+    fn amounts_print_exactly_in_json() {
+        let b = bill(&Workload::reference(), &rule(3600, true, true), 12.8);
+        let json = serde_json::to_string(&b).unwrap_or_default();
+        assert!(json.contains("\"amount\":38.4,"), "{json}");
+        assert!(!json.contains("0000000"), "{json}");
     }
 
     #[test]
@@ -303,7 +330,7 @@ mod tests {
         let hourly = bill(&job, &rule(3600, true, true), 12.8);
         assert_eq!(
             (hourly.billed_seconds, cents(hourly.amount)),
-            (3.0 * 3600.0, 38.40)
+            (3.0 * 3600.0, "38.40".to_string())
         );
         let per_second_compute = bill(&job, &rule(1, false, false), 12.8);
         assert_eq!(
@@ -311,7 +338,7 @@ mod tests {
                 per_second_compute.billed_seconds,
                 cents(per_second_compute.amount)
             ),
-            (6138.0, 21.82)
+            (6138.0, "21.82".to_string())
         );
         assert!((hourly.overcharge_pct().unwrap() - 75.95).abs() < 0.01);
         assert_eq!(per_second_compute.overcharge_pct(), Some(0.0));
@@ -326,7 +353,7 @@ mod tests {
             ..rule(60, true, true)
         };
         let day = bill(&flaps, &r, 12.6);
-        assert_eq!(cents(day.amount), 60.48);
+        assert_eq!(cents(day.amount), "60.48");
     }
 
     #[test]
@@ -351,8 +378,11 @@ mod tests {
             idle_price_per_hour: Some(1.0),
             ..rule(1, true, true)
         };
-        assert_eq!(bill(&idle, &cheap_idle, 10.0).amount, 11.0);
-        assert_eq!(bill(&idle, &rule(1, true, false), 10.0).amount, 10.0);
+        assert_eq!(cents(bill(&idle, &cheap_idle, 10.0).amount), "11.00");
+        assert_eq!(
+            cents(bill(&idle, &rule(1, true, false), 10.0).amount),
+            "10.00"
+        );
     }
 
     #[test]

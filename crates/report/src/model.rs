@@ -2,6 +2,7 @@
 //! and its robustness, the runs behind them, and the series the charts draw.
 
 use breakpoint_core::billing_sim::{self, Workload};
+use breakpoint_core::domain::money;
 use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
 use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
@@ -93,8 +94,8 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
             let b = billing_sim::bill(&reference, &rule, price);
             bills.push(BillBar {
                 platform: platform.name.clone(),
-                billed: b.amount,
-                fair: b.fair_amount,
+                billed: money::to_f64(b.amount),
+                fair: money::to_f64(b.fair_amount),
                 currency,
             });
         }

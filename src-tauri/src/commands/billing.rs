@@ -1,5 +1,6 @@
 //! The billing screen: a workload priced on every platform's rule.
 
+use breakpoint_core::domain::money;
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 use tauri::State;
 
@@ -29,8 +30,8 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             price: b.price_per_hour,
             currency: b.currency,
             billed_seconds: b.bill.as_ref().map(|b| b.billed_seconds),
-            amount: b.bill.as_ref().map(|b| b.amount),
-            fair_amount: b.bill.as_ref().map(|b| b.fair_amount),
+            amount: b.bill.as_ref().map(|b| money::to_f64(b.amount)),
+            fair_amount: b.bill.as_ref().map(|b| money::to_f64(b.fair_amount)),
             overcharge_pct: b.bill.as_ref().and_then(|b| b.overcharge_pct()),
             missing: b.missing.map(str::to_string),
         })

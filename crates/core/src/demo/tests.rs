@@ -78,7 +78,7 @@ fn the_demo_reproduces_the_seed() {
                 .id,
         )
         .unwrap();
-    assert_eq!(lines[0].amount, 38.40);
+    assert_eq!(lines[0].amount.to_string(), "38.40");
 }
 
 #[test]

@@ -4,6 +4,8 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use super::money::{self, Decimal};
+
 use super::validate::{self, Checked};
 use crate::error::ValidationError;
 
@@ -243,9 +245,11 @@ pub struct BillingLine {
     pub compute_seconds: Option<f64>,
     pub queue_seconds: Option<f64>,
     pub io_wait_seconds: Option<f64>,
-    pub amount: f64,
+    #[serde(with = "rust_decimal::serde::float")]
+    pub amount: Decimal,
     pub currency: String,
-    pub unit_price: f64,
+    #[serde(with = "rust_decimal::serde::float")]
+    pub unit_price: Decimal,
 }
 
 impl BillingLine {
@@ -261,8 +265,8 @@ impl BillingLine {
         self.compute_seconds = validate::non_negative_opt("compute_seconds", self.compute_seconds)?;
         self.queue_seconds = validate::non_negative_opt("queue_seconds", self.queue_seconds)?;
         self.io_wait_seconds = validate::non_negative_opt("io_wait_seconds", self.io_wait_seconds)?;
-        self.amount = validate::non_negative("amount", self.amount)?;
-        self.unit_price = validate::non_negative("unit_price", self.unit_price)?;
+        self.amount = money::non_negative("amount", self.amount)?;
+        self.unit_price = money::non_negative("unit_price", self.unit_price)?;
         self.currency = validate::currency("currency", &self.currency)?;
         Ok(self)
     }
@@ -345,13 +349,13 @@ mod tests {
             compute_seconds: Some(6138.0),
             queue_seconds: None,
             io_wait_seconds: None,
-            amount: 38.40,
+            amount: Decimal::new(3840, 2),
             currency: "cny".into(),
-            unit_price: 12.8,
+            unit_price: Decimal::new(128, 1),
         };
         assert_eq!(line.clone().validate().unwrap().currency, "CNY");
         let e = BillingLine {
-            amount: -1.0,
+            amount: Decimal::NEGATIVE_ONE,
             ..line.clone()
         }
         .validate()

@@ -8,6 +8,7 @@ mod billing;
 mod claim;
 mod evidence;
 mod inventory;
+pub mod money;
 mod offering;
 mod platform;
 mod run;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{RunSource, RunValue, source};
 use crate::billing_sim::{self, Phase, Segment, Workload};
+use crate::domain::money;
 use crate::domain::{BillingMode, BillingRule, Platform, Run};
 use crate::error::Result;
 use crate::samples::Field;
@@ -88,7 +89,7 @@ pub fn platform_values(
             let b = billing_sim::bill(&reference, &rule, price);
             platform_wide(value(
                 "billing.cost_per_useful_gpu_hour",
-                b.amount / (b.compute_seconds / 3600.0),
+                money::to_f64(b.exact_amount) / (b.compute_seconds / 3600.0),
                 format!(
                     "{:.2} {currency} for {:.2} compute hours at {price} {currency}/h",
                     b.amount,
@@ -134,7 +135,7 @@ pub fn platform_values(
             let finish = billing_sim::bill(&stretched, &rule, price);
             platform_wide(value(
                 "billing.reference_cost",
-                finish.amount,
+                money::to_f64(finish.exact_amount),
                 format!(
                     "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
                     finish.amount, finish.compute_seconds

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Store, from_ms, now_ms, to_ms};
+use crate::domain::money;
 use crate::domain::{
     BillingLine, BillingRule, Event, FaultDrill, NewRun, Provenance, Run, StartupAttempt,
     SwitchAttempt,
@@ -60,6 +61,21 @@ fn run_from_row(r: &Row<'_>) -> rusqlite::Result<Run> {
         sample_count: r.get::<_, i64>(17)?.max(0) as u64,
         created_at: from_ms(r.get(18)?)?,
     })
+}
+
+/// An amount from its decimal text, or from the float column where a line
+/// has no text.
+fn exact_money(r: &Row<'_>, text: usize, float: usize) -> rusqlite::Result<money::Decimal> {
+    match r.get::<_, Option<String>>(text)? {
+        Some(t) => t.parse().map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                text,
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
+        }),
+        None => Ok(money::exact(r.get(float)?)),
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -419,8 +435,9 @@ impl Store {
     pub fn add_billing_lines(&self, run_id: i64, lines: &[BillingLine]) -> Result<()> {
         let mut stmt = self.conn().prepare_cached(
             "INSERT INTO billing_lines (run_id, instance, start_ms, end_ms, billed_seconds,
-                 compute_seconds, queue_seconds, io_wait_seconds, amount, currency, unit_price)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                 compute_seconds, queue_seconds, io_wait_seconds, amount, currency, unit_price,
+                 amount_exact, unit_price_exact)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         for l in lines {
             let l = l.clone().validate()?;
@@ -433,9 +450,11 @@ impl Store {
                 l.compute_seconds,
                 l.queue_seconds,
                 l.io_wait_seconds,
-                l.amount,
+                money::to_f64(l.amount),
                 l.currency,
-                l.unit_price
+                money::to_f64(l.unit_price),
+                l.amount.to_string(),
+                l.unit_price.to_string()
             ])?;
         }
         Ok(())
@@ -444,7 +463,7 @@ impl Store {
     pub fn billing_lines(&self, run_id: i64) -> Result<Vec<BillingLine>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT instance, start_ms, end_ms, billed_seconds, compute_seconds, queue_seconds,
-                    io_wait_seconds, amount, currency, unit_price
+                    io_wait_seconds, amount, currency, unit_price, amount_exact, unit_price_exact
              FROM billing_lines WHERE run_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map([run_id], |r| {
@@ -456,9 +475,9 @@ impl Store {
                 compute_seconds: r.get(4)?,
                 queue_seconds: r.get(5)?,
                 io_wait_seconds: r.get(6)?,
-                amount: r.get(7)?,
+                amount: exact_money(r, 10, 7)?,
                 currency: r.get(8)?,
-                unit_price: r.get(9)?,
+                unit_price: exact_money(r, 11, 9)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

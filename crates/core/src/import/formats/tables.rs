@@ -12,6 +12,7 @@ use super::super::lines::{LineReader, read_document};
 use super::super::values::is_missing;
 use super::super::{Format, ParseContext};
 use super::split_cells;
+use crate::domain::money::{self, Decimal};
 use crate::domain::{BillingLine, Event, EventKind, FaultDrill, StartupAttempt, SwitchAttempt};
 
 /// Columns each table needs, then those it may have.
@@ -84,6 +85,14 @@ impl Row {
                     .ok_or_else(|| self.error(key, format!("\"{v}\" is not a number for {key}")))
             })
             .transpose()
+    }
+
+    /// An amount of money, exactly as written.
+    fn required_money(&self, key: &str) -> Result<Decimal, LineError> {
+        let (_, v) = self
+            .get(key)
+            .ok_or_else(|| self.error(key, format!("{key} is empty")))?;
+        money::parse(key, v).map_err(|e| self.error(key, e.reason))
     }
 
     fn required_number(&self, key: &str) -> Result<f64, LineError> {
@@ -347,9 +356,9 @@ fn read(
                 compute_seconds: row.number("compute_seconds")?,
                 queue_seconds: row.number("queue_seconds")?,
                 io_wait_seconds: row.number("io_wait_seconds")?,
-                amount: row.required_number("amount")?,
+                amount: row.required_money("amount")?,
                 currency: row.text("currency")?,
-                unit_price: row.required_number("unit_price")?,
+                unit_price: row.required_money("unit_price")?,
             }
             .validate()
             .map_err(|e| invalid(row, e))?;
