@@ -211,7 +211,10 @@ fn a_database_of_each_earlier_schema_opens_with_its_data_intact() {
              INSERT INTO events (run_id, at_ms, gpu, kind, detail)
                  VALUES (9, 1000, 0, 'gap', 'kept');
              INSERT INTO sample_chunks (run_id, gpu, seq, t_first_ms, t_last_ms, n, data)
-                 VALUES (9, 0, 0, 1000, 1000, 1, x'00');",
+                 VALUES (9, 0, 0, 1000, 1000, 1, x'00');
+             INSERT INTO billing_lines (run_id, instance, start_ms, end_ms, billed_seconds,
+                                        amount, currency, unit_price)
+                 VALUES (3, 'job', 0, 3600000, 3600, 0.1, 'CNY', 12.8);",
         )
         .unwrap();
         drop(conn);
@@ -227,6 +230,13 @@ fn a_database_of_each_earlier_schema_opens_with_its_data_intact() {
         assert_eq!(runs[1].provenance.file_name.as_deref(), Some("b.csv"));
         assert_eq!(store.events(9).unwrap()[0].detail.as_deref(), Some("kept"));
         assert_eq!(store.run_by_sha256("aa").unwrap(), Some(3));
+        // Money written as floats comes back as the decimals it was.
+        let line = &store.billing_lines(3).unwrap()[0];
+        assert_eq!(
+            (line.amount.to_string(), line.unit_price.to_string()),
+            ("0.1".to_string(), "12.8".to_string()),
+            "from {version}"
+        );
         // Children still refer to their runs: deleting one cascades.
         store.delete_run(9).unwrap();
         assert!(store.events(9).unwrap().is_empty());
