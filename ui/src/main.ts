@@ -6,7 +6,10 @@ import { setLanguage, t, type Key } from "./i18n";
 import { platformsView } from "./views/platforms";
 import { rankingsView } from "./views/rankings";
 import { runsView } from "./views/runs";
-import { billingView, exportView, probeView, settingsView } from "./views/other";
+import { billingView } from "./views/billing";
+import { exportView } from "./views/export";
+import { probeView } from "./views/probe";
+import { settingsView } from "./views/settings";
 
 const VIEWS: Key[] = ["rankings", "platforms", "runs", "probe", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;

@@ -79,16 +79,27 @@ fn value(v: f64, unit: &str) -> String {
 }
 
 /// Lay out every page of the report.
+/// The report, page by page.
 pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, ChartError> {
+    let mut l = Layout::new();
+    cover(&mut l, data, options)?;
+    matrix(&mut l, data, options)?;
+    breakpoint_pages(&mut l, data, options)?;
+    evidence_charts(&mut l, data, options)?;
+    robustness(&mut l, data, options)?;
+    provenance(&mut l, data, options)?;
+    method(&mut l, data, options)?;
+    Ok(l)
+}
+
+/// The cover: title, date, what is compared, the winner and how sure.
+fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(), ChartError> {
     let lang = options.lang;
     let r = &data.ranking;
-    let mut l = Layout::new();
     let title = options
         .title
         .clone()
         .unwrap_or_else(|| t(lang, "title").to_string());
-
-    // Cover.
     l.page();
     l.gap(60.0);
     l.text_at(MARGIN, l.y, 28.0, &title, true, INK);
@@ -154,8 +165,13 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
         l.paragraph(&format!("⚠ {w}"), 11.0, WARN);
     }
     l.paragraph(t(lang, "method_note"), 9.5, MUTED);
+    Ok(())
+}
 
-    // The decision matrix.
+/// The decision matrix: every platform's scores side by side, with the ranking and heatmap charts.
+fn matrix(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(), ChartError> {
+    let lang = options.lang;
+    let r = &data.ranking;
     l.page();
     l.heading(t(lang, "matrix"));
     let cols = [
@@ -192,8 +208,17 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     let heat = charts::heatmap_chart(r)?;
     let h = svg_height(&heat);
     l.svg(heat, 850.0, h, 330.0);
+    Ok(())
+}
 
-    // A page per breakpoint: values, scores, weights, runs.
+/// A page per breakpoint: values, scores, weights, runs.
+fn breakpoint_pages(
+    l: &mut Layout,
+    data: &ReportData,
+    options: &ReportOptions,
+) -> Result<(), ChartError> {
+    let lang = options.lang;
+    let r = &data.ranking;
     for (bi, b) in Breakpoint::ALL.iter().enumerate() {
         l.page();
         l.heading(&format!("{} — {}", t(lang, b.as_str()), t(lang, "metrics")));
@@ -263,8 +288,16 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
         }
         l.table(&cols, &rows, 8.0);
     }
+    Ok(())
+}
 
-    // Charts of the evidence.
+/// Charts of the evidence: start latencies, bills, sustain timelines.
+fn evidence_charts(
+    l: &mut Layout,
+    data: &ReportData,
+    options: &ReportOptions,
+) -> Result<(), ChartError> {
+    let lang = options.lang;
     if !data.startup.is_empty() {
         l.page();
         l.heading(t(lang, "startup_chart"));
@@ -296,8 +329,17 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
         })?;
         l.svg(svg, 1100.0, 760.0, 440.0);
     }
+    Ok(())
+}
 
-    // Robustness.
+/// Robustness: rank acceptability and the weight changes that flip the order.
+fn robustness(
+    l: &mut Layout,
+    data: &ReportData,
+    options: &ReportOptions,
+) -> Result<(), ChartError> {
+    let lang = options.lang;
+    let r = &data.ranking;
     l.page();
     l.heading(t(lang, "robustness"));
     let rb = &data.robustness;
@@ -324,8 +366,16 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
         Some(w) => l.paragraph(&format!("⚠ {w}"), 11.0, WARN),
         None => l.paragraph(t(lang, "not_fragile"), 10.0, INK),
     }
+    Ok(())
+}
 
-    // Appendix A: run provenance.
+/// Appendix A: run provenance.
+fn provenance(
+    l: &mut Layout,
+    data: &ReportData,
+    options: &ReportOptions,
+) -> Result<(), ChartError> {
+    let lang = options.lang;
     l.page();
     l.heading(t(lang, "provenance"));
     let cols = [
@@ -361,8 +411,12 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
         })
         .collect();
     l.table(&cols, &rows, 6.0);
+    Ok(())
+}
 
-    // Appendix B: method, from the same catalogue as docs/metrics.md.
+/// Appendix B: method, from the same catalogue as docs/metrics.md.
+fn method(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(), ChartError> {
+    let lang = options.lang;
     l.page();
     l.heading(t(lang, "method"));
     l.paragraph(t(lang, "method_note"), 9.5, INK);
@@ -390,7 +444,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
             );
         }
     }
-    Ok(l)
+    Ok(())
 }
 
 /// The height an SVG chart declares.
