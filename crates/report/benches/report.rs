@@ -135,6 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             title: "bench".into(),
             frames: &frames,
             events: &[],
+            lang: Lang::En,
         })?;
         draw.push(start.elapsed().as_secs_f64() * 1e3);
         assert!(svg.len() > 1000);
@@ -152,6 +153,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             title: "bench".into(),
             frames: &read,
             events: &[],
+            lang: Lang::En,
         })?;
         full.push(start.elapsed().as_secs_f64() * 1e3);
     }

@@ -202,10 +202,10 @@ fn matrix(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<
         .collect();
     l.table(&cols, &rows, 10.0);
     l.paragraph(t(lang, "matrix_note"), 9.5, MUTED);
-    let ranking_svg = charts::ranking_chart(r)?;
+    let ranking_svg = charts::ranking_chart(r, lang)?;
     let h = svg_height(&ranking_svg);
     l.svg(ranking_svg, 900.0, h, 300.0);
-    let heat = charts::heatmap_chart(r)?;
+    let heat = charts::heatmap_chart(r, lang)?;
     let h = svg_height(&heat);
     l.svg(heat, 850.0, h, 330.0);
     Ok(())
@@ -301,31 +301,34 @@ fn evidence_charts(
     if !data.startup.is_empty() {
         l.page();
         l.heading(t(lang, "startup_chart"));
-        let svg = charts::startup_chart(&data.startup)?;
+        let svg = charts::startup_chart(&data.startup, lang)?;
         let h = svg_height(&svg);
         l.svg(svg, 900.0, h, 470.0);
     }
     if !data.bills.is_empty() {
         l.page();
         l.heading(t(lang, "billing_chart"));
-        let svg = charts::billing_chart(t(lang, "billing_chart_title"), &data.bills)?;
+        let svg = charts::billing_chart(t(lang, "billing_chart_title"), &data.bills, lang)?;
         let h = svg_height(&svg);
         l.svg(svg, 900.0, h, 470.0);
     }
     for tl in &data.timelines {
         l.page();
         l.heading(&format!("{} — {}", t(lang, "timeline"), tl.platform));
-        let title = format!(
-            "run #{} {} ({} GPUs, {} samples)",
-            tl.run.id,
-            tl.run.provenance.file_name.as_deref().unwrap_or(""),
-            tl.frames.len(),
-            tl.run.sample_count
+        let title = crate::text::fill(
+            t(lang, "chart_timeline_run"),
+            &[
+                &tl.run.id,
+                &tl.run.provenance.file_name.as_deref().unwrap_or(""),
+                &tl.frames.len(),
+                &tl.run.sample_count,
+            ],
         );
         let svg = charts::timeline_chart(&TimelineInput {
             title,
             frames: &tl.frames,
             events: &tl.events,
+            lang,
         })?;
         l.svg(svg, 1100.0, 760.0, 440.0);
     }
@@ -344,7 +347,7 @@ fn robustness(
     l.heading(t(lang, "robustness"));
     let rb = &data.robustness;
     if !rb.acceptability.is_empty() {
-        let svg = charts::acceptability_chart(rb)?;
+        let svg = charts::acceptability_chart(rb, lang)?;
         let h = svg_height(&svg);
         l.svg(svg, 900.0, h, 300.0);
     }

@@ -85,6 +85,61 @@ pub fn t(lang: Lang, key: &str) -> &str {
             "每项指标均由已存储的运行数据推导；多次运行取中位数并保留范围。断点得分为已测指标的加权平均，综合得分为已测断点的加权平均。他人的声明（SLA、评测）仅并列展示，不计入得分。",
         ),
         "page" => ("page", "页"),
+        // The charts' words.
+        "chart_ranking_title" => (
+            "Overall score by breakpoint contribution — profile {}",
+            "综合得分及各断点贡献 —— 权重方案 {}",
+        ),
+        "chart_ranking_axis" => (
+            "overall score (0–100); grey: insufficient evidence, not ranked",
+            "综合得分（0–100）；灰色：证据不足，未参与排名",
+        ),
+        "chart_score_coverage" => ("{}  (coverage {} %)", "{}  （覆盖率 {} %）"),
+        "chart_heatmap_title" => ("Scores by breakpoint (0–100)", "各断点得分（0–100）"),
+        "chart_startup" => ("startup", "启动"),
+        "chart_sustain" => ("sustain", "持续"),
+        "chart_switch" => ("switch", "切换"),
+        "chart_billing" => ("billing", "计费"),
+        "chart_overall" => ("overall", "综合"),
+        "chart_acceptability_title" => (
+            "Rank acceptability — {} weight draws (concentration {}, seed {})",
+            "排名可接受度 —— {} 次权重抽样（集中度 {}，种子 {}）",
+        ),
+        "chart_rank_n" => ("rank {}", "第 {} 名"),
+        "chart_p_first" => ("P(1st) {} %", "P(第一) {} %"),
+        "chart_acceptability_axis" => (
+            "share of weight draws in which the platform takes each rank",
+            "平台取得各名次的权重抽样占比",
+        ),
+        "chart_startup_title" => (
+            "Start latency: submit → first compute (log scale)",
+            "启动延迟：提交 → 首次计算（对数坐标）",
+        ),
+        "chart_startup_axis" => (
+            "latency (s, log scale); × beyond the axis: failed or timed out",
+            "延迟（秒，对数坐标）；轴外 ×：失败或超时",
+        ),
+        "chart_baseline" => ("baseline", "基线"),
+        "chart_peak" => ("peak", "高峰"),
+        "chart_mixed" => ("mixed", "混合"),
+        "chart_power" => ("power (W)", "功耗（W）"),
+        "chart_temperature" => ("GPU temperature (°C)", "GPU 温度（°C）"),
+        "chart_sm_clock" => ("SM clock (MHz)", "SM 时钟（MHz）"),
+        "chart_hours" => ("hours since start", "开始后的小时数"),
+        "chart_thermal" => ("thermal slowdown", "温度降频"),
+        "chart_hw_slowdown" => ("HW slowdown / power brake", "硬件降频 / 功率制动"),
+        "chart_interruption" => ("interruption", "中断"),
+        "chart_gpu_lost" => (
+            "GPU lost, until it answered again",
+            "GPU 丢失，直至恢复响应",
+        ),
+        "chart_billed" => ("billed under the platform's rule", "按平台规则计费"),
+        "chart_fair" => ("fair: compute only, per second", "公平：仅计算时间，按秒"),
+        "chart_cost_axis" => ("cost of the reference workload ({})", "参考任务费用（{}）"),
+        "chart_timeline_run" => (
+            "run #{} {} ({} GPUs, {} samples)",
+            "运行 #{} {}（{} 块 GPU，{} 个样本）",
+        ),
         other => return other_key(other),
     };
     match lang {
@@ -95,4 +150,22 @@ pub fn t(lang: Lang, key: &str) -> &str {
 
 fn other_key(key: &str) -> &str {
     key
+}
+
+/// A catalogue text with its `{}` filled in order.
+pub fn fill(template: &str, values: &[&dyn std::fmt::Display]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    for v in values {
+        match rest.split_once("{}") {
+            Some((before, after)) => {
+                out.push_str(before);
+                out.push_str(&v.to_string());
+                rest = after;
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -8,6 +8,7 @@ use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{ImportOptions, ImportOutcome};
 use breakpoint_core::samples::Field;
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
+use breakpoint_report::Lang;
 use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -66,10 +67,17 @@ const EVENTS_SHOWN: usize = 100;
 /// connection of its own (a long run's timeline takes a while to read).
 #[tauri::command]
 pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
-    super::off_thread(&state, move |store| detail_of(store, id)).await
+    // The charts speak the app's language.
+    let lang = state
+        .language
+        .lock()
+        .ok()
+        .and_then(|l| l.parse::<Lang>().ok())
+        .unwrap_or(Lang::En);
+    super::off_thread(&state, move |store| detail_of(store, id, lang)).await
 }
 
-fn detail_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<RunDetail> {
+fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppResult<RunDetail> {
     let run = store.run(id)?;
     let platform = store.platform_by_id(run.platform_id)?.name;
     let fields = [
@@ -95,6 +103,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<RunDet
             title,
             frames: &frames,
             events: &events,
+            lang,
         })?)
     };
     let attempts = store.startup_attempts(id)?;
@@ -117,7 +126,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<RunDet
                 .collect(),
             stages: None,
         };
-        Some(startup_chart(&[row])?)
+        Some(startup_chart(&[row], lang)?)
     };
     let inventory = run
         .inventory

@@ -3,6 +3,7 @@
 
 use super::canvas::{Align, Canvas, fit};
 use super::{BLUE, GREY, INK, SKY};
+use crate::text::{Lang, fill, t};
 
 /// One platform's bill: name, billed amount, fair amount, currency.
 pub struct BillBar {
@@ -12,7 +13,11 @@ pub struct BillBar {
     pub currency: String,
 }
 
-pub fn billing_chart(title: &str, bills: &[BillBar]) -> Result<String, super::ChartError> {
+pub fn billing_chart(
+    title: &str,
+    bills: &[BillBar],
+    lang: Lang,
+) -> Result<String, super::ChartError> {
     const ROW: i32 = 40;
     const LEFT: i32 = 210;
     let n = bills.len().max(1) as i32;
@@ -29,7 +34,7 @@ pub fn billing_chart(title: &str, bills: &[BillBar]) -> Result<String, super::Ch
         c.rect(LEFT, 38, LEFT + 12, 50, BLUE)?;
         c.text(
             (LEFT + 16, 44),
-            "billed under the platform's rule",
+            t(lang, "chart_billed"),
             12,
             INK,
             Align::Left,
@@ -37,7 +42,7 @@ pub fn billing_chart(title: &str, bills: &[BillBar]) -> Result<String, super::Ch
         c.rect(LEFT + 250, 38, LEFT + 262, 50, SKY)?;
         c.text(
             (LEFT + 266, 44),
-            "fair: compute only, per second",
+            t(lang, "chart_fair"),
             12,
             INK,
             Align::Left,
@@ -95,7 +100,7 @@ pub fn billing_chart(title: &str, bills: &[BillBar]) -> Result<String, super::Ch
         }
         c.text(
             (LEFT + 260, axis_y + 34),
-            &format!("cost of the reference workload ({currency})"),
+            &fill(t(lang, "chart_cost_axis"), &[&currency]),
             13,
             INK,
             Align::Centre,

@@ -6,15 +6,17 @@ use breakpoint_core::scoring::{PlatformScore, Ranking, Robustness};
 
 use super::canvas::{Align, Canvas, fit};
 use super::{BREAKPOINT_COLOURS, ChartError, GREY, INK, LIGHT, score_colour, text_on};
+use crate::text::{Lang, fill, t};
 
 const ROW: i32 = 30;
 const LEFT: i32 = 210;
 
-fn legend_breakpoints(c: &Canvas<'_>, x: i32, y: i32) -> Result<(), ChartError> {
+fn legend_breakpoints(c: &Canvas<'_>, x: i32, y: i32, lang: Lang) -> Result<(), ChartError> {
     let mut x = x;
     for (b, colour) in Breakpoint::ALL.iter().zip(BREAKPOINT_COLOURS) {
         c.rect(x, y - 6, x + 12, y + 6, colour)?;
-        c.text((x + 16, y), b.as_str(), 13, INK, Align::Left)?;
+        let name = t(lang, &format!("chart_{}", b.as_str())).to_string();
+        c.text((x + 16, y), &name, 13, INK, Align::Left)?;
         x += 90;
     }
     Ok(())
@@ -22,17 +24,14 @@ fn legend_breakpoints(c: &Canvas<'_>, x: i32, y: i32) -> Result<(), ChartError> 
 
 /// Horizontal bars, one per platform, split into each breakpoint's weighted
 /// contribution to the overall score; coverage at the end of each bar.
-pub fn ranking_chart(ranking: &Ranking) -> Result<String, ChartError> {
+pub fn ranking_chart(ranking: &Ranking, lang: Lang) -> Result<String, ChartError> {
     let n = ranking.platforms.len().max(1) as i32;
     let (w, h) = (900u32, (90 + n * ROW + 60) as u32);
     let mut svg = String::new();
     {
         let c = Canvas::new(&mut svg, (w, h), "ranking")?;
-        c.title(&format!(
-            "Overall score by breakpoint contribution — profile {}",
-            ranking.profile
-        ))?;
-        legend_breakpoints(&c, LEFT, 44)?;
+        c.title(&fill(t(lang, "chart_ranking_title"), &[&ranking.profile]))?;
+        legend_breakpoints(&c, LEFT, 44, lang)?;
         let x_of = |score: f64| LEFT + (score / 100.0 * 560.0).round() as i32;
         let top = 70;
         for (i, p) in ranking.platforms.iter().enumerate() {
@@ -75,8 +74,11 @@ pub fn ranking_chart(ranking: &Ranking) -> Result<String, ChartError> {
             }
             let end = p.overall.map_or(LEFT, x_of);
             let note = match p.overall {
-                Some(o) => format!("{o:.1}  (coverage {:.0} %)", 100.0 * p.coverage),
-                None => "not measured".into(),
+                Some(o) => fill(
+                    t(lang, "chart_score_coverage"),
+                    &[&format!("{o:.1}"), &format!("{:.0}", 100.0 * p.coverage)],
+                ),
+                None => t(lang, "not_measured").into(),
             };
             c.text((end + 6, y + ROW / 2), &note, 12, INK, Align::Left)?;
         }
@@ -96,7 +98,7 @@ pub fn ranking_chart(ranking: &Ranking) -> Result<String, ChartError> {
         }
         c.text(
             (x_of(50.0), axis_y + 34),
-            "overall score (0–100); grey: insufficient evidence, not ranked",
+            t(lang, "chart_ranking_axis"),
             13,
             INK,
             Align::Centre,
@@ -108,16 +110,23 @@ pub fn ranking_chart(ranking: &Ranking) -> Result<String, ChartError> {
 
 /// Platforms × breakpoints (and overall), the score in each cell; "not
 /// measured" is hatched grey, never a colour that could read as 0.
-pub fn heatmap_chart(ranking: &Ranking) -> Result<String, ChartError> {
+pub fn heatmap_chart(ranking: &Ranking, lang: Lang) -> Result<String, ChartError> {
     let n = ranking.platforms.len().max(1) as i32;
     let cell_w = 120;
     let (w, h) = ((LEFT + 5 * cell_w + 40) as u32, (100 + n * ROW + 50) as u32);
     let mut svg = String::new();
     {
         let c = Canvas::new(&mut svg, (w, h), "heatmap")?;
-        c.title("Scores by breakpoint (0–100)")?;
+        c.title(t(lang, "chart_heatmap_title"))?;
         let top = 70;
-        let headers = ["startup", "sustain", "switch", "billing", "overall"];
+        let headers = [
+            "chart_startup",
+            "chart_sustain",
+            "chart_switch",
+            "chart_billing",
+            "chart_overall",
+        ]
+        .map(|k| t(lang, k));
         for (k, head) in headers.iter().enumerate() {
             c.text(
                 (LEFT + k as i32 * cell_w + cell_w / 2, top - 12),
@@ -165,7 +174,7 @@ pub fn heatmap_chart(ranking: &Ranking) -> Result<String, ChartError> {
                         }
                         c.text(
                             (x + cell_w / 2, y + ROW / 2),
-                            "not measured",
+                            t(lang, "not_measured"),
                             11,
                             INK,
                             Align::Centre,
@@ -188,15 +197,19 @@ pub fn heatmap_chart(ranking: &Ranking) -> Result<String, ChartError> {
 }
 
 /// Stacked bars of P(rank r) per platform, from the SMAA weight draws.
-pub fn acceptability_chart(robustness: &Robustness) -> Result<String, ChartError> {
+pub fn acceptability_chart(robustness: &Robustness, lang: Lang) -> Result<String, ChartError> {
     let n = robustness.acceptability.len().max(1) as i32;
     let (w, h) = (900u32, (100 + n * ROW + 70) as u32);
     let mut svg = String::new();
     {
         let c = Canvas::new(&mut svg, (w, h), "rank acceptability")?;
-        c.title(&format!(
-            "Rank acceptability — {} weight draws (concentration {}, seed {})",
-            robustness.samples, robustness.concentration, robustness.seed
+        c.title(&fill(
+            t(lang, "chart_acceptability_title"),
+            &[
+                &robustness.samples,
+                &robustness.concentration,
+                &robustness.seed,
+            ],
         ))?;
         let ranks = robustness
             .acceptability
@@ -211,7 +224,7 @@ pub fn acceptability_chart(robustness: &Robustness) -> Result<String, ChartError
             c.rect(x, 38, x + 12, 50, colour(r))?;
             c.text(
                 (x + 16, 44),
-                &format!("rank {}", r + 1),
+                &fill(t(lang, "chart_rank_n"), &[&(r + 1)]),
                 12,
                 INK,
                 Align::Left,
@@ -239,7 +252,10 @@ pub fn acceptability_chart(robustness: &Robustness) -> Result<String, ChartError
             let first = a.ranks.first().copied().unwrap_or(0.0);
             c.text(
                 (LEFT + 566, y + ROW / 2),
-                &format!("P(1st) {:.0} %", 100.0 * first),
+                &fill(
+                    t(lang, "chart_p_first"),
+                    &[&format!("{:.0}", 100.0 * first)],
+                ),
                 12,
                 INK,
                 Align::Left,
@@ -260,7 +276,7 @@ pub fn acceptability_chart(robustness: &Robustness) -> Result<String, ChartError
         }
         c.text(
             (LEFT + 280, axis_y + 34),
-            "share of weight draws in which the platform takes each rank",
+            t(lang, "chart_acceptability_axis"),
             13,
             INK,
             Align::Centre,

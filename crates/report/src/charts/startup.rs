@@ -3,6 +3,7 @@
 
 use super::canvas::{Align, Canvas, fit};
 use super::{BLUE, ChartError, GREEN, GREY, INK, LIGHT, ORANGE, PURPLE, SKY, VERMILLION};
+use crate::text::{Lang, t};
 
 /// One platform's attempts: (scenario, cold image?, latency in s or None
 /// for a failed start), and median stage durations (provision, image, first
@@ -13,10 +14,13 @@ pub struct StartupRow {
     pub stages: Option<[f64; 3]>,
 }
 
-const SCENARIOS: [(&str, plotters::style::RGBColor); 3] =
-    [("baseline", BLUE), ("peak", VERMILLION), ("mixed", GREEN)];
+const SCENARIOS: [(&str, plotters::style::RGBColor); 3] = [
+    ("chart_baseline", BLUE),
+    ("chart_peak", VERMILLION),
+    ("chart_mixed", GREEN),
+];
 
-pub fn startup_chart(rows: &[StartupRow]) -> Result<String, ChartError> {
+pub fn startup_chart(rows: &[StartupRow], lang: Lang) -> Result<String, ChartError> {
     const ROW: i32 = 44;
     const LEFT: i32 = 210;
     const WIDTH: f64 = 600.0;
@@ -31,11 +35,11 @@ pub fn startup_chart(rows: &[StartupRow]) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let c = Canvas::new(&mut svg, (w, h), "startup")?;
-        c.title("Start latency: submit → first compute (log scale)")?;
+        c.title(t(lang, "chart_startup_title"))?;
         let mut x = LEFT;
-        for (name, colour) in SCENARIOS {
+        for (key, colour) in SCENARIOS {
             c.rect(x, 38, x + 10, 48, colour)?;
-            c.text((x + 14, 43), name, 12, INK, Align::Left)?;
+            c.text((x + 14, 43), t(lang, key), 12, INK, Align::Left)?;
             x += 80;
         }
         c.text(
@@ -106,7 +110,7 @@ pub fn startup_chart(rows: &[StartupRow]) -> Result<String, ChartError> {
         }
         c.text(
             (LEFT + 300, axis_y + 34),
-            "latency (s, log scale); × beyond the axis: failed or timed out",
+            t(lang, "chart_startup_axis"),
             13,
             INK,
             Align::Centre,

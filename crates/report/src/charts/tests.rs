@@ -11,6 +11,7 @@ use breakpoint_core::scoring::{self, RobustnessOptions};
 use breakpoint_core::store::StoredProfile;
 
 use super::*;
+use crate::text::Lang;
 
 /// Elements and text of an SVG, without coordinates: what the chart shows,
 /// not where each pixel went.
@@ -120,8 +121,8 @@ fn ranking() -> scoring::Ranking {
 #[test]
 fn score_charts_show_every_platform_and_mark_the_unmeasured() {
     let r = ranking();
-    let bars = ranking_chart(&r).unwrap();
-    let heat = heatmap_chart(&r).unwrap();
+    let bars = ranking_chart(&r, Lang::En).unwrap();
+    let heat = heatmap_chart(&r, Lang::En).unwrap();
     let robust = scoring::robustness(
         &r,
         &RobustnessOptions {
@@ -129,7 +130,7 @@ fn score_charts_show_every_platform_and_mark_the_unmeasured() {
             ..RobustnessOptions::default()
         },
     );
-    let acceptability = acceptability_chart(&robust).unwrap();
+    let acceptability = acceptability_chart(&robust, Lang::En).unwrap();
     for svg in [&bars, &heat] {
         assert!(svg.contains("阿里云") && svg.contains("AutoDL") && svg.contains("Thin evidence"));
     }
@@ -137,7 +138,7 @@ fn score_charts_show_every_platform_and_mark_the_unmeasured() {
         heat.contains("not measured"),
         "AutoDL's switch and the thin platform are not measured"
     );
-    assert_eq!(bars, ranking_chart(&r).unwrap(), "deterministic");
+    assert_eq!(bars, ranking_chart(&r, Lang::En).unwrap(), "deterministic");
     insta::assert_snapshot!("ranking", structure(&bars));
     insta::assert_snapshot!("heatmap", structure(&heat));
     insta::assert_snapshot!("acceptability", structure(&acceptability));
@@ -161,7 +162,7 @@ fn startup_and_billing_charts() {
             stages: None,
         },
     ];
-    let svg = startup_chart(&rows).unwrap();
+    let svg = startup_chart(&rows, Lang::En).unwrap();
     assert!(svg.contains("腾讯云") && svg.contains("1 min") && svg.contains("10 min"));
     insta::assert_snapshot!("startup", structure(&svg));
     let bills = vec![
@@ -178,7 +179,7 @@ fn startup_and_billing_charts() {
             currency: "CNY".into(),
         },
     ];
-    let svg = billing_chart("reference job", &bills).unwrap();
+    let svg = billing_chart("reference job", &bills, Lang::En).unwrap();
     assert!(svg.contains("38.40 CNY") && svg.contains("+76 %"));
     insta::assert_snapshot!("billing", structure(&svg));
 }
@@ -219,6 +220,7 @@ fn a_timeline_of_1_4_million_samples_keeps_its_spike_and_dip() {
         title: "48 h × 8 GPUs".into(),
         frames: &frames,
         events: &[],
+        lang: Lang::En,
     })
     .unwrap();
     // The power axis reaches the spike and the temperature axis the dip.
@@ -257,6 +259,7 @@ fn a_timeline_breaks_its_line_at_an_outage_shades_the_loss_and_drops_empty_panel
             title: "t".into(),
             frames,
             events,
+            lang: Lang::En,
         })
         .unwrap()
     };
@@ -287,4 +290,16 @@ fn a_timeline_breaks_its_line_at_an_outage_shades_the_loss_and_drops_empty_panel
     // Only power was recorded: no temperature or clock panels.
     assert!(steady.contains("power (W)"));
     assert!(!steady.contains("SM clock") && !steady.contains("temperature"));
+}
+
+#[test]
+fn charts_speak_the_report_language() {
+    let r = ranking();
+    let zh = heatmap_chart(&r, Lang::Zh).unwrap();
+    assert!(zh.contains("各断点得分") && zh.contains("未测量"), "{zh}");
+    assert!(!zh.contains("not measured") && !zh.contains("Scores by breakpoint"));
+    let en = heatmap_chart(&r, Lang::En).unwrap();
+    assert!(en.contains("not measured") && !en.contains("未测量"));
+    let bars = ranking_chart(&r, Lang::Zh).unwrap();
+    assert!(bars.contains("综合得分") && bars.contains("启动"), "{bars}");
 }

@@ -12,11 +12,14 @@ use plotters::prelude::*;
 
 use super::downsample::min_max;
 use super::{ChartError, FONT, INK, LIGHT, PURPLE, SERIES, VERMILLION, fail};
+use crate::text::{Lang, t};
 
 pub struct TimelineInput<'a> {
     pub title: String,
     pub frames: &'a [SeriesFrame],
     pub events: &'a [Event],
+    /// The language of the axes and legend.
+    pub lang: Lang,
 }
 
 const COLUMNS: usize = 900;
@@ -33,17 +36,17 @@ struct Panel {
 const PANELS: [Panel; 3] = [
     Panel {
         field: Field::PowerMw,
-        label: "power (W)",
+        label: "chart_power",
         scale: 1000.0,
     },
     Panel {
         field: Field::TempGpuC,
-        label: "GPU temperature (°C)",
+        label: "chart_temperature",
         scale: 1.0,
     },
     Panel {
         field: Field::SmClockMhz,
-        label: "SM clock (MHz)",
+        label: "chart_sm_clock",
         scale: 1.0,
     },
 ];
@@ -110,7 +113,7 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
             .events
             .iter()
             .any(|e| e.kind == EventKind::GpuLost && e.duration_ms.is_some_and(|ms| ms > 0));
-        legend_row(&legend, input.frames, shows_loss)?;
+        legend_row(&legend, input.frames, shows_loss, input.lang)?;
         let panels = body.split_evenly((shown.len(), 1));
         // A silence longer than three sampling steps is an outage: the line
         // stops there — if it spans more than a pixel column or two, that is,
@@ -170,8 +173,8 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
                 .bold_line_style(LIGHT)
                 .x_labels(12)
                 .y_labels(6)
-                .x_desc("hours since start")
-                .y_desc(panel.label)
+                .x_desc(t(input.lang, "chart_hours"))
+                .y_desc(t(input.lang, panel.label))
                 .label_style((FONT, 12))
                 .axis_desc_style((FONT, 13))
                 .draw()
@@ -246,6 +249,7 @@ fn legend_row(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     frames: &[SeriesFrame],
     shows_loss: bool,
+    lang: Lang,
 ) -> Result<(), ChartError> {
     let style = (FONT, 12).into_font().color(&INK);
     let mut x = 80;
@@ -258,8 +262,8 @@ fn legend_row(
         x += 62;
     }
     for (label, colour) in [
-        ("thermal slowdown", VERMILLION),
-        ("HW slowdown / power brake", PURPLE),
+        (t(lang, "chart_thermal"), VERMILLION),
+        (t(lang, "chart_hw_slowdown"), PURPLE),
     ] {
         area.draw(&Rectangle::new(
             [(x, 8), (x + 14, 18)],
@@ -275,13 +279,13 @@ fn legend_row(
         VERMILLION.stroke_width(2),
     ))
     .map_err(fail(CHART))?;
-    area.draw_text("interruption", &style, (x + 6, 7))
+    area.draw_text(t(lang, "chart_interruption"), &style, (x + 6, 7))
         .map_err(fail(CHART))?;
     if shows_loss {
         let x = x + 100;
         area.draw(&Rectangle::new([(x, 8), (x + 14, 18)], LOST.filled()))
             .map_err(fail(CHART))?;
-        area.draw_text("GPU lost, until it answered again", &style, (x + 18, 7))
+        area.draw_text(t(lang, "chart_gpu_lost"), &style, (x + 18, 7))
             .map_err(fail(CHART))?;
     }
     Ok(())
