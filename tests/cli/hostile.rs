@@ -3,18 +3,10 @@
 //! with control characters, folders that loop, pipes given as files, and
 //! run ids that never come back.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::util::Workspace;
-
-fn fixture(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/logs")
-        .join(path)
-        .display()
-        .to_string()
-}
+use crate::util::{Workspace, fixture};
 
 fn with_platform() -> Workspace {
     let ws = Workspace::new();

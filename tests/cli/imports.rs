@@ -4,15 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::util::Workspace;
-
-fn fixture(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/logs")
-        .join(path)
-        .display()
-        .to_string()
-}
+use crate::util::{Workspace, fixture};
 
 fn with_platform() -> Workspace {
     let ws = Workspace::new();

@@ -1,18 +1,10 @@
 //! The decision-matrix PDF through the binary, read back with poppler's
 //! pdftotext, pdfinfo and pdftoppm (scripts/setup installs them).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::util::Workspace;
-
-fn fixture(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/logs")
-        .join(path)
-        .display()
-        .to_string()
-}
+use crate::util::{Workspace, fixture};
 
 fn pdftotext(pdf: &Path) -> String {
     let out = Command::new("pdftotext")

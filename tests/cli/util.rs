@@ -4,6 +4,15 @@ use std::path::PathBuf;
 
 use assert_cmd::Command;
 
+/// A log under tests/fixtures/logs, as a path string.
+pub fn fixture(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/logs")
+        .join(path)
+        .display()
+        .to_string()
+}
+
 pub struct Workspace {
     pub dir: tempfile::TempDir,
     pub db: PathBuf,

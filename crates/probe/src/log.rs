@@ -67,3 +67,17 @@ impl ProbeLogWriter {
         self.out.get_ref().sync_all()
     }
 }
+
+/// The records of a probe log after its header, for tests that check what
+/// a session wrote.
+#[cfg(test)]
+pub(crate) fn read_records(
+    path: &std::path::Path,
+) -> Vec<breakpoint_core::import::formats::ProbeRecord> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}

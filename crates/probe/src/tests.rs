@@ -519,18 +519,9 @@ fn wall_time_ends_when_the_workload_exits_not_at_the_next_tick() {
     );
 }
 
-fn session_records(path: &std::path::Path) -> Vec<breakpoint_core::import::formats::ProbeRecord> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 fn event_kinds(path: &std::path::Path) -> Vec<(EventKind, Option<u32>)> {
     use breakpoint_core::import::formats::ProbeRecord;
-    session_records(path)
+    crate::log::read_records(path)
         .into_iter()
         .filter_map(|r| match r {
             ProbeRecord::Event { event, gpu, .. } => Some((event, gpu)),

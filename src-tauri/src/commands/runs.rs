@@ -223,9 +223,9 @@ impl<R: Runtime> ImportObserver for Progress<R> {
     }
 }
 
-/// A file's result as the Runs screen lists it.
-fn import_row(result: FileResult) -> ImportRow {
-    let empty = |file: String, status: &str| ImportRow {
+/// A row that names a file and what became of it, and nothing more.
+fn bare_row(file: String, status: &str) -> ImportRow {
+    ImportRow {
         file,
         status: status.into(),
         run_id: None,
@@ -235,7 +235,12 @@ fn import_row(result: FileResult) -> ImportRow {
         gaps: 0,
         warnings: Vec::new(),
         error: None,
-    };
+    }
+}
+
+/// A file's result as the Runs screen lists it.
+fn import_row(result: FileResult) -> ImportRow {
+    let empty = bare_row;
     let name = |path: &str| {
         Path::new(path)
             .file_name()
@@ -298,17 +303,12 @@ pub async fn import_files<R: Runtime>(
         let mut rows: Vec<ImportRow> = batch.files.into_iter().map(import_row).collect();
         // What the folders held that is not a log (a link looping back, a
         // pipe) is listed, not silently dropped.
-        rows.extend(batch.skipped.into_iter().map(|note| ImportRow {
-            file: note,
-            status: "skipped".into(),
-            run_id: None,
-            format: None,
-            samples: 0,
-            records: 0,
-            gaps: 0,
-            warnings: Vec::new(),
-            error: None,
-        }));
+        rows.extend(
+            batch
+                .skipped
+                .into_iter()
+                .map(|note| bare_row(note, "skipped")),
+        );
         Ok(rows)
     })
     .await

@@ -130,14 +130,7 @@ fn a_session_records_the_loss_of_a_gpu_unreadable_at_start_and_samples_the_rest(
     );
 }
 
-fn records(path: &std::path::Path) -> Vec<ProbeRecord> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
+use crate::log::read_records as records;
 
 #[test]
 fn pcie_throughput_comes_from_the_byte_counters_differenced_per_reading() {
