@@ -8,6 +8,7 @@
 
 use breakpoint_core::domain::{Event, EventKind};
 use breakpoint_core::samples::{Field, SeriesFrame};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::downsample::min_max;
@@ -71,6 +72,31 @@ fn throttle_columns(frames: &[SeriesFrame], t0: i64, t1: i64) -> (Vec<bool>, Vec
     (thermal, hardware)
 }
 
+/// What every panel of one timeline shares: the time span, the throttle
+/// shading and where each GPU's line breaks.
+struct Span<'a> {
+    input: &'a TimelineInput<'a>,
+    t0: i64,
+    t1: i64,
+    thermal: Vec<bool>,
+    hardware: Vec<bool>,
+    /// Per GPU, the silence that counts as an outage (the line stops).
+    breaks: Vec<i64>,
+}
+
+impl Span<'_> {
+    fn hours(&self, t: i64) -> f64 {
+        (t - self.t0) as f64 / 3.6e6
+    }
+
+    fn end(&self) -> f64 {
+        self.hours(self.t1)
+    }
+}
+
+type Panel2d<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
     let t0 = input
         .frames
@@ -87,9 +113,24 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
         .copied()
         .unwrap_or(t0 + 1)
         .max(t0 + 1);
-    let hours = |t: i64| (t - t0) as f64 / 3.6e6;
-    let end = hours(t1);
     let (thermal, hardware) = throttle_columns(input.frames, t0, t1);
+    // A silence longer than three sampling steps is an outage: the line
+    // stops there — if it spans more than a pixel column or two, that is,
+    // since the envelope has one point per column.
+    let column_ms = (t1 - t0) / COLUMNS as i64;
+    let breaks = input
+        .frames
+        .iter()
+        .map(|f| (3 * f.median_step_ms().unwrap_or(0)).max(2 * column_ms))
+        .collect();
+    let span = Span {
+        input,
+        t0,
+        t1,
+        thermal,
+        hardware,
+        breaks,
+    };
     let recorded: Vec<&Panel> = PANELS
         .iter()
         .filter(|p| input.frames.iter().any(|f| f.column(p.field).is_some()))
@@ -115,134 +156,172 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
             .any(|e| e.kind == EventKind::GpuLost && e.duration_ms.is_some_and(|ms| ms > 0));
         legend_row(&legend, input.frames, shows_loss, input.lang)?;
         let panels = body.split_evenly((shown.len(), 1));
-        // A silence longer than three sampling steps is an outage: the line
-        // stops there — if it spans more than a pixel column or two, that is,
-        // since the envelope has one point per column.
-        let column_ms = (t1 - t0) / COLUMNS as i64;
-        let breaks: Vec<i64> = input
-            .frames
-            .iter()
-            .map(|f| (3 * f.median_step_ms().unwrap_or(0)).max(2 * column_ms))
-            .collect();
         for (area, panel) in panels.iter().zip(shown) {
-            let buckets: Vec<Vec<super::downsample::Bucket>> = input
-                .frames
-                .iter()
-                .map(|f| {
-                    let column = f.column(panel.field);
-                    min_max(
-                        &f.t_ms,
-                        |i| {
-                            column
-                                .and_then(|c| c.get(i))
-                                .map(|v| v as f64 / panel.scale)
-                        },
-                        t0,
-                        t1,
-                        COLUMNS,
-                    )
-                })
-                .collect();
-            let lo = buckets
-                .iter()
-                .flatten()
-                .map(|b| b.min)
-                .fold(f64::INFINITY, f64::min);
-            let hi = buckets
-                .iter()
-                .flatten()
-                .map(|b| b.max)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let (lo, hi) = if lo.is_finite() && hi.is_finite() {
-                let pad = ((hi - lo) * 0.08).max(1.0);
-                ((lo - pad).max(0.0), hi + pad)
-            } else {
-                (0.0, 1.0)
-            };
-            let mut chart = ChartBuilder::on(area)
-                .margin_left(10)
-                .margin_right(20)
-                .margin_top(6)
-                .x_label_area_size(30)
-                .y_label_area_size(62)
-                .build_cartesian_2d(0f64..end.max(1e-6), lo..hi)
-                .map_err(fail(CHART))?;
-            chart
-                .configure_mesh()
-                .light_line_style(WHITE)
-                .bold_line_style(LIGHT)
-                .x_labels(12)
-                .y_labels(6)
-                .x_desc(t(input.lang, "chart_hours"))
-                .y_desc(t(input.lang, panel.label))
-                .label_style((FONT, 12))
-                .axis_desc_style((FONT, 13))
-                .draw()
-                .map_err(fail(CHART))?;
-            // Throttle shading first, under the series.
-            let col_w = end / COLUMNS as f64;
-            for (shade, colour) in [(&thermal, VERMILLION), (&hardware, PURPLE)] {
-                let bands = shade
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, on)| **on)
-                    .map(|(c, _)| {
-                        Rectangle::new(
-                            [(c as f64 * col_w, lo), ((c + 1) as f64 * col_w, hi)],
-                            colour.mix(0.18).filled(),
-                        )
-                    });
-                chart.draw_series(bands).map_err(fail(CHART))?;
-            }
-            for e in input.events.iter().filter(|e| e.kind.interrupts()) {
-                let x = hours(e.at.as_millisecond());
-                if e.kind == EventKind::GpuLost
-                    && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)
-                {
-                    let until = hours(e.at.as_millisecond() + ms).min(end);
-                    chart
-                        .draw_series(std::iter::once(Rectangle::new(
-                            [(x, lo), (until, hi)],
-                            LOST.filled(),
-                        )))
-                        .map_err(fail(CHART))?;
-                }
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(x, lo), (x, hi)],
-                        VERMILLION.stroke_width(2),
-                    )))
-                    .map_err(fail(CHART))?;
-            }
-            for (k, b) in buckets.iter().enumerate() {
-                let colour = SERIES[k % SERIES.len()];
-                let gap = breaks[k];
-                // The envelope as zig-zag paths (min then max per column),
-                // one per stretch without an outage.
-                let mut start = 0;
-                for end_at in 1..=b.len() {
-                    let broken =
-                        end_at == b.len() || (gap > 0 && b[end_at].t_ms - b[end_at - 1].t_ms > gap);
-                    if !broken {
-                        continue;
-                    }
-                    let points: Vec<(f64, f64)> = b[start..end_at]
-                        .iter()
-                        .flat_map(|b| [(hours(b.t_ms), b.min), (hours(b.t_ms), b.max)])
-                        .collect();
-                    chart
-                        .draw_series(std::iter::once(PathElement::new(
-                            points,
-                            colour.stroke_width(1),
-                        )))
-                        .map_err(fail(CHART))?;
-                    start = end_at;
-                }
-            }
+            draw_panel(area, panel, &span)?;
         }
         root.present().map_err(fail(CHART))?;
     }
     Ok(super::finish(svg))
+}
+
+/// One field's panel: every GPU's min–max envelope per pixel column over
+/// the throttle shading, with interruptions marked.
+fn draw_panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    panel: &Panel,
+    span: &Span<'_>,
+) -> Result<(), ChartError> {
+    let buckets: Vec<Vec<super::downsample::Bucket>> = span
+        .input
+        .frames
+        .iter()
+        .map(|f| {
+            let column = f.column(panel.field);
+            min_max(
+                &f.t_ms,
+                |i| {
+                    column
+                        .and_then(|c| c.get(i))
+                        .map(|v| v as f64 / panel.scale)
+                },
+                span.t0,
+                span.t1,
+                COLUMNS,
+            )
+        })
+        .collect();
+    let (lo, hi) = value_range(&buckets);
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(10)
+        .margin_right(20)
+        .margin_top(6)
+        .x_label_area_size(30)
+        .y_label_area_size(62)
+        .build_cartesian_2d(0f64..span.end().max(1e-6), lo..hi)
+        .map_err(fail(CHART))?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(LIGHT)
+        .x_labels(12)
+        .y_labels(6)
+        .x_desc(t(span.input.lang, "chart_hours"))
+        .y_desc(t(span.input.lang, panel.label))
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 13))
+        .draw()
+        .map_err(fail(CHART))?;
+    // Throttle shading first, under the series.
+    shade_throttling(&mut chart, span, lo, hi)?;
+    mark_interruptions(&mut chart, span, lo, hi)?;
+    draw_envelopes(&mut chart, &buckets, span)
+}
+
+/// The value axis: the envelopes' range with a margin, from 0 at least.
+fn value_range(buckets: &[Vec<super::downsample::Bucket>]) -> (f64, f64) {
+    let lo = buckets
+        .iter()
+        .flatten()
+        .map(|b| b.min)
+        .fold(f64::INFINITY, f64::min);
+    let hi = buckets
+        .iter()
+        .flatten()
+        .map(|b| b.max)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() && hi.is_finite() {
+        let pad = ((hi - lo) * 0.08).max(1.0);
+        ((lo - pad).max(0.0), hi + pad)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+fn shade_throttling(
+    chart: &mut Panel2d<'_, '_>,
+    span: &Span<'_>,
+    lo: f64,
+    hi: f64,
+) -> Result<(), ChartError> {
+    let col_w = span.end() / COLUMNS as f64;
+    for (shade, colour) in [(&span.thermal, VERMILLION), (&span.hardware, PURPLE)] {
+        let bands = shade
+            .iter()
+            .enumerate()
+            .filter(|(_, on)| **on)
+            .map(|(c, _)| {
+                Rectangle::new(
+                    [(c as f64 * col_w, lo), ((c + 1) as f64 * col_w, hi)],
+                    colour.mix(0.18).filled(),
+                )
+            });
+        chart.draw_series(bands).map_err(fail(CHART))?;
+    }
+    Ok(())
+}
+
+/// A line at each interruption; a lost GPU's time shaded grey until it
+/// answered again.
+fn mark_interruptions(
+    chart: &mut Panel2d<'_, '_>,
+    span: &Span<'_>,
+    lo: f64,
+    hi: f64,
+) -> Result<(), ChartError> {
+    for e in span.input.events.iter().filter(|e| e.kind.interrupts()) {
+        let x = span.hours(e.at.as_millisecond());
+        if e.kind == EventKind::GpuLost
+            && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)
+        {
+            let until = span.hours(e.at.as_millisecond() + ms).min(span.end());
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x, lo), (until, hi)],
+                    LOST.filled(),
+                )))
+                .map_err(fail(CHART))?;
+        }
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                VERMILLION.stroke_width(2),
+            )))
+            .map_err(fail(CHART))?;
+    }
+    Ok(())
+}
+
+/// Each GPU's envelope as zig-zag paths (min then max per column), one
+/// per stretch without an outage.
+fn draw_envelopes(
+    chart: &mut Panel2d<'_, '_>,
+    buckets: &[Vec<super::downsample::Bucket>],
+    span: &Span<'_>,
+) -> Result<(), ChartError> {
+    for (k, b) in buckets.iter().enumerate() {
+        let colour = SERIES[k % SERIES.len()];
+        let gap = span.breaks[k];
+        let mut start = 0;
+        for end_at in 1..=b.len() {
+            let broken =
+                end_at == b.len() || (gap > 0 && b[end_at].t_ms - b[end_at - 1].t_ms > gap);
+            if !broken {
+                continue;
+            }
+            let points: Vec<(f64, f64)> = b[start..end_at]
+                .iter()
+                .flat_map(|b| [(span.hours(b.t_ms), b.min), (span.hours(b.t_ms), b.max)])
+                .collect();
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    points,
+                    colour.stroke_width(1),
+                )))
+                .map_err(fail(CHART))?;
+            start = end_at;
+        }
+    }
+    Ok(())
 }
 
 fn legend_row(
