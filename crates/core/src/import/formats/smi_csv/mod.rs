@@ -235,36 +235,7 @@ fn read_row(
         )));
     }
 
-    let gpu = match (index, uuid.as_deref(), bus.as_deref()) {
-        (Some(i), uuid, bus) => {
-            for alias in [uuid.map(GpuKey::Uuid), bus.map(GpuKey::BusId)]
-                .into_iter()
-                .flatten()
-            {
-                b.alias(alias, i);
-            }
-            i
-        }
-        (None, Some(u), bus) => {
-            let i = b.gpu(GpuKey::Uuid(u));
-            if let Some(bus) = bus {
-                b.alias(GpuKey::BusId(bus), i);
-            }
-            i
-        }
-        (None, None, Some(bus)) => b.gpu(GpuKey::BusId(bus)),
-        (None, None, None) => {
-            // No id column: GPUs are told apart by their place among the
-            // rows that share a timestamp.
-            let t = t_ms.unwrap_or(i64::MIN);
-            if positional.0 == t && t != i64::MIN {
-                positional.1 += 1;
-            } else {
-                *positional = (t, 0);
-            }
-            positional.1
-        }
-    };
+    let gpu = which_gpu(b, index, uuid.as_deref(), bus.as_deref(), t_ms, positional);
     sample.gpu = gpu;
     sample.t_ms = match (t_ms, clock) {
         (Some(t), _) => t,
@@ -287,13 +258,7 @@ fn read_row(
             inventory_done.resize(gpu as usize + 1, false);
         }
         inventory_done[gpu as usize] = true;
-        read_inventory(layout, line.text, b, gpu);
-        if let Some(total) = sample.get(Field::MemTotalMib) {
-            b.inventory(gpu).vram_mib = Some(total as u64);
-        }
-        if let Some(limit) = sample.get(Field::PowerLimitMw) {
-            b.inventory(gpu).power_limit_enforced_w = Some(limit as f64 / 1000.0);
-        }
+        first_sight(layout, line.text, b, &sample);
     }
     if lost {
         // The row's other cells say nothing about a GPU that is gone: no
@@ -306,6 +271,60 @@ fn read_row(
         return Ok(());
     }
     b.sample(sample).map_err(RowError::Store)
+}
+
+/// Which GPU a row is about: by index (its UUID and bus id become names of
+/// that index), else by UUID, else by bus id, else — no id column at all —
+/// by its place among the rows that share a timestamp.
+fn which_gpu(
+    b: &mut RunBuilder<'_>,
+    index: Option<u32>,
+    uuid: Option<&str>,
+    bus: Option<&str>,
+    t_ms: Option<i64>,
+    positional: &mut (i64, u32),
+) -> u32 {
+    match (index, uuid, bus) {
+        (Some(i), uuid, bus) => {
+            for alias in [uuid.map(GpuKey::Uuid), bus.map(GpuKey::BusId)]
+                .into_iter()
+                .flatten()
+            {
+                b.alias(alias, i);
+            }
+            i
+        }
+        (None, Some(u), bus) => {
+            let i = b.gpu(GpuKey::Uuid(u));
+            if let Some(bus) = bus {
+                b.alias(GpuKey::BusId(bus), i);
+            }
+            i
+        }
+        (None, None, Some(bus)) => b.gpu(GpuKey::BusId(bus)),
+        (None, None, None) => {
+            let t = t_ms.unwrap_or(i64::MIN);
+            if positional.0 == t && t != i64::MIN {
+                positional.1 += 1;
+            } else {
+                *positional = (t, 0);
+            }
+            positional.1
+        }
+    }
+}
+
+/// The first row of a GPU: what the inventory learns from it (its
+/// identity columns, memory size, power limit).
+fn first_sight(layout: &Layout, text: &str, b: &mut RunBuilder<'_>, sample: &Sample) {
+    let gpu = sample.gpu;
+    read_inventory(layout, text, b, gpu);
+    if let Some(total) = sample.get(Field::MemTotalMib) {
+        b.inventory(gpu).vram_mib = Some(total as u64);
+    }
+    if let Some(limit) = sample.get(Field::PowerLimitMw) {
+        b.inventory(gpu).power_limit_enforced_w = Some(limit as f64 / 1000.0);
+    }
 }
 
 /// The cells of a row: a plain split for nvidia-smi's own output (cells are
