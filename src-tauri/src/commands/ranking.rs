@@ -5,6 +5,7 @@ use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::scoring::{RobustnessOptions, presets};
 use breakpoint_core::store::StoredProfile;
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
+use breakpoint_core::usecases::weights;
 use tauri::State;
 
 use super::off_thread;
@@ -171,9 +172,7 @@ pub async fn save_weight_profile(
         base.profile.breakpoints,
         base.profile.metrics,
     )?;
-    let saved = state
-        .store()?
-        .save_weight_profile(&StoredProfile { profile: p, ..base })?;
+    let saved = weights::save(&*state.store()?, &StoredProfile { profile: p, ..base })?;
     Ok(ProfileRow {
         name: saved.profile.name.clone(),
         builtin: false,

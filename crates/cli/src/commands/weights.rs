@@ -4,6 +4,7 @@ use breakpoint_core::domain::{Breakpoint, WeightProfile};
 use breakpoint_core::metrics::catalog::{self, Anchors};
 use breakpoint_core::scoring::presets;
 use breakpoint_core::store::StoredProfile;
+use breakpoint_core::usecases::weights;
 
 use super::{Context, Failure, Outcome};
 use crate::args::{WeightArgs, WeightsCommand};
@@ -137,51 +138,19 @@ fn save(ctx: &Context, a: WeightArgs, new: bool) -> Outcome {
         }
     }
     for m in &a.metrics {
-        let (key, value) = pair(m, "--metric")?;
-        let weight: f64 = value
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| {
-                Failure::Refused(format!("--metric {m}: \"{value}\" is not a weight ≥ 0"))
-            })?;
-        p.profile.metrics.insert(key.to_string(), weight);
+        let (key, weight) = weights::parse_metric_weight(m)
+            .map_err(|e| Failure::Refused(format!("--metric {m}: {}", e.reason)))?;
+        p.profile.metrics.insert(key, weight);
     }
     for c in &a.curves {
-        let (key, value) = pair(c, "--curve")?;
-        let parts: Vec<&str> = value.split(':').collect();
-        let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
-        let anchors = match parts.as_slice() {
-            [best, worst] | [best, worst, "linear"] => {
-                num(best)
-                    .zip(num(worst))
-                    .map(|(best, worst)| Anchors::Fixed {
-                        best,
-                        worst,
-                        log: false,
-                    })
-            }
-            [best, worst, "log"] => num(best)
-                .zip(num(worst))
-                .filter(|(b, w)| *b > 0.0 && *w > 0.0)
-                .map(|(best, worst)| Anchors::Fixed {
-                    best,
-                    worst,
-                    log: true,
-                }),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            Failure::Refused(format!(
-                "--curve {c}: write best:worst or best:worst:log (log needs values above 0)"
-            ))
-        })?;
-        p.curves.insert(key.to_string(), anchors);
+        let (key, anchors) = weights::parse_curve(c)
+            .map_err(|e| Failure::Refused(format!("--curve {c}: {}", e.reason)))?;
+        p.curves.insert(key, anchors);
     }
     if let Some(t) = a.threshold {
         p.coverage_threshold = t;
     }
-    let saved = ctx.store.save_weight_profile(&p)?;
+    let saved = weights::save(&ctx.store, &p)?;
     if ctx.json {
         return Ok(output::print_json(&saved)?);
     }
@@ -195,17 +164,4 @@ fn save(ctx: &Context, a: WeightArgs, new: bool) -> Outcome {
         s[2],
         s[3]
     ))?)
-}
-
-fn pair<'a>(text: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure> {
-    let (key, value) = text
-        .split_once('=')
-        .ok_or_else(|| Failure::Refused(format!("{flag} {text}: write it as key=value")))?;
-    let key = key.trim();
-    if !presets::is_metric(key) {
-        return Err(Failure::Refused(format!(
-            "{flag} {text}: \"{key}\" is not a metric (see `breakpoint explain --metrics`)"
-        )));
-    }
-    Ok((key, value.trim()))
 }

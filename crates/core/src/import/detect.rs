@@ -20,60 +20,83 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         return Err("the file is empty".into());
     };
 
-    // JSON documents and JSON Lines.
-    if first.starts_with('{') {
-        if text.contains("\"query_time\"") && text.contains("\"gpus\"") {
-            return Ok(Format::Gpustat);
-        }
-        if text.contains("\"breakpoint-probe\"") {
-            return Ok(Format::ProbeLog);
-        }
-        if text.contains("\"resultType\"")
-            || (text.contains("\"status\"") && text.contains("\"data\""))
-        {
-            return Ok(Format::PromRange);
-        }
-        if text.contains("DCGM GPU Diagnostic") || text.contains("\"test_categories\"") {
-            return Ok(Format::DcgmDiag);
-        }
-        if first.contains("\"timestamp\"")
-            && ["\"power\"", "\"temp\"", "\"util\"", "\"mem_used\""]
-                .iter()
-                .any(|k| first.contains(k))
-        {
-            return Ok(Format::ScriptLog);
-        }
-        if text.contains("\"status\"") && text.contains("\"error\"") {
-            return Ok(Format::PromRange);
-        }
+    if first.starts_with('{')
+        && let Some(format) = json_format(first, text)
+    {
+        return Ok(format);
     }
-    // gpustat: "[0] NVIDIA A100-SXM4-80GB | 54°C, 100 % | 61227 / 81920 MB".
-    if lines.iter().any(|l| {
-        l.starts_with('[')
-            && l.contains("] ")
-            && l.contains(" | ")
-            && (l.contains("°C") || l.contains("'C"))
-    }) {
+    if is_gpustat_text(&lines) {
         return Ok(Format::Gpustat);
     }
     if first.starts_with('[') {
         return table_format(text).ok_or_else(unknown);
     }
+    if let Some(format) = tool_output_format(&lines, text) {
+        return Ok(format);
+    }
+    if first.contains(',')
+        && let Some(format) = csv_format(first, text)
+    {
+        return Ok(format);
+    }
+    Err(unknown())
+}
 
+/// JSON documents and JSON Lines, by the keys they hold.
+fn json_format(first: &str, text: &str) -> Option<Format> {
+    if text.contains("\"query_time\"") && text.contains("\"gpus\"") {
+        return Some(Format::Gpustat);
+    }
+    if text.contains("\"breakpoint-probe\"") {
+        return Some(Format::ProbeLog);
+    }
+    if text.contains("\"resultType\"") || (text.contains("\"status\"") && text.contains("\"data\""))
+    {
+        return Some(Format::PromRange);
+    }
+    if text.contains("DCGM GPU Diagnostic") || text.contains("\"test_categories\"") {
+        return Some(Format::DcgmDiag);
+    }
+    if first.contains("\"timestamp\"")
+        && ["\"power\"", "\"temp\"", "\"util\"", "\"mem_used\""]
+            .iter()
+            .any(|k| first.contains(k))
+    {
+        return Some(Format::ScriptLog);
+    }
+    if text.contains("\"status\"") && text.contains("\"error\"") {
+        return Some(Format::PromRange);
+    }
+    None
+}
+
+/// gpustat: "[0] NVIDIA A100-SXM4-80GB | 54°C, 100 % | 61227 / 81920 MB".
+fn is_gpustat_text(lines: &[&str]) -> bool {
+    lines.iter().any(|l| {
+        l.starts_with('[')
+            && l.contains("] ")
+            && l.contains(" | ")
+            && (l.contains("°C") || l.contains("'C"))
+    })
+}
+
+/// The text the GPU tools write: `nvidia-smi -q`, plain `nvidia-smi`,
+/// `nvidia-smi dmon`, `dcgmi dmon`, Prometheus exposition.
+fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     // nvidia-smi -q text.
     if text.contains("==============NVSMI LOG==============")
         || lines
             .iter()
             .any(|l| l.starts_with("Attached GPUs") && l.contains(':'))
     {
-        return Ok(Format::SmiQuery);
+        return Some(Format::SmiQuery);
     }
     // Plain `nvidia-smi`: the boxed table under its banner.
     if lines
         .iter()
         .any(|l| l.starts_with('|') && l.contains("NVIDIA-SMI") && l.contains("Driver Version"))
     {
-        return Ok(Format::SmiTable);
+        return Some(Format::SmiTable);
     }
     // dmon headers: "# gpu   pwr  gtemp …" or "#Date  Time  gpu …".
     if let Some(h) = lines.iter().find(|l| l.starts_with('#')) {
@@ -83,7 +106,7 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
             .map(str::to_ascii_lowercase)
             .collect();
         if words.first().is_some_and(|w| w == "entity") {
-            return Ok(Format::DcgmiDmon);
+            return Some(Format::DcgmiDmon);
         }
         if words.iter().any(|w| w == "gpu")
             && words.iter().any(|w| {
@@ -93,7 +116,7 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
                 )
             })
         {
-            return Ok(Format::SmiDmon);
+            return Some(Format::SmiDmon);
         }
     }
     // Prometheus exposition text.
@@ -101,56 +124,59 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         .iter()
         .any(|l| l.starts_with("# HELP ") || l.starts_with("# TYPE ") || l.starts_with("DCGM_FI_"))
     {
-        return Ok(Format::PromText);
+        return Some(Format::PromText);
     }
     if lines.iter().any(|l| {
         l.trim_start().starts_with("GPU ")
             && lines.iter().any(|h| h.trim_start().starts_with("#Entity"))
     }) {
-        return Ok(Format::DcgmiDmon);
+        return Some(Format::DcgmiDmon);
     }
-    // CSV: nvidia-smi query output, or one of the documented tables.
-    if first.contains(',') {
-        if let Some(f) = table_format(first) {
-            return Ok(f);
-        }
-        // A billing event stream names its events in the rows, not the header.
-        if first.split(',').any(|c| c.trim() == "event")
-            && table_format(text) == Some(Format::BillingEvents)
-        {
-            return Ok(Format::BillingEvents);
-        }
-        let header = first.to_ascii_lowercase();
-        let smi_fields = [
-            "timestamp",
-            "index",
-            "uuid",
-            "pci.bus_id",
-            "power.draw",
-            "temperature.gpu",
-            "utilization.gpu",
-            "memory.used",
-            "clocks.sm",
-            "clocks.current.sm",
-            "name",
-        ];
-        if header
-            .split(',')
-            .map(|f| f.trim().split(" [").next().unwrap_or(""))
-            .any(|f| {
-                smi_fields.contains(&f)
-                    || f.starts_with("clocks_throttle_reasons")
-                    || f.starts_with("clocks_event_reasons")
-            })
-        {
-            return Ok(Format::SmiCsv);
-        }
-        // Header-less nvidia-smi output: values that carry its units or its time format.
-        if looks_like_smi_values(first) {
-            return Ok(Format::SmiCsv);
-        }
+    None
+}
+
+/// CSV: nvidia-smi query output (with or without a header), or one of the
+/// documented tables.
+fn csv_format(first: &str, text: &str) -> Option<Format> {
+    if let Some(f) = table_format(first) {
+        return Some(f);
     }
-    Err(unknown())
+    // A billing event stream names its events in the rows, not the header.
+    if first.split(',').any(|c| c.trim() == "event")
+        && table_format(text) == Some(Format::BillingEvents)
+    {
+        return Some(Format::BillingEvents);
+    }
+    let header = first.to_ascii_lowercase();
+    let smi_fields = [
+        "timestamp",
+        "index",
+        "uuid",
+        "pci.bus_id",
+        "power.draw",
+        "temperature.gpu",
+        "utilization.gpu",
+        "memory.used",
+        "clocks.sm",
+        "clocks.current.sm",
+        "name",
+    ];
+    if header
+        .split(',')
+        .map(|f| f.trim().split(" [").next().unwrap_or(""))
+        .any(|f| {
+            smi_fields.contains(&f)
+                || f.starts_with("clocks_throttle_reasons")
+                || f.starts_with("clocks_event_reasons")
+        })
+    {
+        return Some(Format::SmiCsv);
+    }
+    // Header-less nvidia-smi output: values that carry its units or its time format.
+    if looks_like_smi_values(first) {
+        return Some(Format::SmiCsv);
+    }
+    None
 }
 
 fn unknown() -> String {

@@ -7,3 +7,4 @@ pub mod importing;
 pub mod platforms;
 pub mod pricing;
 pub mod ranking;
+pub mod weights;

@@ -1,0 +1,129 @@
+//! Editing weight profiles: a metric's weight and its scoring curve as a
+//! user writes them, checked against the metric catalogue, and the profile
+//! saved only when every part of it is valid.
+
+use crate::domain::Anchors;
+use crate::error::{Result, ValidationError};
+use crate::metrics::catalog;
+use crate::store::{Store, StoredProfile};
+
+fn key_and_value(text: &str) -> std::result::Result<(String, &str), ValidationError> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| ValidationError::new("metric", "write it as key=value"))?;
+    let key = key.trim();
+    check_metric(key)?;
+    Ok((key.to_string(), value.trim()))
+}
+
+fn check_metric(key: &str) -> std::result::Result<(), ValidationError> {
+    if catalog::metric(key).is_none() {
+        return Err(ValidationError::new(
+            "metric",
+            format!("\"{key}\" is not a metric (see `breakpoint explain --metrics`)"),
+        ));
+    }
+    Ok(())
+}
+
+/// "sustain.power_drop_pct=2": a metric's weight inside its breakpoint.
+pub fn parse_metric_weight(text: &str) -> std::result::Result<(String, f64), ValidationError> {
+    let (key, value) = key_and_value(text)?;
+    let weight = value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            ValidationError::new("metric", format!("\"{value}\" is not a weight ≥ 0"))
+        })?;
+    Ok((key, weight))
+}
+
+/// "startup.peak_p50_s=5:1800:log": a metric's anchors, best:worst, linear
+/// or logarithmic (which needs values above 0).
+pub fn parse_curve(text: &str) -> std::result::Result<(String, Anchors), ValidationError> {
+    let (key, value) = key_and_value(text)?;
+    let parts: Vec<&str> = value.split(':').collect();
+    let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    let anchors = match parts.as_slice() {
+        [best, worst] | [best, worst, "linear"] => {
+            num(best)
+                .zip(num(worst))
+                .map(|(best, worst)| Anchors::Fixed {
+                    best,
+                    worst,
+                    log: false,
+                })
+        }
+        [best, worst, "log"] => num(best)
+            .zip(num(worst))
+            .filter(|(b, w)| *b > 0.0 && *w > 0.0)
+            .map(|(best, worst)| Anchors::Fixed {
+                best,
+                worst,
+                log: true,
+            }),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        ValidationError::new(
+            "curve",
+            "write best:worst or best:worst:log (log needs values above 0)",
+        )
+    })?;
+    Ok((key, anchors))
+}
+
+/// Save a profile whose every metric key names a metric; the store checks
+/// the rest (weights, threshold, built-in presets, look-alike names).
+pub fn save(store: &Store, profile: &StoredProfile) -> Result<StoredProfile> {
+    for key in profile.profile.metrics.keys().chain(profile.curves.keys()) {
+        check_metric(key)?;
+    }
+    store.save_weight_profile(profile)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn metric_weights_and_curves_are_read_and_checked_here() {
+        assert_eq!(
+            parse_metric_weight("sustain.power_drop_pct=2").unwrap(),
+            ("sustain.power_drop_pct".to_string(), 2.0)
+        );
+        assert!(
+            parse_metric_weight("speed=2")
+                .unwrap_err()
+                .reason
+                .contains("not a metric")
+        );
+        assert!(parse_metric_weight("sustain.power_drop_pct=-1").is_err());
+        assert!(parse_metric_weight("sustain.power_drop_pct").is_err());
+        let (_, a) = parse_curve("startup.peak_p50_s=5:1800:log").unwrap();
+        assert_eq!(
+            a,
+            Anchors::Fixed {
+                best: 5.0,
+                worst: 1800.0,
+                log: true
+            }
+        );
+        assert!(parse_curve("startup.peak_p50_s=0:1800:log").is_err());
+        assert!(parse_curve("startup.peak_p50_s=5").is_err());
+    }
+
+    #[test]
+    fn a_profile_naming_an_unknown_metric_is_not_saved() {
+        let store = Store::open_in_memory().unwrap();
+        let mut p = store.weight_profile("balanced").unwrap();
+        p.profile.name = "mine".into();
+        p.profile.builtin = false;
+        p.profile.metrics.insert("speed".into(), 1.0);
+        assert!(save(&store, &p).is_err());
+        assert!(store.weight_profile("mine").is_err());
+    }
+}
