@@ -121,18 +121,7 @@ pub async fn explain(
                 max: m.max,
                 score: m.score,
                 weight: m.weight,
-                runs: m
-                    .runs
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "#{} {} {}",
-                            r.run_id,
-                            r.file.as_deref().unwrap_or(""),
-                            r.sha256_prefix.as_deref().unwrap_or("")
-                        )
-                    })
-                    .collect(),
+                runs: m.runs.iter().map(|r| r.label()).collect(),
                 details: m.details,
             })
             .collect(),

@@ -82,14 +82,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             let runs = m
                 .runs
                 .iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {}",
-                        r.run_id,
-                        r.file.as_deref().unwrap_or("–"),
-                        r.sha256_prefix.as_deref().unwrap_or("")
-                    )
-                })
+                .map(|r| r.label())
                 .collect::<Vec<_>>()
                 .join("\n");
             t.add_row(vec![

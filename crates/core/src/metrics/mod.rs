@@ -40,6 +40,20 @@ pub struct RunSource {
     pub value: f64,
 }
 
+impl RunSource {
+    /// "#12 gpu.csv 3f2a9c41d0e7": the run, its file and the start of its hash.
+    pub fn label(&self) -> String {
+        format!(
+            "#{} {} {}",
+            self.run_id,
+            self.file.as_deref().unwrap_or("–"),
+            self.sha256_prefix.as_deref().unwrap_or("")
+        )
+        .trim_end()
+        .to_string()
+    }
+}
+
 /// One metric of one platform.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evidence {
