@@ -228,6 +228,21 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             Some(format!("worst GPU {gpu}")),
         ));
     }
+    throttle_time(&gpus, out);
+    heat(&gpus, out);
+    if let Some(plateau) = gpus.iter().filter_map(|g| g.longest_plateau_ms).max() {
+        out.push(value(
+            "sustain.memory_plateau_h",
+            plateau as f64 / 3.6e6,
+            None,
+        ));
+    }
+    interruptions(store, run, &gpus, out)
+}
+
+/// Share of working samples with a counted throttle reason, and which
+/// reasons were seen.
+fn throttle_time(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
     let working: usize = gpus
         .iter()
         .filter(|g| g.mask_samples > 0)
@@ -263,6 +278,10 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             }),
         ));
     }
+}
+
+/// Time above the throttle temperature, and the hottest reading.
+fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
     let temps: usize = gpus.iter().map(|g| g.temp_samples).sum();
     if temps > 0 {
         let hot: usize = gpus.iter().map(|g| g.hot_samples).sum();
@@ -284,13 +303,15 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             ));
         }
     }
-    if let Some(plateau) = gpus.iter().filter_map(|g| g.longest_plateau_ms).max() {
-        out.push(value(
-            "sustain.memory_plateau_h",
-            plateau as f64 / 3.6e6,
-            None,
-        ));
-    }
+}
+
+/// Interruptions per 100 GPU-hours and availability, from the run's events.
+fn interruptions(
+    store: &Store,
+    run: &Run,
+    gpus: &[GpuSustain],
+    out: &mut Vec<RunValue>,
+) -> Result<()> {
     let span_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
     if span_ms > 0 {
         let events = store.events(run.id)?;
