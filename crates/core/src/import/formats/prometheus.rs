@@ -289,6 +289,92 @@ fn parse_series(line: &str) -> Result<Series<'_>, String> {
     })
 }
 
+/// When each sample of an exposition-text log was taken: the line's own
+/// timestamp, else the last `date` line a loop wrote (one interval on per
+/// scrape without its own), else a clock counting scrapes from `--start`.
+/// A scrape ends at a blank line, a `date` line, or a series seen twice.
+struct ScrapeTimes {
+    interval: Option<u32>,
+    start: Option<i64>,
+    clock: Option<RoundClock>,
+    /// The series of the scrape being read.
+    seen: Vec<(String, u32)>,
+    dated: Option<i64>,
+    /// Some sample had a time of its own (or from a date line).
+    timed: bool,
+}
+
+impl ScrapeTimes {
+    fn new(ctx: &ParseContext) -> Self {
+        Self {
+            interval: ctx.interval_ms,
+            start: ctx.start.map(|s| s.as_millisecond()),
+            clock: None,
+            seen: Vec::new(),
+            dated: None,
+            timed: false,
+        }
+    }
+
+    /// A new scrape begins.
+    fn next_scrape(&mut self) {
+        self.seen.clear();
+        if let Some(c) = self.clock.as_mut() {
+            // A round of the clock per scrape: "GPU 0 seen again".
+            c.time_for(0);
+        }
+    }
+
+    /// A `date` line: the time of the scrape that follows.
+    fn dated(&mut self, t: i64) {
+        self.seen.clear();
+        self.dated = Some(t);
+    }
+
+    /// The time of a sample without a timestamp of its own; whether it
+    /// began a new scrape (the caller flushes the last one then).
+    fn time_of(&mut self, name: &str, gpu: u32, b: &mut RunBuilder<'_>) -> (i64, bool) {
+        let key = (name.to_string(), gpu);
+        let new_scrape = self.seen.contains(&key);
+        if new_scrape {
+            self.next_scrape();
+            // A scrape with no date line of its own: one interval on.
+            if let Some(t) = self.dated.as_mut() {
+                *t += i64::from(self.interval.unwrap_or(30_000));
+            }
+        }
+        self.seen.push(key);
+        if let Some(t) = self.dated {
+            self.timed = true;
+            return (t, new_scrape);
+        }
+        let (interval, start) = (self.interval, self.start);
+        let clock = self.clock.get_or_insert_with(|| {
+            let step = interval.unwrap_or(30_000);
+            if interval.is_none() {
+                b.interval_ms = b.interval_ms.or(Some(step));
+            }
+            let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
+            c.time_for(0);
+            c
+        });
+        (clock.current(), new_scrape)
+    }
+
+    /// What the import should say when no sample had a time.
+    fn warn_if_untimed(&self, b: &mut RunBuilder<'_>) {
+        if self.timed {
+            return;
+        }
+        if self.start.is_none() {
+            b.warn("the scrapes carry no time; they count from 1970-01-01 (give --start to anchor them)");
+        }
+        if self.interval.is_none() {
+            b.warn("the scrapes carry no time; assuming 30 s between them, dcgm-exporter's default (give --interval)");
+        }
+    }
+}
+
 pub fn parse_text<R: BufRead>(
     input: R,
     ctx: &mut ParseContext,
@@ -296,46 +382,28 @@ pub fn parse_text<R: BufRead>(
 ) -> ParseResult {
     let mut lines = LineReader::new(input);
     let mut collector = Collector::default();
-    let mut scrape: Option<RoundClock> = None;
-    let mut in_scrape: Vec<(String, u32)> = Vec::new();
+    let mut times = ScrapeTimes::new(ctx);
     let mut saw_data = false;
     let mut any = false;
-    let mut timestamped = false;
-    let mut dated: Option<i64> = None;
-
-    let interval = ctx.interval_ms;
-    let start = ctx.start.map(|s| s.as_millisecond());
-    let next_scrape = |in_scrape: &mut Vec<(String, u32)>, scrape: &mut Option<RoundClock>| {
-        in_scrape.clear();
-        if let Some(c) = scrape.as_mut() {
-            // A round of the clock per scrape: "GPU 0 seen again".
-            c.time_for(0);
-        }
-    };
-
     while let Some(line) = lines.next_line()? {
         let text = line.text.trim();
-        if text.is_empty() {
+        // A blank line or a `date` line (`while :; do date; curl …/metrics;
+        // …`) ends a scrape.
+        let date = (!text.is_empty() && !text.starts_with('#'))
+            .then(|| ctx.times.parse_date_line(text))
+            .flatten();
+        if text.is_empty() || date.is_some() {
             if saw_data {
-                next_scrape(&mut in_scrape, &mut scrape);
+                times.next_scrape();
                 collector.flush(b)?;
                 saw_data = false;
+            }
+            if let Some(t) = date {
+                times.dated(t);
             }
             continue;
         }
         if text.starts_with('#') {
-            continue;
-        }
-        // `date` between scrapes (`while :; do date; curl …/metrics; …`):
-        // the time of the scrape that follows.
-        if let Some(t) = ctx.times.parse_date_line(text) {
-            if saw_data {
-                next_scrape(&mut in_scrape, &mut scrape);
-                collector.flush(b)?;
-                saw_data = false;
-            }
-            in_scrape.clear();
-            dated = Some(t);
             continue;
         }
         let Series {
@@ -361,7 +429,7 @@ pub fn parse_text<R: BufRead>(
         };
         let t_ms = match timestamp {
             Some(ts) => {
-                timestamped = true;
+                times.timed = true;
                 match ts.parse::<i64>() {
                     Ok(ms) => ms,
                     Err(_) => {
@@ -378,32 +446,11 @@ pub fn parse_text<R: BufRead>(
                 }
             }
             None => {
-                // A series seen twice means a new scrape began without a blank line.
-                let key = (name.to_string(), gpu);
-                if in_scrape.contains(&key) {
-                    next_scrape(&mut in_scrape, &mut scrape);
+                let (t, new_scrape) = times.time_of(name, gpu, b);
+                if new_scrape {
                     collector.flush(b)?;
-                    // A scrape with no date line of its own: one interval on.
-                    if let Some(t) = dated.as_mut() {
-                        *t += i64::from(interval.unwrap_or(30_000));
-                    }
                 }
-                in_scrape.push(key);
-                if let Some(t) = dated {
-                    timestamped = true;
-                    t
-                } else {
-                    let clock = scrape.get_or_insert_with(|| {
-                        let step = interval.unwrap_or(30_000);
-                        if interval.is_none() {
-                            b.interval_ms = b.interval_ms.or(Some(step));
-                        }
-                        let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
-                        c.time_for(0);
-                        c
-                    });
-                    clock.current()
-                }
+                t
             }
         };
         if let Err(reason) = collector.put(b, t_ms, gpu, target, value) {
@@ -420,14 +467,7 @@ pub fn parse_text<R: BufRead>(
     if !any {
         return Err(ParseFailure::Whole("no DCGM_FI_DEV_* series found".into()));
     }
-    if !timestamped {
-        if start.is_none() {
-            b.warn("the scrapes carry no time; they count from 1970-01-01 (give --start to anchor them)");
-        }
-        if interval.is_none() {
-            b.warn("the scrapes carry no time; assuming 30 s between them, dcgm-exporter's default (give --interval)");
-        }
-    }
+    times.warn_if_untimed(b);
     Ok(())
 }
 
