@@ -300,132 +300,162 @@ fn read(
     b: &mut RunBuilder<'_>,
 ) -> Result<(), LineError> {
     match format {
-        Format::StartupTable => {
-            let attempt = StartupAttempt {
-                scenario: row.parsed("scenario")?,
-                image: row.parsed("image")?,
-                submitted_at: row.required_time(ctx, "submitted_at")?,
-                provisioned_at: row.time(ctx, "provisioned_at")?,
-                image_ready_at: row.time(ctx, "image_ready_at")?,
-                first_compute_at: row.time(ctx, "first_compute_at")?,
-                outcome: row.parsed("outcome")?,
-            }
-            .validate()
-            .map_err(|e| invalid(row, e))?;
-            b.saw_time(attempt.submitted_at.as_millisecond());
-            if let Some(t) = attempt.first_compute_at {
-                b.saw_time(t.as_millisecond());
-            }
-            b.startup_attempts.push(attempt);
-        }
-        Format::SwitchTable => {
-            let attempt = SwitchAttempt {
-                from_env: row.text("from_env")?,
-                to_env: row.text("to_env")?,
-                success: row.flag("success")?,
-                manual_steps: row
-                    .count("manual_steps")?
-                    .ok_or_else(|| row.error("manual_steps", "manual_steps is empty".into()))?,
-                duration_s: row.required_number("duration_s")?,
-                rel_l2_error: row.number("rel_l2_error")?,
-                ops_passed: row.count("ops_passed")?,
-                ops_total: row.count("ops_total")?,
-            }
-            .validate()
-            .map_err(|e| invalid(row, e))?;
-            b.switch_attempts.push(attempt);
-        }
-        Format::DrillTable => {
-            let drill = FaultDrill {
-                fault: row.parsed("fault")?,
-                detected: row.flag("detected")?,
-                recovered: row.flag("recovered")?,
-                recovery_s: row.number("recovery_s")?,
-                progress_lost_s: row.number("progress_lost_s")?,
-            }
-            .validate()
-            .map_err(|e| invalid(row, e))?;
-            b.fault_drills.push(drill);
-        }
-        Format::BillingTable => {
-            let line = BillingLine {
-                instance: row.text("instance")?,
-                start: row.required_time(ctx, "start")?,
-                end: row.required_time(ctx, "end")?,
-                billed_seconds: row.required_number("billed_seconds")?,
-                compute_seconds: row.number("compute_seconds")?,
-                queue_seconds: row.number("queue_seconds")?,
-                io_wait_seconds: row.number("io_wait_seconds")?,
-                amount: row.required_money("amount")?,
-                currency: row.text("currency")?,
-                unit_price: row.required_money("unit_price")?,
-            }
-            .validate()
-            .map_err(|e| invalid(row, e))?;
-            b.saw_time(line.start.as_millisecond());
-            b.saw_time(line.end.as_millisecond());
-            b.billing_lines.push(line);
-        }
-        _ => {
-            let at = row.required_time(ctx, "timestamp")?;
-            let event = row.text("event")?.to_ascii_lowercase();
-            let (phase, edge) = event
-                .rsplit_once('_')
-                .filter(|(p, e)| matches!(*p, "compute" | "queue" | "io_wait" | "idle") && matches!(*e, "start" | "end"))
-                .ok_or_else(|| {
-                    row.error(
-                        "event",
-                        format!("\"{event}\" is not a billing event (compute_start, compute_end, queue_start, queue_end, io_wait_start, io_wait_end, idle_start, idle_end)"),
-                    )
-                })?;
-            let instance = row
-                .get("instance")
-                .map(|(_, v)| v.to_string())
-                .unwrap_or_default();
-            b.saw_time(at.as_millisecond());
-            let open = PHASES.with(|p| {
-                p.borrow_mut()
-                    .remove(&(instance.clone(), phase.to_string()))
-            });
-            match (edge, open) {
-                ("start", previous) => {
-                    if previous.is_some() {
-                        b.warn(format!(
-                            "line {}: {phase} started again on {instance:?} before it ended",
-                            row.line
-                        ));
-                    }
-                    PHASES.with(|p| p.borrow_mut().insert((instance, phase.to_string()), at));
-                }
-                ("end", Some(start)) => {
-                    let duration = at.as_millisecond() - start.as_millisecond();
-                    if duration < 0 {
-                        return Err(
-                            row.error("timestamp", format!("{phase} ends before it starts"))
-                        );
-                    }
-                    b.event(Event {
-                        duration_ms: Some(duration),
-                        detail: Some(format!(
-                            "{}{}",
-                            phase.replace('_', "-"),
-                            if instance.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" on {instance}")
-                            }
-                        )),
-                        ..Event::new(start, EventKind::Phase)
-                    });
-                }
-                _ => b.warn(format!(
-                    "line {}: {phase} ended on {instance:?} without a start",
-                    row.line
-                )),
-            }
-        }
+        Format::StartupTable => read_startup_attempt(row, ctx, b)?,
+        Format::SwitchTable => read_switch_attempt(row, b)?,
+        Format::DrillTable => read_fault_drill(row, b)?,
+        Format::BillingTable => read_billing_line(row, ctx, b)?,
+        _ => read_billing_event(row, ctx, b)?,
     }
     b.records += 1;
+    Ok(())
+}
+
+/// A startup attempt: its stages and outcome.
+fn read_startup_attempt(
+    row: &Row,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> Result<(), LineError> {
+    let attempt = StartupAttempt {
+        scenario: row.parsed("scenario")?,
+        image: row.parsed("image")?,
+        submitted_at: row.required_time(ctx, "submitted_at")?,
+        provisioned_at: row.time(ctx, "provisioned_at")?,
+        image_ready_at: row.time(ctx, "image_ready_at")?,
+        first_compute_at: row.time(ctx, "first_compute_at")?,
+        outcome: row.parsed("outcome")?,
+    }
+    .validate()
+    .map_err(|e| invalid(row, e))?;
+    b.saw_time(attempt.submitted_at.as_millisecond());
+    if let Some(t) = attempt.first_compute_at {
+        b.saw_time(t.as_millisecond());
+    }
+    b.startup_attempts.push(attempt);
+    Ok(())
+}
+
+/// An environment switch: success, manual steps, drift, op coverage.
+fn read_switch_attempt(row: &Row, b: &mut RunBuilder<'_>) -> Result<(), LineError> {
+    let attempt = SwitchAttempt {
+        from_env: row.text("from_env")?,
+        to_env: row.text("to_env")?,
+        success: row.flag("success")?,
+        manual_steps: row
+            .count("manual_steps")?
+            .ok_or_else(|| row.error("manual_steps", "manual_steps is empty".into()))?,
+        duration_s: row.required_number("duration_s")?,
+        rel_l2_error: row.number("rel_l2_error")?,
+        ops_passed: row.count("ops_passed")?,
+        ops_total: row.count("ops_total")?,
+    }
+    .validate()
+    .map_err(|e| invalid(row, e))?;
+    b.switch_attempts.push(attempt);
+    Ok(())
+}
+
+/// A fault drill: detected, recovered, how long, how much was lost.
+fn read_fault_drill(row: &Row, b: &mut RunBuilder<'_>) -> Result<(), LineError> {
+    let drill = FaultDrill {
+        fault: row.parsed("fault")?,
+        detected: row.flag("detected")?,
+        recovered: row.flag("recovered")?,
+        recovery_s: row.number("recovery_s")?,
+        progress_lost_s: row.number("progress_lost_s")?,
+    }
+    .validate()
+    .map_err(|e| invalid(row, e))?;
+    b.fault_drills.push(drill);
+    Ok(())
+}
+
+/// A line of a bill, its amount exactly as written.
+fn read_billing_line(
+    row: &Row,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> Result<(), LineError> {
+    let line = BillingLine {
+        instance: row.text("instance")?,
+        start: row.required_time(ctx, "start")?,
+        end: row.required_time(ctx, "end")?,
+        billed_seconds: row.required_number("billed_seconds")?,
+        compute_seconds: row.number("compute_seconds")?,
+        queue_seconds: row.number("queue_seconds")?,
+        io_wait_seconds: row.number("io_wait_seconds")?,
+        amount: row.required_money("amount")?,
+        currency: row.text("currency")?,
+        unit_price: row.required_money("unit_price")?,
+    }
+    .validate()
+    .map_err(|e| invalid(row, e))?;
+    b.saw_time(line.start.as_millisecond());
+    b.saw_time(line.end.as_millisecond());
+    b.billing_lines.push(line);
+    Ok(())
+}
+
+/// A billing event: a phase starting or ending on an instance; a start and its end become one `phase` event with its duration.
+fn read_billing_event(
+    row: &Row,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> Result<(), LineError> {
+    let at = row.required_time(ctx, "timestamp")?;
+    let event = row.text("event")?.to_ascii_lowercase();
+    let (phase, edge) = event
+            .rsplit_once('_')
+            .filter(|(p, e)| matches!(*p, "compute" | "queue" | "io_wait" | "idle") && matches!(*e, "start" | "end"))
+            .ok_or_else(|| {
+                row.error(
+                    "event",
+                    format!("\"{event}\" is not a billing event (compute_start, compute_end, queue_start, queue_end, io_wait_start, io_wait_end, idle_start, idle_end)"),
+                )
+            })?;
+    let instance = row
+        .get("instance")
+        .map(|(_, v)| v.to_string())
+        .unwrap_or_default();
+    b.saw_time(at.as_millisecond());
+    let open = PHASES.with(|p| {
+        p.borrow_mut()
+            .remove(&(instance.clone(), phase.to_string()))
+    });
+    match (edge, open) {
+        ("start", previous) => {
+            if previous.is_some() {
+                b.warn(format!(
+                    "line {}: {phase} started again on {instance:?} before it ended",
+                    row.line
+                ));
+            }
+            PHASES.with(|p| p.borrow_mut().insert((instance, phase.to_string()), at));
+        }
+        ("end", Some(start)) => {
+            let duration = at.as_millisecond() - start.as_millisecond();
+            if duration < 0 {
+                return Err(row.error("timestamp", format!("{phase} ends before it starts")));
+            }
+            b.event(Event {
+                duration_ms: Some(duration),
+                detail: Some(format!(
+                    "{}{}",
+                    phase.replace('_', "-"),
+                    if instance.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" on {instance}")
+                    }
+                )),
+                ..Event::new(start, EventKind::Phase)
+            });
+        }
+        _ => b.warn(format!(
+            "line {}: {phase} ended on {instance:?} without a start",
+            row.line
+        )),
+    }
     Ok(())
 }
 
