@@ -334,3 +334,38 @@ fn zone_less_times_are_read_in_the_given_zone() {
     let s = sample_at(&store, r.run_id, 0, "2024-06-01T03:27:05.177Z");
     assert_eq!(v(&s, PowerMw), Some(61_250));
 }
+
+/// `while :; do nvidia-smi --query-gpu=utilization.gpu --format=csv; sleep 1; done`:
+/// one field, its header before every value. Detected from the header alone.
+#[test]
+fn a_one_field_query_loop_is_detected_and_read() {
+    let (store, r) = import("smi-csv/one-field-loop.csv", |o| {
+        o.interval_ms = Some(1000);
+        o.start = Some("2024-06-01T00:00:00Z".parse().unwrap());
+    });
+    assert_eq!(r.format, Format::SmiCsv);
+    assert_eq!((r.gpus, r.samples), (1, 4));
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T00:00:03Z");
+    assert_eq!(v(&s, UtilGpuPct), Some(100));
+}
+
+/// Bare numbers, one per line: what they are comes from `--fields`.
+#[test]
+fn bare_numbers_are_read_when_fields_say_what_they_are() {
+    let (_, refused) = try_import("smi-csv/bare-numbers.txt", |_| {});
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("cannot tell the format"),
+        "without --fields nothing says these are watts"
+    );
+    let (store, r) = import("smi-csv/bare-numbers.txt", |o| {
+        o.fields = Some(vec!["power.draw".into()]);
+        o.interval_ms = Some(1000);
+        o.start = Some("2024-06-01T01:00:00Z".parse().unwrap());
+    });
+    assert_eq!((r.format, r.samples), (Format::SmiCsv, 4));
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T01:00:02Z");
+    assert_eq!(v(&s, PowerMw), Some(250_120));
+}

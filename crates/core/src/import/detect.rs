@@ -39,7 +39,26 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     {
         return Ok(format);
     }
+    // A one-field query (`nvidia-smi --query-gpu=power.draw --format=csv` in
+    // a loop): the header names one field with its unit.
+    if is_one_field_query(first) {
+        return Ok(Format::SmiCsv);
+    }
     Err(unknown())
+}
+
+/// "utilization.gpu [%]", "power.draw [W]", "clocks.sm [MHz]": a dotted
+/// query field with its unit in brackets, and nothing else on the line.
+fn is_one_field_query(line: &str) -> bool {
+    let Some((name, unit)) = line.trim().split_once(" [") else {
+        return false;
+    };
+    unit.ends_with(']')
+        && !unit[..unit.len() - 1].contains(['[', ']'])
+        && name.contains('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_'))
 }
 
 /// JSON documents and JSON Lines, by the keys they hold.
@@ -230,6 +249,11 @@ mod tests {
                 Format::SmiCsv,
             ),
             ("2024/06/01 11:27:05.177, 0, 33.09 W\n", Format::SmiCsv),
+            (
+                "utilization.gpu [%]\n37 %\nutilization.gpu [%]\n41 %\n",
+                Format::SmiCsv,
+            ),
+            ("power.draw [W]\n71.35 W\n", Format::SmiCsv),
             (
                 "# gpu   pwr  gtemp  mtemp     sm    mem\n# Idx     W      C      C      %      %\n",
                 Format::SmiDmon,

@@ -226,7 +226,11 @@ pub fn import_file(
     let head = source::decoded_head(&file).map_err(|e| whole(format!("cannot read: {e}")))?;
     let format = match options.format {
         Some(f) => f,
-        None => detect(&head).map_err(whole)?,
+        // Bare numbers with `--fields` saying what they are: the columns of
+        // a header-less nvidia-smi query.
+        None => detect(&head)
+            .or_else(|e| options.fields.as_ref().map(|_| Format::SmiCsv).ok_or(e))
+            .map_err(whole)?,
     };
     let head_sha256 = source::sha256_hex(&head);
     if let Some(earlier) = seen_before(store, path, &head_sha256)? {
