@@ -1,5 +1,5 @@
 use breakpoint_core::domain::{EventKind, FormFactor};
-use breakpoint_core::import::Format;
+use breakpoint_core::import::{Format, ImportOutcome};
 use breakpoint_core::samples::Field::*;
 
 use crate::util::*;
@@ -368,4 +368,47 @@ fn bare_numbers_are_read_when_fields_say_what_they_are() {
     assert_eq!((r.format, r.samples), (Format::SmiCsv, 4));
     let s = sample_at(&store, r.run_id, 0, "2024-06-01T01:00:02Z");
     assert_eq!(v(&s, PowerMw), Some(250_120));
+}
+
+/// `nvidia-smi --query-gpu=index,name,power.draw --format=csv > snap.csv`:
+/// one row per GPU and no time. Read as one snapshot taken when the file
+/// was written (said in a warning); the same shape with several rows per
+/// GPU is a loop and still needs --interval.
+#[test]
+fn a_single_snapshot_takes_the_time_the_file_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snap.csv");
+    let rows = "index, name, power.draw [W], utilization.gpu [%]\n0, NVIDIA A100-SXM4-80GB, 71.35 W, 0 %\n1, NVIDIA A100-SXM4-80GB, 70.90 W, 0 %\n";
+    std::fs::write(&path, rows).unwrap();
+    let written =
+        jiff::Timestamp::try_from(std::fs::metadata(&path).unwrap().modified().unwrap()).unwrap();
+    let (store, platform) = store();
+    let options = utc_options(platform);
+    let ImportOutcome::Imported(r) =
+        breakpoint_core::import::import_file(&store, &path, &options, None).unwrap()
+    else {
+        panic!("not imported")
+    };
+    assert_eq!((r.gpus, r.samples), (2, 2));
+    assert_eq!(r.started_at.unwrap().as_second(), written.as_second());
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("one snapshot taken when the file was written")),
+        "{:?}",
+        r.warnings
+    );
+    let looped = dir.path().join("loop.csv");
+    std::fs::write(
+        &looped,
+        format!("{rows}{}", &rows[rows.find('\n').unwrap() + 1..]),
+    )
+    .unwrap();
+    let e = breakpoint_core::import::import_file(&store, &looped, &options, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("give the sampling interval with --interval"),
+        "{e}"
+    );
 }

@@ -124,6 +124,9 @@ pub struct ParseContext {
     pub interval_ms: Option<u32>,
     pub fields: Option<Vec<String>>,
     pub start: Option<Timestamp>,
+    /// When the file was last written, where the bytes come from a file: a
+    /// single snapshot without a time of its own was taken then.
+    pub file_time: Option<Timestamp>,
 }
 
 /// Why a file was not imported. Nothing was stored in any case. Every
@@ -223,6 +226,10 @@ pub fn import_file(
         return Err(whole("is not a regular file".into()));
     }
     let before = source::FileState::of(&meta);
+    let file_time = meta
+        .modified()
+        .ok()
+        .and_then(|m| Timestamp::try_from(m).ok());
     let head = source::decoded_head(&file).map_err(|e| whole(format!("cannot read: {e}")))?;
     let format = match options.format {
         Some(f) => f,
@@ -244,6 +251,7 @@ pub fn import_file(
         path,
         before,
         head_sha256,
+        file_time,
     };
     let file_name = path
         .file_name()
@@ -361,6 +369,7 @@ struct UnchangedCheck<'p> {
     path: &'p Path,
     before: source::FileState,
     head_sha256: String,
+    file_time: Option<Timestamp>,
 }
 
 fn read_into_run(
@@ -396,6 +405,7 @@ fn read_into_run(
             interval_ms: options.interval_ms,
             fields: options.fields.clone(),
             start: options.start,
+            file_time: check.and_then(|c| c.file_time),
         };
         let Some(reader) = hashing.as_mut() else {
             return Err(ParseFailure::Whole("the file was already read".into()));

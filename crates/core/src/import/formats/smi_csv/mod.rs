@@ -37,6 +37,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     // With no id column, GPUs are told apart by their place among rows that
     // share a timestamp.
     let mut positional = (i64::MIN, 0u32);
+    // Rows without times read as one snapshot at the file's time; how many.
+    let mut snapshot = false;
+    let mut rows = 0u64;
 
     while let Some(line) = lines.next_line()? {
         let text = line.text;
@@ -94,20 +97,34 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 clock = Some(clock_from_date(t, ctx, b));
                 continue;
             }
-            let interval = ctx.interval_ms.or(b.interval_ms).ok_or_else(|| {
-                ParseFailure::Whole(
-                    "the rows carry no timestamp; give the sampling interval with --interval (e.g. --interval 1s)".into(),
-                )
-            })?;
-            let start_ms = match ctx.start {
-                Some(s) => s.as_millisecond(),
-                None => {
-                    b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
+            let interval = match (ctx.interval_ms.or(b.interval_ms), ctx.start, ctx.file_time) {
+                (Some(interval), _, _) => interval,
+                // One snapshot (`nvidia-smi --query-gpu=… --format=csv >
+                // snap.csv`): taken when the file was written. More than
+                // one row per GPU is refused at the end.
+                (None, None, Some(written)) => {
+                    b.warn(format!(
+                        "the rows carry no time: read as one snapshot taken when the file was written, {}",
+                        written.strftime("%Y-%m-%d %H:%M:%S UTC")
+                    ));
+                    snapshot = true;
+                    clock = Some(RoundClock::new(written.as_millisecond(), 0));
                     0
                 }
+                (None, _, _) => return Err(no_times()),
             };
-            clock = Some(RoundClock::new(start_ms, i64::from(interval)));
+            if !snapshot {
+                let start_ms = match ctx.start {
+                    Some(s) => s.as_millisecond(),
+                    None => {
+                        b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
+                        0
+                    }
+                };
+                clock = Some(RoundClock::new(start_ms, i64::from(interval)));
+            }
         }
+        rows += 1;
         match read_row(
             layout,
             &line,
@@ -132,7 +149,19 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     if layout.is_none() {
         return Err(ParseFailure::Whole("the file holds no rows".into()));
     }
+    if snapshot && rows > b.gpu_count() as u64 {
+        // Several rows per GPU and no times: a loop, whose rows cannot all
+        // have been taken when the file was written.
+        return Err(no_times());
+    }
     Ok(())
+}
+
+fn no_times() -> ParseFailure {
+    ParseFailure::Whole(
+        "the rows carry no timestamp; give the sampling interval with --interval (e.g. --interval 1s)"
+            .into(),
+    )
 }
 
 /// The clock for time-less rows after a `date` line: from that time, one
