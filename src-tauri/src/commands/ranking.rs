@@ -3,9 +3,8 @@
 
 use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::scoring::{RobustnessOptions, presets};
-use breakpoint_core::store::StoredProfile;
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
-use breakpoint_core::usecases::weights;
+use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
 use tauri::State;
 
 use super::off_thread;
@@ -149,19 +148,15 @@ pub async fn save_weight_profile(
     name: String,
     weights: Vec<f64>,
 ) -> AppResult<ProfileRow> {
-    let adjusted = self::request(&RankRequest {
-        profile: None,
-        weights: Some(weights),
-        samples: None,
-        seed: None,
-    })?;
-    let base = ranking::profile(&*state.store()?, &adjusted)?;
-    let p = breakpoint_core::domain::WeightProfile::new(
-        &name,
-        base.profile.breakpoints,
-        base.profile.metrics,
-    )?;
-    let saved = weights::save(&*state.store()?, &StoredProfile { profile: p, ..base })?;
+    if weights.len() != 4 {
+        return Err(AppError::new(
+            "invalid",
+            "weights: give four (startup, sustain, switch, billing)",
+        ));
+    }
+    let mut e = ProfileEdit::new(&name, EditMode::Save);
+    e.breakpoints = Breakpoint::ALL.iter().copied().zip(weights).collect();
+    let saved = weights::edit(&*state.store()?, &e)?;
     Ok(ProfileRow {
         name: saved.profile.name.clone(),
         builtin: false,

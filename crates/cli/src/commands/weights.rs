@@ -1,10 +1,9 @@
 //! `breakpoint weights …`: weight profiles, built-in and the user's own.
 
-use breakpoint_core::domain::{Breakpoint, WeightProfile};
+use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::metrics::catalog::{self, Anchors};
 use breakpoint_core::scoring::presets;
-use breakpoint_core::store::StoredProfile;
-use breakpoint_core::usecases::weights;
+use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{WeightArgs, WeightsCommand};
@@ -92,65 +91,35 @@ pub fn run(ctx: &Context, command: WeightsCommand) -> Outcome {
 }
 
 fn save(ctx: &Context, a: WeightArgs, new: bool) -> Outcome {
-    let existing = ctx.store.weight_profile(&a.name).ok();
-    let mut p: StoredProfile = match (&existing, new) {
-        (Some(p), true) if p.profile.name != a.name.trim() => {
-            return Err(breakpoint_core::Error::LooksLike {
-                what: "weight profile",
-                name: a.name,
-                existing: p.profile.name.clone(),
-            }
-            .into());
-        }
-        (Some(_), true) => {
-            return Err(breakpoint_core::Error::AlreadyExists {
-                what: "weight profile",
-                name: a.name,
-            }
-            .into());
-        }
-        (None, false) => {
-            return Err(breakpoint_core::Error::NotFound {
-                what: "weight profile",
-                name: a.name,
-            }
-            .into());
-        }
-        (Some(p), false) => p.clone(),
-        (None, true) => {
-            let mut base = ctx
-                .store
-                .weight_profile(a.from.as_deref().unwrap_or(presets::DEFAULT_PROFILE))?;
-            base.profile =
-                WeightProfile::new(&a.name, base.profile.breakpoints, base.profile.metrics)?;
-            base
-        }
+    let mode = if new {
+        EditMode::Add { from: a.from }
+    } else {
+        EditMode::Set
     };
-    let w = &mut p.profile.breakpoints;
-    for (b, v) in [
+    let mut e = ProfileEdit::new(&a.name, mode);
+    e.breakpoints = [
         (Breakpoint::Startup, a.startup),
         (Breakpoint::Sustain, a.sustain),
         (Breakpoint::Switch, a.switch),
         (Breakpoint::Billing, a.billing),
-    ] {
-        if let Some(v) = v {
-            w.set(b, v);
-        }
-    }
+    ]
+    .into_iter()
+    .filter_map(|(b, w)| Some((b, w?)))
+    .collect();
     for m in &a.metrics {
-        let (key, weight) = weights::parse_metric_weight(m)
-            .map_err(|e| Failure::Refused(format!("--metric {m}: {}", e.reason)))?;
-        p.profile.metrics.insert(key, weight);
+        e.metrics.push(
+            weights::parse_metric_weight(m)
+                .map_err(|err| Failure::Refused(format!("--metric {m}: {}", err.reason)))?,
+        );
     }
     for c in &a.curves {
-        let (key, anchors) = weights::parse_curve(c)
-            .map_err(|e| Failure::Refused(format!("--curve {c}: {}", e.reason)))?;
-        p.curves.insert(key, anchors);
+        e.curves.push(
+            weights::parse_curve(c)
+                .map_err(|err| Failure::Refused(format!("--curve {c}: {}", err.reason)))?,
+        );
     }
-    if let Some(t) = a.threshold {
-        p.coverage_threshold = t;
-    }
-    let saved = weights::save(&ctx.store, &p)?;
+    e.coverage_threshold = a.threshold;
+    let saved = weights::edit(&ctx.store, &e)?;
     if ctx.json {
         return Ok(output::print_json(&saved)?);
     }

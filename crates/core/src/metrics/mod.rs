@@ -133,25 +133,32 @@ pub fn platform_evidence(store: &Store) -> Result<Vec<PlatformEvidence>> {
 /// computed values are cached: the window in which another process may
 /// delete a run (tests use it to play that race deterministically).
 fn gather_then(store: &Store, between: impl FnOnce(&Store)) -> Result<Vec<PlatformEvidence>> {
-    let mut fresh = Fresh::default();
-    let evidence = store.snapshot(|store| {
+    read_then_cache(store, between, |store, fresh| {
         store
             .platforms()?
             .into_iter()
-            .map(|platform| gather(store, platform, &mut fresh))
-            .collect::<Result<Vec<_>>>()
-    })?;
-    between(store);
-    fresh.keep(store)?;
-    Ok(evidence)
+            .map(|platform| gather(store, platform, fresh))
+            .collect()
+    })
 }
 
 /// The evidence of one platform.
 pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence> {
+    read_then_cache(store, |_| {}, |store, fresh| gather(store, platform, fresh))
+}
+
+/// Read on one snapshot, then keep what was computed for runs that still
+/// exist.
+fn read_then_cache<T>(
+    store: &Store,
+    between: impl FnOnce(&Store),
+    read: impl FnOnce(&Store, &mut Fresh) -> Result<T>,
+) -> Result<T> {
     let mut fresh = Fresh::default();
-    let evidence = store.snapshot(|store| gather(store, platform, &mut fresh))?;
+    let value = store.snapshot(|store| read(store, &mut fresh))?;
+    between(store);
     fresh.keep(store)?;
-    Ok(evidence)
+    Ok(value)
 }
 
 fn gather(store: &Store, platform: Platform, fresh: &mut Fresh) -> Result<PlatformEvidence> {

@@ -2,9 +2,10 @@
 //! user writes them, checked against the metric catalogue, and the profile
 //! saved only when every part of it is valid.
 
-use crate::domain::Anchors;
-use crate::error::{Result, ValidationError};
+use crate::domain::{Anchors, Breakpoint, WeightProfile};
+use crate::error::{Error, Result, ValidationError};
 use crate::metrics::catalog;
+use crate::scoring::presets;
 use crate::store::{Store, StoredProfile};
 
 fn key_and_value(text: &str) -> std::result::Result<(String, &str), ValidationError> {
@@ -74,6 +75,81 @@ pub fn parse_curve(text: &str) -> std::result::Result<(String, Anchors), Validat
     Ok((key, anchors))
 }
 
+/// Whether an edit makes a profile, changes one, or either.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditMode {
+    /// A new profile, starting from `from` [default: balanced]; refused if
+    /// the name (or one reading the same) is taken.
+    Add { from: Option<String> },
+    /// An existing profile; refused if there is none.
+    Set,
+    /// The profile of that name if there is one, else a new one from the
+    /// default (the app's "save these weights as").
+    Save,
+}
+
+/// A change to a weight profile, as a face read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileEdit {
+    pub name: String,
+    pub mode: EditMode,
+    pub breakpoints: Vec<(Breakpoint, f64)>,
+    pub metrics: Vec<(String, f64)>,
+    pub curves: Vec<(String, Anchors)>,
+    pub coverage_threshold: Option<f64>,
+}
+
+impl ProfileEdit {
+    pub fn new(name: &str, mode: EditMode) -> Self {
+        Self {
+            name: name.to_string(),
+            mode,
+            breakpoints: Vec::new(),
+            metrics: Vec::new(),
+            curves: Vec::new(),
+            coverage_threshold: None,
+        }
+    }
+}
+
+/// Make or change a profile and save it, checked as a whole.
+pub fn edit(store: &Store, e: &ProfileEdit) -> Result<StoredProfile> {
+    let existing = store.weight_profile(&e.name).ok();
+    let new_from = |from: Option<&str>| -> Result<StoredProfile> {
+        let mut base = store.weight_profile(from.unwrap_or(presets::DEFAULT_PROFILE))?;
+        base.profile = WeightProfile::new(&e.name, base.profile.breakpoints, base.profile.metrics)?;
+        Ok(base)
+    };
+    let mut p = match (existing, &e.mode) {
+        (Some(p), EditMode::Add { .. }) if p.profile.name != e.name.trim() => {
+            return Err(Error::LooksLike {
+                what: "weight profile",
+                name: e.name.clone(),
+                existing: p.profile.name,
+            });
+        }
+        (Some(_), EditMode::Add { .. }) => {
+            return Err(Error::AlreadyExists {
+                what: "weight profile",
+                name: e.name.clone(),
+            });
+        }
+        (None, EditMode::Set) => return Err(Error::not_found("weight profile", &e.name)),
+        (Some(p), EditMode::Set | EditMode::Save) => p,
+        (None, EditMode::Add { from }) => new_from(from.as_deref())?,
+        (None, EditMode::Save) => new_from(None)?,
+    };
+    for (b, w) in &e.breakpoints {
+        p.profile.breakpoints.set(*b, *w);
+    }
+    p.profile.metrics.extend(e.metrics.iter().cloned());
+    p.curves.extend(e.curves.iter().cloned());
+    if let Some(t) = e.coverage_threshold {
+        p.coverage_threshold = t;
+    }
+    save(store, &p)
+}
+
 /// Save a profile whose every metric key names a metric; the store checks
 /// the rest (weights, threshold, built-in presets, look-alike names).
 pub fn save(store: &Store, profile: &StoredProfile) -> Result<StoredProfile> {
@@ -114,6 +190,39 @@ mod tests {
         );
         assert!(parse_curve("startup.peak_p50_s=0:1800:log").is_err());
         assert!(parse_curve("startup.peak_p50_s=5").is_err());
+    }
+
+    #[test]
+    fn edits_add_set_or_save_and_refuse_the_wrong_one() {
+        let store = Store::open_in_memory().unwrap();
+        let mut add = ProfileEdit::new("Fast", EditMode::Add { from: None });
+        add.breakpoints = vec![(Breakpoint::Startup, 3.0)];
+        assert_eq!(edit(&store, &add).unwrap().profile.breakpoints.startup, 3.0);
+        assert!(
+            edit(&store, &add)
+                .unwrap_err()
+                .to_string()
+                .contains("already exists")
+        );
+        let look_alike = ProfileEdit::new("FAST", EditMode::Add { from: None });
+        assert!(
+            edit(&store, &look_alike)
+                .unwrap_err()
+                .to_string()
+                .contains("reads the same")
+        );
+        assert!(edit(&store, &ProfileEdit::new("nope", EditMode::Set)).is_err());
+        let mut set = ProfileEdit::new("Fast", EditMode::Set);
+        set.metrics = vec![("sustain.power_drop_pct".into(), 2.0)];
+        let p = edit(&store, &set).unwrap();
+        assert_eq!(p.profile.breakpoints.startup, 3.0, "kept");
+        assert_eq!(p.profile.metrics["sustain.power_drop_pct"], 2.0);
+        let mut save_new = ProfileEdit::new("Mine", EditMode::Save);
+        save_new.breakpoints = vec![(Breakpoint::Billing, 9.0)];
+        assert_eq!(
+            edit(&store, &save_new).unwrap().profile.breakpoints.billing,
+            9.0
+        );
     }
 
     #[test]
