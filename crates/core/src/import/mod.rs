@@ -281,15 +281,6 @@ struct Names<'a> {
     shown_as: &'a str,
 }
 
-/// The format of a file, from its first 64 KiB of text (decompressed and
-/// transcoded as `decode` does for the parsers).
-pub fn detect_file(path: &Path) -> Result<Format, ImportError> {
-    let whole = |reason: String| ImportError::file(&path.display().to_string(), &reason);
-    let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
-    let head = source::decoded_head(&file).map_err(|e| whole(format!("cannot read: {e}")))?;
-    detect(&head).map_err(whole)
-}
-
 /// Import from any reader (bytes the demo generated, a benchmark's file):
 /// no duplicate look before parsing and no check that a file stayed put.
 pub fn import_reader(

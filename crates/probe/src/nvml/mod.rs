@@ -106,10 +106,6 @@ impl<A: NvmlApi> NvmlSource<A> {
         })
     }
 
-    pub fn api(&self) -> &A {
-        &self.api
-    }
-
     /// Say something once per session.
     fn note_once(&mut self, gpu: Option<u32>, text: String) {
         if self.said.insert(text.clone()) {
