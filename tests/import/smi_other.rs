@@ -320,6 +320,29 @@ fn plain_nvidia_smi_tables_of_three_driver_generations() {
 }
 
 #[test]
+fn a_plain_table_whose_banner_says_kmd_version_is_read_by_structure() {
+    let (store, r) = import("smi-table/h200-590-kmd.log", |o| {
+        o.tz = jiff::tz::TimeZone::UTC
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::SmiTable, 2, 4));
+    let s = sample_at(&store, r.run_id, 1, "2026-11-18T09:14:07Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, TempGpuC),
+            v(&s, MemUsedMib)
+        ),
+        (Some(691_000), Some(700_000), Some(61), Some(131_072))
+    );
+    let run = store.run(r.run_id).unwrap();
+    let gpu = &run.inventory[1];
+    assert_eq!(gpu.driver_version.as_deref(), Some("590.48.01"));
+    assert_eq!(gpu.cuda_version.as_deref(), Some("13.1"));
+    assert_eq!(gpu.pci_bus_id.as_deref(), Some("00000000:3B:00.0"));
+}
+
+#[test]
 fn date_lines_from_monitoring_loops_time_the_output_that_follows() {
     let (store, r) = import("smi-csv/date-loop.csv", |_| {});
     assert_eq!((r.format, r.gpus, r.samples), (Format::SmiCsv, 2, 6));

@@ -110,11 +110,9 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     {
         return Some(Format::SmiQuery);
     }
-    // Plain `nvidia-smi`: the boxed table under its banner.
-    if lines
-        .iter()
-        .any(|l| l.starts_with('|') && l.contains("NVIDIA-SMI") && l.contains("Driver Version"))
-    {
+    // Plain `nvidia-smi`: the boxed table under its banner, whatever the
+    // banner's labels ("Driver Version", "KMD Version", …).
+    if lines.iter().any(|l| is_smi_banner(l)) {
         return Some(Format::SmiTable);
     }
     // dmon headers: "# gpu   pwr  gtemp …" or "#Date  Time  gpu …".
@@ -152,6 +150,14 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
         return Some(Format::DcgmiDmon);
     }
     None
+}
+
+/// "| NVIDIA-SMI 535.104.05   …": a box line opening with the tool's name
+/// and a version number.
+fn is_smi_banner(line: &str) -> bool {
+    line.strip_prefix('|')
+        .and_then(|l| l.trim_start().strip_prefix("NVIDIA-SMI "))
+        .is_some_and(|rest| rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// CSV: nvidia-smi query output (with or without a header), or one of the
@@ -269,6 +275,10 @@ mod tests {
             ),
             (
                 "Sat Jun  1 11:27:05 2024\n+-----+\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n",
+                Format::SmiTable,
+            ),
+            (
+                "Wed Nov 18 09:14:02 2026\n+-----+\n| NVIDIA-SMI 590.48.01     KMD Version: 590.48.01     CUDA UMD Version: 13.1 |\n",
                 Format::SmiTable,
             ),
             (

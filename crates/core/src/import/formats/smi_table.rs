@@ -123,26 +123,57 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     }
     if tables == 0 {
         return Err(ParseFailure::Whole(
-            "no nvidia-smi table in the file (no \"NVIDIA-SMI … Driver Version\" banner)".into(),
+            "no nvidia-smi table in the file (no \"| NVIDIA-SMI <version> …\" banner line)".into(),
         ));
     }
     Ok(())
 }
 
-/// "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2":
-/// the driver and CUDA versions.
+/// The banner: "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA
+/// Version: 12.2" — or, from newer drivers, "KMD Version: …   CUDA UMD
+/// Version: …". It is recognised by its place (a box line opening with the
+/// tool's name and version) and its `Label: value` pairs are read by what
+/// the label means, so a relabelled banner still yields the driver and CUDA
+/// versions.
 fn banner(body: &str) -> Option<(Option<String>, Option<String>)> {
-    let body = body.trim();
-    if !body.starts_with("NVIDIA-SMI") || !body.contains("Driver Version") {
+    let rest = body.trim().strip_prefix("NVIDIA-SMI")?;
+    let version = rest.split_whitespace().next()?;
+    if !version.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    let after = |key: &str| {
-        body.split_once(key)
-            .and_then(|(_, rest)| rest.trim_start_matches(':').split_whitespace().next())
-            .filter(|v| *v != "N/A")
-            .map(str::to_string)
-    };
-    Some((after("Driver Version"), after("CUDA Version")))
+    let mut driver = None;
+    let mut cuda = None;
+    for (label, value) in banner_pairs(rest) {
+        let label = label.to_ascii_lowercase();
+        let value = (value != "N/A").then(|| value.to_string());
+        if label.contains("cuda") {
+            cuda = cuda.or(value);
+        } else if label.contains("driver") || label.contains("kmd") {
+            driver = driver.or(value);
+        }
+    }
+    // The tool's own version is the driver's when the banner names none.
+    Some((driver.or_else(|| Some(version.to_string())), cuda))
+}
+
+/// "Driver Version: 535.104.05   CUDA Version: 12.2" → the label before each
+/// colon (the words since the previous value) and the word after it.
+fn banner_pairs(text: &str) -> Vec<(&str, &str)> {
+    let mut pairs = Vec::new();
+    let mut rest = text;
+    while let Some(colon) = rest.find(':') {
+        let before = rest[..colon].trim_end();
+        // The label starts after the last run of two or more spaces (values
+        // and labels are separated by wide gaps; a label's words by one).
+        let label = before
+            .rfind("  ")
+            .map_or(before, |gap| before[gap..].trim_start());
+        let after = rest[colon + 1..].trim_start();
+        let value = after.split_whitespace().next().unwrap_or("");
+        pairs.push((label, value));
+        rest = &after[value.len()..];
+    }
+    pairs
 }
 
 /// "   0  NVIDIA A100-SXM4-80GB          On  ", " 00000000:07:00.0 Off ":
@@ -344,5 +375,25 @@ mod tests {
             Some((Some("470.82.01".into()), None))
         );
         assert_eq!(banner(" Processes:  "), None);
+    }
+
+    #[test]
+    fn a_relabelled_banner_is_read_by_meaning() {
+        assert_eq!(
+            banner(
+                " NVIDIA-SMI 590.48.01            KMD Version: 590.48.01        CUDA UMD Version: 13.1     "
+            ),
+            Some((Some("590.48.01".into()), Some("13.1".into())))
+        );
+        // A banner with labels not seen yet still opens a table; the tool's
+        // version stands in for the driver's.
+        assert_eq!(
+            banner(" NVIDIA-SMI 612.10    Kernel Module: 612.10    Runtime: 14.0 "),
+            Some((Some("612.10".into()), None))
+        );
+        assert_eq!(
+            banner(" NVIDIA-SMI has failed because it couldn't communicate "),
+            None
+        );
     }
 }
