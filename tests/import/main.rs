@@ -10,6 +10,7 @@ mod util;
 mod dcgm;
 mod errors;
 mod hostile;
+mod kernel;
 mod properties;
 mod smi_csv;
 mod smi_other;

@@ -128,10 +128,11 @@ proptest! {
     /// a 20 000-character line with terminal escapes in any fixture, read
     /// strictly or skipping bad lines.
     #[test]
-    fn echoes_of_input_are_bounded_and_printable(which in 0usize..6, at in 1usize..40, skip in any::<bool>(), junk in "[a-z0-9,. \u{1b}\u{202e}\t]{1,40}") {
+    fn echoes_of_input_are_bounded_and_printable(which in 0usize..7, at in 1usize..40, skip in any::<bool>(), junk in "[a-z0-9,. \u{1b}\u{202e}\t]{1,40}") {
         let files = [
             "smi-csv/header-units.csv", "dmon/select.txt", "prometheus/dcgm-exporter-multi.prom",
             "tables/startup-attempts.csv", "smi-table/a100-535.log", "gpustat/watch-power.log",
+            "kernel/journal-short-iso-nvlink.log",
         ];
         let text = std::fs::read_to_string(fixture(files[which])).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -158,12 +159,13 @@ proptest! {
 
     /// Nor does text that looks almost right: fixture lines shuffled and cut.
     #[test]
-    fn mangled_fixtures_never_panic(which in 0usize..11, seed in any::<u64>(), cut in 0usize..4000) {
+    fn mangled_fixtures_never_panic(which in 0usize..13, seed in any::<u64>(), cut in 0usize..4000) {
         let files = [
             "smi-csv/header-units.csv", "dmon/select.txt", "smi-q/a100-535.txt",
             "prometheus/dcgm-exporter-multi.prom", "prometheus/query-range.json",
             "dcgm/dcgmi-dmon.txt", "probe/probe-v1.jsonl", "tables/startup-attempts.csv",
             "smi-table/a100-535.log", "smi-csv/gpu-fell-off.csv", "gpustat/watch-power.log",
+            "kernel/dmesg-fell-off.log", "kernel/journal-k-new-year.log",
         ];
         let text = std::fs::read_to_string(fixture(files[which])).unwrap();
         let mut lines: Vec<&str> = text.lines().collect();

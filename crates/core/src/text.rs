@@ -108,7 +108,7 @@ pub fn bounded_message(message: &str) -> String {
 
 /// `printable` and `excerpt` at once: at most `max_chars` characters of
 /// output, escapes counted as what they print.
-fn printable_excerpt(text: &str, max_chars: usize) -> String {
+pub fn printable_excerpt(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     let mut shown = 0;
     for (at, c) in text.char_indices() {

@@ -17,6 +17,7 @@ pub use kinds::{FormFactor, Vendor};
 mod models;
 #[cfg(test)]
 mod tests;
+pub mod xid;
 
 use FormFactor::{Oam, Pcie, Sxm};
 use Vendor::{Amd, Ascend, Cambricon, Nvidia};

@@ -75,6 +75,21 @@ impl Event {
         }
     }
 
+    /// Whether work stopped: the kind interrupts, and an Xid is more than a
+    /// recorded warning.
+    pub fn interrupts(&self) -> bool {
+        self.kind.interrupts()
+            && (self.kind != EventKind::Xid || crate::accelerator::xid::interrupts(self.code))
+    }
+
+    /// Whether the interruption counts against the platform: an Xid the
+    /// catalogue blames on the application does not.
+    pub fn counts_against_platform(&self) -> bool {
+        self.interrupts()
+            && (self.kind != EventKind::Xid
+                || crate::accelerator::xid::counts_against_platform(self.code))
+    }
+
     pub fn validate(self) -> Checked<Self> {
         if let Some(d) = self.duration_ms.filter(|d| *d < 0) {
             return Err(ValidationError::new(

@@ -25,6 +25,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     {
         return Ok(format);
     }
+    if is_kernel_log(&lines) {
+        return Ok(Format::KernelLog);
+    }
     if is_gpustat_text(&lines) {
         return Ok(Format::Gpustat);
     }
@@ -69,6 +72,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if text.contains("\"breakpoint-probe\"") {
         return Some(Format::ProbeLog);
     }
+    if first.contains("\"__REALTIME_TIMESTAMP\"") {
+        return Some(Format::KernelLog);
+    }
     if text.contains("\"resultType\"") || (text.contains("\"status\"") && text.contains("\"data\""))
     {
         return Some(Format::PromRange);
@@ -87,6 +93,19 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
         return Some(Format::PromRange);
     }
     None
+}
+
+/// Kernel logs (dmesg, journalctl, syslog): most lines carry a kernel log
+/// time prefix, and the NVIDIA driver speaks somewhere — or the journal's
+/// own header opens the file.
+fn is_kernel_log(lines: &[&str]) -> bool {
+    use super::formats::kernel_log::{is_kernel_line, mentions_driver};
+    let journal = lines.first().is_some_and(|l| {
+        l.starts_with("-- Logs begin at ") || l.starts_with("-- Journal begins at ")
+    });
+    let shaped = lines.iter().filter(|l| is_kernel_line(l)).count();
+    shaped > 0
+        && (journal || (shaped * 2 > lines.len() && lines.iter().any(|l| mentions_driver(l))))
 }
 
 /// gpustat: "[0] NVIDIA A100-SXM4-80GB | 54°C, 100 % | 61227 / 81920 MB".
@@ -280,6 +299,22 @@ mod tests {
             (
                 "Wed Nov 18 09:14:02 2026\n+-----+\n| NVIDIA-SMI 590.48.01     KMD Version: 590.48.01     CUDA UMD Version: 13.1 |\n",
                 Format::SmiTable,
+            ),
+            (
+                "[    0.000000] Linux version 6.1.0\n[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n",
+                Format::KernelLog,
+            ),
+            (
+                "Jun  1 11:27:05 node-3 kernel: [ 1234.5] NVRM: Xid (PCI:0000:3b:00): 48, pid=1\n",
+                Format::KernelLog,
+            ),
+            (
+                "-- Logs begin at Sat 2024-06-01 10:00:00 UTC, end at Sat 2024-06-01 12:00:00 UTC. --\nJun 01 10:00:00 n kernel: Linux version\n",
+                Format::KernelLog,
+            ),
+            (
+                "{\"__REALTIME_TIMESTAMP\":\"1717241225123456\",\"MESSAGE\":\"NVRM: x\"}\n",
+                Format::KernelLog,
             ),
             (
                 "\n==============NVSMI LOG==============\n\nTimestamp : x\n",

@@ -53,6 +53,7 @@ labelled_enum! {
         Gpustat => "gpustat",
         DcgmDiag => "dcgmi-diag",
         DcgmiDmon => "dcgmi-dmon",
+        KernelLog => "kernel-log",
         PromText => "prometheus-text",
         PromRange => "prometheus-range",
         StartupTable => "startup-attempts",

@@ -124,6 +124,11 @@ impl TimeReader {
         Self { tz, cached: None }
     }
 
+    /// The zone zone-less times are read in.
+    pub fn zone(&self) -> &TimeZone {
+        &self.tz
+    }
+
     /// A date-time as text; `None` when it is not one.
     pub fn parse(&mut self, text: &str) -> Option<i64> {
         let civil = parse_civil(text)?;

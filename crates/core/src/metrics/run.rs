@@ -203,6 +203,11 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         })
         .collect::<Result<_>>()?;
     if gpus.is_empty() {
+        // A log of events alone (a kernel log) that saw the whole machine
+        // for its whole period still gives a rate.
+        if let Some(gpu_ms) = event_log_exposure_ms(run) {
+            interruptions(store, run, gpu_ms, false, out)?;
+        }
         return Ok(());
     }
     let worst = |f: fn(&GpuSustain) -> Option<f64>| {
@@ -237,7 +242,8 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             None,
         ));
     }
-    interruptions(store, run, &gpus, out)
+    let gpu_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
+    interruptions(store, run, gpu_ms, true, out)
 }
 
 /// Share of working samples with a counted throttle reason, and which
@@ -306,22 +312,52 @@ fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
 }
 
 /// Interruptions per 100 GPU-hours and availability, from the run's events.
+/// GPU-milliseconds a sample-less run watched: its period times the GPUs
+/// its log showed the driver taking charge of (`kernel_log.observed_gpus`).
+fn event_log_exposure_ms(run: &Run) -> Option<i64> {
+    let gpus = run
+        .metadata
+        .get("kernel_log")?
+        .get("observed_gpus")?
+        .as_i64()?;
+    let span = run.ended_at?.as_millisecond() - run.started_at?.as_millisecond();
+    (span > 0 && gpus > 0).then(|| span * gpus)
+}
+
+/// Interruptions per 100 GPU-hours over `span_ms` GPU-milliseconds, and
+/// availability where the run was sampled (`sampled`): only samples show
+/// gaps, so a log of events alone says nothing about availability.
 fn interruptions(
     store: &Store,
     run: &Run,
-    gpus: &[GpuSustain],
+    span_ms: i64,
+    sampled: bool,
     out: &mut Vec<RunValue>,
 ) -> Result<()> {
-    let span_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
     if span_ms > 0 {
         let events = store.events(run.id)?;
-        let interrupting = events.iter().filter(|e| e.kind.interrupts()).count();
+        let interrupting = events
+            .iter()
+            .filter(|e| e.counts_against_platform())
+            .count();
+        let not_counted = events
+            .iter()
+            .filter(|e| e.interrupts() && !e.counts_against_platform())
+            .count();
         let gpu_hours = span_ms as f64 / 3.6e6;
+        let aside = if not_counted > 0 {
+            format!(" ({not_counted} application faults not counted)")
+        } else {
+            String::new()
+        };
         out.push(value(
             "sustain.interruptions_per_100h",
             interrupting as f64 / gpu_hours * 100.0,
-            Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours")),
+            Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours{aside}")),
         ));
+        if !sampled {
+            return Ok(());
+        }
         let gap_ms: i64 = events
             .iter()
             .filter(|e| e.kind == EventKind::Gap)

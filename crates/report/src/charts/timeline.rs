@@ -268,7 +268,7 @@ fn mark_interruptions(
     lo: f64,
     hi: f64,
 ) -> Result<(), ChartError> {
-    for e in span.input.events.iter().filter(|e| e.kind.interrupts()) {
+    for e in span.input.events.iter().filter(|e| e.interrupts()) {
         let x = span.hours(e.at.as_millisecond());
         if e.kind == EventKind::GpuLost
             && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)

@@ -4,6 +4,7 @@
 mod dcgm_diag;
 mod dmon;
 mod gpustat;
+pub(crate) mod kernel_log;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -34,6 +35,7 @@ pub fn parse<R: BufRead>(
         Format::SmiTable => smi_table::parse(input, ctx, b),
         Format::Gpustat => gpustat::parse(input, ctx, b),
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
+        Format::KernelLog => kernel_log::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
         Format::PromRange => prometheus::parse_range(input, ctx, b),

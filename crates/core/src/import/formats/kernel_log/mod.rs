@@ -1,0 +1,436 @@
+//! Kernel logs — `dmesg` in its shapes, `journalctl -k`, `/var/log/kern.log`
+//! and syslog — read for the NVIDIA driver's evidence of faults: Xid errors
+//! (with their meaning and who is at fault, from `accelerator::xid`), GPUs
+//! falling off the bus or failing to initialise, GSP and NVSwitch errors.
+//!
+//! Events name GPUs by PCI address. Indexes follow PCI order, as
+//! nvidia-smi numbers GPUs; when the log shows the driver taking charge of
+//! every GPU at load (`nvidia 0000:3b:00.0: …`) that order is the machine's,
+//! otherwise only the GPUs the log names are numbered and a warning says so.
+//!
+//! Times: `dmesg`'s seconds since boot need the boot time — from `--start`,
+//! or from the kernel's own "setting system clock to … (epoch)" line; syslog
+//! lines carry no year — it comes from the journal's "-- Logs begin at …"
+//! line, from `--start`, or from the file's modification time (with a
+//! warning). Anything else is refused with that advice.
+
+mod entry;
+mod messages;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+
+use entry::{Entry, Style, When};
+use messages::Message;
+
+use super::super::ParseContext;
+use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::LineReader;
+use crate::accelerator::xid;
+use crate::domain::{Event, EventKind};
+
+/// Whether a line is in one of the kernel log shapes (for detection).
+pub(crate) fn is_kernel_line(line: &str) -> bool {
+    entry::read(line).is_some()
+}
+
+/// Whether a line is the driver's (for detection: a syslog full of other
+/// daemons is a kernel log only if the driver speaks in it).
+pub(crate) fn mentions_driver(line: &str) -> bool {
+    line.contains("NVRM:") || line.contains("nvidia")
+}
+
+/// A time as the line gave it, and where it stands among boots and years.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    when: When,
+    line: u64,
+    /// Which boot (raw dmesg: seconds since boot start again).
+    boot: usize,
+    /// How many times the month went backwards before this line (syslog:
+    /// December to January is a new year).
+    new_years: i64,
+}
+
+struct Finding {
+    seen: Seen,
+    message: Message,
+}
+
+#[derive(Default)]
+struct Reading {
+    style: Option<Style>,
+    first: Option<Seen>,
+    last: Option<Seen>,
+    findings: Vec<Finding>,
+    uuids: BTreeMap<String, String>,
+    probed: BTreeSet<String>,
+    /// Boot time (UTC ms) of each boot whose clock line was seen.
+    boot_at: BTreeMap<usize, i64>,
+    boot: usize,
+    /// The first line of each boot, for raw dmesg.
+    boot_first_line: BTreeMap<usize, u64>,
+    last_uptime: f64,
+    new_years: i64,
+    last_month: u8,
+    /// The year the journal's "-- Logs begin at …" line gives.
+    journal_year: Option<i64>,
+    host: Option<String>,
+    entries: u64,
+}
+
+pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut r = Reading::default();
+    while let Some(line) = lines.next_line()? {
+        let text = line.text;
+        if let Some(year) = journal_begins_year(text) {
+            r.journal_year.get_or_insert(year);
+            continue;
+        }
+        let Some(entry) = entry::read(text) else {
+            continue;
+        };
+        if r.host.is_none() {
+            r.host = entry.host.map(str::to_string).or_else(|| {
+                (entry.style == Style::JournalJson)
+                    .then(|| entry::json_host(text))
+                    .flatten()
+            });
+        }
+        let seen = r.place(&entry, line.number);
+        r.entries += 1;
+        r.style.get_or_insert(entry.style);
+        r.first.get_or_insert(seen);
+        r.last = Some(seen);
+        if let (When::Uptime(uptime), Some(epoch_s)) = (seen.when, clock_set_to(&entry.message)) {
+            r.boot_at
+                .insert(seen.boot, epoch_s * 1000 - (uptime * 1000.0).round() as i64);
+        }
+        match messages::recognise(&entry.message) {
+            Some(Message::Uuid { bus, uuid }) => {
+                r.uuids.insert(bus, uuid);
+            }
+            Some(Message::Probed { bus }) => {
+                r.probed.insert(bus);
+            }
+            Some(message) => r.findings.push(Finding { seen, message }),
+            None => {}
+        }
+    }
+    if r.entries == 0 {
+        return Err(ParseFailure::Whole(
+            "no kernel log lines found (dmesg, journalctl -k or syslog shapes)".into(),
+        ));
+    }
+    let clock = Clock::new(&r, ctx, b)?;
+    emit(&r, &clock, ctx, b)
+}
+
+impl Reading {
+    /// Where a line's time stands: a new boot when dmesg's seconds go back,
+    /// a new year when syslog's month does.
+    fn place(&mut self, entry: &Entry<'_>, line: u64) -> Seen {
+        match entry.when {
+            When::Uptime(secs) => {
+                if secs + 1.0 < self.last_uptime {
+                    self.boot += 1;
+                }
+                self.last_uptime = secs;
+                self.boot_first_line.entry(self.boot).or_insert(line);
+            }
+            When::NoYear { month, .. } => {
+                if month < self.last_month {
+                    self.new_years += 1;
+                }
+                self.last_month = month;
+            }
+            When::Wall { .. } => {}
+        }
+        Seen {
+            when: entry.when,
+            line,
+            boot: self.boot,
+            new_years: self.new_years,
+        }
+    }
+}
+
+/// "-- Logs begin at Sat 2024-06-01 10:00:00 UTC, end at … --" (older
+/// systemd) or "-- Journal begins at Sat 2024-06-01 …" (newer): the year.
+fn journal_begins_year(line: &str) -> Option<i64> {
+    let rest = line
+        .strip_prefix("-- Logs begin at ")
+        .or_else(|| line.strip_prefix("-- Journal begins at "))?;
+    rest.split_whitespace()
+        .find_map(|w| w.get(0..4).filter(|_| w.as_bytes().get(4) == Some(&b'-')))
+        .and_then(|y| y.parse().ok())
+}
+
+/// "rtc_cmos 00:04: setting system clock to 2024-06-01T10:00:00 UTC
+/// (1717236000)": the wall clock at that moment since boot.
+fn clock_set_to(message: &str) -> Option<i64> {
+    let (_, rest) = message.split_once("setting system clock to ")?;
+    let inside = rest.rsplit_once('(')?.1.split_once(')')?.0;
+    inside.trim().parse().ok()
+}
+
+/// Turns the times lines gave into UTC milliseconds.
+struct Clock {
+    boot_at: BTreeMap<usize, i64>,
+    /// Year of the first syslog line, or of the last one (`from_end`).
+    year: Option<(i64, bool)>,
+    total_new_years: i64,
+}
+
+impl Clock {
+    fn new(r: &Reading, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult<Self> {
+        let mut boot_at = r.boot_at.clone();
+        for (&boot, &line) in &r.boot_first_line {
+            if boot_at.contains_key(&boot) {
+                continue;
+            }
+            let reason = match (boot, ctx.start) {
+                (0, Some(start)) => {
+                    boot_at.insert(0, start.as_millisecond());
+                    continue;
+                }
+                (0, None) => {
+                    "dmesg times count seconds since boot and the log does not say when the \
+                     machine booted; give the boot time with --start (`uptime -s` on that \
+                     machine), or save the log with `dmesg -T`, `dmesg --time-format iso` or \
+                     `journalctl -k -o short-iso`"
+                }
+                _ => {
+                    "dmesg's seconds since boot start again here (the machine rebooted) and \
+                     this boot's start is not in the log; save each boot on its own \
+                     (`journalctl -k -b -1`) or with wall-clock times (`journalctl -k -o short-iso`)"
+                }
+            };
+            return Err(ParseFailure::Line(LineError::new(line, None, reason)));
+        }
+        let needs_year = matches!(r.first.map(|s| s.when), Some(When::NoYear { .. }));
+        let year = if !needs_year {
+            None
+        } else if let Some(y) = r.journal_year {
+            Some((y, false))
+        } else if let Some(start) = ctx.start {
+            Some((i64::from(ctx.times.zone().to_datetime(start).year()), false))
+        } else if let Some(t) = ctx.file_time {
+            let file = ctx.times.zone().to_datetime(t);
+            let mut y = i64::from(file.year());
+            // The last line was written before the file's time: a December
+            // line in a file saved in January is last year's.
+            if let Some(When::NoYear { month, day, .. }) = r.last.map(|s| s.when)
+                && (
+                    i8::try_from(month).unwrap_or(12),
+                    i8::try_from(day).unwrap_or(31),
+                ) > (file.month(), file.day())
+            {
+                y -= 1;
+            }
+            b.warn(format!(
+                "syslog lines carry no year; {y} was taken from the file's modification time \
+                 (give --start to set it)"
+            ));
+            Some((y, true))
+        } else {
+            return Err(ParseFailure::Whole(
+                "syslog lines carry no year and nothing else in the file gives it; give \
+                 --start (a time in the log's first year)"
+                    .into(),
+            ));
+        };
+        Ok(Self {
+            boot_at,
+            year,
+            total_new_years: r.new_years,
+        })
+    }
+
+    fn utc_ms(&self, seen: Seen, ctx: &mut ParseContext) -> Result<i64, LineError> {
+        let local = |ctx: &mut ParseContext, civil_ms: i64| {
+            let text = jiff::Timestamp::from_millisecond(civil_ms)
+                .ok()
+                .map(|t| t.strftime("%Y-%m-%d %H:%M:%S%.3f").to_string())?;
+            ctx.times.parse(&text)
+        };
+        let ms = match seen.when {
+            When::Uptime(secs) => self
+                .boot_at
+                .get(&seen.boot)
+                .map(|boot| boot + (secs * 1000.0).round() as i64),
+            When::Wall { ms, local: false } => Some(ms),
+            When::Wall { ms, local: true } => local(ctx, ms),
+            When::NoYear {
+                month,
+                day,
+                ms_of_day,
+            } => self.year.and_then(|(year, from_end)| {
+                let year = if from_end {
+                    year - (self.total_new_years - seen.new_years)
+                } else {
+                    year + seen.new_years
+                };
+                let midnight = entry::civil_ms(year, i64::from(month), i64::from(day))?;
+                local(ctx, midnight + ms_of_day)
+            }),
+        };
+        ms.ok_or_else(|| LineError::new(seen.line, None, "the line's time cannot be placed"))
+    }
+}
+
+/// Two messages about the same GPU this close are one incident (a fallen-off
+/// line next to its Xid 79; a failed initialisation retried by every
+/// nvidia-smi call).
+const SAME_INCIDENT_MS: i64 = 60_000;
+
+fn emit(r: &Reading, clock: &Clock, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    // GPUs in PCI order, as nvidia-smi numbers them.
+    let mut buses: BTreeSet<&str> = r.probed.iter().map(String::as_str).collect();
+    buses.extend(r.uuids.keys().map(String::as_str));
+    for f in &r.findings {
+        if let Some(bus) = finding_bus(&f.message) {
+            buses.insert(bus);
+        }
+    }
+    for bus in &buses {
+        let gpu = b.gpu(GpuKey::BusId(bus));
+        if let Some(uuid) = r.uuids.get(*bus) {
+            b.alias(GpuKey::Uuid(uuid), gpu);
+        }
+    }
+    let enumerated = !r.probed.is_empty() && buses.iter().all(|bus| r.probed.contains(*bus));
+    if !buses.is_empty() && !enumerated {
+        b.warn(
+            "the log does not show the driver finding every GPU, so GPU numbers follow the \
+             PCI order of the GPUs it names, which may not be nvidia-smi's; the PCI addresses \
+             are kept",
+        );
+    }
+    for at in [r.first, r.last].into_iter().flatten() {
+        let t = clock.utc_ms(at, ctx)?;
+        b.saw_time(t);
+    }
+
+    let mut xid79: Vec<(Option<u32>, i64)> = Vec::new();
+    let mut init_failed: Vec<(Option<u32>, i64)> = Vec::new();
+    let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut application = 0u64;
+    for f in &r.findings {
+        let t_ms = clock.utc_ms(f.seen, ctx)?;
+        let at = jiff::Timestamp::from_millisecond(t_ms)
+            .map_err(|_| LineError::new(f.seen.line, None, "time out of range"))?;
+        let gpu = finding_bus(&f.message).and_then(|bus| b.known_gpu(GpuKey::BusId(bus)));
+        let event = match &f.message {
+            Message::Xid { code, text, .. } => {
+                *counts.entry(*code).or_default() += 1;
+                if *code == 79 {
+                    xid79.push((gpu, t_ms));
+                }
+                if !xid::counts_against_platform(Some(i64::from(*code)))
+                    && xid::interrupts(Some(i64::from(*code)))
+                {
+                    application += 1;
+                }
+                Event {
+                    gpu,
+                    code: Some(i64::from(*code)),
+                    detail: Some(detail(&xid::describe(i64::from(*code)), text)),
+                    ..Event::new(at, EventKind::Xid)
+                }
+            }
+            Message::FellOffBus { .. } => {
+                if near(&xid79, gpu, t_ms) {
+                    continue;
+                }
+                Event {
+                    gpu,
+                    detail: Some("kernel: GPU has fallen off the bus".into()),
+                    ..Event::new(at, EventKind::GpuLost)
+                }
+            }
+            Message::InitFailed { text, .. } => {
+                if near(&init_failed, gpu, t_ms) {
+                    continue;
+                }
+                init_failed.push((gpu, t_ms));
+                Event {
+                    gpu,
+                    detail: Some(detail("the driver could not initialise the GPU", text)),
+                    ..Event::new(at, EventKind::GpuLost)
+                }
+            }
+            Message::Gsp { text, .. } => Event {
+                gpu,
+                detail: Some(detail("GSP firmware", text)),
+                ..Event::new(at, EventKind::Note)
+            },
+            Message::SXid { code, text } => Event {
+                code: Some(i64::from(*code)),
+                detail: Some(detail(&format!("NVSwitch SXid {code}"), text)),
+                ..Event::new(at, EventKind::Note)
+            },
+            Message::Uuid { .. } | Message::Probed { .. } => continue,
+        };
+        b.event(event);
+    }
+    if application > 0 {
+        let errors = if application == 1 {
+            "Xid error is an application fault"
+        } else {
+            "Xid errors are application faults"
+        };
+        b.warn(format!(
+            "{application} {errors} (the program's, not the platform's): shown, not \
+             counted against the platform"
+        ));
+    }
+    b.host = b.host.take().or_else(|| r.host.clone());
+    let mut meta = serde_json::Map::new();
+    if let Some(style) = r.style {
+        meta.insert("saved_as".into(), style.label().into());
+    }
+    meta.insert(
+        "xid_counts".into(),
+        counts
+            .iter()
+            .map(|(code, n)| (code.to_string(), serde_json::Value::from(*n)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+    );
+    if enumerated {
+        // The whole machine was seen for the whole log: the exposure that
+        // turns its interruptions into a rate.
+        meta.insert("observed_gpus".into(), buses.len().into());
+    }
+    b.metadata.insert("kernel_log".into(), meta.into());
+    b.records += b.events.len() as u64;
+    Ok(())
+}
+
+fn finding_bus(message: &Message) -> Option<&str> {
+    match message {
+        Message::Xid { bus, .. }
+        | Message::FellOffBus { bus }
+        | Message::InitFailed { bus, .. }
+        | Message::Gsp { bus, .. } => bus.as_deref(),
+        Message::Uuid { bus, .. } | Message::Probed { bus } => Some(bus),
+        Message::SXid { .. } => None,
+    }
+}
+
+fn near(seen: &[(Option<u32>, i64)], gpu: Option<u32>, t_ms: i64) -> bool {
+    seen.iter()
+        .any(|(g, t)| *g == gpu && (t_ms - t).abs() <= SAME_INCIDENT_MS)
+}
+
+/// "Xid 79: GPU has fallen off the bus (fatal, platform fault) — driver:
+/// pid=0, …": the meaning first, the driver's words after, bounded.
+fn detail(meaning: &str, driver_said: &str) -> String {
+    if driver_said.is_empty() {
+        return meaning.to_string();
+    }
+    let said = crate::text::printable_excerpt(driver_said, 160);
+    format!("{meaning} — driver: {said}")
+}
