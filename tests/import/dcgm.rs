@@ -156,3 +156,102 @@ fn dcgm_diag_results_are_kept_as_health_evidence() {
     assert_eq!(failed[0]["gpu"], "1");
     assert!(r.warnings.iter().any(|w| w.contains("PCIe Fail on GPU 1")));
 }
+
+/// (test, GPU, status) of every result, and the message of the one asked.
+fn diag(run: &breakpoint_core::domain::Run) -> Vec<(String, Option<String>, String)> {
+    run.metadata["dcgm_diag"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["test"].as_str().unwrap().to_string(),
+                t["gpu"].as_str().map(str::to_string),
+                t["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn message_of(run: &breakpoint_core::domain::Run, test: &str, gpu: Option<&str>) -> String {
+    run.metadata["dcgm_diag"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["test"] == test && t["gpu"].as_str() == gpu)
+        .and_then(|t| t["message"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn dcgm_diag_tables_of_three_generations() {
+    // DCGM 3.3: the memory test fails on GPU 0 of 8.
+    let (store, r) = import("dcgm-diag/r3-memory-fail-8gpu.txt", |_| {});
+    assert_eq!((r.format, r.kind.as_str()), (Format::DcgmDiag, "delivery"));
+    let run = store.run(r.run_id).unwrap();
+    let results = diag(&run);
+    // 9 deployment tests, PCIe, 8 memory results, 4 stress tests.
+    assert_eq!(results.len(), 22, "{results:?}");
+    let memory: Vec<_> = results.iter().filter(|t| t.0 == "GPU Memory").collect();
+    assert_eq!(memory.len(), 8);
+    assert!(memory.contains(&&("GPU Memory".into(), Some("0".into()), "Fail".into())));
+    assert_eq!(results.iter().filter(|t| t.2 == "Fail").count(), 1);
+    assert_eq!(
+        message_of(&run, "GPU Memory", Some("0")),
+        "GPU 0 Error using CUDA API cuMemAlloc Check DCGM and system logs for errors. \
+         Reset GPU. Restart DCGM. Rerun diagnostics. Unable to allocate 77803 MB of memory: \
+         'out of memory'."
+    );
+    assert_eq!(run.metadata["dcgm_version"], "3.3.5");
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.starts_with("dcgmi diag: GPU Memory Fail on GPU 0"))
+    );
+
+    // DCGM 2.4: thermal warnings wrapped over several lines, for every GPU.
+    let (store, r) = import("dcgm-diag/r3-thermal-warn-2gpu.txt", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    let warned: Vec<_> = diag(&run).into_iter().filter(|t| t.2 == "Warn").collect();
+    assert_eq!(warned, vec![("Targeted Power".into(), None, "Warn".into())]);
+    let m = message_of(&run, "Targeted Power", None);
+    assert!(
+        m.starts_with("GPU 0 Thermal violations totaling 14.2 seconds"),
+        "{m}"
+    );
+    assert!(
+        m.contains("; GPU 1 Thermal violations totaling 8.7 seconds"),
+        "{m}"
+    );
+    assert!(m.contains("thermal material interface, fans"), "{m}");
+
+    // DCGM 3.1: a row-remapping failure in the deployment checks.
+    let (store, r) = import("dcgm-diag/r1-row-remap-fail.txt", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    let failed: Vec<_> = diag(&run).into_iter().filter(|t| t.2 == "Fail").collect();
+    assert_eq!(
+        failed,
+        vec![("Page Retirement/Row Remap".into(), None, "Fail".into())]
+    );
+    assert!(message_of(&run, "Page Retirement/Row Remap", None).contains("row remapping failed"));
+
+    // DCGM 4.2: plugin names, a line per GPU, "Warning: GPU1".
+    let (store, r) = import("dcgm-diag/r2-dcgm4-memory-fail.txt", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(
+        diag(&run),
+        vec![
+            ("software".into(), Some("0".into()), "Pass".into()),
+            ("software".into(), Some("1".into()), "Pass".into()),
+            ("pcie".into(), Some("0".into()), "Pass".into()),
+            ("pcie".into(), Some("1".into()), "Pass".into()),
+            ("memory".into(), Some("0".into()), "Pass".into()),
+            ("memory".into(), Some("1".into()), "Fail".into()),
+            ("targeted_stress".into(), Some("0".into()), "Skip".into()),
+            ("targeted_stress".into(), Some("1".into()), "Skip".into()),
+        ]
+    );
+    assert!(message_of(&run, "memory", Some("1")).starts_with("A DBE error was detected on GPU 1"));
+    assert_eq!(run.metadata["driver_version"], "570.148.08");
+}

@@ -129,6 +129,16 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     {
         return Some(Format::SmiQuery);
     }
+    // The `dcgmi diag` table: its header row, or the line dcgmi prints first.
+    if lines.iter().any(|l| {
+        l.starts_with("Successfully ran diagnostic")
+            || (l.starts_with('|') && {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                cells.get(1..3) == Some(&["Diagnostic", "Result"][..])
+            })
+    }) {
+        return Some(Format::DcgmDiag);
+    }
     // Plain `nvidia-smi`: the boxed table under its banner, whatever the
     // banner's labels ("Driver Version", "KMD Version", …).
     if lines.iter().any(|l| is_smi_banner(l)) {
@@ -315,6 +325,10 @@ mod tests {
             (
                 "{\"__REALTIME_TIMESTAMP\":\"1717241225123456\",\"MESSAGE\":\"NVRM: x\"}\n",
                 Format::KernelLog,
+            ),
+            (
+                "Successfully ran diagnostic for group.\n+----+----+\n| Diagnostic                | Result                                         |\n",
+                Format::DcgmDiag,
             ),
             (
                 "\n==============NVSMI LOG==============\n\nTimestamp : x\n",

@@ -1,0 +1,300 @@
+//! The `dcgmi diag` table as the terminal shows it:
+//!
+//! ```text
+//! +---------------------------+------------------------------------------------+
+//! | Diagnostic                | Result                                         |
+//! +===========================+================================================+
+//! |-----  Metadata  ----------+------------------------------------------------|
+//! | DCGM Version              | 3.3.5                                          |
+//! |-----  Deployment  --------+------------------------------------------------|
+//! | Denylist                  | Pass                                           |
+//! +-----  Hardware  ----------+------------------------------------------------+
+//! | GPU Memory                | Pass - GPUs: 1, 2, 3                           |
+//! |                           | Fail - GPU: 0                                  |
+//! | Warning                   | GPU 0 Error using CUDA API cuCtxCreate Check   |
+//! |                           | DCGM and system logs for errors. Reset GPU. R  |
+//! |                           | estart DCGM. Rerun diagnostics.                |
+//! ```
+//!
+//! DCGM 2.x and 3.x name tests for people ("GPU Memory") and give each a
+//! status with the GPUs it applies to ("Pass - All", "Fail - GPU: 0");
+//! DCGM 4.x names them as plugins ("memory") with a line per GPU
+//! ("GPU0: Fail") and messages as "Warning: GPU0". Messages are wrapped at
+//! the cell's width, mid-word, so their pieces are joined as they stand.
+
+use super::DiagResult;
+
+#[derive(Debug, Default)]
+pub(super) struct Table {
+    pub results: Vec<DiagResult>,
+    pub dcgm_version: Option<String>,
+    pub driver_version: Option<String>,
+}
+
+/// What the left cell of a row says.
+enum Left<'a> {
+    Section(&'a str),
+    Empty,
+    /// "Warning", "Info", "Warning: GPU0": a message, maybe about one GPU.
+    Message(Option<String>),
+    Label(&'a str),
+}
+
+fn left_cell(cell: &str) -> Left<'_> {
+    let cell = cell.trim();
+    if cell.starts_with("---") {
+        let name = cell.trim_matches(|c: char| c == '-' || c.is_whitespace());
+        return Left::Section(name);
+    }
+    if cell.is_empty() {
+        return Left::Empty;
+    }
+    for word in ["Warning", "Info", "Error"] {
+        if let Some(rest) = cell.strip_prefix(word) {
+            if rest.is_empty() {
+                return Left::Message(None);
+            }
+            if let Some(target) = rest.strip_prefix(':') {
+                return Left::Message(gpu_of(target.trim()));
+            }
+        }
+    }
+    Left::Label(cell)
+}
+
+/// "GPU0", "GPU 3" → "0", "3".
+fn gpu_of(text: &str) -> Option<String> {
+    let digits = text.trim().strip_prefix("GPU")?.trim();
+    (!digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())).then(|| digits.to_string())
+}
+
+/// A status and the GPUs it is for: "Pass", "Pass - All", "Fail - GPU: 0",
+/// "Pass - GPUs: 1, 2, 3", "GPU0: Fail". `None` when the text is not one
+/// (a wrapped message).
+fn status_spec(text: &str) -> Option<(String, Vec<Option<String>>)> {
+    const STATUSES: [&str; 6] = ["Pass", "Fail", "Warn", "Skip", "Not Run", "Running"];
+    let text = text.trim();
+    if let Some((gpu, status)) = text.split_once(':')
+        && let Some(gpu) = gpu_of(gpu)
+        && STATUSES.contains(&status.trim())
+    {
+        return Some((status.trim().to_string(), vec![Some(gpu)]));
+    }
+    let (status, target) = match text.split_once(" - ") {
+        Some((s, t)) => (s.trim(), Some(t.trim())),
+        None => (text, None),
+    };
+    if !STATUSES.contains(&status) {
+        return None;
+    }
+    let gpus = match target {
+        None | Some("All") => vec![None],
+        Some(t) => {
+            let list = t.strip_prefix("GPUs:").or_else(|| t.strip_prefix("GPU:"))?;
+            let gpus: Vec<Option<String>> = list
+                .split(',')
+                .map(|g| g.trim())
+                .filter(|g| !g.is_empty())
+                .map(|g| {
+                    g.bytes()
+                        .all(|c| c.is_ascii_digit())
+                        .then(|| Some(g.to_string()))
+                })
+                .collect::<Option<_>>()?;
+            if gpus.is_empty() {
+                return None;
+            }
+            gpus
+        }
+    };
+    Some((status.to_string(), gpus))
+}
+
+pub(super) fn read(text: &str) -> Table {
+    let mut table = Table::default();
+    let mut category: Option<String> = None;
+    let mut test: Option<String> = None;
+    // The results of the current test, and the message being assembled
+    // (which GPU it is about, and its text so far).
+    let mut first_of_test = 0usize;
+    let mut message: Option<Message> = None;
+    let flush = |table: &mut Table, first: usize, message: &mut Option<Message>| {
+        if let Some(Message { gpu, text, .. }) = message.take() {
+            attach(&mut table.results[first..], gpu, text.trim());
+        }
+    };
+    for line in text.lines() {
+        let line = line.trim_end();
+        let Some(body) = line.strip_prefix('|').or_else(|| line.strip_prefix('+')) else {
+            continue;
+        };
+        let body = body
+            .strip_suffix('|')
+            .or_else(|| body.strip_suffix('+'))
+            .unwrap_or(body);
+        let Some((left, right)) = body.split_once(['|', '+']) else {
+            continue;
+        };
+        // The right cell's text: one space after the border, padding after.
+        // A piece that fills the cell was cut mid-word; a shorter one ended
+        // at a space the padding swallowed.
+        let cell = right.strip_prefix(' ').unwrap_or(right);
+        let right_text = cell.trim_end();
+        let fills_cell = right_text.chars().count() + 1 >= cell.chars().count();
+        match left_cell(left) {
+            Left::Section(name) => {
+                flush(&mut table, first_of_test, &mut message);
+                category = Some(name.to_string()).filter(|n| !n.is_empty());
+                test = None;
+            }
+            Left::Label(label) if category.as_deref() == Some("Metadata") => {
+                let value = right_text.trim().to_string();
+                match label {
+                    "DCGM Version" => table.dcgm_version = Some(value),
+                    "Driver Version Detected" => table.driver_version = Some(value),
+                    _ => {}
+                }
+            }
+            Left::Label("Diagnostic") => {}
+            Left::Label(label) => {
+                flush(&mut table, first_of_test, &mut message);
+                test = None;
+                if let Some((status, gpus)) = status_spec(right_text) {
+                    first_of_test = table.results.len();
+                    test = Some(label.to_string());
+                    push(&mut table, &category, label, &status, gpus);
+                }
+            }
+            Left::Message(gpu) => {
+                flush(&mut table, first_of_test, &mut message);
+                if test.is_some() {
+                    let (gpu, text) = split_gpu_prefix(gpu, right_text);
+                    message = Some(Message {
+                        gpu,
+                        text,
+                        cut: fills_cell,
+                    });
+                }
+            }
+            Left::Empty => {
+                if let Some(m) = &mut message {
+                    if !m.cut && !right_text.starts_with(' ') {
+                        m.text.push(' ');
+                    }
+                    m.text.push_str(right_text);
+                    m.cut = fills_cell;
+                } else if let (Some(name), Some((status, gpus))) =
+                    (test.clone(), status_spec(right_text))
+                {
+                    // More statuses of the same test, for other GPUs: they
+                    // replace the test's blanket result where one was given.
+                    let blanket = table.results[first_of_test..]
+                        .iter()
+                        .position(|r| r.gpu.is_none() && r.test == name);
+                    if let Some(at) = blanket
+                        && gpus.iter().all(Option::is_some)
+                    {
+                        table.results.remove(first_of_test + at);
+                    }
+                    push(&mut table, &category, &name, &status, gpus);
+                }
+            }
+        }
+    }
+    flush(&mut table, first_of_test, &mut message);
+    table
+}
+
+/// A message being read, piece by piece.
+struct Message {
+    gpu: Option<String>,
+    text: String,
+    /// The last piece filled its cell: the next continues the same word.
+    cut: bool,
+}
+
+fn push(
+    table: &mut Table,
+    category: &Option<String>,
+    test: &str,
+    status: &str,
+    gpus: Vec<Option<String>>,
+) {
+    for gpu in gpus {
+        table.results.push(DiagResult {
+            category: category.clone(),
+            test: test.to_string(),
+            gpu,
+            status: status.to_string(),
+            message: None,
+        });
+    }
+}
+
+/// "GPU 0 Error using CUDA API …": the GPU a message opens with, when the
+/// left cell did not name one.
+fn split_gpu_prefix(gpu: Option<String>, text: &str) -> (Option<String>, String) {
+    if gpu.is_some() {
+        return (gpu, text.to_string());
+    }
+    let mut words = text.splitn(3, ' ');
+    match (words.next(), words.next()) {
+        (Some("GPU"), Some(n)) if n.bytes().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
+            (Some(n.to_string()), text.to_string())
+        }
+        _ => (None, text.to_string()),
+    }
+}
+
+/// A message goes to the test's result for its GPU — the failing or
+/// warning one first — or to the whole test's.
+fn attach(results: &mut [DiagResult], gpu: Option<String>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let trouble = |r: &DiagResult| !matches!(r.status.as_str(), "Pass" | "Skip");
+    let target = results
+        .iter()
+        .position(|r| gpu.is_some() && r.gpu == gpu)
+        .or_else(|| results.iter().position(|r| r.gpu.is_none()))
+        .or_else(|| results.iter().position(trouble))
+        .or(if results.is_empty() { None } else { Some(0) });
+    if let Some(i) = target {
+        let r = &mut results[i];
+        r.message = Some(match r.message.take() {
+            Some(m) => format!("{m}; {text}"),
+            None => text.to_string(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_specs_of_every_generation() {
+        assert_eq!(status_spec("Pass"), Some(("Pass".into(), vec![None])));
+        assert_eq!(status_spec("Warn - All"), Some(("Warn".into(), vec![None])));
+        assert_eq!(
+            status_spec("Fail - GPU: 0"),
+            Some(("Fail".into(), vec![Some("0".into())]))
+        );
+        assert_eq!(
+            status_spec("Pass - GPUs: 1, 2, 3"),
+            Some((
+                "Pass".into(),
+                vec![Some("1".into()), Some("2".into()), Some("3".into())]
+            ))
+        );
+        assert_eq!(
+            status_spec("GPU3: Skip"),
+            Some(("Skip".into(), vec![Some("3".into())]))
+        );
+        assert_eq!(
+            status_spec("DCGM and system logs for errors. Reset GPU. R"),
+            None
+        );
+        assert_eq!(status_spec("Passed the time"), None);
+    }
+}
