@@ -255,3 +255,30 @@ fn dcgm_diag_tables_of_three_generations() {
     assert!(message_of(&run, "memory", Some("1")).starts_with("A DBE error was detected on GPU 1"));
     assert_eq!(run.metadata["driver_version"], "570.148.08");
 }
+
+#[test]
+fn a_failed_health_check_is_a_delivery_problem() {
+    let mismatches = |path: &str| {
+        let (store, r) = import(path, |_| {});
+        let run = store.run(r.run_id).unwrap();
+        breakpoint_core::metrics::compute_run(&store, &run)
+            .unwrap()
+            .into_iter()
+            .find(|v| v.key == "startup.delivery_mismatches")
+            .map(|v| (v.value, v.detail.unwrap_or_default()))
+            .unwrap()
+    };
+    assert_eq!(
+        mismatches("dcgm-diag/r1-pass.json"),
+        (0.0, "health checks passed".into())
+    );
+    assert_eq!(
+        mismatches("dcgm-diag/r3-memory-fail-8gpu.txt"),
+        (1.0, "GPU Memory failed on GPU 0".into())
+    );
+    // One problem per failed test, whatever the number of GPUs it failed on.
+    assert_eq!(
+        mismatches("dcgm-diag/r2-dcgm4-memory-fail.txt"),
+        (1.0, "memory failed on GPU 1".into())
+    );
+}

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::accelerator::{self, Accelerator};
 #[cfg(test)]
 use crate::domain::MigInstance;
-use crate::domain::{GpuInfo, Interconnect, Offering};
+use crate::domain::{GpuInfo, Interconnect, Offering, Run};
 
 /// What a delivery should look like. Every part is optional: only what is
 /// stated is checked.
@@ -195,6 +195,122 @@ pub fn mismatches(expected: &Expectation, inventory: &[GpuInfo]) -> Vec<Mismatch
         push("nvlink", "NVLink".into(), "no active NVLink".into());
     }
     found
+}
+
+/// One `dcgmi diag` result, as an import keeps it in a run's metadata
+/// (`dcgm_diag`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HealthCheck {
+    pub category: Option<String>,
+    pub test: String,
+    /// `None`: every GPU the test ran on.
+    pub gpu: Option<String>,
+    /// Pass, Fail, Warn, Skip as DCGM wrote it.
+    pub status: String,
+    pub message: Option<String>,
+}
+
+impl HealthCheck {
+    pub fn failed(&self) -> bool {
+        self.status.eq_ignore_ascii_case("fail") || self.status.eq_ignore_ascii_case("failed")
+    }
+
+    pub fn warned(&self) -> bool {
+        self.status.eq_ignore_ascii_case("warn") || self.status.eq_ignore_ascii_case("warning")
+    }
+}
+
+/// The health checks a run recorded.
+pub fn health_checks(run: &Run) -> Vec<HealthCheck> {
+    let Some(serde_json::Value::Array(results)) = run.metadata.get("dcgm_diag") else {
+        return Vec::new();
+    };
+    let text =
+        |v: &serde_json::Value, key: &str| v.get(key).and_then(|s| s.as_str()).map(str::to_string);
+    results
+        .iter()
+        .filter_map(|r| {
+            Some(HealthCheck {
+                category: text(r, "category"),
+                test: text(r, "test")?,
+                gpu: text(r, "gpu"),
+                status: text(r, "status")?,
+                message: text(r, "message"),
+            })
+        })
+        .collect()
+}
+
+/// GPUs whose PCIe link runs narrower than it can (x8 on an x16 card):
+/// half the bandwidth to the host, the seed's own delivery trap. Speed is
+/// not compared: GPUs lower it at idle to save power.
+pub fn narrowed_links(inventory: &[GpuInfo]) -> Vec<&GpuInfo> {
+    inventory
+        .iter()
+        .filter(|g| matches!((g.pcie_width_current, g.pcie_width_max), (Some(now), Some(max)) if now < max))
+        .collect()
+}
+
+/// Everything wrong with what a run saw delivered: the differences from
+/// the offering it was bought as, each failed health check (one per test),
+/// and links narrower than the GPU's own. `None` when the run checked
+/// nothing (no offering to compare, no health checks, no link evidence).
+pub fn problems(run: &Run) -> Option<Vec<Mismatch>> {
+    let mut found = Vec::new();
+    let mut checked = false;
+    if let (Some(offering), false) = (&run.offering_snapshot, run.inventory.is_empty()) {
+        checked = true;
+        found = mismatches(&Expectation::from(offering), &run.inventory);
+    }
+    let checks = health_checks(run);
+    checked |= !checks.is_empty();
+    let mut failed_tests: Vec<(&str, Vec<String>)> = Vec::new();
+    for c in checks.iter().filter(|c| c.failed()) {
+        let gpu = c.gpu.clone().unwrap_or_else(|| "every GPU".into());
+        match failed_tests.iter_mut().find(|(t, _)| *t == c.test) {
+            Some((_, gpus)) => gpus.push(gpu),
+            None => failed_tests.push((&c.test, vec![gpu])),
+        }
+    }
+    for (test, gpus) in failed_tests {
+        found.push(Mismatch {
+            what: "health",
+            expected: format!("{test} passing"),
+            found: format!("{test} failed on GPU {}", gpus.join(", ")),
+        });
+    }
+    let links_known = run
+        .inventory
+        .iter()
+        .any(|g| g.pcie_width_current.is_some() && g.pcie_width_max.is_some());
+    checked |= links_known && run.metadata.contains_key("lspci");
+    let narrowed = narrowed_links(&run.inventory);
+    if !narrowed.is_empty() && !found.iter().any(|m| m.what == "pcie_width") {
+        let g = narrowed[0];
+        found.push(Mismatch {
+            what: "pcie_link",
+            expected: format!(
+                "PCIe x{} (the GPU's own width)",
+                g.pcie_width_max.unwrap_or(0)
+            ),
+            found: format!(
+                "PCIe x{} on {} GPU{} ({})",
+                g.pcie_width_current.unwrap_or(0),
+                narrowed.len(),
+                if narrowed.len() == 1 { "" } else { "s" },
+                narrowed
+                    .iter()
+                    .map(|g| g
+                        .pci_bus_id
+                        .clone()
+                        .unwrap_or_else(|| format!("GPU {}", g.index)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+        checked = true;
+    }
+    checked.then_some(found)
 }
 
 #[cfg(test)]

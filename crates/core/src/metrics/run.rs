@@ -160,20 +160,25 @@ fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
 }
 
 fn delivery(run: &Run, out: &mut Vec<RunValue>) {
-    let (Some(offering), false) = (&run.offering_snapshot, run.inventory.is_empty()) else {
+    let Some(found) = delivery::problems(run) else {
         return;
     };
-    let found = delivery::mismatches(&delivery::Expectation::from(offering), &run.inventory);
     let detail = if found.is_empty() {
-        format!(
-            "{} GPUs as ordered ({})",
-            run.inventory.len(),
-            offering.accelerator.canonical
-        )
+        match &run.offering_snapshot {
+            Some(offering) if !run.inventory.is_empty() => format!(
+                "{} GPUs as ordered ({})",
+                run.inventory.len(),
+                offering.accelerator.canonical
+            ),
+            _ => "health checks passed".to_string(),
+        }
     } else {
         found
             .iter()
-            .map(|m| format!("{} for {}", m.found, m.expected))
+            .map(|m| match m.what {
+                "health" => m.found.clone(),
+                _ => format!("{} for {}", m.found, m.expected),
+            })
             .collect::<Vec<_>>()
             .join("; ")
     };
