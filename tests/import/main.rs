@@ -11,6 +11,7 @@ mod dcgm;
 mod errors;
 mod hostile;
 mod kernel;
+mod lspci;
 mod properties;
 mod smi_csv;
 mod smi_other;

@@ -129,6 +129,19 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     {
         return Some(Format::SmiQuery);
     }
+    // lspci: device lines ("3b:00.0 3D controller: NVIDIA …").
+    if lines
+        .iter()
+        .filter(|l| super::formats::lspci::device_header(l).is_some())
+        .count()
+        * 2
+        > lines
+            .iter()
+            .filter(|l| !l.starts_with(char::is_whitespace))
+            .count()
+    {
+        return Some(Format::Lspci);
+    }
     // The `dcgmi diag` table: its header row, or the line dcgmi prints first.
     if lines.iter().any(|l| {
         l.starts_with("Successfully ran diagnostic")
@@ -329,6 +342,10 @@ mod tests {
             (
                 "Successfully ran diagnostic for group.\n+----+----+\n| Diagnostic                | Result                                         |\n",
                 Format::DcgmDiag,
+            ),
+            (
+                "3b:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n\tSubsystem: NVIDIA Corporation Device 16c1\n",
+                Format::Lspci,
             ),
             (
                 "\n==============NVSMI LOG==============\n\nTimestamp : x\n",

@@ -54,6 +54,7 @@ labelled_enum! {
         DcgmDiag => "dcgmi-diag",
         DcgmiDmon => "dcgmi-dmon",
         KernelLog => "kernel-log",
+        Lspci => "lspci",
         PromText => "prometheus-text",
         PromRange => "prometheus-range",
         StartupTable => "startup-attempts",
@@ -68,7 +69,7 @@ impl Format {
     /// The breakpoint a file of this format informs, unless told otherwise.
     pub fn default_kind(self) -> RunKind {
         match self {
-            Format::SmiQuery | Format::DcgmDiag => RunKind::Delivery,
+            Format::SmiQuery | Format::DcgmDiag | Format::Lspci => RunKind::Delivery,
             Format::StartupTable => RunKind::Startup,
             Format::SwitchTable => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,

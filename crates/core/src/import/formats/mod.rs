@@ -5,6 +5,7 @@ mod dcgm_diag;
 mod dmon;
 mod gpustat;
 pub(crate) mod kernel_log;
+pub(crate) mod lspci;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -36,6 +37,7 @@ pub fn parse<R: BufRead>(
         Format::Gpustat => gpustat::parse(input, ctx, b),
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
         Format::KernelLog => kernel_log::parse(input, ctx, b),
+        Format::Lspci => lspci::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
         Format::PromRange => prometheus::parse_range(input, ctx, b),

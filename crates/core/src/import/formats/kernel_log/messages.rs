@@ -139,7 +139,7 @@ fn nvrm(rest: &str) -> Option<Message> {
 /// A PCI address as the kernel and the driver write it ("0000:3b:00",
 /// "0000:3b:00.0", "PCI:0000:3b:00") in nvidia-smi's spelling,
 /// "00000000:3B:00.0", so that it matches the inventories of other logs.
-pub(super) fn pci_address(text: &str) -> Option<String> {
+pub(crate) fn pci_address(text: &str) -> Option<String> {
     let text = text.trim().trim_end_matches([':', '.', ',']);
     let text = text.strip_prefix("PCI:").unwrap_or(text);
     let (address, function) = match text.rsplit_once('.') {

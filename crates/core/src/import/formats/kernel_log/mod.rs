@@ -22,6 +22,7 @@ use std::io::BufRead;
 
 use entry::{Entry, Style, When};
 use messages::Message;
+pub(crate) use messages::pci_address;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
