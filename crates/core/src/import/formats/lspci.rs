@@ -4,10 +4,10 @@
 //!
 //! ```text
 //! 3b:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)
-//! 	Subsystem: NVIDIA Corporation Device 16c1
-//! 		LnkCap:	Port #0, Speed 32GT/s, Width x16, ASPM not supported
-//! 		LnkSta:	Speed 32GT/s, Width x8 (downgraded)
-//! 	Kernel driver in use: nvidia
+//!     Subsystem: NVIDIA Corporation Device 16c1
+//!         LnkCap:    Port #0, Speed 32GT/s, Width x16, ASPM not supported
+//!         LnkSta:    Speed 32GT/s, Width x8 (downgraded)
+//!     Kernel driver in use: nvidia
 //! ```
 //!
 //! A function is an accelerator when its class is a display, 3D or
