@@ -111,8 +111,7 @@ impl Function {
         let named = d
             .match_indices('[')
             .filter_map(|(i, _)| d[i + 1..].split_once(']').map(|(inside, _)| inside))
-            .filter(|inside| !is_vendor_device_id(inside))
-            .last();
+            .rfind(|inside| !is_vendor_device_id(inside));
         named.unwrap_or(d).trim()
     }
 }
