@@ -15,4 +15,5 @@ mod lspci;
 mod properties;
 mod smi_csv;
 mod smi_other;
+mod smi_xml;
 mod tables;

@@ -20,6 +20,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         return Err("the file is empty".into());
     };
 
+    if first.starts_with('<') && text.contains("<nvidia_smi_log") {
+        return Ok(Format::SmiXml);
+    }
     if first.starts_with('{')
         && let Some(format) = json_format(first, text)
     {
@@ -346,6 +349,10 @@ mod tests {
             (
                 "3b:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n\tSubsystem: NVIDIA Corporation Device 16c1\n",
                 Format::Lspci,
+            ),
+            (
+                "<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n<nvidia_smi_log>\n",
+                Format::SmiXml,
             ),
             (
                 "\n==============NVSMI LOG==============\n\nTimestamp : x\n",

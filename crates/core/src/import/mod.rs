@@ -50,6 +50,7 @@ labelled_enum! {
         SmiDmon => "nvidia-smi-dmon",
         SmiQuery => "nvidia-smi-q",
         SmiTable => "nvidia-smi-table",
+        SmiXml => "nvidia-smi-xml",
         Gpustat => "gpustat",
         DcgmDiag => "dcgmi-diag",
         DcgmiDmon => "dcgmi-dmon",
@@ -69,7 +70,9 @@ impl Format {
     /// The breakpoint a file of this format informs, unless told otherwise.
     pub fn default_kind(self) -> RunKind {
         match self {
-            Format::SmiQuery | Format::DcgmDiag | Format::Lspci => RunKind::Delivery,
+            Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
+                RunKind::Delivery
+            }
             Format::StartupTable => RunKind::Startup,
             Format::SwitchTable => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,

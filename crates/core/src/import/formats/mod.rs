@@ -12,6 +12,7 @@ mod script_log;
 mod smi_csv;
 mod smi_query;
 mod smi_table;
+mod smi_xml;
 mod tables;
 
 use std::io::BufRead;
@@ -34,6 +35,7 @@ pub fn parse<R: BufRead>(
         Format::SmiDmon => dmon::parse(input, ctx, b),
         Format::SmiQuery => smi_query::parse(input, ctx, b),
         Format::SmiTable => smi_table::parse(input, ctx, b),
+        Format::SmiXml => smi_xml::parse(input, ctx, b),
         Format::Gpustat => gpustat::parse(input, ctx, b),
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
         Format::KernelLog => kernel_log::parse(input, ctx, b),

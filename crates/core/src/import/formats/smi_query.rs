@@ -21,7 +21,7 @@ use crate::samples::{Field, Sample};
 /// Drop "[Deprecated…]"-style suffixes of keys and values: "610.43.02
 /// [Deprecated; … Use KMD Version instead]" → "610.43.02". A value that is
 /// wholly bracketed ("[N/A]") is kept.
-fn clean(name: &str) -> &str {
+pub(super) fn clean(name: &str) -> &str {
     match name.find(" [") {
         Some(i) => name[..i].trim(),
         None => name.trim(),
@@ -30,18 +30,27 @@ fn clean(name: &str) -> &str {
 
 /// One GPU section being read.
 #[derive(Default)]
-struct GpuSection {
-    gpu: u32,
+pub(super) struct GpuSection {
+    pub(super) gpu: u32,
     sample: Option<Sample>,
     /// The power reading by preference: Power Draw, then instantaneous, then average.
     power: [Option<i64>; 3],
     mask: Option<i64>,
 }
 
-struct Snapshot {
-    t_ms: Option<i64>,
-    driver: Option<String>,
-    cuda: Option<String>,
+impl GpuSection {
+    pub(super) fn new(gpu: u32) -> Self {
+        Self {
+            gpu,
+            ..Self::default()
+        }
+    }
+}
+
+pub(super) struct Snapshot {
+    pub(super) t_ms: Option<i64>,
+    pub(super) driver: Option<String>,
+    pub(super) cuda: Option<String>,
 }
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
@@ -164,7 +173,9 @@ fn reason_bit(name: &str) -> Option<i64> {
     })
 }
 
-fn apply(
+/// One `key : value` of a GPU section, under its section path ("PCI",
+/// "GPU Link Info", "Link Width"), as `-q` names them.
+pub(super) fn apply(
     b: &mut RunBuilder<'_>,
     s: &mut GpuSection,
     path: &[&str],
@@ -274,7 +285,7 @@ fn apply(
     Ok(())
 }
 
-fn finish_gpu(
+pub(super) fn finish_gpu(
     b: &mut RunBuilder<'_>,
     section: Option<GpuSection>,
     snapshot: &Snapshot,
