@@ -159,11 +159,15 @@ fn read_document(
     Ok(gpus)
 }
 
+/// What is done with one leaf: its section path, key and value, named as
+/// `-q` names them.
+type Visit<'v> = dyn FnMut(&[&str], &str, &str) -> Result<(), LineError> + 'v;
+
 /// Every leaf under `node`, with the `-q` names of its sections and key.
 fn walk(
     node: roxmltree::Node<'_, '_>,
     path: &mut Vec<&'static str>,
-    visit: &mut dyn FnMut(&[&str], &str, &str) -> Result<(), LineError>,
+    visit: &mut Visit<'_>,
 ) -> Result<(), LineError> {
     for child in node.children().filter(roxmltree::Node::is_element) {
         let tag = child.tag_name().name();
