@@ -17,3 +17,4 @@ mod smi_csv;
 mod smi_other;
 mod smi_xml;
 mod tables;
+mod vendors;

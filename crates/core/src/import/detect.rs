@@ -145,6 +145,14 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     {
         return Some(Format::Lspci);
     }
+    // Ascend's npu-smi: its table's banner, or the watch stream's header.
+    if lines.iter().any(|l| {
+        l.strip_prefix('|')
+            .is_some_and(|r| r.trim_start().starts_with("npu-smi "))
+            || l.trim_start().starts_with("NpuID(Idx)")
+    }) {
+        return Some(Format::NpuSmi);
+    }
     // The `dcgmi diag` table: its header row, or the line dcgmi prints first.
     if lines.iter().any(|l| {
         l.starts_with("Successfully ran diagnostic")

@@ -56,6 +56,7 @@ labelled_enum! {
         DcgmiDmon => "dcgmi-dmon",
         KernelLog => "kernel-log",
         Lspci => "lspci",
+        NpuSmi => "npu-smi",
         PromText => "prometheus-text",
         PromRange => "prometheus-range",
         StartupTable => "startup-attempts",

@@ -6,6 +6,7 @@ mod dmon;
 mod gpustat;
 pub(crate) mod kernel_log;
 pub(crate) mod lspci;
+mod npu_smi;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -40,6 +41,7 @@ pub fn parse<R: BufRead>(
         Format::DcgmDiag => dcgm_diag::parse(input, ctx, b),
         Format::KernelLog => kernel_log::parse(input, ctx, b),
         Format::Lspci => lspci::parse(input, ctx, b),
+        Format::NpuSmi => npu_smi::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
         Format::PromRange => prometheus::parse_range(input, ctx, b),

@@ -1,0 +1,98 @@
+//! Ascend, Cambricon and AMD tools: samples and inventories like any log.
+
+use breakpoint_core::domain::EventKind;
+use breakpoint_core::import::Format;
+use breakpoint_core::samples::Field::*;
+
+use crate::util::*;
+
+#[test]
+fn npu_smi_info_in_a_date_loop() {
+    let (store, r) = import("npu-smi/info-910b-loop.txt", |o| {
+        o.tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap()
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::NpuSmi, 4, 8));
+    assert_eq!(r.interval_ms, Some(5000));
+    let s = sample_at(&store, r.run_id, 1, "2024-04-15T02:00:05Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, TempGpuC),
+            v(&s, UtilGpuPct),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib)
+        ),
+        (
+            Some(353_400),
+            Some(62),
+            Some(100),
+            Some(61_210),
+            Some(65_536)
+        )
+    );
+    let run = store.run(r.run_id).unwrap();
+    let g = &run.inventory[1];
+    assert_eq!(g.pci_bus_id.as_deref(), Some("0000:01:00.0"));
+    assert_eq!(
+        g.accelerator
+            .as_ref()
+            .map(|a| (a.family.as_str(), a.model.as_str())),
+        Some(("Ascend 910B", "Ascend 910B3"))
+    );
+    assert_eq!(g.driver_version.as_deref(), Some("23.0.rc3"));
+    // NPU 2's health turned to Warning in the second snapshot.
+    let events = store.events(r.run_id).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!((events[0].kind, events[0].gpu), (EventKind::Note, Some(2)));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("NPU 2 (0000:C2:00.0) reports its health as Warning"))
+    );
+}
+
+#[test]
+fn npu_smi_info_of_a_310p_duo_without_a_date() {
+    let (store, r) = import("npu-smi/info-310p-duo.txt", |o| {
+        o.start = Some("2024-05-06T09:00:00Z".parse().unwrap())
+    });
+    assert_eq!((r.gpus, r.samples), (2, 2));
+    let s = sample_at(&store, r.run_id, 1, "2024-05-06T09:00:00Z");
+    // No HBM on the 310P: its Memory-Usage is the device memory; no power.
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, TempGpuC),
+            v(&s, UtilGpuPct),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib)
+        ),
+        (None, Some(45), Some(12), Some(3020), Some(21_527))
+    );
+}
+
+#[test]
+fn npu_smi_watch_needs_a_start() {
+    let (_, result) = try_import("npu-smi/watch.txt", |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(e.contains("watch.txt:2:"), "{e}");
+    assert!(e.contains("--start"), "{e}");
+
+    let (store, r) = import("npu-smi/watch.txt", |o| {
+        o.start = Some("2024-04-15T02:00:00Z".parse().unwrap());
+        o.interval_ms = Some(2000);
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::NpuSmi, 2, 6));
+    let s = sample_at(&store, r.run_id, 0, "2024-04-15T02:00:04Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, TempGpuC),
+            v(&s, UtilGpuPct),
+            v(&s, UtilMemPct)
+        ),
+        (Some(355_100), Some(55), Some(99), Some(63))
+    );
+    let s = sample_at(&store, r.run_id, 1, "2024-04-15T02:00:04Z");
+    assert_eq!(v(&s, PowerMw), None);
+}
