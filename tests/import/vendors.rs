@@ -96,3 +96,74 @@ fn npu_smi_watch_needs_a_start() {
     let s = sample_at(&store, r.run_id, 1, "2024-04-15T02:00:04Z");
     assert_eq!(v(&s, PowerMw), None);
 }
+
+#[test]
+fn cnmon_tables_in_a_date_loop() {
+    let (store, r) = import("cnmon/cnmon-loop.txt", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::Cnmon, 2, 4));
+    let s = sample_at(&store, r.run_id, 1, "2024-03-12T10:22:36Z");
+    assert_eq!(
+        (
+            v(&s, UtilGpuPct),
+            v(&s, TempGpuC),
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib)
+        ),
+        (
+            Some(97),
+            Some(63),
+            Some(238_000),
+            Some(250_000),
+            Some(20_480),
+            Some(23_374)
+        )
+    );
+    let run = store.run(r.run_id).unwrap();
+    let g = &run.inventory[1];
+    assert_eq!(g.pci_bus_id.as_deref(), Some("0000:53:00.0"));
+    assert_eq!(g.driver_version.as_deref(), Some("5.10.22"));
+    assert_eq!(
+        g.accelerator.as_ref().map(|a| a.family.as_str()),
+        Some("MLU370")
+    );
+}
+
+#[test]
+fn cnmon_info_reports() {
+    let (store, r) = import("cnmon/cnmon-info.txt", |o| {
+        o.start = Some("2024-03-12T10:30:00Z".parse().unwrap())
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::Cnmon, 2, 2));
+    let s = sample_at(&store, r.run_id, 0, "2024-03-12T10:30:00Z");
+    assert_eq!(
+        (
+            v(&s, UtilGpuPct),
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, TempGpuC),
+            v(&s, TempMemC),
+            v(&s, MemUsedMib)
+        ),
+        (
+            Some(87),
+            Some(352_000),
+            Some(450_000),
+            Some(63),
+            Some(58),
+            Some(65_536)
+        )
+    );
+    let s = sample_at(&store, r.run_id, 1, "2024-03-12T10:30:00Z");
+    assert_eq!((v(&s, PowerMw), v(&s, TempGpuC)), (None, Some(39)));
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(
+        run.inventory[0]
+            .accelerator
+            .as_ref()
+            .map(|a| a.family.as_str()),
+        Some("MLU590")
+    );
+    assert_eq!(run.inventory[0].vram_mib, Some(81_920));
+}

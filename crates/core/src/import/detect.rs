@@ -153,6 +153,17 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     }) {
         return Some(Format::NpuSmi);
     }
+    // Cambricon's cnmon: its table's banner, or `cnmon info`'s cards.
+    if lines.iter().any(|l| {
+        l.strip_prefix('|')
+            .is_some_and(|r| r.trim_start().starts_with("CNMON "))
+    }) || (lines.iter().any(|l| {
+        l.strip_prefix("Card ")
+            .is_some_and(|n| n.trim().bytes().all(|c| c.is_ascii_digit()))
+    }) && text.contains("MLU"))
+    {
+        return Some(Format::Cnmon);
+    }
     // The `dcgmi diag` table: its header row, or the line dcgmi prints first.
     if lines.iter().any(|l| {
         l.starts_with("Successfully ran diagnostic")

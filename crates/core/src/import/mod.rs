@@ -57,6 +57,7 @@ labelled_enum! {
         KernelLog => "kernel-log",
         Lspci => "lspci",
         NpuSmi => "npu-smi",
+        Cnmon => "cnmon",
         PromText => "prometheus-text",
         PromRange => "prometheus-range",
         StartupTable => "startup-attempts",

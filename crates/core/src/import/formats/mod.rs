@@ -1,6 +1,7 @@
 //! One module per format. Each reads a stream into a [`RunBuilder`]; shared
 //! cell splitting lives here.
 
+mod cnmon;
 mod dcgm_diag;
 mod dmon;
 mod gpustat;
@@ -20,7 +21,7 @@ use std::io::BufRead;
 
 pub use probe_log::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
 
-use super::builder::{ParseResult, RunBuilder};
+use super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::{Format, ParseContext};
 
 pub fn parse<R: BufRead>(
@@ -42,6 +43,7 @@ pub fn parse<R: BufRead>(
         Format::KernelLog => kernel_log::parse(input, ctx, b),
         Format::Lspci => lspci::parse(input, ctx, b),
         Format::NpuSmi => npu_smi::parse(input, ctx, b),
+        Format::Cnmon => cnmon::parse(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
         Format::PromRange => prometheus::parse_range(input, ctx, b),
@@ -85,6 +87,50 @@ impl RoundClock {
         self.seen.push(gpu);
         self.start_ms + self.round * self.interval_ms
     }
+}
+
+/// A tool's snapshot with no `date` line above it: the first at `--start` or the
+/// file's time, the next ones an interval apart.
+pub(crate) fn untimed_snapshot_time(
+    ctx: &ParseContext,
+    clock: &mut Option<RoundClock>,
+    b: &mut RunBuilder<'_>,
+    line: u64,
+    tool: &str,
+) -> ParseResult<Option<i64>> {
+    if let Some(c) = clock {
+        if ctx.interval_ms.is_none() {
+            return Err(ParseFailure::Line(LineError::new(
+                line,
+                None,
+                format!(
+                    "several {tool} snapshots without dates; give --interval (the loop's sleep) \
+                     and --start, or put `date` lines before them"
+                ),
+            )));
+        }
+        c.time_for(0);
+        return Ok(Some(c.current()));
+    }
+    let start = match (ctx.start, ctx.file_time) {
+        (Some(s), _) => s,
+        (None, Some(t)) => {
+            b.warn(format!("the {tool} output carries no date: it was taken at the file's modification time (give --start to set it)"));
+            t
+        }
+        (None, None) => {
+            return Err(ParseFailure::Line(LineError::new(
+                line,
+                None,
+                format!("the {tool} output carries no date; give --start"),
+            )));
+        }
+    };
+    let interval = ctx.interval_ms.map_or(0, i64::from);
+    let mut c = RoundClock::new(start.as_millisecond(), interval);
+    c.time_for(0);
+    *clock = Some(c);
+    Ok(Some(start.as_millisecond()))
 }
 
 /// Split a CSV line into cells. nvidia-smi never quotes, so the fast path is

@@ -25,7 +25,7 @@ use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::values::{is_missing, parse_field};
-use super::RoundClock;
+use super::{RoundClock, untimed_snapshot_time};
 use crate::accelerator;
 use crate::domain::{Event, EventKind};
 use crate::samples::{Field, Sample};
@@ -135,7 +135,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             table.in_processes = false;
             snapshots += 1;
             if last_date.is_none() {
-                table.t_ms = untimed_snapshot_time(ctx, &mut untimed, b, line.number)?;
+                table.t_ms = untimed_snapshot_time(ctx, &mut untimed, b, line.number, "npu-smi")?;
             }
             continue;
         }
@@ -236,47 +236,6 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
 /// Column names of a header cell: "Power(W)    Temp(C)    Hugepages-Usage(page)".
 fn names(cell: &str) -> Vec<String> {
     cell.split_whitespace().map(str::to_string).collect()
-}
-
-/// A snapshot with no `date` line above it: the first at `--start` or the
-/// file's time, the next ones an interval apart.
-fn untimed_snapshot_time(
-    ctx: &ParseContext,
-    clock: &mut Option<RoundClock>,
-    b: &mut RunBuilder<'_>,
-    line: u64,
-) -> ParseResult<Option<i64>> {
-    if let Some(c) = clock {
-        if ctx.interval_ms.is_none() {
-            return Err(ParseFailure::Line(LineError::new(
-                line,
-                None,
-                "several npu-smi snapshots without dates; give --interval (the loop's sleep) \
-                 and --start, or put `date` lines before them",
-            )));
-        }
-        c.time_for(0);
-        return Ok(Some(c.current()));
-    }
-    let start = match (ctx.start, ctx.file_time) {
-        (Some(s), _) => s,
-        (None, Some(t)) => {
-            b.warn("the npu-smi output carries no date: it was taken at the file's modification time (give --start to set it)");
-            t
-        }
-        (None, None) => {
-            return Err(ParseFailure::Line(LineError::new(
-                line,
-                None,
-                "the npu-smi output carries no date; give --start",
-            )));
-        }
-    };
-    let interval = ctx.interval_ms.map_or(0, i64::from);
-    let mut c = RoundClock::new(start.as_millisecond(), interval);
-    c.time_for(0);
-    *clock = Some(c);
-    Ok(Some(start.as_millisecond()))
 }
 
 /// One NPU's readings from the table, by column name.
