@@ -167,3 +167,126 @@ fn cnmon_info_reports() {
     );
     assert_eq!(run.inventory[0].vram_mib, Some(81_920));
 }
+
+#[test]
+fn amd_smi_monitor_text_csv_and_metric_json() {
+    let (store, r) = import("amd/amd-smi-monitor.txt", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::AmdSmi, 2, 2));
+    let s = sample_at(&store, r.run_id, 1, "2024-07-22T03:10:00Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, TempGpuC),
+            v(&s, TempMemC),
+            v(&s, UtilGpuPct),
+            v(&s, SmClockMhz),
+            v(&s, UtilMemPct),
+            v(&s, MemClockMhz),
+            v(&s, MemUsedMib),
+            v(&s, MemTotalMib)
+        ),
+        (
+            Some(725_000),
+            Some(78),
+            Some(66),
+            Some(100),
+            Some(2100),
+            Some(62),
+            Some(1300),
+            Some(180_224),
+            Some(196_592)
+        )
+    );
+
+    // A loop of `amd-smi monitor --csv` without times needs --interval.
+    let (_, result) = try_import("amd/amd-smi-monitor-loop.csv", |o| {
+        o.start = Some("2024-07-22T03:10:00Z".parse().unwrap())
+    });
+    let e = result.unwrap_err().to_string();
+    assert!(e.contains("amd-smi-monitor-loop.csv:4:"), "{e}");
+    assert!(e.contains("--interval"), "{e}");
+    let (store, r) = import("amd/amd-smi-monitor-loop.csv", |o| {
+        o.start = Some("2024-07-22T03:10:00Z".parse().unwrap());
+        o.interval_ms = Some(1000);
+    });
+    assert_eq!((r.format, r.samples), (Format::AmdSmi, 4));
+    let s = sample_at(&store, r.run_id, 0, "2024-07-22T03:10:01Z");
+    assert_eq!((v(&s, PowerMw), v(&s, TempGpuC)), (Some(722_000), Some(77)));
+
+    let (store, r) = import("amd/amd-smi-metric.json", |o| {
+        o.start = Some("2024-07-22T03:10:00Z".parse().unwrap())
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::AmdSmi, 2, 2));
+    let s = sample_at(&store, r.run_id, 0, "2024-07-22T03:10:00Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, UtilGpuPct),
+            v(&s, UtilMemPct),
+            v(&s, SmClockMhz),
+            v(&s, MemClockMhz),
+            v(&s, TempGpuC),
+            v(&s, TempMemC),
+            v(&s, MemUsedMib)
+        ),
+        (
+            Some(712_000),
+            Some(99),
+            Some(57),
+            Some(2095),
+            Some(1300),
+            Some(76),
+            Some(64),
+            Some(175_104)
+        )
+    );
+}
+
+#[test]
+fn rocm_smi_json_loop_and_csv() {
+    let (store, r) = import("amd/rocm-smi-loop.json", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::RocmSmi, 2, 4));
+    let s = sample_at(&store, r.run_id, 0, "2024-07-22T03:10:05Z");
+    assert_eq!(
+        (
+            v(&s, PowerMw),
+            v(&s, PowerLimitMw),
+            v(&s, TempGpuC),
+            v(&s, TempMemC),
+            v(&s, UtilGpuPct),
+            v(&s, UtilMemPct),
+            v(&s, SmClockMhz),
+            v(&s, MemTotalMib),
+            v(&s, MemUsedMib)
+        ),
+        (
+            Some(299_000),
+            Some(300_000),
+            Some(44),
+            Some(52),
+            Some(100),
+            Some(38),
+            Some(1700),
+            Some(65_520),
+            Some(46_590)
+        )
+    );
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(
+        run.inventory[0]
+            .accelerator
+            .as_ref()
+            .map(|a| a.family.as_str()),
+        Some("MI210")
+    );
+
+    let (store, r) = import("amd/rocm-smi.csv", |o| {
+        o.start = Some("2024-07-22T03:10:00Z".parse().unwrap())
+    });
+    assert_eq!((r.format, r.gpus, r.samples), (Format::RocmSmi, 2, 2));
+    let s = sample_at(&store, r.run_id, 1, "2024-07-22T03:10:00Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, TempGpuC), v(&s, MemUsedMib)),
+        (Some(42_000), Some(35), Some(11))
+    );
+}

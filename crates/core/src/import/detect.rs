@@ -31,6 +31,9 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     if is_kernel_log(&lines) {
         return Ok(Format::KernelLog);
     }
+    if let Some(format) = amd_format(&lines, text) {
+        return Ok(format);
+    }
     if is_gpustat_text(&lines) {
         return Ok(Format::Gpustat);
     }
@@ -109,6 +112,43 @@ fn is_kernel_log(lines: &[&str]) -> bool {
     let shaped = lines.iter().filter(|l| is_kernel_line(l)).count();
     shaped > 0
         && (journal || (shaped * 2 > lines.len() && lines.iter().any(|l| mentions_driver(l))))
+}
+
+/// AMD's tools: rocm-smi's `"card0"` objects or `device,` CSV header;
+/// amd-smi's `gpu,` CSV header, its `GPU  POWER  …` text header, or GPU
+/// objects with its metric names.
+fn amd_format(lines: &[&str], text: &str) -> Option<Format> {
+    let first = lines.first()?.trim_start();
+    if (first.starts_with('{') && text.contains("\"card0\""))
+        || (first.starts_with("device,") && first.contains("(%)"))
+    {
+        return Some(Format::RocmSmi);
+    }
+    let amd_names = [
+        "power_usage",
+        "socket_power",
+        "gfx_util",
+        "gfx_activity",
+        "hotspot_temperature",
+        "gfx_clock",
+    ];
+    if first.starts_with(['[', '{'])
+        && text.contains("\"gpu\"")
+        && amd_names.iter().any(|n| text.contains(n))
+    {
+        return Some(Format::AmdSmi);
+    }
+    lines.iter().find_map(|l| {
+        let lower = l.trim_start().to_ascii_lowercase();
+        let csv = lower.starts_with("gpu,") && amd_names.iter().any(|n| lower.contains(n));
+        let table = lower.starts_with("gpu ")
+            && ["gfx_util", "gpu_temp", "gfx_clock", "power"]
+                .iter()
+                .filter(|n| lower.split_whitespace().any(|w| w == **n))
+                .count()
+                >= 2;
+        (csv || table).then_some(Format::AmdSmi)
+    })
 }
 
 /// gpustat: "[0] NVIDIA A100-SXM4-80GB | 54°C, 100 % | 61227 / 81920 MB".

@@ -58,6 +58,8 @@ labelled_enum! {
         Lspci => "lspci",
         NpuSmi => "npu-smi",
         Cnmon => "cnmon",
+        AmdSmi => "amd-smi",
+        RocmSmi => "rocm-smi",
         PromText => "prometheus-text",
         PromRange => "prometheus-range",
         StartupTable => "startup-attempts",

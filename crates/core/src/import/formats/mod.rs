@@ -1,6 +1,7 @@
 //! One module per format. Each reads a stream into a [`RunBuilder`]; shared
 //! cell splitting lives here.
 
+mod amd;
 mod cnmon;
 mod dcgm_diag;
 mod dmon;
@@ -44,6 +45,8 @@ pub fn parse<R: BufRead>(
         Format::Lspci => lspci::parse(input, ctx, b),
         Format::NpuSmi => npu_smi::parse(input, ctx, b),
         Format::Cnmon => cnmon::parse(input, ctx, b),
+        Format::AmdSmi => amd::parse_amd_smi(input, ctx, b),
+        Format::RocmSmi => amd::parse_rocm_smi(input, ctx, b),
         Format::DcgmiDmon => prometheus::parse_dcgmi_dmon(input, ctx, b),
         Format::PromText => prometheus::parse_text(input, ctx, b),
         Format::PromRange => prometheus::parse_range(input, ctx, b),
