@@ -157,7 +157,7 @@ fn sampling_writes_a_log_that_imports() {
     assert_eq!(run["source"], "probe");
     assert!(run["sample_count"].as_u64().unwrap() >= 15);
     assert!(
-        run["events"].as_u64().unwrap() >= 4,
+        run["events"].as_array().unwrap().len() >= 4,
         "three XIDs and a lost GPU"
     );
 }

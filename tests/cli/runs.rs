@@ -74,3 +74,66 @@ fn removing_a_platform_with_runs_needs_yes() {
         (Some(0), Some(0))
     );
 }
+
+#[test]
+fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "--template", "autodl"]);
+    let f = crate::util::fixture;
+    ws.ok(&[
+        "import",
+        &f("kernel/dmesg-fell-off.log"),
+        &f("dcgm-diag/r3-memory-fail-8gpu.txt"),
+        &f("lspci/h100-8gpu-one-x8.txt"),
+        "--platform",
+        "AutoDL",
+    ]);
+    // The kernel log: Xids by meaning, GPUs by PCI address, blame.
+    let out = ws.ok(&["runs", "show", "1"]);
+    assert!(
+        out.contains("GPU 6 (00000000:B7:00.0)")
+            && out.contains("xid 79")
+            && out.contains("GPU has fallen off the bus"),
+        "{out}"
+    );
+    assert!(out.contains("no (application)"), "{out}");
+    let detail = ws.json(&["runs", "show", "1"]);
+    let fell = detail["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["code"] == 79)
+        .unwrap();
+    assert_eq!(
+        (fell["blame"].as_str(), fell["counted"].as_bool()),
+        (Some("platform"), Some(true))
+    );
+
+    // The health check: the failing test by GPU, as a delivery problem.
+    let out = ws.ok(&["runs", "show", "2"]);
+    assert!(
+        out.contains("delivery problem: health: GPU Memory failed on GPU 0"),
+        "{out}"
+    );
+    assert!(out.contains("health checks"), "{out}");
+
+    // lspci: the narrowed link.
+    let out = ws.ok(&["runs", "show", "3"]);
+    assert!(
+        out.contains("delivery problem: pcie_link: PCIe x8 on 1 GPU (00000000:AB:00.0)"),
+        "{out}"
+    );
+
+    // explain gathers them for the platform.
+    let out = ws.ok(&["explain", "AutoDL"]);
+    assert!(out.contains("Hardware evidence from the logs"), "{out}");
+    assert!(out.contains("GPU has fallen off the bus"), "{out}");
+    assert!(
+        out.contains("health check GPU Memory Fail on GPU 0 (run #2)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("GPU 5 (00000000:AB:00.0) runs its PCIe link at x8 of x16 (run #3)"),
+        "{out}"
+    );
+}

@@ -2,6 +2,7 @@
 //! scores, with the runs it came from.
 
 use breakpoint_core::metrics::catalog;
+use breakpoint_core::usecases::hardware::HardwareEvidence;
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 
 use super::{Context, Outcome};
@@ -27,8 +28,11 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     }
     let name = args.platform.unwrap_or_default();
     let request = super::rank::request(args.profile.as_deref(), &[])?;
-    let Explanation { profile, score } =
-        ranking::explain(&ctx.store, &request, PlatformRef::Name(&name))?;
+    let Explanation {
+        profile,
+        score,
+        hardware,
+    } = ranking::explain(&ctx.store, &request, PlatformRef::Name(&name))?;
     let breakpoints: Vec<_> = score
         .breakpoints
         .iter()
@@ -43,6 +47,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             "rank": score.rank,
             "breakpoints": breakpoints,
             "claims": score.claims,
+            "hardware": hardware,
         }))?);
     }
     let mut text = format!(
@@ -105,6 +110,9 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             }
         }
     }
+    if args.breakpoint.is_none() && !hardware.is_empty() {
+        text.push_str(&hardware_text(&hardware));
+    }
     if !score.claims.is_empty() {
         text.push_str("\nClaims (shown, never scored):\n");
         for c in &score.claims {
@@ -127,4 +135,58 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         }
     }
     Ok(output::print(&text)?)
+}
+
+/// Xid errors by code, lost GPUs, failed health checks, narrowed links.
+fn hardware_text(h: &HardwareEvidence) -> String {
+    let mut text = String::from("\nHardware evidence from the logs\n");
+    if !h.xids.is_empty() {
+        let mut t = output::table(&[
+            "Xid", "meaning", "severity", "fault", "count", "counted", "runs",
+        ]);
+        for x in &h.xids {
+            t.add_row(vec![
+                x.code.to_string(),
+                x.meaning.unwrap_or("not in the catalogue").to_string(),
+                x.severity.map_or("–".into(), |s| s.to_string()),
+                x.blame.map_or("unknown".into(), |b| b.to_string()),
+                x.count.to_string(),
+                if x.counted { "yes" } else { "no" }.to_string(),
+                x.runs
+                    .iter()
+                    .map(|r| format!("#{r}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]);
+        }
+        text.push_str(&format!("{t}\n"));
+    }
+    if h.gpus_lost > 0 {
+        text.push_str(&format!(
+            "  {} GPU(s) lost (fell off the bus, failed to start or stopped answering)\n",
+            h.gpus_lost
+        ));
+    }
+    for f in &h.health {
+        text.push_str(&format!(
+            "  health check {} {} on {} (run #{}){}\n",
+            f.test,
+            f.status,
+            f.gpu
+                .as_deref()
+                .map_or("every GPU".into(), |g| format!("GPU {g}")),
+            f.run_id,
+            f.message
+                .as_deref()
+                .map(|m| format!(": {}", breakpoint_core::text::excerpt(m, 120)))
+                .unwrap_or_default()
+        ));
+    }
+    for l in &h.links {
+        text.push_str(&format!(
+            "  {} runs its PCIe link at x{} of x{} (run #{})\n",
+            l.gpu, l.width, l.max_width, l.run_id
+        ));
+    }
+    text
 }

@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
-use breakpoint_core::domain::Run;
+use breakpoint_core::domain::{EventKind, Run};
 use breakpoint_core::text;
+use breakpoint_core::usecases::runs;
 use serde::Serialize;
 
 use super::{Context, Outcome};
@@ -98,31 +99,11 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
     Ok(output::print(&t.to_string())?)
 }
 
-#[derive(Serialize)]
-struct RunDetail {
-    #[serde(flatten)]
-    run: Run,
-    platform: String,
-    sample_gpus: Vec<u32>,
-    events: usize,
-    startup_attempts: usize,
-    switch_attempts: usize,
-    fault_drills: usize,
-    billing_lines: usize,
-}
+/// Events listed word for word; the count says how many there are.
+const EVENTS_SHOWN: usize = 50;
 
 fn show(ctx: &Context, id: i64) -> Outcome {
-    let run = ctx.store.run(id)?;
-    let detail = RunDetail {
-        platform: ctx.store.platform_by_id(run.platform_id)?.name,
-        sample_gpus: ctx.store.sample_gpus(id)?,
-        events: ctx.store.events(id)?.len(),
-        startup_attempts: ctx.store.startup_attempts(id)?.len(),
-        switch_attempts: ctx.store.switch_attempts(id)?.len(),
-        fault_drills: ctx.store.fault_drills(id)?.len(),
-        billing_lines: ctx.store.billing_lines(id)?.len(),
-        run,
-    };
+    let detail = runs::detail(&ctx.store, id)?;
     if ctx.json {
         return Ok(output::print_json(&detail)?);
     }
@@ -149,7 +130,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         r.interval_ms.map_or("–".into(), |ms| format!("{ms} ms")),
         r.sample_count,
         detail.sample_gpus.len(),
-        detail.events,
+        detail.events.len(),
         detail.startup_attempts,
         detail.switch_attempts,
         detail.fault_drills,
@@ -166,7 +147,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
     }
     if !r.inventory.is_empty() {
         let mut t = output::table(&[
-            "GPU", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
+            "GPU", "bus", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
         ]);
         for g in &r.inventory {
             let link = |gen_: Option<u32>, width: Option<u32>| match (gen_, width) {
@@ -179,6 +160,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
             };
             t.add_row(vec![
                 g.index.to_string(),
+                opt(g.pci_bus_id.as_deref()),
                 g.accelerator.as_ref().map_or("–".into(), |a| a.raw.clone()),
                 g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
                 opt(g.driver_version.as_deref()),
@@ -188,6 +170,62 @@ fn show(ctx: &Context, id: i64) -> Outcome {
             ]);
         }
         text.push_str(&format!("inventory\n{t}\n"));
+    }
+    if let Some(problems) = &detail.delivery_problems {
+        if problems.is_empty() {
+            text.push_str("delivery  as ordered, health checks passed\n");
+        }
+        for m in problems {
+            text.push_str(&format!("delivery problem: {m}\n"));
+        }
+    }
+    if !detail.health.is_empty() {
+        let mut t = output::table(&["category", "test", "GPU", "status", "message"]);
+        for c in &detail.health {
+            t.add_row(vec![
+                opt(c.category.as_deref()),
+                c.test.clone(),
+                c.gpu.clone().unwrap_or_else(|| "all".into()),
+                c.status.clone(),
+                c.message
+                    .as_deref()
+                    .map(|m| text::excerpt(m, 120).into_owned())
+                    .unwrap_or_default(),
+            ]);
+        }
+        text.push_str(&format!("health checks\n{t}\n"));
+    }
+    if !detail.events.is_empty() {
+        let mut t = output::table(&["time (UTC)", "GPU", "event", "what", "counted"]);
+        for e in detail.events.iter().take(EVENTS_SHOWN) {
+            t.add_row(vec![
+                e.event.at.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+                e.gpu_label.clone().unwrap_or_else(|| "all".into()),
+                match e.event.code {
+                    Some(code) if e.event.kind == EventKind::Xid => format!("xid {code}"),
+                    _ => e.event.kind.to_string(),
+                },
+                match (e.meaning, e.event.detail.as_deref()) {
+                    (Some(meaning), _) => meaning.to_string(),
+                    (None, Some(d)) => text::printable(&text::excerpt(d, 80)).into_owned(),
+                    (None, None) => String::new(),
+                },
+                if e.counted {
+                    "yes".into()
+                } else if e.interrupts {
+                    "no (application)".into()
+                } else {
+                    "–".into()
+                },
+            ]);
+        }
+        text.push_str(&format!("events\n{t}\n"));
+        if detail.events.len() > EVENTS_SHOWN {
+            text.push_str(&format!(
+                "… and {} more events (--json lists them all)\n",
+                detail.events.len() - EVENTS_SHOWN
+            ));
+        }
     }
     for w in &r.warnings {
         text.push_str(&format!("warning: {w}\n"));

@@ -94,7 +94,9 @@ pub struct RunBuilder<'s> {
     warnings_dropped: u64,
     skip_bad_lines: bool,
     pub skipped_lines: u64,
-    pub records: u64,
+    /// Records kept in the run's metadata rather than in tables of their
+    /// own (health-check results, listed devices): counted in the report.
+    pub metadata_records: u64,
     t_first: Option<i64>,
     t_last: Option<i64>,
     /// GPUs already in the inventory, by index: a vector look-up per
@@ -152,7 +154,7 @@ impl<'s> RunBuilder<'s> {
             warnings_dropped: 0,
             skip_bad_lines,
             skipped_lines: 0,
-            records: 0,
+            metadata_records: 0,
             t_first: None,
             t_last: None,
             seen: Vec::new(),
@@ -458,7 +460,7 @@ impl<'s> RunBuilder<'s> {
             interval_ms: self.interval_ms,
             warnings: self.warnings,
             skipped_lines: self.skipped_lines,
-            records: self.records,
+            metadata_records: self.metadata_records,
             span: self.t_first.zip(self.t_last),
             backward_steps: self.backward_steps,
             samples_seen: self.samples_seen,
@@ -480,7 +482,7 @@ pub struct BuiltRun {
     pub interval_ms: Option<u32>,
     pub warnings: Vec<String>,
     pub skipped_lines: u64,
-    pub records: u64,
+    pub metadata_records: u64,
     pub span: Option<(i64, i64)>,
     pub backward_steps: u64,
     pub samples_seen: u64,

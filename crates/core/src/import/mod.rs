@@ -525,7 +525,8 @@ fn complete(
         + built.startup_attempts.len()
         + built.switch_attempts.len()
         + built.fault_drills.len()
-        + built.billing_lines.len()) as u64;
+        + built.billing_lines.len()) as u64
+        + built.metadata_records;
     let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
     let (started_at, ended_at) = match built.span {
         Some((a, b)) => (

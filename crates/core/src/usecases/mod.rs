@@ -3,8 +3,10 @@
 //! returns. Nothing here prints or knows about windows.
 
 pub mod delivery;
+pub mod hardware;
 pub mod importing;
 pub mod platforms;
 pub mod pricing;
 pub mod ranking;
+pub mod runs;
 pub mod weights;

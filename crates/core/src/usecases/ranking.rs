@@ -119,6 +119,9 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
 pub struct Explanation {
     pub profile: StoredProfile,
     pub score: PlatformScore,
+    /// What the platform's logs say about its hardware (Xid errors, lost
+    /// GPUs, failed health checks, narrowed links).
+    pub hardware: super::hardware::HardwareEvidence,
 }
 
 /// Explain a platform (by name, alias or id) under the request's profile.
@@ -139,7 +142,12 @@ pub fn explain(
         .into_iter()
         .find(|p| p.platform.id == platform.id)
         .ok_or_else(|| Error::not_found("platform", &platform.name))?;
-    Ok(Explanation { profile, score })
+    let hardware = super::hardware::of_platform(store, platform.id)?;
+    Ok(Explanation {
+        profile,
+        score,
+        hardware,
+    })
 }
 
 /// How a face names a platform.

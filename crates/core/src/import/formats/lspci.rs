@@ -263,7 +263,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         (Some(t), _) | (None, Some(t)) => b.saw_time(t.as_millisecond()),
         (None, None) => {}
     }
-    b.records += accelerators.len() as u64;
+    b.metadata_records += accelerators.len() as u64;
     Ok(())
 }
 

@@ -306,7 +306,6 @@ fn read(
         Format::BillingTable => read_billing_line(row, ctx, b)?,
         _ => read_billing_event(row, ctx, b)?,
     }
-    b.records += 1;
     Ok(())
 }
 

@@ -100,6 +100,6 @@ pub fn parse<R: BufRead>(
         b.metadata
             .insert("driver_version".into(), Value::String(driver));
     }
-    b.records += results.len() as u64;
+    b.metadata_records += results.len() as u64;
     Ok(())
 }

@@ -1,0 +1,102 @@
+//! One run in detail: what the faces show when a user opens a run — its
+//! provenance and counts, its events with what each means and whether it
+//! counts against the platform, its health checks and delivery problems.
+
+use serde::Serialize;
+
+use crate::accelerator::xid::{self, Blame};
+use crate::delivery::{self, HealthCheck, Mismatch};
+use crate::domain::{Event, EventKind, GpuInfo, Run};
+use crate::error::Result;
+use crate::store::Store;
+
+/// An event as a user reads it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventView {
+    #[serde(flatten)]
+    pub event: Event,
+    /// The GPU as the run's inventory names it: its PCI address where known.
+    pub gpu_label: Option<String>,
+    /// What an Xid means and who is at fault, where the catalogue knows
+    /// the code.
+    pub meaning: Option<&'static str>,
+    pub blame: Option<Blame>,
+    /// Whether work stopped.
+    pub interrupts: bool,
+    /// Whether it counts against the platform's sustain score.
+    pub counted: bool,
+}
+
+impl EventView {
+    pub fn of(event: Event, inventory: &[GpuInfo]) -> Self {
+        let gpu_label = event.gpu.map(|g| gpu_label(g, inventory));
+        let info = (event.kind == EventKind::Xid)
+            .then(|| {
+                event
+                    .code
+                    .and_then(|c| u32::try_from(c).ok())
+                    .and_then(xid::lookup)
+            })
+            .flatten();
+        Self {
+            meaning: info.map(|i| i.meaning),
+            blame: info.map(|i| i.blame),
+            interrupts: event.interrupts(),
+            counted: event.counts_against_platform(),
+            gpu_label,
+            event,
+        }
+    }
+}
+
+/// "GPU 3 (00000000:3B:00.0)", or "GPU 3" where the bus is not known.
+pub fn gpu_label(gpu: u32, inventory: &[GpuInfo]) -> String {
+    match inventory
+        .iter()
+        .find(|g| g.index == gpu)
+        .and_then(|g| g.pci_bus_id.as_deref())
+    {
+        Some(bus) => format!("GPU {gpu} ({bus})"),
+        None => format!("GPU {gpu}"),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunDetail {
+    /// The run's own fields come first, at the top level.
+    #[serde(flatten)]
+    pub run: Run,
+    pub platform: String,
+    pub sample_gpus: Vec<u32>,
+    pub events: Vec<EventView>,
+    pub startup_attempts: usize,
+    pub switch_attempts: usize,
+    pub fault_drills: usize,
+    pub billing_lines: usize,
+    /// `dcgmi diag` results, where the run holds them.
+    pub health: Vec<HealthCheck>,
+    /// What the run saw wrong with the delivery; `None` when it checked
+    /// nothing.
+    pub delivery_problems: Option<Vec<Mismatch>>,
+}
+
+pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
+    let run = store.run(id)?;
+    let events = store
+        .events(id)?
+        .into_iter()
+        .map(|e| EventView::of(e, &run.inventory))
+        .collect();
+    Ok(RunDetail {
+        platform: store.platform_by_id(run.platform_id)?.name,
+        sample_gpus: store.sample_gpus(id)?,
+        events,
+        startup_attempts: store.startup_attempts(id)?.len(),
+        switch_attempts: store.switch_attempts(id)?.len(),
+        fault_drills: store.fault_drills(id)?.len(),
+        billing_lines: store.billing_lines(id)?.len(),
+        health: delivery::health_checks(&run),
+        delivery_problems: delivery::problems(&run),
+        run,
+    })
+}
