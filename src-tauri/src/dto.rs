@@ -138,6 +138,11 @@ view! {
         /// The first events in time order (at most `EVENTS_SHOWN`): lost
         /// GPUs, XIDs, gaps — the interruptions behind the sustain score.
         pub event_list: Vec<EventRow>,
+        /// `dcgmi diag` results, test by test and GPU by GPU.
+        pub health: Vec<HealthRow>,
+        /// What the run saw wrong with the delivery, one line each; empty
+        /// when it saw nothing wrong or checked nothing.
+        pub delivery_problems: Vec<String>,
         /// Charts as SVG documents, shown as images (never as markup).
         pub timeline_svg: Option<String>,
         pub startup_svg: Option<String>,
@@ -149,12 +154,30 @@ view! {
         pub kind: String,
         /// `None`: every GPU, or the run as a whole.
         pub gpu: Option<u32>,
+        /// "GPU 6 (00000000:B7:00.0)" where the run knows the GPU's address.
+        pub gpu_label: Option<String>,
         /// UTC, to the second.
         pub at: String,
         pub duration_s: Option<f64>,
         #[ts(type = "number | null")]
         pub code: Option<i64>,
         pub detail: Option<String>,
+        /// What an Xid means, from the catalogue.
+        pub meaning: Option<String>,
+        /// platform | application | either, for an Xid the catalogue knows.
+        pub blame: Option<String>,
+        /// Whether it counts against the platform's sustain score.
+        pub counted: bool,
+    }
+
+    pub struct HealthRow {
+        pub category: Option<String>,
+        pub test: String,
+        /// `None`: every GPU the test ran on.
+        pub gpu: Option<String>,
+        /// Pass | Fail | Warn | Skip, as DCGM wrote it.
+        pub status: String,
+        pub message: Option<String>,
     }
 
     pub struct ImportRow {

@@ -233,6 +233,21 @@ try {
     await shot("05b-run-events");
   });
 
+  await step("a kernel log shows its Xid errors by meaning, the program's not counted", async () => {
+    const kernel = join(root, "tests/fixtures/logs/kernel/dmesg-fell-off.log");
+    await session.type("#import-path", kernel);
+    await session.click("#import-by-path");
+    await session.until("the imported run", "return [...document.querySelectorAll('#runs-table tr[data-run]')].some((r) => r.textContent.includes('dmesg-fell-off.log'))", 20_000);
+    await session.run("[...document.querySelectorAll('#runs-table tr[data-run]')].find((r) => r.textContent.includes('dmesg-fell-off.log')).querySelector('button').click()");
+    await session.until("the run's Xid events", "return document.querySelectorAll('#run-events tr[data-kind=\"xid\"]').length === 4", 5000);
+    const counted = await session.run("return [...document.querySelectorAll('#run-events tr[data-counted=\"true\"]')].map((r) => r.textContent)");
+    assert(counted.length === 1 && counted[0].includes("GPU has fallen off the bus") && counted[0].includes("00000000:B7:00.0"), `only the fall off the bus counts: ${JSON.stringify(counted)}`);
+    const text = await session.text("#run-events");
+    assert(text.includes("no (application)"), `application faults are marked: ${text.slice(0, 300)}`);
+    await session.run("document.querySelector('#run-events').scrollIntoView()");
+    await shot("05c-kernel-log-events");
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);

@@ -8,11 +8,12 @@ use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{ImportOptions, ImportOutcome};
 use breakpoint_core::samples::Field;
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
+use breakpoint_core::usecases::runs;
 use breakpoint_report::Lang;
 use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
-use crate::dto::{EventRow, ImportProgress, ImportRow, RunDetail, RunRow};
+use crate::dto::{EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
@@ -78,8 +79,10 @@ pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDet
 }
 
 fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppResult<RunDetail> {
-    let run = store.run(id)?;
-    let platform = store.platform_by_id(run.platform_id)?.name;
+    // What the run holds, by meaning: one use case for both faces.
+    let detail = runs::detail(store, id)?;
+    let run = &detail.run;
+    let platform = detail.platform.clone();
     let fields = [
         Field::PowerMw,
         Field::TempGpuC,
@@ -91,7 +94,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
         .into_iter()
         .map(|gpu| store.read_samples(id, gpu, None, Some(&fields)))
         .collect::<breakpoint_core::Result<Vec<_>>>()?;
-    let events = store.events(id)?;
+    let events: Vec<_> = detail.events.iter().map(|e| e.event.clone()).collect();
     let timeline_svg = if frames.is_empty() {
         None
     } else {
@@ -133,14 +136,20 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
         .iter()
         .map(|g| {
             format!(
-                "GPU {}: {}{}",
+                "GPU {}: {}{}{}",
                 g.index,
                 g.accelerator
                     .as_ref()
                     .map_or("unknown".into(), |a| a.canonical.clone()),
-                g.pcie_width_current
-                    .map(|w| format!(", PCIe x{w}"))
-                    .unwrap_or_default()
+                g.pci_bus_id
+                    .as_deref()
+                    .map(|b| format!(" at {b}"))
+                    .unwrap_or_default(),
+                match (g.pcie_width_current, g.pcie_width_max) {
+                    (Some(w), Some(max)) if w < max => format!(", PCIe x{w} of x{max}"),
+                    (Some(w), _) => format!(", PCIe x{w}"),
+                    _ => String::new(),
+                }
             )
         })
         .collect();
@@ -148,23 +157,45 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
         sha256: run.provenance.sha256.clone(),
         host: run.provenance.host.clone(),
         inventory,
-        events: events.len() as u32,
-        event_list: events
+        events: detail.events.len() as u32,
+        event_list: detail
+            .events
             .iter()
             .take(EVENTS_SHOWN)
-            .map(|e| EventRow {
-                kind: e.kind.to_string(),
-                gpu: e.gpu,
-                at: e.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
-                duration_s: e.duration_ms.map(|ms| ms as f64 / 1000.0),
-                code: e.code,
-                detail: e.detail.clone(),
+            .map(|v| EventRow {
+                kind: v.event.kind.to_string(),
+                gpu: v.event.gpu,
+                gpu_label: v.gpu_label.clone(),
+                at: v.event.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+                duration_s: v.event.duration_ms.map(|ms| ms as f64 / 1000.0),
+                code: v.event.code,
+                detail: v.event.detail.clone(),
+                meaning: v.meaning.map(String::from),
+                blame: v.blame.map(|b| b.to_string()),
+                counted: v.counted,
             })
+            .collect(),
+        health: detail
+            .health
+            .iter()
+            .map(|c| HealthRow {
+                category: c.category.clone(),
+                test: c.test.clone(),
+                gpu: c.gpu.clone(),
+                status: c.status.clone(),
+                message: c.message.clone(),
+            })
+            .collect(),
+        delivery_problems: detail
+            .delivery_problems
+            .iter()
+            .flatten()
+            .map(ToString::to_string)
             .collect(),
         timeline_svg,
         startup_svg,
         run: run_row(
-            &run,
+            run,
             &platform,
             store.record_counts()?.get(&id).copied().unwrap_or(0),
         ),

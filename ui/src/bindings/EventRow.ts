@@ -11,6 +11,22 @@ kind: string,
  */
 gpu: number | null, 
 /**
+ * "GPU 6 (00000000:B7:00.0)" where the run knows the GPU's address.
+ */
+gpu_label: string | null, 
+/**
  * UTC, to the second.
  */
-at: string, duration_s: number | null, code: number | null, detail: string | null, };
+at: string, duration_s: number | null, code: number | null, detail: string | null, 
+/**
+ * What an Xid means, from the catalogue.
+ */
+meaning: string | null, 
+/**
+ * platform | application | either, for an Xid the catalogue knows.
+ */
+blame: string | null, 
+/**
+ * Whether it counts against the platform's sustain score.
+ */
+counted: boolean, };

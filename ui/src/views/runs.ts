@@ -7,6 +7,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { api, messageOf } from "../api";
 import type { EventRow } from "../bindings/EventRow";
+import type { HealthRow } from "../bindings/HealthRow";
 import type { ImportProgress } from "../bindings/ImportProgress";
 import type { ImportRow } from "../bindings/ImportRow";
 import { append, clear, h, svgImage } from "../dom";
@@ -134,18 +135,40 @@ function renderRunRows(el: HTMLElement, runs: RunList, total: number, detail: HT
     }))));
 }
 
-/** The run's interruptions and notes, as stored: when, which GPU, how long. */
+/** Whether an event counts against the platform, as a user reads it. */
+function countedText(e: EventRow): string {
+  if (e.counted) return t("countedYes");
+  return e.blame === "application" ? t("countedApplication") : "–";
+}
+
+/** The run's interruptions and notes, by meaning: when, which GPU, how long, and whose fault. */
 function eventTable(events: EventRow[], total: number): HTMLElement {
   return h("div", { id: "run-events" },
     h("h3", {}, `${t("events")} (${total > events.length ? `${events.length} / ${total}` : total})`),
     h("table", {},
-      h("thead", {}, h("tr", {}, ...[t("eventKind"), "GPU", t("started"), t("duration"), t("detail")].map((k) => h("th", {}, k)))),
-      h("tbody", {}, ...events.map((e) => h("tr", { "data-kind": e.kind },
+      h("thead", {}, h("tr", {}, ...[t("eventKind"), "GPU", t("started"), t("duration"), t("detail"), t("counted")].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...events.map((e) => h("tr", { "data-kind": e.kind, "data-counted": String(e.counted) },
         h("td", {}, e.code === null ? e.kind : `${e.kind} ${e.code}`),
-        h("td", {}, e.gpu === null ? t("allGpus") : String(e.gpu)),
+        h("td", {}, e.gpu_label ?? (e.gpu === null ? t("allGpus") : String(e.gpu))),
         h("td", {}, e.at),
         h("td", { class: "num" }, e.duration_s === null ? "" : duration(e.duration_s)),
-        h("td", {}, e.detail ?? ""))))));
+        h("td", { title: e.detail ?? "" }, e.meaning ?? e.detail ?? ""),
+        h("td", {}, countedText(e)))))));
+}
+
+/** dcgmi diag results: every test, per GPU, failures first. */
+function healthTable(rows: HealthRow[]): HTMLElement {
+  const order = (s: string) => (s === "Fail" ? 0 : s === "Warn" ? 1 : 2);
+  const sorted = [...rows].sort((a, b) => order(a.status) - order(b.status));
+  return h("div", { id: "run-health" },
+    h("h3", {}, t("healthChecks")),
+    h("table", {},
+      h("thead", {}, h("tr", {}, ...[t("test"), "GPU", t("status"), t("detail")].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...sorted.map((c) => h("tr", { "data-status": c.status },
+        h("td", {}, c.category ? `${c.category} › ${c.test}` : c.test),
+        h("td", {}, c.gpu ?? t("allGpus")),
+        h("td", {}, c.status),
+        h("td", {}, c.message ?? ""))))));
 }
 
 async function showRun(el: HTMLElement, id: number): Promise<void> {
@@ -157,6 +180,10 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
       h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples").toLowerCase()} · ${d.run.records} ${t("records").toLowerCase()} (${d.events} ${t("events").toLowerCase()}) · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
+      d.delivery_problems.length
+        ? h("div", { id: "run-delivery" }, h("h3", {}, t("deliveryProblems")), h("ul", { class: "warnings" }, ...d.delivery_problems.map((p) => h("li", {}, p))))
+        : null,
+      d.health.length ? healthTable(d.health) : null,
       d.event_list.length ? eventTable(d.event_list, d.events) : null,
       d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,
       d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null));
