@@ -243,3 +243,44 @@ fn a_report_needs_a_writable_place() {
             .starts_with("error: cannot write \"/no/such/dir/m.pdf\"")
     );
 }
+
+#[test]
+fn the_pdf_shows_hardware_evidence_by_meaning() {
+    let ws = workspace();
+    ws.ok(&[
+        "import",
+        &fixture("kernel/dmesg-fell-off.log"),
+        &fixture("dcgm-diag/r2-dcgm4-memory-fail.txt"),
+        &fixture("lspci/h100-8gpu-one-x8.txt"),
+        "--platform",
+        "Lab",
+    ]);
+    let pdf = ws.dir.path().join("hardware.pdf");
+    ws.ok(&["report", "-o", pdf.to_str().unwrap(), "--samples", "200"]);
+    let text = pdftotext(&pdf);
+    assert!(
+        text.contains("Hardware evidence from the logs"),
+        "no hardware page"
+    );
+    // The Xid 79 counts; the program's Xid 13 does not.
+    let row = |code: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(code))
+            .unwrap_or_else(|| panic!("no Xid {code} row"))
+            .to_string()
+    };
+    let fell = row("79 ");
+    assert!(
+        fell.contains("GPU has fallen off the bus")
+            && fell.contains("platform")
+            && fell.contains("yes"),
+        "{fell}"
+    );
+    let app = row("13 ");
+    assert!(app.contains("application") && app.contains(" no "), "{app}");
+    assert!(
+        text.contains("memory") && text.contains("Fail"),
+        "health check missing"
+    );
+    assert!(text.contains("x8 / x16"), "narrowed link missing");
+}

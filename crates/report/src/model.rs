@@ -8,6 +8,7 @@ use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow};
@@ -28,6 +29,9 @@ pub struct ReportData {
     pub startup: Vec<StartupRow>,
     pub bills: Vec<BillBar>,
     pub timelines: Vec<Timeline>,
+    /// What each platform's logs say about its hardware (only platforms
+    /// with something to say).
+    pub hardware: Vec<(String, HardwareEvidence)>,
     /// Any platform in the report is demo data.
     pub demo: bool,
 }
@@ -48,6 +52,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     let mut startup = Vec::new();
     let mut bills = Vec::new();
     let mut timelines = Vec::new();
+    let mut hardware_evidence = Vec::new();
     let reference = Workload::reference();
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
@@ -122,6 +127,10 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
                 events: store.events(run.id)?,
             });
         }
+        let evidence = hardware::of_platform(store, platform.id)?;
+        if !evidence.is_empty() {
+            hardware_evidence.push((platform.name.clone(), evidence));
+        }
         runs.extend(
             platform_runs
                 .into_iter()
@@ -141,6 +150,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
         startup,
         bills,
         timelines,
+        hardware: hardware_evidence,
         demo,
     })
 }

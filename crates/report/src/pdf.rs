@@ -86,6 +86,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     matrix(&mut l, data, options)?;
     breakpoint_pages(&mut l, data, options)?;
     evidence_charts(&mut l, data, options)?;
+    hardware(&mut l, data, options);
     robustness(&mut l, data, options)?;
     provenance(&mut l, data, options)?;
     method(&mut l, data, options)?;
@@ -370,6 +371,107 @@ fn robustness(
         None => l.paragraph(t(lang, "not_fragile"), 10.0, INK),
     }
     Ok(())
+}
+
+/// What the logs say about each platform's hardware: Xid errors by code and
+/// meaning (whose fault, whether counted), failed health checks by test and
+/// GPU, PCIe links narrower than the card's own.
+fn hardware(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
+    if data.hardware.is_empty() {
+        return;
+    }
+    let lang = options.lang;
+    l.page();
+    l.heading(t(lang, "hardware"));
+    l.paragraph(t(lang, "hardware_note"), 9.0, MUTED);
+    for (platform, h) in &data.hardware {
+        l.need(60.0);
+        l.subheading(platform);
+        if !h.xids.is_empty() {
+            let cols = [
+                Column::new("Xid", 36.0, Align::Right),
+                Column::new(t(lang, "xid_meaning"), 330.0, Align::Left),
+                Column::new(t(lang, "xid_severity"), 60.0, Align::Left),
+                Column::new(t(lang, "xid_blame"), 80.0, Align::Left),
+                Column::new(t(lang, "xid_count"), 44.0, Align::Right),
+                Column::new(t(lang, "xid_counted"), 60.0, Align::Left),
+                Column::new(t(lang, "xid_runs"), 100.0, Align::Left),
+            ];
+            let rows: Vec<Vec<String>> = h
+                .xids
+                .iter()
+                .map(|x| {
+                    vec![
+                        x.code.to_string(),
+                        x.meaning.unwrap_or("?").to_string(),
+                        x.severity
+                            .map_or("–".into(), |s| t(lang, s.as_str()).to_string()),
+                        x.blame.map_or("?".into(), |b| {
+                            t(lang, &format!("blame_{}", b.as_str())).to_string()
+                        }),
+                        x.count.to_string(),
+                        t(lang, if x.counted { "yes" } else { "no" }).to_string(),
+                        x.runs
+                            .iter()
+                            .map(|r| format!("#{r}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ]
+                })
+                .collect();
+            l.table(&cols, &rows, 7.5);
+        }
+        if h.gpus_lost > 0 {
+            l.paragraph(
+                &format!("{}: {}", t(lang, "gpus_lost"), h.gpus_lost),
+                8.5,
+                INK,
+            );
+        }
+        if !h.health.is_empty() {
+            let cols = [
+                Column::new(t(lang, "health_test"), 150.0, Align::Left),
+                Column::new("GPU", 50.0, Align::Left),
+                Column::new(t(lang, "health_status"), 50.0, Align::Left),
+                Column::new(t(lang, "health_message"), 410.0, Align::Left),
+                Column::new(t(lang, "xid_runs"), 50.0, Align::Left),
+            ];
+            let rows: Vec<Vec<String>> = h
+                .health
+                .iter()
+                .map(|f| {
+                    vec![
+                        f.test.clone(),
+                        f.gpu.clone().unwrap_or_else(|| t(lang, "all_gpus").into()),
+                        f.status.clone(),
+                        f.message.clone().unwrap_or_default(),
+                        format!("#{}", f.run_id),
+                    ]
+                })
+                .collect();
+            l.table(&cols, &rows, 7.5);
+        }
+        if !h.links.is_empty() {
+            let cols = [
+                Column::new("GPU", 220.0, Align::Left),
+                Column::new(t(lang, "link_width"), 120.0, Align::Left),
+                Column::new(t(lang, "xid_runs"), 60.0, Align::Left),
+            ];
+            let rows: Vec<Vec<String>> = h
+                .links
+                .iter()
+                .map(|k| {
+                    vec![
+                        k.gpu.clone(),
+                        format!("x{} / x{}", k.width, k.max_width),
+                        format!("#{}", k.run_id),
+                    ]
+                })
+                .collect();
+            l.table(&cols, &rows, 7.5);
+        }
+        l.gap(8.0);
+    }
 }
 
 /// Appendix A: run provenance.
