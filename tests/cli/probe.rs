@@ -41,7 +41,7 @@ fn without_a_driver_the_probe_says_so_in_one_line_and_exits_3() {
         assert_eq!(out.status.code(), Some(3), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&out.stderr),
-            "error: no NVIDIA driver found (libnvidia-ml.so.1 could not be loaded); run this on a machine with an NVIDIA GPU, or import a log with 'breakpoint import'\n"
+            "error: no NVIDIA driver found (libnvidia-ml.so.1 could not be loaded), nor npu-smi, amd-smi, rocm-smi or cnmon listing an accelerator; run this on a machine with one, or import a log with 'breakpoint import'\n"
         );
     }
     assert!(!ws.db.exists(), "probing touched no database");
@@ -242,5 +242,90 @@ fn a_wrapped_workload_passes_its_exit_code_through() {
         &["probe", "sample", "--interval", "50ms"],
         1,
         "error: --interval: the interval must be from 100 ms to 60 min (it was 50 ms)",
+    );
+}
+
+/// A directory holding a fake vendor tool that prints a recorded output,
+/// for a PATH on which no NVIDIA driver exists.
+fn fake_tool(ws: &Workspace, program: &str, output_fixture: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = ws.dir.path().join("bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join(program);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat '{}'\n",
+            crate::util::fixture(output_fixture)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn without_nvml_the_probe_reads_an_ascend_machine_through_npu_smi() {
+    let ws = Workspace::new();
+    let path = fake_tool(&ws, "npu-smi", "npu-smi/info-310p-duo.txt");
+    let out = ws
+        .cmd(&["probe", "inventory", "--json"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let inventory: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gpus = inventory["gpus"]
+        .as_array()
+        .or(inventory.as_array())
+        .unwrap();
+    assert_eq!(gpus.len(), 2, "{inventory}");
+    assert_eq!(gpus[0]["accelerator"]["family"], "Ascend 310P");
+
+    ws.ok(&["platform", "add", "Ascend pool"]);
+    let log = ws.dir.path().join("npu.jsonl");
+    let out = ws
+        .cmd(&[
+            "probe",
+            "sample",
+            "--interval",
+            "200ms",
+            "--duration",
+            "1s",
+            "-o",
+            log.to_str().unwrap(),
+            "--platform",
+            "Ascend pool",
+            "--import",
+        ])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("imported as run 1"), "{stdout}");
+    let run = ws.json(&["runs", "show", "1"]);
+    assert!(run["sample_count"].as_u64().unwrap() >= 8, "{run}");
+    let notes: Vec<&str> = run["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["detail"].as_str())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("readings through npu-smi")),
+        "{notes:?}"
     );
 }

@@ -13,6 +13,7 @@ pub mod run;
 pub mod scripted;
 pub mod session;
 pub mod source;
+pub mod tools;
 pub mod workload;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use crate::nvml::NvmlSource;
 use crate::scripted::{self, ScriptedSource};
 use crate::source::{GpuSource, SourceError};
+use crate::tools::{SystemRunner, ToolSource};
 
 pub enum ProbeSource {
     Nvml(NvmlSource),
+    /// Ascend, AMD or Cambricon accelerators, through their vendor's tool.
+    Tool(ToolSource),
     Replay(ScriptedSource),
 }
 
@@ -28,10 +31,16 @@ pub enum OpenError {
 }
 
 impl ProbeSource {
-    /// The trace when one is named, else NVML.
+    /// The trace when one is named, else NVML, else the first vendor tool
+    /// that lists accelerators here.
     pub fn open(trace: Option<&Path>) -> Result<ProbeSource, OpenError> {
         let Some(path) = trace else {
-            return Ok(ProbeSource::Nvml(NvmlSource::open()?));
+            return match NvmlSource::open() {
+                Ok(nvml) => Ok(ProbeSource::Nvml(nvml)),
+                Err(no_nvidia) => ToolSource::detect(Box::new(SystemRunner::default()))
+                    .map(ProbeSource::Tool)
+                    .ok_or(OpenError::NoGpu(no_nvidia)),
+            };
         };
         let text = std::fs::read_to_string(path).map_err(|error| OpenError::TraceUnreadable {
             path: path.to_path_buf(),
@@ -48,6 +57,7 @@ impl ProbeSource {
     pub fn as_dyn(&mut self) -> &mut dyn GpuSource {
         match self {
             ProbeSource::Nvml(s) => s,
+            ProbeSource::Tool(s) => s,
             ProbeSource::Replay(s) => s,
         }
     }

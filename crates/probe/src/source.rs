@@ -9,11 +9,11 @@ use breakpoint_core::samples::Field;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
     #[error(
-        "no NVIDIA driver found ({0}); run this on a machine with an NVIDIA GPU, or import a log with 'breakpoint import'"
+        "no NVIDIA driver found ({0}), nor npu-smi, amd-smi, rocm-smi or cnmon listing an accelerator; run this on a machine with one, or import a log with 'breakpoint import'"
     )]
     NoDriver(String),
     #[error(
-        "the NVIDIA driver reports no GPU; run this on a machine with an NVIDIA GPU, or import a log with 'breakpoint import'"
+        "the NVIDIA driver reports no GPU, and no npu-smi, amd-smi, rocm-smi or cnmon lists an accelerator; run this on a machine with one, or import a log with 'breakpoint import'"
     )]
     NoGpus,
     #[error("NVML failed: {0}")]

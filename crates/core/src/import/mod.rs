@@ -17,6 +17,7 @@ mod lines;
 mod paths;
 mod plausibility;
 mod smi_messages;
+pub mod snapshot;
 mod source;
 pub mod timestamps;
 mod values;
@@ -165,7 +166,7 @@ impl ImportError {
         }
     }
 
-    fn file(file: &str, reason: &str) -> Self {
+    pub(crate) fn file(file: &str, reason: &str) -> Self {
         ImportError::File {
             file: text::printable(file).into_owned(),
             reason: text::bounded_message(reason),
