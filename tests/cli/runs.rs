@@ -88,8 +88,21 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
         "--platform",
         "AutoDL",
     ]);
+    // Kernel logs are imported after the batch's other files (they may
+    // take GPU numbers from them).
+    let id_of = |format: &str| {
+        ws.json(&["runs", "list"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["provenance"]["format"] == format)
+            .map(|r| r["id"].to_string())
+            .unwrap()
+    };
+    let (kernel, diag, lspci) = (id_of("kernel-log"), id_of("dcgmi-diag"), id_of("lspci"));
+    assert_eq!(kernel, "3");
     // The kernel log: Xids by meaning, GPUs by PCI address, blame.
-    let out = ws.ok(&["runs", "show", "1"]);
+    let out = ws.ok(&["runs", "show", &kernel]);
     assert!(
         out.contains("GPU 6 (00000000:B7:00.0)")
             && out.contains("xid 79")
@@ -97,7 +110,7 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
         "{out}"
     );
     assert!(out.contains("no (application)"), "{out}");
-    let detail = ws.json(&["runs", "show", "1"]);
+    let detail = ws.json(&["runs", "show", &kernel]);
     let fell = detail["events"]
         .as_array()
         .unwrap()
@@ -110,7 +123,7 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
     );
 
     // The health check: the failing test by GPU, as a delivery problem.
-    let out = ws.ok(&["runs", "show", "2"]);
+    let out = ws.ok(&["runs", "show", &diag]);
     assert!(
         out.contains("delivery problem: health: GPU Memory failed on GPU 0"),
         "{out}"
@@ -118,7 +131,7 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
     assert!(out.contains("health checks"), "{out}");
 
     // lspci: the narrowed link.
-    let out = ws.ok(&["runs", "show", "3"]);
+    let out = ws.ok(&["runs", "show", &lspci]);
     assert!(
         out.contains("delivery problem: pcie_link: PCIe x8 on 1 GPU (00000000:AB:00.0)"),
         "{out}"
@@ -129,11 +142,15 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
     assert!(out.contains("Hardware evidence from the logs"), "{out}");
     assert!(out.contains("GPU has fallen off the bus"), "{out}");
     assert!(
-        out.contains("health check GPU Memory Fail on GPU 0 (run #2)"),
+        out.contains(&format!(
+            "health check GPU Memory Fail on GPU 0 (run #{diag})"
+        )),
         "{out}"
     );
     assert!(
-        out.contains("GPU 5 (00000000:AB:00.0) runs its PCIe link at x8 of x16 (run #3)"),
+        out.contains(&format!(
+            "GPU 5 (00000000:AB:00.0) runs its PCIe link at x8 of x16 (run #{lspci})"
+        )),
         "{out}"
     );
 }

@@ -262,3 +262,41 @@ fn a_kernel_log_that_saw_the_whole_machine_gives_an_interruption_rate() {
             .any(|v| v.key == "sustain.interruptions_per_100h")
     );
 }
+
+#[test]
+fn a_kernel_log_takes_gpu_numbers_from_an_inventory_of_the_same_platform() {
+    let (store, platform) = crate::util::store();
+    let options = utc_options(platform);
+    // nvidia-smi -q of the host: 00000000:07:00.0 is GPU 0, 0F is GPU 1.
+    breakpoint_core::import::import_file(&store, &fixture("smi-q/a100-535.txt"), &options, None)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dmesg.log");
+    std::fs::write(
+        &path,
+        "[Tue Oct 10 15:02:11 2023] NVRM: Xid (PCI:0000:0f:00): 48, pid=0, DBE (0x1,0x8) GPU has a double bit error\n",
+    )
+    .unwrap();
+    let ImportOutcome::Imported(r) =
+        breakpoint_core::import::import_file(&store, &path, &options, None).unwrap()
+    else {
+        panic!("not imported")
+    };
+    let events = store.events(r.run_id).unwrap();
+    // Alone, the log would call its only GPU 0; the -q log says it is GPU 1.
+    assert_eq!(xids(&events), vec![(Some(1), 48)]);
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(run.inventory.len(), 1);
+    assert_eq!(
+        (run.inventory[0].index, run.inventory[0].uuid.as_deref()),
+        (1, Some("GPU-c2d9e1b0-47a5-3f86-b1e2-90ad5c6f7e13"))
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("GPU numbers taken from run 1")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(!r.warnings.iter().any(|w| w.contains("PCI order")));
+}

@@ -489,7 +489,7 @@ pub struct BuiltRun {
 }
 
 /// "00000000:07:00.0" and "0000:07:00.0" name the same device.
-fn normalise_bus_id(b: &str) -> String {
+pub(super) fn normalise_bus_id(b: &str) -> String {
     let b = b.trim().to_ascii_lowercase();
     match b.split_once(':') {
         Some((domain, rest)) if domain.len() == 8 && domain.starts_with("0000") => {

@@ -14,6 +14,7 @@ mod detect;
 pub mod formats;
 mod hashing;
 mod lines;
+mod numbering;
 mod paths;
 mod plausibility;
 mod smi_messages;
@@ -137,6 +138,17 @@ pub struct ParseContext {
     /// When the file was last written, where the bytes come from a file: a
     /// single snapshot without a time of its own was taken then.
     pub file_time: Option<Timestamp>,
+}
+
+/// Whether a file is a log that names GPUs only by PCI address (a kernel
+/// log), from its first bytes; a file that cannot be read or is compressed
+/// says no (it is imported in its turn).
+pub fn names_gpus_by_address_only(path: &Path) -> bool {
+    let mut head = vec![0u8; 64 << 10];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    n > 0 && detect(&head[..n]) == Ok(Format::KernelLog)
 }
 
 /// Why a file was not imported. Nothing was stored in any case. Every
@@ -484,6 +496,9 @@ fn complete(
 ) -> Result<ImportReport, ParseFailure> {
     if let Some(warning) = plausibility::order_warning(built.backward_steps, built.samples_seen) {
         built.warnings.push(warning);
+    }
+    if format == Format::KernelLog {
+        numbering::adopt(store, run_id, &mut built)?;
     }
     let interval = built.interval_ms;
     let mut gaps = 0;

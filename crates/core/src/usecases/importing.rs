@@ -66,7 +66,13 @@ pub fn import_paths(
     options: &ImportOptions,
     observer: &mut dyn ImportObserver,
 ) -> Result<Batch, ImportError> {
-    let expanded = import::expand_paths(paths)?;
+    let mut expanded = import::expand_paths(paths)?;
+    // Logs that name GPUs only by PCI address (kernel logs) go after the
+    // others, so that they can take their GPU numbers from an inventory
+    // imported in the same batch.
+    expanded
+        .files
+        .sort_by_key(|path| import::names_gpus_by_address_only(path));
     let total = expanded.files.len();
     let cancelled = || {
         options
