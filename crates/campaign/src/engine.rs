@@ -1,0 +1,424 @@
+//! Making the attempts: each launches an instance, waits for it to be
+//! provisioned, for its image to answer and for a first computation, then
+//! tears it down — whatever happened, Ctrl-C included. Every attempt runs on
+//! its own thread so that a peak is really at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::ledger::{Entry, Ledger};
+use crate::plan::PlannedAttempt;
+use crate::recipe::{Recipe, fill};
+use crate::shell::{CommandResult, Shell};
+
+/// The stages of a start, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    Launch,
+    Provision,
+    Ready,
+    FirstCompute,
+    Teardown,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Launch => "launch",
+            Stage::Provision => "provision",
+            Stage::Ready => "ready",
+            Stage::FirstCompute => "first-compute",
+            Stage::Teardown => "teardown",
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    Ok,
+    Failed,
+    Timeout,
+    /// Stopped by the user before it finished.
+    Cancelled,
+    /// Never launched: cancelled while waiting its turn.
+    NotStarted,
+}
+
+/// One command as it ran, for the run's provenance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommandLog {
+    pub stage: Stage,
+    pub command: String,
+    pub exit: Option<i32>,
+    pub elapsed_ms: u64,
+    pub timed_out: bool,
+    /// The last lines of its output, where it failed.
+    pub output_tail: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttemptRecord {
+    pub plan: PlannedAttempt,
+    pub id: Option<String>,
+    pub submitted_at: Option<Timestamp>,
+    pub provisioned_at: Option<Timestamp>,
+    pub image_ready_at: Option<Timestamp>,
+    pub first_compute_at: Option<Timestamp>,
+    pub ending: Ending,
+    /// The stage that failed or timed out, and why.
+    pub failure: Option<(Stage, String)>,
+    /// Whether the instance was torn down; `None` when there was none to
+    /// tear down by id.
+    pub torn_down: Option<bool>,
+    pub commands: Vec<CommandLog>,
+}
+
+/// What a campaign reports as it goes (a live status line, the app).
+pub trait Observer: Send + Sync {
+    fn stage(&self, _attempt: usize, _stage: Stage) {}
+    fn finished(&self, _record: &AttemptRecord) {}
+    /// A teardown that failed even after retries: the instance may still
+    /// run (and cost money). Said loudly, never silently.
+    fn teardown_failed(&self, _name: &str, _id: &str, _why: &str) {}
+}
+
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// Teardown is retried this many times, a poll interval apart.
+const TEARDOWN_TRIES: u32 = 3;
+
+/// Make every planned attempt, each on its own thread; returns when all
+/// have ended and every instance they launched has been torn down (or its
+/// teardown has failed and been reported).
+pub fn run_all(
+    recipe: &Recipe,
+    attempts: &[PlannedAttempt],
+    shell: &dyn Shell,
+    ledger: &Ledger,
+    cancel: &AtomicBool,
+    observer: &dyn Observer,
+) -> Vec<AttemptRecord> {
+    let start = Instant::now();
+    let mut records: Vec<AttemptRecord> = std::thread::scope(|scope| {
+        let handles: Vec<_> = attempts
+            .iter()
+            .map(|plan| {
+                scope.spawn(move || {
+                    let record = attempt(recipe, plan, start, shell, ledger, cancel, observer);
+                    observer.finished(&record);
+                    record
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(attempts)
+            .map(|(h, plan)| {
+                h.join().unwrap_or_else(|_| AttemptRecord {
+                    failure: Some((Stage::Launch, "the attempt's thread failed".into())),
+                    ..AttemptRecord::new(plan.clone(), Ending::Failed)
+                })
+            })
+            .collect()
+    });
+    records.sort_by_key(|r| r.plan.index);
+    records
+}
+
+impl AttemptRecord {
+    fn new(plan: PlannedAttempt, ending: Ending) -> Self {
+        Self {
+            plan,
+            id: None,
+            submitted_at: None,
+            provisioned_at: None,
+            image_ready_at: None,
+            first_compute_at: None,
+            ending,
+            failure: None,
+            torn_down: None,
+            commands: Vec::new(),
+        }
+    }
+}
+
+/// Sleep until `deadline` in short steps; false when cancelled first.
+fn wait_until(deadline: Instant, cancel: &AtomicBool) -> bool {
+    while Instant::now() < deadline {
+        if cancel.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep((deadline - Instant::now()).min(Duration::from_millis(50)));
+    }
+    !cancel.load(Ordering::Relaxed)
+}
+
+struct Run<'a> {
+    shell: &'a dyn Shell,
+    cancel: &'a AtomicBool,
+    record: AttemptRecord,
+}
+
+impl Run<'_> {
+    fn exec(&mut self, stage: Stage, command: &str, timeout: Duration) -> CommandResult {
+        let result = self.shell.run(command, timeout, self.cancel);
+        self.log(stage, command, &result);
+        result
+    }
+
+    fn log(&mut self, stage: Stage, command: &str, r: &CommandResult) {
+        self.record.commands.push(CommandLog {
+            stage,
+            command: command.to_string(),
+            exit: r.exit,
+            elapsed_ms: r.elapsed_ms,
+            timed_out: r.timed_out,
+            output_tail: (!r.ok()).then(|| r.tail(5)).filter(|t| !t.is_empty()),
+        });
+    }
+
+    fn fail(&mut self, stage: Stage, r: &CommandResult, what: &str) {
+        self.record.ending = if r.cancelled {
+            Ending::Cancelled
+        } else if r.timed_out {
+            Ending::Timeout
+        } else {
+            Ending::Failed
+        };
+        let tail = r.tail(5);
+        let why = if r.cancelled {
+            format!("{what}: cancelled")
+        } else if r.timed_out {
+            format!("{what}: no answer within the timeout")
+        } else if tail.is_empty() {
+            format!(
+                "{what}: exit {}",
+                r.exit.map_or("–".into(), |c| c.to_string())
+            )
+        } else {
+            format!(
+                "{what}: exit {}: {tail}",
+                r.exit.map_or("–".into(), |c| c.to_string())
+            )
+        };
+        self.record.failure = Some((stage, why));
+    }
+
+    /// Run `command` every poll interval until `done` says so, the stage's
+    /// timeout passes or the user cancels; the time it was done.
+    fn poll(
+        &mut self,
+        stage: Stage,
+        command: &str,
+        timeout: Duration,
+        poll: Duration,
+        done: impl Fn(&CommandResult) -> bool,
+    ) -> Result<Timestamp, CommandResult> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let r = self
+                .shell
+                .run(command, left.max(Duration::from_millis(1)), self.cancel);
+            if done(&r) {
+                self.log(stage, command, &r);
+                return Ok(Timestamp::now());
+            }
+            if r.cancelled || Instant::now() + poll >= deadline {
+                self.log(stage, command, &r);
+                let timed_out = !r.cancelled;
+                return Err(CommandResult { timed_out, ..r });
+            }
+            if !wait_until(Instant::now() + poll, self.cancel) {
+                self.log(stage, command, &r);
+                return Err(CommandResult {
+                    cancelled: true,
+                    ..r
+                });
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attempt(
+    recipe: &Recipe,
+    plan: &PlannedAttempt,
+    start: Instant,
+    shell: &dyn Shell,
+    ledger: &Ledger,
+    cancel: &AtomicBool,
+    observer: &dyn Observer,
+) -> AttemptRecord {
+    let mut run = Run {
+        shell,
+        cancel,
+        record: AttemptRecord::new(plan.clone(), Ending::Ok),
+    };
+    if !wait_until(start + Duration::from_millis(plan.start_after_ms), cancel) {
+        run.record.ending = Ending::NotStarted;
+        return run.record;
+    }
+    let c = &recipe.commands;
+    let t = &recipe.timeouts;
+    let mut values: Vec<(&str, String)> = vec![
+        ("image", plan.image_name.clone()),
+        ("offering", plan.offering.clone()),
+        ("name", plan.name.clone()),
+    ];
+    let filled = |values: &[(&str, String)], command: &str| {
+        let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        fill(command, &pairs)
+    };
+    // The ledger hears of the instance before it exists.
+    if let Err(e) = ledger.append(&Entry::Launching {
+        name: plan.name.clone(),
+        campaign: plan
+            .name
+            .rsplit_once('-')
+            .map_or("", |(c, _)| c)
+            .to_string(),
+        at: Timestamp::now(),
+    }) {
+        run.record.ending = Ending::Failed;
+        run.record.failure = Some((
+            Stage::Launch,
+            format!("not launched: the ledger cannot be written ({e})"),
+        ));
+        return run.record;
+    }
+    observer.stage(plan.index, Stage::Launch);
+    run.record.submitted_at = Some(Timestamp::now());
+    // A launch is never cut short by the user's stop: killed half-way it
+    // could leave an instance that nobody knows the id of. It runs to its
+    // end (within its timeout), and what it started is torn down.
+    let never = AtomicBool::new(false);
+    let launch = run.shell.run(&filled(&values, &c.launch), t.launch, &never);
+    run.log(Stage::Launch, &filled(&values, &c.launch), &launch);
+    let id = c.id.find(&launch.stdout);
+    let Some(id) = id else {
+        let what = format!("the launch printed no id ({})", c.id.describe());
+        run.fail(Stage::Launch, &launch, &what);
+        if run.record.ending == Ending::Ok {
+            run.record.ending = Ending::Failed;
+        }
+        return run.record;
+    };
+    values.push(("id", id.clone()));
+    if let Some(address) = c.address.as_ref().and_then(|a| a.find(&launch.stdout)) {
+        values.push(("address", address));
+    }
+    let teardown = filled(&values, &c.teardown);
+    run.record.id = Some(id.clone());
+    let written = ledger.append(&Entry::Launched {
+        name: plan.name.clone(),
+        id: id.clone(),
+        teardown: teardown.clone(),
+        at: Timestamp::now(),
+    });
+    if let Err(e) = written {
+        run.record.failure = Some((
+            Stage::Launch,
+            format!("the ledger cannot be written ({e}); tearing down at once"),
+        ));
+        run.record.ending = Ending::Failed;
+    } else if !launch.ok() {
+        run.fail(
+            Stage::Launch,
+            &launch,
+            "the launch failed after printing an id",
+        );
+    } else if cancel.load(Ordering::Relaxed) {
+        run.record.ending = Ending::Cancelled;
+        run.record.failure = Some((Stage::Launch, "stopped after the launch".into()));
+    } else {
+        stages(&mut run, recipe, &values, observer);
+    }
+    // Whatever happened: tear down, never cancelled by the user's stop.
+    observer.stage(plan.index, Stage::Teardown);
+    let mut last = CommandResult::default();
+    for attempt in 0..TEARDOWN_TRIES {
+        if attempt > 0 {
+            std::thread::sleep(t.poll.min(Duration::from_secs(10)));
+        }
+        last = shell.run(&teardown, t.teardown, &never);
+        run.log(Stage::Teardown, &teardown, &last);
+        if last.ok() {
+            break;
+        }
+    }
+    if last.ok() {
+        run.record.torn_down = Some(true);
+        let _ = ledger.append(&Entry::TornDown {
+            name: plan.name.clone(),
+            id,
+            at: Timestamp::now(),
+        });
+    } else {
+        run.record.torn_down = Some(false);
+        let why = if last.timed_out {
+            "no answer within the timeout".to_string()
+        } else {
+            last.tail(3)
+        };
+        observer.teardown_failed(&plan.name, &id, &why);
+    }
+    run.record
+}
+
+/// Provisioned → image ready → first computation.
+fn stages(run: &mut Run<'_>, recipe: &Recipe, values: &[(&str, String)], observer: &dyn Observer) {
+    let c = &recipe.commands;
+    let t = &recipe.timeouts;
+    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let index = run.record.plan.index;
+
+    observer.stage(index, Stage::Provision);
+    let provisioned = match (&c.status, &c.provisioned) {
+        (Some(status), Some(pattern)) => {
+            let command = fill(status, &pairs);
+            match run.poll(Stage::Provision, &command, t.provision, t.poll, |r| {
+                pattern.find(&r.stdout).is_some()
+            }) {
+                Ok(at) => at,
+                Err(r) => return run.fail(Stage::Provision, &r, "not provisioned"),
+            }
+        }
+        _ => Timestamp::now(),
+    };
+    run.record.provisioned_at = Some(provisioned);
+
+    observer.stage(index, Stage::Ready);
+    let ready = match &c.ready {
+        Some(ready) => {
+            let command = fill(ready, &pairs);
+            match run.poll(Stage::Ready, &command, t.ready, t.poll, CommandResult::ok) {
+                Ok(at) => at,
+                Err(r) => return run.fail(Stage::Ready, &r, "the image never answered"),
+            }
+        }
+        None => provisioned,
+    };
+    run.record.image_ready_at = Some(ready);
+
+    observer.stage(index, Stage::FirstCompute);
+    let command = fill(&c.first_compute, &pairs);
+    let r = run.exec(Stage::FirstCompute, &command, t.first_compute);
+    if !r.ok() {
+        return run.fail(Stage::FirstCompute, &r, "the first computation failed");
+    }
+    run.record.first_compute_at = Some(Timestamp::now());
+}

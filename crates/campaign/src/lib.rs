@@ -1,0 +1,351 @@
+//! Startup campaigns: measure submit → first compute on real platforms by
+//! driving their own tools (or the user's scripts), the way the source
+//! documents measure the startup breakpoint — and never leave an instance
+//! running without a ledger that says so.
+//!
+//! A campaign is one use case for both faces: [`plan::plan`] says what will
+//! launch and what it may cost (shown and confirmed before anything runs),
+//! [`run`] makes the attempts ([`engine`]), writes every instance to the
+//! [`ledger`] before acting on it, tears everything down, and records the
+//! attempts as a startup run with provenance. [`cleanup`] retries teardown
+//! for whatever the ledger still holds after a crash.
+
+pub mod engine;
+pub mod ledger;
+pub mod plan;
+pub mod recipe;
+pub mod shell;
+
+use std::sync::atomic::AtomicBool;
+
+use breakpoint_core::domain::{
+    LoadScenario, NewRun, Provenance, RunKind, SourceKind, StartupAttempt, StartupOutcome,
+};
+use breakpoint_core::store::{RunCompletion, Store};
+use jiff::Timestamp;
+use serde::Serialize;
+
+use engine::{AttemptRecord, Ending, Observer};
+use ledger::{Entry, Ledger, Outstanding};
+use plan::{Plan, Request};
+use recipe::Recipe;
+use shell::Shell;
+
+/// The format label campaign runs carry in their provenance.
+pub const FORMAT: &str = "startup-campaign";
+
+/// Figures of one campaign, as the summary prints them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub scenario: LoadScenario,
+    pub attempts: usize,
+    pub ok: usize,
+    pub failed: usize,
+    pub timeouts: usize,
+    pub cancelled: usize,
+    /// Submit → first compute of the successful attempts.
+    pub p50_s: Option<f64>,
+    pub p95_s: Option<f64>,
+    /// Failed and timed-out among the attempts that ran to an end.
+    pub failure_rate_pct: Option<f64>,
+    /// Instances whose teardown failed: they may still be running.
+    pub teardown_failures: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// The startup run that records the campaign; `None` when no attempt
+    /// ran to an end (all cancelled before launching).
+    pub run_id: Option<i64>,
+    pub records: Vec<AttemptRecord>,
+    pub summary: Summary,
+}
+
+/// Where the campaign's run is filed.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub platform_id: i64,
+    pub offering_id: Option<i64>,
+    /// The recipe's file name, as provenance shows it.
+    pub recipe_file: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    #[error(transparent)]
+    Store(#[from] breakpoint_core::Error),
+    #[error("the ledger {path} cannot be read: {error}")]
+    Ledger { path: String, error: std::io::Error },
+}
+
+/// Make the planned attempts and record them. The caller has shown the
+/// plan and its estimate and had them confirmed.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    store: &Store,
+    target: &Target,
+    recipe: &Recipe,
+    request: &Request,
+    plan: &Plan,
+    shell: &dyn Shell,
+    ledger: &Ledger,
+    cancel: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Outcome, CampaignError> {
+    let records = engine::run_all(recipe, &plan.attempts, shell, ledger, cancel, observer);
+    let summary = summarise(request.scenario, &records);
+    let run_id = record(store, target, recipe, request, &records)?;
+    Ok(Outcome {
+        run_id,
+        records,
+        summary,
+    })
+}
+
+fn outcome_of(ending: Ending) -> Option<StartupOutcome> {
+    match ending {
+        Ending::Ok => Some(StartupOutcome::Ok),
+        Ending::Failed => Some(StartupOutcome::Failed),
+        Ending::Timeout => Some(StartupOutcome::Timeout),
+        // The user stopped it: no evidence about the platform either way.
+        Ending::Cancelled | Ending::NotStarted => None,
+    }
+}
+
+fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
+}
+
+pub fn summarise(scenario: LoadScenario, records: &[AttemptRecord]) -> Summary {
+    let count = |e: Ending| records.iter().filter(|r| r.ending == e).count();
+    let mut latencies: Vec<f64> = records
+        .iter()
+        .filter(|r| r.ending == Ending::Ok)
+        .filter_map(|r| {
+            Some(
+                r.first_compute_at?
+                    .duration_since(r.submitted_at?)
+                    .as_secs_f64(),
+            )
+        })
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    let (ok, failed, timeouts) = (
+        count(Ending::Ok),
+        count(Ending::Failed),
+        count(Ending::Timeout),
+    );
+    let ended = ok + failed + timeouts;
+    Summary {
+        scenario,
+        attempts: records.len(),
+        ok,
+        failed,
+        timeouts,
+        cancelled: count(Ending::Cancelled) + count(Ending::NotStarted),
+        p50_s: percentile(&latencies, 0.5),
+        p95_s: percentile(&latencies, 0.95),
+        failure_rate_pct: (ended > 0).then(|| 100.0 * (failed + timeouts) as f64 / ended as f64),
+        teardown_failures: records
+            .iter()
+            .filter(|r| r.torn_down == Some(false))
+            .map(|r| r.plan.name.clone())
+            .collect(),
+    }
+}
+
+/// Store the attempts that ran to an end as a startup run, with the
+/// recipe's hash and every command as run in its metadata.
+fn record(
+    store: &Store,
+    target: &Target,
+    recipe: &Recipe,
+    request: &Request,
+    records: &[AttemptRecord],
+) -> Result<Option<i64>, CampaignError> {
+    let attempts: Vec<StartupAttempt> = records
+        .iter()
+        .filter_map(|r| {
+            Some(StartupAttempt {
+                scenario: request.scenario,
+                image: r.plan.image,
+                submitted_at: r.submitted_at?,
+                provisioned_at: r.provisioned_at,
+                image_ready_at: r.image_ready_at,
+                first_compute_at: r.first_compute_at,
+                outcome: outcome_of(r.ending)?,
+            })
+        })
+        .collect();
+    if attempts.is_empty() {
+        return Ok(None);
+    }
+    let times = records.iter().flat_map(|r| {
+        [
+            r.submitted_at,
+            r.provisioned_at,
+            r.image_ready_at,
+            r.first_compute_at,
+        ]
+        .into_iter()
+        .flatten()
+    });
+    let started_at = times.clone().min();
+    let ended_at = times.max();
+    let mut metadata = serde_json::Map::new();
+    metadata.insert(
+        "campaign".into(),
+        serde_json::json!({
+            "name": request.campaign,
+            "scenario": request.scenario,
+            "recipe_sha256": recipe.sha256,
+            "attempts": records,
+        }),
+    );
+    let warnings: Vec<String> = records
+        .iter()
+        .filter(|r| r.torn_down == Some(false))
+        .map(|r| {
+            format!(
+                "{} ({}) could not be torn down: it may still be running; `breakpoint campaign cleanup` retries",
+                r.plan.name,
+                r.id.as_deref().unwrap_or("?")
+            )
+        })
+        .chain(
+            records
+                .iter()
+                .filter(|r| r.id.is_none() && r.submitted_at.is_some())
+                .map(|r| {
+                    format!(
+                        "{}: the launch printed no id, so nothing could tear it down; check the platform for an instance of that name",
+                        r.plan.name
+                    )
+                }),
+        )
+        .collect();
+    // The run's identity is its record: a recipe runs many campaigns.
+    let identity = {
+        use sha2::{Digest, Sha256};
+        let text = serde_json::to_string(&metadata).unwrap_or_default();
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let id = store.atomically(|store| -> breakpoint_core::Result<i64> {
+        let mut new = NewRun::new(target.platform_id, RunKind::Startup, SourceKind::Campaign);
+        new.offering_id = target.offering_id;
+        new.provenance = Provenance {
+            file_name: Some(target.recipe_file.clone()),
+            sha256: Some(identity.clone()),
+            format: Some(FORMAT.into()),
+            host: None,
+        };
+        new.started_at = started_at;
+        new.ended_at = ended_at;
+        let run = store.create_run(new)?;
+        store.add_startup_attempts(run.id, &attempts)?;
+        store.complete_run(
+            run.id,
+            &RunCompletion {
+                started_at,
+                ended_at,
+                sha256: Some(identity.clone()),
+                metadata,
+                warnings,
+                ..RunCompletion::default()
+            },
+        )?;
+        Ok(run.id)
+    })?;
+    Ok(Some(id))
+}
+
+/// One instance `cleanup` tried.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cleaned {
+    pub instance: Outstanding,
+    /// `None`: nothing to run (no id known).
+    pub torn_down: Option<bool>,
+    pub message: Option<String>,
+}
+
+/// Retry teardown for every instance the ledger still holds (after a crash
+/// or kill -9); those without an id are listed for the user to check.
+pub fn cleanup(
+    ledger: &Ledger,
+    shell: &dyn Shell,
+    timeout: std::time::Duration,
+) -> Result<Vec<Cleaned>, CampaignError> {
+    let outstanding = ledger
+        .outstanding()
+        .map_err(|error| CampaignError::Ledger {
+            path: ledger.path().display().to_string(),
+            error,
+        })?;
+    let never = AtomicBool::new(false);
+    let mut out = Vec::new();
+    for o in outstanding {
+        let (Some(id), Some(teardown)) = (o.id.clone(), o.teardown.clone()) else {
+            out.push(Cleaned {
+                message: Some("no id was recorded (the launch printed none): check the platform for an instance of this name, then `campaign forget`".into()),
+                instance: o,
+                torn_down: None,
+            });
+            continue;
+        };
+        let r = shell.run(&teardown, timeout, &never);
+        if r.ok() {
+            let _ = ledger.append(&Entry::TornDown {
+                name: o.name.clone(),
+                id,
+                at: Timestamp::now(),
+            });
+        }
+        out.push(Cleaned {
+            torn_down: Some(r.ok()),
+            message: (!r.ok()).then(|| {
+                if r.timed_out {
+                    "no answer within the timeout".into()
+                } else {
+                    format!(
+                        "exit {}: {}",
+                        r.exit.map_or("–".into(), |c| c.to_string()),
+                        r.tail(3)
+                    )
+                }
+            }),
+            instance: o,
+        });
+    }
+    Ok(out)
+}
+
+/// Drop an instance the ledger cannot tear down (no id) once the user has
+/// checked it is gone. Refused for an instance with an id: cleanup tears
+/// those down.
+pub fn forget(ledger: &Ledger, name: &str) -> Result<bool, CampaignError> {
+    let io = |error| CampaignError::Ledger {
+        path: ledger.path().display().to_string(),
+        error,
+    };
+    let open = ledger.outstanding().map_err(io)?;
+    match open.iter().find(|o| o.name == name) {
+        Some(o) if o.id.is_none() => {
+            ledger
+                .append(&Entry::Forgotten {
+                    name: name.into(),
+                    at: Timestamp::now(),
+                })
+                .map_err(io)?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}

@@ -1,0 +1,599 @@
+//! A recipe: how to start, watch and stop an instance on one platform with
+//! its own command-line tools (or the user's scripts, for a marketplace
+//! with no API). TOML, one file per platform, several offerings in it:
+//!
+//! ```toml
+//! platform = "AutoDL"
+//!
+//! [[offering]]
+//! name = "a100-80g"
+//! price_per_hour = 12.8
+//! currency = "CNY"
+//! warm_image = "img-warm"
+//! cold_image = "img-cold"
+//!
+//! [commands]
+//! launch = "cloud run --image {image} --type {offering} --name {name}"
+//! id = { regex = "instance (i-[0-9a-f]+)" }
+//! address = { json_pointer = "/ip" }
+//! status = "cloud describe {id}"
+//! provisioned = { regex = "RUNNING" }
+//! ready = "ssh root@{address} true"
+//! first_compute = "ssh root@{address} python3 -c 'import torch; torch.ones(1).cuda()'"
+//! teardown = "cloud delete {id}"
+//!
+//! [timeouts]
+//! launch = "2m"
+//! provision = "10m"
+//! ready = "10m"
+//! first_compute = "5m"
+//! teardown = "2m"
+//! poll = "5s"
+//! ```
+//!
+//! Everything is checked before anything runs: TOML syntax (with the line),
+//! unknown keys, each command's placeholders (a placeholder a stage cannot
+//! know yet — `{id}` in the launch — is refused), regular expressions and
+//! JSON pointers.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+/// Why a recipe was refused; nothing ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct RecipeError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recipe {
+    /// The platform the campaign's runs are filed under, when the recipe
+    /// names one (`--platform` overrides).
+    pub platform: Option<String>,
+    pub offerings: Vec<OfferingRecipe>,
+    pub commands: Commands,
+    pub timeouts: Timeouts,
+    /// SHA-256 of the recipe's bytes: kept with every run it produced.
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferingRecipe {
+    pub name: String,
+    /// Per instance and hour; the estimate before a campaign uses it.
+    pub price_per_hour: Option<f64>,
+    pub currency: String,
+    pub warm_image: Option<String>,
+    pub cold_image: Option<String>,
+}
+
+impl OfferingRecipe {
+    pub fn image(&self, cold: bool) -> Option<&str> {
+        if cold {
+            self.cold_image.as_deref()
+        } else {
+            self.warm_image.as_deref()
+        }
+    }
+}
+
+/// How a value is read from a command's output.
+#[derive(Debug, Clone)]
+pub enum Extract {
+    /// The first capture group (or the whole match) of a regular expression.
+    Regex(regex_lite::Regex),
+    /// A JSON pointer into the output parsed as JSON.
+    JsonPointer(String),
+}
+
+impl PartialEq for Extract {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Extract::Regex(a), Extract::Regex(b)) => a.as_str() == b.as_str(),
+            (Extract::JsonPointer(a), Extract::JsonPointer(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Extract {
+    /// The value in `output`, if it is there.
+    pub fn find(&self, output: &str) -> Option<String> {
+        match self {
+            Extract::Regex(re) => {
+                let caps = re.captures(output)?;
+                let m = caps.get(1).or_else(|| caps.get(0))?;
+                Some(m.as_str().trim().to_string()).filter(|v| !v.is_empty())
+            }
+            Extract::JsonPointer(pointer) => {
+                let doc: serde_json::Value = serde_json::from_str(output.trim()).ok()?;
+                match doc.pointer(pointer)? {
+                    serde_json::Value::String(s) => Some(s.trim().to_string()),
+                    serde_json::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                }
+                .filter(|v| !v.is_empty())
+            }
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Extract::Regex(re) => format!("regex {}", re.as_str()),
+            Extract::JsonPointer(p) => format!("JSON pointer {p}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Commands {
+    pub launch: String,
+    pub id: Extract,
+    pub address: Option<Extract>,
+    /// Polled until its output matches `provisioned`; without it the
+    /// instance counts as provisioned when the launch returns.
+    pub status: Option<String>,
+    pub provisioned: Option<Extract>,
+    /// Polled until it succeeds (exit 0): the image is up.
+    pub ready: Option<String>,
+    /// Run once after ready: the first computation on the accelerator.
+    pub first_compute: String,
+    pub teardown: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timeouts {
+    pub launch: Duration,
+    pub provision: Duration,
+    pub ready: Duration,
+    pub first_compute: Duration,
+    pub teardown: Duration,
+    pub poll: Duration,
+}
+
+impl Timeouts {
+    /// The longest an instance can be up before the campaign gives up on
+    /// it and tears it down: what the cost estimate charges.
+    pub fn worst_case(&self) -> Duration {
+        self.launch + self.provision + self.ready + self.first_compute + self.teardown
+    }
+}
+
+/// The placeholders each command may use: what is known when it runs.
+const LAUNCH_KEYS: &[&str] = &["image", "offering", "name"];
+const AFTER_LAUNCH_KEYS: &[&str] = &["image", "offering", "name", "id", "address"];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecipe {
+    platform: Option<String>,
+    #[serde(rename = "offering")]
+    offerings: Vec<RawOffering>,
+    commands: RawCommands,
+    #[serde(default)]
+    timeouts: RawTimeouts,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOffering {
+    name: String,
+    price_per_hour: Option<f64>,
+    #[serde(default = "default_currency")]
+    currency: String,
+    warm_image: Option<String>,
+    cold_image: Option<String>,
+}
+
+fn default_currency() -> String {
+    "CNY".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommands {
+    launch: String,
+    id: RawExtract,
+    address: Option<RawExtract>,
+    status: Option<String>,
+    provisioned: Option<RawExtract>,
+    ready: Option<String>,
+    first_compute: String,
+    teardown: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExtract {
+    regex: Option<String>,
+    json_pointer: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawTimeouts {
+    launch: Option<String>,
+    provision: Option<String>,
+    ready: Option<String>,
+    first_compute: Option<String>,
+    teardown: Option<String>,
+    poll: Option<String>,
+}
+
+/// "90s", "10m", "2h", "500ms" → a duration.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number.parse().ok()?;
+    let secs = match unit.trim() {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+impl Recipe {
+    /// Parse and check a recipe; `file` names it in messages.
+    pub fn parse(text: &str, file: &str) -> Result<Recipe, RecipeError> {
+        let line_of = |offset: usize| text[..offset.min(text.len())].lines().count().max(1);
+        let at = |needle: &str| text.find(needle).map(line_of);
+        let error = |line: Option<usize>, reason: String| RecipeError {
+            file: file.to_string(),
+            line,
+            reason,
+        };
+        let raw: RawRecipe = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(s.start + 1));
+            error(line, e.message().trim().to_string())
+        })?;
+        if raw.offerings.is_empty() {
+            return Err(error(None, "no [[offering]]: name at least one".into()));
+        }
+        let mut names = BTreeSet::new();
+        for o in &raw.offerings {
+            if !names.insert(o.name.as_str()) {
+                return Err(error(
+                    at(&o.name),
+                    format!("offering \"{}\" is named twice", o.name),
+                ));
+            }
+            if let Some(p) = o.price_per_hour
+                && !(p.is_finite() && p >= 0.0)
+            {
+                return Err(error(
+                    at(&o.name),
+                    format!("price_per_hour of \"{}\" must be a price", o.name),
+                ));
+            }
+        }
+        let c = &raw.commands;
+        let check = |name: &str, command: &str, allowed: &[&str]| -> Result<(), RecipeError> {
+            for key in
+                placeholders(command).map_err(|r| error(at(command), format!("{name}: {r}")))?
+            {
+                if !allowed.contains(&key.as_str()) {
+                    let known = if AFTER_LAUNCH_KEYS.contains(&key.as_str()) {
+                        format!("{{{key}}} is not known yet when {name} runs")
+                    } else {
+                        format!(
+                            "unknown placeholder {{{key}}} (known: {})",
+                            AFTER_LAUNCH_KEYS
+                                .iter()
+                                .map(|k| format!("{{{k}}}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
+                    return Err(error(at(command), format!("{name}: {known}")));
+                }
+            }
+            if command.trim().is_empty() {
+                return Err(error(None, format!("{name}: the command is empty")));
+            }
+            Ok(())
+        };
+        check("launch", &c.launch, LAUNCH_KEYS)?;
+        let after: Vec<&str> = if c.address.is_some() {
+            AFTER_LAUNCH_KEYS.to_vec()
+        } else {
+            AFTER_LAUNCH_KEYS
+                .iter()
+                .copied()
+                .filter(|k| *k != "address")
+                .collect()
+        };
+        for (name, command) in [
+            ("status", c.status.as_deref()),
+            ("ready", c.ready.as_deref()),
+            ("first_compute", Some(c.first_compute.as_str())),
+            ("teardown", Some(c.teardown.as_str())),
+        ] {
+            if let Some(command) = command {
+                check(name, command, &after)?;
+            }
+        }
+        if c.status.is_some() != c.provisioned.is_some() {
+            return Err(error(
+                at("status").or(at("provisioned")),
+                "status and provisioned go together: the status command is polled until its output matches provisioned".into(),
+            ));
+        }
+        let extract = |name: &str, raw: &RawExtract| -> Result<Extract, RecipeError> {
+            match (&raw.regex, &raw.json_pointer) {
+                (Some(re), None) => regex_lite::Regex::new(re)
+                    .map(Extract::Regex)
+                    .map_err(|e| error(at(re), format!("{name}: not a regular expression: {e}"))),
+                (None, Some(p)) if p.is_empty() || p.starts_with('/') => {
+                    Ok(Extract::JsonPointer(p.clone()))
+                }
+                (None, Some(p)) => Err(error(
+                    at(p),
+                    format!("{name}: a JSON pointer starts with / (\"{p}\")"),
+                )),
+                _ => Err(error(
+                    at(name),
+                    format!("{name}: give either regex or json_pointer"),
+                )),
+            }
+        };
+        let t = &raw.timeouts;
+        let duration =
+            |name: &str, value: &Option<String>, default: u64| -> Result<Duration, RecipeError> {
+                match value {
+                    None => Ok(Duration::from_secs(default)),
+                    Some(v) => parse_duration(v).ok_or_else(|| {
+                        error(
+                            at(v),
+                            format!("timeouts.{name}: \"{v}\" is not a duration (90s, 10m, 1h)"),
+                        )
+                    }),
+                }
+            };
+        Ok(Recipe {
+            platform: raw.platform,
+            offerings: raw
+                .offerings
+                .into_iter()
+                .map(|o| OfferingRecipe {
+                    name: o.name,
+                    price_per_hour: o.price_per_hour,
+                    currency: o.currency,
+                    warm_image: o.warm_image,
+                    cold_image: o.cold_image,
+                })
+                .collect(),
+            commands: Commands {
+                launch: c.launch.clone(),
+                id: extract("id", &c.id)?,
+                address: c
+                    .address
+                    .as_ref()
+                    .map(|a| extract("address", a))
+                    .transpose()?,
+                status: c.status.clone(),
+                provisioned: c
+                    .provisioned
+                    .as_ref()
+                    .map(|p| extract("provisioned", p))
+                    .transpose()?,
+                ready: c.ready.clone(),
+                first_compute: c.first_compute.clone(),
+                teardown: c.teardown.clone(),
+            },
+            timeouts: Timeouts {
+                launch: duration("launch", &t.launch, 120)?,
+                provision: duration("provision", &t.provision, 600)?,
+                ready: duration("ready", &t.ready, 600)?,
+                first_compute: duration("first_compute", &t.first_compute, 300)?,
+                teardown: duration("teardown", &t.teardown, 120)?,
+                poll: duration("poll", &t.poll, 5)?,
+            },
+            sha256: hex(&Sha256::digest(text.as_bytes())),
+        })
+    }
+
+    pub fn offering(&self, name: &str) -> Option<&OfferingRecipe> {
+        self.offerings.iter().find(|o| o.name == name)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The `{name}` placeholders of a command. `{{` and `}}` are literal braces.
+pub fn placeholders(command: &str) -> Result<Vec<String>, String> {
+    let mut keys = Vec::new();
+    let mut chars = command.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if chars.peek().map(|p| p.1) == Some('{') => {
+                chars.next();
+            }
+            '}' if chars.peek().map(|p| p.1) == Some('}') => {
+                chars.next();
+            }
+            '{' => {
+                let rest = &command[i + 1..];
+                let end = rest
+                    .find('}')
+                    .ok_or_else(|| format!("a {{ at character {} is never closed", i + 1))?;
+                keys.push(rest[..end].trim().to_string());
+                for _ in 0..end + 1 {
+                    chars.next();
+                }
+            }
+            '}' => return Err(format!("a }} at character {} closes nothing", i + 1)),
+            _ => {}
+        }
+    }
+    Ok(keys)
+}
+
+/// A command with its placeholders filled. Values are quoted for the
+/// shell, so an id or an address cannot run commands of its own.
+pub fn fill(command: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(command.len());
+    let mut chars = command.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if chars.peek().map(|p| p.1) == Some('{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek().map(|p| p.1) == Some('}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let rest = &command[i + 1..];
+                let end = rest.find('}').unwrap_or(rest.len());
+                let key = rest[..end].trim();
+                let value = values
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map_or("", |(_, v)| v);
+                out.push_str(&shell_quote(value));
+                for _ in 0..end + 1 {
+                    chars.next();
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value as one shell word: plain when it is safe, single-quoted otherwise.
+fn shell_quote(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@=+,".contains(c));
+    if plain {
+        value.to_string()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    const GOOD: &str = r#"
+platform = "Fake cloud"
+
+[[offering]]
+name = "a100"
+price_per_hour = 12.5
+warm_image = "warm-img"
+cold_image = "cold-img"
+
+[commands]
+launch = "fakecloud launch --image {image} --type {offering} --name {name}"
+id = { regex = "instance (i-[0-9]+)" }
+address = { regex = "address ([0-9.]+)" }
+status = "fakecloud status {id}"
+provisioned = { regex = "RUNNING" }
+ready = "fakecloud ready {id} {address}"
+first_compute = "fakecloud compute {id}"
+teardown = "fakecloud delete {id}"
+
+[timeouts]
+provision = "30s"
+poll = "100ms"
+"#;
+
+    #[test]
+    fn a_good_recipe_is_read_whole() {
+        let r = Recipe::parse(GOOD, "fake.toml").unwrap();
+        assert_eq!(r.platform.as_deref(), Some("Fake cloud"));
+        assert_eq!(r.offerings[0].image(true), Some("cold-img"));
+        assert_eq!(r.timeouts.provision, Duration::from_secs(30));
+        assert_eq!(r.timeouts.poll, Duration::from_millis(100));
+        assert_eq!(r.timeouts.launch, Duration::from_secs(120));
+        assert_eq!(
+            r.commands.id.find("ok: instance i-42 started"),
+            Some("i-42".into())
+        );
+        assert_eq!(r.sha256.len(), 64);
+    }
+
+    #[test]
+    fn bad_recipes_are_refused_naming_the_line() {
+        let e = Recipe::parse(
+            &GOOD.replace("launch = \"fakecloud", "launch = fakecloud"),
+            "f.toml",
+        )
+        .unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("f.toml", Some(11)), "{e}");
+
+        let e =
+            Recipe::parse(&GOOD.replace("--name {name}", "--name {nmae}"), "f.toml").unwrap_err();
+        assert_eq!(e.line, Some(11));
+        assert!(e.reason.contains("unknown placeholder {nmae}"), "{e}");
+
+        let e = Recipe::parse(&GOOD.replace("--name {name}", "--name {id}"), "f.toml").unwrap_err();
+        assert!(
+            e.reason
+                .contains("launch: {id} is not known yet when launch runs"),
+            "{e}"
+        );
+
+        let e = Recipe::parse(
+            &GOOD.replace("instance (i-[0-9]+)", "instance (i-[0-9]+"),
+            "f.toml",
+        )
+        .unwrap_err();
+        assert!(e.reason.contains("id: not a regular expression"), "{e}");
+        assert_eq!(e.line, Some(12));
+
+        let e = Recipe::parse(
+            &GOOD.replace("poll = \"100ms\"", "poll = \"soon\""),
+            "f.toml",
+        )
+        .unwrap_err();
+        assert!(e.reason.contains("timeouts.poll"), "{e}");
+
+        let e = Recipe::parse(
+            &GOOD.replace("[timeouts]", "[timeouts]\nlunch = \"1m\""),
+            "f.toml",
+        )
+        .unwrap_err();
+        assert!(e.reason.contains("unknown field `lunch`"), "{e}");
+    }
+
+    #[test]
+    fn values_are_filled_as_single_shell_words() {
+        assert_eq!(
+            fill(
+                "x --id {id} --n {name} {{literal}}",
+                &[("id", "i-1"), ("name", "bp 1; rm -rf /")]
+            ),
+            "x --id i-1 --n 'bp 1; rm -rf /' {literal}"
+        );
+        assert_eq!(placeholders("a {x} {{y}} { z }").unwrap(), vec!["x", "z"]);
+        assert!(placeholders("a {x").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5h"), Some(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("10"), None);
+    }
+}
