@@ -6,6 +6,7 @@
 
 mod util;
 
+mod campaign;
 mod database;
 mod errors;
 mod hostile;

@@ -3,6 +3,7 @@
 
 mod bill;
 mod billing;
+mod campaign;
 mod claim;
 mod db;
 mod demo;
@@ -54,6 +55,9 @@ pub type Outcome = Result<(), Failure>;
 pub struct Context {
     pub store: Store,
     pub json: bool,
+    /// The database file, where there is one (a campaign's ledger lies
+    /// beside it).
+    pub db: Option<PathBuf>,
 }
 
 fn database_path(explicit: Option<PathBuf>) -> Result<PathBuf, Failure> {
@@ -86,13 +90,16 @@ fn demo_path() -> Result<PathBuf, Failure> {
 pub fn run(cli: Cli) -> Outcome {
     // The demo gets a file of its own unless told otherwise, so it never
     // mixes with real evidence.
+    let mut db_file = None;
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
         // Built into the binary: no database needed.
         (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,
         (command, db) if command.writes() => {
-            let store = Store::open(&database_path(db)?)?;
+            let path = database_path(db)?;
+            let store = Store::open(&path)?;
+            db_file = Some(path);
             // A person would rather wait for an import in another terminal
             // to end than be told "database is locked".
             store::on_wait(|waited| {
@@ -104,11 +111,18 @@ pub fn run(cli: Cli) -> Outcome {
             store.wait_for_other_writers()?;
             store
         }
+        (Command::Campaign(_), db) => {
+            // Status and cleanup need the ledger, not the database.
+            let path = database_path(db)?;
+            db_file = Some(path.clone());
+            Store::open_in_memory()?
+        }
         (_, db) => Store::open_existing(&database_path(db)?)?,
     };
     let ctx = Context {
         store,
         json: cli.json,
+        db: db_file,
     };
     match cli.command {
         Command::Platform(c) => platform::run(&ctx, c),
@@ -122,6 +136,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Bill(args) => bill::run(&ctx, args),
         Command::Weights(c) => weights::run(&ctx, c),
         Command::Probe(c) => probe::run(&ctx, c),
+        Command::Campaign(c) => campaign::run(&ctx, c),
         Command::Report(args) => report::run(&ctx, args),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),

@@ -1,0 +1,468 @@
+//! `breakpoint campaign …`: startup campaigns through a platform's own
+//! tools. The plan and its cost are shown and confirmed before anything
+//! launches; every instance is in the ledger before anything happens with
+//! it; Ctrl-C tears down what was launched.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
+use breakpoint_campaign::ledger::Ledger;
+use breakpoint_campaign::plan::{self, Images, Plan, Request};
+use breakpoint_campaign::recipe::{Recipe, fill, parse_duration};
+use breakpoint_campaign::shell::SystemShell;
+use breakpoint_campaign::{Target, cleanup, forget};
+use breakpoint_core::domain::LoadScenario;
+
+use super::{Context, Failure, Outcome};
+use crate::args::{CampaignCommand, CampaignRunArgs};
+use crate::output;
+
+pub fn run(ctx: &Context, command: CampaignCommand) -> Outcome {
+    match command {
+        CampaignCommand::Check { recipe } => check(ctx, &recipe),
+        CampaignCommand::Run(args) => run_campaign(ctx, args),
+        CampaignCommand::Status => status(ctx),
+        CampaignCommand::Cleanup => clean(ctx),
+        CampaignCommand::Forget { name } => {
+            let ledger = ledger(ctx)?;
+            if forget(&ledger, &name).map_err(|e| Failure::Refused(e.to_string()))? {
+                Ok(output::print(&format!("{name} dropped from the ledger"))?)
+            } else {
+                Err(Failure::Refused(format!(
+                    "the ledger holds no instance \"{name}\" without an id (instances with an id are torn down by `campaign cleanup`)"
+                )))
+            }
+        }
+    }
+}
+
+fn ledger(ctx: &Context) -> Result<Ledger, Failure> {
+    let db = ctx
+        .db
+        .as_deref()
+        .ok_or_else(|| Failure::Refused("campaigns need a database file (--db)".into()))?;
+    Ok(Ledger::beside(db))
+}
+
+fn read_recipe(path: &Path) -> Result<Recipe, Failure> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Refused(format!("{shown}: cannot read: {e}")))?;
+    Recipe::parse(&text, &shown).map_err(|e| Failure::Refused(e.to_string()))
+}
+
+/// Every command of an attempt, its placeholders filled; `{id}` and
+/// `{address}` are only known once the launch has answered.
+fn commands_of(recipe: &Recipe, a: &plan::PlannedAttempt) -> Vec<(&'static str, String)> {
+    let values = [
+        ("image", a.image_name.as_str()),
+        ("offering", a.offering.as_str()),
+        ("name", a.name.as_str()),
+        ("id", "<id>"),
+        ("address", "<address>"),
+    ];
+    let c = &recipe.commands;
+    // The unknowns are shown as placeholders, not as quoted words.
+    let fill = |command: &str, values: &[(&str, &str)]| {
+        fill(command, values)
+            .replace("'<id>'", "<id>")
+            .replace("'<address>'", "<address>")
+    };
+    let mut out = vec![("launch", fill(&c.launch, &values))];
+    if let Some(s) = &c.status {
+        out.push(("status", fill(s, &values)));
+    }
+    if let Some(r) = &c.ready {
+        out.push(("ready", fill(r, &values)));
+    }
+    out.push(("first compute", fill(&c.first_compute, &values)));
+    out.push(("teardown", fill(&c.teardown, &values)));
+    out
+}
+
+fn check(ctx: &Context, path: &Path) -> Outcome {
+    let recipe = read_recipe(path)?;
+    let request = Request {
+        count: Some(1),
+        ..Request::new(LoadScenario::Peak, "check")
+    };
+    let plan = plan::plan(&recipe, &request).map_err(Failure::Refused)?;
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!({
+            "platform": recipe.platform,
+            "offerings": recipe.offerings.iter().map(|o| &o.name).collect::<Vec<_>>(),
+            "sha256": recipe.sha256,
+            "worst_case_minutes": recipe.timeouts.worst_case().as_secs_f64() / 60.0,
+        }))?);
+    }
+    let mut text = format!(
+        "{}: a good recipe{} with {} offering(s): {}\nworst case per instance: {:.1} min (every stage's timeout)\n",
+        path.display(),
+        recipe
+            .platform
+            .as_deref()
+            .map(|p| format!(" for {p}"))
+            .unwrap_or_default(),
+        recipe.offerings.len(),
+        recipe
+            .offerings
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        recipe.timeouts.worst_case().as_secs_f64() / 60.0
+    );
+    for (stage, command) in commands_of(&recipe, &plan.attempts[0]) {
+        text.push_str(&format!("  {stage:<14} {command}\n"));
+    }
+    Ok(output::print(&text)?)
+}
+
+fn estimate_text(plan: &Plan) -> String {
+    let e = &plan.estimate;
+    let mut cost = e
+        .cost
+        .iter()
+        .map(|(currency, amount)| format!("{amount:.2} {currency}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    if cost.is_empty() {
+        cost = "unknown".into();
+    }
+    let unpriced = if e.unpriced.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (no price in the recipe for {}: their cost is not included)",
+            e.unpriced.join(", ")
+        )
+    };
+    format!(
+        "{} instance(s), each up for at most {:.1} min: at most {cost}{unpriced}",
+        e.instances, e.worst_case_minutes_each
+    )
+}
+
+/// Ask on the terminal; no terminal, no launch.
+fn confirm(question: &str) -> Result<bool, Failure> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::Refused(
+            "a campaign launches paid instances: confirm it on a terminal, or pass --yes".into(),
+        ));
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+}
+
+/// A live status line per event on stderr; teardown failures loudly.
+struct Live {
+    total: usize,
+    done: AtomicUsize,
+    quiet: bool,
+}
+
+impl Observer for Live {
+    fn stage(&self, attempt: usize, stage: Stage) {
+        if !self.quiet {
+            eprintln!("[{}/{}] {stage}", attempt + 1, self.total);
+        }
+    }
+
+    fn finished(&self, r: &AttemptRecord) {
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.quiet || r.ending == Ending::NotStarted {
+            return;
+        }
+        let latency = match (r.submitted_at, r.first_compute_at) {
+            (Some(a), Some(b)) => format!(" in {:.1} s", b.duration_since(a).as_secs_f64()),
+            _ => String::new(),
+        };
+        let why = r
+            .failure
+            .as_ref()
+            .map(|(stage, why)| format!(" at {stage}: {why}"))
+            .unwrap_or_default();
+        let ending = match r.ending {
+            Ending::Ok => "ok",
+            Ending::Failed => "failed",
+            Ending::Timeout => "timed out",
+            Ending::Cancelled => "stopped",
+            Ending::NotStarted => "not started",
+        };
+        eprintln!(
+            "[{}/{}] {} {ending}{latency}{why} ({n} of {} done)",
+            r.plan.index + 1,
+            self.total,
+            r.plan.name,
+            self.total
+        );
+    }
+
+    fn teardown_failed(&self, name: &str, id: &str, why: &str) {
+        eprintln!(
+            "TEARDOWN FAILED: {name} ({id}) may still be running and costing money: {why}\n  run `breakpoint campaign cleanup` to retry, or stop it in the platform's console"
+        );
+    }
+}
+
+fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
+    let recipe = read_recipe(&args.recipe)?;
+    let scenario: LoadScenario = args
+        .scenario
+        .parse()
+        .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
+    let images = match args.image.as_str() {
+        "warm" => Images::Warm,
+        "cold" => Images::Cold,
+        "both" => Images::Both,
+        other => {
+            return Err(Failure::Refused(format!(
+                "--image {other}: expected warm, cold or both"
+            )));
+        }
+    };
+    let duration = |flag: &str, text: &str| {
+        parse_duration(text).ok_or_else(|| {
+            Failure::Refused(format!("--{flag} {text}: not a duration (5s, 10m, 1h)"))
+        })
+    };
+    let spacing = duration("spacing", &args.spacing)?;
+    let every = duration("every", &args.every)?;
+    let platform_name = args
+        .platform
+        .clone()
+        .or_else(|| recipe.platform.clone())
+        .ok_or_else(|| {
+            Failure::Refused("name the platform with --platform (the recipe names none)".into())
+        })?;
+    let platform = ctx.store.platform(&platform_name)?;
+    let ledger = ledger(ctx)?;
+    let stamp = jiff::Timestamp::now().strftime("%m%d%H%M%S").to_string();
+    let request_for = |round: u32| Request {
+        offerings: args.offerings.clone(),
+        count: args.count,
+        spacing,
+        images,
+        ..Request::new(
+            scenario,
+            &if args.repeat > 1 {
+                format!("{stamp}r{}", round + 1)
+            } else {
+                stamp.clone()
+            },
+        )
+    };
+    let plan = plan::plan(&recipe, &request_for(0)).map_err(Failure::Refused)?;
+    let instances = plan.attempts.len() as u32;
+    if instances > args.max_instances {
+        return Err(Failure::Refused(format!(
+            "this campaign would launch {instances} instances, more than --max-instances {} allows",
+            args.max_instances
+        )));
+    }
+    let estimate = estimate_text(&plan);
+    let repeats = if args.repeat > 1 {
+        format!(", {} times {} apart", args.repeat, args.every)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "campaign on {}: {scenario} scenario, {}{repeats}",
+        platform.name, estimate
+    );
+    if args.dry_run {
+        let mut text = String::new();
+        for a in &plan.attempts {
+            text.push_str(&format!(
+                "{} ({} {} image, after {:.1} s)\n",
+                a.name,
+                a.offering,
+                a.image,
+                a.start_after_ms as f64 / 1000.0
+            ));
+            for (stage, command) in commands_of(&recipe, a) {
+                text.push_str(&format!("  {stage:<14} {command}\n"));
+            }
+        }
+        return Ok(output::print(&text)?);
+    }
+    if !args.yes
+        && !confirm(&format!(
+            "Launch {instances} instance(s) on {}{repeats}?",
+            platform.name
+        ))?
+    {
+        return Err(Failure::Refused(
+            "not confirmed: nothing was launched".into(),
+        ));
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        if !flag.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "stopping: launches under way finish, then everything launched is torn down…"
+            );
+        }
+    });
+    let target = Target {
+        platform_id: platform.id,
+        offering_id: None,
+        recipe_file: args.recipe.file_name().map_or_else(
+            || args.recipe.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    };
+    let mut outcomes = Vec::new();
+    for round in 0..args.repeat {
+        if round > 0 && !wait(every, &cancel) {
+            break;
+        }
+        let request = request_for(round);
+        let plan = plan::plan(&recipe, &request).map_err(Failure::Refused)?;
+        let live = Live {
+            total: plan.attempts.len(),
+            done: AtomicUsize::new(0),
+            quiet: ctx.json,
+        };
+        let outcome = breakpoint_campaign::run(
+            &ctx.store,
+            &target,
+            &recipe,
+            &request,
+            &plan,
+            &SystemShell,
+            &ledger,
+            &cancel,
+            &live,
+        )
+        .map_err(|e| Failure::Refused(e.to_string()))?;
+        outcomes.push(outcome);
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    let left = ledger.outstanding().map(|o| o.len()).unwrap_or(0);
+    if ctx.json {
+        output::print_json(&outcomes)?;
+    } else {
+        let mut text = String::new();
+        for o in &outcomes {
+            let s = &o.summary;
+            let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1} s"));
+            text.push_str(&format!(
+                "{}: {} attempts — {} ok, {} failed, {} timed out, {} stopped; p50 {}, p95 {}; failure rate {}\n",
+                s.scenario,
+                s.attempts,
+                s.ok,
+                s.failed,
+                s.timeouts,
+                s.cancelled,
+                fmt(s.p50_s),
+                fmt(s.p95_s),
+                s.failure_rate_pct.map_or("–".into(), |p| format!("{p:.0} %"))
+            ));
+            match o.run_id {
+                Some(id) => text.push_str(&format!(
+                    "recorded as run {id} ({} on {})\n",
+                    breakpoint_campaign::FORMAT,
+                    platform.name
+                )),
+                None => text.push_str("nothing recorded: no attempt ran to an end\n"),
+            }
+        }
+        if left > 0 {
+            text.push_str(&format!(
+                "the ledger still holds {left} instance(s): see `breakpoint campaign status`\n"
+            ));
+        }
+        output::print(&text)?;
+    }
+    if outcomes
+        .iter()
+        .any(|o| !o.summary.teardown_failures.is_empty())
+        || left > 0
+    {
+        return Err(Failure::Reported);
+    }
+    Ok(())
+}
+
+/// Sleep between repeats; false when stopped first.
+fn wait(d: Duration, cancel: &AtomicBool) -> bool {
+    let end = Instant::now() + d;
+    while Instant::now() < end {
+        if cancel.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100).min(end - Instant::now()));
+    }
+    true
+}
+
+fn status(ctx: &Context) -> Outcome {
+    let ledger = ledger(ctx)?;
+    let open = ledger
+        .outstanding()
+        .map_err(|e| Failure::Refused(format!("{}: {e}", ledger.path().display())))?;
+    if ctx.json {
+        return Ok(output::print_json(&open)?);
+    }
+    if open.is_empty() {
+        return Ok(output::print(
+            "no instance outstanding: every launched instance was torn down",
+        )?);
+    }
+    let mut t = output::table(&["name", "id", "since (UTC)", "teardown"]);
+    for o in &open {
+        t.add_row(vec![
+            o.name.clone(),
+            o.id.clone()
+                .unwrap_or_else(|| "none recorded: check the platform's console".into()),
+            o.since.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            o.teardown.clone().unwrap_or_default(),
+        ]);
+    }
+    Ok(output::print(&format!(
+        "{} instance(s) may still be running (ledger {}):\n{t}\n`breakpoint campaign cleanup` tears down those with an id",
+        open.len(),
+        ledger.path().display()
+    ))?)
+}
+
+fn clean(ctx: &Context) -> Outcome {
+    let ledger = ledger(ctx)?;
+    let cleaned = cleanup(&ledger, &SystemShell, Duration::from_secs(300))
+        .map_err(|e| Failure::Refused(e.to_string()))?;
+    if ctx.json {
+        output::print_json(&cleaned)?;
+    } else if cleaned.is_empty() {
+        output::print("nothing to clean up: the ledger holds no instance")?;
+    } else {
+        let mut text = String::new();
+        for c in &cleaned {
+            let what = match c.torn_down {
+                Some(true) => "torn down".to_string(),
+                Some(false) => format!("TEARDOWN FAILED: {}", c.message.as_deref().unwrap_or("")),
+                None => c.message.clone().unwrap_or_default(),
+            };
+            text.push_str(&format!(
+                "{} ({}): {what}\n",
+                c.instance.name,
+                c.instance.id.as_deref().unwrap_or("no id")
+            ));
+        }
+        output::print(&text)?;
+    }
+    if cleaned.iter().any(|c| c.torn_down != Some(true)) {
+        return Err(Failure::Reported);
+    }
+    Ok(())
+}
