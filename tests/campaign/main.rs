@@ -198,6 +198,18 @@ fn baseline_and_peak_campaigns_record_every_stage_and_leave_nothing_running() {
     );
     assert!(cloud.running().is_empty());
 
+    // A cloud that gives the address only once the instance runs.
+    let late = Cloud::new(&[("FAKECLOUD_LATE_ADDRESS", "1")]);
+    let late_outcome = late.campaign(&request(LoadScenario::Peak, 2), &never);
+    assert_eq!(late_outcome.summary.ok, 2, "{:?}", late_outcome.records);
+    let ready = &late_outcome.records[0]
+        .commands
+        .iter()
+        .find(|c| c.stage == Stage::Ready)
+        .unwrap()
+        .command;
+    assert!(ready.contains(" 10.0.0."), "{ready}");
+
     // The startup metrics read the campaign's runs like any other.
     let run = cloud.store.run(outcome.run_id.unwrap()).unwrap();
     let values = breakpoint_core::metrics::compute_run(&cloud.store, &run).unwrap();

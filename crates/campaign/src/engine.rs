@@ -226,7 +226,7 @@ impl Run<'_> {
         timeout: Duration,
         poll: Duration,
         done: impl Fn(&CommandResult) -> bool,
-    ) -> Result<Timestamp, CommandResult> {
+    ) -> Result<(Timestamp, CommandResult), CommandResult> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -235,7 +235,7 @@ impl Run<'_> {
                 .run(command, left.max(Duration::from_millis(1)), self.cancel);
             if done(&r) {
                 self.log(stage, command, &r);
-                return Ok(Timestamp::now());
+                return Ok((Timestamp::now(), r));
             }
             if r.cancelled || Instant::now() + poll >= deadline {
                 self.log(stage, command, &r);
@@ -274,7 +274,7 @@ fn attempt(
     }
     let c = &recipe.commands;
     let t = &recipe.timeouts;
-    let mut values: Vec<(&str, String)> = vec![
+    let mut values: Vec<(&'static str, String)> = vec![
         ("image", plan.image_name.clone()),
         ("offering", plan.offering.clone()),
         ("name", plan.name.clone()),
@@ -345,7 +345,7 @@ fn attempt(
         run.record.ending = Ending::Cancelled;
         run.record.failure = Some((Stage::Launch, "stopped after the launch".into()));
     } else {
-        stages(&mut run, recipe, &values, observer);
+        stages(&mut run, recipe, &mut values, observer);
     }
     // Whatever happened: tear down, never cancelled by the user's stop.
     observer.stage(plan.index, Stage::Teardown);
@@ -380,33 +380,48 @@ fn attempt(
 }
 
 /// Provisioned → image ready → first computation.
-fn stages(run: &mut Run<'_>, recipe: &Recipe, values: &[(&str, String)], observer: &dyn Observer) {
+fn stages(
+    run: &mut Run<'_>,
+    recipe: &Recipe,
+    values: &mut Vec<(&'static str, String)>,
+    observer: &dyn Observer,
+) {
     let c = &recipe.commands;
     let t = &recipe.timeouts;
-    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let index = run.record.plan.index;
 
     observer.stage(index, Stage::Provision);
     let provisioned = match (&c.status, &c.provisioned) {
         (Some(status), Some(pattern)) => {
+            let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let command = fill(status, &pairs);
             match run.poll(Stage::Provision, &command, t.provision, t.poll, |r| {
                 pattern.find(&r.stdout).is_some()
             }) {
-                Ok(at) => at,
+                Ok((at, answer)) => {
+                    // Clouds give the address once the instance runs.
+                    if !values.iter().any(|(k, _)| *k == "address")
+                        && let Some(address) =
+                            c.address.as_ref().and_then(|a| a.find(&answer.stdout))
+                    {
+                        values.push(("address", address));
+                    }
+                    at
+                }
                 Err(r) => return run.fail(Stage::Provision, &r, "not provisioned"),
             }
         }
         _ => Timestamp::now(),
     };
     run.record.provisioned_at = Some(provisioned);
+    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
 
     observer.stage(index, Stage::Ready);
     let ready = match &c.ready {
         Some(ready) => {
             let command = fill(ready, &pairs);
             match run.poll(Stage::Ready, &command, t.ready, t.poll, CommandResult::ok) {
-                Ok(at) => at,
+                Ok((at, _)) => at,
                 Err(r) => return run.fail(Stage::Ready, &r, "the image never answered"),
             }
         }

@@ -135,6 +135,8 @@ impl Extract {
 pub struct Commands {
     pub launch: String,
     pub id: Extract,
+    /// Read from the launch's output, or else from the status output that
+    /// says the instance is provisioned (clouds assign addresses late).
     pub address: Option<Extract>,
     /// Polled until its output matches `provisioned`; without it the
     /// instance counts as provisioned when the launch returns.
@@ -595,5 +597,44 @@ poll = "100ms"
         assert_eq!(parse_duration("1.5h"), Some(Duration::from_secs(5400)));
         assert_eq!(parse_duration("0s"), None);
         assert_eq!(parse_duration("10"), None);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// Every example recipe in docs/recipes parses and says where it runs.
+    #[test]
+    fn the_documented_examples_are_good_recipes() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/recipes");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let r =
+                Recipe::parse(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
+            assert!(r.platform.is_some(), "{}", path.display());
+            assert!(text.starts_with("# EXAMPLE TO ADAPT"), "{}", path.display());
+            seen += 1;
+        }
+        assert!(seen >= 4);
+    }
+
+    #[test]
+    fn addresses_and_ids_from_cloud_outputs() {
+        let aliyun = Extract::JsonPointer("/InstanceIdSets/InstanceIdSet/0".into());
+        assert_eq!(
+            aliyun.find(r#"{"RequestId":"x","InstanceIdSets":{"InstanceIdSet":["i-bp1abc"]}}"#),
+            Some("i-bp1abc".into())
+        );
+        let ip =
+            Extract::Regex(regex_lite::Regex::new(r#""IpAddress":\s*\[\s*"([0-9.]+)""#).unwrap());
+        assert_eq!(
+            ip.find(r#"{"Status": "Running", "PublicIpAddress": {"IpAddress": [ "47.96.1.2" ]}}"#),
+            Some("47.96.1.2".into())
+        );
     }
 }
