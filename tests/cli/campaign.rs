@@ -164,6 +164,25 @@ fn a_confirmed_campaign_is_recorded_and_ranks_like_any_evidence() {
     );
     let (_, status, _) = cloud.output(&["campaign", "status"], &[]);
     assert!(status.contains("no instance outstanding"), "{status}");
+
+    // The report's startup page names the campaign behind the figures.
+    let pdf = cloud.ws.dir.path().join("r.pdf");
+    cloud
+        .ws
+        .ok(&["report", "-o", pdf.to_str().unwrap(), "--samples", "100"]);
+    let text = std::process::Command::new("pdftotext")
+        .args(["-layout", pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Startup campaigns behind these figures"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(mixed), attempts 2, recipe fake.toml"),
+        "{text}"
+    );
 }
 
 /// Wait until the ledger holds `n` launched instances.

@@ -288,8 +288,55 @@ fn breakpoint_pages(
             }
         }
         l.table(&cols, &rows, 8.0);
+        if *b == Breakpoint::Startup {
+            campaigns_behind(l, data, options);
+        }
     }
     Ok(())
+}
+
+/// The startup campaigns behind the startup figures: which recipe, which
+/// scenario, how many attempts.
+fn campaigns_behind(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
+    let lang = options.lang;
+    let lines: Vec<String> = data
+        .runs
+        .iter()
+        .filter(|(_, run)| run.source == breakpoint_core::domain::SourceKind::Campaign)
+        .map(|(platform, run)| {
+            let c = run.metadata.get("campaign");
+            let text = |key: &str| {
+                c.and_then(|c| c.get(key))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?")
+                    .to_string()
+            };
+            let attempts = c
+                .and_then(|c| c.get("attempts"))
+                .and_then(|a| a.as_array())
+                .map_or(0, Vec::len);
+            format!(
+                "#{} {platform}: {} {} ({}), {} {attempts}, {} {} ({} {})",
+                run.id,
+                t(lang, "campaign"),
+                text("name"),
+                text("scenario"),
+                t(lang, "attempts"),
+                t(lang, "recipe"),
+                run.provenance.file_name.as_deref().unwrap_or("?"),
+                t(lang, "sha256_short"),
+                text("recipe_sha256").chars().take(12).collect::<String>()
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    l.gap(6.0);
+    l.subheading(t(lang, "campaigns_behind"));
+    for line in lines {
+        l.paragraph(&line, 8.5, INK);
+    }
 }
 
 /// Charts of the evidence: start latencies, bills, sustain timelines.

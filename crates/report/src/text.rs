@@ -77,6 +77,14 @@ pub fn t(lang: Lang, key: &str) -> &str {
         ),
         "provenance" => ("Appendix A — run provenance", "附录 A —— 运行来源"),
         "hardware" => ("Hardware evidence from the logs", "日志中的硬件证据"),
+        "campaigns_behind" => (
+            "Startup campaigns behind these figures",
+            "这些数据背后的启动测试活动",
+        ),
+        "campaign" => ("campaign", "测试活动"),
+        "attempts" => ("attempts", "尝试次数"),
+        "recipe" => ("recipe", "配方"),
+        "sha256_short" => ("SHA-256", "SHA-256"),
         "hardware_note" => (
             "Xid errors from kernel logs, the probe and DCGM, by meaning. An application fault (the program's illegal memory access, a killed context) is shown but not counted against the platform; a recorded warning (a row remap) stopped nothing. Health checks are dcgmi diag results other than pass; a link narrower than the card's own halves its bandwidth to the host.",
             "来自内核日志、探针与 DCGM 的 Xid 错误，按含义列出。应用故障（程序的非法内存访问、被终止的上下文）列出但不计入平台；记录类警告（行重映射）并未中断工作。健康检查列出 dcgmi diag 中未通过的结果；链路宽度低于卡本身时，到主机的带宽减半。",
