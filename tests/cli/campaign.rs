@@ -126,7 +126,7 @@ fn bad_recipes_and_unconfirmed_campaigns_launch_nothing() {
     );
     assert_eq!(code, 1);
     assert!(
-        err.contains("would launch 50 instances, more than --max-instances 10 allows"),
+        err.contains("would launch 50 instances, more than the limit of 10 (--max-instances)"),
         "{err}"
     );
 

@@ -16,7 +16,9 @@ pub mod plan;
 pub mod recipe;
 pub mod shell;
 
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use breakpoint_core::domain::{
     LoadScenario, NewRun, Provenance, RunKind, SourceKind, StartupAttempt, StartupOutcome,
@@ -27,7 +29,7 @@ use serde::Serialize;
 
 use engine::{AttemptRecord, Ending, Observer};
 use ledger::{Entry, Ledger, Outstanding};
-use plan::{Plan, Request};
+use plan::{Images, Plan, Request};
 use recipe::Recipe;
 use shell::Shell;
 
@@ -76,6 +78,131 @@ pub enum CampaignError {
     Store(#[from] breakpoint_core::Error),
     #[error("the ledger {path} cannot be read: {error}")]
     Ledger { path: String, error: std::io::Error },
+}
+
+/// What a face asks for; each parses its own input into this.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub scenario: LoadScenario,
+    /// The platform the run is filed under; `None`: the recipe's.
+    pub platform: Option<String>,
+    pub offerings: Vec<String>,
+    pub count: Option<u32>,
+    pub spacing: Duration,
+    pub images: Images,
+    /// Refuse a plan with more instances than this.
+    pub max_instances: u32,
+}
+
+/// A campaign ready to be shown, confirmed and run.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub recipe: Recipe,
+    pub request: Request,
+    pub plan: Plan,
+    pub target: Target,
+    pub platform: String,
+}
+
+/// A name for a new campaign: its instances are `bp-<name>-<n>`.
+pub fn new_name() -> String {
+    Timestamp::now().strftime("%m%d%H%M%S").to_string()
+}
+
+/// Read the recipe, find the platform and plan the attempts — everything a
+/// face shows before asking — or say, in one line, why not.
+pub fn prepare(
+    store: &Store,
+    recipe_path: &Path,
+    options: &Options,
+    name: &str,
+) -> Result<Prepared, String> {
+    let shown = recipe_path.display().to_string();
+    let text =
+        std::fs::read_to_string(recipe_path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let recipe = Recipe::parse(&text, &shown).map_err(|e| e.to_string())?;
+    let platform_name = options
+        .platform
+        .clone()
+        .or_else(|| recipe.platform.clone())
+        .ok_or("name the platform (the recipe names none)")?;
+    let platform = store.platform(&platform_name).map_err(|e| e.to_string())?;
+    let request = Request {
+        offerings: options.offerings.clone(),
+        count: options.count,
+        spacing: options.spacing,
+        images: options.images,
+        ..Request::new(options.scenario, name)
+    };
+    let plan = plan::plan(&recipe, &request)?;
+    let instances = plan.attempts.len();
+    if instances > options.max_instances as usize {
+        return Err(format!(
+            "this campaign would launch {instances} instances, more than the limit of {} (--max-instances)",
+            options.max_instances
+        ));
+    }
+    let recipe_file = recipe_path
+        .file_name()
+        .map_or(shown, |n| n.to_string_lossy().into_owned());
+    Ok(Prepared {
+        target: Target {
+            platform_id: platform.id,
+            offering_id: None,
+            recipe_file,
+        },
+        platform: platform.name,
+        recipe,
+        request,
+        plan,
+    })
+}
+
+impl Prepared {
+    /// The same campaign again under another name (a repeat).
+    pub fn renamed(&self, name: &str) -> Result<Prepared, String> {
+        let request = Request {
+            campaign: name.to_string(),
+            ..self.request.clone()
+        };
+        let plan = plan::plan(&self.recipe, &request)?;
+        Ok(Prepared {
+            request,
+            plan,
+            ..self.clone()
+        })
+    }
+
+    /// Every command of each attempt with its placeholders filled; `<id>`
+    /// and `<address>` stand for what only the launch will tell.
+    pub fn commands(&self, attempt: usize) -> Vec<(&'static str, String)> {
+        let Some(a) = self.plan.attempts.get(attempt) else {
+            return Vec::new();
+        };
+        let values = [
+            ("image", a.image_name.as_str()),
+            ("offering", a.offering.as_str()),
+            ("name", a.name.as_str()),
+            ("id", "<id>"),
+            ("address", "<address>"),
+        ];
+        let fill = |command: &str| {
+            recipe::fill(command, &values)
+                .replace("'<id>'", "<id>")
+                .replace("'<address>'", "<address>")
+        };
+        let c = &self.recipe.commands;
+        let mut out = vec![("launch", fill(&c.launch))];
+        if let Some(s) = &c.status {
+            out.push(("status", fill(s)));
+        }
+        if let Some(r) = &c.ready {
+            out.push(("ready", fill(r)));
+        }
+        out.push(("first compute", fill(&c.first_compute)));
+        out.push(("teardown", fill(&c.teardown)));
+        out
+    }
 }
 
 /// Make the planned attempts and record them. The caller has shown the

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
 use breakpoint_campaign::ledger::Ledger;
 use breakpoint_campaign::plan::{self, Images, Plan, Request};
-use breakpoint_campaign::recipe::{Recipe, fill, parse_duration};
+use breakpoint_campaign::recipe::{Recipe, parse_duration};
 use breakpoint_campaign::shell::SystemShell;
-use breakpoint_campaign::{Target, cleanup, forget};
+use breakpoint_campaign::{Options, Prepared, Target, cleanup, forget, prepare};
 use breakpoint_core::domain::LoadScenario;
 
 use super::{Context, Failure, Outcome};
@@ -55,35 +55,6 @@ fn read_recipe(path: &Path) -> Result<Recipe, Failure> {
     Recipe::parse(&text, &shown).map_err(|e| Failure::Refused(e.to_string()))
 }
 
-/// Every command of an attempt, its placeholders filled; `{id}` and
-/// `{address}` are only known once the launch has answered.
-fn commands_of(recipe: &Recipe, a: &plan::PlannedAttempt) -> Vec<(&'static str, String)> {
-    let values = [
-        ("image", a.image_name.as_str()),
-        ("offering", a.offering.as_str()),
-        ("name", a.name.as_str()),
-        ("id", "<id>"),
-        ("address", "<address>"),
-    ];
-    let c = &recipe.commands;
-    // The unknowns are shown as placeholders, not as quoted words.
-    let fill = |command: &str, values: &[(&str, &str)]| {
-        fill(command, values)
-            .replace("'<id>'", "<id>")
-            .replace("'<address>'", "<address>")
-    };
-    let mut out = vec![("launch", fill(&c.launch, &values))];
-    if let Some(s) = &c.status {
-        out.push(("status", fill(s, &values)));
-    }
-    if let Some(r) = &c.ready {
-        out.push(("ready", fill(r, &values)));
-    }
-    out.push(("first compute", fill(&c.first_compute, &values)));
-    out.push(("teardown", fill(&c.teardown, &values)));
-    out
-}
-
 fn check(ctx: &Context, path: &Path) -> Outcome {
     let recipe = read_recipe(path)?;
     let request = Request {
@@ -116,7 +87,18 @@ fn check(ctx: &Context, path: &Path) -> Outcome {
             .join(", "),
         recipe.timeouts.worst_case().as_secs_f64() / 60.0
     );
-    for (stage, command) in commands_of(&recipe, &plan.attempts[0]) {
+    let prepared = Prepared {
+        target: Target {
+            platform_id: 0,
+            offering_id: None,
+            recipe_file: String::new(),
+        },
+        platform: String::new(),
+        recipe,
+        request,
+        plan,
+    };
+    for (stage, command) in prepared.commands(0) {
         text.push_str(&format!("  {stage:<14} {command}\n"));
     }
     Ok(output::print(&text)?)
@@ -213,7 +195,6 @@ impl Observer for Live {
 }
 
 fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
-    let recipe = read_recipe(&args.recipe)?;
     let scenario: LoadScenario = args
         .scenario
         .parse()
@@ -233,41 +214,28 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
             Failure::Refused(format!("--{flag} {text}: not a duration (5s, 10m, 1h)"))
         })
     };
-    let spacing = duration("spacing", &args.spacing)?;
-    let every = duration("every", &args.every)?;
-    let platform_name = args
-        .platform
-        .clone()
-        .or_else(|| recipe.platform.clone())
-        .ok_or_else(|| {
-            Failure::Refused("name the platform with --platform (the recipe names none)".into())
-        })?;
-    let platform = ctx.store.platform(&platform_name)?;
-    let ledger = ledger(ctx)?;
-    let stamp = jiff::Timestamp::now().strftime("%m%d%H%M%S").to_string();
-    let request_for = |round: u32| Request {
+    let options = Options {
+        scenario,
+        platform: args.platform.clone(),
         offerings: args.offerings.clone(),
         count: args.count,
-        spacing,
+        spacing: duration("spacing", &args.spacing)?,
         images,
-        ..Request::new(
-            scenario,
-            &if args.repeat > 1 {
-                format!("{stamp}r{}", round + 1)
-            } else {
-                stamp.clone()
-            },
-        )
+        max_instances: args.max_instances,
     };
-    let plan = plan::plan(&recipe, &request_for(0)).map_err(Failure::Refused)?;
-    let instances = plan.attempts.len() as u32;
-    if instances > args.max_instances {
-        return Err(Failure::Refused(format!(
-            "this campaign would launch {instances} instances, more than --max-instances {} allows",
-            args.max_instances
-        )));
-    }
-    let estimate = estimate_text(&plan);
+    let every = duration("every", &args.every)?;
+    let name = breakpoint_campaign::new_name();
+    let name_of = |round: u32| {
+        if args.repeat > 1 {
+            format!("{name}r{}", round + 1)
+        } else {
+            name.clone()
+        }
+    };
+    let first =
+        prepare(&ctx.store, &args.recipe, &options, &name_of(0)).map_err(Failure::Refused)?;
+    let ledger = ledger(ctx)?;
+    let instances = first.plan.attempts.len();
     let repeats = if args.repeat > 1 {
         format!(", {} times {} apart", args.repeat, args.every)
     } else {
@@ -275,11 +243,12 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     };
     eprintln!(
         "campaign on {}: {scenario} scenario, {}{repeats}",
-        platform.name, estimate
+        first.platform,
+        estimate_text(&first.plan)
     );
     if args.dry_run {
         let mut text = String::new();
-        for a in &plan.attempts {
+        for (i, a) in first.plan.attempts.iter().enumerate() {
             text.push_str(&format!(
                 "{} ({} {} image, after {:.1} s)\n",
                 a.name,
@@ -287,7 +256,7 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
                 a.image,
                 a.start_after_ms as f64 / 1000.0
             ));
-            for (stage, command) in commands_of(&recipe, a) {
+            for (stage, command) in first.commands(i) {
                 text.push_str(&format!("  {stage:<14} {command}\n"));
             }
         }
@@ -296,7 +265,7 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     if !args.yes
         && !confirm(&format!(
             "Launch {instances} instance(s) on {}{repeats}?",
-            platform.name
+            first.platform
         ))?
     {
         return Err(Failure::Refused(
@@ -312,32 +281,23 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
             );
         }
     });
-    let target = Target {
-        platform_id: platform.id,
-        offering_id: None,
-        recipe_file: args.recipe.file_name().map_or_else(
-            || args.recipe.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-    };
     let mut outcomes = Vec::new();
     for round in 0..args.repeat {
         if round > 0 && !wait(every, &cancel) {
             break;
         }
-        let request = request_for(round);
-        let plan = plan::plan(&recipe, &request).map_err(Failure::Refused)?;
+        let this = first.renamed(&name_of(round)).map_err(Failure::Refused)?;
         let live = Live {
-            total: plan.attempts.len(),
+            total: this.plan.attempts.len(),
             done: AtomicUsize::new(0),
             quiet: ctx.json,
         };
         let outcome = breakpoint_campaign::run(
             &ctx.store,
-            &target,
-            &recipe,
-            &request,
-            &plan,
+            &this.target,
+            &this.recipe,
+            &this.request,
+            &this.plan,
             &SystemShell,
             &ledger,
             &cancel,
@@ -373,7 +333,7 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
                 Some(id) => text.push_str(&format!(
                     "recorded as run {id} ({} on {})\n",
                     breakpoint_campaign::FORMAT,
-                    platform.name
+                    first.platform
                 )),
                 None => text.push_str("nothing recorded: no attempt ran to an end\n"),
             }
