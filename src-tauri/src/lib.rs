@@ -8,7 +8,7 @@ pub mod dto;
 pub mod error;
 pub mod state;
 
-use commands::{app, billing, platforms, probe, ranking, report, runs};
+use commands::{app, billing, campaigns, platforms, probe, ranking, report, runs};
 use tauri::Runtime;
 use tauri::ipc::Invoke;
 
@@ -45,6 +45,11 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         probe::probe_start,
         probe::probe_check,
         probe::probe_run,
+        campaigns::campaign_plan,
+        campaigns::campaign_run,
+        campaigns::list_campaigns,
+        campaigns::campaign_outstanding,
+        campaigns::campaign_cleanup,
     ]
 }
 
@@ -63,6 +68,7 @@ pub fn run() {
         .setup(|app| {
             use tauri::Manager;
             app.manage(consent::WorkloadConsent::native(app.handle()));
+            app.manage(consent::CampaignConsent::native(app.handle()));
             software_rendering(app);
             Ok(())
         })

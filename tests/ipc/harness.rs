@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use breakpoint_app::consent::{WorkloadConsent, WorkloadRequest};
+use breakpoint_app::consent::{CampaignConsent, CampaignRequest, WorkloadConsent, WorkloadRequest};
 use breakpoint_app::state::AppState;
 use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -22,6 +22,9 @@ pub struct Harness {
     /// What the native workload dialog would answer, and what it was asked.
     pub consent_answer: Arc<AtomicBool>,
     pub asked: Arc<Mutex<Vec<WorkloadRequest>>>,
+    /// The same for the campaign dialog.
+    pub campaign_answer: Arc<AtomicBool>,
+    pub campaigns_asked: Arc<Mutex<Vec<CampaignRequest>>>,
 }
 
 impl Harness {
@@ -41,9 +44,17 @@ impl Harness {
             log.lock().unwrap().push(request.clone());
             answer.load(Ordering::SeqCst)
         });
+        let campaign_answer = Arc::new(AtomicBool::new(false));
+        let campaigns_asked = Arc::new(Mutex::new(Vec::new()));
+        let (answer, log) = (campaign_answer.clone(), campaigns_asked.clone());
+        let campaign_consent = CampaignConsent::new(move |request| {
+            log.lock().unwrap().push(request.clone());
+            answer.load(Ordering::SeqCst)
+        });
         let app = mock_builder()
             .manage(state)
             .manage(consent)
+            .manage(campaign_consent)
             .invoke_handler(breakpoint_app::handler())
             .build(mock_context(noop_assets()))
             .unwrap();
@@ -56,6 +67,8 @@ impl Harness {
             dir,
             consent_answer,
             asked,
+            campaign_answer,
+            campaigns_asked,
         }
     }
 

@@ -4,6 +4,7 @@
 // A failed unwrap is a failed test here.
 #![allow(clippy::unwrap_used)]
 
+mod campaigns;
 mod harness;
 mod platforms;
 mod probe;
