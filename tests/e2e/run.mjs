@@ -25,7 +25,12 @@ for (const bin of [app, cli]) {
 mkdirSync(artifacts, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), "breakpoint-e2e-"));
 const db = join(work, "e2e.db");
-const env = { ...process.env, BREAKPOINT_DB: db, LANG: "C.UTF-8" };
+// The fake cloud the campaign step drives is on the app's PATH.
+const campaignFixtures = join(root, "tests/fixtures/campaign");
+const env = {
+  ...process.env, BREAKPOINT_DB: db, LANG: "C.UTF-8",
+  PATH: `${campaignFixtures}:${process.env.PATH}`, FAKECLOUD_DIR: join(work, "cloud"),
+};
 
 const breakpoint = (...args) => execFileSync(cli, ["--db", db, ...args], { env, encoding: "utf8" });
 
@@ -313,6 +318,35 @@ try {
       pssTotal += pss;
     }
     console.log(`     all processes: RSS ${(rssTotal / 1024).toFixed(0)} MiB, PSS ${(pssTotal / 1024).toFixed(0)} MiB`);
+  });
+
+  await step("a startup campaign shows its plan and cost, launches only after the native yes, and tears everything down", async () => {
+    breakpoint("platform", "add", "Fake cloud");
+    await go("campaigns");
+    await session.type("#campaign-recipe", join(campaignFixtures, "fake.toml"));
+    await session.run("const c = document.querySelector('#campaign-count'); c.value = '2'");
+    await session.run("const s = document.querySelector('#campaign-spacing'); s.value = '0.2'");
+    await session.click("#campaign-plan-btn");
+    const estimate = await session.until("the plan", "return document.querySelector('#campaign-estimate')?.textContent", 5000);
+    assert(estimate.includes("2 × Fake cloud") && estimate.includes("0.17 CNY"), `the estimate reads: ${estimate}`);
+    await shot("10-campaign-plan");
+    const answer = async (key) => {
+      const id = execFileSync("xdotool", ["search", "--sync", "--name", "^Launch instances\\?$"], { encoding: "utf8", timeout: 10_000 }).trim().split("\n")[0];
+      if (key === "Escape") await shot("10b-campaign-consent");
+      execFileSync("xdotool", ["windowfocus", "--sync", id, "key", key]);
+    };
+    await session.click("#campaign-run");
+    await answer("Escape");
+    await session.until("the refusal", "return document.querySelector('#campaign-error').textContent.includes('nothing was launched')", 5000);
+    assert(!existsSync(join(work, "cloud")), "a refused campaign launched something");
+    await session.click("#campaign-run");
+    await answer("Return");
+    await session.until("the campaign to end", "return document.querySelector('#campaign-done')", 30_000);
+    await session.until("the campaign listed", "return document.querySelectorAll('#campaigns-table tr[data-run]').length === 1", 5000);
+    const row = await session.text("#campaigns-table tbody tr");
+    assert(row.includes("2 / 2"), `both attempts ok: ${row}`);
+    assert(await session.find("#ledger-empty"), "the ledger is empty");
+    await shot("10c-campaign-done");
   });
 
   await step("probe on a recorded trace: a workload runs only once the native dialog says yes", async () => {

@@ -4,6 +4,10 @@ import { invoke } from "@tauri-apps/api/core";
 import type { AppError } from "./bindings/AppError";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { BillRow } from "./bindings/BillRow";
+import type { CampaignForm } from "./bindings/CampaignForm";
+import type { CampaignPlanView } from "./bindings/CampaignPlanView";
+import type { CampaignRow } from "./bindings/CampaignRow";
+import type { CampaignStarted } from "./bindings/CampaignStarted";
 import type { CellView } from "./bindings/CellView";
 import type { DeliveryView } from "./bindings/DeliveryView";
 import type { ImportRow } from "./bindings/ImportRow";
@@ -11,6 +15,7 @@ import type { NewBillingRule } from "./bindings/NewBillingRule";
 import type { NewClaim } from "./bindings/NewClaim";
 import type { NewOffering } from "./bindings/NewOffering";
 import type { NewPlatform } from "./bindings/NewPlatform";
+import type { OutstandingRow } from "./bindings/OutstandingRow";
 import type { PlatformDetail } from "./bindings/PlatformDetail";
 import type { PlatformRow } from "./bindings/PlatformRow";
 import type { ProbeStarted } from "./bindings/ProbeStarted";
@@ -51,6 +56,11 @@ export const api = {
   deleteRun: (id: number) => invoke<void>("delete_run", { id }),
   importFiles: (platformId: number, paths: string[]) => invoke<ImportRow[]>("import_files", { platformId, paths }),
   cancelJob: (job: number) => invoke<boolean>("cancel_job", { job }),
+  campaignPlan: (form: CampaignForm) => invoke<CampaignPlanView>("campaign_plan", { form }),
+  campaignRun: (form: CampaignForm) => invoke<CampaignStarted>("campaign_run", { form }),
+  listCampaigns: () => invoke<CampaignRow[]>("list_campaigns"),
+  campaignOutstanding: () => invoke<OutstandingRow[]>("campaign_outstanding"),
+  campaignCleanup: () => invoke<OutstandingRow[]>("campaign_cleanup"),
   rank: (request: RankRequest) => invoke<RankView>("rank", { request }),
   explain: (platformId: number, breakpoint: string, request: RankRequest) => invoke<CellView>("explain", { platformId, breakpoint, request }),
   weightProfiles: () => invoke<ProfileRow[]>("weight_profiles"),

@@ -9,9 +9,10 @@ import { runsView } from "./views/runs";
 import { billingView } from "./views/billing";
 import { exportView } from "./views/export";
 import { probeView } from "./views/probe";
+import { campaignsView } from "./views/campaigns";
 import { settingsView } from "./views/settings";
 
-const VIEWS: Key[] = ["rankings", "platforms", "runs", "probe", "billing", "export", "settings"];
+const VIEWS: Key[] = ["rankings", "platforms", "runs", "probe", "campaigns", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;
 const nav = h("nav", { "aria-label": "Breakpoint" });
 const main = h("main", { id: "content", tabindex: "-1" });
@@ -41,6 +42,7 @@ async function show(view: string): Promise<void> {
       case "platforms": await platformsView(main); break;
       case "runs": await runsView(main); break;
       case "probe": await probeView(main, (v) => void show(v)); break;
+      case "campaigns": await campaignsView(main); break;
       case "billing": await billingView(main); break;
       case "export": await exportView(main); break;
       default: await settingsView(main, renderNav);
