@@ -63,7 +63,7 @@ export async function campaignsView(root: HTMLElement): Promise<void> {
     try {
       const started = await api.campaignRun(form());
       const lines = h("ol", { id: "campaign-attempts" },
-        ...Array.from({ length: started.instances }, (_, i) => h("li", { "data-attempt": i }, `${i + 1}: ${t("waiting")}`)));
+        ...Array.from({ length: started.instances }, (_, i) => h("li", { "data-attempt": i }, t("waiting"))));
       const stop = h("button", { id: "campaign-stop" }, t("stopCampaign"));
       stop.addEventListener("click", () => void api.cancelJob(started.job));
       clear(progress);
@@ -85,7 +85,7 @@ export async function campaignsView(root: HTMLElement): Promise<void> {
         }
         const li = lines.querySelector(`li[data-attempt="${p.attempt}"]`);
         if (li) {
-          li.textContent = `${p.attempt + 1}: ${p.what}${p.detail ? ` — ${p.detail}` : ""}`;
+          li.textContent = `${p.what}${p.detail ? ` — ${p.detail}` : ""}`;
           li.setAttribute("data-state", p.what);
         }
       });
