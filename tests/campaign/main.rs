@@ -370,3 +370,19 @@ fn cleanup_tears_down_what_a_killed_campaign_left() {
     assert!(cloud.running().is_empty());
     assert!(cloud.ledger.outstanding().unwrap().is_empty());
 }
+
+#[test]
+fn a_launch_command_that_cannot_run_leaves_nothing_in_the_ledger() {
+    let cloud = Cloud::new(&[]);
+    let mut recipe = cloud.recipe.clone();
+    recipe.commands.launch = "no-such-cloud-cli launch {name}".into();
+    let cloud = Cloud { recipe, ..cloud };
+    let outcome = cloud.campaign(&request(LoadScenario::Peak, 2), &AtomicBool::new(false));
+    assert!(outcome.records.iter().all(|r| r.ending == Ending::Failed));
+    let why = outcome.records[0].failure.clone().unwrap().1;
+    assert!(
+        why.contains("could not run") && why.contains("exit 127"),
+        "{why}"
+    );
+    assert!(cloud.ledger.outstanding().unwrap().is_empty());
+}

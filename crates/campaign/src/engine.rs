@@ -308,6 +308,16 @@ fn attempt(
     let never = AtomicBool::new(false);
     let launch = run.shell.run(&filled(&values, &c.launch), t.launch, &never);
     run.log(Stage::Launch, &filled(&values, &c.launch), &launch);
+    // 126/127: the shell could not run the launch command at all (not
+    // found, not executable): no instance can exist.
+    if matches!(launch.exit, Some(126 | 127)) {
+        let _ = ledger.append(&Entry::Forgotten {
+            name: plan.name.clone(),
+            at: Timestamp::now(),
+        });
+        run.fail(Stage::Launch, &launch, "the launch command could not run");
+        return run.record;
+    }
     let id = c.id.find(&launch.stdout);
     let Some(id) = id else {
         let what = format!("the launch printed no id ({})", c.id.describe());

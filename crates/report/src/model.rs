@@ -32,6 +32,9 @@ pub struct ReportData {
     /// What each platform's logs say about its hardware (only platforms
     /// with something to say).
     pub hardware: Vec<(String, HardwareEvidence)>,
+    /// Each startup campaign's attempts, stage by stage: (its run's label,
+    /// the attempts).
+    pub campaign_stages: Vec<(String, Vec<crate::charts::AttemptStages>)>,
     /// Any platform in the report is demo data.
     pub demo: bool,
 }
@@ -53,13 +56,23 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     let mut bills = Vec::new();
     let mut timelines = Vec::new();
     let mut hardware_evidence = Vec::new();
+    let mut campaign_stages = Vec::new();
     let reference = Workload::reference();
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
         let mut attempts = Vec::new();
         let mut stages: [Vec<f64>; 3] = Default::default();
         for run in &platform_runs {
-            for a in store.startup_attempts(run.id)? {
+            let run_attempts = store.startup_attempts(run.id)?;
+            if run.source == breakpoint_core::domain::SourceKind::Campaign
+                && !run_attempts.is_empty()
+            {
+                campaign_stages.push((
+                    format!("#{} {}", run.id, platform.name),
+                    crate::charts::AttemptStages::of(&run_attempts),
+                ));
+            }
+            for a in run_attempts {
                 let latency = (a.outcome == StartupOutcome::Ok)
                     .then(|| a.latency_s())
                     .flatten();
@@ -151,6 +164,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
         bills,
         timelines,
         hardware: hardware_evidence,
+        campaign_stages,
         demo,
     })
 }

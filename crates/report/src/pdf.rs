@@ -337,6 +337,12 @@ fn campaigns_behind(l: &mut Layout, data: &ReportData, options: &ReportOptions) 
     for line in lines {
         l.paragraph(&line, 8.5, INK);
     }
+    for (label, attempts) in &data.campaign_stages {
+        if let Ok(svg) = crate::charts::stages_chart(attempts, label, lang) {
+            let h = svg_height(&svg);
+            l.svg(svg, 900.0, h, 260.0);
+        }
+    }
 }
 
 /// Charts of the evidence: start latencies, bills, sustain timelines.

@@ -77,6 +77,18 @@ pub fn t(lang: Lang, key: &str) -> &str {
         ),
         "provenance" => ("Appendix A — run provenance", "附录 A —— 运行来源"),
         "hardware" => ("Hardware evidence from the logs", "日志中的硬件证据"),
+        "chart_stages_title" => (
+            "A campaign's attempts, stage by stage",
+            "测试活动的每次尝试（分阶段）",
+        ),
+        "chart_stage_provision" => ("provisioning", "资源分配"),
+        "chart_stage_image" => ("image", "镜像就绪"),
+        "chart_stage_compute" => ("first compute", "首次计算"),
+        "chart_stage_failed" => ("× failed or timed out", "× 失败或超时"),
+        "chart_stages_axis" => (
+            "time since the campaign's first submission",
+            "自首次提交起的时间",
+        ),
         "campaigns_behind" => (
             "Startup campaigns behind these figures",
             "这些数据背后的启动测试活动",

@@ -13,7 +13,7 @@ use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, cleanup, new_name, prepare};
 use breakpoint_core::domain::{LoadScenario, SourceKind, StartupOutcome};
 use breakpoint_report::Lang;
-use breakpoint_report::charts::{StartupRow, startup_chart};
+use breakpoint_report::charts::{AttemptStages, stages_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::consent::{CampaignConsent, CampaignRequest};
@@ -295,26 +295,8 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
                     .count();
                 let stages_svg = (!attempts.is_empty())
                     .then(|| {
-                        startup_chart(
-                            &[StartupRow {
-                                platform: platform.name.clone(),
-                                attempts: attempts
-                                    .iter()
-                                    .map(|a| {
-                                        (
-                                            a.scenario.to_string(),
-                                            a.image == breakpoint_core::domain::ImageState::Cold,
-                                            (a.outcome == StartupOutcome::Ok)
-                                                .then(|| a.latency_s())
-                                                .flatten(),
-                                        )
-                                    })
-                                    .collect(),
-                                stages: stage_medians(&attempts),
-                            }],
-                            lang,
-                        )
-                        .ok()
+                        stages_chart(&AttemptStages::of(&attempts), &format!("#{}", run.id), lang)
+                            .ok()
                     })
                     .flatten();
                 rows.push(CampaignRow {
@@ -340,22 +322,6 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
         Ok(rows)
     })
     .await
-}
-
-/// Median seconds of provisioning, image and first compute.
-fn stage_medians(attempts: &[breakpoint_core::domain::StartupAttempt]) -> Option<[f64; 3]> {
-    let mut stages: [Vec<f64>; 3] = Default::default();
-    for a in attempts {
-        if let (Some(p), Some(i), Some(f)) =
-            (a.provisioned_at, a.image_ready_at, a.first_compute_at)
-        {
-            stages[0].push(p.duration_since(a.submitted_at).as_secs_f64());
-            stages[1].push(i.duration_since(p).as_secs_f64());
-            stages[2].push(f.duration_since(i).as_secs_f64());
-        }
-    }
-    let mut m = stages.map(|mut v| breakpoint_core::metrics::sustain::median(&mut v));
-    Some([m[0].take()?, m[1].take()?, m[2].take()?])
 }
 
 #[tauri::command]

@@ -8,6 +8,7 @@ mod billing;
 mod canvas;
 pub mod downsample;
 mod scores;
+mod stages;
 mod startup;
 mod timeline;
 
@@ -15,6 +16,7 @@ use plotters::style::RGBColor;
 
 pub use billing::{BillBar, billing_chart};
 pub use scores::{acceptability_chart, heatmap_chart, ranking_chart};
+pub use stages::{AttemptStages, stages_chart};
 pub use startup::{StartupRow, startup_chart};
 pub use timeline::{TimelineInput, timeline_chart};
 
