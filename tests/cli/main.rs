@@ -6,6 +6,7 @@
 
 mod util;
 
+mod accept;
 mod campaign;
 mod database;
 mod errors;

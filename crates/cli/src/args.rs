@@ -64,6 +64,10 @@ pub enum Command {
     /// sampling, wrapping a workload.
     #[command(subcommand)]
     Probe(ProbeCommand),
+    /// The acceptance checks, run on a rented instance; each writes a log
+    /// that imports.
+    #[command(subcommand)]
+    Accept(AcceptCommand),
     /// Startup campaigns: launch instances through a platform's own tools,
     /// time each stage, tear everything down.
     #[command(subcommand)]
@@ -134,6 +138,7 @@ impl Command {
             Command::Db(DbCommand::Init) => true,
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
+            Command::Accept(AcceptCommand::Network(a)) => a.import,
         }
     }
 }
@@ -699,4 +704,39 @@ pub struct CampaignRunArgs {
     /// Refuse a campaign that would launch more instances than this.
     #[arg(long, default_value_t = 10)]
     pub max_instances: u32,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum AcceptCommand {
+    /// TCP connect time, jitter and loss to the endpoints a workload
+    /// depends on (storage, registry, …), every few seconds.
+    Network(AcceptNetworkArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptNetworkArgs {
+    /// An endpoint as host:port (repeatable).
+    #[arg(long = "target", required = true)]
+    pub targets: Vec<String>,
+    /// Time between rounds.
+    #[arg(long, default_value = "5s")]
+    pub every: String,
+    /// Stop after this long; Ctrl-C stops sooner.
+    #[arg(long, default_value = "10m")]
+    pub duration: String,
+    /// A connection that takes longer has failed.
+    #[arg(long, default_value = "2s")]
+    pub timeout: String,
+    /// The host name to record.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The network log to write; %N becomes the host name, %T the start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the log is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the log into the database when the check ends (needs --platform).
+    #[arg(long)]
+    pub import: bool,
 }

@@ -1,6 +1,7 @@
 //! One module per command group; each turns parsed arguments into calls on
 //! the core and prints the result.
 
+mod accept;
 mod bill;
 mod billing;
 mod campaign;
@@ -93,6 +94,11 @@ pub fn run(cli: Cli) -> Outcome {
     let mut db_file = None;
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
+        (Command::Accept(a), _)
+            if !cli.command.writes() && matches!(a, crate::args::AcceptCommand::Network(_)) =>
+        {
+            Store::open_in_memory()?
+        }
         // Built into the binary: no database needed.
         (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,
@@ -137,6 +143,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Weights(c) => weights::run(&ctx, c),
         Command::Probe(c) => probe::run(&ctx, c),
         Command::Campaign(c) => campaign::run(&ctx, c),
+        Command::Accept(c) => accept::run(&ctx, c),
         Command::Report(args) => report::run(&ctx, args),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),

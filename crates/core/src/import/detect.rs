@@ -78,6 +78,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if text.contains("\"breakpoint-probe\"") {
         return Some(Format::ProbeLog);
     }
+    if first.contains("\"breakpoint-network\"") {
+        return Some(Format::NetworkLog);
+    }
     if first.contains("\"__REALTIME_TIMESTAMP\"") {
         return Some(Format::KernelLog);
     }
@@ -429,6 +432,10 @@ mod tests {
             (
                 "{\"format\":\"breakpoint-probe\",\"version\":1}\n",
                 Format::ProbeLog,
+            ),
+            (
+                "{\"format\":\"breakpoint-network\",\"version\":1,\"interval_ms\":5000,\"targets\":[]}\n",
+                Format::NetworkLog,
             ),
             (
                 "{\"timestamp\": \"2024-06-01T11:27:05\", \"power\": 248.5, \"temp\": 71}\n",

@@ -47,6 +47,7 @@ labelled_enum! {
     /// file name; `--format` forces one.
     pub enum Format ("format") {
         ProbeLog => "probe-log",
+        NetworkLog => "network-log",
         ScriptLog => "script-log",
         SmiCsv => "nvidia-smi-csv",
         SmiDmon => "nvidia-smi-dmon",

@@ -32,6 +32,7 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     let mut out = Vec::new();
     startup(&store.startup_attempts(run.id)?, &mut out);
     delivery(run, &mut out);
+    network(run, &mut out);
     sustain_metrics(store, run, &mut out)?;
     switch(&store.switch_attempts(run.id)?, &mut out);
     drills(&store.fault_drills(run.id)?, &mut out);
@@ -187,6 +188,34 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
         found.len() as f64,
         Some(detail),
     ));
+}
+
+/// Connect time, jitter and loss of the worst endpoint a network log
+/// measured (`metadata.network`, per target).
+fn network(run: &Run, out: &mut Vec<RunValue>) {
+    let Some(targets) = run.metadata.get("network").and_then(|v| v.as_array()) else {
+        return;
+    };
+    let figure = |t: &serde_json::Value, key: &str| t.get(key).and_then(serde_json::Value::as_f64);
+    let name = |t: &serde_json::Value| {
+        t.get("target")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    for (key, field) in [
+        ("sustain.net_connect_p95_ms", "p95_ms"),
+        ("sustain.net_jitter_ms", "jitter_ms"),
+        ("sustain.net_loss_pct", "loss_pct"),
+    ] {
+        if let Some((target, worst)) = targets
+            .iter()
+            .filter_map(|t| figure(t, field).map(|v| (name(t), v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            out.push(value(key, worst, Some(format!("worst endpoint {target}"))));
+        }
+    }
 }
 
 fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<()> {

@@ -8,6 +8,7 @@ mod dmon;
 mod gpustat;
 pub(crate) mod kernel_log;
 pub(crate) mod lspci;
+pub mod network_log;
 mod npu_smi;
 mod probe_log;
 mod prometheus;
@@ -33,6 +34,7 @@ pub fn parse<R: BufRead>(
 ) -> ParseResult {
     match format {
         Format::ProbeLog => probe_log::parse(input, ctx, b),
+        Format::NetworkLog => network_log::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

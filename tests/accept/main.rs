@@ -1,0 +1,140 @@
+//! Acceptance checks on planted conditions: measured figures that come out
+//! of the same import and metrics as any log.
+
+#![allow(clippy::unwrap_used)]
+
+use std::net::TcpListener;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use breakpoint_accept::network::{Connector, Options, Target, TcpConnector, measure, resolve};
+use breakpoint_core::domain::{Platform, PlatformKind};
+use breakpoint_core::import::{ImportOptions, ImportOutcome, import_file};
+use breakpoint_core::store::Store;
+
+/// Connect times from a seeded sequence: every 20th attempt dropped, one in
+/// ten 40 ms slow, the rest 2 ms ± 0.5.
+struct Planted {
+    n: Mutex<u64>,
+}
+
+impl Connector for Planted {
+    fn connect(&self, _target: &Target, _timeout: Duration) -> Result<f64, String> {
+        let mut n = self.n.lock().unwrap();
+        *n += 1;
+        let k = *n;
+        if k % 20 == 0 {
+            return Err("connection refused".into());
+        }
+        if k % 10 == 5 {
+            return Ok(40.0);
+        }
+        Ok(2.0 + ((k * 7919) % 11) as f64 / 10.0 - 0.5)
+    }
+}
+
+fn import(path: &std::path::Path) -> (Store, i64) {
+    let store = Store::open_in_memory().unwrap();
+    let p = store
+        .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    let options = ImportOptions {
+        tz: jiff::tz::TimeZone::UTC,
+        ..ImportOptions::new(p.id)
+    };
+    match import_file(&store, path, &options, None).unwrap() {
+        ImportOutcome::Imported(r) => (store, r.run_id),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn planted_delays_and_drops_are_measured_as_jitter_and_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.jsonl");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let target = resolve("127.0.0.1:9").unwrap();
+    let options = Options {
+        every: Duration::from_millis(1),
+        duration: Duration::from_secs(60),
+        timeout: Duration::from_secs(1),
+        host: Some("node-1".into()),
+    };
+    let planted = Planted { n: Mutex::new(0) };
+    // Exactly 40 attempts: stopped from the progress callback.
+    let stop = AtomicBool::new(false);
+    let mut count = 0;
+    let tally = measure(&[target], &planted, &options, &mut file, &stop, |_| {
+        count += 1;
+        if count == 40 {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    drop(file);
+    let attempts = tally[0].attempts;
+    assert_eq!(attempts, 40);
+    let (store, run) = import(&path);
+    let run = store.run(run).unwrap();
+    let stats = &run.metadata["network"][0];
+    assert_eq!(stats["attempts"], attempts);
+    let values = breakpoint_core::metrics::compute_run(&store, &run).unwrap();
+    let get = |k: &str| values.iter().find(|v| v.key == k).unwrap().value;
+    // Planted: one in twenty dropped, one in ten at 40 ms.
+    let loss = get("sustain.net_loss_pct");
+    assert!(
+        (loss - 100.0 * (attempts / 20) as f64 / attempts as f64).abs() < 1e-9,
+        "{loss}"
+    );
+    assert!((get("sustain.net_connect_p95_ms") - 40.0).abs() < 1e-9);
+    let jitter = get("sustain.net_jitter_ms");
+    assert!(jitter > 37.0 && jitter < 38.6, "{jitter}");
+    assert_eq!(run.provenance.host.as_deref(), Some("node-1"));
+}
+
+#[test]
+fn a_real_listener_and_a_closed_port_on_127_0_0_1() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = resolve(&listener.local_addr().unwrap().to_string()).unwrap();
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        resolve(&l.local_addr().unwrap().to_string()).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.jsonl");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let options = Options {
+        every: Duration::from_millis(50),
+        duration: Duration::from_millis(400),
+        timeout: Duration::from_millis(500),
+        host: None,
+    };
+    let mut seen = 0;
+    measure(
+        &[open.clone(), closed.clone()],
+        &TcpConnector,
+        &options,
+        &mut file,
+        &AtomicBool::new(false),
+        |_| seen += 1,
+    )
+    .unwrap();
+    drop(file);
+    assert!(seen >= 10, "{seen}");
+    let (store, run) = import(&path);
+    let run = store.run(run).unwrap();
+    let by_target = |name: &str| {
+        run.metadata["network"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["target"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_target(&open.name)["loss_pct"], 0.0);
+    assert_eq!(by_target(&closed.name)["loss_pct"], 100.0);
+    assert!(run.warnings.iter().any(|w| w.contains(&closed.name)));
+    drop(listener);
+}
