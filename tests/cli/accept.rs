@@ -54,3 +54,61 @@ fn a_network_check_against_127_0_0_1_imports_and_scores() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--import needs --platform"));
     drop(listener);
 }
+
+fn trace(name: &str) -> String {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/probe")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_stress_check_passes_a_steady_load_and_fails_a_15_pct_swing() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let run = |name: &str, import: bool| {
+        let log = ws.dir.path().join(format!("{name}.jsonl"));
+        let mut args = vec![
+            "accept",
+            "stress",
+            "--duration",
+            "2s",
+            "--interval",
+            "100ms",
+            "--replay-trace",
+        ];
+        let t = trace(name);
+        args.push(&t);
+        let l = log.to_str().unwrap().to_string();
+        args.extend(["-o", &l]);
+        if import {
+            args.extend(["--platform", "Lab", "--import"]);
+        }
+        args.extend(["--", "sleep", "30"]);
+        ws.cmd(&args).output().unwrap()
+    };
+    let out = run("stress-swing.json", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("75.0 %") && stdout.contains("15.0 %") && stdout.contains("FAIL"),
+        "{stdout}"
+    );
+
+    let out = run("stress-steady.json", true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("): pass") && stdout.contains("imported as run 1 of Lab"),
+        "{stdout}"
+    );
+    let shown = ws.json(&["runs", "show", "1"]);
+    assert_eq!(shown["metadata"]["acceptance"], "stress");
+    let explain = ws.ok(&["explain", "Lab", "sustain"]);
+    assert!(
+        explain.contains("Stress: time at ≥ 95 % utilisation")
+            && explain.contains("passes the seed's check"),
+        "{explain}"
+    );
+}

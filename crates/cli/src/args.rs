@@ -139,6 +139,7 @@ impl Command {
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
             Command::Accept(AcceptCommand::Network(a)) => a.import,
+            Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
         }
     }
 }
@@ -194,7 +195,7 @@ pub struct CheckArgs {
 
 /// What `probe sample` and `probe run` share: where the log goes, what it
 /// is about, and whether it is imported at the end.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct SessionArgs {
     /// The host name to record (in containers the pod name is not the node's).
     #[arg(long)]
@@ -711,6 +712,26 @@ pub enum AcceptCommand {
     /// TCP connect time, jitter and loss to the endpoints a workload
     /// depends on (storage, registry, …), every few seconds.
     Network(AcceptNetworkArgs),
+    /// Run a full load (yours: gpu-burn, stress-ng --gpu, a training step
+    /// loop) for a while under the probe, sampling every second, and judge
+    /// SM utilisation: ≥ 95 % and a swing of at most 10 %.
+    Stress(AcceptStressArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptStressArgs {
+    /// How long the load runs (then it is stopped: SIGTERM, SIGKILL after
+    /// the grace period).
+    #[arg(long, default_value = "5m", value_parser = parse_interval_ms)]
+    pub duration: u32,
+    /// Time between samples.
+    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// The load and its arguments (after --).
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -39,6 +39,9 @@ pub struct Workload {
     /// everything it started (`sh -c`, launchers). The CLI leaves it in the
     /// terminal's group, where Ctrl-C already reaches it.
     pub own_group: bool,
+    /// Added to the log's summary (and so to the imported run's metadata):
+    /// what the run was for (`"acceptance": "stress"`).
+    pub tags: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Workload {
@@ -257,6 +260,9 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
     }
     if stopped {
         extra.insert("stopped_by_user".into(), serde_json::json!(true));
+    }
+    for (k, v) in &workload.tags {
+        extra.insert(k.clone(), v.clone());
     }
     let summary = session.finish(extra)?;
     Ok(WrapReport {

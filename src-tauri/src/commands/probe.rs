@@ -267,6 +267,7 @@ pub async fn probe_run<R: Runtime>(
         dir,
         output: None,
         own_group: true,
+        ..Workload::default()
     };
     workload.validate().map_err(|e| {
         let field = if workload.dir.as_ref().is_some_and(|d| !d.is_dir()) {

@@ -9,15 +9,121 @@ use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_probe::rules;
+use std::io::IsTerminal;
+
+use breakpoint_core::usecases::acceptance;
+use breakpoint_probe::{SystemClock, Workload, rules};
 
 use super::{Context, Failure, Outcome};
-use crate::args::{AcceptCommand, AcceptNetworkArgs};
+use crate::args::{AcceptCommand, AcceptNetworkArgs, AcceptStressArgs};
 use crate::output;
 
 pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
     match command {
         AcceptCommand::Network(args) => network_check(ctx, args),
+        AcceptCommand::Stress(args) => stress_check(ctx, args),
+    }
+}
+
+/// The load under the probe for `--duration`, then the verdict from the
+/// log it wrote.
+fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
+    let (options, mut source, log) = super::probe::prepare(&a.session, a.interval)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    // The load runs until the duration ends: then it is asked to stop.
+    let timer = {
+        let stop = stop.clone();
+        let duration = std::time::Duration::from_millis(u64::from(a.duration));
+        std::thread::spawn(move || {
+            let end = std::time::Instant::now() + duration;
+            while std::time::Instant::now() < end && !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            stop.store(true, Ordering::Relaxed);
+        })
+    };
+    let mut tags = serde_json::Map::new();
+    tags.insert("acceptance".into(), "stress".into());
+    let workload = Workload {
+        command: a.command.clone(),
+        own_group: true,
+        tags,
+        ..Workload::default()
+    };
+    let live = std::io::stderr().is_terminal() && !ctx.json;
+    let report = breakpoint_probe::wrap(
+        source.as_dyn(),
+        &SystemClock::default(),
+        &log,
+        &options,
+        &workload,
+        &stop,
+        |_, s| {
+            if live {
+                eprint!("{}", super::probe::status_line(s));
+            }
+        },
+    )
+    .map_err(super::probe::probe_failure)?;
+    stop.store(true, Ordering::Relaxed);
+    let _ = timer.join();
+    if live {
+        eprintln!();
+    }
+    let figures = acceptance::stress_of_log(&log).map_err(|e| Failure::Refused(e.to_string()))?;
+    let imported = super::probe::import_if_asked(ctx, &a.session, &log)?;
+    let passed = !figures.is_empty() && figures.iter().all(|(_, f)| f.passed());
+    if ctx.json {
+        output::print_json(&serde_json::json!({
+            "log": log,
+            "gpus": figures.iter().map(|(g, f)| serde_json::json!({
+                "gpu": g, "at_floor_pct": f.at_floor_pct, "swing_pct": f.swing_pct,
+                "samples": f.samples, "passed": f.passed(),
+            })).collect::<Vec<_>>(),
+            "passed": passed,
+            "imported": imported,
+        }))?;
+    } else {
+        let mut t = output::table(&["GPU", "loaded samples", "at ≥ 95 %", "swing", "verdict"]);
+        for (gpu, f) in &figures {
+            t.add_row(vec![
+                gpu.to_string(),
+                f.samples.to_string(),
+                format!("{:.1} %", f.at_floor_pct),
+                format!("{:.1} %", f.swing_pct),
+                if f.passed() { "pass" } else { "FAIL" }.into(),
+            ]);
+        }
+        let mut text = format!(
+            "{}
+",
+            super::probe::summary_text(&report.summary, &log)
+        );
+        if figures.is_empty() {
+            text.push_str("no loaded window: the load never kept a GPU at least half busy (or no GPU reports utilisation)
+");
+        } else {
+            text.push_str(&format!(
+                "{t}
+stress stability (seed 003 §6.2: SM utilisation ≥ 95 %, swing ≤ 10 %): {}
+",
+                if passed { "pass" } else { "FAIL" }
+            ));
+        }
+        if let Some(i) = imported {
+            text.push_str(&format!(
+                "{i}
+"
+            ));
+        }
+        output::print(&text)?;
+    }
+    if passed {
+        Ok(())
+    } else {
+        Err(Failure::Reported)
     }
 }
 

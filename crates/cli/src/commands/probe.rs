@@ -196,7 +196,7 @@ fn log_path(given: Option<&PathBuf>, host: Option<&str>) -> PathBuf {
     )
 }
 
-fn status_line(s: &Summary) -> String {
+pub(super) fn status_line(s: &Summary) -> String {
     format!(
         "\rsampling {} GPU(s): {:.0} s, {} samples, {} events, mean {} W, max {} °C ",
         s.gpus,
@@ -208,7 +208,7 @@ fn status_line(s: &Summary) -> String {
     )
 }
 
-fn summary_text(s: &Summary, log: &std::path::Path) -> String {
+pub(super) fn summary_text(s: &Summary, log: &std::path::Path) -> String {
     format!(
         "wrote {}: {:.0} s, {} GPU(s), {} samples, {} events{}; power mean {} W, max {} W; max {} °C; throttled {}",
         log.display(),
@@ -269,7 +269,7 @@ fn session_options(
 }
 
 /// A session's options, its GPU source and the log path it writes.
-fn prepare(
+pub(super) fn prepare(
     a: &SessionArgs,
     interval: u32,
 ) -> Result<(SessionOptions, ProbeSource, PathBuf), Failure> {
@@ -291,7 +291,11 @@ fn prepare(
 }
 
 /// The import line of the summary, when `--import` asked for one.
-fn import_if_asked(ctx: &Context, a: &SessionArgs, log: &Path) -> Result<Option<String>, Failure> {
+pub(super) fn import_if_asked(
+    ctx: &Context,
+    a: &SessionArgs,
+    log: &Path,
+) -> Result<Option<String>, Failure> {
     match (&a.platform, a.import) {
         (Some(p), true) => Ok(Some(import_log(ctx, p, a.offering, log)?)),
         _ => Ok(None),
@@ -404,7 +408,7 @@ fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
     }
 }
 
-fn probe_failure(e: breakpoint_probe::ProbeError) -> Failure {
+pub(super) fn probe_failure(e: breakpoint_probe::ProbeError) -> Failure {
     match e {
         breakpoint_probe::ProbeError::Source(s) => Failure::NoGpu(s.to_string()),
         other => Failure::Refused(other.to_string()),

@@ -6,6 +6,7 @@
 pub mod billing;
 pub mod catalog;
 mod run;
+pub mod stress;
 pub mod sustain;
 
 use std::collections::BTreeMap;

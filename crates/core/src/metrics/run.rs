@@ -190,6 +190,42 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
     ));
 }
 
+/// A stress check's run: the worst GPU's share of loaded seconds at the
+/// utilisation floor, and its swing.
+fn stress(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<()> {
+    let mut worst: Option<(u32, super::stress::StressFigures)> = None;
+    for gpu in store.sample_gpus(run.id)? {
+        let frame = store.read_samples(run.id, gpu, None, Some(&[Field::UtilGpuPct]))?;
+        if let Some(f) = super::stress::judge(&frame) {
+            let worse = worst.is_none_or(|(_, w)| {
+                (f.at_floor_pct, -f.swing_pct) < (w.at_floor_pct, -w.swing_pct)
+            });
+            if worse {
+                worst = Some((gpu, f));
+            }
+        }
+    }
+    if let Some((gpu, f)) = worst {
+        let verdict = if f.passed() { "passes" } else { "fails" };
+        out.push(value(
+            "sustain.stress_util_floor_pct",
+            f.at_floor_pct,
+            Some(format!(
+                "worst GPU {gpu}: {} loaded seconds; {verdict} the seed's check (≥ 95 %, swing ≤ 10 %)",
+                f.samples
+            )),
+        ));
+        out.push(value(
+            "sustain.stress_util_swing_pct",
+            f.swing_pct,
+            Some(format!(
+                "worst GPU {gpu}: p95 − p5 of SM utilisation under load"
+            )),
+        ));
+    }
+    Ok(())
+}
+
 /// Connect time, jitter and loss of the worst endpoint a network log
 /// measured (`metadata.network`, per target).
 fn network(run: &Run, out: &mut Vec<RunValue>) {
@@ -227,6 +263,9 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         Field::TempGpuC,
         Field::MemUsedMib,
     ];
+    if run.metadata.get("acceptance").and_then(|v| v.as_str()) == Some("stress") {
+        stress(store, run, out)?;
+    }
     let gpus: Vec<GpuSustain> = store
         .sample_gpus(run.id)?
         .into_iter()

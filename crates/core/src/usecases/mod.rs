@@ -2,6 +2,7 @@
 //! their input into these requests, call one function, and format what it
 //! returns. Nothing here prints or knows about windows.
 
+pub mod acceptance;
 pub mod delivery;
 pub mod hardware;
 pub mod importing;
