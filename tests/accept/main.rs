@@ -138,3 +138,87 @@ fn a_real_listener_and_a_closed_port_on_127_0_0_1() {
     assert!(run.warnings.iter().any(|w| w.contains(&closed.name)));
     drop(listener);
 }
+
+/// A clock that only moves when told: a 390 s billing probe in no time.
+struct Manual(std::cell::Cell<i64>);
+
+impl breakpoint_accept::billing::Clock for Manual {
+    fn now_ms(&self) -> i64 {
+        self.0.get()
+    }
+    fn pass(&self, d: Duration, _busy: bool) {
+        self.0.set(self.0.get() + d.as_millis() as i64);
+    }
+}
+
+#[test]
+fn a_billing_probe_matched_to_its_bill_measures_the_billing_unit() {
+    use breakpoint_core::domain::{BillingMode, BillingRule};
+    use breakpoint_core::usecases::ranking::{PlatformRef, RankRequest, explain};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let platform = store
+        .create_platform(&Platform::new("Hourly", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    // The console says per-minute billing.
+    store
+        .set_billing_rule(&BillingRule {
+            granularity_s: 60,
+            ..BillingRule::per_second(platform.id, BillingMode::OnDemand)
+        })
+        .unwrap();
+    let probe = dir.path().join("probe.csv");
+    let plan = breakpoint_accept::billing::Plan {
+        instance: "i-7".into(),
+        compute: Duration::from_secs(90),
+        sleep: None,
+    };
+    let clock = Manual(std::cell::Cell::new(1_717_200_000_000));
+    let mut file = std::fs::File::create(&probe).unwrap();
+    breakpoint_accept::billing::run(&plan, &clock, &mut file).unwrap();
+    drop(file);
+    // The platform's bill for that instance: a whole hour.
+    let bill = dir.path().join("bill.csv");
+    std::fs::write(
+        &bill,
+        "instance,start,end,billed_seconds,amount,currency,unit_price\n\
+         i-7,2024-06-01T00:00:00Z,2024-06-01T00:01:30Z,3600,12.80,CNY,12.8\n",
+    )
+    .unwrap();
+    let options = ImportOptions {
+        tz: jiff::tz::TimeZone::UTC,
+        ..ImportOptions::new(platform.id)
+    };
+    for f in [&probe, &bill] {
+        assert!(matches!(
+            import_file(&store, f, &options, None).unwrap(),
+            ImportOutcome::Imported(_)
+        ));
+    }
+    let e = explain(
+        &store,
+        &RankRequest::default(),
+        PlatformRef::Id(platform.id),
+    )
+    .unwrap();
+    let granularity = e
+        .score
+        .breakpoints
+        .iter()
+        .flat_map(|b| &b.metrics)
+        .find(|m| m.key == "billing.granularity_s")
+        .unwrap();
+    assert_eq!(granularity.value, Some(3600.0));
+    let detail = granularity.details.join(" ");
+    assert!(
+        detail.contains("a 90.0 s job on i-7")
+            && detail.contains("billed 3600 s")
+            && detail.contains("DISAGREES"),
+        "{detail}"
+    );
+    assert!(
+        !granularity.runs.is_empty(),
+        "the probe run is named behind the figure"
+    );
+}

@@ -112,3 +112,42 @@ fn a_stress_check_passes_a_steady_load_and_fails_a_15_pct_swing() {
         "{explain}"
     );
 }
+
+#[test]
+fn a_billing_probe_and_the_bill_measure_the_billing_unit() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Minutely"]);
+    let probe = ws.dir.path().join("probe.csv");
+    let out = ws.ok(&[
+        "accept",
+        "billing-probe",
+        "--instance",
+        "job-42",
+        "--seconds",
+        "1s",
+        "-o",
+        probe.to_str().unwrap(),
+        "--platform",
+        "Minutely",
+        "--import",
+    ]);
+    assert!(
+        out.contains("ran 1.0") && out.contains("imported as run 1"),
+        "{out}"
+    );
+    let bill = ws.dir.path().join("bill.csv");
+    std::fs::write(
+        &bill,
+        "instance,start,end,billed_seconds,amount,currency,unit_price\n\
+         job-42,2024-06-01T00:00:00Z,2024-06-01T00:00:01Z,60,0.21,CNY,12.8\n",
+    )
+    .unwrap();
+    ws.ok(&["import", bill.to_str().unwrap(), "--platform", "Minutely"]);
+    let explain = ws.ok(&["explain", "Minutely", "billing"]);
+    assert!(
+        explain.contains(
+            "billing.granularity_s: measured: a 1.0 s job on job-42 (run #1) was billed 60 s"
+        ),
+        "{explain}"
+    );
+}

@@ -4,6 +4,8 @@
 //! format the importer reads, so its results come back to the workstation
 //! as files and enter the ranking like any evidence.
 //!
-//! Done so far: network stability ([`network`]).
+//! Done so far: network stability ([`network`]), the billing probe
+//! ([`billing`]); stress stability runs the user's load through the probe.
 
+pub mod billing;
 pub mod network;

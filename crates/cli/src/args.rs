@@ -140,6 +140,7 @@ impl Command {
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
             Command::Accept(AcceptCommand::Network(a)) => a.import,
             Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
+            Command::Accept(AcceptCommand::BillingProbe(a)) => a.import,
         }
     }
 }
@@ -716,6 +717,33 @@ pub enum AcceptCommand {
     /// loop) for a while under the probe, sampling every second, and judge
     /// SM utilisation: ≥ 95 % and a swing of at most 10 %.
     Stress(AcceptStressArgs),
+    /// A job of an exact length (optionally with a wait inside) recorded to
+    /// the millisecond as billing events; imported beside the platform's
+    /// bill for the instance, it measures the billing unit.
+    BillingProbe(AcceptBillingArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptBillingArgs {
+    /// The instance id exactly as the platform's bill will name it.
+    #[arg(long)]
+    pub instance: String,
+    /// The job's working time.
+    #[arg(long, default_value = "90s")]
+    pub seconds: String,
+    /// A wait in the middle of the job (e.g. 300s), to learn whether
+    /// waiting is billed.
+    #[arg(long)]
+    pub sleep: Option<String>,
+    /// The billing-events table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the log is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the job ends (needs --platform).
+    #[arg(long, requires = "platform")]
+    pub import: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use breakpoint_accept::billing;
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
@@ -15,14 +16,91 @@ use breakpoint_core::usecases::acceptance;
 use breakpoint_probe::{SystemClock, Workload, rules};
 
 use super::{Context, Failure, Outcome};
-use crate::args::{AcceptCommand, AcceptNetworkArgs, AcceptStressArgs};
+use crate::args::{AcceptBillingArgs, AcceptCommand, AcceptNetworkArgs, AcceptStressArgs};
 use crate::output;
 
 pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
     match command {
         AcceptCommand::Network(args) => network_check(ctx, args),
         AcceptCommand::Stress(args) => stress_check(ctx, args),
+        AcceptCommand::BillingProbe(args) => billing_probe(ctx, args),
     }
+}
+
+fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
+    let duration = |flag: &str, text: &str| {
+        parse_duration(text)
+            .ok_or_else(|| Failure::Refused(format!("--{flag} {text}: not a duration (90s, 5m)")))
+    };
+    let plan = billing::Plan {
+        instance: a.instance.trim().to_string(),
+        compute: duration("seconds", &a.seconds)?,
+        sleep: a
+            .sleep
+            .as_deref()
+            .map(|s| duration("sleep", s))
+            .transpose()?,
+    };
+    if plan.instance.is_empty() || plan.instance.contains([',', '"', '\n']) {
+        return Err(Failure::Refused(
+            "--instance: the id as the bill names it (no commas, quotes or line breaks)".into(),
+        ));
+    }
+    let path = rules::log_path(
+        a.output.as_deref(),
+        Path::new(""),
+        "billing-probe",
+        None,
+        jiff::Timestamp::now(),
+    )
+    .with_extension("csv");
+    let mut file = std::fs::File::create(&path)
+        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    if !ctx.json {
+        eprintln!(
+            "billing probe on {}: {:.0} s of work{} — keep the instance running until it ends, then release it at once",
+            plan.instance,
+            plan.compute.as_secs_f64(),
+            plan.sleep
+                .map(|s| format!(" with a {:.0} s wait inside", s.as_secs_f64()))
+                .unwrap_or_default()
+        );
+    }
+    let done = billing::run(&plan, &billing::SystemClock, &mut file)?;
+    drop(file);
+    let imported = match (&a.platform, a.import) {
+        (Some(platform), true) => {
+            let platform = ctx.store.platform(platform)?;
+            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
+                .map_err(|e| Failure::Refused(e.to_string()))?
+            {
+                ImportOutcome::Imported(r) => {
+                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
+                }
+                ImportOutcome::AlreadyImported { run_id, .. } => {
+                    Some(format!("already imported as run {run_id}"))
+                }
+            }
+        }
+        _ => None,
+    };
+    let wall = (done.ended_ms - done.started_ms) as f64 / 1000.0;
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!({
+            "log": path.display().to_string(), "instance": plan.instance, "wall_s": wall,
+            "started_ms": done.started_ms, "ended_ms": done.ended_ms, "imported": imported,
+        }))?);
+    }
+    let mut text = format!(
+        "wrote {}: job on {} ran {wall:.3} s\nimport it with the platform's bill for {} to measure the billing unit\n",
+        path.display(),
+        plan.instance,
+        plan.instance
+    );
+    if let Some(i) = imported {
+        text.push_str(&format!("{i}\n"));
+    }
+    Ok(output::print(&text)?)
 }
 
 /// The load under the probe for `--duration`, then the verdict from the

@@ -58,6 +58,28 @@ pub fn platform_values(
     run_level: &BTreeMap<String, (Vec<RunSource>, Vec<String>)>,
 ) -> Result<Vec<PlatformValue>> {
     let mut out = Vec::new();
+    let measured = measured_unit(store, runs)?;
+    let typed = rule(store, platform)?;
+    if let Some(m) = &measured {
+        let verdict = match &typed {
+            Some(r) if r.granularity_s == m.unit_s => {
+                format!("; the typed rule agrees ({} s)", r.granularity_s)
+            }
+            Some(r) => format!(
+                "; the typed rule says {} s: the bill DISAGREES with it",
+                r.granularity_s
+            ),
+            None => String::new(),
+        };
+        out.push(PlatformValue {
+            value: value(
+                "billing.granularity_s",
+                f64::from(m.unit_s),
+                format!("measured: {}{verdict}", m.detail),
+            ),
+            sources: m.sources.clone(),
+        });
+    }
     let mut platform_wide = |v: RunValue| {
         out.push(PlatformValue {
             value: v,
@@ -65,15 +87,23 @@ pub fn platform_values(
         })
     };
     let reference = Workload::reference();
-    if let Some(rule) = rule(store, platform)? {
-        platform_wide(value(
-            "billing.granularity_s",
-            f64::from(rule.granularity_s),
-            format!(
-                "{} rule: {} s units, rounding {}",
-                rule.mode, rule.granularity_s, rule.rounding
-            ),
-        ));
+    // What the platform measurably bills replaces the typed unit in the
+    // simulations below.
+    let effective = typed.map(|r| BillingRule {
+        granularity_s: measured.as_ref().map_or(r.granularity_s, |m| m.unit_s),
+        ..r
+    });
+    if let Some(rule) = effective {
+        if measured.is_none() {
+            platform_wide(value(
+                "billing.granularity_s",
+                f64::from(rule.granularity_s),
+                format!(
+                    "{} rule: {} s units, rounding {}",
+                    rule.mode, rule.granularity_s, rule.rounding
+                ),
+            ));
+        }
         let unit = billing_sim::bill(&reference, &rule, 1.0);
         if let Some(over) = unit.overcharge_pct() {
             platform_wide(value(
@@ -147,6 +177,104 @@ pub fn platform_values(
     Ok(out)
 }
 
+/// Billing units platforms use, smallest first.
+const UNITS: [u32; 10] = [1, 10, 30, 60, 300, 600, 900, 1800, 3600, 86400];
+
+/// The billing unit a platform's bills imply for jobs whose phases were
+/// recorded on the instance (a billing probe, or the user's own events).
+struct MeasuredUnit {
+    unit_s: u32,
+    detail: String,
+    sources: Vec<RunSource>,
+}
+
+/// The unit that, rounding the job's wall time up, gives what was billed:
+/// the smallest that does so for the wall time as measured, else within a
+/// second of it, else within the clocks' wider disagreement (2 s or 2 % of
+/// the job).
+/// A job whose length is a multiple of several units cannot tell them
+/// apart (90 s reads the same under per-second and per-30-s billing).
+pub fn unit_for(wall_s: f64, billed_s: f64) -> Option<u32> {
+    let rounded = |wall: f64, u: f64| (wall / u).ceil().max(1.0) * u;
+    let within = |slack: f64| {
+        UNITS.into_iter().find(|u| {
+            let u = f64::from(*u);
+            [wall_s - slack, wall_s, wall_s + slack]
+                .iter()
+                .any(|w| (rounded(w.max(0.0), u) - billed_s).abs() <= 0.5)
+        })
+    };
+    within(0.0)
+        .or_else(|| within(1.0))
+        .or_else(|| within((wall_s * 0.02).max(2.0)))
+}
+
+fn measured_unit(store: &Store, runs: &[Run]) -> Result<Option<MeasuredUnit>> {
+    // Each instance's recorded job: first start, last end, across phases.
+    let mut jobs: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
+    for run in runs {
+        for e in store.events(run.id)? {
+            if e.kind != crate::domain::EventKind::Phase {
+                continue;
+            }
+            let Some(instance) = e
+                .detail
+                .as_deref()
+                .and_then(|d| d.split_once(" on "))
+                .map(|(_, i)| i.to_string())
+            else {
+                continue;
+            };
+            let start = e.at.as_millisecond();
+            let end = start + e.duration_ms.unwrap_or(0);
+            let job = jobs.entry(instance).or_insert((start, end, run.id));
+            job.0 = job.0.min(start);
+            job.1 = job.1.max(end);
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(None);
+    }
+    let mut found: Vec<(u32, String, i64)> = Vec::new();
+    for run in runs {
+        for line in store.billing_lines(run.id)? {
+            let Some((start, end, job_run)) = jobs.get(&line.instance) else {
+                continue;
+            };
+            let wall = (end - start) as f64 / 1000.0;
+            if let Some(unit) = unit_for(wall, line.billed_seconds) {
+                found.push((
+                    unit,
+                    format!(
+                        "a {wall:.1} s job on {} (run #{job_run}) was billed {:.0} s",
+                        line.instance, line.billed_seconds
+                    ),
+                    *job_run,
+                ));
+            }
+        }
+    }
+    // The largest unit seen wins: a platform rounds at least that much.
+    let Some(max) = found.iter().map(|f| f.0).max() else {
+        return Ok(None);
+    };
+    let sources = runs
+        .iter()
+        .filter(|r| found.iter().any(|f| f.2 == r.id))
+        .map(|r| source(r, f64::from(max)))
+        .collect();
+    Ok(Some(MeasuredUnit {
+        unit_s: max,
+        detail: found
+            .iter()
+            .filter(|f| f.0 == max)
+            .map(|f| f.1.clone())
+            .collect::<Vec<_>>()
+            .join("; "),
+        sources,
+    }))
+}
+
 /// Billed compute time against measured busy time (any GPU above 10 %
 /// utilisation) over each billed period, from the platform's own samples.
 fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Result<()> {
@@ -203,4 +331,19 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::unit_for;
+
+    #[test]
+    fn units_from_a_probe_job_and_its_bill() {
+        assert_eq!(unit_for(90.0, 90.0), Some(1));
+        assert_eq!(unit_for(90.4, 91.0), Some(1));
+        assert_eq!(unit_for(90.0, 120.0), Some(60));
+        assert_eq!(unit_for(90.0, 3600.0), Some(3600));
+        assert_eq!(unit_for(389.8, 3600.0), Some(3600));
+        assert_eq!(unit_for(90.0, 50.0), None);
+    }
 }
