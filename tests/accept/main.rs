@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -221,4 +222,76 @@ fn a_billing_probe_matched_to_its_bill_measures_the_billing_unit() {
         !granularity.runs.is_empty(),
         "the probe run is named behind the figure"
     );
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/accept")
+        .join(name)
+}
+
+#[test]
+fn a_killed_job_restarted_by_its_supervisor_is_measured_exactly() {
+    use breakpoint_accept::failover::{Options, System, drill, table};
+
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("train.log");
+    let mut supervisor = std::process::Command::new(fixture("supervisor.sh"))
+        .env("LOG", &log)
+        .env("CKPT", dir.path().join("ckpt"))
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let options = Options {
+        log: log.clone(),
+        progress: regex_lite::Regex::new(r"step (\d+)").unwrap(),
+        pattern: "train.sh".into(),
+        after: Duration::from_millis(1200),
+        window: Duration::from_secs(10),
+        resume: None,
+        poll: Duration::from_millis(50),
+    };
+    let outcome = drill(&options, &System);
+    // The supervisor's process group (it and the job under it) goes,
+    // whatever happened.
+    let _ = rustix::process::kill_process_group(
+        rustix::process::Pid::from_child(&supervisor),
+        rustix::process::Signal::KILL,
+    );
+    let _ = supervisor.wait();
+    let outcome = outcome.unwrap();
+    assert!(!outcome.killed.is_empty());
+    let detected = outcome.detected_s.unwrap();
+    let recovered = outcome.recovered_s.unwrap();
+    assert!((0.25..3.0).contains(&detected), "{outcome:?}");
+    assert!(recovered >= detected && recovered < 4.0, "{outcome:?}");
+    // The log says what was lost: the last step before the second start,
+    // and the checkpoint that start resumed from.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let second = text.match_indices("resumed from").nth(1).unwrap().0;
+    let last_before: u64 = text[..second]
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("step ")?.split(' ').next()?.parse().ok())
+        .unwrap();
+    let resumed: u64 = text[second..]
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("resumed from ")
+        .parse()
+        .unwrap();
+    assert_eq!(outcome.progress_at_kill, Some(last_before));
+    assert_eq!(outcome.first_progress_after, Some(resumed + 1));
+    assert_eq!(outcome.steps_lost, Some(last_before - resumed));
+    assert!(outcome.progress_lost_s.unwrap() < 1.0, "{outcome:?}");
+
+    // As a fault-drill table, it imports and feeds the recovery metrics.
+    let path = dir.path().join("drill.csv");
+    std::fs::write(&path, table(&outcome)).unwrap();
+    let (store, run) = import(&path);
+    let drills = store.fault_drills(run).unwrap();
+    assert_eq!(drills.len(), 1);
+    assert!(drills[0].recovered && drills[0].detected);
 }

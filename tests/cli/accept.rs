@@ -151,3 +151,63 @@ fn a_billing_probe_and_the_bill_measure_the_billing_unit() {
         "{explain}"
     );
 }
+
+#[test]
+fn a_failover_drill_kills_the_job_and_measures_its_return() {
+    use std::os::unix::process::CommandExt;
+
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let fixtures =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/accept");
+    let log = ws.dir.path().join("train.log");
+    let mut supervisor = std::process::Command::new(fixtures.join("supervisor.sh"))
+        .env("LOG", &log)
+        .env("CKPT", ws.dir.path().join("ckpt"))
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let table = ws.dir.path().join("drill.csv");
+    let out = ws
+        .cmd(&[
+            "accept",
+            "failover",
+            "--log",
+            log.to_str().unwrap(),
+            "--job",
+            "train.sh",
+            "--after",
+            "1s",
+            "--window",
+            "10s",
+            "-o",
+            table.to_str().unwrap(),
+            "--platform",
+            "Lab",
+            "--import",
+        ])
+        .output()
+        .unwrap();
+    let _ = rustix::process::kill_process_group(
+        rustix::process::Pid::from_child(&supervisor),
+        rustix::process::Signal::KILL,
+    );
+    let _ = supervisor.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("killed 1 process(es)") && stdout.contains("imported as run 1 of Lab"),
+        "{stdout}"
+    );
+    let explain = ws.ok(&["explain", "Lab", "sustain"]);
+    assert!(
+        explain.contains("sustain.resume_success_pct")
+            && explain.contains("1 of 1 drills recovered"),
+        "{explain}"
+    );
+}

@@ -5,7 +5,9 @@
 //! as files and enter the ranking like any evidence.
 //!
 //! Done so far: network stability ([`network`]), the billing probe
-//! ([`billing`]); stress stability runs the user's load through the probe.
+//! ([`billing`]), the failover drill ([`failover`]); stress stability runs
+//! the user's load through the probe.
 
 pub mod billing;
+pub mod failover;
 pub mod network;

@@ -141,6 +141,7 @@ impl Command {
             Command::Accept(AcceptCommand::Network(a)) => a.import,
             Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
             Command::Accept(AcceptCommand::BillingProbe(a)) => a.import,
+            Command::Accept(AcceptCommand::Failover(a)) => a.import,
         }
     }
 }
@@ -721,6 +722,41 @@ pub enum AcceptCommand {
     /// the millisecond as billing events; imported beside the platform's
     /// bill for the instance, it measures the billing unit.
     BillingProbe(AcceptBillingArgs),
+    /// Kill a running training job as a fault would (SIGKILL) and measure
+    /// whether and how fast it comes back, and the progress lost.
+    Failover(AcceptFailoverArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptFailoverArgs {
+    /// The job's log, where its progress lines go.
+    #[arg(long)]
+    pub log: PathBuf,
+    /// The job's program or script, as it appears among its arguments
+    /// (train.py): every process running it is killed.
+    #[arg(long)]
+    pub job: String,
+    /// How progress lines read; the first group is the step.
+    #[arg(long, default_value = r"step (\d+)")]
+    pub progress: String,
+    /// Kill this long after the drill starts.
+    #[arg(long, default_value = "30s")]
+    pub after: String,
+    /// How long the platform has to bring the job back.
+    #[arg(long, default_value = "2m")]
+    pub window: String,
+    /// Run this if the job is not back within the window (your resume).
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// The fault-drills table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the drill is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the drill ends.
+    #[arg(long, requires = "platform")]
+    pub import: bool,
 }
 
 #[derive(Debug, Args, Clone)]

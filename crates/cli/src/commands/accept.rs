@@ -5,8 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use breakpoint_accept::billing;
 use breakpoint_accept::network::{self, Options, TcpConnector};
+use breakpoint_accept::{billing, failover};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
@@ -16,7 +16,9 @@ use breakpoint_core::usecases::acceptance;
 use breakpoint_probe::{SystemClock, Workload, rules};
 
 use super::{Context, Failure, Outcome};
-use crate::args::{AcceptBillingArgs, AcceptCommand, AcceptNetworkArgs, AcceptStressArgs};
+use crate::args::{
+    AcceptBillingArgs, AcceptCommand, AcceptFailoverArgs, AcceptNetworkArgs, AcceptStressArgs,
+};
 use crate::output;
 
 pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
@@ -24,7 +26,106 @@ pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
         AcceptCommand::Network(args) => network_check(ctx, args),
         AcceptCommand::Stress(args) => stress_check(ctx, args),
         AcceptCommand::BillingProbe(args) => billing_probe(ctx, args),
+        AcceptCommand::Failover(args) => failover_drill(ctx, args),
     }
+}
+
+fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
+    let duration = |flag: &str, text: &str| {
+        parse_duration(text)
+            .ok_or_else(|| Failure::Refused(format!("--{flag} {text}: not a duration (30s, 2m)")))
+    };
+    let progress = regex_lite::Regex::new(&a.progress)
+        .map_err(|e| Failure::Refused(format!("--progress: not a regular expression: {e}")))?;
+    if progress.captures_len() < 2 {
+        return Err(Failure::Refused(
+            "--progress needs a group for the step, e.g. 'step (\\d+)'".into(),
+        ));
+    }
+    let options = failover::Options {
+        log: a.log.clone(),
+        progress,
+        pattern: a.job.clone(),
+        after: duration("after", &a.after)?,
+        window: duration("window", &a.window)?,
+        resume: a.resume.clone(),
+        poll: std::time::Duration::from_millis(200),
+    };
+    if !ctx.json {
+        eprintln!(
+            "failover drill: killing every process running {} in {}, then watching {} for its progress",
+            a.job,
+            a.after,
+            a.log.display()
+        );
+    }
+    let outcome = failover::drill(&options, &failover::System).map_err(Failure::Refused)?;
+    let path = rules::log_path(
+        a.output.as_deref(),
+        Path::new(""),
+        "failover",
+        None,
+        jiff::Timestamp::now(),
+    )
+    .with_extension("csv");
+    std::fs::write(&path, failover::table(&outcome))
+        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    let imported = match (&a.platform, a.import) {
+        (Some(platform), true) => {
+            let platform = ctx.store.platform(platform)?;
+            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
+                .map_err(|e| Failure::Refused(e.to_string()))?
+            {
+                ImportOutcome::Imported(r) => {
+                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
+                }
+                ImportOutcome::AlreadyImported { run_id, .. } => {
+                    Some(format!("already imported as run {run_id}"))
+                }
+            }
+        }
+        _ => None,
+    };
+    let s = |v: Option<f64>| v.map_or("never".to_string(), |v| format!("{v:.1} s"));
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!({
+            "table": path.display().to_string(),
+            "killed": outcome.killed,
+            "progress_at_kill": outcome.progress_at_kill,
+            "detected_s": outcome.detected_s,
+            "recovered_s": outcome.recovered_s,
+            "first_progress_after": outcome.first_progress_after,
+            "steps_lost": outcome.steps_lost,
+            "progress_lost_s": outcome.progress_lost_s,
+            "resumed_by_command": outcome.resumed_by_command,
+            "imported": imported,
+        }))?);
+    }
+    let mut text = format!(
+        "wrote {}\nkilled {} process(es) at step {}; back after {}; progress resumed after {}{}; steps lost {} ({})\n",
+        path.display(),
+        outcome.killed.len(),
+        outcome
+            .progress_at_kill
+            .map_or("?".into(), |p| p.to_string()),
+        s(outcome.detected_s),
+        s(outcome.recovered_s),
+        if outcome.resumed_by_command {
+            " (by your resume command)"
+        } else {
+            ""
+        },
+        outcome.steps_lost.map_or("?".into(), |p| p.to_string()),
+        s(outcome.progress_lost_s),
+    );
+    if let Some(i) = imported {
+        text.push_str(&format!("{i}\n"));
+    }
+    output::print(&text)?;
+    if outcome.recovered_s.is_none() {
+        return Err(Failure::Reported);
+    }
+    Ok(())
 }
 
 fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
