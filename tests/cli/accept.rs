@@ -211,3 +211,112 @@ fn a_failover_drill_kills_the_job_and_measures_its_return() {
         "{explain}"
     );
 }
+
+#[test]
+fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
+    use std::os::unix::process::CommandExt;
+
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let fixtures =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/accept");
+    let log = dir.join("train.log");
+    let mut supervisor = std::process::Command::new(fixtures.join("supervisor.sh"))
+        .env("LOG", &log)
+        .env("CKPT", dir.join("ckpt"))
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "host = \"node-9\"\n\
+             [network]\ntargets = [\"{}\"]\nevery = \"200ms\"\n\
+             [stress]\ncommand = [\"sleep\", \"30\"]\nduration = \"2s\"\ninterval = \"100ms\"\n\
+             [billing_probe]\ninstance = \"i-9\"\nseconds = \"1s\"\n\
+             [failover]\nlog = \"{}\"\njob = \"train.sh\"\nafter = \"1s\"\nwindow = \"10s\"\n",
+            listener.local_addr().unwrap(),
+            log.display()
+        ),
+    )
+    .unwrap();
+    let bundle = dir.join("acceptance.tar");
+    let out = ws
+        .cmd(&[
+            "accept",
+            "all",
+            "--plan",
+            plan.to_str().unwrap(),
+            "-o",
+            bundle.to_str().unwrap(),
+            "--replay-trace",
+            &trace("stress-steady.json"),
+        ])
+        .output()
+        .unwrap();
+    let _ = rustix::process::kill_process_group(
+        rustix::process::Pid::from_child(&supervisor),
+        rustix::process::Signal::KILL,
+    );
+    let _ = supervisor.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for check in [
+        "stress stability",
+        "billing probe",
+        "failover drill",
+        "network 127.0.0.1",
+    ] {
+        assert!(stdout.contains(check), "{check} missing: {stdout}");
+    }
+    assert!(stdout.contains("(4 logs)"), "{stdout}");
+
+    // On the workstation: one import brings the whole run in.
+    let station = Workspace::new();
+    station.ok(&["platform", "add", "Lab"]);
+    let imported = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
+    assert_eq!(imported.matches("→ run").count(), 4, "{imported}");
+    let runs = station.json(&["runs", "list"]);
+    let formats: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["provenance"]["format"].as_str())
+        .collect();
+    for f in ["probe-log", "billing-events", "fault-drills", "network-log"] {
+        assert!(formats.contains(&f), "{f} not imported: {formats:?}");
+    }
+    // Again: every log is recognised, nothing stored twice.
+    let again = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
+    assert_eq!(
+        station.json(&["runs", "list"]).as_array().unwrap().len(),
+        4,
+        "{again}"
+    );
+
+    // A bundle cut off in the middle is refused, and nothing of it stored.
+    let bytes = std::fs::read(&bundle).unwrap();
+    let cut = dir.join("cut.tar");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let fresh = Workspace::new();
+    fresh.ok(&["platform", "add", "Lab"]);
+    let out = fresh
+        .cmd(&["import", cut.to_str().unwrap(), "--platform", "Lab"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cut off") || stderr.contains("missing"),
+        "{stderr}"
+    );
+    assert!(fresh.json(&["runs", "list"]).as_array().unwrap().is_empty());
+    drop(listener);
+}

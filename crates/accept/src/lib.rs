@@ -9,5 +9,8 @@
 //! the user's load through the probe.
 
 pub mod billing;
+pub mod bundle;
 pub mod failover;
 pub mod network;
+pub mod plan;
+pub mod stress;

@@ -142,6 +142,7 @@ impl Command {
             Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
             Command::Accept(AcceptCommand::BillingProbe(a)) => a.import,
             Command::Accept(AcceptCommand::Failover(a)) => a.import,
+            Command::Accept(AcceptCommand::All(_)) => false,
         }
     }
 }
@@ -725,6 +726,21 @@ pub enum AcceptCommand {
     /// Kill a running training job as a fault would (SIGKILL) and measure
     /// whether and how fast it comes back, and the progress lost.
     Failover(AcceptFailoverArgs),
+    /// Every check a plan names (docs/acceptance.md), then a one-page
+    /// checklist and one bundle file that `breakpoint import` takes whole.
+    All(AcceptAllArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptAllArgs {
+    /// The plan (TOML).
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The bundle to write; %N host, %T start time [default: acceptance-%N-%T.tar].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
 }
 
 #[derive(Debug, Args, Clone)]

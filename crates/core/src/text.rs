@@ -124,6 +124,22 @@ pub fn printable_excerpt(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// "90s", "10m", "2h", "500ms" → a duration.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number.parse().ok()?;
+    let secs = match unit.trim() {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    (secs.is_finite() && secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,18 +6,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_accept::network::{self, Options, TcpConnector};
-use breakpoint_accept::{billing, failover};
+use breakpoint_accept::plan as accept_plan;
+use breakpoint_accept::{billing, bundle, failover, stress};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
 use std::io::IsTerminal;
 
-use breakpoint_core::usecases::acceptance;
-use breakpoint_probe::{SystemClock, Workload, rules};
+use breakpoint_probe::{SystemClock, rules};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{
-    AcceptBillingArgs, AcceptCommand, AcceptFailoverArgs, AcceptNetworkArgs, AcceptStressArgs,
+    AcceptAllArgs, AcceptBillingArgs, AcceptCommand, AcceptFailoverArgs, AcceptNetworkArgs,
+    AcceptStressArgs,
 };
 use crate::output;
 
@@ -27,6 +28,86 @@ pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
         AcceptCommand::Stress(args) => stress_check(ctx, args),
         AcceptCommand::BillingProbe(args) => billing_probe(ctx, args),
         AcceptCommand::Failover(args) => failover_drill(ctx, args),
+        AcceptCommand::All(args) => all(ctx, args),
+    }
+}
+
+fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
+    let shown = a.plan.display().to_string();
+    let text = std::fs::read_to_string(&a.plan)
+        .map_err(|e| Failure::Refused(format!("{shown}: cannot read: {e}")))?;
+    let plan = accept_plan::parse(&text, &shown).map_err(Failure::Refused)?;
+    let bundle_path = rules::log_path(
+        a.output.as_deref(),
+        Path::new(""),
+        "acceptance",
+        plan.host.as_deref(),
+        jiff::Timestamp::now(),
+    )
+    .with_extension("tar");
+    // The logs are written beside the bundle first, then packed.
+    let work = bundle_path.with_extension("logs");
+    std::fs::create_dir_all(&work)
+        .map_err(|e| Failure::Refused(format!("{}: cannot create: {e}", work.display())))?;
+    let mut source = if plan.stress.is_some() {
+        Some(super::probe::open_source(&a.source)?)
+    } else {
+        None
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let quiet = ctx.json;
+    let say = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let results = accept_plan::run(
+        &plan,
+        &work,
+        source.as_mut().map(|s| s.as_dyn()),
+        &stop,
+        &say,
+    )
+    .map_err(Failure::Refused)?;
+    let manifest = bundle::write(
+        &bundle_path,
+        plan.host.clone(),
+        &results.logs,
+        results.checklist,
+    )
+    .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", bundle_path.display())))?;
+    let _ = std::fs::remove_dir_all(&work);
+    let failed = manifest.checklist.iter().any(|c| c.passed == Some(false));
+    if ctx.json {
+        output::print_json(&serde_json::json!({ "bundle": bundle_path, "manifest": manifest }))?;
+    } else {
+        let mut t = output::table(&["check", "measured", "threshold", "verdict"]);
+        for c in &manifest.checklist {
+            t.add_row(vec![
+                c.check.clone(),
+                c.measured.clone(),
+                c.threshold.clone(),
+                match c.passed {
+                    Some(true) => "pass".into(),
+                    Some(false) => "FAIL".into(),
+                    None => "–".into(),
+                },
+            ]);
+        }
+        output::print(&format!(
+            "acceptance checklist{}\n{t}\nwrote {} ({} logs): `breakpoint import` it on the workstation\n",
+            plan.host
+                .as_deref()
+                .map(|h| format!(" for {h}"))
+                .unwrap_or_default(),
+            bundle_path.display(),
+            manifest.entries.len()
+        ))?;
+    }
+    if failed {
+        Err(Failure::Reported)
+    } else {
+        Ok(())
     }
 }
 
@@ -211,33 +292,16 @@ fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    // The load runs until the duration ends: then it is asked to stop.
-    let timer = {
-        let stop = stop.clone();
-        let duration = std::time::Duration::from_millis(u64::from(a.duration));
-        std::thread::spawn(move || {
-            let end = std::time::Instant::now() + duration;
-            while std::time::Instant::now() < end && !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            stop.store(true, Ordering::Relaxed);
-        })
-    };
-    let mut tags = serde_json::Map::new();
-    tags.insert("acceptance".into(), "stress".into());
-    let workload = Workload {
-        command: a.command.clone(),
-        own_group: true,
-        tags,
-        ..Workload::default()
-    };
     let live = std::io::stderr().is_terminal() && !ctx.json;
-    let report = breakpoint_probe::wrap(
+    let (report, figures) = stress::run(
         source.as_dyn(),
         &SystemClock::default(),
         &log,
         &options,
-        &workload,
+        &stress::Load {
+            command: &a.command,
+            duration: std::time::Duration::from_millis(u64::from(a.duration)),
+        },
         &stop,
         |_, s| {
             if live {
@@ -245,13 +309,10 @@ fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
             }
         },
     )
-    .map_err(super::probe::probe_failure)?;
-    stop.store(true, Ordering::Relaxed);
-    let _ = timer.join();
+    .map_err(Failure::Refused)?;
     if live {
         eprintln!();
     }
-    let figures = acceptance::stress_of_log(&log).map_err(|e| Failure::Refused(e.to_string()))?;
     let imported = super::probe::import_if_asked(ctx, &a.session, &log)?;
     let passed = !figures.is_empty() && figures.iter().all(|(_, f)| f.passed());
     if ctx.json {

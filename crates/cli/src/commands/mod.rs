@@ -94,11 +94,9 @@ pub fn run(cli: Cli) -> Outcome {
     let mut db_file = None;
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
-        (Command::Accept(a), _)
-            if !cli.command.writes() && matches!(a, crate::args::AcceptCommand::Network(_)) =>
-        {
-            Store::open_in_memory()?
-        }
+        // A check that imports nothing needs no database: on a rented
+        // instance there is none.
+        (Command::Accept(_), _) if !cli.command.writes() => Store::open_in_memory()?,
         // Built into the binary: no database needed.
         (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,

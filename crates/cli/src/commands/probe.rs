@@ -21,7 +21,7 @@ use crate::output::{self, opt};
 pub const EXIT_NO_GPU: u8 = 3;
 
 /// NVML, or the trace `--replay-trace` names.
-fn open_source(args: &ProbeSourceArgs) -> Result<ProbeSource, Failure> {
+pub(super) fn open_source(args: &ProbeSourceArgs) -> Result<ProbeSource, Failure> {
     ProbeSource::open(args.replay_trace.as_deref()).map_err(|e| match e {
         OpenError::NoGpu(e) => Failure::NoGpu(e.to_string()),
         other => Failure::Refused(other.to_string()),

@@ -9,6 +9,7 @@
 //! files are read through `decode` into the UTF-8 text every parser reads.
 
 mod builder;
+pub mod bundle;
 pub mod decode;
 mod detect;
 pub mod formats;

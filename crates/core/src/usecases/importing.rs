@@ -92,6 +92,28 @@ pub fn import_paths(
         } else {
             let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             observer.started(index, total, path, bytes);
+            // An acceptance bundle: its logs, all or nothing, each a result.
+            if import::bundle::is_bundle(path) {
+                match import::bundle::import_bundle(store, path, options) {
+                    Ok((_, outcomes)) => {
+                        for outcome in outcomes {
+                            let result = FileResult::Done(outcome);
+                            observer.finished(index, &result);
+                            files.push(result);
+                        }
+                    }
+                    Err(e) => {
+                        let result = FileResult::NotImported {
+                            status: "failed",
+                            file: shown,
+                            error: e.to_string(),
+                        };
+                        observer.finished(index, &result);
+                        files.push(result);
+                    }
+                }
+                continue;
+            }
             let mut progress = |b: u64| observer.progress(b);
             match import::import_file(store, path, options, Some(&mut progress)) {
                 Ok(outcome) => FileResult::Done(outcome),

@@ -1,0 +1,410 @@
+//! `accept all --plan plan.toml`: the checks a plan names, one after the
+//! other on the instance — network measured throughout, beside the others —
+//! then a one-page checklist and one bundle file with every log.
+//!
+//! ```toml
+//! host = "gpu-node-3"
+//!
+//! [network]
+//! targets = ["oss-cn-hangzhou-internal.aliyuncs.com:443", "registry.example.com:5000"]
+//! every = "5s"
+//!
+//! [stress]
+//! command = ["gpu_burn", "300"]
+//! duration = "5m"
+//!
+//! [billing_probe]
+//! instance = "i-bp1abc"
+//! seconds = "90s"
+//! sleep = "300s"
+//!
+//! [failover]
+//! log = "/root/train.log"
+//! job = "train.py"
+//! after = "30s"
+//! window = "2m"
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use breakpoint_core::import::bundle::ChecklistItem;
+use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
+use breakpoint_core::text::parse_duration;
+use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
+use serde::Deserialize;
+
+use crate::bundle::Log;
+use crate::{billing, failover, network, stress};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlan {
+    host: Option<String>,
+    network: Option<RawNetwork>,
+    stress: Option<RawStress>,
+    billing_probe: Option<RawBilling>,
+    failover: Option<RawFailover>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNetwork {
+    targets: Vec<String>,
+    every: Option<String>,
+    timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStress {
+    command: Vec<String>,
+    duration: Option<String>,
+    interval: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBilling {
+    instance: String,
+    seconds: Option<String>,
+    sleep: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFailover {
+    log: PathBuf,
+    job: String,
+    progress: Option<String>,
+    after: Option<String>,
+    window: Option<String>,
+    resume: Option<String>,
+}
+
+/// A checked plan: every duration, pattern and address understood.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub host: Option<String>,
+    pub network: Option<(Vec<network::Target>, Duration, Duration)>,
+    pub stress: Option<(Vec<String>, Duration, u32)>,
+    pub billing: Option<billing::Plan>,
+    pub failover: Option<failover::Options>,
+}
+
+/// Read and check a plan; one message naming the file and what is wrong.
+pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
+    let raw: RawPlan = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        format!(
+            "{file}{}: {}",
+            line.map(|l| format!(":{l}")).unwrap_or_default(),
+            e.message().trim()
+        )
+    })?;
+    let duration = |what: &str, v: &Option<String>, default: u64| -> Result<Duration, String> {
+        match v {
+            None => Ok(Duration::from_secs(default)),
+            Some(t) => parse_duration(t)
+                .ok_or_else(|| format!("{file}: {what} = \"{t}\" is not a duration (5s, 10m)")),
+        }
+    };
+    let network = match raw.network {
+        None => None,
+        Some(n) => {
+            if n.targets.is_empty() {
+                return Err(format!("{file}: network.targets names no endpoint"));
+            }
+            let targets = n
+                .targets
+                .iter()
+                .map(|t| network::resolve(t).map_err(|e| format!("{file}: network.targets: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            Some((
+                targets,
+                duration("network.every", &n.every, 5)?,
+                duration("network.timeout", &n.timeout, 2)?,
+            ))
+        }
+    };
+    let stress = match raw.stress {
+        None => None,
+        Some(s) => {
+            if s.command.is_empty() {
+                return Err(format!("{file}: stress.command is empty"));
+            }
+            let interval = duration("stress.interval", &s.interval, 1)?;
+            Some((
+                s.command,
+                duration("stress.duration", &s.duration, 300)?,
+                interval.as_millis() as u32,
+            ))
+        }
+    };
+    let billing = match raw.billing_probe {
+        None => None,
+        Some(b) => Some(billing::Plan {
+            instance: b.instance,
+            compute: duration("billing_probe.seconds", &b.seconds, 90)?,
+            sleep: b
+                .sleep
+                .as_ref()
+                .map(|s| {
+                    parse_duration(s).ok_or_else(|| {
+                        format!("{file}: billing_probe.sleep = \"{s}\" is not a duration")
+                    })
+                })
+                .transpose()?,
+        }),
+    };
+    let failover = match raw.failover {
+        None => None,
+        Some(f) => {
+            let pattern = f.progress.unwrap_or_else(|| r"step (\d+)".into());
+            let progress = regex_lite::Regex::new(&pattern).map_err(|e| {
+                format!("{file}: failover.progress is not a regular expression: {e}")
+            })?;
+            Some(failover::Options {
+                log: f.log,
+                progress,
+                pattern: f.job,
+                after: duration("failover.after", &f.after, 30)?,
+                window: duration("failover.window", &f.window, 120)?,
+                resume: f.resume,
+                poll: Duration::from_millis(200),
+            })
+        }
+    };
+    if network.is_none() && stress.is_none() && billing.is_none() && failover.is_none() {
+        return Err(format!(
+            "{file}: the plan names no check ([network], [stress], [billing_probe], [failover])"
+        ));
+    }
+    Ok(Plan {
+        host: raw.host,
+        network,
+        stress,
+        billing,
+        failover,
+    })
+}
+
+/// What a run of the plan produced: the logs for the bundle and the
+/// checklist.
+pub struct Results {
+    pub logs: Vec<Log>,
+    pub checklist: Vec<ChecklistItem>,
+}
+
+/// Run the plan's checks in `dir` (the logs are written there first). The
+/// stress check needs a GPU source; network runs on its own thread for the
+/// length of the others (at least one round).
+pub fn run(
+    plan: &Plan,
+    dir: &Path,
+    gpus: Option<&mut dyn GpuSource>,
+    stop: &Arc<AtomicBool>,
+    say: &dyn Fn(&str),
+) -> Result<Results, String> {
+    let mut logs = Vec::new();
+    let mut checklist = Vec::new();
+    let io = |e: std::io::Error| e.to_string();
+    // Network, beside the other checks.
+    let network_stop = Arc::new(AtomicBool::new(false));
+    let network_job = plan.network.clone().map(|(targets, every, timeout)| {
+        let stop = network_stop.clone();
+        let path = dir.join("network.jsonl");
+        let host = plan.host.clone();
+        std::thread::spawn(move || -> Result<(PathBuf, Vec<NetworkRecord>), String> {
+            let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+            let mut records = Vec::new();
+            let options = network::Options {
+                every,
+                duration: Duration::from_secs(7 * 24 * 3600),
+                timeout,
+                host,
+            };
+            network::measure(
+                &targets,
+                &network::TcpConnector,
+                &options,
+                &mut file,
+                &stop,
+                |r| records.push(r.clone()),
+            )
+            .map_err(|e| e.to_string())?;
+            Ok((path, records))
+        })
+    });
+    if let Some((command, duration, interval)) = &plan.stress {
+        let Some(source) = gpus else {
+            return Err(
+                "the stress check needs GPUs to sample, and none could be opened here".into(),
+            );
+        };
+        say(&format!(
+            "stress: {} for {:.0} s",
+            command.join(" "),
+            duration.as_secs_f64()
+        ));
+        let path = dir.join("stress.jsonl");
+        let options = SessionOptions {
+            interval_ms: *interval,
+            host: plan.host.clone(),
+            ..SessionOptions::default()
+        };
+        // Its own flag: the load is stopped when its time is up.
+        let load_stop = Arc::new(AtomicBool::new(stop.load(Ordering::Relaxed)));
+        let (_, figures) = stress::run(
+            source,
+            &SystemClock::default(),
+            &path,
+            &options,
+            &stress::Load {
+                command,
+                duration: *duration,
+            },
+            &load_stop,
+            |_, _| {},
+        )?;
+        let worst = figures
+            .iter()
+            .min_by(|a, b| a.1.at_floor_pct.total_cmp(&b.1.at_floor_pct));
+        checklist.push(ChecklistItem {
+            check: "stress stability".into(),
+            measured: worst.map_or("no loaded window".into(), |(g, f)| {
+                format!(
+                    "GPU {g}: {:.1} % of loaded seconds at ≥ 95 %, swing {:.1} %",
+                    f.at_floor_pct, f.swing_pct
+                )
+            }),
+            threshold: "≥ 95 % utilisation, swing ≤ 10 % (seed 003 §6.2)".into(),
+            passed: Some(!figures.is_empty() && figures.iter().all(|(_, f)| f.passed())),
+        });
+        logs.push(Log {
+            name: "stress.jsonl".into(),
+            check: "stress".into(),
+            bytes: std::fs::read(&path).map_err(io)?,
+        });
+    }
+    if let Some(b) = &plan.billing {
+        say(&format!(
+            "billing probe on {}: {:.0} s",
+            b.instance,
+            b.compute.as_secs_f64()
+        ));
+        let path = dir.join("billing-probe.csv");
+        let mut file = std::fs::File::create(&path).map_err(io)?;
+        let done = billing::run(b, &billing::SystemClock, &mut file).map_err(io)?;
+        checklist.push(ChecklistItem {
+            check: "billing probe".into(),
+            measured: format!(
+                "a {:.3} s job on {}",
+                (done.ended_ms - done.started_ms) as f64 / 1000.0,
+                b.instance
+            ),
+            threshold: "import the platform's bill for the instance to measure the billing unit"
+                .into(),
+            passed: None,
+        });
+        logs.push(Log {
+            name: "billing-probe.csv".into(),
+            check: "billing-probe".into(),
+            bytes: std::fs::read(&path).map_err(io)?,
+        });
+    }
+    if let Some(f) = &plan.failover {
+        say(&format!("failover drill on {}", f.pattern));
+        let outcome = failover::drill(f, &failover::System)?;
+        let bytes = failover::table(&outcome).into_bytes();
+        checklist.push(ChecklistItem {
+            check: "failover drill".into(),
+            measured: match outcome.recovered_s {
+                Some(s) => format!(
+                    "back after {s:.1} s, {} steps lost{}",
+                    outcome.steps_lost.map_or("?".into(), |v| v.to_string()),
+                    if outcome.resumed_by_command {
+                        " (by the resume command)"
+                    } else {
+                        ""
+                    }
+                ),
+                None => "never came back".into(),
+            },
+            threshold: format!(
+                "recovers within {:.0} s (seed 001's drills)",
+                f.window.as_secs_f64()
+            ),
+            passed: Some(outcome.recovered_s.is_some() && !outcome.resumed_by_command),
+        });
+        logs.push(Log {
+            name: "failover.csv".into(),
+            check: "failover".into(),
+            bytes,
+        });
+    }
+    if let Some(job) = network_job {
+        network_stop.store(true, Ordering::Relaxed);
+        let (path, records) = job
+            .join()
+            .map_err(|_| "the network check failed".to_string())??;
+        let mut targets: Vec<String> = records.iter().map(|r| r.target.clone()).collect();
+        targets.dedup();
+        targets.sort();
+        targets.dedup();
+        for t in targets {
+            let mine: Vec<&NetworkRecord> = records.iter().filter(|r| r.target == t).collect();
+            let s = target_stats(&t, &mine);
+            checklist.push(ChecklistItem {
+                check: format!("network {t}"),
+                measured: format!(
+                    "p95 {}, jitter {}, loss {:.1} % over {} attempts",
+                    s.p95_ms.map_or("–".into(), |v| format!("{v:.1} ms")),
+                    s.jitter_ms.map_or("–".into(), |v| format!("{v:.1} ms")),
+                    s.loss_pct,
+                    s.attempts
+                ),
+                threshold: "measured; scored against docs/metrics.md's anchors".into(),
+                passed: None,
+            });
+        }
+        logs.push(Log {
+            name: "network.jsonl".into(),
+            check: "network".into(),
+            bytes: std::fs::read(&path).map_err(io)?,
+        });
+    }
+    Ok(Results { logs, checklist })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_are_checked_before_anything_runs() {
+        let good = "[network]\ntargets = [\"127.0.0.1:9\"]\n[billing_probe]\ninstance = \"i-1\"\nseconds = \"2s\"\n";
+        let p = parse(good, "plan.toml").unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.network.is_some() && p.billing.is_some() && p.stress.is_none());
+        let e = parse(
+            "[network]\ntargets = [\"127.0.0.1:9\"]\nevery = \"soon\"\n",
+            "plan.toml",
+        )
+        .unwrap_err();
+        assert!(e.contains("network.every"), "{e}");
+        let e = parse("[strees]\ncommand = [\"x\"]\n", "plan.toml").unwrap_err();
+        assert!(
+            e.contains("plan.toml:1") && e.contains("unknown field"),
+            "{e}"
+        );
+        assert!(
+            parse("host = \"x\"\n", "plan.toml")
+                .unwrap_err()
+                .contains("names no check")
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Acceptance bundles: the logs an acceptance run wrote on the instance, in
+//! one tar file with a manifest first (each entry's check, size and
+//! SHA-256). Imported whole or not at all: every entry is checked against
+//! the manifest before anything is stored, then all are imported in one
+//! transaction, each deduplicated like any log.
+
+use std::io::Read;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{ImportError, ImportOptions, ImportOutcome, detect, import_reader};
+use crate::store::Store;
+
+pub const BUNDLE_FORMAT: &str = "breakpoint-acceptance";
+pub const BUNDLE_VERSION: u32 = 1;
+/// The manifest's name, the bundle's first entry.
+pub const MANIFEST: &str = "manifest.json";
+/// No single log in a bundle may be larger (a week of 1 Hz samples on 8
+/// GPUs is well under it).
+const ENTRY_LIMIT: u64 = 1 << 30;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub created_at: jiff::Timestamp,
+    pub entries: Vec<ManifestEntry>,
+    /// The checklist as the instance printed it: each check's figure, the
+    /// seed's threshold, pass or fail.
+    #[serde(default)]
+    pub checklist: Vec<ChecklistItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    pub name: String,
+    /// network, stress, billing-probe, failover …
+    pub check: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChecklistItem {
+    pub check: String,
+    pub measured: String,
+    pub threshold: String,
+    /// `None`: measured, nothing to pass or fail.
+    pub passed: Option<bool>,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether a file is a bundle: a tar whose first entry is the manifest.
+pub fn is_bundle(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut archive = tar::Archive::new(file);
+    let Ok(mut entries) = archive.entries() else {
+        return false;
+    };
+    entries
+        .next()
+        .and_then(Result::ok)
+        .and_then(|e| e.path().ok().map(|p| p.as_os_str() == MANIFEST))
+        .unwrap_or(false)
+}
+
+/// A log of a bundle, with its manifest entry.
+type BundledLog = (ManifestEntry, Vec<u8>);
+
+/// Every log of the bundle, checked against the manifest.
+fn read(path: &Path, shown: &str) -> Result<(Manifest, Vec<BundledLog>), ImportError> {
+    let refuse = |reason: String| ImportError::file(shown, &reason);
+    let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot open: {e}")))?;
+    let mut archive = tar::Archive::new(file);
+    let mut entries = archive
+        .entries()
+        .map_err(|e| refuse(format!("not a bundle: {e}")))?;
+    let mut read_entry = |what: &str| -> Result<Option<(String, Vec<u8>)>, ImportError> {
+        let Some(entry) = entries.next() else {
+            return Ok(None);
+        };
+        let mut entry = entry.map_err(|e| refuse(format!("cut off or damaged at {what}: {e}")))?;
+        let name = entry
+            .path()
+            .map_err(|e| refuse(format!("a bad entry name at {what}: {e}")))?
+            .to_string_lossy()
+            .into_owned();
+        if entry.size() > ENTRY_LIMIT {
+            return Err(refuse(format!("{name} is larger than 1 GiB")));
+        }
+        let mut bytes = Vec::with_capacity(entry.size() as usize);
+        entry
+            .by_ref()
+            .take(ENTRY_LIMIT)
+            .read_to_end(&mut bytes)
+            .map_err(|e| refuse(format!("{name} is cut off: {e}")))?;
+        if (bytes.len() as u64) < entry.size() {
+            return Err(refuse(format!("{name} is cut off")));
+        }
+        Ok(Some((name, bytes)))
+    };
+    let (name, bytes) =
+        read_entry("the manifest")?.ok_or_else(|| refuse("an empty bundle".into()))?;
+    if name != MANIFEST {
+        return Err(refuse(format!("the first entry is {name}, not {MANIFEST}")));
+    }
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| refuse(format!("{MANIFEST} is not a bundle manifest: {e}")))?;
+    if manifest.format != BUNDLE_FORMAT || manifest.version > BUNDLE_VERSION {
+        return Err(refuse(format!(
+            "{} version {} is not a bundle this version of Breakpoint reads ({BUNDLE_FORMAT} {BUNDLE_VERSION}): update Breakpoint",
+            manifest.format, manifest.version
+        )));
+    }
+    let mut logs = Vec::new();
+    for expected in &manifest.entries {
+        let (name, bytes) = read_entry(&expected.name)?.ok_or_else(|| {
+            refuse(format!(
+                "{} is missing: the bundle is cut off",
+                expected.name
+            ))
+        })?;
+        if name != expected.name {
+            return Err(refuse(format!(
+                "found {name} where the manifest lists {}",
+                expected.name
+            )));
+        }
+        if bytes.len() as u64 != expected.bytes || sha256_hex(&bytes) != expected.sha256 {
+            return Err(refuse(format!(
+                "{name} does not match the manifest (size or SHA-256): the bundle was changed or damaged"
+            )));
+        }
+        logs.push((expected.clone(), bytes));
+    }
+    Ok((manifest, logs))
+}
+
+/// Import every log of a bundle, all or nothing; one outcome per entry.
+pub fn import_bundle(
+    store: &Store,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<(Manifest, Vec<ImportOutcome>), ImportError> {
+    let shown = path.display().to_string();
+    let (manifest, logs) = read(path, &shown)?;
+    let outcomes = store.atomically(|store| -> Result<Vec<ImportOutcome>, ImportError> {
+        let mut out = Vec::new();
+        for (entry, bytes) in &logs {
+            let named = format!("{shown}:{}", entry.name);
+            let format = detect(&bytes[..bytes.len().min(64 << 10)])
+                .map_err(|reason| ImportError::file(&named, &reason))?;
+            out.push(import_reader(
+                store,
+                &bytes[..],
+                &named,
+                format,
+                options,
+                None,
+            )?);
+        }
+        Ok(out)
+    })?;
+    Ok((manifest, outcomes))
+}
