@@ -234,6 +234,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         &plan,
         format!(
             "host = \"node-9\"\n\
+             [ready]\nfirst_compute = \"true\"\ntimeout = \"30s\"\n\
              [network]\ntargets = [\"{}\"]\nevery = \"200ms\"\n\
              [stress]\ncommand = [\"sleep\", \"30\"]\nduration = \"2s\"\ninterval = \"100ms\"\n\
              [billing_probe]\ninstance = \"i-9\"\nseconds = \"1s\"\n\
@@ -276,13 +277,13 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     ] {
         assert!(stdout.contains(check), "{check} missing: {stdout}");
     }
-    assert!(stdout.contains("(4 logs)"), "{stdout}");
+    assert!(stdout.contains("(5 logs)"), "{stdout}");
 
     // On the workstation: one import brings the whole run in.
     let station = Workspace::new();
     station.ok(&["platform", "add", "Lab"]);
     let imported = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
-    assert_eq!(imported.matches("→ run").count(), 4, "{imported}");
+    assert_eq!(imported.matches("→ run").count(), 5, "{imported}");
     let runs = station.json(&["runs", "list"]);
     let formats: Vec<&str> = runs
         .as_array()
@@ -290,16 +291,35 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         .iter()
         .filter_map(|r| r["provenance"]["format"].as_str())
         .collect();
-    for f in ["probe-log", "billing-events", "fault-drills", "network-log"] {
+    for f in [
+        "startup-attempts",
+        "probe-log",
+        "billing-events",
+        "fault-drills",
+        "network-log",
+    ] {
         assert!(formats.contains(&f), "{f} not imported: {formats:?}");
     }
     // Again: every log is recognised, nothing stored twice.
     let again = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
     assert_eq!(
         station.json(&["runs", "list"]).as_array().unwrap().len(),
-        4,
+        5,
         "{again}"
     );
+    // The cells it measured: startup, sustain, billing.
+    let explain = station.ok(&["explain", "Lab"]);
+    for key in [
+        "startup.baseline_p50_s",
+        "sustain.stress_util_floor_pct",
+        "sustain.resume_success_pct",
+        "sustain.net_loss_pct",
+    ] {
+        assert!(
+            explain.contains(key) && explain.contains("acceptance.tar:"),
+            "{key}: {explain}"
+        );
+    }
 
     // A bundle cut off in the middle is refused, and nothing of it stored.
     let bytes = std::fs::read(&bundle).unwrap();

@@ -13,4 +13,5 @@ pub mod bundle;
 pub mod failover;
 pub mod network;
 pub mod plan;
+pub mod ready;
 pub mod stress;

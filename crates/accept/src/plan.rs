@@ -37,16 +37,25 @@ use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
 use crate::bundle::Log;
-use crate::{billing, failover, network, stress};
+use crate::{billing, failover, network, ready, stress};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPlan {
     host: Option<String>,
+    ready: Option<RawReady>,
     network: Option<RawNetwork>,
     stress: Option<RawStress>,
     billing_probe: Option<RawBilling>,
     failover: Option<RawFailover>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReady {
+    first_compute: String,
+    submitted_at: Option<jiff::Timestamp>,
+    timeout: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,6 +97,8 @@ struct RawFailover {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub host: Option<String>,
+    /// The first computation, when the instance was requested, the timeout.
+    pub ready: Option<(String, Option<i64>, Duration)>,
     pub network: Option<(Vec<network::Target>, Duration, Duration)>,
     pub stress: Option<(Vec<String>, Duration, u32)>,
     pub billing: Option<billing::Plan>,
@@ -112,6 +123,14 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
             Some(t) => parse_duration(t)
                 .ok_or_else(|| format!("{file}: {what} = \"{t}\" is not a duration (5s, 10m)")),
         }
+    };
+    let ready = match raw.ready {
+        None => None,
+        Some(r) => Some((
+            r.first_compute,
+            r.submitted_at.map(|t| t.as_millisecond()),
+            duration("ready.timeout", &r.timeout, 600)?,
+        )),
     };
     let network = match raw.network {
         None => None,
@@ -179,13 +198,19 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
             })
         }
     };
-    if network.is_none() && stress.is_none() && billing.is_none() && failover.is_none() {
+    if ready.is_none()
+        && network.is_none()
+        && stress.is_none()
+        && billing.is_none()
+        && failover.is_none()
+    {
         return Err(format!(
-            "{file}: the plan names no check ([network], [stress], [billing_probe], [failover])"
+            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover])"
         ));
     }
     Ok(Plan {
         host: raw.host,
+        ready,
         network,
         stress,
         billing,
@@ -206,6 +231,7 @@ pub struct Results {
 pub fn run(
     plan: &Plan,
     dir: &Path,
+    trace: Option<&Path>,
     gpus: Option<&mut dyn GpuSource>,
     stop: &Arc<AtomicBool>,
     say: &dyn Fn(&str),
@@ -240,6 +266,52 @@ pub fn run(
             Ok((path, records))
         })
     });
+    if let Some((first_compute, submitted_ms, timeout)) = &plan.ready {
+        say("ready: boot → driver → first compute");
+        let boot_ms = std::fs::read_to_string("/proc/stat")
+            .ok()
+            .and_then(|s| ready::boot_time_ms(&s))
+            .ok_or("cannot read the boot time (/proc/stat btime)")?;
+        let mut system = ready::System {
+            trace: trace.map(Path::to_path_buf),
+            first_compute: first_compute.clone(),
+            compute_timeout: *timeout,
+        };
+        let stages = ready::measure(
+            &mut system,
+            &ready::Options {
+                boot_ms,
+                submitted_ms: *submitted_ms,
+                timeout: *timeout,
+                poll: Duration::from_secs(1),
+            },
+        );
+        let s = |ms: Option<i64>| {
+            ms.map_or("never".to_string(), |ms| {
+                format!("{:.1} s", (ms - stages.submitted_ms) as f64 / 1000.0)
+            })
+        };
+        checklist.push(ChecklistItem {
+            check: "ready".into(),
+            measured: format!(
+                "driver answering after {}, first compute after {} (from {})",
+                s(stages.driver_ms),
+                s(stages.first_compute_ms),
+                if submitted_ms.is_some() {
+                    "submission"
+                } else {
+                    "boot"
+                }
+            ),
+            threshold: format!("first compute within {:.0} s", timeout.as_secs_f64()),
+            passed: Some(stages.failure.is_none()),
+        });
+        logs.push(Log {
+            name: "ready.csv".into(),
+            check: "ready".into(),
+            bytes: ready::table(&stages).into_bytes(),
+        });
+    }
     if let Some((command, duration, interval)) = &plan.stress {
         let Some(source) = gpus else {
             return Err(

@@ -143,6 +143,7 @@ impl Command {
             Command::Accept(AcceptCommand::BillingProbe(a)) => a.import,
             Command::Accept(AcceptCommand::Failover(a)) => a.import,
             Command::Accept(AcceptCommand::All(_)) => false,
+            Command::Accept(AcceptCommand::Ready(a)) => a.import,
         }
     }
 }
@@ -726,9 +727,37 @@ pub enum AcceptCommand {
     /// Kill a running training job as a fault would (SIGKILL) and measure
     /// whether and how fast it comes back, and the progress lost.
     Failover(AcceptFailoverArgs),
+    /// Run at boot: the kernel's boot → the driver answering → a first
+    /// computation, as a startup attempt.
+    Ready(AcceptReadyArgs),
     /// Every check a plan names (docs/acceptance.md), then a one-page
     /// checklist and one bundle file that `breakpoint import` takes whole.
     All(AcceptAllArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptReadyArgs {
+    /// The first computation, e.g. "python3 -c 'import torch; torch.ones(1).cuda()'".
+    #[arg(long)]
+    pub first_compute: String,
+    /// When the instance was requested (RFC 3339, from a campaign or you);
+    /// default: the kernel's boot.
+    #[arg(long)]
+    pub submitted_at: Option<jiff::Timestamp>,
+    /// Give up after this long.
+    #[arg(long, default_value = "10m")]
+    pub timeout: String,
+    /// The startup-attempts table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the attempt is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the check ends.
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
-use breakpoint_accept::{billing, bundle, failover, stress};
+use breakpoint_accept::{billing, bundle, failover, ready, stress};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
 use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
@@ -18,7 +18,7 @@ use breakpoint_probe::{SystemClock, rules};
 use super::{Context, Failure, Outcome};
 use crate::args::{
     AcceptAllArgs, AcceptBillingArgs, AcceptCommand, AcceptFailoverArgs, AcceptNetworkArgs,
-    AcceptStressArgs,
+    AcceptReadyArgs, AcceptStressArgs,
 };
 use crate::output;
 
@@ -29,7 +29,81 @@ pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
         AcceptCommand::BillingProbe(args) => billing_probe(ctx, args),
         AcceptCommand::Failover(args) => failover_drill(ctx, args),
         AcceptCommand::All(args) => all(ctx, args),
+        AcceptCommand::Ready(args) => ready_check(ctx, args),
     }
+}
+
+fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
+    let timeout = parse_duration(&a.timeout).ok_or_else(|| {
+        Failure::Refused(format!("--timeout {}: not a duration (10m)", a.timeout))
+    })?;
+    let boot_ms = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| ready::boot_time_ms(&s))
+        .ok_or_else(|| Failure::Refused("cannot read the boot time (/proc/stat btime)".into()))?;
+    let options = ready::Options {
+        boot_ms,
+        submitted_ms: a.submitted_at.map(|t| t.as_millisecond()),
+        timeout,
+        poll: std::time::Duration::from_secs(1),
+    };
+    let mut system = ready::System {
+        trace: a.source.replay_trace.clone(),
+        first_compute: a.first_compute.clone(),
+        compute_timeout: timeout,
+    };
+    let stages = ready::measure(&mut system, &options);
+    let path = rules::log_path(
+        a.output.as_deref(),
+        Path::new(""),
+        "ready",
+        None,
+        jiff::Timestamp::now(),
+    )
+    .with_extension("csv");
+    std::fs::write(&path, ready::table(&stages))
+        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    let imported = match (&a.platform, a.import) {
+        (Some(platform), true) => {
+            let platform = ctx.store.platform(platform)?;
+            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
+                .map_err(|e| Failure::Refused(e.to_string()))?
+            {
+                ImportOutcome::Imported(r) => {
+                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
+                }
+                ImportOutcome::AlreadyImported { run_id, .. } => {
+                    Some(format!("already imported as run {run_id}"))
+                }
+            }
+        }
+        _ => None,
+    };
+    let since = |ms: Option<i64>| {
+        ms.map_or("never".to_string(), |ms| {
+            format!("{:.1} s", (ms - stages.submitted_ms) as f64 / 1000.0)
+        })
+    };
+    let mut text = format!(
+        "wrote {}\nsince submission: booted {}, driver answering {}, first compute {}{}\n",
+        path.display(),
+        since(Some(stages.booted_ms)),
+        since(stages.driver_ms),
+        since(stages.first_compute_ms),
+        stages
+            .failure
+            .as_deref()
+            .map(|f| format!(" — {f}"))
+            .unwrap_or_default()
+    );
+    if let Some(i) = imported {
+        text.push_str(&format!("{i}\n"));
+    }
+    output::print(&text)?;
+    if stages.failure.is_some() {
+        return Err(Failure::Reported);
+    }
+    Ok(())
 }
 
 fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
@@ -64,6 +138,7 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
     let results = accept_plan::run(
         &plan,
         &work,
+        a.source.replay_trace.as_deref(),
         source.as_mut().map(|s| s.as_dyn()),
         &stop,
         &say,
