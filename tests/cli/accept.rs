@@ -321,6 +321,23 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         );
     }
 
+    // The report's acceptance page shows the checklist the instance printed.
+    let pdf = dir.join("report.pdf");
+    station.ok(&["report", "-o", pdf.to_str().unwrap(), "--samples", "100"]);
+    let text = std::process::Command::new("pdftotext")
+        .args(["-layout", pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Acceptance checklists") && text.contains("acceptance.tar (node-9"),
+        "{text}"
+    );
+    assert!(
+        text.contains("stress stability") && text.contains("failover drill"),
+        "{text}"
+    );
+
     // A bundle cut off in the middle is refused, and nothing of it stored.
     let bytes = std::fs::read(&bundle).unwrap();
     let cut = dir.join("cut.tar");

@@ -4,6 +4,7 @@
 use breakpoint_core::billing_sim::{self, Workload};
 use breakpoint_core::domain::money;
 use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
+use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
@@ -12,6 +13,13 @@ use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow};
+
+/// One acceptance bundle's checklist, as the instance printed it.
+pub struct AcceptanceSheet {
+    pub platform: String,
+    pub title: String,
+    pub checklist: Vec<ChecklistItem>,
+}
 
 /// A run's sustain series, for one timeline chart.
 pub struct Timeline {
@@ -32,6 +40,9 @@ pub struct ReportData {
     /// What each platform's logs say about its hardware (only platforms
     /// with something to say).
     pub hardware: Vec<(String, HardwareEvidence)>,
+    /// Acceptance runs imported from bundles: (platform, the bundle's name
+    /// and host and when it was made, its checklist).
+    pub acceptance: Vec<AcceptanceSheet>,
     /// Each startup campaign's attempts, stage by stage: (its run's label,
     /// the attempts).
     pub campaign_stages: Vec<(String, Vec<crate::charts::AttemptStages>)>,
@@ -57,6 +68,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     let mut timelines = Vec::new();
     let mut hardware_evidence = Vec::new();
     let mut campaign_stages = Vec::new();
+    let mut acceptance: Vec<AcceptanceSheet> = Vec::new();
     let reference = Workload::reference();
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
@@ -140,6 +152,33 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
                 events: store.events(run.id)?,
             });
         }
+        for run in &platform_runs {
+            let Some(b) = run.metadata.get("acceptance_bundle") else {
+                continue;
+            };
+            let text = |k: &str| b.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+            let title = format!(
+                "{} ({}, {})",
+                text("file"),
+                text("host"),
+                text("created_at")
+            );
+            if acceptance
+                .iter()
+                .any(|a| a.platform == platform.name && a.title == title)
+            {
+                continue;
+            }
+            let checklist: Vec<ChecklistItem> = b
+                .get("checklist")
+                .and_then(|c| serde_json::from_value(c.clone()).ok())
+                .unwrap_or_default();
+            acceptance.push(AcceptanceSheet {
+                platform: platform.name.clone(),
+                title,
+                checklist,
+            });
+        }
         let evidence = hardware::of_platform(store, platform.id)?;
         if !evidence.is_empty() {
             hardware_evidence.push((platform.name.clone(), evidence));
@@ -165,6 +204,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
         timelines,
         hardware: hardware_evidence,
         campaign_stages,
+        acceptance,
         demo,
     })
 }

@@ -87,6 +87,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     breakpoint_pages(&mut l, data, options)?;
     evidence_charts(&mut l, data, options)?;
     hardware(&mut l, data, options);
+    acceptance(&mut l, data, options);
     robustness(&mut l, data, options)?;
     provenance(&mut l, data, options)?;
     method(&mut l, data, options)?;
@@ -523,6 +524,45 @@ fn hardware(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                 .collect();
             l.table(&cols, &rows, 7.5);
         }
+        l.gap(8.0);
+    }
+}
+
+/// The acceptance checklists the instances printed, bundle by bundle.
+fn acceptance(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
+    if data.acceptance.is_empty() {
+        return;
+    }
+    let lang = options.lang;
+    l.page();
+    l.heading(t(lang, "acceptance"));
+    l.paragraph(t(lang, "acceptance_note"), 9.0, MUTED);
+    for sheet in &data.acceptance {
+        l.need(60.0);
+        l.subheading(&format!("{} — {}", sheet.platform, sheet.title));
+        let cols = [
+            Column::new(t(lang, "acceptance_check"), 130.0, Align::Left),
+            Column::new(t(lang, "acceptance_measured"), 330.0, Align::Left),
+            Column::new(t(lang, "acceptance_threshold"), 220.0, Align::Left),
+            Column::new(t(lang, "acceptance_verdict"), 50.0, Align::Left),
+        ];
+        let rows: Vec<Vec<String>> = sheet
+            .checklist
+            .iter()
+            .map(|c| {
+                vec![
+                    c.check.clone(),
+                    c.measured.clone(),
+                    c.threshold.clone(),
+                    match c.passed {
+                        Some(true) => t(lang, "pass").to_string(),
+                        Some(false) => t(lang, "fail").to_string(),
+                        None => "–".into(),
+                    },
+                ]
+            })
+            .collect();
+        l.table(&cols, &rows, 7.5);
         l.gap(8.0);
     }
 }

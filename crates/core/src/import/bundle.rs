@@ -156,6 +156,19 @@ pub fn import_bundle(
 ) -> Result<(Manifest, Vec<ImportOutcome>), ImportError> {
     let shown = path.display().to_string();
     let (manifest, logs) = read(path, &shown)?;
+    // Each run remembers the bundle it came in, with the checklist the
+    // instance printed: what the report's acceptance page shows.
+    let mut options = options.clone();
+    options.extra_metadata.insert(
+        "acceptance_bundle".into(),
+        serde_json::json!({
+            "file": path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "host": manifest.host,
+            "created_at": manifest.created_at,
+            "checklist": manifest.checklist,
+        }),
+    );
+    let options = &options;
     let outcomes = store.atomically(|store| -> Result<Vec<ImportOutcome>, ImportError> {
         let mut out = Vec::new();
         for (entry, bytes) in &logs {

@@ -110,6 +110,8 @@ pub struct ImportOptions {
     /// Set from elsewhere to stop an import between reads; nothing of the
     /// file is stored then.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Added to the run's metadata (what a bundle says of the logs in it).
+    pub extra_metadata: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ImportOptions {
@@ -126,6 +128,7 @@ impl ImportOptions {
             skip_bad_lines: false,
             source: SourceKind::Import,
             cancel: None,
+            extra_metadata: serde_json::Map::new(),
         }
     }
 }
@@ -437,6 +440,9 @@ fn read_into_run(
         }
         let content_sha256 = text.into_inner().finish();
         let mut built = builder.finish()?;
+        for (k, v) in &options.extra_metadata {
+            built.metadata.insert(k.clone(), v.clone());
+        }
         built.warnings.extend(wrapping.warnings());
         let (sha256, bytes_read) = hashing
             .take()
