@@ -1,0 +1,167 @@
+//! `breakpoint accept …`: the acceptance checks run on a rented instance.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{ProbeSourceArgs, SessionArgs, parse_interval_ms};
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum AcceptCommand {
+    /// TCP connect time, jitter and loss to the endpoints a workload
+    /// depends on (storage, registry, …), every few seconds.
+    Network(AcceptNetworkArgs),
+    /// Run a full load (yours: gpu-burn, stress-ng --gpu, a training step
+    /// loop) for a while under the probe, sampling every second, and judge
+    /// SM utilisation: ≥ 95 % and a swing of at most 10 %.
+    Stress(AcceptStressArgs),
+    /// A job of an exact length (optionally with a wait inside) recorded to
+    /// the millisecond as billing events; imported beside the platform's
+    /// bill for the instance, it measures the billing unit.
+    BillingProbe(AcceptBillingArgs),
+    /// Kill a running training job as a fault would (SIGKILL) and measure
+    /// whether and how fast it comes back, and the progress lost.
+    Failover(AcceptFailoverArgs),
+    /// Run at boot: the kernel's boot → the driver answering → a first
+    /// computation, as a startup attempt.
+    Ready(AcceptReadyArgs),
+    /// Every check a plan names (docs/acceptance.md), then a one-page
+    /// checklist and one bundle file that `breakpoint import` takes whole.
+    All(AcceptAllArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptReadyArgs {
+    /// The first computation, e.g. "python3 -c 'import torch; torch.ones(1).cuda()'".
+    #[arg(long)]
+    pub first_compute: String,
+    /// When the instance was requested (RFC 3339, from a campaign or you);
+    /// default: the kernel's boot.
+    #[arg(long)]
+    pub submitted_at: Option<jiff::Timestamp>,
+    /// Give up after this long.
+    #[arg(long, default_value = "10m")]
+    pub timeout: String,
+    /// The startup-attempts table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the attempt is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the check ends.
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptAllArgs {
+    /// The plan (TOML).
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The bundle to write; %N host, %T start time [default: acceptance-%N-%T.tar].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptFailoverArgs {
+    /// The job's log, where its progress lines go.
+    #[arg(long)]
+    pub log: PathBuf,
+    /// The job's program or script, as it appears among its arguments
+    /// (train.py): every process running it is killed.
+    #[arg(long)]
+    pub job: String,
+    /// How progress lines read; the first group is the step.
+    #[arg(long, default_value = r"step (\d+)")]
+    pub progress: String,
+    /// Kill this long after the drill starts.
+    #[arg(long, default_value = "30s")]
+    pub after: String,
+    /// How long the platform has to bring the job back.
+    #[arg(long, default_value = "2m")]
+    pub window: String,
+    /// Run this if the job is not back within the window (your resume).
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// The fault-drills table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the drill is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the drill ends.
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptBillingArgs {
+    /// The instance id exactly as the platform's bill will name it.
+    #[arg(long)]
+    pub instance: String,
+    /// The job's working time.
+    #[arg(long, default_value = "90s")]
+    pub seconds: String,
+    /// A wait in the middle of the job (e.g. 300s), to learn whether
+    /// waiting is billed.
+    #[arg(long)]
+    pub sleep: Option<String>,
+    /// The billing-events table to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the log is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the table into the database when the job ends (needs --platform).
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptStressArgs {
+    /// How long the load runs (then it is stopped: SIGTERM, SIGKILL after
+    /// the grace period).
+    #[arg(long, default_value = "5m", value_parser = parse_interval_ms)]
+    pub duration: u32,
+    /// Time between samples.
+    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// The load and its arguments (after --).
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptNetworkArgs {
+    /// An endpoint as host:port (repeatable).
+    #[arg(long = "target", required = true)]
+    pub targets: Vec<String>,
+    /// Time between rounds.
+    #[arg(long, default_value = "5s")]
+    pub every: String,
+    /// Stop after this long; Ctrl-C stops sooner.
+    #[arg(long, default_value = "10m")]
+    pub duration: String,
+    /// A connection that takes longer has failed.
+    #[arg(long, default_value = "2s")]
+    pub timeout: String,
+    /// The host name to record.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The network log to write; %N becomes the host name, %T the start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the log is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the log into the database when the check ends (needs --platform).
+    #[arg(long)]
+    pub import: bool,
+}
