@@ -10,7 +10,6 @@ use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, bundle, failover, ready, stress};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
-use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
 use std::io::IsTerminal;
 
 use breakpoint_probe::{SystemClock, rules};
@@ -63,22 +62,7 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
     .with_extension("csv");
     std::fs::write(&path, ready::table(&stages))
         .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
-    let imported = match (&a.platform, a.import) {
-        (Some(platform), true) => {
-            let platform = ctx.store.platform(platform)?;
-            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
-                .map_err(|e| Failure::Refused(e.to_string()))?
-            {
-                ImportOutcome::Imported(r) => {
-                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
-                }
-                ImportOutcome::AlreadyImported { run_id, .. } => {
-                    Some(format!("already imported as run {run_id}"))
-                }
-            }
-        }
-        _ => None,
-    };
+    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
     let since = |ms: Option<i64>| {
         ms.map_or("never".to_string(), |ms| {
             format!("{:.1} s", (ms - stages.submitted_ms) as f64 / 1000.0)
@@ -226,22 +210,7 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
     .with_extension("csv");
     std::fs::write(&path, failover::table(&outcome))
         .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
-    let imported = match (&a.platform, a.import) {
-        (Some(platform), true) => {
-            let platform = ctx.store.platform(platform)?;
-            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
-                .map_err(|e| Failure::Refused(e.to_string()))?
-            {
-                ImportOutcome::Imported(r) => {
-                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
-                }
-                ImportOutcome::AlreadyImported { run_id, .. } => {
-                    Some(format!("already imported as run {run_id}"))
-                }
-            }
-        }
-        _ => None,
-    };
+    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
     let s = |v: Option<f64>| v.map_or("never".to_string(), |v| format!("{v:.1} s"));
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
@@ -325,22 +294,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
     }
     let done = billing::run(&plan, &billing::SystemClock, &mut file)?;
     drop(file);
-    let imported = match (&a.platform, a.import) {
-        (Some(platform), true) => {
-            let platform = ctx.store.platform(platform)?;
-            match import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
-                .map_err(|e| Failure::Refused(e.to_string()))?
-            {
-                ImportOutcome::Imported(r) => {
-                    Some(format!("imported as run {} of {}", r.run_id, platform.name))
-                }
-                ImportOutcome::AlreadyImported { run_id, .. } => {
-                    Some(format!("already imported as run {run_id}"))
-                }
-            }
-        }
-        _ => None,
-    };
+    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
     let wall = (done.ended_ms - done.started_ms) as f64 / 1000.0;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
@@ -501,23 +455,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
             target_stats(t, &mine)
         })
         .collect();
-    let imported = match (&a.platform, a.import) {
-        (Some(platform), true) => {
-            let platform = ctx.store.platform(platform)?;
-            let outcome =
-                import::import_file(&ctx.store, &path, &ImportOptions::new(platform.id), None)
-                    .map_err(|e| Failure::Refused(e.to_string()))?;
-            Some(match outcome {
-                ImportOutcome::Imported(r) => {
-                    format!("imported as run {} of {}", r.run_id, platform.name)
-                }
-                ImportOutcome::AlreadyImported { run_id, .. } => {
-                    format!("already imported as run {run_id}")
-                }
-            })
-        }
-        _ => None,
-    };
+    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
             "log": path.display().to_string(), "targets": stats, "imported": imported,
@@ -540,4 +478,18 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
         text.push_str(&format!("{i}\n"));
     }
     Ok(output::print(&text)?)
+}
+
+/// The import line of a check's summary, when `--import` asked for one.
+/// Acceptance logs are the probe side's own measurements.
+fn import_if_asked(
+    ctx: &Context,
+    platform: Option<&str>,
+    import: bool,
+    path: &Path,
+) -> Result<Option<String>, Failure> {
+    match (platform, import) {
+        (Some(p), true) => super::probe::import_log(ctx, p, None, path).map(Some),
+        _ => Ok(None),
+    }
 }

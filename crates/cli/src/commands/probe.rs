@@ -229,7 +229,7 @@ pub(super) fn summary_text(s: &Summary, log: &std::path::Path) -> String {
     )
 }
 
-fn import_log(
+pub(super) fn import_log(
     ctx: &Context,
     platform: &str,
     offering: Option<i64>,
