@@ -9,6 +9,7 @@
 //! `--start` (and `--interval` for a loop) place the readings.
 
 mod amd_smi;
+mod documents;
 mod rocm_smi;
 
 pub use amd_smi::parse as parse_amd_smi;

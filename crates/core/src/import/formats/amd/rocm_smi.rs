@@ -7,9 +7,10 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use super::super::super::ParseContext;
-use super::super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 use super::super::super::lines::{Line, LineReader};
 use super::super::split_cells;
+use super::documents::{JsonDocuments, Step};
 use super::{Placer, sample_of, store};
 
 const TOOL: &str = "rocm-smi";
@@ -23,29 +24,25 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     let mut lines = LineReader::new(input);
     let mut header: Option<Vec<String>> = None;
     let mut placer = Placer::new();
-    let mut json = String::new();
-    let mut json_line = 0;
+    let mut json = JsonDocuments::default();
     let mut rows = 0u64;
     while let Some(line) = lines.next_line()? {
         let text = line.text.trim_end();
         if text.trim().is_empty() {
             continue;
         }
-        if !json.is_empty() || text.trim_start().starts_with('{') {
-            if json.is_empty() {
-                json_line = line.number;
-            }
-            json.push_str(text);
-            json.push('\n');
-            if let Ok(doc) = serde_json::from_str::<Value>(&json) {
-                rows += json_document(&doc, json_line, &mut placer, ctx, b)?;
-                json.clear();
-            } else if json.len() > 64 << 20 {
-                return Err(ParseFailure::Line(LineError::new(
-                    json_line,
-                    None,
-                    "a JSON document longer than 64 MiB: not rocm-smi's",
-                )));
+        if json.is_open() || text.trim_start().starts_with('{') {
+            match json.push(&line, TOOL)? {
+                Step::Open => {}
+                Step::Whole {
+                    line: first,
+                    documents,
+                } => {
+                    for doc in &documents {
+                        rows += json_document(doc, first, &mut placer, ctx, b)?;
+                    }
+                }
+                Step::Malformed(e) => b.bad_line(&line, e)?,
             }
             continue;
         }
@@ -85,11 +82,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         store(b, &line, sample)?;
         rows += 1;
     }
-    if !json.trim().is_empty() {
-        b.warn(format!(
-            "line {json_line}: the last JSON document is cut off; it was ignored"
-        ));
-    }
+    json.finish(b);
     if rows == 0 {
         return Err(ParseFailure::Whole(
             "no rocm-smi readings (\"card0\" objects in --json, or a \"device,…\" --csv header with rows)"
