@@ -213,10 +213,7 @@ fn measured_unit(store: &Store, runs: &[Run]) -> Result<Option<MeasuredUnit>> {
     // Each instance's recorded job: first start, last end, across phases.
     let mut jobs: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
     for run in runs {
-        for e in store.events(run.id)? {
-            if e.kind != crate::domain::EventKind::Phase {
-                continue;
-            }
+        for e in store.events_of_kind(run.id, crate::domain::EventKind::Phase)? {
             let Some(instance) = e
                 .detail
                 .as_deref()

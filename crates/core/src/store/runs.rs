@@ -7,8 +7,8 @@ use rusqlite::{OptionalExtension, Row, params};
 use super::{Store, from_ms, now_ms, to_ms};
 use crate::domain::money;
 use crate::domain::{
-    BillingLine, BillingRule, Event, FaultDrill, NewRun, Provenance, Run, StartupAttempt,
-    SwitchAttempt,
+    BillingLine, BillingRule, Event, EventKind, FaultDrill, NewRun, Provenance, Run,
+    StartupAttempt, SwitchAttempt,
 };
 use crate::error::{Error, Result, ValidationError};
 
@@ -25,6 +25,17 @@ fn json<T: serde::de::DeserializeOwned>(r: &Row<'_>, i: usize) -> rusqlite::Resu
 
 fn opt_ms(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<jiff::Timestamp>> {
     r.get::<_, Option<i64>>(i)?.map(from_ms).transpose()
+}
+
+fn event_from_row(r: &Row<'_>) -> rusqlite::Result<Event> {
+    Ok(Event {
+        at: from_ms(r.get(0)?)?,
+        gpu: r.get(1)?,
+        kind: r.get(2)?,
+        code: r.get(3)?,
+        duration_ms: r.get(4)?,
+        detail: r.get(5)?,
+    })
 }
 
 fn run_from_row(r: &Row<'_>) -> rusqlite::Result<Run> {
@@ -296,16 +307,19 @@ impl Store {
             "SELECT at_ms, gpu, kind, code, duration_ms, detail FROM events
              WHERE run_id = ?1 ORDER BY at_ms, id",
         )?;
-        let rows = stmt.query_map([run_id], |r| {
-            Ok(Event {
-                at: from_ms(r.get(0)?)?,
-                gpu: r.get(1)?,
-                kind: r.get(2)?,
-                code: r.get(3)?,
-                duration_ms: r.get(4)?,
-                detail: r.get(5)?,
-            })
-        })?;
+        let rows = stmt.query_map([run_id], event_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A run's events of one kind, without reading the others (a sustain
+    /// run may hold thousands of kernel events that a billing measurement
+    /// does not need).
+    pub fn events_of_kind(&self, run_id: i64, kind: EventKind) -> Result<Vec<Event>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT at_ms, gpu, kind, code, duration_ms, detail FROM events
+             WHERE run_id = ?1 AND kind = ?2 ORDER BY at_ms, id",
+        )?;
+        let rows = stmt.query_map(params![run_id, kind], event_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

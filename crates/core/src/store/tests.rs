@@ -326,6 +326,30 @@ fn atomically_leaves_nothing_behind_on_error() {
     assert!(store.platforms().unwrap().is_empty());
 }
 
+#[test]
+fn events_of_one_kind_are_read_alone_in_time_order() {
+    let store = Store::open_in_memory().unwrap();
+    let run = sample_run(&store);
+    let at = |s: i64| jiff::Timestamp::from_second(s).unwrap();
+    store
+        .add_events(
+            run,
+            &[
+                Event::new(at(30), EventKind::Phase),
+                Event::new(at(10), EventKind::Xid),
+                Event::new(at(20), EventKind::Phase),
+            ],
+        )
+        .unwrap();
+    let phases = store.events_of_kind(run, EventKind::Phase).unwrap();
+    assert_eq!(
+        phases.iter().map(|e| e.at).collect::<Vec<_>>(),
+        [at(20), at(30)]
+    );
+    assert!(phases.iter().all(|e| e.kind == EventKind::Phase));
+    assert_eq!(store.events(run).unwrap().len(), 3);
+}
+
 fn sample_run(store: &Store) -> i64 {
     let p = platform(store, "P");
     store
