@@ -23,6 +23,7 @@ use std::time::Duration;
 use breakpoint_core::domain::{
     LoadScenario, NewRun, Provenance, RunKind, SourceKind, StartupAttempt, StartupOutcome,
 };
+use breakpoint_core::metrics::percentile;
 use breakpoint_core::store::{RunCompletion, Store};
 use jiff::Timestamp;
 use serde::Serialize;
@@ -237,15 +238,6 @@ fn outcome_of(ending: Ending) -> Option<StartupOutcome> {
         // The user stopped it: no evidence about the platform either way.
         Ending::Cancelled | Ending::NotStarted => None,
     }
-}
-
-fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
 }
 
 pub fn summarise(scenario: LoadScenario, records: &[AttemptRecord]) -> Summary {

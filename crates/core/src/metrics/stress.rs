@@ -4,6 +4,7 @@
 //! window only — from the first to the last second the GPU was at least
 //! half busy — so that the load's start and end are not counted as swings.
 
+use super::percentile;
 use crate::samples::{Field, SeriesFrame};
 
 /// The seed's thresholds.
@@ -27,12 +28,6 @@ impl StressFigures {
     }
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let rank = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
-}
-
 /// The figures of one GPU's utilisation series; `None` without readings
 /// or without a loaded window.
 pub fn judge(frame: &SeriesFrame) -> Option<StressFigures> {
@@ -53,7 +48,7 @@ pub fn judge(frame: &SeriesFrame) -> Option<StressFigures> {
     window.sort_by(f64::total_cmp);
     Some(StressFigures {
         at_floor_pct,
-        swing_pct: percentile(&window, 0.95) - percentile(&window, 0.05),
+        swing_pct: percentile(&window, 0.95)? - percentile(&window, 0.05)?,
         samples: window.len(),
     })
 }

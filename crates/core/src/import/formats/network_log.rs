@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::super::ParseContext;
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
+use crate::metrics::percentile;
 
 pub const NETWORK_FORMAT: &str = "breakpoint-network";
 pub const NETWORK_VERSION: u32 = 1;
@@ -56,15 +57,6 @@ pub struct TargetStats {
     /// usual.
     pub jitter_ms: Option<f64>,
     pub loss_pct: f64,
-}
-
-fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
 }
 
 /// Per-target figures of a set of attempts.
