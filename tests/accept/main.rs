@@ -295,3 +295,34 @@ fn a_killed_job_restarted_by_its_supervisor_is_measured_exactly() {
     assert_eq!(drills.len(), 1);
     assert!(drills[0].recovered && drills[0].detected);
 }
+
+#[test]
+fn a_target_the_header_names_but_no_attempt_reached_is_said_not_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"format":"breakpoint-network","version":1,"interval_ms":1000,"targets":["a:1","b:2"]}"#,
+            "\n",
+            r#"{"t":1700000000000,"target":"a:1","ms":2.5}"#,
+            "\n",
+            r#"{"t":1700000001000,"target":"a:1","ms":3.5}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (store, run) = import(&path);
+    let run = store.run(run).unwrap();
+    let targets = run.metadata["network"].as_array().unwrap();
+    assert_eq!(targets.len(), 1);
+    assert_eq!(targets[0]["target"], "a:1");
+    assert_eq!(targets[0]["attempts"], 2);
+    assert!(
+        run.warnings
+            .iter()
+            .any(|w| w == "b:2: named in the header but never attempted"),
+        "{:?}",
+        run.warnings
+    );
+}

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use breakpoint_core::import::bundle::ChecklistItem;
-use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
+use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use breakpoint_core::text::parse_duration;
 use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
@@ -424,15 +424,9 @@ pub fn run(
         let (path, records) = job
             .join()
             .map_err(|_| "the network check failed".to_string())??;
-        let mut targets: Vec<String> = records.iter().map(|r| r.target.clone()).collect();
-        targets.dedup();
-        targets.sort();
-        targets.dedup();
-        for t in targets {
-            let mine: Vec<&NetworkRecord> = records.iter().filter(|r| r.target == t).collect();
-            let s = target_stats(&t, &mine);
+        for s in stats_by_target(&records) {
             checklist.push(ChecklistItem {
-                check: format!("network {t}"),
+                check: format!("network {}", s.target),
                 measured: format!(
                     "p95 {}, jitter {}, loss {:.1} % over {} attempts",
                     s.p95_ms.map_or("–".into(), |v| format!("{v:.1} ms")),

@@ -9,7 +9,7 @@ use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, bundle, failover, ready, stress};
 use breakpoint_campaign::recipe::parse_duration;
-use breakpoint_core::import::formats::network_log::{NetworkRecord, target_stats};
+use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use std::io::IsTerminal;
 
 use breakpoint_probe::{SystemClock, rules};
@@ -447,14 +447,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
     if !ctx.json {
         eprintln!();
     }
-    let stats: Vec<_> = a
-        .targets
-        .iter()
-        .map(|t| {
-            let mine: Vec<&NetworkRecord> = records.iter().filter(|r| &r.target == t).collect();
-            target_stats(t, &mine)
-        })
-        .collect();
+    let stats = stats_by_target(&records);
     let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({

@@ -59,8 +59,25 @@ pub struct TargetStats {
     pub loss_pct: f64,
 }
 
-/// Per-target figures of a set of attempts.
-pub fn target_stats(target: &str, records: &[&NetworkRecord]) -> TargetStats {
+/// Each target's figures, in the order the records first name them.
+pub fn stats_by_target(records: &[NetworkRecord]) -> Vec<TargetStats> {
+    let mut targets: Vec<&str> = Vec::new();
+    for r in records {
+        if !targets.contains(&r.target.as_str()) {
+            targets.push(&r.target);
+        }
+    }
+    targets
+        .into_iter()
+        .map(|t| {
+            let mine: Vec<&NetworkRecord> = records.iter().filter(|r| r.target == t).collect();
+            target_stats(t, &mine)
+        })
+        .collect()
+}
+
+/// One target's figures from its attempts.
+fn target_stats(target: &str, records: &[&NetworkRecord]) -> TargetStats {
     let mut times: Vec<f64> = records.iter().filter_map(|r| r.ms).collect();
     times.sort_by(f64::total_cmp);
     let attempts = records.len() as u64;
@@ -143,14 +160,12 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
             "the network log holds no attempt (stopped before the first round?)".into(),
         ));
     }
-    let stats: Vec<TargetStats> = header
-        .targets
-        .iter()
-        .map(|t| {
-            let mine: Vec<&NetworkRecord> = records.iter().filter(|r| &r.target == t).collect();
-            target_stats(t, &mine)
-        })
-        .collect();
+    let stats = stats_by_target(&records);
+    for t in &header.targets {
+        if !stats.iter().any(|s| &s.target == t) {
+            b.warn(format!("{t}: named in the header but never attempted"));
+        }
+    }
     for s in &stats {
         if s.loss_pct > 0.0 {
             b.warn(format!(
@@ -193,5 +208,26 @@ mod tests {
         assert!((s.p95_ms.unwrap_or(0.0) - 18.1).abs() < 1e-9);
         assert!((s.jitter_ms.unwrap_or(0.0) - 8.1).abs() < 1e-9);
         assert_eq!(s.loss_pct, 5.0);
+    }
+
+    #[test]
+    fn targets_keep_the_order_the_records_first_name_them() {
+        let r = |target: &str, ms: Option<f64>| NetworkRecord {
+            t: 0,
+            target: target.into(),
+            ms,
+            error: ms.is_none().then(|| "refused".into()),
+        };
+        let records = [
+            r("pypi.org:443", Some(30.0)),
+            r("github.com:443", None),
+            r("pypi.org:443", Some(10.0)),
+            r("github.com:443", Some(50.0)),
+        ];
+        let stats = stats_by_target(&records);
+        let names: Vec<&str> = stats.iter().map(|s| s.target.as_str()).collect();
+        assert_eq!(names, ["pypi.org:443", "github.com:443"]);
+        assert_eq!((stats[0].attempts, stats[0].p50_ms), (2, Some(20.0)));
+        assert_eq!((stats[1].ok, stats[1].loss_pct), (1, 50.0));
     }
 }
