@@ -22,7 +22,7 @@ use super::super::super::builder::{LineError, ParseFailure, ParseResult, RunBuil
 use super::super::super::lines::{Line, LineReader};
 use super::super::super::timestamps::parse_epoch;
 use super::super::split_cells;
-use super::documents::{JsonDocuments, Step};
+use super::documents::JsonDocuments;
 use super::{Placer, sample_of, store};
 
 const TOOL: &str = "amd-smi";
@@ -45,18 +45,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         }
         if json.is_open() || (layout.is_none() && text.trim_start().starts_with(['[', '{'])) {
-            match json.push(&line, TOOL)? {
-                Step::Open => {}
-                Step::Whole {
-                    line: first,
-                    documents,
-                } => {
-                    for doc in &documents {
-                        rows += json_document(doc, first, &mut placer, ctx, b)?;
-                    }
-                }
-                Step::Malformed(e) => b.bad_line(&line, e)?,
-            }
+            rows += json.read_line(&line, TOOL, b, |doc, first, b| {
+                json_document(doc, first, &mut placer, ctx, b)
+            })?;
             continue;
         }
         if let Some(t) = ctx.times.parse_date_line(text.trim()) {

@@ -14,7 +14,7 @@ use super::super::super::lines::Line;
 const DOCUMENT_LIMIT: usize = 64 << 20;
 
 /// What a line did to the document being gathered.
-pub(super) enum Step {
+enum Step {
     /// The document goes on past this line.
     Open,
     /// The line closed one or more documents, which began on `line`.
@@ -40,7 +40,7 @@ impl JsonDocuments {
 
     /// Adds a line of a document; `tool` names the output in the refusal
     /// of one too long to be it.
-    pub(super) fn push(&mut self, line: &Line<'_>, tool: &str) -> Result<Step, ParseFailure> {
+    fn push(&mut self, line: &Line<'_>, tool: &str) -> Result<Step, ParseFailure> {
         if self.text.is_empty() {
             self.first_line = line.number;
         }
@@ -84,6 +84,28 @@ impl JsonDocuments {
                 format!("not JSON: {e}"),
             )),
         })
+    }
+
+    /// Adds a line; each document it completes goes to `read`, which
+    /// returns how many readings it stored; a malformed one is a bad line.
+    pub(super) fn read_line(
+        &mut self,
+        line: &Line<'_>,
+        tool: &str,
+        b: &mut RunBuilder<'_>,
+        mut read: impl FnMut(&Value, u64, &mut RunBuilder<'_>) -> Result<u64, ParseFailure>,
+    ) -> Result<u64, ParseFailure> {
+        match self.push(line, tool)? {
+            Step::Open => Ok(0),
+            Step::Whole { line, documents } => {
+                let mut rows = 0;
+                for doc in &documents {
+                    rows += read(doc, line, b)?;
+                }
+                Ok(rows)
+            }
+            Step::Malformed(e) => b.bad_line(line, e).map(|()| 0),
+        }
     }
 
     /// At the end of the input: a document still open was cut off.
