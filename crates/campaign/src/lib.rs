@@ -23,7 +23,7 @@ use std::time::Duration;
 use breakpoint_core::domain::{
     LoadScenario, NewRun, Provenance, RunKind, SourceKind, StartupAttempt, StartupOutcome,
 };
-use breakpoint_core::metrics::percentile;
+use breakpoint_core::stats::percentile;
 use breakpoint_core::store::{RunCompletion, Store};
 use jiff::Timestamp;
 use serde::Serialize;

@@ -37,6 +37,7 @@ pub mod import;
 pub mod metrics;
 pub mod samples;
 pub mod scoring;
+pub mod stats;
 pub mod store;
 pub mod templates;
 pub mod text;

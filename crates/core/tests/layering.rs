@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["text"],
+    &["text", "stats"],
     &["error"],
     &["labelled"],
     &["accelerator"],

@@ -17,7 +17,7 @@ use crate::domain::{Claim, Platform, Run};
 use crate::error::Result;
 use crate::store::Store;
 
-pub use run::{compute_run, percentile};
+pub use run::compute_run;
 
 /// Bump when a computation changes, so cached values are recomputed.
 pub const ENGINE_VERSION: i64 = 1;

@@ -8,6 +8,7 @@ use crate::delivery;
 use crate::domain::{EventKind, ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
 use crate::error::Result;
 use crate::samples::Field;
+use crate::stats::percentile;
 use crate::store::Store;
 
 fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
@@ -16,16 +17,6 @@ fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
         value,
         detail,
     }
-}
-
-/// Linear-interpolated percentile (`q` in 0…1) of sorted values.
-pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
 }
 
 pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
@@ -520,19 +511,5 @@ fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
             m,
             Some(format!("median of {} recoveries", times.len())),
         ));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles_interpolate() {
-        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
-        assert_eq!(percentile(&v, 0.5), Some(3.0));
-        assert_eq!(percentile(&v, 0.95), Some(4.8));
-        assert_eq!(percentile(&[7.0], 0.95), Some(7.0));
-        assert_eq!(percentile(&[], 0.5), None);
     }
 }

@@ -4,8 +4,8 @@
 //! window only — from the first to the last second the GPU was at least
 //! half busy — so that the load's start and end are not counted as swings.
 
-use super::percentile;
 use crate::samples::{Field, SeriesFrame};
+use crate::stats::percentile;
 
 /// The seed's thresholds.
 pub const UTIL_FLOOR_PCT: f64 = 95.0;

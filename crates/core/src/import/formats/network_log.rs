@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::super::ParseContext;
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
-use crate::metrics::percentile;
+use crate::stats::percentile;
 
 pub const NETWORK_FORMAT: &str = "breakpoint-network";
 pub const NETWORK_VERSION: u32 = 1;
