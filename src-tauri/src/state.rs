@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use breakpoint_core::store::Store;
+use breakpoint_report::Lang;
 
 use crate::error::{AppError, AppResult};
 
@@ -27,6 +28,20 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The app's language code, "en" or "zh" (English if the lock was
+    /// poisoned: a label in the wrong language is not worth a failure).
+    pub fn language(&self) -> String {
+        self.language
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_else(|_| "en".into())
+    }
+
+    /// The app's language, for what the report crate draws.
+    pub fn lang(&self) -> Lang {
+        self.language().parse().unwrap_or(Lang::En)
+    }
+
     /// The database the CLI uses too (`BREAKPOINT_DB`, else the OS data dir),
     /// in the OS locale's language.
     pub fn open() -> AppResult<AppState> {

@@ -18,11 +18,7 @@ pub async fn app_info(state: State<'_, AppState>) -> AppResult<AppInfo> {
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").into(),
         db_path: state.db_path.display().to_string(),
-        language: state
-            .language
-            .lock()
-            .map(|l| l.clone())
-            .unwrap_or_else(|_| "en".into()),
+        language: state.language(),
         platforms: info.platforms as u32,
         runs: info.runs as u32,
         demo,

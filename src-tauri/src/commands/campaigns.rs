@@ -12,7 +12,6 @@ use breakpoint_campaign::plan::Images;
 use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, cleanup, new_name, prepare};
 use breakpoint_core::domain::{LoadScenario, SourceKind, StartupOutcome};
-use breakpoint_report::Lang;
 use breakpoint_report::charts::{AttemptStages, stages_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -191,11 +190,7 @@ pub async fn campaign_run<R: Runtime>(
             .into_iter()
             .map(|(stage, c)| format!("{stage}: {c}"))
             .collect(),
-        language: state
-            .language
-            .lock()
-            .map(|l| l.clone())
-            .unwrap_or_else(|_| "en".into()),
+        language: state.language(),
     };
     let asker = consent.inner().clone();
     let allowed = tauri::async_runtime::spawn_blocking(move || asker.ask(&request))
@@ -261,12 +256,7 @@ pub async fn campaign_run<R: Runtime>(
 
 #[tauri::command]
 pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<CampaignRow>> {
-    let lang = state
-        .language
-        .lock()
-        .ok()
-        .and_then(|l| l.parse::<Lang>().ok())
-        .unwrap_or(Lang::En);
+    let lang = state.lang();
     super::off_thread(&state, move |store| {
         let mut rows = Vec::new();
         for platform in store.platforms()? {
@@ -288,7 +278,7 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
                     .filter_map(|a| a.latency_s())
                     .collect();
                 latencies.sort_by(f64::total_cmp);
-                let pct = |q: f64| breakpoint_core::metrics::percentile(&latencies, q);
+                let pct = |q: f64| breakpoint_core::stats::percentile(&latencies, q);
                 let ok = attempts
                     .iter()
                     .filter(|a| a.outcome == StartupOutcome::Ok)

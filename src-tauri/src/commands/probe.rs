@@ -280,11 +280,7 @@ pub async fn probe_run<R: Runtime>(
     let request = WorkloadRequest {
         command: workload.command.clone(),
         dir: workload.dir.clone(),
-        language: state
-            .language
-            .lock()
-            .map(|l| l.clone())
-            .unwrap_or_else(|_| "en".into()),
+        language: state.language(),
     };
     // Claim the probe before asking, so nobody is asked for a run that
     // could not start.

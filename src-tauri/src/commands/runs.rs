@@ -69,12 +69,7 @@ const EVENTS_SHOWN: usize = 100;
 #[tauri::command]
 pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
     // The charts speak the app's language.
-    let lang = state
-        .language
-        .lock()
-        .ok()
-        .and_then(|l| l.parse::<Lang>().ok())
-        .unwrap_or(Lang::En);
+    let lang = state.lang();
     super::off_thread(&state, move |store| detail_of(store, id, lang)).await
 }
 
