@@ -165,6 +165,20 @@ fn a_confirmed_campaign_is_recorded_and_ranks_like_any_evidence() {
     let (_, status, _) = cloud.output(&["campaign", "status"], &[]);
     assert!(status.contains("no instance outstanding"), "{status}");
 
+    // The campaign is listed with what its attempts add up to.
+    let listed = cloud.ws.ok(&["campaign", "list"]);
+    assert!(
+        listed.contains("#1") && listed.contains("Fake cloud") && listed.contains("fake.toml"),
+        "{listed}"
+    );
+    let past = cloud.ws.json(&["campaign", "list"]);
+    assert_eq!(past[0]["run_id"], 1);
+    assert_eq!(past[0]["scenario"], "mixed");
+    assert_eq!(past[0]["ok"], 2);
+    assert_eq!(past[0]["attempts"].as_array().unwrap().len(), 2);
+    assert_eq!(past[0]["failure_rate_pct"], 0.0);
+    assert!(past[0]["p95_s"].as_f64().unwrap() >= past[0]["p50_s"].as_f64().unwrap());
+
     // The report's startup page names the campaign behind the figures.
     let pdf = cloud.ws.dir.path().join("r.pdf");
     cloud

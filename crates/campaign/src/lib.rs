@@ -11,6 +11,7 @@
 //! for whatever the ledger still holds after a crash.
 
 pub mod engine;
+pub mod history;
 pub mod ledger;
 pub mod plan;
 pub mod recipe;

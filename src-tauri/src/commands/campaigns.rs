@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
+use breakpoint_campaign::history::history;
 use breakpoint_campaign::ledger::Ledger;
 use breakpoint_campaign::plan::Images;
 use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, cleanup, new_name, prepare};
-use breakpoint_core::domain::{LoadScenario, SourceKind, StartupOutcome};
+use breakpoint_core::domain::LoadScenario;
 use breakpoint_report::charts::{AttemptStages, stages_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -258,58 +259,34 @@ pub async fn campaign_run<R: Runtime>(
 pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<CampaignRow>> {
     let lang = state.lang();
     super::off_thread(&state, move |store| {
-        let mut rows = Vec::new();
-        for platform in store.platforms()? {
-            for run in store.runs(Some(platform.id))? {
-                if run.source != SourceKind::Campaign {
-                    continue;
-                }
-                let attempts = store.startup_attempts(run.id)?;
-                let c = run.metadata.get("campaign");
-                let text = |key: &str| {
-                    c.and_then(|c| c.get(key))
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("")
-                        .to_string()
-                };
-                let mut latencies: Vec<f64> = attempts
-                    .iter()
-                    .filter(|a| a.outcome == StartupOutcome::Ok)
-                    .filter_map(|a| a.latency_s())
-                    .collect();
-                latencies.sort_by(f64::total_cmp);
-                let pct = |q: f64| breakpoint_core::stats::percentile(&latencies, q);
-                let ok = attempts
-                    .iter()
-                    .filter(|a| a.outcome == StartupOutcome::Ok)
-                    .count();
-                let stages_svg = (!attempts.is_empty())
+        Ok(history(store)?
+            .into_iter()
+            .map(|c| CampaignRow {
+                stages_svg: (!c.attempts.is_empty())
                     .then(|| {
-                        stages_chart(&AttemptStages::of(&attempts), &format!("#{}", run.id), lang)
-                            .ok()
+                        stages_chart(
+                            &AttemptStages::of(&c.attempts),
+                            &format!("#{}", c.run_id),
+                            lang,
+                        )
+                        .ok()
                     })
-                    .flatten();
-                rows.push(CampaignRow {
-                    run_id: run.id,
-                    platform: platform.name.clone(),
-                    name: text("name"),
-                    scenario: text("scenario"),
-                    recipe: run.provenance.file_name.clone().unwrap_or_default(),
-                    started_at: run
-                        .started_at
-                        .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()),
-                    attempts: attempts.len() as u32,
-                    ok: ok as u32,
-                    p50_s: pct(0.5),
-                    p95_s: pct(0.95),
-                    failure_rate_pct: (!attempts.is_empty())
-                        .then(|| 100.0 * (attempts.len() - ok) as f64 / attempts.len() as f64),
-                    stages_svg,
-                });
-            }
-        }
-        rows.sort_by_key(|r| std::cmp::Reverse(r.run_id));
-        Ok(rows)
+                    .flatten(),
+                run_id: c.run_id,
+                platform: c.platform,
+                name: c.name,
+                scenario: c.scenario,
+                recipe: c.recipe,
+                started_at: c
+                    .started_at
+                    .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()),
+                attempts: c.attempts.len() as u32,
+                ok: c.ok as u32,
+                p50_s: c.p50_s,
+                p95_s: c.p95_s,
+                failure_rate_pct: c.failure_rate_pct,
+            })
+            .collect())
     })
     .await
 }

@@ -12,6 +12,9 @@ pub enum CampaignCommand {
     /// Run a campaign: launches instances (after showing the cost estimate
     /// and asking), records a startup run, tears every instance down.
     Run(CampaignRunArgs),
+    /// The campaigns already run: attempts, p50/p95 to first compute,
+    /// failure rate, newest first.
+    List,
     /// Instances the ledger says may still be running.
     Status,
     /// Retry teardown for every instance the ledger still holds (after a

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
+use breakpoint_campaign::history::history;
 use breakpoint_campaign::ledger::Ledger;
 use breakpoint_campaign::plan::{self, Images, Plan, Request};
 use breakpoint_campaign::recipe::{Recipe, parse_duration};
@@ -25,6 +26,7 @@ pub fn run(ctx: &Context, command: CampaignCommand) -> Outcome {
     match command {
         CampaignCommand::Check { recipe } => check(ctx, &recipe),
         CampaignCommand::Run(args) => run_campaign(ctx, args),
+        CampaignCommand::List => list(ctx),
         CampaignCommand::Status => status(ctx),
         CampaignCommand::Cleanup => clean(ctx),
         CampaignCommand::Forget { name } => {
@@ -365,6 +367,50 @@ fn wait(d: Duration, cancel: &AtomicBool) -> bool {
         std::thread::sleep(Duration::from_millis(100).min(end - Instant::now()));
     }
     true
+}
+
+fn list(ctx: &Context) -> Outcome {
+    let past = history(&ctx.store)?;
+    if ctx.json {
+        return Ok(output::print_json(&past)?);
+    }
+    if past.is_empty() {
+        return Ok(output::print(
+            "no campaign yet: `breakpoint campaign run RECIPE` runs one",
+        )?);
+    }
+    let mut t = output::table(&[
+        "run",
+        "platform",
+        "campaign",
+        "scenario",
+        "recipe",
+        "started (UTC)",
+        "attempts",
+        "ok",
+        "p50",
+        "p95",
+        "failure rate",
+    ]);
+    let seconds = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1} s"));
+    for c in &past {
+        t.add_row(vec![
+            format!("#{}", c.run_id),
+            c.platform.clone(),
+            c.name.clone(),
+            c.scenario.clone(),
+            c.recipe.clone(),
+            c.started_at
+                .map_or("–".into(), |t| t.strftime("%Y-%m-%d %H:%M").to_string()),
+            c.attempts.len().to_string(),
+            c.ok.to_string(),
+            seconds(c.p50_s),
+            seconds(c.p95_s),
+            c.failure_rate_pct
+                .map_or("–".into(), |r| format!("{r:.0} %")),
+        ]);
+    }
+    Ok(output::print(&t.to_string())?)
 }
 
 fn status(ctx: &Context) -> Outcome {

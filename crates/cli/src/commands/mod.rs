@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use breakpoint_core::store::{self, Store};
 
-use crate::args::{Cli, Command, PlatformCommand};
+use crate::args::{CampaignCommand, Cli, Command, PlatformCommand};
 
 /// Why a command failed: the core refused (the message names what is
 /// wrong), the output could not be written, or the command line asked for
@@ -115,7 +115,7 @@ pub fn run(cli: Cli) -> Outcome {
             store.wait_for_other_writers()?;
             store
         }
-        (Command::Campaign(_), db) => {
+        (Command::Campaign(c), db) if !matches!(c, CampaignCommand::List) => {
             // Status and cleanup need the ledger, not the database.
             let path = database_path(db)?;
             db_file = Some(path.clone());
