@@ -4,12 +4,15 @@
 //! format the importer reads, so its results come back to the workstation
 //! as files and enter the ranking like any evidence.
 //!
-//! Done so far: network stability ([`network`]), the billing probe
-//! ([`billing`]), the failover drill ([`failover`]); stress stability runs
-//! the user's load through the probe.
+//! The checks: readiness at boot ([`ready`]), stress stability
+//! ([`stress`], the user's load under the probe), the billing probe
+//! ([`billing`]), the failover drill ([`failover`]), numeric drift and
+//! operator coverage ([`drift`]) and network stability ([`network`]); a
+//! [`plan`] runs several and packs their logs into a [`bundle`].
 
 pub mod billing;
 pub mod bundle;
+pub mod drift;
 pub mod failover;
 pub mod network;
 pub mod plan;

@@ -150,6 +150,8 @@ impl Command {
             Command::Accept(AcceptCommand::Failover(a)) => a.import,
             Command::Accept(AcceptCommand::All(_)) => false,
             Command::Accept(AcceptCommand::Ready(a)) => a.import,
+            Command::Accept(AcceptCommand::Drift(a)) => a.import,
+            Command::Accept(AcceptCommand::Operators(_)) => false,
         }
     }
 }

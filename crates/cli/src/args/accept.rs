@@ -22,12 +22,76 @@ pub enum AcceptCommand {
     /// Kill a running training job as a fault would (SIGKILL) and measure
     /// whether and how fast it comes back, and the progress lost.
     Failover(AcceptFailoverArgs),
+    /// Run the reference operator suite here (PyTorch on the GPU or NPU,
+    /// else NumPy on the CPU) and save every operator's output: a
+    /// reference for `accept drift` on other platforms.
+    Operators(AcceptOperatorsArgs),
+    /// Compare this platform's operator outputs with a reference
+    /// platform's: relative L2 and largest error per operator, and the
+    /// operators within a tolerance (numeric drift, operator coverage).
+    Drift(AcceptDriftArgs),
     /// Run at boot: the kernel's boot → the driver answering → a first
     /// computation, as a startup attempt.
     Ready(AcceptReadyArgs),
     /// Every check a plan names (docs/acceptance.md), then a one-page
     /// checklist and one bundle file that `breakpoint import` takes whole.
     All(AcceptAllArgs),
+}
+
+/// How the operator suite runs here.
+#[derive(Debug, Args, Clone)]
+pub struct SuiteArgs {
+    /// The Python to run it with (one with PyTorch, or at least NumPy).
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+    /// Where it runs: the best device here, or the one named.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "cuda", "npu", "cpu", "numpy"])]
+    pub device: String,
+    /// Give up after this long.
+    #[arg(long, default_value = "10m")]
+    pub suite_timeout: String,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptOperatorsArgs {
+    /// The outputs document to write; %N host, %T start time
+    /// [default: operators-%N-%T.json].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Seed of the suite's inputs (both sides of a comparison need the same).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the suite (a Python script) here instead of running it, to run
+    /// it by hand: `python3 FILE -o outputs.json`.
+    #[arg(long, conflicts_with = "output")]
+    pub write_script: Option<PathBuf>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptDriftArgs {
+    /// The reference platform's outputs (`accept operators` there).
+    #[arg(long)]
+    pub reference: PathBuf,
+    /// This platform's outputs; by default the suite runs here now, with
+    /// the reference's seed.
+    #[arg(long)]
+    pub outputs: Option<PathBuf>,
+    /// An operator passes when its relative L2 error is at most this.
+    #[arg(long, default_value_t = breakpoint_accept::drift::DEFAULT_TOLERANCE)]
+    pub tolerance: f64,
+    /// The drift log to write; %N host, %T start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The platform the comparison is about (where --import puts it).
+    #[arg(long)]
+    pub platform: Option<String>,
+    /// Import the drift log into the database when the comparison ends.
+    #[arg(long, requires = "platform")]
+    pub import: bool,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -81,6 +81,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if first.contains("\"breakpoint-network\"") {
         return Some(Format::NetworkLog);
     }
+    if text.contains("\"breakpoint-drift\"") {
+        return Some(Format::DriftLog);
+    }
     if first.contains("\"__REALTIME_TIMESTAMP\"") {
         return Some(Format::KernelLog);
     }
@@ -436,6 +439,10 @@ mod tests {
             (
                 "{\"format\":\"breakpoint-network\",\"version\":1,\"interval_ms\":5000,\"targets\":[]}\n",
                 Format::NetworkLog,
+            ),
+            (
+                "{\n  \"format\": \"breakpoint-drift\",\n  \"version\": 1,\n",
+                Format::DriftLog,
             ),
             (
                 "{\"timestamp\": \"2024-06-01T11:27:05\", \"power\": 248.5, \"temp\": 71}\n",

@@ -49,6 +49,7 @@ labelled_enum! {
     pub enum Format ("format") {
         ProbeLog => "probe-log",
         NetworkLog => "network-log",
+        DriftLog => "drift-log",
         ScriptLog => "script-log",
         SmiCsv => "nvidia-smi-csv",
         SmiDmon => "nvidia-smi-dmon",
@@ -82,7 +83,7 @@ impl Format {
                 RunKind::Delivery
             }
             Format::StartupTable => RunKind::Startup,
-            Format::SwitchTable => RunKind::Switch,
+            Format::SwitchTable | Format::DriftLog => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,
             Format::BillingTable | Format::BillingEvents => RunKind::Billing,
             _ => RunKind::Sustain,

@@ -26,6 +26,7 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     network(run, &mut out);
     sustain_metrics(store, run, &mut out)?;
     switch(&store.switch_attempts(run.id)?, &mut out);
+    operator_suite(run, &mut out);
     drills(&store.fault_drills(run.id)?, &mut out);
     Ok(out)
 }
@@ -486,6 +487,71 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
             "switch.op_coverage_pct",
             100.0 * passed as f64 / total as f64,
             Some(format!("{passed} of {total} operators")),
+        ));
+    }
+}
+
+/// Numeric drift and operator coverage of a drift log (`metadata.operators`,
+/// one entry per operator of the reference suite): the median relative L2
+/// error over the operators compared, and the share that passed.
+fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
+    let Some(operators) = run.metadata.get("operators").and_then(|v| v.as_array()) else {
+        return;
+    };
+    fn name(o: &serde_json::Value) -> &str {
+        o.get("operator").and_then(|v| v.as_str()).unwrap_or("?")
+    }
+    let tolerance = run
+        .metadata
+        .get("drift")
+        .and_then(|d| d.get("tolerance"))
+        .and_then(serde_json::Value::as_f64);
+    let compared: Vec<(&str, f64)> = operators
+        .iter()
+        .filter_map(|o| Some((name(o), o.get("rel_l2")?.as_f64()?)))
+        .collect();
+    let mut errors: Vec<f64> = compared.iter().map(|(_, e)| *e).collect();
+    if let (Some(m), Some((worst, worst_error))) = (
+        median(&mut errors),
+        compared.iter().max_by(|a, b| a.1.total_cmp(&b.1)),
+    ) {
+        let above = tolerance.map_or(0, |t| compared.iter().filter(|(_, e)| *e > t).count());
+        out.push(value(
+            "switch.drift_rel_l2",
+            m,
+            Some(format!(
+                "median of {} operators; worst {worst} {worst_error:.1e}{}",
+                compared.len(),
+                if above > 0 {
+                    format!("; {above} above the tolerance")
+                } else {
+                    String::new()
+                }
+            )),
+        ));
+    }
+    let passed = operators
+        .iter()
+        .filter(|o| o.get("passed").and_then(|v| v.as_bool()) == Some(true))
+        .count();
+    if !operators.is_empty() {
+        let failed: Vec<&str> = operators
+            .iter()
+            .filter(|o| o.get("passed").and_then(|v| v.as_bool()) != Some(true))
+            .map(name)
+            .collect();
+        out.push(value(
+            "switch.op_coverage_pct",
+            100.0 * passed as f64 / operators.len() as f64,
+            Some(format!(
+                "{passed} of {} operators{}",
+                operators.len(),
+                if failed.is_empty() {
+                    String::new()
+                } else {
+                    format!("; failed: {}", failed.join(", "))
+                }
+            )),
         ));
     }
 }

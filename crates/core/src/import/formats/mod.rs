@@ -5,6 +5,7 @@ mod amd;
 mod cnmon;
 mod dcgm_diag;
 mod dmon;
+pub mod drift_log;
 mod gpustat;
 pub(crate) mod kernel_log;
 pub(crate) mod lspci;
@@ -35,6 +36,7 @@ pub fn parse<R: BufRead>(
     match format {
         Format::ProbeLog => probe_log::parse(input, ctx, b),
         Format::NetworkLog => network_log::parse(input, ctx, b),
+        Format::DriftLog => drift_log::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),
