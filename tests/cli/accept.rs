@@ -229,6 +229,15 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         .spawn()
         .unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let reference = dir.join("reference-operators.json");
+    ws.ok(&[
+        "accept",
+        "operators",
+        "--device",
+        "numpy",
+        "-o",
+        reference.to_str().unwrap(),
+    ]);
     let plan = dir.join("plan.toml");
     std::fs::write(
         &plan,
@@ -238,9 +247,11 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
              [network]\ntargets = [\"{}\"]\nevery = \"200ms\"\n\
              [stress]\ncommand = [\"sleep\", \"30\"]\nduration = \"2s\"\ninterval = \"100ms\"\n\
              [billing_probe]\ninstance = \"i-9\"\nseconds = \"1s\"\n\
-             [failover]\nlog = \"{}\"\njob = \"train.sh\"\nafter = \"1s\"\nwindow = \"10s\"\n",
+             [failover]\nlog = \"{}\"\njob = \"train.sh\"\nafter = \"1s\"\nwindow = \"10s\"\n\
+             [drift]\nreference = \"{}\"\ndevice = \"numpy\"\n",
             listener.local_addr().unwrap(),
-            log.display()
+            log.display(),
+            reference.display()
         ),
     )
     .unwrap();
@@ -274,16 +285,21 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "billing probe",
         "failover drill",
         "network 127.0.0.1",
+        "numeric drift",
     ] {
         assert!(stdout.contains(check), "{check} missing: {stdout}");
     }
-    assert!(stdout.contains("(5 logs)"), "{stdout}");
+    assert!(stdout.contains("(6 logs)"), "{stdout}");
+    assert!(
+        bundle.with_extension("operators.json").exists(),
+        "this platform's outputs are kept beside the bundle"
+    );
 
     // On the workstation: one import brings the whole run in.
     let station = Workspace::new();
     station.ok(&["platform", "add", "Lab"]);
     let imported = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
-    assert_eq!(imported.matches("→ run").count(), 5, "{imported}");
+    assert_eq!(imported.matches("→ run").count(), 6, "{imported}");
     let runs = station.json(&["runs", "list"]);
     let formats: Vec<&str> = runs
         .as_array()
@@ -297,6 +313,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "billing-events",
         "fault-drills",
         "network-log",
+        "drift-log",
     ] {
         assert!(formats.contains(&f), "{f} not imported: {formats:?}");
     }
@@ -304,12 +321,14 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let again = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
     assert_eq!(
         station.json(&["runs", "list"]).as_array().unwrap().len(),
-        5,
+        6,
         "{again}"
     );
-    // The cells it measured: startup, sustain, billing.
+    // The cells it measured: startup, sustain, switch.
     let explain = station.ok(&["explain", "Lab"]);
     for key in [
+        "switch.drift_rel_l2",
+        "switch.op_coverage_pct",
         "startup.baseline_p50_s",
         "sustain.stress_util_floor_pct",
         "sustain.resume_success_pct",
@@ -356,4 +375,143 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     );
     assert!(fresh.json(&["runs", "list"]).as_array().unwrap().is_empty());
     drop(listener);
+}
+
+/// The operator suite on NumPy twice: identical outputs, no drift; then a
+/// copy with one operator scaled by 1 + 1e-3 and another that failed is
+/// caught operator by operator, and the import fills the switch cells.
+#[test]
+fn numeric_drift_is_zero_between_identical_runs_and_a_planted_error_is_caught() {
+    use base64::Engine;
+
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let dir = ws.dir.path();
+    let reference = dir.join("reference.json");
+    let out = ws.ok(&[
+        "accept",
+        "operators",
+        "--device",
+        "numpy",
+        "-o",
+        reference.to_str().unwrap(),
+    ]);
+    assert!(out.contains("14 of 14 operators ran"), "{out}");
+
+    // The suite run again here, compared with the reference: identical.
+    let same = ws.json(&[
+        "accept",
+        "drift",
+        "--reference",
+        reference.to_str().unwrap(),
+        "--device",
+        "numpy",
+        "-o",
+        dir.join("same.json").to_str().unwrap(),
+    ]);
+    let operators = same["comparison"]["operators"].as_array().unwrap();
+    assert_eq!(operators.len(), 14);
+    for o in operators {
+        assert_eq!(o["rel_l2"], 0.0, "{o}");
+        assert_eq!(o["passed"], true, "{o}");
+    }
+
+    // Plant: conv2d's output scaled by 1 + 1e-3 (a relative L2 error of
+    // exactly 1e-3), and gru failed as an unsupported operator would.
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&reference).unwrap()).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    for op in doc["operators"].as_array_mut().unwrap() {
+        match op["name"].as_str().unwrap() {
+            "conv2d" => {
+                let bytes = b64.decode(op["data"].as_str().unwrap()).unwrap();
+                let scaled: Vec<u8> = bytes
+                    .chunks_exact(4)
+                    .flat_map(|c| {
+                        let v = f64::from(f32::from_le_bytes(c.try_into().unwrap()));
+                        ((v * (1.0 + 1e-3)) as f32).to_le_bytes()
+                    })
+                    .collect();
+                op["data"] = b64.encode(scaled).into();
+            }
+            "gru" => {
+                *op = serde_json::json!({"name": "gru", "error": "RuntimeError: GRU is not supported"});
+            }
+            _ => {}
+        }
+    }
+    let planted = dir.join("planted.json");
+    std::fs::write(&planted, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = ws
+        .cmd(&[
+            "accept",
+            "drift",
+            "--reference",
+            reference.to_str().unwrap(),
+            "--outputs",
+            planted.to_str().unwrap(),
+            "-o",
+            dir.join("drift.json").to_str().unwrap(),
+            "--platform",
+            "Lab",
+            "--import",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "failed operators fail the check");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by = |name: &str| {
+        report["comparison"]["operators"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["operator"] == name)
+            .unwrap()
+            .clone()
+    };
+    let conv = by("conv2d");
+    // float32 rounding of the scaled values moves the figure a little.
+    assert!(
+        (conv["rel_l2"].as_f64().unwrap() - 1e-3).abs() < 1e-6,
+        "{conv}"
+    );
+    assert_eq!(conv["passed"], false);
+    assert_eq!(by("gru")["passed"], false);
+    assert!(
+        by("gru")["note"]
+            .as_str()
+            .unwrap()
+            .contains("not supported")
+    );
+    assert_eq!(by("matmul")["rel_l2"], 0.0);
+    assert!(report["imported"].as_str().unwrap().contains("run 1"));
+
+    let explain = ws.ok(&["explain", "Lab", "switch"]);
+    assert!(
+        explain.contains("12 of 14 operators; failed: conv2d, gru"),
+        "{explain}"
+    );
+    assert!(explain.contains("worst conv2d 1.0e-3"), "{explain}");
+
+    // A reference from other inputs is refused with the way out.
+    doc["seed"] = 7.into();
+    std::fs::write(&planted, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = ws
+        .cmd(&[
+            "accept",
+            "drift",
+            "--reference",
+            reference.to_str().unwrap(),
+            "--outputs",
+            planted.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("seed 1 and 7"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

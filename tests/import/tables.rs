@@ -1,5 +1,5 @@
 use breakpoint_core::domain::{EventKind, FaultKind, ImageState, LoadScenario, StartupOutcome};
-use breakpoint_core::import::Format;
+use breakpoint_core::import::{Format, import_file};
 
 use crate::util::*;
 
@@ -91,4 +91,37 @@ fn switch_attempts_fault_drills_and_billing() {
         .map(|(_, d)| d)
         .sum();
     assert_eq!(io_wait, (20 * 60 + 14 * 60 + 42) * 1000);
+}
+
+#[test]
+fn a_drift_log_keeps_each_operator_and_a_cut_off_one_is_refused() {
+    let (imported, r) = import("drift/torch-cpu-vs-numpy.json", |_| {});
+    assert_eq!(
+        (r.format, r.kind.as_str(), r.records),
+        (Format::DriftLog, "switch", 14)
+    );
+    let run = imported.run(r.run_id).unwrap();
+    let operators = run.metadata["operators"].as_array().unwrap();
+    let conv = operators
+        .iter()
+        .find(|o| o["operator"] == "conv2d")
+        .unwrap();
+    assert_eq!(conv["rel_l2"].as_f64(), Some(1.4495756312126062e-7));
+    assert_eq!(
+        run.metadata["drift"]["reference"]["framework"],
+        "numpy 2.4.6"
+    );
+    assert_eq!(run.metadata["drift"]["tolerance"], 1e-4);
+
+    // Cut off mid-way (a copy interrupted): refused, nothing stored.
+    let text = std::fs::read_to_string(fixture("drift/torch-cpu-vs-numpy.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("drift.json");
+    std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
+    let (empty, platform) = store();
+    let e = import_file(&empty, &cut, &utc_options(platform), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a drift log") && e.contains("line "), "{e}");
+    assert!(empty.runs(None).unwrap().is_empty(), "nothing stored");
 }

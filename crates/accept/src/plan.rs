@@ -23,6 +23,10 @@
 //! job = "train.py"
 //! after = "30s"
 //! window = "2m"
+//!
+//! [drift]
+//! reference = "operators-lab-a100.json"
+//! tolerance = 1e-4
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -37,7 +41,7 @@ use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
 use crate::bundle::Log;
-use crate::{billing, failover, network, ready, stress};
+use crate::{billing, drift, failover, network, ready, stress};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +52,17 @@ struct RawPlan {
     stress: Option<RawStress>,
     billing_probe: Option<RawBilling>,
     failover: Option<RawFailover>,
+    drift: Option<RawDrift>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDrift {
+    reference: PathBuf,
+    tolerance: Option<f64>,
+    python: Option<String>,
+    device: Option<String>,
+    timeout: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,6 +118,17 @@ pub struct Plan {
     pub stress: Option<(Vec<String>, Duration, u32)>,
     pub billing: Option<billing::Plan>,
     pub failover: Option<failover::Options>,
+    pub drift: Option<DriftPlan>,
+}
+
+/// The drift check: the reference platform's outputs (read when the plan
+/// is checked), the tolerance, and how the suite runs here.
+#[derive(Debug, Clone)]
+pub struct DriftPlan {
+    pub reference: drift::Outputs,
+    pub reference_sha256: String,
+    pub tolerance: f64,
+    pub suite: drift::SuiteRun,
 }
 
 /// Read and check a plan; one message naming the file and what is wrong.
@@ -198,14 +224,47 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
             })
         }
     };
+    let drift = match raw.drift {
+        None => None,
+        Some(d) => {
+            let (reference, reference_sha256) = drift::read_outputs(&d.reference)
+                .map_err(|e| format!("{file}: drift.reference: {e}"))?;
+            let tolerance = d.tolerance.unwrap_or(drift::DEFAULT_TOLERANCE);
+            if !(tolerance.is_finite() && tolerance > 0.0) {
+                return Err(format!(
+                    "{file}: drift.tolerance = {tolerance} must be a positive number"
+                ));
+            }
+            let device = d.device.unwrap_or_else(|| "auto".into());
+            if !drift::DEVICES.contains(&device.as_str()) {
+                return Err(format!(
+                    "{file}: drift.device = \"{device}\": one of {}",
+                    drift::DEVICES.join(", ")
+                ));
+            }
+            let seed = reference.seed;
+            Some(DriftPlan {
+                reference,
+                reference_sha256,
+                tolerance,
+                suite: drift::SuiteRun {
+                    python: d.python.unwrap_or_else(|| "python3".into()),
+                    device,
+                    seed,
+                    timeout: duration("drift.timeout", &d.timeout, 600)?,
+                },
+            })
+        }
+    };
     if ready.is_none()
         && network.is_none()
         && stress.is_none()
         && billing.is_none()
         && failover.is_none()
+        && drift.is_none()
     {
         return Err(format!(
-            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover])"
+            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift])"
         ));
     }
     Ok(Plan {
@@ -215,14 +274,18 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
         stress,
         billing,
         failover,
+        drift,
     })
 }
 
-/// What a run of the plan produced: the logs for the bundle and the
-/// checklist.
+/// What a run of the plan produced: the logs for the bundle, the
+/// checklist, and this platform's operator outputs (kept beside the
+/// bundle, not in it: they are a reference for other platforms, not
+/// evidence to import).
 pub struct Results {
     pub logs: Vec<Log>,
     pub checklist: Vec<ChecklistItem>,
+    pub operator_outputs: Option<PathBuf>,
 }
 
 /// Run the plan's checks in `dir` (the logs are written there first). The
@@ -419,6 +482,46 @@ pub fn run(
             bytes,
         });
     }
+    let mut operator_outputs = None;
+    if let Some(d) = &plan.drift {
+        say(&format!(
+            "numeric drift: the operator suite ({}) against {} on {}",
+            d.suite.device, d.reference.framework, d.reference.device
+        ));
+        let outputs_path = dir.join("operators.json");
+        let (outputs, sha256) = drift::run_suite(&d.suite, &outputs_path)?;
+        let log = drift::compare(
+            (&d.reference, &d.reference_sha256),
+            (&outputs, &sha256),
+            d.tolerance,
+            jiff::Timestamp::now(),
+        )?;
+        let (passed, total) = log.coverage();
+        checklist.push(ChecklistItem {
+            check: "numeric drift".into(),
+            measured: format!(
+                "{passed} of {total} operators within tolerance{}",
+                log.drift()
+                    .map(|(median, (worst, e))| format!(
+                        "; median rel. L2 {median:.1e}, worst {worst} {e:.1e}"
+                    ))
+                    .unwrap_or_default()
+            ),
+            threshold: format!(
+                "every operator runs, rel. L2 ≤ {:.0e} against {} (seed 003 §3.3)",
+                d.tolerance, d.reference.device
+            ),
+            passed: Some(passed == total),
+        });
+        let mut bytes = serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        logs.push(Log {
+            name: "drift.json".into(),
+            check: "drift".into(),
+            bytes,
+        });
+        operator_outputs = Some(outputs_path);
+    }
     if let Some(job) = network_job {
         network_stop.store(true, Ordering::Relaxed);
         let (path, records) = job
@@ -444,7 +547,11 @@ pub fn run(
             bytes: std::fs::read(&path).map_err(io)?,
         });
     }
-    Ok(Results { logs, checklist })
+    Ok(Results {
+        logs,
+        checklist,
+        operator_outputs,
+    })
 }
 
 #[cfg(test)]

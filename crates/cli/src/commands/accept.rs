@@ -168,7 +168,7 @@ fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
             text.push_str(&format!("not compared: {}: {}\n", n.operator, n.reason));
         }
         match log.drift() {
-            Some((_, (_, worst))) if worst == 0.0 => {
+            Some((_, (_, 0.0))) => {
                 text.push_str("numeric drift: none, every output equals the reference's\n")
             }
             Some((median, (worst, worst_error))) => text.push_str(&format!(
@@ -294,10 +294,25 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
         results.checklist,
     )
     .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", bundle_path.display())))?;
+    // This platform's operator outputs outlive the scratch folder: they are
+    // the reference when the next platform is compared with this one.
+    let operator_outputs = match &results.operator_outputs {
+        Some(from) => {
+            let to = bundle_path.with_extension("operators.json");
+            std::fs::rename(from, &to)
+                .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", to.display())))?;
+            Some(to)
+        }
+        None => None,
+    };
     let _ = std::fs::remove_dir_all(&work);
     let failed = manifest.checklist.iter().any(|c| c.passed == Some(false));
     if ctx.json {
-        output::print_json(&serde_json::json!({ "bundle": bundle_path, "manifest": manifest }))?;
+        output::print_json(&serde_json::json!({
+            "bundle": bundle_path,
+            "manifest": manifest,
+            "operator_outputs": operator_outputs,
+        }))?;
     } else {
         let mut t = output::table(&["check", "measured", "threshold", "verdict"]);
         for c in &manifest.checklist {
@@ -321,6 +336,12 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
             bundle_path.display(),
             manifest.entries.len()
         ))?;
+        if let Some(path) = &operator_outputs {
+            output::print(&format!(
+                "kept this platform's operator outputs in {}: a reference for `accept drift` elsewhere\n",
+                path.display()
+            ))?;
+        }
     }
     if failed {
         Err(Failure::Reported)

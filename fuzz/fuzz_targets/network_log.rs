@@ -1,0 +1,8 @@
+#![no_main]
+//! Any bytes given to the network log importer: an import or a refusal, never a panic.
+
+use breakpoint_core::import::Format;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    breakpoint_fuzz_support::import(data, Format::NetworkLog);
+});
