@@ -340,6 +340,19 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         );
     }
 
+    // The checklist as the instance printed it, with the runs it became.
+    let sheets = station.json(&["accept", "checklists", "Lab"]);
+    let bundle_sheet = &sheets[0]["bundles"][0];
+    assert_eq!(bundle_sheet["host"], "node-9");
+    assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 6);
+    let checks: Vec<&str> = bundle_sheet["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    assert!(checks.contains(&"numeric drift"), "{checks:?}");
+
     // The report's acceptance page shows the checklist the instance printed.
     let pdf = dir.join("report.pdf");
     station.ok(&["report", "-o", pdf.to_str().unwrap(), "--samples", "100"]);

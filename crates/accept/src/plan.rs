@@ -501,11 +501,12 @@ pub fn run(
             check: "numeric drift".into(),
             measured: format!(
                 "{passed} of {total} operators within tolerance{}",
-                log.drift()
-                    .map(|(median, (worst, e))| format!(
-                        "; median rel. L2 {median:.1e}, worst {worst} {e:.1e}"
-                    ))
-                    .unwrap_or_default()
+                match log.drift() {
+                    Some((_, (_, 0.0))) => "; every output equals the reference's".into(),
+                    Some((median, (worst, e))) =>
+                        format!("; median rel. L2 {median:.1e}, worst {worst} {e:.1e}"),
+                    None => String::new(),
+                }
             ),
             threshold: format!(
                 "every operator runs, rel. L2 ≤ {:.0e} against {} (seed 003 §3.3)",

@@ -151,7 +151,7 @@ impl Command {
             Command::Accept(AcceptCommand::All(_)) => false,
             Command::Accept(AcceptCommand::Ready(a)) => a.import,
             Command::Accept(AcceptCommand::Drift(a)) => a.import,
-            Command::Accept(AcceptCommand::Operators(_)) => false,
+            Command::Accept(AcceptCommand::Operators(_) | AcceptCommand::Checklists(_)) => false,
         }
     }
 }

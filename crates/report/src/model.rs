@@ -9,6 +9,7 @@ use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::usecases::acceptance::checklists;
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
@@ -152,31 +153,11 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
                 events: store.events(run.id)?,
             });
         }
-        for run in &platform_runs {
-            let Some(b) = run.metadata.get("acceptance_bundle") else {
-                continue;
-            };
-            let text = |k: &str| b.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_string();
-            let title = format!(
-                "{} ({}, {})",
-                text("file"),
-                text("host"),
-                text("created_at")
-            );
-            if acceptance
-                .iter()
-                .any(|a| a.platform == platform.name && a.title == title)
-            {
-                continue;
-            }
-            let checklist: Vec<ChecklistItem> = b
-                .get("checklist")
-                .and_then(|c| serde_json::from_value(c.clone()).ok())
-                .unwrap_or_default();
+        for sheet in checklists(store, platform.id)? {
             acceptance.push(AcceptanceSheet {
                 platform: platform.name.clone(),
-                title,
-                checklist,
+                title: sheet.title(),
+                checklist: sheet.checklist,
             });
         }
         let evidence = hardware::of_platform(store, platform.id)?;

@@ -36,6 +36,22 @@ pub enum AcceptCommand {
     /// Every check a plan names (docs/acceptance.md), then a one-page
     /// checklist and one bundle file that `breakpoint import` takes whole.
     All(AcceptAllArgs),
+    /// On the workstation: the checklists of the acceptance bundles
+    /// imported, per platform.
+    Checklists(AcceptChecklistsArgs),
+}
+
+impl AcceptCommand {
+    /// Reads the workstation's database (the checks themselves need none).
+    pub fn reads_database(&self) -> bool {
+        matches!(self, AcceptCommand::Checklists(_))
+    }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptChecklistsArgs {
+    /// Only this platform's (default: every platform's).
+    pub platform: Option<String>,
 }
 
 /// How the operator suite runs here.

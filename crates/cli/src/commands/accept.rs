@@ -10,14 +10,16 @@ use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, bundle, drift, failover, ready, stress};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
+use breakpoint_core::usecases::acceptance;
 use std::io::IsTerminal;
 
 use breakpoint_probe::{SystemClock, rules};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{
-    AcceptAllArgs, AcceptBillingArgs, AcceptCommand, AcceptDriftArgs, AcceptFailoverArgs,
-    AcceptNetworkArgs, AcceptOperatorsArgs, AcceptReadyArgs, AcceptStressArgs, SuiteArgs,
+    AcceptAllArgs, AcceptBillingArgs, AcceptChecklistsArgs, AcceptCommand, AcceptDriftArgs,
+    AcceptFailoverArgs, AcceptNetworkArgs, AcceptOperatorsArgs, AcceptReadyArgs, AcceptStressArgs,
+    SuiteArgs,
 };
 use crate::output;
 
@@ -31,7 +33,71 @@ pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
         AcceptCommand::Ready(args) => ready_check(ctx, args),
         AcceptCommand::Operators(args) => operators(ctx, args),
         AcceptCommand::Drift(args) => drift_check(ctx, args),
+        AcceptCommand::Checklists(args) => checklists(ctx, args),
     }
+}
+
+fn verdict(passed: Option<bool>) -> String {
+    match passed {
+        Some(true) => "pass".into(),
+        Some(false) => "FAIL".into(),
+        None => "–".into(),
+    }
+}
+
+fn checklists(ctx: &Context, a: AcceptChecklistsArgs) -> Outcome {
+    let platforms = match &a.platform {
+        Some(name) => vec![ctx.store.platform(name)?],
+        None => ctx.store.platforms()?,
+    };
+    let mut all = Vec::new();
+    for p in platforms {
+        let sheets = acceptance::checklists(&ctx.store, p.id)?;
+        if !sheets.is_empty() {
+            all.push((p.name, sheets));
+        }
+    }
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!(
+            all.iter()
+                .map(|(p, s)| serde_json::json!({ "platform": p, "bundles": s }))
+                .collect::<Vec<_>>()
+        ))?);
+    }
+    if all.is_empty() {
+        return Ok(output::print(
+            "no acceptance bundle imported yet: run `breakpoint accept all --plan …` on an instance and import the bundle it writes\n",
+        )?);
+    }
+    let mut text = String::new();
+    for (platform, sheets) in &all {
+        for sheet in sheets {
+            let mut t = output::table(&["check", "measured", "threshold", "verdict"]);
+            for c in &sheet.checklist {
+                t.add_row(vec![
+                    c.check.clone(),
+                    c.measured.clone(),
+                    c.threshold.clone(),
+                    verdict(c.passed),
+                ]);
+            }
+            text.push_str(&format!(
+                "{platform}: {} — runs {}{}\n{t}\n\n",
+                sheet.title(),
+                sheet
+                    .runs
+                    .iter()
+                    .map(|r| format!("#{r}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                match sheet.failed() {
+                    0 => String::new(),
+                    n => format!(" — {n} failed"),
+                }
+            ));
+        }
+    }
+    Ok(output::print(&text)?)
 }
 
 fn suite_run(a: &SuiteArgs, seed: u64) -> Result<drift::SuiteRun, Failure> {
@@ -320,11 +386,7 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
                 c.check.clone(),
                 c.measured.clone(),
                 c.threshold.clone(),
-                match c.passed {
-                    Some(true) => "pass".into(),
-                    Some(false) => "FAIL".into(),
-                    None => "–".into(),
-                },
+                verdict(c.passed),
             ]);
         }
         output::print(&format!(

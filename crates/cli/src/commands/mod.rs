@@ -96,7 +96,9 @@ pub fn run(cli: Cli) -> Outcome {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
         // A check that imports nothing needs no database: on a rented
         // instance there is none.
-        (Command::Accept(_), _) if !cli.command.writes() => Store::open_in_memory()?,
+        (Command::Accept(c), _) if !cli.command.writes() && !c.reads_database() => {
+            Store::open_in_memory()?
+        }
         // Built into the binary: no database needed.
         (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,

@@ -4,7 +4,10 @@
 
 use std::path::Path;
 
+use serde::Serialize;
+
 use crate::domain::{Platform, PlatformKind, SourceKind};
+use crate::import::bundle::ChecklistItem;
 use crate::import::{ImportError, ImportOptions, ImportOutcome, import_file};
 use crate::metrics::stress::{self, StressFigures};
 use crate::samples::Field;
@@ -32,4 +35,73 @@ pub fn stress_of_log(path: &Path) -> Result<Vec<(u32, StressFigures)>, ImportErr
         }
     }
     Ok(out)
+}
+
+/// One acceptance run as it came in: the bundle's name, the host that made
+/// it and when, the checklist the instance printed, and the runs imported
+/// from it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AcceptanceSheet {
+    pub file: Option<String>,
+    pub host: Option<String>,
+    pub created_at: Option<jiff::Timestamp>,
+    pub checklist: Vec<ChecklistItem>,
+    pub runs: Vec<i64>,
+}
+
+impl AcceptanceSheet {
+    /// "acceptance-node-3.tar (node-3, 2026-06-01 08:00:00 UTC)".
+    pub fn title(&self) -> String {
+        format!(
+            "{} ({}, {})",
+            self.file.as_deref().unwrap_or("?"),
+            self.host.as_deref().unwrap_or("?"),
+            self.created_at.map_or("?".into(), |t| t
+                .strftime("%Y-%m-%d %H:%M:%S UTC")
+                .to_string())
+        )
+    }
+
+    /// Checks that failed, of those with a verdict.
+    pub fn failed(&self) -> usize {
+        self.checklist
+            .iter()
+            .filter(|c| c.passed == Some(false))
+            .count()
+    }
+}
+
+/// The acceptance runs imported for a platform, oldest bundle first: one
+/// sheet per bundle however many of its logs became runs.
+pub fn checklists(store: &Store, platform_id: i64) -> crate::Result<Vec<AcceptanceSheet>> {
+    let mut sheets: Vec<AcceptanceSheet> = Vec::new();
+    for run in store.runs(Some(platform_id))? {
+        let Some(b) = run.metadata.get("acceptance_bundle") else {
+            continue;
+        };
+        let text = |k: &str| b.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let file = text("file");
+        let host = text("host");
+        let created_at = text("created_at").and_then(|t| t.parse().ok());
+        if let Some(sheet) = sheets
+            .iter_mut()
+            .find(|s| s.file == file && s.host == host && s.created_at == created_at)
+        {
+            sheet.runs.push(run.id);
+            continue;
+        }
+        let checklist: Vec<ChecklistItem> = b
+            .get("checklist")
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .unwrap_or_default();
+        sheets.push(AcceptanceSheet {
+            file,
+            host,
+            created_at,
+            checklist,
+            runs: vec![run.id],
+        });
+    }
+    sheets.sort_by_key(|s| s.created_at);
+    Ok(sheets)
 }
