@@ -63,6 +63,26 @@ view! {
         pub offerings: Vec<OfferingRow>,
         pub billing: Vec<String>,
         pub claims: Vec<ClaimRow>,
+        /// The acceptance bundles imported for the platform, oldest first.
+        pub acceptance: Vec<AcceptanceSheetView>,
+    }
+
+    /// One acceptance bundle: where and when it was made, its checklist as
+    /// the instance printed it, and the runs its logs became.
+    pub struct AcceptanceSheetView {
+        pub title: String,
+        pub items: Vec<ChecklistRow>,
+        #[ts(type = "Array<number>")]
+        pub runs: Vec<i64>,
+        pub failed: u32,
+    }
+
+    pub struct ChecklistRow {
+        pub check: String,
+        pub measured: String,
+        pub threshold: String,
+        /// `null`: measured, nothing to pass or fail.
+        pub passed: Option<bool>,
     }
 
     pub struct NewPlatform {

@@ -253,6 +253,25 @@ try {
     await shot("05c-kernel-log-events");
   });
 
+  await step("an acceptance bundle imported shows its checklist on the platform", async () => {
+    const reference = join(work, "reference-operators.json");
+    execFileSync(cli, ["accept", "operators", "--device", "numpy", "-o", reference], { env });
+    const plan = join(work, "plan.toml");
+    writeFileSync(plan, `host = "node-e2e"\n[billing_probe]\ninstance = "i-e2e"\nseconds = "1s"\n[drift]\nreference = "${reference}"\ndevice = "numpy"\n`);
+    const bundle = join(work, "acceptance-e2e.tar");
+    execFileSync(cli, ["accept", "all", "--plan", plan, "-o", bundle], { env });
+    await session.type("#import-path", bundle);
+    await session.click("#import-by-path");
+    await session.until("the bundle's runs", "return [...document.querySelectorAll('#runs-table tr[data-run]')].filter((r) => r.textContent.includes('acceptance-e2e.tar')).length === 2", 20_000);
+    await go("platforms");
+    await session.run("[...document.querySelectorAll('#platform-list button.link')].find((b) => b.textContent === arguments[0]).click()", XSS);
+    await session.until("the acceptance checklist", "return document.querySelectorAll('#acceptance .acceptance-sheet').length === 1", 5000);
+    const text = await session.text("#acceptance");
+    assert(text.includes("acceptance-e2e.tar (node-e2e") && text.includes("numeric drift") && text.includes("14 of 14 operators"), `checklist reads: ${text.slice(0, 300)}`);
+    await session.run("document.querySelector('#acceptance').scrollIntoView()");
+    await shot("04b-acceptance-checklist");
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);

@@ -1,15 +1,17 @@
 //! The platforms screen: platforms, offerings, billing rules and claims,
-//! added by hand or from a built-in template.
+//! added by hand or from a built-in template, and the acceptance checklists
+//! of the bundles imported for each.
 
 use breakpoint_core::domain::{BillingRule, Claim, OfferingSpec, Platform, PlatformKind};
 use breakpoint_core::store::PlatformSummary;
 use breakpoint_core::templates;
+use breakpoint_core::usecases::acceptance::checklists;
 use breakpoint_core::usecases::platforms;
 use tauri::State;
 
 use crate::dto::{
-    ClaimRow, NewBillingRule, NewClaim, NewOffering, NewPlatform, OfferingRow, PlatformDetail,
-    PlatformRow, TemplateRow,
+    AcceptanceSheetView, ChecklistRow, ClaimRow, NewBillingRule, NewClaim, NewOffering,
+    NewPlatform, OfferingRow, PlatformDetail, PlatformRow, TemplateRow,
 };
 use crate::error::AppResult;
 use crate::state::AppState;
@@ -101,11 +103,30 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
             source: c.source,
         })
         .collect();
+    let acceptance = checklists(&store, id)?
+        .into_iter()
+        .map(|sheet| AcceptanceSheetView {
+            title: sheet.title(),
+            failed: sheet.failed() as u32,
+            runs: sheet.runs,
+            items: sheet
+                .checklist
+                .into_iter()
+                .map(|c| ChecklistRow {
+                    check: c.check,
+                    measured: c.measured,
+                    threshold: c.threshold,
+                    passed: c.passed,
+                })
+                .collect(),
+        })
+        .collect();
     Ok(PlatformDetail {
         platform: row(summary),
         offerings,
         billing,
         claims,
+        acceptance,
     })
 }
 

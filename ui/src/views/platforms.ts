@@ -1,7 +1,9 @@
 // Platforms: list, add from a template or by hand (validation shown beside
-// the field), and each platform's offerings, billing rules and claims.
+// the field), and each platform's offerings, billing rules, claims and the
+// checklists of the acceptance bundles imported for it.
 
 import { api, messageOf } from "../api";
+import type { AcceptanceSheetView } from "../bindings/AcceptanceSheetView";
 import { numberOrNull, showError } from "../forms";
 import { append, clear, h } from "../dom";
 import { t } from "../i18n";
@@ -87,11 +89,30 @@ async function showDetail(el: HTMLElement, id: number, root: HTMLElement): Promi
       billingForm(id, () => showDetail(el, id, root)),
       h("h3", {}, t("claims")),
       d.claims.length ? h("ul", { id: "claims" }, ...d.claims.map((c) => h("li", {}, `${c.subject}${c.value ? ` ${c.value}` : ""}: ${c.text} [${c.source}]`))) : h("p", {}, "–"),
-      claimForm(id, () => showDetail(el, id, root))));
+      claimForm(id, () => showDetail(el, id, root)),
+      h("h3", {}, t("acceptance")),
+      d.acceptance.length
+        ? h("div", { id: "acceptance" }, ...d.acceptance.map(acceptanceSheet))
+        : h("p", { class: "hint" }, t("acceptanceEmpty"))));
   } catch (e) {
     clear(el);
     append(el, h("p", { class: "error" }, messageOf(e)));
   }
+}
+
+/** One bundle's checklist as the instance printed it, failures marked. */
+function acceptanceSheet(sheet: AcceptanceSheetView): HTMLElement {
+  const summary = `${sheet.title} · ${t("runsOf")} ${sheet.runs.map((r) => `#${r}`).join(", ")}`
+    + (sheet.failed > 0 ? ` · ${sheet.failed} ${t("checksFailed")}` : "");
+  return h("section", { class: "acceptance-sheet" },
+    h("p", {}, summary),
+    h("table", {},
+      h("thead", {}, h("tr", {}, ...[t("check"), t("measured"), t("threshold"), t("verdict")].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...sheet.items.map((c) => h("tr", { class: c.passed === false ? "failed" : "" },
+        h("td", {}, c.check),
+        h("td", {}, c.measured),
+        h("td", {}, c.threshold),
+        h("td", {}, c.passed === null ? "–" : c.passed ? t("pass") : t("fail")))))));
 }
 
 function errorSpan(id: string): HTMLElement {
