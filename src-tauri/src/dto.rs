@@ -234,6 +234,10 @@ view! {
         pub weights: Option<Vec<f64>>,
         pub samples: Option<u32>,
         pub seed: Option<u32>,
+        /// Only runs measured from this date or RFC 3339 time.
+        pub since: Option<String>,
+        /// Only runs measured before this time, or up to the end of this date.
+        pub until: Option<String>,
     }
 
     pub struct RankRow {
@@ -257,6 +261,35 @@ view! {
         pub flips: Vec<String>,
         pub fragile: Option<String>,
         pub samples: u32,
+        /// Platforms whose latest runs are worse than their baseline, in words.
+        pub degradations: Vec<String>,
+    }
+
+    /// A platform's metrics over time.
+    pub struct HistoryView {
+        pub platform: String,
+        pub metrics: Vec<MetricHistoryView>,
+    }
+
+    pub struct MetricHistoryView {
+        pub key: String,
+        pub name: String,
+        pub unit: String,
+        pub breakpoint: String,
+        pub points: Vec<HistoryPointView>,
+        /// The degradation test's verdict in words, when flagged.
+        pub degradation: Option<String>,
+    }
+
+    pub struct HistoryPointView {
+        #[ts(type = "number")]
+        pub run_id: i64,
+        /// RFC 3339.
+        pub at: String,
+        #[ts(type = "number")]
+        pub at_ms: i64,
+        pub value: f64,
+        pub file: Option<String>,
     }
 
     pub struct MetricRow {

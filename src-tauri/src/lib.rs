@@ -38,6 +38,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::explain,
         ranking::weight_profiles,
         ranking::save_weight_profile,
+        ranking::platform_history,
         billing::bill,
         report::export_report,
         report::open_report,

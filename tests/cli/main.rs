@@ -10,6 +10,7 @@ mod accept;
 mod campaign;
 mod database;
 mod errors;
+mod history;
 mod hostile;
 mod imports;
 mod offerings;

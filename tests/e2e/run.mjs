@@ -272,6 +272,32 @@ try {
     await shot("04b-acceptance-checklist");
   });
 
+  await step("a platform that got slower is flagged in its history and in the ranking", async () => {
+    breakpoint("platform", "add", "Drifting");
+    // Eleven daily startup tables around 60 s; the latest three 15 s slower.
+    const noise = [0.4, -2.1, 1.7, -0.6, 2.8, -1.3, 0.9, -2.6, 1.2, -0.2, 2.2];
+    noise.forEach((e, i) => {
+      const base = 60 + e + (i >= 8 ? 15 : 0);
+      const day = String(i + 1).padStart(2, "0");
+      const rows = [base - 0.5, base, base + 0.5].map((s, k) => {
+        const submitted = new Date(`2026-06-${day}T08:0${k}:00Z`);
+        return `baseline,warm,${submitted.toISOString()},${new Date(submitted.getTime() + s * 1000).toISOString()},ok`;
+      });
+      const file = join(work, `drifting-${day}.csv`);
+      writeFileSync(file, ["scenario,image,submitted_at,first_compute_at,outcome", ...rows].join("\n") + "\n");
+      breakpoint("import", file, "--platform", "Drifting");
+    });
+    await go("history");
+    await session.run("const s = document.querySelector('#history-platform'); s.value = [...s.options].find((o) => o.textContent === 'Drifting').value; s.dispatchEvent(new Event('change'))");
+    await session.until("the degraded metric", "return document.querySelector('#history .history-metric[data-key=\"startup.baseline_p50_s\"][data-degraded=\"true\"]') !== null", 10_000);
+    const text = await session.text("#history");
+    assert(text.includes("the latest 3 runs") && text.includes("every one of the 8 before"), `history reads: ${text.slice(0, 300)}`);
+    await shot("05d-history");
+    await go("rankings");
+    const warning = await session.until("the degradation warning", "return document.querySelector('#degradations')?.textContent", 10_000);
+    assert(warning.includes("Drifting") && warning.includes("#"), `ranking warns: ${warning}`);
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);

@@ -22,6 +22,7 @@ import type { ProbeStarted } from "./bindings/ProbeStarted";
 import type { ProbeState } from "./bindings/ProbeState";
 import type { ProfileRow } from "./bindings/ProfileRow";
 import type { RankRequest } from "./bindings/RankRequest";
+import type { HistoryView } from "./bindings/HistoryView";
 import type { RankView } from "./bindings/RankView";
 import type { ReportRequest } from "./bindings/ReportRequest";
 import type { ReportResult } from "./bindings/ReportResult";
@@ -63,6 +64,7 @@ export const api = {
   campaignCleanup: () => invoke<OutstandingRow[]>("campaign_cleanup"),
   rank: (request: RankRequest) => invoke<RankView>("rank", { request }),
   explain: (platformId: number, breakpoint: string, request: RankRequest) => invoke<CellView>("explain", { platformId, breakpoint, request }),
+  platformHistory: (platformId: number, since: string | null, until: string | null) => invoke<HistoryView>("platform_history", { platformId, since, until }),
   weightProfiles: () => invoke<ProfileRow[]>("weight_profiles"),
   saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),
   bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),

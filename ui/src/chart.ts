@@ -40,7 +40,8 @@ function el(name: string, attrs: Record<string, string | number>): SVGElement {
 }
 
 /** Draws one line per series; labels are text nodes. */
-export function lineChart(series: Point[][], labels: string[], unit: string, width = 720, height = 220): SVGSVGElement {
+export function lineChart(series: Point[][], labels: string[], unit: string, width = 720, height = 220,
+  xLabel: (e: Extent) => string = (e) => `${((e.x1 - e.x0) / 1000).toFixed(0)} s`): SVGSVGElement {
   const pad = { left: 48, bottom: 22, top: 8, right: 8 };
   const w = width - pad.left - pad.right;
   const h = height - pad.top - pad.bottom;
@@ -50,11 +51,11 @@ export function lineChart(series: Point[][], labels: string[], unit: string, wid
   plot.append(el("rect", { x: 0, y: 0, width: w, height: h, fill: "none", stroke: "#cbd5e1" }));
   for (const [y, anchor] of [[e.y1, 10], [e.y0, h]] as const) {
     const label = el("text", { x: -6, y: anchor, "text-anchor": "end", "font-size": 11, fill: "#475569" });
-    label.textContent = `${Math.round(y)} ${unit}`;
+    label.textContent = `${Math.abs(y) >= 10 || y === 0 ? Math.round(y) : Number(y.toPrecision(2))} ${unit}`;
     plot.append(label);
   }
   const seconds = el("text", { x: w, y: h + 16, "text-anchor": "end", "font-size": 11, fill: "#475569" });
-  seconds.textContent = `${((e.x1 - e.x0) / 1000).toFixed(0)} s`;
+  seconds.textContent = xLabel(e);
   plot.append(seconds);
   series.forEach((points, i) => {
     const line = el("polyline", { points: polyline(points, e, w, h), fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 1.5 });

@@ -4,6 +4,9 @@
 const en = {
   campaigns: "Campaigns", campaignsIntro: "Startup campaigns launch instances through the platform's own tools (a recipe, docs/campaigns.md), time submitted → provisioned → image ready → first compute, and tear everything down. Nothing launches before you confirm the cost.", recipe: "Recipe", scenario: "Scenario", baseline: "baseline (a few seconds apart)", peak: "peak (all at once)", mixed: "mixed (several offerings at once)", spacingS: "Spacing (s)", image: "Image", fromRecipe: "from the recipe", planCampaign: "Show plan and cost", runCampaign: "Run campaign…", stopCampaign: "Stop (tears down)", waiting: "waiting", campaign: "Campaign", nothingRecorded: "nothing recorded", recordedAsRun: "recorded as run", pastCampaigns: "Past campaigns", ledger: "Ledger", worstCase: "worst case", each: "each", atMost: "at most", unpriced: "no price", instance: "Instance", startsAfter: "Starts after", commands: "Commands", attempts: "Attempts", failureRate: "Failure rate", noCampaigns: "No campaign yet.", ledgerEmpty: "No instance outstanding: everything launched was torn down.", ledgerHolds: "The ledger says these may still be running (and costing money):", cleanUp: "Tear them down", since: "Since", teardown: "Teardown", noIdCheckConsole: "no id: check the console",
   rankings: "Rankings", platforms: "Platforms", runs: "Runs", probe: "Probe", billing: "Billing", export: "Export", settings: "Settings",
+  history: "History", degradation: "degradation", until: "Until", show: "Show", degraded: "Degraded", noHistory: "No run of this platform measured a metric in this window.",
+  historyHint: "One point per run, in the order the runs were measured. A metric is flagged when its latest three runs are all worse than every run before and by more than three robust spreads and 10 % (docs/history.md).",
+  tooFewRuns: "too few runs to test for degradation", noDegradation: "no degradation", measuredAt: "Measured",
   profile: "Weight profile", saveProfile: "Save as profile…", profileName: "Profile name",
   startup: "Startup", sustain: "Sustain", switch: "Switch", overall: "Overall", coverage: "Coverage", rank: "Rank", platform: "Platform", evidence: "Runs",
   notMeasured: "not measured", insufficient: "insufficient evidence",
@@ -30,6 +33,9 @@ const en = {
 const zh: typeof en = {
   campaigns: "启动测试", campaignsIntro: "启动测试通过平台自己的工具（配方，见 docs/campaigns.md）启动实例，计时 提交 → 分配 → 镜像就绪 → 首次计算，并销毁所有实例。确认费用之前不会启动任何实例。", recipe: "配方", scenario: "场景", baseline: "基线（间隔数秒）", peak: "高峰（同时）", mixed: "混合（多种规格同时）", spacingS: "间隔（秒）", image: "镜像", fromRecipe: "取自配方", planCampaign: "显示计划与费用", runCampaign: "运行测试…", stopCampaign: "停止（销毁实例）", waiting: "等待", campaign: "测试活动", nothingRecorded: "未记录", recordedAsRun: "已记录为运行", pastCampaigns: "历史测试", ledger: "台账", worstCase: "最长", each: "每个", atMost: "最多", unpriced: "无价格", instance: "实例", startsAfter: "开始于", commands: "命令", attempts: "尝试", failureRate: "失败率", noCampaigns: "尚无测试。", ledgerEmpty: "没有未销毁的实例：启动的实例都已销毁。", ledgerHolds: "台账显示以下实例可能仍在运行（并产生费用）：", cleanUp: "销毁它们", since: "自", teardown: "销毁命令", noIdCheckConsole: "无 ID：请在控制台检查",
   rankings: "排名", platforms: "平台", runs: "运行", probe: "探测", billing: "计费", export: "导出", settings: "设置",
+  history: "历史", degradation: "性能退化", until: "截止", show: "显示", degraded: "已退化", noHistory: "此时间窗口内，该平台没有任何运行测得指标。",
+  historyHint: "每次运行一个点，按测量时间排序。若最近三次运行均差于此前每一次，且差距超过三个稳健离散度和 10 %，则标记该指标（见 docs/history.md）。",
+  tooFewRuns: "运行次数不足，无法检验退化", noDegradation: "未退化", measuredAt: "测量时间",
   profile: "权重方案", saveProfile: "另存为方案…", profileName: "方案名称",
   startup: "启动", sustain: "持续", switch: "切换", overall: "综合", coverage: "覆盖率", rank: "排名", platform: "平台", evidence: "运行数",
   notMeasured: "未测量", insufficient: "证据不足",

@@ -6,13 +6,14 @@ import { setLanguage, t, type Key } from "./i18n";
 import { platformsView } from "./views/platforms";
 import { rankingsView } from "./views/rankings";
 import { runsView } from "./views/runs";
+import { historyView } from "./views/history";
 import { billingView } from "./views/billing";
 import { exportView } from "./views/export";
 import { probeView } from "./views/probe";
 import { campaignsView } from "./views/campaigns";
 import { settingsView } from "./views/settings";
 
-const VIEWS: Key[] = ["rankings", "platforms", "runs", "probe", "campaigns", "billing", "export", "settings"];
+const VIEWS: Key[] = ["rankings", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;
 const nav = h("nav", { "aria-label": "Breakpoint" });
 const main = h("main", { id: "content", tabindex: "-1" });
@@ -41,6 +42,7 @@ async function show(view: string): Promise<void> {
       case "rankings": await rankingsView(main, (v) => void show(v)); break;
       case "platforms": await platformsView(main); break;
       case "runs": await runsView(main); break;
+      case "history": await historyView(main); break;
       case "probe": await probeView(main, (v) => void show(v)); break;
       case "campaigns": await campaignsView(main); break;
       case "billing": await billingView(main); break;

@@ -107,6 +107,19 @@ pub struct RankArgs {
     /// Also draw each metric within its run-to-run spread.
     #[arg(long)]
     pub spread: bool,
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// Which runs count, by when they were measured.
+#[derive(Debug, Args, Clone, Default)]
+pub struct WindowArgs {
+    /// Only runs measured from this date or time on (2026-06-01, or RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only runs measured before this time, or up to the end of this date.
+    #[arg(long)]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -273,6 +286,8 @@ pub struct ReportArgs {
     pub samples: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -287,6 +302,12 @@ pub struct ExplainArgs {
     /// Print every metric's definition and anchors instead.
     #[arg(long)]
     pub metrics: bool,
+    /// Each metric run by run over time, and whether the latest runs are
+    /// worse than the baseline (docs/history.md).
+    #[arg(long)]
+    pub history: bool,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 #[derive(Debug, Args)]

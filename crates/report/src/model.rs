@@ -11,7 +11,7 @@ use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists;
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
-use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
+use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow};
 
@@ -33,6 +33,8 @@ pub struct Timeline {
 pub struct ReportData {
     pub ranking: Ranking,
     pub robustness: Robustness,
+    /// Platforms whose latest runs are worse than their baseline.
+    pub degradations: Vec<DegradationWarning>,
     pub profile: StoredProfile,
     pub runs: Vec<(String, Run)>,
     pub startup: Vec<StartupRow>,
@@ -56,6 +58,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     let RankOutcome {
         ranking,
         robustness: robust,
+        degradations,
         profile,
     } = ranking::rank(store, request)?;
     let platforms: Vec<Platform> = ranking
@@ -178,6 +181,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     Ok(ReportData {
         ranking,
         robustness: robust,
+        degradations,
         profile,
         runs,
         startup,

@@ -170,6 +170,13 @@ fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(
     if let Some(w) = &data.robustness.fragile_winner {
         l.paragraph(&format!("⚠ {w}"), 11.0, WARN);
     }
+    for d in &data.degradations {
+        l.paragraph(
+            &format!("⚠ {}: {}", t(lang, "degradation"), d.sentence()),
+            11.0,
+            WARN,
+        );
+    }
     l.paragraph(t(lang, "method_note"), 9.5, MUTED);
     Ok(())
 }

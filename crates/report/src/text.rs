@@ -121,6 +121,7 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "fatal" => ("fatal", "致命"),
         "error" => ("error", "错误"),
         "warning" => ("warning", "警告"),
+        "degradation" => ("degradation", "性能退化"),
         "blame_platform" => ("platform", "平台"),
         "blame_application" => ("application", "应用"),
         "blame_either" => ("either", "均有可能"),

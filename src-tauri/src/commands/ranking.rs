@@ -1,14 +1,19 @@
 //! The ranking screen: the side-by-side ranking under a profile and the
-//! sliders' weights, one cell explained, weight profiles listed and saved.
+//! sliders' weights, one cell explained, weight profiles listed and saved;
+//! and the history screen: a platform's metrics run by run.
 
 use breakpoint_core::domain::Breakpoint;
+use breakpoint_core::metrics::{TimeWindow, catalog};
 use breakpoint_core::scoring::{RobustnessOptions, presets};
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
 use tauri::State;
 
 use super::off_thread;
-use crate::dto::{CellView, MetricRow, ProfileRow, RankRequest, RankRow, RankView};
+use crate::dto::{
+    CellView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, ProfileRow, RankRequest,
+    RankRow, RankView,
+};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
@@ -38,6 +43,64 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
             seed: u64::from(r.seed.unwrap_or(1)),
             ..RobustnessOptions::default()
         },
+        window: window(r.since.as_deref(), r.until.as_deref())?,
+    })
+}
+
+/// The window the since/until fields name; empty fields are open ends.
+fn window(since: Option<&str>, until: Option<&str>) -> AppResult<TimeWindow> {
+    fn given(v: Option<&str>) -> Option<&str> {
+        v.map(str::trim).filter(|v| !v.is_empty())
+    }
+    Ok(TimeWindow::parse(given(since), given(until)).map_err(breakpoint_core::Error::from)?)
+}
+
+/// One platform's metrics run by run, with the degradation test's verdict
+/// (the same history `explain --history` prints).
+#[tauri::command]
+pub async fn platform_history(
+    state: State<'_, AppState>,
+    platform_id: i64,
+    since: Option<String>,
+    until: Option<String>,
+) -> AppResult<HistoryView> {
+    let window = window(since.as_deref(), until.as_deref())?;
+    let (platform, history) = off_thread(&state, move |store| {
+        Ok(ranking::history(
+            store,
+            &window,
+            PlatformRef::Id(platform_id),
+        )?)
+    })
+    .await?;
+    let metrics = history
+        .into_iter()
+        .map(|h| {
+            let def = catalog::metric(&h.key);
+            let unit = def.map_or(String::new(), |m| m.unit.to_string());
+            MetricHistoryView {
+                name: def.map_or(h.key.clone(), |m| m.name.to_string()),
+                breakpoint: def.map_or(String::new(), |m| m.breakpoint.to_string()),
+                degradation: h.degradation.as_ref().map(|d| d.describe(&unit)),
+                points: h
+                    .points
+                    .into_iter()
+                    .map(|p| HistoryPointView {
+                        run_id: p.run_id,
+                        at: p.at.to_string(),
+                        at_ms: p.at.as_millisecond(),
+                        value: p.value,
+                        file: p.file,
+                    })
+                    .collect(),
+                key: h.key,
+                unit,
+            }
+        })
+        .collect();
+    Ok(HistoryView {
+        platform: platform.name,
+        metrics,
     })
 }
 
@@ -81,6 +144,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .collect(),
         fragile: out.robustness.fragile_winner.clone(),
         samples,
+        degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
     })
 }
 

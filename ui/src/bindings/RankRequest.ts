@@ -4,4 +4,12 @@ export type RankRequest = { profile: string | null,
 /**
  * Startup, sustain, switch, billing (any scale).
  */
-weights: Array<number> | null, samples: number | null, seed: number | null, };
+weights: Array<number> | null, samples: number | null, seed: number | null, 
+/**
+ * Only runs measured from this date or RFC 3339 time.
+ */
+since: string | null, 
+/**
+ * Only runs measured before this time, or up to the end of this date.
+ */
+until: string | null, };

@@ -42,7 +42,7 @@ export async function rankingsView(root: HTMLElement, go: (view: string) => void
 
   const refresh = debounce(async () => {
     try {
-      const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1 });
+      const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1, since: null, until: null });
       renderMatrix(matrix, view, state, drawer);
       renderStrip(strip, view);
     } catch (e) {
@@ -125,12 +125,15 @@ function renderStrip(el: HTMLElement, view: RankView): void {
   append(el, h("h2", {}, `${t("robustness")} · ${view.samples}`),
     h("div", { class: "chips" }, ...ranked.map((p) => h("span", { class: "chip" }, `${p.name} ${t("pFirst")} ${percent(p.p_first)}`))),
     view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
+    view.degradations.length
+      ? h("ul", { id: "degradations", class: "warning" }, ...view.degradations.map((d) => h("li", {}, `${t("degradation")}: ${d}`)))
+      : null,
     view.flips.length ? h("ul", { class: "flips" }, ...view.flips.map((f) => h("li", {}, f))) : null);
 }
 
 async function explain(drawer: HTMLElement, platformId: number, breakpoint: string, state: State): Promise<void> {
   try {
-    const cell = await api.explain(platformId, breakpoint, { profile: state.profile, weights: state.weights, samples: 0, seed: 1 });
+    const cell = await api.explain(platformId, breakpoint, { profile: state.profile, weights: state.weights, samples: 0, seed: 1, since: null, until: null });
     const rows = cell.metrics.map((m) => h("tr", {},
       h("td", {}, m.name, h("small", { class: "key" }, m.key)),
       h("td", { class: "num" }, value(m.value, m.unit)),

@@ -17,7 +17,11 @@ pub fn run(ctx: &Context, args: DemoArgs) -> Outcome {
             concentration: args.rank.concentration,
             spread: args.rank.spread,
         },
-        ..rank::request(args.rank.profile.as_deref(), &args.rank.weights)?
+        ..rank::request(
+            args.rank.profile.as_deref(),
+            &args.rank.weights,
+            &args.rank.window,
+        )?
     };
     let ranked = ranking::rank(&ctx.store, &request)?;
     if ctx.json {

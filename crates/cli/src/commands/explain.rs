@@ -1,7 +1,7 @@
 //! `breakpoint explain PLATFORM [BREAKPOINT]`: every metric behind the
 //! scores, with the runs it came from.
 
-use breakpoint_core::metrics::catalog;
+use breakpoint_core::metrics::{TimeWindow, catalog, history};
 use breakpoint_core::usecases::hardware::HardwareEvidence;
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 
@@ -26,8 +26,11 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     if args.metrics {
         return Ok(output::print(&catalog::markdown())?);
     }
-    let name = args.platform.unwrap_or_default();
-    let request = super::rank::request(args.profile.as_deref(), &[])?;
+    let name = args.platform.clone().unwrap_or_default();
+    let request = super::rank::request(args.profile.as_deref(), &[], &args.window)?;
+    if args.history {
+        return history(ctx, &args, &request.window, &name);
+    }
     let Explanation {
         profile,
         score,
@@ -132,6 +135,65 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
                 c.text.as_deref().unwrap_or(""),
                 c.source
             ));
+        }
+    }
+    Ok(output::print(&text)?)
+}
+
+/// Each metric run by run, oldest first, with the degradation test's
+/// verdict.
+fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -> Outcome {
+    let (platform, history) = ranking::history(&ctx.store, window, PlatformRef::Name(name))?;
+    let history: Vec<_> = history
+        .into_iter()
+        .filter(|h| {
+            args.breakpoint
+                .is_none_or(|b| catalog::metric(&h.key).is_some_and(|m| m.breakpoint == b))
+        })
+        .collect();
+    if ctx.json {
+        return Ok(output::print_json(&serde_json::json!({
+            "platform": platform.name,
+            "window": window,
+            "metrics": history,
+        }))?);
+    }
+    let mut text = format!(
+        "{} — history, one point per run ({}):\n{}",
+        platform.name,
+        if history.is_empty() {
+            "no run measured any metric".to_string()
+        } else {
+            format!("{} metrics", history.len())
+        },
+        super::rank::window_note(window)
+    );
+    for h in &history {
+        let def = catalog::metric(&h.key);
+        let unit = def.map_or("", |m| m.unit);
+        text.push_str(&format!(
+            "\n{} ({})\n",
+            def.map_or(h.key.as_str(), |m| m.name),
+            h.key
+        ));
+        let mut t = output::table(&["measured", "run", "value"]);
+        for p in &h.points {
+            t.add_row(vec![
+                p.at.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+                format!("#{} {}", p.run_id, p.file.as_deref().unwrap_or("–")),
+                value(p.value, unit),
+            ]);
+        }
+        text.push_str(&format!("{t}\n"));
+        match &h.degradation {
+            Some(d) => text.push_str(&format!("  DEGRADED: {}\n", d.describe(unit))),
+            None if h.points.len() < history::MIN_BASELINE_RUNS + history::RECENT_RUNS => text
+                .push_str(&format!(
+                    "  too few runs to test for degradation ({} of {})\n",
+                    h.points.len(),
+                    history::MIN_BASELINE_RUNS + history::RECENT_RUNS
+                )),
+            None => text.push_str("  no degradation (docs/history.md)\n"),
         }
     }
     Ok(output::print(&text)?)

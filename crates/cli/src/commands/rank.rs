@@ -1,16 +1,18 @@
 //! `breakpoint rank`: the side-by-side table and the robustness summary.
 
+use breakpoint_core::metrics::TimeWindow;
 use breakpoint_core::scoring::RobustnessOptions;
 use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
 use super::{Context, Outcome};
-use crate::args::RankArgs;
+use crate::args::{RankArgs, WindowArgs};
 use crate::output;
 
-/// The request `--profile` and `--weight` make.
+/// The request `--profile`, `--weight`, `--since` and `--until` make.
 pub fn request(
     profile: Option<&str>,
     weights: &[String],
+    window: &WindowArgs,
 ) -> Result<RankRequest, breakpoint_core::Error> {
     Ok(RankRequest {
         profile: profile.map(str::to_string),
@@ -18,8 +20,20 @@ pub fn request(
             .iter()
             .map(|w| ranking::parse_weight(w))
             .collect::<Result<_, _>>()?,
+        window: TimeWindow::parse(window.since.as_deref(), window.until.as_deref())?,
         ..RankRequest::default()
     })
+}
+
+/// "runs measured from 2026-06-01 until 2026-07-01 only", or nothing.
+pub fn window_note(window: &TimeWindow) -> String {
+    let day = |t: jiff::Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    match (window.since, window.until) {
+        (None, None) => String::new(),
+        (Some(s), None) => format!("runs measured since {} only\n", day(s)),
+        (None, Some(u)) => format!("runs measured before {} only\n", day(u)),
+        (Some(s), Some(u)) => format!("runs measured from {} to {} only\n", day(s), day(u)),
+    }
 }
 
 pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
@@ -30,13 +44,17 @@ pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
             concentration: args.concentration,
             spread: args.spread,
         },
-        ..request(args.profile.as_deref(), &args.weights)?
+        ..request(args.profile.as_deref(), &args.weights, &args.window)?
     };
     let out = ranking::rank(&ctx.store, &request)?;
     if ctx.json {
         return Ok(output::print_json(&out)?);
     }
-    Ok(output::print(&render(&out))?)
+    Ok(output::print(&format!(
+        "{}{}",
+        render(&out),
+        window_note(&request.window)
+    ))?)
 }
 
 fn cell(score: Option<f64>) -> String {
@@ -87,6 +105,9 @@ pub fn render(out: &RankOutcome) -> String {
             100.0 * r.coverage_threshold,
             insufficient.join(", ")
         ));
+    }
+    for d in &out.degradations {
+        text.push_str(&format!("degradation: {}\n", d.sentence()));
     }
     let rb = &out.robustness;
     if rb.acceptability.is_empty() {

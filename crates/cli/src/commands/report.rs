@@ -15,7 +15,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             seed: args.seed,
             ..RobustnessOptions::default()
         },
-        ..super::rank::request(args.profile.as_deref(), &[])?
+        ..super::rank::request(args.profile.as_deref(), &[], &args.window)?
     };
     let options = ReportOptions {
         title: args.title,

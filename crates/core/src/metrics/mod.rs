@@ -5,6 +5,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod history;
 mod run;
 pub mod stress;
 pub mod sustain;
@@ -84,6 +85,67 @@ impl PlatformEvidence {
     }
 }
 
+/// The runs a ranking or a history takes, by when they were measured:
+/// from `since` (inclusive) to `until` (exclusive); open ends take all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TimeWindow {
+    pub since: Option<jiff::Timestamp>,
+    pub until: Option<jiff::Timestamp>,
+}
+
+impl TimeWindow {
+    pub fn contains(&self, run: &Run) -> bool {
+        let at = history::measured_at(run);
+        self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at < u)
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
+    /// The window `--since` and `--until` name: each an RFC 3339 time or a
+    /// date (UTC); a date as `until` takes in the whole of that day.
+    pub fn parse(
+        since: Option<&str>,
+        until: Option<&str>,
+    ) -> std::result::Result<Self, crate::error::ValidationError> {
+        let bound = |field: &str, text: &str, end_of_day: bool| {
+            let text = text.trim();
+            if let Ok(t) = text.parse::<jiff::Timestamp>() {
+                return Ok(t);
+            }
+            let date: jiff::civil::Date = text.parse().map_err(|_| {
+                crate::error::ValidationError::new(
+                    field,
+                    format!("\"{text}\" is neither a date (2026-06-01) nor a time (2026-06-01T08:00:00Z)"),
+                )
+            })?;
+            let day = if end_of_day {
+                date.tomorrow()
+                    .map_err(|e| crate::error::ValidationError::new(field, e.to_string()))?
+            } else {
+                date
+            };
+            jiff::tz::TimeZone::UTC
+                .to_timestamp(day.to_datetime(jiff::civil::Time::midnight()))
+                .map_err(|e| crate::error::ValidationError::new(field, e.to_string()))
+        };
+        let window = TimeWindow {
+            since: since.map(|t| bound("since", t, false)).transpose()?,
+            until: until.map(|t| bound("until", t, true)).transpose()?,
+        };
+        if let (Some(s), Some(u)) = (window.since, window.until)
+            && s >= u
+        {
+            return Err(crate::error::ValidationError::new(
+                "until",
+                format!("{u} is not after since ({s})"),
+            ));
+        }
+        Ok(window)
+    }
+}
+
 /// Metrics computed (not read from the cache) during one gathering, kept
 /// once the consistent read is over.
 #[derive(Default)]
@@ -127,25 +189,45 @@ fn median(values: &mut [f64]) -> f64 {
 /// The evidence of every platform, read from one consistent view of the
 /// database (a run deleted or imported meanwhile is wholly in or wholly out).
 pub fn platform_evidence(store: &Store) -> Result<Vec<PlatformEvidence>> {
-    gather_then(store, |_| {})
+    platform_evidence_in(store, &TimeWindow::default())
+}
+
+/// The evidence of every platform from the runs measured within `window`.
+pub fn platform_evidence_in(store: &Store, window: &TimeWindow) -> Result<Vec<PlatformEvidence>> {
+    read_then_cache(
+        store,
+        |_| {},
+        |store, fresh| {
+            store
+                .platforms()?
+                .into_iter()
+                .map(|platform| gather(store, platform, window, fresh))
+                .collect()
+        },
+    )
 }
 
 /// `platform_evidence`, with `between` called after reading and before the
 /// computed values are cached: the window in which another process may
 /// delete a run (tests use it to play that race deterministically).
+#[cfg(test)]
 fn gather_then(store: &Store, between: impl FnOnce(&Store)) -> Result<Vec<PlatformEvidence>> {
     read_then_cache(store, between, |store, fresh| {
         store
             .platforms()?
             .into_iter()
-            .map(|platform| gather(store, platform, fresh))
+            .map(|platform| gather(store, platform, &TimeWindow::default(), fresh))
             .collect()
     })
 }
 
 /// The evidence of one platform.
 pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence> {
-    read_then_cache(store, |_| {}, |store, fresh| gather(store, platform, fresh))
+    read_then_cache(
+        store,
+        |_| {},
+        |store, fresh| gather(store, platform, &TimeWindow::default(), fresh),
+    )
 }
 
 /// Read on one snapshot, then keep what was computed for runs that still
@@ -162,8 +244,17 @@ fn read_then_cache<T>(
     Ok(value)
 }
 
-fn gather(store: &Store, platform: Platform, fresh: &mut Fresh) -> Result<PlatformEvidence> {
-    let runs = store.runs(Some(platform.id))?;
+fn gather(
+    store: &Store,
+    platform: Platform,
+    window: &TimeWindow,
+    fresh: &mut Fresh,
+) -> Result<PlatformEvidence> {
+    let runs: Vec<Run> = store
+        .runs(Some(platform.id))?
+        .into_iter()
+        .filter(|r| window.contains(r))
+        .collect();
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     for run in &runs {
         for v in run_values(store, run, fresh)? {

@@ -1,11 +1,13 @@
 //! Ranking the platforms under a profile (adjusted or not), with its
-//! robustness, and explaining one platform's scores.
+//! robustness and the platforms that got worse, explaining one platform's
+//! scores, and its metrics over time.
 
 use serde::Serialize;
 
-use crate::domain::{Breakpoint, validate};
+use crate::domain::{Breakpoint, Platform, validate};
 use crate::error::{Error, Result, ValidationError};
-use crate::metrics;
+use crate::metrics::history::{self, Degradation, MetricHistory};
+use crate::metrics::{self, TimeWindow, catalog};
 use crate::scoring::{self, PlatformScore, Ranking, Robustness, RobustnessOptions, presets};
 use crate::store::{Store, StoredProfile};
 
@@ -21,6 +23,8 @@ pub struct RankRequest {
     /// [default: the profile's].
     pub coverage_threshold: Option<f64>,
     pub robustness: RobustnessOptions,
+    /// Only runs measured within this window count.
+    pub window: TimeWindow,
 }
 
 /// "startup=0.4": one breakpoint weight, as the command line writes it.
@@ -83,8 +87,91 @@ fn check_robustness(options: &RobustnessOptions) -> Result<()> {
 pub struct RankOutcome {
     pub ranking: Ranking,
     pub robustness: Robustness,
+    /// Platforms whose latest runs are worse than their baseline.
+    pub degradations: Vec<DegradationWarning>,
     #[serde(skip)]
     pub profile: StoredProfile,
+}
+
+/// A platform that got worse on a metric (metrics::history's test).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DegradationWarning {
+    pub platform: String,
+    pub key: String,
+    pub name: String,
+    pub unit: String,
+    pub degradation: Degradation,
+    /// The recent runs judged.
+    pub runs: Vec<i64>,
+}
+
+impl DegradationWarning {
+    /// "AutoDL: Start latency p50, baseline load worse in its latest 3
+    /// runs (#7, #8, #9): median 75.2 s against 60.1 s over 8 runs before".
+    pub fn sentence(&self) -> String {
+        let d = &self.degradation;
+        format!(
+            "{}: {} worse in its latest {} runs ({}): median {} against {} over {} runs before",
+            self.platform,
+            self.name,
+            d.recent_runs,
+            self.runs
+                .iter()
+                .map(|r| format!("#{r}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            history::figure(d.recent_median, &self.unit),
+            history::figure(d.baseline_median, &self.unit),
+            d.baseline_runs
+        )
+    }
+}
+
+/// Each platform's degradations within the window, platforms in the order
+/// given.
+pub fn degradations(
+    store: &Store,
+    platforms: &[Platform],
+    window: &TimeWindow,
+) -> Result<Vec<DegradationWarning>> {
+    let mut out = Vec::new();
+    for platform in platforms {
+        for h in history::platform_history(store, platform, window)? {
+            let Some(d) = h.degradation else { continue };
+            let def = catalog::metric(&h.key);
+            let runs = h
+                .points
+                .iter()
+                .rev()
+                .take(d.recent_runs)
+                .rev()
+                .map(|p| p.run_id)
+                .collect();
+            out.push(DegradationWarning {
+                platform: platform.name.clone(),
+                name: def.map_or(h.key.clone(), |m| m.name.to_string()),
+                unit: def.map_or(String::new(), |m| m.unit.to_string()),
+                key: h.key,
+                degradation: d,
+                runs,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A platform's metrics over time within the request's window.
+pub fn history(
+    store: &Store,
+    window: &TimeWindow,
+    platform: PlatformRef<'_>,
+) -> Result<(Platform, Vec<MetricHistory>)> {
+    let platform = match platform {
+        PlatformRef::Name(name) => store.platform(name)?,
+        PlatformRef::Id(id) => store.platform_by_id(id)?,
+    };
+    let history = history::platform_history(store, &platform, window)?;
+    Ok((platform, history))
 }
 
 impl RankOutcome {
@@ -103,12 +190,19 @@ impl RankOutcome {
 pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let profile = profile(store, request)?;
     check_robustness(&request.robustness)?;
-    let evidence = metrics::platform_evidence(store)?;
+    let evidence = metrics::platform_evidence_in(store, &request.window)?;
     let ranking = scoring::rank(&evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
+    let platforms: Vec<Platform> = ranking
+        .platforms
+        .iter()
+        .map(|p| p.platform.clone())
+        .collect();
+    let degradations = degradations(store, &platforms, &request.window)?;
     Ok(RankOutcome {
         ranking,
         robustness,
+        degradations,
         profile,
     })
 }
@@ -136,7 +230,7 @@ pub fn explain(
         PlatformRef::Name(name) => store.platform(name)?,
         PlatformRef::Id(id) => store.platform_by_id(id)?,
     };
-    let evidence = metrics::platform_evidence(store)?;
+    let evidence = metrics::platform_evidence_in(store, &request.window)?;
     let score = scoring::rank(&evidence, &profile)
         .platforms
         .into_iter()
