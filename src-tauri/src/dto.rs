@@ -329,6 +329,13 @@ view! {
         pub fair_amount: Option<f64>,
         pub overcharge_pct: Option<f64>,
         pub missing: Option<String>,
+        /// The workload's GPU energy at the platform's measured power (kWh).
+        pub gpu_kwh: Option<f64>,
+        /// × PUE (kWh), and × grid intensity (kg CO₂): estimates.
+        pub facility_kwh: Option<f64>,
+        pub co2_kg: Option<f64>,
+        /// The factors are the documented defaults, not the platform's.
+        pub default_factors: bool,
     }
 
     pub struct ReportRequest {

@@ -9,6 +9,7 @@ mod util;
 mod accept;
 mod campaign;
 mod database;
+mod energy;
 mod errors;
 mod history;
 mod hostile;

@@ -306,6 +306,9 @@ try {
       if (view === "billing") {
         await session.click("#price-it");
         await session.until("bills", "return document.querySelectorAll('#bills tr').length > 1", 5000);
+        // The demo's platforms sampled power: the job's energy is beside its cost.
+        const energy = await session.run("return [...document.querySelectorAll('#bills td.energy')].map((c) => c.textContent)");
+        assert(energy.some((e) => / kWh$/.test(e)), `energy column reads: ${JSON.stringify(energy)}`);
       }
       if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
       await shot(`06-${view}`);

@@ -140,10 +140,13 @@ impl Command {
     /// an empty one) and work on read-only files, folders and mounts.
     pub fn writes(&self) -> bool {
         match self {
-            Command::Platform(c) => !matches!(
-                c,
-                PlatformCommand::List | PlatformCommand::Show { .. } | PlatformCommand::Templates
-            ),
+            Command::Platform(c) => match c {
+                PlatformCommand::List
+                | PlatformCommand::Show { .. }
+                | PlatformCommand::Templates => false,
+                PlatformCommand::Energy { pue, reset, .. } => pue.is_some() || *reset,
+                _ => true,
+            },
             Command::Offering(c) => !matches!(c, OfferingCommand::List { .. }),
             Command::Billing(c) => !matches!(c, BillingCommand::Show { .. }),
             Command::Claim(c) => !matches!(c, ClaimCommand::List { .. }),
@@ -412,6 +415,21 @@ pub enum PlatformCommand {
     },
     /// List the built-in templates.
     Templates,
+    /// The PUE and grid carbon intensity that turn a platform's measured
+    /// GPU energy into facility energy and CO₂ (estimates; docs/energy.md).
+    /// Without values, shows what is in use.
+    Energy {
+        name: String,
+        /// Facility energy / IT energy (at least 1).
+        #[arg(long, requires = "grid")]
+        pue: Option<f64>,
+        /// Grams of CO₂ per kWh of the grid the platform draws from.
+        #[arg(long, requires = "pue")]
+        grid: Option<f64>,
+        /// Back to the documented defaults.
+        #[arg(long, conflicts_with_all = ["pue", "grid"])]
+        reset: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,12 +5,14 @@ use breakpoint_core::billing_sim::{self, Workload};
 use breakpoint_core::domain::money;
 use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
 use breakpoint_core::import::bundle::ChecklistItem;
+use breakpoint_core::metrics::energy::WorkloadEnergy;
 use breakpoint_core::metrics::{billing, sustain::median};
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists;
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
+use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow};
@@ -39,6 +41,8 @@ pub struct ReportData {
     pub runs: Vec<(String, Run)>,
     pub startup: Vec<StartupRow>,
     pub bills: Vec<BillBar>,
+    /// The reference job's energy per platform, where power was sampled.
+    pub energy: Vec<(String, WorkloadEnergy)>,
     pub timelines: Vec<Timeline>,
     /// What each platform's logs say about its hardware (only platforms
     /// with something to say).
@@ -173,6 +177,11 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
                 .map(|r| (platform.name.clone(), r)),
         );
     }
+    let energy = pricing::price_everywhere(store, &reference)?
+        .into_iter()
+        .filter(|b| platforms.iter().any(|p| p.name == b.platform))
+        .filter_map(|b| Some((b.platform, b.energy?)))
+        .collect();
     let demo = platforms.iter().any(|p| {
         p.notes
             .as_deref()
@@ -186,6 +195,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
         runs,
         startup,
         bills,
+        energy,
         timelines,
         hardware: hardware_evidence,
         campaign_stages,

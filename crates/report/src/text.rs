@@ -122,6 +122,17 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "error" => ("error", "错误"),
         "warning" => ("warning", "警告"),
         "degradation" => ("degradation", "性能退化"),
+        "energy" => (
+            "Energy of the reference job (estimates from measured GPU power)",
+            "参考作业能耗（基于实测 GPU 功率的估算）",
+        ),
+        "gpu_kwh" => ("GPU energy", "GPU 能耗"),
+        "facility_kwh" => ("facility energy", "设施能耗"),
+        "factors" => ("factors", "系数"),
+        "energy_note" => (
+            "GPU energy: the job's compute time at the platform's measured working power and its loading time at its waiting power. Facility energy = GPU energy × PUE; CO₂ = facility energy × grid intensity. Both factors are estimates; * marks the documented defaults (PUE 1.58, Uptime Institute 2023; 570.3 g CO₂/kWh, China's 2022 national grid factor).",
+            "GPU 能耗：按平台实测的计算功率计作业的计算时间，按等待功率计其加载时间。设施能耗 = GPU 能耗 × PUE；CO₂ = 设施能耗 × 电网排放因子。两个系数均为估算；* 表示文档中的默认值（PUE 1.58，Uptime Institute 2023；570.3 g CO₂/kWh，中国 2022 年全国电网平均排放因子）。",
+        ),
         "blame_platform" => ("platform", "平台"),
         "blame_application" => ("application", "应用"),
         "blame_either" => ("either", "均有可能"),

@@ -33,9 +33,18 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         "amount",
         "fair (compute, per second)",
         "overcharge",
+        "energy (GPU / facility)",
+        "CO₂",
     ]);
     for b in &bills {
         let currency = b.currency.clone().unwrap_or_default();
+        let (energy, co2) = match &b.energy {
+            Some(e) => (
+                format!("{:.2} / {:.2} kWh", e.gpu_kwh, e.facility_kwh),
+                format!("{:.2} kg{}", e.co2_kg, if e.factors.set { "" } else { "*" }),
+            ),
+            None => ("no power sampled".into(), "–".into()),
+        };
         match &b.bill {
             Some(bill) => t.add_row(vec![
                 b.platform.clone(),
@@ -46,6 +55,8 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
                 format!("{:.2} {currency}", bill.fair_amount),
                 bill.overcharge_pct()
                     .map_or("–".into(), |o| format!("{o:+.1} %")),
+                energy,
+                co2,
             ]),
             None => t.add_row(vec![
                 b.platform.clone(),
@@ -55,9 +66,29 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
                 b.missing.unwrap_or("").into(),
                 "–".into(),
                 "–".into(),
+                energy,
+                co2,
             ]),
         };
     }
     text.push_str(&t.to_string());
+    text.push_str(
+        "\nEnergy: the workload at each platform's measured GPU power (working / waiting, from its runs' power samples); \
+         facility energy × PUE, CO₂ × grid intensity — estimates, not measurements.",
+    );
+    if bills
+        .iter()
+        .any(|b| b.energy.as_ref().is_some_and(|e| !e.factors.set))
+    {
+        text.push_str(" * default factors (PUE 1.58, 570.3 g/kWh; docs/energy.md); set a platform's with `breakpoint platform energy`.");
+    }
+    if bills.iter().any(|b| {
+        b.energy
+            .as_ref()
+            .is_some_and(|e| e.waiting_at_working_power)
+    }) {
+        text.push_str(" Where no waiting power was measured, waiting is costed at working power (an upper bound).");
+    }
+    text.push('\n');
     Ok(output::print(&text)?)
 }

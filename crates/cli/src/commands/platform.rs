@@ -5,6 +5,8 @@ use breakpoint_core::templates;
 use breakpoint_core::usecases::platforms;
 use serde::Serialize;
 
+use breakpoint_core::metrics::energy::EnergyFactors;
+
 use super::{Context, Failure, Outcome, billing, offering};
 use crate::args::PlatformCommand;
 use crate::output::{self, opt};
@@ -27,7 +29,37 @@ pub fn run(ctx: &Context, command: PlatformCommand) -> Outcome {
         } => edit(ctx, &name, new_name, kind, notes),
         PlatformCommand::Rm { name, yes } => remove(ctx, &name, yes),
         PlatformCommand::Templates => list_templates(ctx),
+        PlatformCommand::Energy {
+            name,
+            pue,
+            grid,
+            reset,
+        } => energy_factors(ctx, &name, pue.zip(grid), reset),
     }
+}
+
+fn energy_factors(ctx: &Context, name: &str, set: Option<(f64, f64)>, reset: bool) -> Outcome {
+    let platform = ctx.store.platform(name)?;
+    if let Some((pue, grid)) = set {
+        ctx.store.set_energy_factors(platform.id, pue, grid)?;
+    } else if reset {
+        ctx.store.clear_energy_factors(platform.id)?;
+    }
+    let f = EnergyFactors::of_platform(&ctx.store, platform.id)?;
+    if ctx.json {
+        return Ok(output::print_json(&f)?);
+    }
+    Ok(output::print(&format!(
+        "{}: PUE {}, grid {} g CO₂/kWh ({})\n",
+        platform.name,
+        f.pue,
+        f.grid_g_per_kwh,
+        if f.set {
+            "set for this platform"
+        } else {
+            "the defaults, docs/energy.md"
+        }
+    ))?)
 }
 
 fn add(

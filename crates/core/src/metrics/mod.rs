@@ -5,6 +5,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod energy;
 pub mod history;
 mod run;
 pub mod stress;

@@ -265,6 +265,52 @@ impl Store {
         Ok(())
     }
 
+    /// Set a platform's PUE and grid carbon intensity (g CO₂/kWh); checked
+    /// here so every face refuses the same values.
+    pub fn set_energy_factors(
+        &self,
+        platform_id: i64,
+        pue: f64,
+        grid_g_per_kwh: f64,
+    ) -> Result<()> {
+        if !(pue.is_finite() && pue >= 1.0) {
+            return Err(crate::error::ValidationError::new(
+                "pue",
+                format!("{pue}: facility energy / IT energy is at least 1"),
+            )
+            .into());
+        }
+        let grid = validate::non_negative("grid", grid_g_per_kwh)?;
+        self.conn().execute(
+            "INSERT INTO energy_factors (platform_id, pue, grid_g_per_kwh) VALUES (?1, ?2, ?3)
+             ON CONFLICT (platform_id) DO UPDATE SET pue = excluded.pue,
+                 grid_g_per_kwh = excluded.grid_g_per_kwh",
+            params![platform_id, pue, grid],
+        )?;
+        Ok(())
+    }
+
+    /// Back to the defaults.
+    pub fn clear_energy_factors(&self, platform_id: i64) -> Result<()> {
+        self.conn().execute(
+            "DELETE FROM energy_factors WHERE platform_id = ?1",
+            [platform_id],
+        )?;
+        Ok(())
+    }
+
+    /// The PUE and grid intensity set for a platform, if any.
+    pub fn energy_factors(&self, platform_id: i64) -> Result<Option<(f64, f64)>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT pue, grid_g_per_kwh FROM energy_factors WHERE platform_id = ?1",
+                [platform_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
     pub fn create_offering(&self, offering: &Offering) -> Result<Offering> {
         self.conn().execute(
             "INSERT INTO offerings (platform_id, accelerator_raw, vendor, count, vram_gib,

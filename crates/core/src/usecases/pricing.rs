@@ -8,6 +8,7 @@ use crate::billing_sim::{self, Bill, Workload};
 use crate::domain::BillingRule;
 use crate::error::{Result, ValidationError};
 use crate::metrics::billing;
+use crate::metrics::energy::{self, EnergyFactors, PowerProfile, WorkloadEnergy};
 use crate::samples::Field;
 use crate::store::Store;
 
@@ -87,6 +88,11 @@ pub struct PlatformBill {
     pub bill: Option<Bill>,
     /// Why there is no bill.
     pub missing: Option<&'static str>,
+    /// The workload's energy at the platform's measured power, where its
+    /// runs sampled power.
+    pub energy: Option<WorkloadEnergy>,
+    /// The measured power it rests on.
+    pub power: Option<PowerProfile>,
 }
 
 /// A billing rule in words, the same everywhere it is shown.
@@ -121,6 +127,8 @@ pub fn price_everywhere(store: &Store, workload: &Workload) -> Result<Vec<Platfo
             (None, _) => (None, Some("no billing rule")),
             (_, None) => (None, Some("no on-demand price")),
         };
+        let power = energy::power_profile(store, &store.runs(Some(platform.id))?)?;
+        let factors = EnergyFactors::of_platform(store, platform.id)?;
         bills.push(PlatformBill {
             platform: platform.name,
             rule: rule.as_ref().map(describe_rule),
@@ -128,6 +136,10 @@ pub fn price_everywhere(store: &Store, workload: &Workload) -> Result<Vec<Platfo
             currency: price.map(|p| p.1),
             bill,
             missing,
+            energy: power
+                .as_ref()
+                .map(|p| energy::workload_energy(workload, p, factors)),
+            power,
         });
     }
     Ok(bills)

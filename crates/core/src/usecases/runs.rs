@@ -8,6 +8,7 @@ use crate::accelerator::xid::{self, Blame};
 use crate::delivery::{self, HealthCheck, Mismatch};
 use crate::domain::{Event, EventKind, GpuInfo, Run};
 use crate::error::Result;
+use crate::metrics::energy::{self, RunEnergy};
 use crate::store::Store;
 
 /// An event as a user reads it.
@@ -78,6 +79,8 @@ pub struct RunDetail {
     /// What the run saw wrong with the delivery; `None` when it checked
     /// nothing.
     pub delivery_problems: Option<Vec<Mismatch>>,
+    /// What its GPUs drew, where it sampled power.
+    pub energy: Option<RunEnergy>,
 }
 
 pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
@@ -97,6 +100,7 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         billing_lines: store.billing_lines(id)?.len(),
         health: delivery::health_checks(&run),
         delivery_problems: delivery::problems(&run),
+        energy: energy::run_energy(store, &run)?,
         run,
     })
 }

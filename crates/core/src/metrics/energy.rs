@@ -1,0 +1,297 @@
+//! Energy from power samples (seed 003 §6.3: energy and carbon per job are
+//! what buyers will be asked for next): the energy each run's GPUs drew,
+//! and a platform's power while working and while waiting, from which the
+//! energy of a workload (the reference job) is estimated.
+//!
+//! Integration is by trapezoids between consecutive samples of a GPU. A
+//! step longer than three times the series' typical step is a gap — nothing
+//! is known of the power in it — and is left out (the hours integrated say
+//! how much time the figure covers). Only GPU board power is measured;
+//! the facility's share comes from a PUE and the carbon from a grid
+//! intensity, both estimates (`EnergyFactors`), never measurements.
+
+use serde::Serialize;
+
+use crate::billing_sim::{Phase, Workload};
+use crate::domain::Run;
+use crate::error::Result;
+use crate::samples::{Field, SeriesFrame, WORKING_UTIL};
+use crate::store::Store;
+
+/// One GPU's energy in a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GpuEnergy {
+    pub gpu: u32,
+    pub kwh: f64,
+    /// Time covered by the integration (gaps left out).
+    pub hours: f64,
+    /// Mean board power while working (utilisation above 10 %), and while
+    /// not; absent without utilisation or without such samples.
+    pub working_w: Option<f64>,
+    pub waiting_w: Option<f64>,
+}
+
+/// What a run's GPUs drew.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunEnergy {
+    pub gpus: Vec<GpuEnergy>,
+    pub kwh: f64,
+    /// GPU-hours covered.
+    pub gpu_hours: f64,
+}
+
+/// A GPU's energy from its frame; `None` without two power samples.
+pub fn gpu_energy(frame: &SeriesFrame) -> Option<GpuEnergy> {
+    let power = frame.column(Field::PowerMw)?;
+    let util = frame.column(Field::UtilGpuPct);
+    let step = frame.median_step_ms()?;
+    let longest = 3 * step;
+    let (mut joules, mut ms) = (0.0f64, 0i64);
+    // Time-weighted power sums, working and waiting.
+    let (mut work_j, mut work_ms, mut wait_j, mut wait_ms) = (0.0f64, 0i64, 0.0f64, 0i64);
+    let mut previous: Option<(i64, f64, Option<i64>)> = None;
+    for i in 0..frame.len() {
+        let Some(mw) = power.get(i) else { continue };
+        let (t, w) = (frame.t_ms[i], mw as f64 / 1000.0);
+        let u = util.and_then(|c| c.get(i));
+        if let Some((t0, w0, u0)) = previous {
+            let dt = t - t0;
+            if dt > 0 && dt <= longest {
+                let j = (w0 + w) / 2.0 * dt as f64 / 1000.0;
+                joules += j;
+                ms += dt;
+                // The interval takes the state its first sample reports.
+                match u0 {
+                    Some(u0) if u0 > WORKING_UTIL => {
+                        work_j += j;
+                        work_ms += dt;
+                    }
+                    Some(_) => {
+                        wait_j += j;
+                        wait_ms += dt;
+                    }
+                    None => {}
+                }
+            }
+        }
+        previous = Some((t, w, u));
+    }
+    if ms == 0 {
+        return None;
+    }
+    let mean = |j: f64, ms: i64| (ms > 0).then(|| j / (ms as f64 / 1000.0));
+    Some(GpuEnergy {
+        gpu: frame.gpu,
+        kwh: joules / 3.6e6,
+        hours: ms as f64 / 3.6e6,
+        working_w: mean(work_j, work_ms),
+        waiting_w: mean(wait_j, wait_ms),
+    })
+}
+
+/// The energy of a run's GPUs, one GPU's samples at a time; `None` when
+/// no GPU sampled power.
+pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
+    let mut gpus = Vec::new();
+    for gpu in store.sample_gpus(run.id)? {
+        let frame = store.read_samples(
+            run.id,
+            gpu,
+            None,
+            Some(&[Field::PowerMw, Field::UtilGpuPct]),
+        )?;
+        if let Some(e) = gpu_energy(&frame) {
+            gpus.push(e);
+        }
+    }
+    if gpus.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(RunEnergy {
+        kwh: gpus.iter().map(|g| g.kwh).sum(),
+        gpu_hours: gpus.iter().map(|g| g.hours).sum(),
+        gpus,
+    }))
+}
+
+/// A platform's measured power per GPU: the median over its runs' GPUs of
+/// the mean power while working and while waiting.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PowerProfile {
+    pub working_w: f64,
+    /// Absent when no run saw its GPUs wait; a workload's waiting time is
+    /// then costed at the working power (an upper bound, said as such).
+    pub waiting_w: Option<f64>,
+    /// GPU series it was made of.
+    pub gpus: usize,
+    pub runs: Vec<i64>,
+}
+
+pub fn power_profile(store: &Store, runs: &[Run]) -> Result<Option<PowerProfile>> {
+    let (mut working, mut waiting, mut used) = (Vec::new(), Vec::new(), Vec::new());
+    for run in runs {
+        let Some(e) = run_energy(store, run)? else {
+            continue;
+        };
+        let before = working.len();
+        working.extend(e.gpus.iter().filter_map(|g| g.working_w));
+        waiting.extend(e.gpus.iter().filter_map(|g| g.waiting_w));
+        if working.len() > before {
+            used.push(run.id);
+        }
+    }
+    let Some(working_w) = super::sustain::median(&mut working) else {
+        return Ok(None);
+    };
+    Ok(Some(PowerProfile {
+        working_w,
+        waiting_w: super::sustain::median(&mut waiting),
+        gpus: working.len(),
+        runs: used,
+    }))
+}
+
+/// The facility's overhead and the grid's carbon: estimates the user sets
+/// per platform, with documented defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EnergyFactors {
+    /// Power usage effectiveness: facility energy / IT energy.
+    pub pue: f64,
+    /// Grid carbon intensity, grams of CO₂ per kWh.
+    pub grid_g_per_kwh: f64,
+    /// Set for this platform, or the defaults.
+    pub set: bool,
+}
+
+/// The Uptime Institute's Global Data Center Survey 2023: average annual
+/// PUE 1.58 over the data centres it surveyed.
+pub const DEFAULT_PUE: f64 = 1.58;
+/// China's national grid average emission factor, 0.5703 tCO₂/MWh, as the
+/// Ministry of Ecology and Environment published it for 2022 (the platforms
+/// in the seeds are Chinese clouds).
+pub const DEFAULT_GRID_G_PER_KWH: f64 = 570.3;
+
+impl EnergyFactors {
+    /// The platform's, or the defaults.
+    pub fn of_platform(store: &Store, platform_id: i64) -> Result<Self> {
+        Ok(match store.energy_factors(platform_id)? {
+            Some((pue, grid_g_per_kwh)) => EnergyFactors {
+                pue,
+                grid_g_per_kwh,
+                set: true,
+            },
+            None => EnergyFactors::default(),
+        })
+    }
+}
+
+impl Default for EnergyFactors {
+    fn default() -> Self {
+        EnergyFactors {
+            pue: DEFAULT_PUE,
+            grid_g_per_kwh: DEFAULT_GRID_G_PER_KWH,
+            set: false,
+        }
+    }
+}
+
+/// A workload's energy on a platform: GPU energy from the measured power,
+/// facility energy and carbon from the factors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkloadEnergy {
+    pub gpu_kwh: f64,
+    pub facility_kwh: f64,
+    pub co2_kg: f64,
+    pub factors: EnergyFactors,
+    /// Waiting time costed at working power (no waiting power measured).
+    pub waiting_at_working_power: bool,
+}
+
+/// Computing at working power, loading and idling at waiting power; queued
+/// time holds no GPU.
+pub fn workload_energy(
+    workload: &Workload,
+    power: &PowerProfile,
+    factors: EnergyFactors,
+) -> WorkloadEnergy {
+    let waiting_w = power.waiting_w.unwrap_or(power.working_w);
+    let joules: f64 = workload
+        .sessions
+        .iter()
+        .flat_map(|s| &s.segments)
+        .map(|seg| {
+            seg.seconds
+                * match seg.phase {
+                    Phase::Compute => power.working_w,
+                    Phase::IoWait | Phase::Idle => waiting_w,
+                    Phase::Queue => 0.0,
+                }
+        })
+        .sum::<f64>()
+        * f64::from(workload.gpus);
+    let gpu_kwh = joules / 3.6e6;
+    let facility_kwh = gpu_kwh * factors.pue;
+    WorkloadEnergy {
+        gpu_kwh,
+        facility_kwh,
+        co2_kg: facility_kwh * factors.grid_g_per_kwh / 1000.0,
+        factors,
+        waiting_at_working_power: power.waiting_w.is_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::Sample;
+
+    fn frame(points: &[(i64, i64, i64)]) -> SeriesFrame {
+        let samples: Vec<Sample> = points
+            .iter()
+            .map(|(t, mw, util)| {
+                Sample::new(*t, 0)
+                    .with(Field::PowerMw, *mw)
+                    .with(Field::UtilGpuPct, *util)
+            })
+            .collect();
+        SeriesFrame::from_samples(0, &samples)
+    }
+
+    #[test]
+    fn a_constant_250_w_over_two_hours_is_half_a_kilowatt_hour() {
+        // Every 15 s for 2 h: 481 samples, 480 steps.
+        let points: Vec<(i64, i64, i64)> = (0..=480).map(|i| (i * 15_000, 250_000, 100)).collect();
+        let e = gpu_energy(&frame(&points)).unwrap();
+        assert_eq!(e.kwh, 0.5);
+        assert_eq!(e.hours, 2.0);
+        assert_eq!(e.working_w, Some(250.0));
+        assert_eq!(e.waiting_w, None);
+    }
+
+    #[test]
+    fn gaps_are_left_out_and_states_are_split() {
+        // 1 s steps; 10 s at 300 W working, a 60 s gap, 10 s at 100 W idle.
+        let mut points: Vec<(i64, i64, i64)> = (0..=10).map(|i| (i * 1000, 300_000, 90)).collect();
+        points.extend((0..=10).map(|i| (70_000 + i * 1000, 100_000, 0)));
+        let e = gpu_energy(&frame(&points)).unwrap();
+        assert_eq!(e.hours, 20.0 / 3600.0);
+        assert_eq!(e.kwh, (300.0 * 10.0 + 100.0 * 10.0) / 3.6e6);
+        assert_eq!((e.working_w, e.waiting_w), (Some(300.0), Some(100.0)));
+    }
+
+    #[test]
+    fn the_reference_job_at_measured_power_with_factors() {
+        let power = PowerProfile {
+            working_w: 400.0,
+            waiting_w: Some(100.0),
+            gpus: 1,
+            runs: vec![1],
+        };
+        let e = workload_energy(&Workload::reference(), &power, EnergyFactors::default());
+        // 6138 s computing at 400 W, 2082 s loading and saving at 100 W.
+        let expected = (6138.0 * 400.0 + 2082.0 * 100.0) / 3.6e6;
+        assert!((e.gpu_kwh - expected).abs() < 1e-12, "{e:?}");
+        assert!((e.facility_kwh - expected * 1.58).abs() < 1e-12);
+        assert!((e.co2_kg - expected * 1.58 * 0.5703).abs() < 1e-12);
+    }
+}
