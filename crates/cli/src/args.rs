@@ -78,6 +78,10 @@ pub enum Command {
     /// time each stage, tear everything down.
     #[command(subcommand)]
     Campaign(CampaignCommand),
+    /// Workspace bundles: evidence to hand to a colleague or a reviewer,
+    /// and to merge theirs.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
     /// Write the decision-matrix PDF.
     Report(ReportArgs),
     /// Build the demo workspace (seed 003's platforms A–F) and rank it.
@@ -158,6 +162,7 @@ impl Command {
             | Command::Report(_)
             | Command::Db(DbCommand::Info) => false,
             Command::Db(DbCommand::Init) => true,
+            Command::Bundle(c) => matches!(c, BundleCommand::Import { .. }),
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
             Command::Accept(AcceptCommand::Network(a)) => a.import,
@@ -291,6 +296,10 @@ pub struct ReportArgs {
     pub seed: u64,
     #[command(flatten)]
     pub window: WindowArgs,
+    /// Also write the evidence behind it beside the PDF (a workspace
+    /// bundle, FILE.bundle.tar); the PDF names the bundle's SHA-256.
+    #[arg(long)]
+    pub bundle: bool,
 }
 
 #[derive(Debug, Args)]
@@ -372,6 +381,36 @@ pub struct DemoArgs {
     pub demo_seed: u64,
     #[command(flatten)]
     pub rank: RankArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Write platforms (with offerings, billing rules, claims), their runs
+    /// with everything stored for them, and the custom weight profiles to
+    /// one file [default: the whole workspace].
+    Export {
+        /// Where to write it (a tar file).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Only this platform and its runs (repeatable).
+        #[arg(long = "platform")]
+        platforms: Vec<String>,
+        /// Only this run, with its platform (repeatable).
+        #[arg(long = "run")]
+        runs: Vec<i64>,
+    },
+    /// Merge a bundle into this workspace, all or nothing: runs already
+    /// here are skipped; a platform or profile that differs from ours under
+    /// the same name stops the merge unless told what to do.
+    Import {
+        file: PathBuf,
+        /// On a conflict keep ours; their runs join our platform.
+        #[arg(long, conflicts_with = "rename_theirs")]
+        keep_ours: bool,
+        /// On a conflict import theirs beside ours under a new name.
+        #[arg(long)]
+        rename_theirs: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

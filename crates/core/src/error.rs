@@ -62,6 +62,22 @@ pub enum Error {
 
     #[error("{0}")]
     Io(#[from] std::io::Error),
+
+    /// A workspace bundle that cannot be read or merged as it is.
+    #[error("{file}: {reason}")]
+    Bundle { file: String, reason: String },
+
+    /// A bundle whose platforms or profiles differ from ours under the same
+    /// name: nothing is merged until the user chooses.
+    #[error(
+        "{file}: {} conflict(s) with this workspace, nothing merged:\n{}\nchoose to keep ours (their runs join our platform) or to import theirs under a new name",
+        conflicts.len(),
+        conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
+    )]
+    BundleConflicts {
+        file: String,
+        conflicts: Vec<String>,
+    },
 }
 
 impl Error {
@@ -75,6 +91,8 @@ impl Error {
             Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
             Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
             Error::Io(_) => "io",
+            Error::Bundle { .. } => "invalid",
+            Error::BundleConflicts { .. } => "conflict",
         }
     }
 

@@ -104,6 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         title: None,
         date: jiff::civil::date(2026, 11, 30),
         lang: Lang::En,
+        evidence: None,
     };
     let mut times = Vec::new();
     let mut pages = 0;

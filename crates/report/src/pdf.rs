@@ -31,6 +31,9 @@ pub struct ReportOptions {
     pub title: Option<String>,
     pub date: Date,
     pub lang: Lang,
+    /// The evidence bundle written beside the report: its file name and
+    /// SHA-256, printed so a reviewer can check and rebuild the ranking.
+    pub evidence: Option<(String, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -178,6 +181,13 @@ fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(
         );
     }
     l.paragraph(t(lang, "method_note"), 9.5, MUTED);
+    if let Some((file, sha256)) = &options.evidence {
+        l.paragraph(
+            &crate::text::fill(t(lang, "evidence_bundle"), &[file, sha256]),
+            9.5,
+            INK,
+        );
+    }
     Ok(())
 }
 

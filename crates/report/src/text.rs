@@ -122,6 +122,10 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "error" => ("error", "错误"),
         "warning" => ("warning", "警告"),
         "degradation" => ("degradation", "性能退化"),
+        "evidence_bundle" => (
+            "Evidence: the bundle {} (SHA-256 {}) holds every platform, run and profile behind this report; `breakpoint bundle import` it into an empty workspace and run `breakpoint report` with the same options to rebuild the ranking.",
+            "证据：数据包 {}（SHA-256 {}）包含本报告所依据的全部平台、运行与权重配置；将其 `breakpoint bundle import` 导入空工作区，并以相同选项运行 `breakpoint report`，即可重建此排名。",
+        ),
         "energy" => (
             "Energy of the reference job (estimates from measured GPU power)",
             "参考作业能耗（基于实测 GPU 功率的估算）",

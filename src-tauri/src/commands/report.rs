@@ -31,6 +31,7 @@ pub async fn export_report(
         title: request.title.clone(),
         date,
         lang,
+        evidence: None,
     };
     let path = std::path::PathBuf::from(&request.path);
     let written = tauri::async_runtime::spawn_blocking(move || {

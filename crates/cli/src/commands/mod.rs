@@ -4,6 +4,7 @@
 mod accept;
 mod bill;
 mod billing;
+mod bundle;
 mod campaign;
 mod claim;
 mod db;
@@ -144,6 +145,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Probe(c) => probe::run(&ctx, c),
         Command::Campaign(c) => campaign::run(&ctx, c),
         Command::Accept(c) => accept::run(&ctx, c),
+        Command::Bundle(c) => bundle::run(&ctx, c),
         Command::Report(args) => report::run(&ctx, args),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Db(c) => db::run(&ctx, c),

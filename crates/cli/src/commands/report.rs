@@ -2,6 +2,7 @@
 
 use breakpoint_core::scoring::RobustnessOptions;
 use breakpoint_core::usecases::ranking::RankRequest;
+use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest};
 use breakpoint_report::{ReportOptions, export};
 
 use super::{Context, Outcome};
@@ -17,12 +18,32 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
         },
         ..super::rank::request(args.profile.as_deref(), &[], &args.window)?
     };
+    // The evidence first: the PDF names its hash.
+    let bundle = if args.bundle {
+        let path = args.output.with_extension("bundle.tar");
+        Some(workspace_bundle::export(
+            &ctx.store,
+            &ExportRequest::default(),
+            &path,
+        )?)
+    } else {
+        None
+    };
     let options = ReportOptions {
         title: args.title,
         date: args
             .date
             .unwrap_or_else(|| jiff::ZonedDateTime::now().date()),
         lang: args.lang,
+        evidence: bundle.as_ref().map(|b| {
+            (
+                b.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                b.sha256.clone(),
+            )
+        }),
     };
     let written = export(&ctx.store, &request, &options, &args.output)?;
     if ctx.json {
@@ -30,12 +51,24 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             "file": args.output.display().to_string(),
             "pages": written.pages,
             "bytes": written.bytes,
+            "bundle": bundle.as_ref().map(|b| serde_json::json!({
+                "file": b.path.display().to_string(),
+                "sha256": b.sha256,
+            })),
         }))?);
     }
-    Ok(output::print(&format!(
+    let mut text = format!(
         "wrote {} ({} pages, {:.0} KB)",
         args.output.display(),
         written.pages,
         written.bytes as f64 / 1024.0
-    ))?)
+    );
+    if let Some(b) = &bundle {
+        text.push_str(&format!(
+            "\nwrote {}: the evidence behind it (SHA-256 {})",
+            b.path.display(),
+            b.sha256
+        ));
+    }
+    Ok(output::print(&text)?)
 }

@@ -5,6 +5,7 @@
 //! refuses files that are not Breakpoint databases or were written by a newer
 //! schema, then applies pending migrations in one transaction.
 
+mod bundle;
 mod migrations;
 mod platforms;
 mod runs;

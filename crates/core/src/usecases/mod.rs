@@ -11,3 +11,4 @@ pub mod pricing;
 pub mod ranking;
 pub mod runs;
 pub mod weights;
+pub mod workspace_bundle;

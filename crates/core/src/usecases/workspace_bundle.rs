@@ -1,0 +1,641 @@
+//! Workspace bundles: evidence between people. One file holds the chosen
+//! platforms with their offerings, billing rules, claims and energy
+//! factors, the runs with everything stored for them (samples as stored,
+//! events, attempts, drills, bill lines, provenance with the log's hash),
+//! and the custom weight profiles — a Breakpoint database of its own,
+//! gzipped, in a tar after a manifest that names its size and SHA-256.
+//!
+//! Merging a bundle is all or nothing: runs already here (same log hash)
+//! are skipped, platforms are matched by name or template alias, and a
+//! platform or profile that differs from ours under the same name is a
+//! conflict the user resolves — never overwritten.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::domain::{BillingRule, Offering, Platform};
+use crate::error::{Error, Result};
+use crate::store::{LATEST_VERSION as LATEST_SCHEMA_VERSION, Store, StoredProfile};
+
+pub const WORKSPACE_FORMAT: &str = "breakpoint-workspace";
+pub const WORKSPACE_VERSION: u32 = 1;
+const MANIFEST: &str = "manifest.json";
+const DATABASE: &str = "workspace.sqlite.gz";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BundleEntry {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceManifest {
+    pub format: String,
+    pub version: u32,
+    /// The database schema inside: a newer one is refused.
+    pub schema_version: i64,
+    pub created_at: jiff::Timestamp,
+    pub created_by: String,
+    pub platforms: Vec<String>,
+    pub runs: usize,
+    pub samples: u64,
+    pub entries: Vec<BundleEntry>,
+}
+
+/// What to put in a bundle: platforms by name, runs by id; both empty is
+/// the whole workspace. A run brings its platform; a platform all its runs.
+#[derive(Debug, Clone, Default)]
+pub struct ExportRequest {
+    pub platforms: Vec<String>,
+    pub runs: Vec<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Exported {
+    pub path: PathBuf,
+    /// SHA-256 of the bundle file as written: what a report names.
+    pub sha256: String,
+    pub manifest: WorkspaceManifest,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn bundle_error(path: &Path, reason: impl Into<String>) -> Error {
+    Error::Bundle {
+        file: path.display().to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Write a bundle of what `request` picks to `path` (atomically: under a
+/// temporary name, renamed when whole).
+pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exported> {
+    let mut platform_ids: Vec<i64> = Vec::new();
+    let mut run_ids: Vec<i64> = Vec::new();
+    let everything = request.platforms.is_empty() && request.runs.is_empty();
+    let chosen: Vec<Platform> = if everything {
+        store.platforms()?
+    } else {
+        request
+            .platforms
+            .iter()
+            .map(|name| store.platform(name))
+            .collect::<Result<_>>()?
+    };
+    for p in &chosen {
+        platform_ids.push(p.id);
+        run_ids.extend(store.runs(Some(p.id))?.iter().map(|r| r.id));
+    }
+    for id in &request.runs {
+        let run = store.run(*id)?;
+        if !platform_ids.contains(&run.platform_id) {
+            platform_ids.push(run.platform_id);
+        }
+        if !run_ids.contains(id) {
+            run_ids.push(*id);
+        }
+    }
+    let mut names = Vec::new();
+    let mut samples = 0u64;
+    for id in &platform_ids {
+        names.push(store.platform_by_id(*id)?.name);
+    }
+    for id in &run_ids {
+        samples += store.run(*id)?.sample_count;
+    }
+
+    let scratch = tempfile::tempdir()?;
+    let db_path = scratch.path().join("workspace.sqlite");
+    {
+        let bundle = Store::open(&db_path)?;
+        // One file, no write-ahead log beside it.
+        bundle
+            .conn()
+            .execute_batch("PRAGMA journal_mode = DELETE")?;
+    }
+    store.attach_bundle(&db_path)?;
+    let copied = store.atomically(|s| s.copy_into_bundle(&platform_ids, &run_ids));
+    store.detach_bundle()?;
+    copied?;
+
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&std::fs::read(&db_path)?)?;
+    let database = gz.finish()?;
+    let manifest = WorkspaceManifest {
+        format: WORKSPACE_FORMAT.into(),
+        version: WORKSPACE_VERSION,
+        schema_version: LATEST_SCHEMA_VERSION,
+        created_at: jiff::Timestamp::now(),
+        created_by: format!("breakpoint {}", env!("CARGO_PKG_VERSION")),
+        platforms: names,
+        runs: run_ids.len(),
+        samples,
+        entries: vec![BundleEntry {
+            name: DATABASE.into(),
+            bytes: database.len() as u64,
+            sha256: sha256_hex(&database),
+        }],
+    };
+    let temp = path.with_extension("tar.partial");
+    {
+        let file = std::fs::File::create(&temp)?;
+        let mut tar = tar::Builder::new(file);
+        let mut add = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(bytes.len() as u64);
+            header.set_mode(0o644);
+            header.set_mtime(manifest.created_at.as_second().max(0) as u64);
+            header.set_cksum();
+            tar.append_data(&mut header, name, bytes)
+        };
+        add(
+            MANIFEST,
+            &serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?,
+        )?;
+        add(DATABASE, &database)?;
+        tar.into_inner()?.sync_all()?;
+    }
+    std::fs::rename(&temp, path)?;
+    Ok(Exported {
+        path: path.to_path_buf(),
+        sha256: sha256_hex(&std::fs::read(path)?),
+        manifest,
+    })
+}
+
+/// The manifest and the database of a bundle, checked: the manifest first,
+/// a known format and version, a schema no newer than ours, exactly the
+/// entries it lists with their sizes and hashes. The database is written
+/// to `into` (a scratch file), never to a name the archive gives.
+fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
+    let refuse = |reason: String| bundle_error(path, reason);
+    let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot open: {e}")))?;
+    let mut archive = tar::Archive::new(file);
+    let mut entries = archive
+        .entries()
+        .map_err(|e| refuse(format!("not a bundle: {e}")))?;
+    let mut next = |what: &str| -> Result<tar::Entry<'_, std::fs::File>> {
+        entries
+            .next()
+            .ok_or_else(|| refuse(format!("{what} is missing: the bundle is cut off")))?
+            .map_err(|e| refuse(format!("cut off or damaged at {what}: {e}")))
+    };
+    let name_of = |entry: &tar::Entry<'_, std::fs::File>| -> Result<String> {
+        Ok(entry
+            .path()
+            .map_err(|e| refuse(format!("a bad entry name: {e}")))?
+            .to_string_lossy()
+            .into_owned())
+    };
+    let mut first = next(MANIFEST)?;
+    let name = name_of(&first)?;
+    if name != MANIFEST {
+        return Err(refuse(format!(
+            "the first entry is {name}, not {MANIFEST}: not a workspace bundle"
+        )));
+    }
+    let mut bytes = Vec::new();
+    first
+        .by_ref()
+        .take(1 << 20)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(format!("{MANIFEST} is cut off: {e}")))?;
+    let manifest: WorkspaceManifest = serde_json::from_slice(&bytes)
+        .map_err(|e| refuse(format!("{MANIFEST} is not a workspace manifest: {e}")))?;
+    if manifest.format != WORKSPACE_FORMAT {
+        return Err(refuse(format!(
+            "a {} file, not a workspace bundle ({WORKSPACE_FORMAT})",
+            manifest.format
+        )));
+    }
+    if manifest.version > WORKSPACE_VERSION || manifest.schema_version > LATEST_SCHEMA_VERSION {
+        return Err(refuse(format!(
+            "made by a newer Breakpoint ({}; bundle version {}, schema {}; this one reads up to {WORKSPACE_VERSION} and {LATEST_SCHEMA_VERSION}): update Breakpoint",
+            manifest.created_by, manifest.version, manifest.schema_version
+        )));
+    }
+    let [expected] = manifest.entries.as_slice() else {
+        return Err(refuse(format!(
+            "the manifest lists {} entries; a workspace bundle has one ({DATABASE})",
+            manifest.entries.len()
+        )));
+    };
+    if expected.name != DATABASE {
+        return Err(refuse(format!(
+            "the manifest lists {}, not {DATABASE}: refused",
+            expected.name
+        )));
+    }
+    let mut entry = next(DATABASE)?;
+    let name = name_of(&entry)?;
+    if name != DATABASE {
+        return Err(refuse(format!(
+            "found an entry named {name} where the manifest lists {DATABASE}: refused"
+        )));
+    }
+    // Hash the compressed bytes as they stream through the decompressor.
+    struct Hashing<'a, R> {
+        inner: R,
+        hasher: &'a mut Sha256,
+        count: &'a mut u64,
+    }
+    impl<R: Read> Read for Hashing<'_, R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.hasher.update(&buf[..n]);
+            *self.count += n as u64;
+            Ok(n)
+        }
+    }
+    let (mut hasher, mut count) = (Sha256::new(), 0u64);
+    {
+        let reader = Hashing {
+            inner: entry.by_ref(),
+            hasher: &mut hasher,
+            count: &mut count,
+        };
+        let mut gz = flate2::read::GzDecoder::new(reader);
+        let mut out = std::fs::File::create(into)?;
+        std::io::copy(&mut gz, &mut out)
+            .map_err(|e| refuse(format!("{DATABASE} is cut off or damaged: {e}")))?;
+        out.sync_all()?;
+    }
+    // Whatever the decompressor left unread still counts for the hash.
+    std::io::copy(
+        &mut Hashing {
+            inner: entry.by_ref(),
+            hasher: &mut hasher,
+            count: &mut count,
+        },
+        &mut std::io::sink(),
+    )
+    .map_err(|e| refuse(format!("{DATABASE} is cut off: {e}")))?;
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if count != expected.bytes || digest != expected.sha256 {
+        return Err(refuse(format!(
+            "{DATABASE} does not match the manifest (size or SHA-256): the bundle was changed or damaged"
+        )));
+    }
+    if let Some(extra) = entries.next() {
+        let name = extra
+            .ok()
+            .and_then(|e| e.path().ok().map(|p| p.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "a damaged entry".into());
+        return Err(refuse(format!(
+            "{name}: an entry the manifest does not list: refused"
+        )));
+    }
+    Ok(manifest)
+}
+
+/// How to settle a conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resolution {
+    /// Keep our platform or profile as it is; their runs join our platform.
+    KeepOurs,
+    /// Import theirs beside ours under a new name.
+    RenameTheirs,
+}
+
+/// What a merge did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MergeReport {
+    pub platforms_added: Vec<String>,
+    /// Their name → ours.
+    pub platforms_matched: Vec<(String, String)>,
+    pub offerings_added: usize,
+    pub billing_rules_added: usize,
+    pub claims_added: usize,
+    pub profiles_added: Vec<String>,
+    pub runs_added: Vec<i64>,
+    pub runs_already_here: usize,
+    /// Runs of theirs already here under another platform of ours (the same
+    /// log filed elsewhere): kept where they are, said here.
+    pub runs_filed_elsewhere: Vec<String>,
+    /// Conflicts and how they were settled.
+    pub conflicts: Vec<String>,
+}
+
+/// The parts of a billing rule that decide a bill.
+fn same_rule(a: &BillingRule, b: &BillingRule) -> bool {
+    (
+        a.mode,
+        a.granularity_s,
+        a.minimum_charge_s,
+        a.rounding,
+        a.bills_queue,
+        a.bills_io_wait,
+        a.bills_idle,
+        a.bills_stopped_storage,
+        a.idle_price_per_hour,
+    ) == (
+        b.mode,
+        b.granularity_s,
+        b.minimum_charge_s,
+        b.rounding,
+        b.bills_queue,
+        b.bills_io_wait,
+        b.bills_idle,
+        b.bills_stopped_storage,
+        b.idle_price_per_hour,
+    )
+}
+
+fn same_offering(a: &Offering, b: &Offering) -> bool {
+    Offering {
+        id: 0,
+        platform_id: 0,
+        ..a.clone()
+    } == Offering {
+        id: 0,
+        platform_id: 0,
+        ..b.clone()
+    }
+}
+
+/// Why their platform differs from ours, if it does: kind, or a
+/// platform-wide billing rule of the same mode.
+fn platform_difference(
+    ours: &Platform,
+    ours_rules: &[BillingRule],
+    theirs: &Platform,
+    theirs_rules: &[BillingRule],
+) -> Option<String> {
+    if ours.kind != theirs.kind {
+        return Some(format!(
+            "platform \"{}\": kind {} here, {} in the bundle",
+            ours.name, ours.kind, theirs.kind
+        ));
+    }
+    for t in theirs_rules.iter().filter(|r| r.offering_id.is_none()) {
+        if let Some(o) = ours_rules
+            .iter()
+            .find(|o| o.offering_id.is_none() && o.mode == t.mode)
+            && !same_rule(o, t)
+        {
+            return Some(format!(
+                "platform \"{}\": {} billing rule {} here, {} in the bundle",
+                ours.name,
+                t.mode,
+                super::pricing::describe_rule(o),
+                super::pricing::describe_rule(t)
+            ));
+        }
+    }
+    None
+}
+
+/// A free name for their platform or profile beside ours.
+fn free_name(taken: impl Fn(&str) -> bool, base: &str) -> String {
+    (2..)
+        .map(|n| format!("{base} ({n})"))
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| base.to_string())
+}
+
+/// Merge the bundle at `path` into `store`, all or nothing.
+pub fn import(
+    store: &Store,
+    path: &Path,
+    resolution: Option<Resolution>,
+) -> Result<(WorkspaceManifest, MergeReport)> {
+    let scratch = tempfile::tempdir()?;
+    let db_path = scratch.path().join("workspace.sqlite");
+    let manifest = unpack(path, &db_path)?;
+    // Bring an older bundle's schema up to ours (the scratch copy is ours
+    // to change); a file that is not a Breakpoint database fails here.
+    let theirs = Store::open(&db_path).map_err(|e| {
+        bundle_error(
+            path,
+            format!("{DATABASE} is not a Breakpoint database: {e}"),
+        )
+    })?;
+
+    // First pass, reading only: their rows, what matches, what conflicts.
+    let mut plan: Vec<(TheirPlatform, Option<Platform>)> = Vec::new();
+    let mut conflicts: Vec<(String, String)> = Vec::new();
+    for p in theirs.platforms()? {
+        let t = TheirPlatform {
+            offerings: theirs.offerings(Some(p.id))?,
+            rules: theirs.billing_rules(p.id)?,
+            claims: theirs.claims(Some(p.id))?,
+            energy: theirs.energy_factors(p.id)?,
+            runs: theirs
+                .runs(Some(p.id))?
+                .iter()
+                .map(|r| (r.id, r.offering_id))
+                .collect(),
+            platform: p,
+        };
+        let ours = match store.platform(&t.platform.name) {
+            Ok(o) => Some(o),
+            Err(Error::NotFound { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        if let Some(o) = &ours
+            && let Some(why) =
+                platform_difference(o, &store.billing_rules(o.id)?, &t.platform, &t.rules)
+        {
+            conflicts.push((o.name.clone(), why));
+        }
+        plan.push((t, ours));
+    }
+    let comparable = |s: &StoredProfile| {
+        let mut s = s.clone();
+        s.profile.id = 0;
+        s
+    };
+    let mut profiles: Vec<(StoredProfile, bool)> = Vec::new();
+    for p in theirs
+        .weight_profiles()?
+        .into_iter()
+        .filter(|p| !p.profile.builtin)
+    {
+        match store.weight_profile(&p.profile.name) {
+            Ok(o) if comparable(&o) == comparable(&p) => {}
+            Ok(o) => {
+                conflicts.push((
+                    o.profile.name.clone(),
+                    format!(
+                        "weight profile \"{}\": different weights here and in the bundle",
+                        o.profile.name
+                    ),
+                ));
+                profiles.push((p, true));
+            }
+            Err(Error::NotFound { .. }) => profiles.push((p, false)),
+            Err(e) => return Err(e),
+        }
+    }
+    drop(theirs);
+    if !conflicts.is_empty() && resolution.is_none() {
+        return Err(Error::BundleConflicts {
+            file: path.display().to_string(),
+            conflicts: conflicts.into_iter().map(|(_, why)| why).collect(),
+        });
+    }
+
+    store.attach_bundle(&db_path)?;
+    let merged = store.atomically(|store| -> Result<MergeReport> {
+        let mut report = MergeReport::default();
+        for (_, why) in &conflicts {
+            report.conflicts.push(format!(
+                "{why} — {}",
+                match resolution {
+                    Some(Resolution::KeepOurs) => "kept ours",
+                    _ => "theirs imported under a new name",
+                }
+            ));
+        }
+        for (t, ours) in &plan {
+            let p = &t.platform;
+            let conflicting = ours
+                .as_ref()
+                .is_some_and(|o| conflicts.iter().any(|(name, _)| *name == o.name));
+            let (target, fresh) = match (ours, conflicting, resolution) {
+                (Some(o), false, _) | (Some(o), true, Some(Resolution::KeepOurs)) => {
+                    report
+                        .platforms_matched
+                        .push((p.name.clone(), o.name.clone()));
+                    (o.clone(), false)
+                }
+                (Some(_), true, _) => {
+                    let name = free_name(|n| store.platform(n).is_ok(), &p.name);
+                    let created = store.create_platform(&Platform {
+                        id: 0,
+                        name: name.clone(),
+                        ..p.clone()
+                    })?;
+                    report.platforms_added.push(name);
+                    (created, true)
+                }
+                (None, _, _) => {
+                    let created = store.create_platform(&Platform { id: 0, ..p.clone() })?;
+                    report.platforms_added.push(p.name.clone());
+                    (created, true)
+                }
+            };
+            // Offerings: ours kept, theirs added unless the same.
+            let ours_offerings = store.offerings(Some(target.id))?;
+            let mut offering_map: Vec<(i64, i64)> = Vec::new();
+            for o in &t.offerings {
+                let id = match ours_offerings.iter().find(|x| same_offering(x, o)) {
+                    Some(x) => x.id,
+                    None => {
+                        report.offerings_added += 1;
+                        store
+                            .create_offering(&Offering {
+                                id: 0,
+                                platform_id: target.id,
+                                ..o.clone()
+                            })?
+                            .id
+                    }
+                };
+                offering_map.push((o.id, id));
+            }
+            let mapped = |id: Option<i64>| {
+                id.and_then(|id| offering_map.iter().find(|(t, _)| *t == id).map(|m| m.1))
+            };
+            // Billing rules: added where ours has none for that scope.
+            let ours_rules = store.billing_rules(target.id)?;
+            for r in &t.rules {
+                let offering_id = mapped(r.offering_id);
+                if ours_rules
+                    .iter()
+                    .any(|o| o.mode == r.mode && o.offering_id == offering_id)
+                {
+                    continue;
+                }
+                store.set_billing_rule(&BillingRule {
+                    id: 0,
+                    platform_id: target.id,
+                    offering_id,
+                    ..r.clone()
+                })?;
+                report.billing_rules_added += 1;
+            }
+            let ours_claims = store.claims(Some(target.id))?;
+            for c in &t.claims {
+                let same = |x: &crate::domain::Claim| {
+                    (&x.subject, x.value, &x.unit, &x.text, &x.source)
+                        == (&c.subject, c.value, &c.unit, &c.text, &c.source)
+                };
+                if !ours_claims.iter().any(same) {
+                    store.add_claim(&crate::domain::Claim {
+                        id: 0,
+                        platform_id: target.id,
+                        ..c.clone()
+                    })?;
+                    report.claims_added += 1;
+                }
+            }
+            if let Some((pue, grid)) = t.energy
+                && (fresh || store.energy_factors(target.id)?.is_none())
+            {
+                store.set_energy_factors(target.id, pue, grid)?;
+            }
+            for (run_id, offering) in &t.runs {
+                if let Some(ours) = store.run_like_bundle_run(*run_id)? {
+                    report.runs_already_here += 1;
+                    let here = store.run(ours)?;
+                    if here.platform_id != target.id {
+                        report.runs_filed_elsewhere.push(format!(
+                            "{} of their {} is run {} of our {}",
+                            here.provenance.file_name.as_deref().unwrap_or("a run"),
+                            p.name,
+                            ours,
+                            store.platform_by_id(here.platform_id)?.name
+                        ));
+                    }
+                    continue;
+                }
+                report.runs_added.push(store.copy_run_from_bundle(
+                    *run_id,
+                    target.id,
+                    mapped(*offering),
+                )?);
+            }
+        }
+        for (p, conflicting) in &profiles {
+            if *conflicting && resolution == Some(Resolution::KeepOurs) {
+                continue;
+            }
+            let mut p = p.clone();
+            p.profile.id = 0;
+            if *conflicting {
+                p.profile.name = free_name(|n| store.weight_profile(n).is_ok(), &p.profile.name);
+            }
+            report.profiles_added.push(p.profile.name.clone());
+            store.save_weight_profile(&p)?;
+        }
+        Ok(report)
+    });
+    store.detach_bundle()?;
+    Ok((manifest, merged?))
+}
+
+/// A platform of the bundle with everything it holds.
+struct TheirPlatform {
+    platform: Platform,
+    offerings: Vec<Offering>,
+    rules: Vec<BillingRule>,
+    claims: Vec<crate::domain::Claim>,
+    energy: Option<(f64, f64)>,
+    /// Each run's id in the bundle and its offering there.
+    runs: Vec<(i64, Option<i64>)>,
+}
