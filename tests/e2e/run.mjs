@@ -298,6 +298,31 @@ try {
     assert(warning.includes("Drifting") && warning.includes("#"), `ranking warns: ${warning}`);
   });
 
+  await step("a colleague's bundle with a conflicting platform is shown for a choice, then merged", async () => {
+    const theirs = join(work, "colleague.db");
+    const file = join(work, "colleague.tar");
+    execFileSync(cli, ["--db", theirs, "platform", "add", "Drifting", "--kind", "marketplace"], { env });
+    execFileSync(cli, ["--db", theirs, "import", join(root, "tests/fixtures/logs/smi-csv/header-units.csv"), "--platform", "Drifting"], { env });
+    execFileSync(cli, ["--db", theirs, "bundle", "export", "-o", file], { env });
+    await go("platforms");
+    await session.type("#bundle-path", file);
+    await session.click("#bundle-import");
+    await session.until("the conflict", "return document.querySelector('#bundle-conflicts')?.textContent", 10_000);
+    const text = await session.text("#bundle-conflicts");
+    assert(text.includes("platform \"Drifting\": kind other here, marketplace in the bundle"), `conflict reads: ${text.slice(0, 300)}`);
+    await shot("04c-bundle-conflict");
+    await session.click("#bundle-rename-theirs");
+    const merged = await session.until("the merge", "return document.querySelector('#bundle-merged')?.textContent", 10_000);
+    assert(merged.includes("1 runs added"), `merge reads: ${merged}`);
+    await session.click("#bundle-done");
+    await session.until("their platform beside ours", "return [...document.querySelectorAll('#platform-list button.link')].some((b) => b.textContent === 'Drifting (2)')", 5000);
+    const out = join(work, "workspace-from-app.tar");
+    await session.type("#bundle-path", out);
+    await session.click("#bundle-export");
+    await session.until("the export", "return document.querySelector('#bundle-result')?.textContent.includes('SHA-256')", 10_000);
+    assert(existsSync(out), "the bundle was written");
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);

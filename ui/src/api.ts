@@ -23,6 +23,8 @@ import type { ProbeState } from "./bindings/ProbeState";
 import type { ProfileRow } from "./bindings/ProfileRow";
 import type { RankRequest } from "./bindings/RankRequest";
 import type { HistoryView } from "./bindings/HistoryView";
+import type { BundleExported } from "./bindings/BundleExported";
+import type { BundleMerged } from "./bindings/BundleMerged";
 import type { RankView } from "./bindings/RankView";
 import type { ReportRequest } from "./bindings/ReportRequest";
 import type { ReportResult } from "./bindings/ReportResult";
@@ -64,6 +66,8 @@ export const api = {
   campaignCleanup: () => invoke<OutstandingRow[]>("campaign_cleanup"),
   rank: (request: RankRequest) => invoke<RankView>("rank", { request }),
   explain: (platformId: number, breakpoint: string, request: RankRequest) => invoke<CellView>("explain", { platformId, breakpoint, request }),
+  bundleExport: (path: string) => invoke<BundleExported>("bundle_export", { path }),
+  bundleImport: (path: string, resolution: string | null) => invoke<BundleMerged>("bundle_import", { path, resolution }),
   platformHistory: (platformId: number, since: string | null, until: string | null) => invoke<HistoryView>("platform_history", { platformId, since, until }),
   weightProfiles: () => invoke<ProfileRow[]>("weight_profiles"),
   saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),

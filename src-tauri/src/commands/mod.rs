@@ -12,6 +12,7 @@ use crate::state::AppState;
 
 pub mod app;
 pub mod billing;
+pub mod bundles;
 pub mod campaigns;
 pub mod platforms;
 pub mod probe;

@@ -2,7 +2,8 @@
 // the field), and each platform's offerings, billing rules, claims and the
 // checklists of the acceptance bundles imported for it.
 
-import { api, messageOf } from "../api";
+import { open, save } from "@tauri-apps/plugin-dialog";
+import { api, isAppError, messageOf } from "../api";
 import type { AcceptanceSheetView } from "../bindings/AcceptanceSheetView";
 import { numberOrNull, showError } from "../forms";
 import { append, clear, h } from "../dom";
@@ -56,7 +57,7 @@ export async function platformsView(root: HTMLElement): Promise<void> {
   });
 
   clear(root);
-  append(root, h("h1", {}, t("platforms")), list,
+  append(root, h("h1", {}, t("platforms")), list, bundleSection(root),
     h("h2", {}, t("addTemplate")), h("div", { class: "inline" }, templateSelect, addTemplate, templateError),
     h("h2", {}, t("addPlatform")), form, detail);
 }
@@ -98,6 +99,91 @@ async function showDetail(el: HTMLElement, id: number, root: HTMLElement): Promi
     clear(el);
     append(el, h("p", { class: "error" }, messageOf(e)));
   }
+}
+
+/**
+ * Workspace bundles: export this workspace, merge a colleague's. A merge
+ * that meets a conflict shows it and asks; nothing is merged until then.
+ */
+function bundleSection(root: HTMLElement): HTMLElement {
+  const path = h("input", { id: "bundle-path", size: 48, placeholder: "/path/to/workspace.tar", "aria-label": t("bundleFile") });
+  const out = h("div", { id: "bundle-result", role: "status" });
+  const busy = (on: boolean): void => {
+    for (const b of [choose, exportButton, importButton]) {
+      if (on) b.setAttribute("disabled", "");
+      else b.removeAttribute("disabled");
+    }
+    if (on) {
+      clear(out);
+      append(out, h("p", { class: "hint" }, t("working")));
+    }
+  };
+  const choose = h("button", { type: "button" }, t("choose"));
+  choose.addEventListener("click", async () => {
+    const chosen = await open({ multiple: false, directory: false, filters: [{ name: "Breakpoint bundle", extensions: ["tar"] }] });
+    if (typeof chosen === "string") path.value = chosen;
+  });
+  const exportButton = h("button", { id: "bundle-export" }, t("exportBundle"));
+  exportButton.addEventListener("click", async () => {
+    let target = path.value.trim();
+    if (!target) {
+      const chosen = await save({ defaultPath: "workspace.tar", filters: [{ name: "Breakpoint bundle", extensions: ["tar"] }] });
+      if (!chosen) return;
+      target = chosen;
+      path.value = chosen;
+    }
+    busy(true);
+    try {
+      const done = await api.bundleExport(target);
+      clear(out);
+      append(out, h("p", {}, `${t("wrote")} ${done.path}: ${done.platforms.length} ${t("platforms").toLowerCase()}, ${done.runs} ${t("runs").toLowerCase()}, ${done.samples} ${t("samples").toLowerCase()}`),
+        h("p", { class: "hint" }, `SHA-256 ${done.sha256}`));
+    } catch (e) {
+      clear(out);
+      append(out, h("p", { class: "error" }, messageOf(e)));
+    } finally {
+      busy(false);
+    }
+  });
+  const merge = async (resolution: string | null): Promise<void> => {
+    busy(true);
+    try {
+      const m = await api.bundleImport(path.value.trim(), resolution);
+      clear(out);
+      append(out, h("p", { id: "bundle-merged" }, `${t("merged")} (${m.created_by}): ${m.runs_added} ${t("runsAdded")}, ${m.runs_already_here} ${t("alreadyHere")}`),
+        m.platforms_added.length ? h("p", {}, `${t("platformsAdded")}: ${m.platforms_added.join(", ")}`) : null,
+        m.conflicts.length ? h("ul", {}, ...m.conflicts.map((c) => h("li", {}, c))) : null,
+        m.filed_elsewhere.length ? h("ul", {}, ...m.filed_elsewhere.map((c) => h("li", {}, c))) : null);
+      const done = h("button", { id: "bundle-done" }, t("close"));
+      done.addEventListener("click", () => void platformsView(root));
+      append(out, done);
+    } catch (e) {
+      clear(out);
+      if (isAppError(e) && e.kind === "conflict") {
+        const keep = h("button", { id: "bundle-keep-ours" }, t("keepOurs"));
+        const rename = h("button", { id: "bundle-rename-theirs", class: "primary" }, t("renameTheirs"));
+        keep.addEventListener("click", () => void merge("keep-ours"));
+        rename.addEventListener("click", () => void merge("rename-theirs"));
+        append(out, h("section", { id: "bundle-conflicts", class: "warning" },
+          h("pre", {}, e.message), h("div", { class: "inline" }, keep, rename)));
+      } else {
+        append(out, h("p", { class: "error" }, messageOf(e)));
+      }
+    } finally {
+      busy(false);
+    }
+  };
+  const importButton = h("button", { id: "bundle-import" }, t("importBundle"));
+  importButton.addEventListener("click", async () => {
+    if (!path.value.trim()) {
+      const chosen = await open({ multiple: false, directory: false, filters: [{ name: "Breakpoint bundle", extensions: ["tar"] }] });
+      if (typeof chosen !== "string") return;
+      path.value = chosen;
+    }
+    await merge(null);
+  });
+  return h("section", { id: "bundles" }, h("h2", {}, t("bundles")), h("p", { class: "hint" }, t("bundlesHint")),
+    h("div", { class: "inline" }, path, choose, exportButton, importButton), out);
 }
 
 /** One bundle's checklist as the instance printed it, failures marked. */
