@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use breakpoint_core::import::bundle::{
-    BUNDLE_FORMAT, BUNDLE_VERSION, ChecklistItem, MANIFEST, Manifest, ManifestEntry, sha256_hex,
+    BUNDLE_FORMAT, BUNDLE_VERSION, ChecklistItem, MANIFEST, Manifest, ManifestEntry, append_entry,
+    sha256_hex,
 };
 
 /// One log for the bundle.
@@ -43,18 +44,11 @@ pub fn write(
     {
         let file = std::fs::File::create(&temp)?;
         let mut tar = tar::Builder::new(file);
-        let mut add = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
-            let mut header = tar::Header::new_gnu();
-            header.set_size(bytes.len() as u64);
-            header.set_mode(0o644);
-            header.set_mtime(manifest.created_at.as_second().max(0) as u64);
-            header.set_cksum();
-            tar.append_data(&mut header, name, bytes)
-        };
+        let mtime = manifest.created_at.as_second().max(0) as u64;
         let json = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
-        add(MANIFEST, &json)?;
+        append_entry(&mut tar, MANIFEST, &json, mtime)?;
         for l in logs {
-            add(&l.name, &l.bytes)?;
+            append_entry(&mut tar, &l.name, &l.bytes, mtime)?;
         }
         tar.into_inner()?.sync_all()?;
     }

@@ -53,6 +53,22 @@ pub struct ChecklistItem {
     pub passed: Option<bool>,
 }
 
+/// Append a file entry to a tar being written: plain permissions and the
+/// given time, the same for every bundle Breakpoint writes.
+pub fn append_entry<W: std::io::Write>(
+    tar: &mut tar::Builder<W>,
+    name: &str,
+    bytes: &[u8],
+    mtime_s: u64,
+) -> std::io::Result<()> {
+    let mut header = tar::Header::new_gnu();
+    header.set_size(bytes.len() as u64);
+    header.set_mode(0o644);
+    header.set_mtime(mtime_s);
+    header.set_cksum();
+    tar.append_data(&mut header, name, bytes)
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::import::bundle::{append_entry, sha256_hex};
+
 use crate::domain::{BillingRule, Offering, Platform};
 use crate::error::{Error, Result};
 use crate::store::{LATEST_VERSION as LATEST_SCHEMA_VERSION, Store, StoredProfile};
@@ -60,13 +62,6 @@ pub struct Exported {
     /// SHA-256 of the bundle file as written: what a report names.
     pub sha256: String,
     pub manifest: WorkspaceManifest,
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn bundle_error(path: &Path, reason: impl Into<String>) -> Error {
@@ -149,19 +144,10 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
     {
         let file = std::fs::File::create(&temp)?;
         let mut tar = tar::Builder::new(file);
-        let mut add = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
-            let mut header = tar::Header::new_gnu();
-            header.set_size(bytes.len() as u64);
-            header.set_mode(0o644);
-            header.set_mtime(manifest.created_at.as_second().max(0) as u64);
-            header.set_cksum();
-            tar.append_data(&mut header, name, bytes)
-        };
-        add(
-            MANIFEST,
-            &serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?,
-        )?;
-        add(DATABASE, &database)?;
+        let mtime = manifest.created_at.as_second().max(0) as u64;
+        let json = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
+        append_entry(&mut tar, MANIFEST, &json, mtime)?;
+        append_entry(&mut tar, DATABASE, &database, mtime)?;
         tar.into_inner()?.sync_all()?;
     }
     std::fs::rename(&temp, path)?;
