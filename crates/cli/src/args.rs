@@ -136,6 +136,25 @@ pub enum ProbeCommand {
     Sample(SampleArgs),
     /// Run a workload under the probe: start latency, samples, busy vs wall time.
     Run(WrapArgs),
+    /// Serve the readings as Prometheus metrics under the DCGM exporter's
+    /// names (/metrics), for a fleet without DCGM; until Ctrl-C.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on; loopback unless told otherwise (0.0.0.0:9400
+    /// for a scraper on another machine).
+    #[arg(long, default_value = "127.0.0.1:9400")]
+    pub listen: std::net::SocketAddr,
+    /// Time between readings.
+    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
+    pub interval: u32,
+    /// The Hostname label [default: this machine's name].
+    #[arg(long)]
+    pub host: Option<String>,
+    #[command(flatten)]
+    pub source: ProbeSourceArgs,
 }
 
 impl Command {
@@ -186,6 +205,7 @@ impl ProbeCommand {
             ProbeCommand::Check(a) => a.offering.is_some() || a.platform.is_some(),
             ProbeCommand::Sample(a) => a.session.import,
             ProbeCommand::Run(a) => a.session.import,
+            ProbeCommand::Serve(_) => false,
         }
     }
 }
@@ -612,8 +632,10 @@ pub enum ClaimCommand {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// Files, or directories whose files are all imported (one run per file).
-    #[arg(required = true, value_name = "FILE|DIR")]
+    #[arg(required_unless_present = "prometheus", value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub pull: PullArgs,
     /// The platform the logs are about.
     #[arg(long)]
     pub platform: String,
@@ -641,6 +663,45 @@ pub struct ImportArgs {
     /// Store what can be read and record each unreadable line as a warning.
     #[arg(long)]
     pub skip_bad_lines: bool,
+}
+
+/// Pulling a fleet's history from a Prometheus-compatible server.
+#[derive(Debug, Args, Clone)]
+pub struct PullArgs {
+    /// Pull DCGM series from this Prometheus (or Thanos, VictoriaMetrics,
+    /// Mimir) instead of reading files: one run per node.
+    #[arg(long, value_name = "URL", conflicts_with = "paths", requires_all = ["from", "to"])]
+    pub prometheus: Option<String>,
+    /// Start of the range (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub from: Option<jiff::Timestamp>,
+    /// End of the range (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub to: Option<jiff::Timestamp>,
+    /// Resolution of the range queries.
+    #[arg(long, default_value = "15s", value_parser = parse_interval_ms)]
+    pub step: u32,
+    /// Label matchers narrowing the fleet: '{Hostname=~"node-.*"}'.
+    #[arg(long)]
+    pub selector: Option<String>,
+    /// Nodes fetched at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// A bearer token from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// A bearer token from this file.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Basic auth, user:password, from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub basic_auth_env: Option<String>,
+    /// Trust this CA (PEM) besides the system's roots.
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// Give up on one request after this long.
+    #[arg(long, default_value = "60s", value_parser = parse_interval_ms)]
+    pub request_timeout: u32,
 }
 
 #[derive(Debug, Subcommand)]

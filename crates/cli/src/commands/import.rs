@@ -63,6 +63,9 @@ impl ImportObserver for Terminal {
 
 pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     let platform = ctx.store.platform(&args.platform)?;
+    if let Some(url) = &args.pull.prometheus {
+        return pull(ctx, &args, url, platform.id, &platform.name);
+    }
     let tz = match &args.tz {
         Some(name) => {
             timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?
@@ -202,4 +205,84 @@ fn parse_start(text: &str, tz: &jiff::tz::TimeZone) -> Result<jiff::Timestamp, S
         .ok_or_else(|| {
             format!("\"{text}\" is not a date or time (2024-06-01 or 2024-06-01T08:00:00Z)")
         })
+}
+
+/// `import --prometheus URL --from T --to T`: the fleet's DCGM history, one
+/// run per node.
+fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform: &str) -> Outcome {
+    use breakpoint_fleet::api::{Credentials, HttpApi};
+    use breakpoint_fleet::pull::{self, Progress, PullRequest};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let a = &args.pull;
+    let credentials = Credentials::from_sources(
+        a.token_env.as_deref(),
+        a.token_file.as_deref(),
+        a.basic_auth_env.as_deref(),
+    )
+    .map_err(Failure::Refused)?;
+    let api = HttpApi::new(
+        url,
+        &credentials,
+        a.ca_file.as_deref(),
+        std::time::Duration::from_millis(u64::from(a.request_timeout)),
+    )
+    .map_err(Failure::Refused)?;
+    let (Some(from), Some(to)) = (a.from, a.to) else {
+        return Err(Failure::Refused(
+            "--prometheus needs --from and --to".into(),
+        ));
+    };
+    let request = PullRequest {
+        from,
+        to,
+        step_s: (a.step / 1000).max(1),
+        selector: a.selector.clone(),
+        concurrency: a.concurrency,
+        url: api.url().to_string(),
+        platform_id,
+    };
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let live = std::io::stderr().is_terminal() && !ctx.json;
+    let report = pull::pull(&ctx.store, &api, &request, &cancel, &|p| {
+        if !live {
+            return;
+        }
+        match p {
+            Progress::Nodes(n) => eprintln!("{n} node(s) in range"),
+            Progress::Chunk { node, done, of } => eprint!("\r{node}: {done} of {of} chunks   "),
+            Progress::Stored { node, samples } => eprintln!("\r{node}: {samples} samples stored"),
+        }
+    })
+    .map_err(|e| Failure::Refused(e.to_string()))?;
+    if ctx.json {
+        return Ok(output::print_json(&report)?);
+    }
+    let mut t = output::table(&["node", "runs", "GPUs", "samples", ""]);
+    for n in &report.nodes {
+        t.add_row(vec![
+            n.node.clone(),
+            n.runs
+                .iter()
+                .map(|r| format!("#{r}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            n.gpus.to_string(),
+            n.samples.to_string(),
+            if n.already {
+                "already imported".into()
+            } else {
+                String::new()
+            },
+        ]);
+    }
+    Ok(output::print(&format!(
+        "pulled {} node(s) of {platform} from {} ({} requests, {} retried)\n{t}\n",
+        report.nodes.len(),
+        request.url,
+        report.requests,
+        report.retries
+    ))?)
 }

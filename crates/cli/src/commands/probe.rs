@@ -37,6 +37,7 @@ fn inventory(source: &mut ProbeSource) -> Result<Vec<GpuInfo>, Failure> {
 
 pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
     match command {
+        ProbeCommand::Serve(args) => serve(&args),
         ProbeCommand::Inventory(args) => {
             let gpus = inventory(&mut open_source(&args)?)?;
             if ctx.json {
@@ -413,4 +414,30 @@ pub(super) fn probe_failure(e: breakpoint_probe::ProbeError) -> Failure {
         breakpoint_probe::ProbeError::Source(s) => Failure::NoGpu(s.to_string()),
         other => Failure::Refused(other.to_string()),
     }
+}
+
+/// `probe serve`: the readings under the DCGM exporter's names until Ctrl-C.
+fn serve(args: &crate::args::ServeArgs) -> Outcome {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut source = open_source(&args.source)?;
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let host = args.host.clone().unwrap_or_else(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "localhost".into())
+    });
+    let options = breakpoint_fleet::serve::ServeOptions {
+        listen: args.listen,
+        interval: std::time::Duration::from_millis(u64::from(args.interval)),
+        host,
+    };
+    let scrapes = breakpoint_fleet::serve::serve(source.as_dyn(), &options, &stop, |addr| {
+        // One line a script can read the port from.
+        eprintln!("serving http://{addr}/metrics (Ctrl-C stops)");
+    })
+    .map_err(Failure::Refused)?;
+    eprintln!("stopped after {scrapes} scrape(s)");
+    Ok(())
 }

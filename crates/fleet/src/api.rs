@@ -1,0 +1,307 @@
+//! Prometheus's HTTP API (and servers that speak it: Thanos, VictoriaMetrics,
+//! Mimir), behind a trait so the pull is tested against recorded answers as
+//! well as a real server.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Why a call failed: worth retrying (the server is busy or away for a
+/// moment) or not (it said no, or said something we cannot read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApiError {
+    Transient(String),
+    Refused(String),
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Transient(m) | ApiError::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A Prometheus-compatible server.
+pub trait PromApi: Sync {
+    /// `GET {path}?{params}`; the answer's `data`, or why there is none.
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, ApiError>;
+}
+
+/// How to authenticate. Secrets come from the environment or a file, never
+/// from a flag's value (shell history, process lists) nor into provenance.
+#[derive(Clone, Default)]
+pub enum Credentials {
+    #[default]
+    None,
+    Bearer(String),
+    /// `user:password`.
+    Basic(String),
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Credentials::None => "none",
+            Credentials::Bearer(_) => "bearer token (hidden)",
+            Credentials::Basic(_) => "basic auth (hidden)",
+        })
+    }
+}
+
+impl Credentials {
+    /// From the named sources, at most one of which may be given.
+    pub fn from_sources(
+        token_env: Option<&str>,
+        token_file: Option<&Path>,
+        basic_env: Option<&str>,
+    ) -> Result<Credentials, String> {
+        let env = |name: &str| {
+            std::env::var(name)
+                .map(|v| v.trim().to_string())
+                .ok()
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("the environment variable {name} is not set"))
+        };
+        match (token_env, token_file, basic_env) {
+            (None, None, None) => Ok(Credentials::None),
+            (Some(name), None, None) => Ok(Credentials::Bearer(env(name)?)),
+            (None, Some(path), None) => {
+                let token = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: cannot read the token: {e}", path.display()))?;
+                let token = token.trim();
+                if token.is_empty() {
+                    return Err(format!("{}: the token file is empty", path.display()));
+                }
+                Ok(Credentials::Bearer(token.to_string()))
+            }
+            (None, None, Some(name)) => {
+                let pair = env(name)?;
+                if !pair.contains(':') {
+                    return Err(format!("{name} must hold user:password"));
+                }
+                Ok(Credentials::Basic(pair))
+            }
+            _ => Err("give one way to authenticate, not several".into()),
+        }
+    }
+
+    fn header(&self) -> Option<String> {
+        use base64::Engine;
+        match self {
+            Credentials::None => None,
+            Credentials::Bearer(t) => Some(format!("Bearer {t}")),
+            Credentials::Basic(pair) => Some(format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair.as_bytes())
+            )),
+        }
+    }
+}
+
+/// The URL as provenance may keep it: no user or password in it.
+pub fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// The real server, over HTTP(S): system roots, or a CA file's.
+pub struct HttpApi {
+    agent: ureq::Agent,
+    base: String,
+    auth: Option<String>,
+}
+
+impl HttpApi {
+    pub fn new(
+        url: &str,
+        credentials: &Credentials,
+        ca_file: Option<&Path>,
+        timeout: Duration,
+    ) -> Result<HttpApi, String> {
+        let base = url.trim_end_matches('/').to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(format!(
+                "{url}: give the server's http:// or https:// address"
+            ));
+        }
+        // Credentials written into the URL are taken out of it and sent as
+        // basic auth, so the URL kept anywhere carries none.
+        let mut auth = credentials.header();
+        let clean = without_credentials(&base);
+        if clean != base {
+            if auth.is_some() {
+                return Err("credentials are both in the URL and given otherwise".into());
+            }
+            let userinfo = base
+                .split_once("://")
+                .and_then(|(_, rest)| rest.split('/').next())
+                .and_then(|a| a.rsplit_once('@'))
+                .map(|(u, _)| u.to_string())
+                .unwrap_or_default();
+            auth = Credentials::Basic(userinfo).header();
+        }
+        let roots = match ca_file {
+            None => ureq::tls::RootCerts::PlatformVerifier,
+            Some(path) => {
+                let pem = std::fs::read(path)
+                    .map_err(|e| format!("{}: cannot read the CA file: {e}", path.display()))?;
+                let certs: Vec<_> = ureq::tls::parse_pem(&pem)
+                    .filter_map(|item| match item {
+                        Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                if certs.is_empty() {
+                    return Err(format!("{}: no certificate in the CA file", path.display()));
+                }
+                ureq::tls::RootCerts::new_with_certs(&certs)
+            }
+        };
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build())
+            .build()
+            .into();
+        Ok(HttpApi {
+            agent,
+            base: clean,
+            auth,
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.base
+    }
+}
+
+/// A query_range answer of a few hundred MB is already wrong; refuse it.
+const BODY_LIMIT: u64 = 512 << 20;
+
+impl PromApi for HttpApi {
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, ApiError> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.agent.get(&url);
+        for (k, v) in params {
+            request = request.query(*k, v);
+        }
+        if let Some(auth) = &self.auth {
+            request = request.header("Authorization", auth);
+        }
+        let mut response = request.call().map_err(|e| match e {
+            ureq::Error::Timeout(_) => ApiError::Transient(format!("{}: timed out", self.base)),
+            ureq::Error::Io(e) => ApiError::Transient(match e.kind() {
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionReset => {
+                    format!("{}: cannot connect ({e})", self.base)
+                }
+                _ => format!("{}: {e}", self.base),
+            }),
+            ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
+                ApiError::Transient(format!("{}: cannot connect ({e})", self.base))
+            }
+            other => ApiError::Refused(format!("{}: {other}", self.base)),
+        })?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_string()
+            .map_err(|e| {
+                ApiError::Transient(format!("{}: the answer was cut off: {e}", self.base))
+            })?;
+        match status {
+            401 | 403 => {
+                return Err(ApiError::Refused(format!(
+                    "{}: the server refused the credentials (HTTP {status})",
+                    self.base
+                )));
+            }
+            500..=599 | 429 => {
+                return Err(ApiError::Transient(format!(
+                    "{}: HTTP {status}: {}",
+                    self.base,
+                    breakpoint_core::text::printable_excerpt(&body, 200)
+                )));
+            }
+            _ => {}
+        }
+        answer_data(&body, status)
+    }
+}
+
+/// The `data` of an API answer, or the server's own error.
+pub fn answer_data(body: &str, status: u16) -> Result<Value, ApiError> {
+    let doc: Value = serde_json::from_str(body).map_err(|e| {
+        ApiError::Refused(format!(
+            "HTTP {status}, not a Prometheus API answer ({e}): {}",
+            breakpoint_core::text::printable_excerpt(body, 200)
+        ))
+    })?;
+    if doc.get("status").and_then(Value::as_str) != Some("success") {
+        return Err(ApiError::Refused(format!(
+            "the server answered {}: {}",
+            doc.get("errorType")
+                .and_then(Value::as_str)
+                .unwrap_or("an error"),
+            doc.get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("no message")
+        )));
+    }
+    doc.get("data")
+        .cloned()
+        .ok_or_else(|| ApiError::Refused("the answer holds no data".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_never_stay_in_the_url() {
+        assert_eq!(
+            without_credentials("https://ops:s3cret@prom.example:9090/api"),
+            "https://prom.example:9090/api"
+        );
+        assert_eq!(
+            without_credentials("http://127.0.0.1:9090"),
+            "http://127.0.0.1:9090"
+        );
+        let api = HttpApi::new(
+            "http://ops:s3cret@127.0.0.1:9",
+            &Credentials::None,
+            None,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(api.url(), "http://127.0.0.1:9");
+        assert_eq!(api.auth.as_deref(), Some("Basic b3BzOnMzY3JldA=="));
+        assert!(format!("{:?}", Credentials::Bearer("x".into())).contains("hidden"));
+    }
+
+    #[test]
+    fn server_errors_are_said_as_the_server_says_them() {
+        let e = answer_data(
+            r#"{"status":"error","errorType":"bad_data","error":"parse error at char 3"}"#,
+            400,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            ApiError::Refused("the server answered bad_data: parse error at char 3".into())
+        );
+        assert!(matches!(
+            answer_data("<html>gateway</html>", 200),
+            Err(ApiError::Refused(_))
+        ));
+    }
+}

@@ -1,0 +1,530 @@
+//! Pulling a fleet's DCGM history from Prometheus: one run per node, its
+//! GPUs by UUID, through the same `query_range` importer a saved answer
+//! goes through.
+//!
+//! The range is cut into chunks within Prometheus's 11 000 points per
+//! series; nodes are fetched several at a time, each call retried with
+//! backoff when the server is busy or away for a moment. Everything is
+//! stored in one transaction: a server that goes down half-way, a query
+//! that errors, or a cancel leaves nothing behind. A node already pulled
+//! for part of the range is asked only for what is not stored yet, so an
+//! overlapping range adds nothing twice.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
+use breakpoint_core::store::Store;
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::api::{ApiError, PromApi};
+
+/// The DCGM exporter's series Breakpoint reads (docs/fleet.md).
+pub const DCGM_SERIES: &[&str] = &[
+    "POWER_USAGE",
+    "GPU_TEMP",
+    "MEMORY_TEMP",
+    "SM_CLOCK",
+    "MEM_CLOCK",
+    "GPU_UTIL",
+    "MEM_COPY_UTIL",
+    "FB_USED",
+    "CLOCK_THROTTLE_REASONS",
+    "CLOCKS_EVENT_REASONS",
+    "XID_ERRORS",
+    "PCIE_TX_THROUGHPUT",
+    "PCIE_RX_THROUGHPUT",
+    "PCIE_REPLAY_COUNTER",
+    "POWER_VIOLATION",
+    "THERMAL_VIOLATION",
+    "TOTAL_ENERGY_CONSUMPTION",
+];
+
+/// Prometheus refuses a range query of more than 11 000 points per series.
+const POINTS_PER_QUERY: i64 = 10_000;
+const RETRIES: u32 = 4;
+
+#[derive(Debug, Clone)]
+pub struct PullRequest {
+    pub from: Timestamp,
+    pub to: Timestamp,
+    pub step_s: u32,
+    /// Label matchers narrowing the fleet: `{Hostname=~"node-.*"}`.
+    pub selector: Option<String>,
+    /// Nodes fetched at once.
+    pub concurrency: usize,
+    /// The server's address as provenance keeps it (no credentials).
+    pub url: String,
+    pub platform_id: i64,
+}
+
+/// What happened, per node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodePulled {
+    pub node: String,
+    /// Runs stored (one per stretch of the range not stored before).
+    pub runs: Vec<i64>,
+    pub samples: u64,
+    pub gpus: usize,
+    /// Already stored for the whole range.
+    pub already: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PullReport {
+    pub query: String,
+    pub nodes: Vec<NodePulled>,
+    pub requests: u64,
+    pub retries: u64,
+}
+
+/// Progress, for a face to show.
+#[derive(Debug, Clone, Serialize)]
+pub enum Progress {
+    Nodes(usize),
+    Chunk {
+        node: String,
+        done: usize,
+        of: usize,
+    },
+    Stored {
+        node: String,
+        samples: u64,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PullError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Server(String),
+    #[error("cancelled; nothing was stored")]
+    Cancelled,
+    #[error(transparent)]
+    Import(#[from] breakpoint_core::import::ImportError),
+}
+
+impl From<breakpoint_core::Error> for PullError {
+    fn from(e: breakpoint_core::Error) -> Self {
+        PullError::Import(e.into())
+    }
+}
+
+/// The label matchers inside a selector's braces.
+fn matchers(selector: Option<&str>) -> Result<String, PullError> {
+    let Some(s) = selector.map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(String::new());
+    };
+    let inner = s
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .unwrap_or(s)
+        .trim();
+    if inner.contains(['{', '}']) || !inner.contains(['=', '~']) {
+        return Err(PullError::Invalid(format!(
+            "--selector {s}: label matchers, e.g. {{Hostname=~\"node-.*\"}}"
+        )));
+    }
+    Ok(inner.to_string())
+}
+
+/// The query for every DCGM series Breakpoint reads, narrowed by `extra`.
+pub fn series_query(extra: &str) -> String {
+    let names = DCGM_SERIES.join("|");
+    if extra.is_empty() {
+        format!("{{__name__=~\"DCGM_FI_DEV_({names})\"}}")
+    } else {
+        format!("{{__name__=~\"DCGM_FI_DEV_({names})\",{extra}}}")
+    }
+}
+
+fn quoted(value: &str) -> String {
+    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// Chunks of `[from, to]` (seconds) of at most `POINTS_PER_QUERY` steps,
+/// each starting one step after the last one ended.
+pub fn chunks(from: i64, to: i64, step: i64) -> Vec<(i64, i64)> {
+    let span = step * (POINTS_PER_QUERY - 1);
+    let mut out = Vec::new();
+    let mut start = from;
+    while start <= to {
+        let end = (start + span).min(to);
+        out.push((start, end));
+        start = end + step;
+    }
+    out
+}
+
+/// The parts of `[from, to]` no stored run covers (seconds).
+pub fn uncovered(from: i64, to: i64, covered: &[(i64, i64)], step: i64) -> Vec<(i64, i64)> {
+    let mut covered = covered.to_vec();
+    covered.sort();
+    let mut out = Vec::new();
+    let mut start = from;
+    for (a, b) in covered {
+        if b < start {
+            continue;
+        }
+        if a > to {
+            break;
+        }
+        if a > start {
+            out.push((start, (a - step).min(to)));
+        }
+        start = start.max(b + step);
+    }
+    if start <= to {
+        out.push((start, to));
+    }
+    out.retain(|(a, b)| a <= b);
+    out
+}
+
+struct Calls<'a> {
+    api: &'a dyn PromApi,
+    cancel: &'a AtomicBool,
+    requests: Mutex<(u64, u64)>,
+}
+
+impl Calls<'_> {
+    /// One call, retried on transient failures with 0.5 s, 1 s, 2 s waits.
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, PullError> {
+        let mut wait = Duration::from_millis(500);
+        for attempt in 0..RETRIES {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(PullError::Cancelled);
+            }
+            if let Ok(mut n) = self.requests.lock() {
+                n.0 += 1;
+                n.1 += u64::from(attempt > 0);
+            }
+            match self.api.get(path, params) {
+                Ok(v) => return Ok(v),
+                Err(ApiError::Transient(m)) if attempt + 1 < RETRIES => {
+                    let _ = m;
+                    std::thread::sleep(wait);
+                    wait *= 2;
+                }
+                Err(ApiError::Transient(m)) => {
+                    return Err(PullError::Server(format!(
+                        "{m} (after {RETRIES} tries); nothing was stored"
+                    )));
+                }
+                Err(ApiError::Refused(m)) => {
+                    return Err(PullError::Server(format!("{m}; nothing was stored")));
+                }
+            }
+        }
+        Err(PullError::Server("no answer".into()))
+    }
+}
+
+/// The node a series belongs to, and the label that names it.
+fn node_of(labels: &Map<String, Value>) -> Option<(&'static str, String)> {
+    for key in ["Hostname", "hostname", "instance"] {
+        if let Some(v) = labels.get(key).and_then(Value::as_str) {
+            return Some((key, v.to_string()));
+        }
+    }
+    None
+}
+
+/// One node's stretch of the range, fetched chunk by chunk and merged into
+/// one `query_range` answer.
+fn fetch_stretch(
+    calls: &Calls<'_>,
+    query: &str,
+    (from, to): (i64, i64),
+    step: i64,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Vec<u8>, PullError> {
+    let parts = chunks(from, to, step);
+    let mut series: BTreeMap<String, (Value, Vec<Value>)> = BTreeMap::new();
+    for (i, (a, b)) in parts.iter().enumerate() {
+        let data = calls.get(
+            "/api/v1/query_range",
+            &[
+                ("query", query.to_string()),
+                ("start", a.to_string()),
+                ("end", b.to_string()),
+                ("step", format!("{step}s")),
+            ],
+        )?;
+        let result = data
+            .get("result")
+            .and_then(Value::as_array)
+            .ok_or_else(|| PullError::Server("a query_range answer without result".into()))?;
+        for s in result {
+            let metric = s.get("metric").cloned().unwrap_or(Value::Null);
+            let key = metric.to_string();
+            let values = s
+                .get("values")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            series
+                .entry(key)
+                .or_insert_with(|| (metric, Vec::new()))
+                .1
+                .extend(values);
+        }
+        progress(i + 1, parts.len());
+    }
+    let result: Vec<Value> = series
+        .into_values()
+        .map(|(metric, values)| json!({ "metric": metric, "values": values }))
+        .collect();
+    serde_json::to_vec(&json!({
+        "status": "success",
+        "data": { "resultType": "matrix", "result": result },
+    }))
+    .map_err(|e| PullError::Server(e.to_string()))
+}
+
+/// A node's stretches already stored from this server, in seconds.
+fn stored_stretches(
+    store: &Store,
+    platform_id: i64,
+    url: &str,
+    node: &str,
+) -> Result<Vec<(i64, i64)>, PullError> {
+    let mut out = Vec::new();
+    for run in store.runs(Some(platform_id))? {
+        let Some(p) = run.metadata.get("prometheus") else {
+            continue;
+        };
+        let text = |k: &str| p.get(k).and_then(Value::as_str);
+        if text("url") == Some(url)
+            && text("node") == Some(node)
+            && let (Some(a), Some(b)) = (
+                p.get("from_s").and_then(Value::as_i64),
+                p.get("to_s").and_then(Value::as_i64),
+            )
+        {
+            out.push((a, b));
+        }
+    }
+    Ok(out)
+}
+
+/// Pull the range into `store`, one run per node (per stretch not stored
+/// before), all or nothing.
+pub fn pull(
+    store: &Store,
+    api: &dyn PromApi,
+    request: &PullRequest,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<PullReport, PullError> {
+    let (from, to) = (request.from.as_second(), request.to.as_second());
+    if to <= from {
+        return Err(PullError::Invalid(format!(
+            "--to {} is not after --from {}",
+            request.to, request.from
+        )));
+    }
+    if request.step_s == 0 {
+        return Err(PullError::Invalid("--step must be at least 1s".into()));
+    }
+    let step = i64::from(request.step_s);
+    let extra = matchers(request.selector.as_deref())?;
+    let query = series_query(&extra);
+    let calls = Calls {
+        api,
+        cancel,
+        requests: Mutex::new((0, 0)),
+    };
+
+    // The nodes, by their Hostname (else instance) label.
+    let series = calls.get(
+        "/api/v1/series",
+        &[
+            ("match[]", query.clone()),
+            ("start", from.to_string()),
+            ("end", to.to_string()),
+        ],
+    )?;
+    let mut nodes: BTreeMap<String, &'static str> = BTreeMap::new();
+    for labels in series.as_array().into_iter().flatten() {
+        if let Some((label, node)) = labels.as_object().and_then(node_of) {
+            nodes.entry(node).or_insert(label);
+        }
+    }
+    if nodes.is_empty() {
+        return Err(PullError::Server(format!(
+            "no DCGM series between {} and {} matching {query}; nothing was stored",
+            request.from, request.to
+        )));
+    }
+    progress(Progress::Nodes(nodes.len()));
+
+    // What each node still needs.
+    let mut jobs: Vec<(String, String, (i64, i64))> = Vec::new();
+    let mut pulled: BTreeMap<String, NodePulled> = BTreeMap::new();
+    for (node, label) in &nodes {
+        let stored = stored_stretches(store, request.platform_id, &request.url, node)?;
+        let missing = uncovered(from, to, &stored, step);
+        pulled.insert(
+            node.clone(),
+            NodePulled {
+                node: node.clone(),
+                runs: Vec::new(),
+                samples: 0,
+                gpus: 0,
+                already: missing.is_empty(),
+            },
+        );
+        let node_query = series_query(&if extra.is_empty() {
+            format!("{label}={}", quoted(node))
+        } else {
+            format!("{extra},{label}={}", quoted(node))
+        });
+        for stretch in missing {
+            jobs.push((node.clone(), node_query.clone(), stretch));
+        }
+    }
+
+    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+    let workers = request.concurrency.clamp(1, 16);
+    let stored = store.atomically(|store| -> Result<(), PullError> {
+        std::thread::scope(|scope| -> Result<(), PullError> {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for _ in 0..workers {
+                let tx = tx.clone();
+                let (queue, calls) = (&queue, &calls);
+                scope.spawn(move || {
+                    loop {
+                        let job = queue.lock().ok().and_then(|mut q| q.pop());
+                        let Some((_, (node, query, stretch))) = job else {
+                            break;
+                        };
+                        let fetched = fetch_stretch(calls, &query, stretch, step, |done, of| {
+                            progress(Progress::Chunk {
+                                node: node.clone(),
+                                done,
+                                of,
+                            })
+                        });
+                        let failed = fetched.is_err();
+                        if tx.send((node, query, stretch, fetched)).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            for (node, query, (a, b), fetched) in rx {
+                let bytes = match fetched {
+                    Ok(b) => b,
+                    Err(e) => {
+                        // Stop the others; the transaction rolls back.
+                        cancel.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                };
+                let stamp = |s: i64| {
+                    Timestamp::from_second(s)
+                        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+                        .unwrap_or_default()
+                };
+                let mut options = ImportOptions {
+                    tz: jiff::tz::TimeZone::UTC,
+                    ..ImportOptions::new(request.platform_id)
+                };
+                options.extra_metadata.insert(
+                    "prometheus".into(),
+                    json!({
+                        "url": request.url,
+                        "node": node,
+                        "query": query,
+                        "from_s": a,
+                        "to_s": b,
+                        "step_s": request.step_s,
+                    }),
+                );
+                let name = format!("prometheus {node} {}–{}", stamp(a), stamp(b));
+                match import_reader(store, &bytes[..], &name, Format::PromRange, &options, None) {
+                    Ok(ImportOutcome::Imported(r)) => {
+                        progress(Progress::Stored {
+                            node: node.clone(),
+                            samples: r.samples,
+                        });
+                        if let Some(p) = pulled.get_mut(&node) {
+                            p.runs.push(r.run_id);
+                            p.samples += r.samples;
+                            p.gpus = p.gpus.max(r.gpus);
+                        }
+                    }
+                    Ok(ImportOutcome::AlreadyImported { .. }) => {}
+                    // A stretch where the node's series hold no point.
+                    Err(breakpoint_core::import::ImportError::File { reason, .. })
+                        if reason.contains("no DCGM_FI_DEV_* series") => {}
+                    Err(e) => {
+                        cancel.store(true, Ordering::Relaxed);
+                        return Err(e.into());
+                    }
+                }
+            }
+            if cancel.load(Ordering::Relaxed) {
+                return Err(PullError::Cancelled);
+            }
+            Ok(())
+        })
+    });
+    stored?;
+    let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
+    Ok(PullReport {
+        query,
+        nodes: pulled.into_values().collect(),
+        requests,
+        retries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_stay_within_the_point_limit_and_never_overlap() {
+        let c = chunks(0, 48 * 3600, 15);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0], (0, 15 * 9_999));
+        assert_eq!(c[1].0, 15 * 10_000);
+        assert_eq!(c[1].1, 48 * 3600);
+        assert_eq!(chunks(100, 100, 15), vec![(100, 100)]);
+    }
+
+    #[test]
+    fn only_what_is_not_stored_is_asked_for() {
+        assert_eq!(uncovered(0, 100, &[], 10), vec![(0, 100)]);
+        assert_eq!(uncovered(0, 100, &[(0, 100)], 10), vec![]);
+        assert_eq!(uncovered(0, 100, &[(0, 50)], 10), vec![(60, 100)]);
+        assert_eq!(uncovered(0, 100, &[(30, 50)], 10), vec![(0, 20), (60, 100)]);
+        assert_eq!(
+            uncovered(40, 100, &[(0, 50), (80, 200)], 10),
+            vec![(60, 70)]
+        );
+    }
+
+    #[test]
+    fn selectors_narrow_the_query() {
+        assert_eq!(
+            matchers(Some("{Hostname=~\"node-.*\"}")).unwrap(),
+            "Hostname=~\"node-.*\""
+        );
+        assert!(matchers(Some("node-3")).is_err());
+        let q = series_query("Hostname=\"n1\"");
+        assert!(
+            q.starts_with("{__name__=~\"DCGM_FI_DEV_(POWER_USAGE|")
+                && q.ends_with(",Hostname=\"n1\"}")
+        );
+        assert_eq!(quoted("a\"b"), "\"a\\\"b\"");
+    }
+}

@@ -1,0 +1,334 @@
+//! The fleet paths against a real Prometheus (Debian's package, which
+//! `scripts/setup` installs): history loaded with promtool, pulled back
+//! through the HTTP API, and `probe serve` scraped by it.
+
+// A failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
+mod prometheus;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use breakpoint_core::domain::{EventKind, Platform, PlatformKind};
+use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
+use breakpoint_core::samples::Field;
+use breakpoint_core::store::Store;
+use breakpoint_fleet::api::{ApiError, Credentials, HttpApi, PromApi};
+use breakpoint_fleet::pull::{PullError, PullRequest, pull};
+use prometheus::{Fleet, Server};
+
+fn new_store() -> (Store, i64) {
+    let store = Store::open_in_memory().unwrap();
+    let p = store
+        .create_platform(&Platform::new("Cluster", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    (store, p.id)
+}
+
+fn request(server: &Server, fleet: &Fleet, platform_id: i64) -> PullRequest {
+    PullRequest {
+        from: fleet.start(),
+        to: fleet.end(),
+        step_s: fleet.step_s,
+        selector: None,
+        concurrency: 3,
+        url: server.url(),
+        platform_id,
+    }
+}
+
+fn api(server: &Server) -> HttpApi {
+    HttpApi::new(
+        &server.url(),
+        &Credentials::None,
+        None,
+        Duration::from_secs(30),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
+    let fleet = Fleet::new(4, 2, 6);
+    let server = Server::with_history(&fleet);
+    let (store, platform) = new_store();
+    let report = pull(
+        &store,
+        &api(&server),
+        &request(&server, &fleet, platform),
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap();
+    // One run per node, its GPUs by UUID.
+    assert_eq!(report.nodes.len(), 4);
+    let runs = store.runs(Some(platform)).unwrap();
+    assert_eq!(runs.len(), 4);
+    for run in &runs {
+        assert_eq!(run.inventory.len(), 2, "{:?}", run.provenance.file_name);
+        assert!(run.inventory.iter().all(|g| g.uuid.is_some()));
+        let p = &run.metadata["prometheus"];
+        assert_eq!(p["url"], server.url());
+        assert!(
+            p["query"]
+                .as_str()
+                .unwrap()
+                .contains("DCGM_FI_DEV_(POWER_USAGE|")
+        );
+    }
+
+    // The same history imported from its file: the same samples, value for
+    // value — except after the GPU that fell off the bus, whose last values
+    // Prometheus repeats for its 5-minute lookback (docs/fleet.md).
+    let (file_store, file_platform) = new_store();
+    let options = ImportOptions {
+        tz: jiff::tz::TimeZone::UTC,
+        ..ImportOptions::new(file_platform)
+    };
+    let ImportOutcome::Imported(file) = import_reader(
+        &file_store,
+        fleet.openmetrics().as_bytes(),
+        "history.om",
+        Format::PromText,
+        &options,
+        None,
+    )
+    .unwrap() else {
+        panic!("imported before?")
+    };
+    let pulled: u64 = runs.iter().map(|r| r.sample_count).sum();
+    let lookback_points = 5 * 60 / u64::from(fleet.step_s);
+    assert_eq!(pulled, file.samples + lookback_points);
+
+    let node = |name: &str| {
+        runs.iter()
+            .find(|r| {
+                r.provenance
+                    .file_name
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains(name)
+            })
+            .unwrap()
+    };
+    // Node 1's GPU 0 sags from about 600 W to about 450 W half-way.
+    let sagging = node("node-1");
+    let frame = store
+        .read_samples(sagging.id, 0, None, Some(&[Field::PowerMw]))
+        .unwrap();
+    let (t, mw) = fleet.power_at(1, 0, 100);
+    let i = frame.t_ms.iter().position(|x| *x == t * 1000).unwrap();
+    assert_eq!(frame.column(Field::PowerMw).unwrap().get(i), Some(mw));
+    let last = frame
+        .column(Field::PowerMw)
+        .unwrap()
+        .get(frame.len() - 1)
+        .unwrap();
+    assert!(last < 470_000, "sagged: {last}");
+    // Node 2's GPU 1 fell off the bus: its XID 79 is an event.
+    let lost = node("node-2");
+    let xids: Vec<i64> = store
+        .events(lost.id)
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind == EventKind::Xid)
+        .filter_map(|e| e.code)
+        .collect();
+    assert_eq!(xids, vec![79]);
+}
+
+#[test]
+fn an_overlapping_range_adds_nothing_twice() {
+    let fleet = Fleet::new(2, 1, 6);
+    let server = Server::with_history(&fleet);
+    let (store, platform) = new_store();
+    let api = api(&server);
+    let whole = request(&server, &fleet, platform);
+    let first_half = PullRequest {
+        to: fleet.start() + jiff::SignedDuration::from_hours(3),
+        ..whole.clone()
+    };
+    let cancel = AtomicBool::new(false);
+    pull(&store, &api, &first_half, &cancel, &|_| {}).unwrap();
+    let half: u64 = store
+        .runs(None)
+        .unwrap()
+        .iter()
+        .map(|r| r.sample_count)
+        .sum();
+    let report = pull(&store, &api, &whole, &cancel, &|_| {}).unwrap();
+    assert!(report.nodes.iter().all(|n| n.runs.len() == 1 && !n.already));
+    let after: u64 = store
+        .runs(None)
+        .unwrap()
+        .iter()
+        .map(|r| r.sample_count)
+        .sum();
+
+    let (fresh, fresh_platform) = new_store();
+    pull(
+        &fresh,
+        &api,
+        &request(&server, &fleet, fresh_platform),
+        &cancel,
+        &|_| {},
+    )
+    .unwrap();
+    let once: u64 = fresh
+        .runs(None)
+        .unwrap()
+        .iter()
+        .map(|r| r.sample_count)
+        .sum();
+    assert!(half > 0 && half < once);
+    assert_eq!(after, once, "the second pull fetched only the rest");
+    let again = pull(&store, &api, &whole, &cancel, &|_| {}).unwrap();
+    assert!(again.nodes.iter().all(|n| n.already && n.runs.is_empty()));
+    assert_eq!(store.runs(None).unwrap().len(), 4);
+}
+
+/// The real server, killed after a few answers.
+struct Dying<'a> {
+    api: HttpApi,
+    server: &'a Server,
+    answers: AtomicUsize,
+}
+
+impl PromApi for Dying<'_> {
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<serde_json::Value, ApiError> {
+        if self.answers.fetch_add(1, Ordering::SeqCst) == 2 {
+            self.server.kill();
+        }
+        self.api.get(path, params)
+    }
+}
+
+#[test]
+fn a_server_killed_mid_pull_stores_nothing_and_says_so() {
+    let fleet = Fleet::new(4, 1, 2);
+    let server = Server::with_history(&fleet);
+    let (store, platform) = new_store();
+    let dying = Dying {
+        api: api(&server),
+        server: &server,
+        answers: AtomicUsize::new(0),
+    };
+    let request = PullRequest {
+        concurrency: 1,
+        ..request(&server, &fleet, platform)
+    };
+    let e = pull(&store, &dying, &request, &AtomicBool::new(false), &|_| {}).unwrap_err();
+    assert!(matches!(e, PullError::Server(_)), "{e}");
+    let message = e.to_string();
+    assert!(
+        message.contains("cannot connect") && message.contains("nothing was stored"),
+        "{message}"
+    );
+    assert!(store.runs(None).unwrap().is_empty());
+}
+
+#[test]
+fn queries_that_error_and_ranges_without_data_are_refused() {
+    let fleet = Fleet::new(1, 1, 1);
+    let server = Server::with_history(&fleet);
+    let (store, platform) = new_store();
+    let api = api(&server);
+    let cancel = AtomicBool::new(false);
+    let empty = PullRequest {
+        from: fleet.start() - jiff::SignedDuration::from_hours(48),
+        to: fleet.start() - jiff::SignedDuration::from_hours(24),
+        ..request(&server, &fleet, platform)
+    };
+    let e = pull(&store, &api, &empty, &cancel, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("no DCGM series between"), "{e}");
+    let bad = PullRequest {
+        selector: Some("{Hostname=~\"(\"}".into()),
+        ..request(&server, &fleet, platform)
+    };
+    let e = pull(&store, &api, &bad, &cancel, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the server answered bad_data"), "{e}");
+    assert!(store.runs(None).unwrap().is_empty());
+}
+
+#[test]
+fn probe_serve_is_scraped_by_prometheus_and_pulled_back() {
+    use breakpoint_fleet::serve::{ServeOptions, serve};
+
+    let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/probe/stress-steady.json");
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut source = breakpoint_probe::ProbeSource::open(Some(&trace)).unwrap();
+            let options = ServeOptions {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                interval: Duration::from_millis(250),
+                host: "node-7".into(),
+            };
+            serve(source.as_dyn(), &options, &stop, |addr| {
+                tx.send(addr).unwrap()
+            })
+            .unwrap()
+        });
+        let addr = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        // Anything but /metrics is not served.
+        let other = ureq::get(&format!("http://{addr}/"))
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .call()
+            .unwrap();
+        assert_eq!(other.status().as_u16(), 404);
+
+        let server = Server::scraping(&addr.to_string());
+        let api = api(&server);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let answer = loop {
+            let data = api
+                .get(
+                    "/api/v1/query",
+                    &[("query", "DCGM_FI_DEV_POWER_USAGE".to_string())],
+                )
+                .unwrap();
+            if data["result"].as_array().is_some_and(|r| !r.is_empty()) {
+                break data;
+            }
+            assert!(std::time::Instant::now() < deadline, "never scraped");
+            std::thread::sleep(Duration::from_millis(500));
+        };
+        let series = &answer["result"][0];
+        assert_eq!(series["metric"]["Hostname"], "node-7");
+        assert_eq!(
+            series["metric"]["UUID"],
+            "GPU-aaaa0000-0000-0000-0000-000000000000"
+        );
+        // The steady trace settles at full load; the gauge is in watts.
+        let watts: f64 = series["value"][1].as_str().unwrap().parse().unwrap();
+        assert!((50.0..500.0).contains(&watts), "{watts}");
+        std::thread::sleep(Duration::from_secs(3));
+
+        // Breakpoint's own pull reads what the exporter fed.
+        let (store, platform) = new_store();
+        let now = jiff::Timestamp::now();
+        let request = PullRequest {
+            from: now - jiff::SignedDuration::from_secs(60),
+            to: now,
+            step_s: 1,
+            selector: Some("{job=\"probe\"}".into()),
+            concurrency: 1,
+            url: server.url(),
+            platform_id: platform,
+        };
+        let report = pull(&store, &api, &request, &AtomicBool::new(false), &|_| {}).unwrap();
+        assert_eq!(report.nodes.len(), 1);
+        assert_eq!(report.nodes[0].node, "node-7");
+        assert!(report.nodes[0].samples >= 3, "{report:?}");
+        stop.store(true, Ordering::Relaxed);
+    });
+}
