@@ -12,6 +12,7 @@ mod campaign;
 mod database;
 mod energy;
 mod errors;
+mod fleet;
 mod history;
 mod hostile;
 mod imports;

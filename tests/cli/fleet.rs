@@ -1,0 +1,151 @@
+//! `import --prometheus` and `probe serve` through the binary, against a
+//! small recorded server (the real Prometheus runs in tests/fleet).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+
+use crate::util::Workspace;
+
+/// Answers Prometheus API calls with recorded bodies; 401 without the
+/// right bearer token.
+fn recorded_server(token: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            reader.read_line(&mut request).unwrap();
+            let mut authorised = false;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                    break;
+                }
+                if line.to_ascii_lowercase().starts_with("authorization:") {
+                    authorised = line.trim_end().ends_with(&format!("Bearer {token}"));
+                }
+            }
+            let path = request.split(' ').nth(1).unwrap_or("");
+            let (status, body) = if !authorised {
+                ("401 Unauthorized", "Unauthorized\n".to_string())
+            } else if path.starts_with("/api/v1/series") {
+                (
+                    "200 OK",
+                    r#"{"status":"success","data":[{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","UUID":"GPU-1","Hostname":"node-a"}]}"#.to_string(),
+                )
+            } else {
+                (
+                    "200 OK",
+                    r#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","UUID":"GPU-1","Hostname":"node-a","modelName":"NVIDIA H100 80GB HBM3"},"values":[[1780300800,"650.5"],[1780300815,"651.5"],[1780300830,"652.5"]]}]}}"#.to_string(),
+                )
+            };
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn a_pull_through_the_binary_with_a_token_from_the_environment() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Cluster"]);
+    let url = recorded_server("s3cret");
+    let args = [
+        "import",
+        "--prometheus",
+        &url,
+        "--from",
+        "2026-06-01T08:00:00Z",
+        "--to",
+        "2026-06-01T08:00:30Z",
+        "--platform",
+        "Cluster",
+        "--token-env",
+        "PROM_TOKEN",
+    ];
+    // A wrong token: refused as such, nothing stored.
+    let out = ws.cmd(&args).env("PROM_TOKEN", "wrong").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refused the credentials (HTTP 401)") && !stderr.contains("wrong"),
+        "{stderr}"
+    );
+    assert!(ws.json(&["runs", "list"]).as_array().unwrap().is_empty());
+
+    let out = ws.cmd(&args).env("PROM_TOKEN", "s3cret").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("pulled 1 node(s) of Cluster"), "{text}");
+    let run = ws.json(&["runs", "show", "1"]);
+    assert_eq!(run["sample_count"], 3);
+    assert_eq!(run["metadata"]["prometheus"]["node"], "node-a");
+    assert_eq!(run["metadata"]["prometheus"]["url"], url);
+    assert!(
+        !run.to_string().contains("s3cret"),
+        "no secret in provenance"
+    );
+    // The same range again: nothing added.
+    let again = ws.cmd(&args).env("PROM_TOKEN", "s3cret").output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already imported"));
+    assert_eq!(ws.json(&["runs", "list"]).as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn probe_serve_answers_metrics_on_loopback() {
+    let ws = Workspace::new();
+    let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/probe/trace.json");
+    let mut child = ws
+        .process(&[
+            "probe",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--interval",
+            "200ms",
+            "--host",
+            "node-x",
+            "--replay-trace",
+            trace.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serving http://")
+        .and_then(|l| l.split('/').next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut body = String::new();
+    stream.read_to_string(&mut body).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(
+        body.contains("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",device=\"nvidia0\",Hostname=\"node-x\""),
+        "{body}"
+    );
+    assert!(body.contains("breakpoint_gpu_up{gpu=\"1\""), "{body}");
+}
