@@ -8,7 +8,7 @@ pub mod dto;
 pub mod error;
 pub mod state;
 
-use commands::{app, billing, bundles, campaigns, platforms, probe, ranking, report, runs};
+use commands::{app, billing, bundles, campaigns, fleet, platforms, probe, ranking, report, runs};
 use tauri::Runtime;
 use tauri::ipc::Invoke;
 
@@ -43,6 +43,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         report::export_report,
         bundles::bundle_export,
         bundles::bundle_import,
+        fleet::pull_prometheus,
         report::open_report,
         probe::probe_inventory,
         probe::probe_start,

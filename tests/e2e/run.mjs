@@ -4,6 +4,7 @@
 // Screenshots of every screen land in tests/e2e/artifacts/ (not committed).
 
 import { execFileSync, spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -321,6 +322,39 @@ try {
     await session.click("#bundle-export");
     await session.until("the export", "return document.querySelector('#bundle-result')?.textContent.includes('SHA-256')", 10_000);
     assert(existsSync(out), "the bundle was written");
+  });
+
+  await step("import from Prometheus: a bad time is named at its field, then one run per node with its progress", async () => {
+    // A recorded Prometheus API: one node, one GPU, three readings.
+    const server = createServer((req, res) => {
+      const body = req.url.startsWith("/api/v1/series")
+        ? { status: "success", data: [{ __name__: "DCGM_FI_DEV_POWER_USAGE", gpu: "0", UUID: "GPU-e2e", Hostname: "node-e2e" }] }
+        : { status: "success", data: { resultType: "matrix", result: [{ metric: { __name__: "DCGM_FI_DEV_POWER_USAGE", gpu: "0", UUID: "GPU-e2e", Hostname: "node-e2e" },
+          values: [[1780300800, "650.5"], [1780300815, "651.5"], [1780300830, "652.5"]] }] } };
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      await go("runs");
+      await session.run("document.querySelector('#prometheus').open = true");
+      await session.type("#prom-url", `http://127.0.0.1:${server.address().port}`);
+      await session.type("#prom-from", "yesterday");
+      await session.type("#prom-to", "2026-06-01T08:00:30Z");
+      await session.click("#prom-pull");
+      const why = await session.until("the field error", "return document.querySelector('#prom-from-error')?.textContent", 5000);
+      assert(why.includes("is not a time"), `from error reads: ${why}`);
+      await session.type("#prom-from", "2026-06-01T08:00:00Z");
+      await session.click("#prom-pull");
+      await session.until("the node's run", "return document.querySelector('#prom-result tr[data-node=\"node-e2e\"]')?.textContent", 10_000);
+      const row = await session.text("#prom-result");
+      assert(row.includes("node-e2e") && row.includes("3"), `pull reads: ${row}`);
+      const bar = await session.run("return document.querySelector('#prom-progress [data-node=\"node-e2e\"] progress')?.value");
+      assert(bar === 100, `the node's bar is full: ${bar}`);
+      await shot("05e-prometheus-pull");
+    } finally {
+      server.close();
+    }
   });
 
   for (const view of ["probe", "billing", "settings"]) {

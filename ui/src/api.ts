@@ -24,6 +24,8 @@ import type { ProfileRow } from "./bindings/ProfileRow";
 import type { RankRequest } from "./bindings/RankRequest";
 import type { HistoryView } from "./bindings/HistoryView";
 import type { BundleExported } from "./bindings/BundleExported";
+import type { PullForm } from "./bindings/PullForm";
+import type { PullResultView } from "./bindings/PullResultView";
 import type { BundleMerged } from "./bindings/BundleMerged";
 import type { RankView } from "./bindings/RankView";
 import type { ReportRequest } from "./bindings/ReportRequest";
@@ -66,6 +68,7 @@ export const api = {
   campaignCleanup: () => invoke<OutstandingRow[]>("campaign_cleanup"),
   rank: (request: RankRequest) => invoke<RankView>("rank", { request }),
   explain: (platformId: number, breakpoint: string, request: RankRequest) => invoke<CellView>("explain", { platformId, breakpoint, request }),
+  pullPrometheus: (form: PullForm) => invoke<PullResultView>("pull_prometheus", { form }),
   bundleExport: (path: string) => invoke<BundleExported>("bundle_export", { path }),
   bundleImport: (path: string, resolution: string | null) => invoke<BundleMerged>("bundle_import", { path, resolution }),
   platformHistory: (platformId: number, since: string | null, until: string | null) => invoke<HistoryView>("platform_history", { platformId, since, until }),

@@ -5,7 +5,8 @@
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
-import { api, messageOf } from "../api";
+import { api, isAppError, messageOf } from "../api";
+import type { PullProgressView } from "../bindings/PullProgressView";
 import type { EventRow } from "../bindings/EventRow";
 import type { HealthRow } from "../bindings/HealthRow";
 import type { ImportProgress } from "../bindings/ImportProgress";
@@ -80,8 +81,77 @@ export async function runsView(root: HTMLElement): Promise<void> {
   clear(root);
   append(root, h("h1", {}, t("runs")),
     h("div", { class: "inline" }, h("label", {}, h("span", {}, t("importTo")), target), pick, cancel),
-    h("div", { class: "inline" }, pathInput, byPath), drop, progress, report, list, detail);
+    h("div", { class: "inline" }, pathInput, byPath), drop, progress, report,
+    await prometheusSection(target, () => renderList(list, detail)), list, detail);
   renderRunsTable(list, runs, detail);
+}
+
+/**
+ * Import from Prometheus: the fleet's DCGM history, one run per node, with
+ * a progress bar per node and a cancel. A token is read from an
+ * environment variable of the app, never typed into the form.
+ */
+async function prometheusSection(target: HTMLSelectElement, done: () => Promise<void>): Promise<HTMLElement> {
+  const input = (id: string, label: string, placeholder: string, size = 24) =>
+    h("input", { id, "aria-label": label, placeholder, size, autocomplete: "off" });
+  const url = input("prom-url", t("promUrl"), "http://prometheus:9090", 32);
+  const from = input("prom-from", t("from"), "2026-06-01T00:00:00Z");
+  const to = input("prom-to", t("to"), "2026-06-03T00:00:00Z");
+  const selector = input("prom-selector", t("selector"), "{Hostname=~\"node-.*\"}");
+  const tokenEnv = input("prom-token-env", t("tokenEnv"), "PROM_TOKEN", 14);
+  const errors: Record<string, HTMLElement> = {};
+  const labelled = (el: HTMLElement, key: string, text: string) => {
+    errors[key] = h("span", { class: "field-error", id: `prom-${key}-error`, role: "alert" });
+    return h("label", {}, h("span", {}, text), el, errors[key]);
+  };
+  const nodes = h("div", { id: "prom-progress" });
+  const result = h("div", { id: "prom-result" });
+  const go = h("button", { class: "primary", id: "prom-pull" }, t("pull"));
+  const stop = h("button", { id: "prom-cancel", disabled: true }, t("cancel"));
+  let job: number | null = null;
+  const bars = new Map<string, HTMLProgressElement>();
+  unlisten.push(await listen<number>("pull-started", (e) => { job = e.payload; stop.removeAttribute("disabled"); }));
+  unlisten.push(await listen<PullProgressView>("pull-progress", (e) => {
+    const p = e.payload;
+    if (p.job !== job || p.node === null) return;
+    let bar = bars.get(p.node);
+    if (!bar) {
+      bar = h("progress", { max: 100, value: 0 });
+      bars.set(p.node, bar);
+      append(nodes, h("div", { class: "bar", "data-node": p.node }, h("span", {}, p.node), bar));
+    }
+    bar.value = p.stored_samples !== null ? 100 : p.of > 0 ? (90 * p.done) / p.of : 0;
+  }));
+  stop.addEventListener("click", () => { if (job !== null) void api.cancelJob(job); });
+  go.addEventListener("click", async () => {
+    for (const e of Object.values(errors)) e.textContent = "";
+    clear(nodes);
+    clear(result);
+    bars.clear();
+    go.setAttribute("disabled", "");
+    try {
+      const r = await api.pullPrometheus({ platform_id: Number(target.value), url: url.value, from: from.value, to: to.value,
+        step_s: null, selector: selector.value || null, token_env: tokenEnv.value || null });
+      append(result, h("table", { class: "report" },
+        h("thead", {}, h("tr", {}, ...[t("node"), t("runs"), t("gpus"), t("samples"), ""].map((k) => h("th", {}, k)))),
+        h("tbody", {}, ...r.nodes.map((n) => h("tr", { "data-node": n.node }, h("td", {}, n.node), h("td", {}, n.runs.map((id) => `#${id}`).join(", ")),
+          h("td", { class: "num" }, String(n.gpus)), h("td", { class: "num" }, String(n.samples)), h("td", {}, n.already ? t("alreadyImported") : ""))))),
+        h("p", { class: "hint" }, `${r.requests} ${t("requests")}, ${r.retries} ${t("retried")}`));
+      await done();
+    } catch (e) {
+      if (isAppError(e) && e.field && errors[e.field]) errors[e.field].textContent = e.message;
+      else append(result, h("p", { class: "error" }, messageOf(e)));
+    } finally {
+      job = null;
+      go.removeAttribute("disabled");
+      stop.setAttribute("disabled", "");
+    }
+  });
+  return h("details", { id: "prometheus", class: "panel" }, h("summary", {}, t("importPrometheus")),
+    h("p", { class: "hint" }, t("prometheusHint")),
+    h("div", { class: "inline" }, labelled(url, "url", t("promUrl")), labelled(from, "from", t("from")), labelled(to, "to", t("to"))),
+    h("div", { class: "inline" }, labelled(selector, "selector", t("selector")), labelled(tokenEnv, "token_env", t("tokenEnv")), go, stop),
+    nodes, result);
 }
 
 function renderReport(el: HTMLElement, rows: ImportRow[]): void {
