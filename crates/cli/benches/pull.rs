@@ -1,0 +1,212 @@
+//! Fleet pull benchmark: 64 nodes × 8 GPUs × 48 h at 15 s (≈ 5.9 M
+//! samples of DCGM power) loaded into a local Prometheus with promtool,
+//! pulled by `breakpoint import --prometheus`, beside importing the same
+//! history from its OpenMetrics file in the same run. The pull is measured
+//! for 16 nodes and for 64, to show its memory does not grow with the
+//! fleet.
+//!
+//! Run: `cargo bench -p breakpoint-cli --bench pull` (needs Debian's
+//! `prometheus` package: scripts/setup installs it).
+//! Targets: within 2× of the file import; memory flat in the nodes.
+//! `BENCH_NODES`, `BENCH_HOURS` scale it down for a quick look.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const GPUS: u32 = 8;
+const STEP_S: i64 = 15;
+
+fn env_or(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The history as OpenMetrics: one gauge family, power in watts with a
+/// seeded spread, every series in time order.
+fn write_history(path: &Path, nodes: u32, start_s: i64, points: i64) -> std::io::Result<u64> {
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    writeln!(out, "# TYPE DCGM_FI_DEV_POWER_USAGE gauge")?;
+    let mut samples = 0;
+    for n in 0..nodes {
+        for g in 0..GPUS {
+            for i in 0..points {
+                let mut x = (u64::from(n) << 40) ^ (u64::from(g) << 32) ^ i as u64;
+                x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mw = 600_000 + (x >> 40) as i64 % 20_001 - 10_000;
+                writeln!(
+                    out,
+                    "DCGM_FI_DEV_POWER_USAGE{{gpu=\"{g}\",UUID=\"GPU-{n:04}-{g:04}\",Hostname=\"node-{n:02}\"}} {}.{:03} {}",
+                    mw / 1000,
+                    mw % 1000,
+                    start_s + i * STEP_S
+                )?;
+                samples += 1;
+            }
+        }
+    }
+    writeln!(out, "# EOF")?;
+    out.flush()?;
+    Ok(samples)
+}
+
+/// Wall time and peak resident memory (MiB) of a command, read from /proc
+/// while it runs.
+fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_path) {
+            for line in status.lines() {
+                if let Some(v) = line.strip_prefix("VmHWM:") {
+                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+                    peak_kib = peak_kib.max(kib);
+                }
+            }
+        }
+        if let Some(status) = child.try_wait()? {
+            if !status.success() {
+                return Err(std::io::Error::other(format!("{cmd:?} failed: {status}")));
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
+}
+
+fn fresh_db(bin: &str, db: &Path) -> std::io::Result<()> {
+    let status = Command::new(bin)
+        .arg("--db")
+        .arg(db)
+        .args(["platform", "add", "fleet"])
+        .stdout(Stdio::null())
+        .status()?;
+    assert!(status.success());
+    Ok(())
+}
+
+fn ts(s: i64) -> String {
+    jiff::Timestamp::from_second(s)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let bin = env!("CARGO_BIN_EXE_breakpoint");
+    let nodes = env_or("BENCH_NODES", 64);
+    let hours = env_or("BENCH_HOURS", 48);
+    for tool in ["prometheus", "promtool"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            println!("pull: {tool} is not installed (scripts/setup installs Debian's prometheus); skipped");
+            return Ok(());
+        }
+    }
+    let dir = tempfile::tempdir()?;
+    let points = i64::from(hours) * 3600 / STEP_S;
+    let now = jiff::Timestamp::now().as_second();
+    let start_s = (now / 3600 - i64::from(hours) - 2) * 3600;
+    let end_s = start_s + (points - 1) * STEP_S;
+    let history = dir.path().join("history.om");
+    let t = Instant::now();
+    let samples = write_history(&history, nodes, start_s, points)?;
+    let size = std::fs::metadata(&history)?.len();
+    println!(
+        "pull: {nodes} nodes × {GPUS} GPUs × {hours} h at {STEP_S} s = {samples} samples ({:.0} MB of OpenMetrics, written in {:.1} s)",
+        size as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    let data = dir.path().join("data");
+    let t = Instant::now();
+    let out = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&history)
+        .arg(&data)
+        .output()?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    println!("  promtool loaded it in {:.1} s", t.elapsed().as_secs_f64());
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(&config, "global:\n  scrape_interval: 15s\n")?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut server = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", data.display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--storage.tsdb.retention.time=100y")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let url = format!("http://127.0.0.1:{port}");
+    let ready = Instant::now();
+    while ureq::get(&format!("{url}/-/ready"))
+        .call()
+        .map_or(true, |r| r.status().as_u16() != 200)
+    {
+        if ready.elapsed() > Duration::from_secs(120) {
+            let _ = server.kill();
+            return Err("Prometheus did not get ready".into());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    let pull = |db: &Path, selector: Option<&str>| -> std::io::Result<(f64, f64)> {
+        fresh_db(bin, db)?;
+        let mut cmd = Command::new(bin);
+        cmd.arg("--db")
+            .arg(db)
+            .args(["import", "--platform", "fleet", "--prometheus", &url])
+            .args(["--from", &ts(start_s), "--to", &ts(end_s)])
+            .stdout(Stdio::null());
+        if let Some(s) = selector {
+            cmd.args(["--selector", s]);
+        }
+        measure(&mut cmd)
+    };
+    let quarter = format!(
+        "{{Hostname=~\"node-({})\"}}",
+        (0..nodes.div_ceil(4))
+            .map(|n| format!("{n:02}"))
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    let (small_s, small_mib) = pull(&dir.path().join("quarter.db"), Some(&quarter))?;
+    let (pull_s, pull_mib) = pull(&dir.path().join("pull.db"), None)?;
+    fresh_db(bin, &dir.path().join("file.db"))?;
+    let (file_s, file_mib) = measure(
+        Command::new(bin)
+            .arg("--db")
+            .arg(dir.path().join("file.db"))
+            .args(["import", "--platform", "fleet", "--tz", "UTC"])
+            .arg(&history)
+            .stdout(Stdio::null()),
+    )?;
+    let _ = server.kill();
+    let _ = server.wait();
+
+    println!(
+        "  pull, {} nodes     {small_s:>7.2} s  {:>5.2} M samples/s  peak {small_mib:.0} MiB",
+        nodes.div_ceil(4),
+        samples as f64 / 4.0 / small_s / 1e6
+    );
+    println!(
+        "  pull, {nodes} nodes     {pull_s:>7.2} s  {:>5.2} M samples/s  peak {pull_mib:.0} MiB   (memory flat: {:.2}× for 4× the nodes)",
+        samples as f64 / pull_s / 1e6,
+        pull_mib / small_mib
+    );
+    println!(
+        "  the file, imported  {file_s:>7.2} s  {:>5.2} M samples/s  peak {file_mib:.0} MiB",
+        samples as f64 / file_s / 1e6
+    );
+    println!(
+        "  ratio: the pull takes {:.2}× the file import's time (target ≤ 2×)",
+        pull_s / file_s
+    );
+    Ok(())
+}
