@@ -136,6 +136,18 @@ fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
         .filter_map(|e| e.code)
         .collect();
     assert_eq!(xids, vec![79]);
+
+    // The planted faults as the metrics and the hardware evidence say them.
+    let values = breakpoint_core::metrics::compute_run(&store, sagging).unwrap();
+    let drop = values
+        .iter()
+        .find(|v| v.key == "sustain.power_drop_pct")
+        .unwrap()
+        .value;
+    assert!(drop > 20.0, "power sag: {drop} %");
+    let evidence = breakpoint_core::usecases::hardware::of_platform(&store, platform).unwrap();
+    let fell_off = evidence.xids.iter().find(|x| x.code == 79).unwrap();
+    assert!(fell_off.counted && fell_off.count == 1, "{fell_off:?}");
 }
 
 #[test]

@@ -123,6 +123,24 @@ fn query_range_json() {
     );
     assert_eq!(g1[0].t_ms, 1_717_200_000_000);
 
+    // nvidia_gpu_exporter's names and base units: ratios, hertz, bytes.
+    let (store, r) = import("prometheus/nvidia-gpu-exporter-range.json", |_| {});
+    assert_eq!((r.gpus, r.samples), (1, 3));
+    let g = all_samples(&store, r.run_id, 0);
+    assert_eq!(
+        (
+            v(&g[0], PowerMw),
+            v(&g[0], UtilGpuPct),
+            v(&g[0], SmClockMhz)
+        ),
+        (Some(312_450), Some(97), Some(2520))
+    );
+    assert_eq!(
+        (v(&g[2], MemUsedMib), v(&g[1], UtilGpuPct)),
+        (Some(20_496), Some(100))
+    );
+    assert_eq!(v(&g[1], TempGpuC), Some(67));
+
     let (_, r) = import("prometheus/query-range-ms.json", |_| {});
     assert!(r.samples > 0);
     let (_, result) = try_import("prometheus/query-range-error.json", |_| {});

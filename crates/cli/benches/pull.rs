@@ -103,7 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hours = env_or("BENCH_HOURS", 48);
     for tool in ["prometheus", "promtool"] {
         if Command::new(tool).arg("--version").output().is_err() {
-            println!("pull: {tool} is not installed (scripts/setup installs Debian's prometheus); skipped");
+            println!(
+                "pull: {tool} is not installed (scripts/setup installs Debian's prometheus); skipped"
+            );
             return Ok(());
         }
     }
@@ -134,7 +136,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  promtool loaded it in {:.1} s", t.elapsed().as_secs_f64());
     let config = dir.path().join("prometheus.yml");
     std::fs::write(&config, "global:\n  scrape_interval: 15s\n")?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
     let mut server = Command::new("prometheus")
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--storage.tsdb.path={}", data.display()))

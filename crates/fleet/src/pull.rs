@@ -44,6 +44,21 @@ pub const DCGM_SERIES: &[&str] = &[
     "TOTAL_ENERGY_CONSUMPTION",
 ];
 
+/// The common nvidia_gpu_exporter's series, for fleets without DCGM.
+pub const NVIDIA_SMI_SERIES: &[&str] = &[
+    "power_draw_watts",
+    "enforced_power_limit_watts",
+    "temperature_gpu",
+    "temperature_memory",
+    "utilization_gpu_ratio",
+    "utilization_memory_ratio",
+    "fan_speed_ratio",
+    "clocks_current_sm_clock_hz",
+    "clocks_current_memory_clock_hz",
+    "memory_used_bytes",
+    "memory_total_bytes",
+];
+
 /// Prometheus refuses a range query of more than 11 000 points per series.
 const POINTS_PER_QUERY: i64 = 10_000;
 const RETRIES: u32 = 4;
@@ -133,13 +148,18 @@ fn matchers(selector: Option<&str>) -> Result<String, PullError> {
     Ok(inner.to_string())
 }
 
-/// The query for every DCGM series Breakpoint reads, narrowed by `extra`.
+/// The query for every series Breakpoint reads (DCGM's, and
+/// nvidia_gpu_exporter's), narrowed by `extra`.
 pub fn series_query(extra: &str) -> String {
-    let names = DCGM_SERIES.join("|");
+    let names = format!(
+        "DCGM_FI_DEV_({})|nvidia_smi_({})",
+        DCGM_SERIES.join("|"),
+        NVIDIA_SMI_SERIES.join("|")
+    );
     if extra.is_empty() {
-        format!("{{__name__=~\"DCGM_FI_DEV_({names})\"}}")
+        format!("{{__name__=~\"{names}\"}}")
     } else {
-        format!("{{__name__=~\"DCGM_FI_DEV_({names})\",{extra}}}")
+        format!("{{__name__=~\"{names}\",{extra}}}")
     }
 }
 
@@ -464,7 +484,7 @@ pub fn pull(
                     Ok(ImportOutcome::AlreadyImported { .. }) => {}
                     // A stretch where the node's series hold no point.
                     Err(breakpoint_core::import::ImportError::File { reason, .. })
-                        if reason.contains("no DCGM_FI_DEV_* series") => {}
+                        if reason.contains("holds no DCGM_FI_DEV_*") => {}
                     Err(e) => {
                         cancel.store(true, Ordering::Relaxed);
                         return Err(e.into());

@@ -21,12 +21,18 @@ use crate::samples::{Field, Sample};
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Target {
     Value(Field, &'static str),
+    /// A value in base units (ratios, hertz, bytes) times a factor gives
+    /// the field's unit: nvidia_gpu_exporter's names.
+    Scaled(Field, f64, &'static str),
     /// The last XID seen; a change to a non-zero value is an XID event.
     Xid,
 }
 
 fn dcgm_field(name: &str) -> Option<Target> {
     use Field::*;
+    if let Some(name) = name.strip_prefix("nvidia_smi_") {
+        return nvidia_gpu_exporter_field(name);
+    }
     let name = name.strip_prefix("DCGM_FI_DEV_").unwrap_or(name);
     Some(match name {
         "GPU_UTIL" => Target::Value(UtilGpuPct, "%"),
@@ -53,6 +59,26 @@ fn dcgm_field(name: &str) -> Option<Target> {
         "PCIE_RX_THROUGHPUT" => Target::Value(PcieRxKbps, "KB/s"),
         "FAN_SPEED" => Target::Value(FanPct, "%"),
         "XID_ERRORS" => Target::Xid,
+        _ => return None,
+    })
+}
+
+/// The common nvidia_gpu_exporter's series (nvidia-smi's query fields, in
+/// base units), for fleets that run it instead of DCGM.
+fn nvidia_gpu_exporter_field(name: &str) -> Option<Target> {
+    use Field::*;
+    Some(match name {
+        "power_draw_watts" => Target::Value(PowerMw, "W"),
+        "enforced_power_limit_watts" => Target::Value(PowerLimitMw, "W"),
+        "temperature_gpu" => Target::Value(TempGpuC, "C"),
+        "temperature_memory" => Target::Value(TempMemC, "C"),
+        "utilization_gpu_ratio" => Target::Scaled(UtilGpuPct, 100.0, "%"),
+        "utilization_memory_ratio" => Target::Scaled(UtilMemPct, 100.0, "%"),
+        "fan_speed_ratio" => Target::Scaled(FanPct, 100.0, "%"),
+        "clocks_current_sm_clock_hz" => Target::Scaled(SmClockMhz, 1e-6, "MHz"),
+        "clocks_current_memory_clock_hz" => Target::Scaled(MemClockMhz, 1e-6, "MHz"),
+        "memory_used_bytes" => Target::Scaled(MemUsedMib, 1.0 / 1_048_576.0, "MiB"),
+        "memory_total_bytes" => Target::Scaled(MemTotalMib, 1.0 / 1_048_576.0, "MiB"),
         _ => return None,
     })
 }
@@ -115,6 +141,21 @@ impl Collector {
             return Ok(());
         }
         match target {
+            Target::Scaled(field, factor, unit) => {
+                if is_missing(value) {
+                    return Ok(());
+                }
+                let base: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("\"{value}\" is not a number"))?;
+                if let Some(v) = parse_field(field, &format!("{}", base * factor), Some(unit))? {
+                    self.samples
+                        .entry((t_ms, gpu))
+                        .or_insert_with(|| Sample::new(t_ms, gpu))
+                        .set(field, v);
+                }
+            }
             Target::Value(field, unit) => {
                 let unit = (!unit.is_empty()).then_some(unit);
                 // DCGM writes masks and counters as plain (float) numbers.
@@ -555,7 +596,7 @@ pub fn parse_range<R: BufRead>(
     collector.flush(b)?;
     if !any {
         return Err(ParseFailure::Whole(
-            "the response holds no DCGM_FI_DEV_* series".into(),
+            "the response holds no DCGM_FI_DEV_* or nvidia_smi_* series".into(),
         ));
     }
     Ok(())
