@@ -15,6 +15,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::measure;
+
 const GPUS: u32 = 8;
 const STEP_S: i64 = 15;
 
@@ -51,33 +56,6 @@ fn write_history(path: &Path, nodes: u32, start_s: i64, points: i64) -> std::io:
     writeln!(out, "# EOF")?;
     out.flush()?;
     Ok(samples)
-}
-
-/// Wall time and peak resident memory (MiB) of a command, read from /proc
-/// while it runs.
-fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
-    let start = Instant::now();
-    let mut child = cmd.spawn()?;
-    let status_path = format!("/proc/{}/status", child.id());
-    let mut peak_kib = 0u64;
-    loop {
-        if let Ok(status) = std::fs::read_to_string(&status_path) {
-            for line in status.lines() {
-                if let Some(v) = line.strip_prefix("VmHWM:") {
-                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    peak_kib = peak_kib.max(kib);
-                }
-            }
-        }
-        if let Some(status) = child.try_wait()? {
-            if !status.success() {
-                return Err(std::io::Error::other(format!("{cmd:?} failed: {status}")));
-            }
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
 }
 
 fn fresh_db(bin: &str, db: &Path) -> std::io::Result<()> {

@@ -1,0 +1,31 @@
+//! Shared by the benches: a command's wall time and peak memory.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Run a command, returning its wall time and peak resident memory (MiB),
+/// read from /proc while it runs.
+pub fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_path) {
+            for line in status.lines() {
+                if let Some(v) = line.strip_prefix("VmHWM:") {
+                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+                    peak_kib = peak_kib.max(kib);
+                }
+            }
+        }
+        if let Some(status) = child.try_wait()? {
+            if !status.success() {
+                return Err(std::io::Error::other(format!("{cmd:?} failed: {status}")));
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
+}
