@@ -114,31 +114,58 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
     }))
 }
 
-/// A platform's measured power per GPU: the median over its runs' GPUs of
-/// the mean power while working and while waiting.
+/// Keys of the energy figures kept with a run's cached metrics (not
+/// metrics themselves: nothing scores them).
+pub const RUN_KWH: &str = "energy.kwh";
+pub const RUN_GPU_HOURS: &str = "energy.gpu_hours";
+pub const RUN_WORKING_W: &str = "energy.working_w";
+pub const RUN_WAITING_W: &str = "energy.waiting_w";
+
+/// A run's energy figures among its cached values: what a platform's power
+/// profile is made of, so that pricing a workload never reads samples again.
+pub(crate) fn push_run_values(gpus: &[GpuEnergy], out: &mut Vec<super::RunValue>) {
+    if gpus.is_empty() {
+        return;
+    }
+    let value = |key: &str, value: f64| super::RunValue {
+        key: key.to_string(),
+        value,
+        detail: None,
+    };
+    out.push(value(RUN_KWH, gpus.iter().map(|g| g.kwh).sum()));
+    out.push(value(RUN_GPU_HOURS, gpus.iter().map(|g| g.hours).sum()));
+    let mut working: Vec<f64> = gpus.iter().filter_map(|g| g.working_w).collect();
+    if let Some(w) = super::sustain::median(&mut working) {
+        out.push(value(RUN_WORKING_W, w));
+    }
+    let mut waiting: Vec<f64> = gpus.iter().filter_map(|g| g.waiting_w).collect();
+    if let Some(w) = super::sustain::median(&mut waiting) {
+        out.push(value(RUN_WAITING_W, w));
+    }
+}
+
+/// A platform's measured power per GPU: the median over its runs of each
+/// run's median GPU power while working and while waiting.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PowerProfile {
     pub working_w: f64,
     /// Absent when no run saw its GPUs wait; a workload's waiting time is
     /// then costed at the working power (an upper bound, said as such).
     pub waiting_w: Option<f64>,
-    /// GPU series it was made of.
-    pub gpus: usize,
     pub runs: Vec<i64>,
 }
 
+/// Read from the runs' cached figures (computed once per run, with its
+/// metrics): the cost grows with the runs, not with their samples.
 pub fn power_profile(store: &Store, runs: &[Run]) -> Result<Option<PowerProfile>> {
     let (mut working, mut waiting, mut used) = (Vec::new(), Vec::new(), Vec::new());
-    for run in runs {
-        let Some(e) = run_energy(store, run)? else {
-            continue;
-        };
-        let before = working.len();
-        working.extend(e.gpus.iter().filter_map(|g| g.working_w));
-        waiting.extend(e.gpus.iter().filter_map(|g| g.waiting_w));
-        if working.len() > before {
-            used.push(run.id);
+    for (run, values) in super::cached_values(store, runs)? {
+        let get = |key: &str| values.iter().find(|v| v.key == key).map(|v| v.value);
+        if let Some(w) = get(RUN_WORKING_W) {
+            working.push(w);
+            used.push(run);
         }
+        waiting.extend(get(RUN_WAITING_W));
     }
     let Some(working_w) = super::sustain::median(&mut working) else {
         return Ok(None);
@@ -146,7 +173,6 @@ pub fn power_profile(store: &Store, runs: &[Run]) -> Result<Option<PowerProfile>
     Ok(Some(PowerProfile {
         working_w,
         waiting_w: super::sustain::median(&mut waiting),
-        gpus: working.len(),
         runs: used,
     }))
 }
@@ -284,7 +310,6 @@ mod tests {
         let power = PowerProfile {
             working_w: 400.0,
             waiting_w: Some(100.0),
-            gpus: 1,
             runs: vec![1],
         };
         let e = workload_energy(&Workload::reference(), &power, EnergyFactors::default());

@@ -22,7 +22,8 @@ use crate::store::Store;
 pub use run::compute_run;
 
 /// Bump when a computation changes, so cached values are recomputed.
-pub const ENGINE_VERSION: i64 = 1;
+/// 2: runs keep their energy figures with their metrics.
+pub const ENGINE_VERSION: i64 = 2;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +184,20 @@ impl Fresh {
     }
 }
 
+/// Each run's values, from the cache where they are (computed and cached
+/// where not).
+pub(crate) fn cached_values(store: &Store, runs: &[Run]) -> Result<Vec<(i64, Vec<RunValue>)>> {
+    read_then_cache(
+        store,
+        |_| {},
+        |store, fresh| {
+            runs.iter()
+                .map(|run| Ok((run.id, run_values(store, run, fresh)?)))
+                .collect()
+        },
+    )
+}
+
 fn median(values: &mut [f64]) -> f64 {
     sustain::median(values).unwrap_or(f64::NAN)
 }
@@ -259,7 +274,8 @@ fn gather(
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     for run in &runs {
         for v in run_values(store, run, fresh)? {
-            if !v.value.is_finite() {
+            // Figures kept with the metrics that are not metrics (energy).
+            if !v.value.is_finite() || catalog::metric(&v.key).is_none() {
                 continue;
             }
             let entry = by_key.entry(v.key.clone()).or_default();

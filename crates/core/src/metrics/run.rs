@@ -258,15 +258,22 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
     if run.metadata.get("acceptance").and_then(|v| v.as_str()) == Some("stress") {
         stress(store, run, out)?;
     }
+    // One read of each GPU's series serves the sustain figures and the
+    // energy the run drew.
+    let mut energy: Vec<super::energy::GpuEnergy> = Vec::new();
     let gpus: Vec<GpuSustain> = store
         .sample_gpus(run.id)?
         .into_iter()
         .map(|gpu| {
             store
                 .read_samples(run.id, gpu, None, Some(&fields))
-                .map(|f| sustain::analyse(&f))
+                .map(|f| {
+                    energy.extend(super::energy::gpu_energy(&f));
+                    sustain::analyse(&f)
+                })
         })
         .collect::<Result<_>>()?;
+    super::energy::push_run_values(&energy, out);
     if gpus.is_empty() {
         // A log of events alone (a kernel log) that saw the whole machine
         // for its whole period still gives a rate.
