@@ -1,0 +1,175 @@
+//! Scale benchmark: workspaces of many platforms, runs and samples, built
+//! from seeded nvidia-smi logs through `breakpoint import`, then every
+//! command a user runs on them, each as its own process with its wall time
+//! and peak memory. The cost of an operation should grow with what it
+//! shows, not with the samples stored.
+//!
+//! Run: `cargo bench -p breakpoint-cli --bench scale`
+//! `BENCH_SCALES` picks the workspaces: `platforms×runs×samples` separated
+//! by commas, e.g. `10x100x10M,100x10000x10M,1000x10000x10M` (the
+//! default); `100x10000x100M` writes about 10 GB of logs on the way.
+//! Targets: warm `rank` with 10 000 draws ≤ 50 ms at 1000 platforms;
+//! `report` ≤ 3 s at 100 platforms; peak memory ≤ 256 MiB.
+
+#[path = "support/measure.rs"]
+mod measure;
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use measure::measure;
+
+const GPUS: u64 = 8;
+
+struct Scale {
+    platforms: u64,
+    runs: u64,
+    samples: u64,
+}
+
+fn parse_scale(text: &str) -> Option<Scale> {
+    let mut parts = text.trim().split('x');
+    let number = |s: &str| -> Option<u64> {
+        let s = s.trim();
+        let (digits, factor) = match s.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => match s.strip_suffix('k') {
+                Some(d) => (d, 1_000),
+                None => (s, 1),
+            },
+        };
+        digits.parse::<u64>().ok().map(|n| n * factor)
+    };
+    Some(Scale {
+        platforms: number(parts.next()?)?,
+        runs: number(parts.next()?)?,
+        samples: number(parts.next()?)?,
+    })
+}
+
+/// One run's log: `rows` rounds of 8 GPUs at 1 s, starting `day` days in.
+fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    writeln!(
+        out,
+        "timestamp, index, power.draw [W], utilization.gpu [%], temperature.gpu, clocks.sm [MHz]"
+    )?;
+    let base = 1_717_200_000 + run as i64 * 86_400;
+    for r in 0..rows {
+        let t = jiff::Timestamp::from_second(base + r as i64).unwrap_or_default();
+        let stamp = t.strftime("%Y/%m/%d %H:%M:%S");
+        for g in 0..GPUS {
+            let mut x = (run << 32) ^ (r << 4) ^ g;
+            x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let busy = r % 2700 < 2400;
+            let power = if busy { 240_00 + (x >> 52) % 1200 } else { 60_00 + (x >> 56) };
+            writeln!(
+                out,
+                "{stamp}.{:03}, {g}, {}.{:02} W, {} %, {}, {} MHz",
+                100 + g,
+                power / 100,
+                power % 100,
+                if busy { 94 + (x >> 60) % 7 } else { 0 },
+                if busy { 70 } else { 44 },
+                if busy { 1410 } else { 210 }
+            )?;
+        }
+    }
+    out.flush()
+}
+
+fn cli(bin: &str, db: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--db").arg(db).args(args).stdout(Stdio::null());
+    cmd
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let bin = env!("CARGO_BIN_EXE_breakpoint");
+    let scales: Vec<Scale> = std::env::var("BENCH_SCALES")
+        .unwrap_or_else(|_| "10x100x10M,100x10000x10M,1000x10000x10M".into())
+        .split(',')
+        .filter_map(parse_scale)
+        .collect();
+    println!(
+        "scale: {:>9} {:>6} {:>7} {:>9} {:>8} {:>11} {:>11} {:>9} {:>14} {:>8} {:>9}",
+        "platforms",
+        "runs",
+        "samples",
+        "db MB",
+        "import s",
+        "rank cold",
+        "rank warm",
+        "explain",
+        "report",
+        "db info",
+        "peak MiB"
+    );
+    for s in scales {
+        let dir = tempfile::tempdir()?;
+        let db = dir.path().join("scale.db");
+        let rows = (s.samples / s.runs / GPUS).max(1);
+        let mut import_s = 0.0;
+        let mut import_peak: f64 = 0.0;
+        let per_platform = s.runs.div_ceil(s.platforms);
+        let mut run = 0;
+        for p in 0..s.platforms {
+            let name = format!("P{p:04}");
+            let status = cli(bin, &db, &["platform", "add", &name]).status()?;
+            assert!(status.success());
+            let logs = dir.path().join(&name);
+            std::fs::create_dir_all(&logs)?;
+            for _ in 0..per_platform.min(s.runs - run) {
+                write_run(&logs.join(format!("run-{run}.csv")), run, rows)?;
+                run += 1;
+            }
+            let (t, m) = measure(&mut cli(
+                bin,
+                &db,
+                &["import", logs.to_str().unwrap_or(""), "--platform", &name, "--tz", "UTC"],
+            ))?;
+            import_s += t;
+            import_peak = import_peak.max(m);
+            std::fs::remove_dir_all(&logs)?;
+        }
+        let size = std::fs::metadata(&db)?.len() as f64 / 1e6;
+        let (cold, m1) = measure(&mut cli(bin, &db, &["rank", "--samples", "10000"]))?;
+        let (warm, m2) = measure(&mut cli(bin, &db, &["rank", "--samples", "10000"]))?;
+        let (explain, m3) = measure(&mut cli(bin, &db, &["explain", "P0000"]))?;
+        let pdf = dir.path().join("report.pdf");
+        let (report, m4) = measure(&mut cli(
+            bin,
+            &db,
+            &["report", "-o", pdf.to_str().unwrap_or(""), "--samples", "10000"],
+        ))?;
+        let pages = Command::new("pdfinfo")
+            .arg(&pdf)
+            .output()
+            .ok()
+            .and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Pages:").map(|p| p.trim().to_string()))
+            })
+            .unwrap_or_else(|| "?".into());
+        let (info, m5) = measure(&mut cli(bin, &db, &["db", "info"]))?;
+        let peak = import_peak.max(m1).max(m2).max(m3).max(m4).max(m5);
+        println!(
+            "       {:>9} {:>6} {:>7} {size:>9.0} {import_s:>8.1} {:>9.0}ms {:>9.0}ms {:>7.0}ms {:>6.2}s/{pages:>3}pp {:>6.0}ms {peak:>9.0}",
+            s.platforms,
+            s.runs,
+            format!("{:.1}M", (run * rows * GPUS) as f64 / 1e6),
+            cold * 1000.0,
+            warm * 1000.0,
+            explain * 1000.0,
+            report,
+            info * 1000.0,
+        );
+        println!(
+            "       peak MiB by command: import {import_peak:.0}, rank cold {m1:.0}, warm {m2:.0}, explain {m3:.0}, report {m4:.0}, db info {m5:.0}"
+        );
+    }
+    println!("times are whole processes (start-up included); a peak of 0 is a command too short to sample; targets: warm rank ≤ 50 ms at 1000 platforms, report ≤ 3 s at 100, peak ≤ 256 MiB");
+    Ok(())
+}
