@@ -55,7 +55,8 @@ fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
         out,
         "timestamp, index, power.draw [W], utilization.gpu [%], temperature.gpu, clocks.sm [MHz]"
     )?;
-    let base = 1_717_200_000 + run as i64 * 86_400;
+    // Runs one after the other, ten minutes apart.
+    let base = 1_717_200_000 + run as i64 * (rows as i64 + 600);
     for r in 0..rows {
         let t = jiff::Timestamp::from_second(base + r as i64).unwrap_or_default();
         let stamp = t.strftime("%Y/%m/%d %H:%M:%S");
