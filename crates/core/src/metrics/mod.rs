@@ -39,6 +39,9 @@ pub struct RunValue {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSource {
     pub run_id: i64,
+    /// When the run was measured (ms): the order of a platform's history.
+    #[serde(skip)]
+    pub at_ms: i64,
     pub file: Option<String>,
     pub sha256_prefix: Option<String>,
     pub value: f64,
@@ -295,6 +298,7 @@ fn gather(
             // Derived from the platform's rules alone: no run behind it.
             entry.0.push(RunSource {
                 run_id: 0,
+                at_ms: 0,
                 file: None,
                 sha256_prefix: None,
                 value: v.value.value,
@@ -335,6 +339,7 @@ fn gather(
 pub(crate) fn source(run: &Run, value: f64) -> RunSource {
     RunSource {
         run_id: run.id,
+        at_ms: history::measured_at(run).as_millisecond(),
         file: run.provenance.file_name.clone(),
         sha256_prefix: run
             .provenance

@@ -127,37 +127,39 @@ impl DegradationWarning {
     }
 }
 
-/// Each platform's degradations within the window, platforms in the order
-/// given.
-pub fn degradations(
-    store: &Store,
-    platforms: &[Platform],
-    window: &TimeWindow,
-) -> Result<Vec<DegradationWarning>> {
+/// The degradations the gathered evidence shows: each metric's per-run
+/// values in the order the runs were measured, put to the history test —
+/// the same test as `platform_history`, without reading the runs again.
+pub fn degradations_in(evidence: &[metrics::PlatformEvidence]) -> Vec<DegradationWarning> {
     let mut out = Vec::new();
-    for platform in platforms {
-        for h in history::platform_history(store, platform, window)? {
-            let Some(d) = h.degradation else { continue };
-            let def = catalog::metric(&h.key);
-            let runs = h
-                .points
-                .iter()
-                .rev()
-                .take(d.recent_runs)
-                .rev()
-                .map(|p| p.run_id)
-                .collect();
+    for e in evidence {
+        for def in catalog::METRICS {
+            let Some(ev) = e.metrics.get(def.key) else {
+                continue;
+            };
+            let mut points: Vec<&metrics::RunSource> = ev.runs.iter().collect();
+            points.sort_by_key(|r| (r.at_ms, r.run_id));
+            let values: Vec<f64> = points.iter().map(|r| r.value).collect();
+            let Some(d) = history::degradation(&values, def.higher_is_better) else {
+                continue;
+            };
             out.push(DegradationWarning {
-                platform: platform.name.clone(),
-                name: def.map_or(h.key.clone(), |m| m.name.to_string()),
-                unit: def.map_or(String::new(), |m| m.unit.to_string()),
-                key: h.key,
+                platform: e.platform.name.clone(),
+                key: def.key.to_string(),
+                name: def.name.to_string(),
+                unit: def.unit.to_string(),
+                runs: points
+                    .iter()
+                    .rev()
+                    .take(d.recent_runs)
+                    .rev()
+                    .map(|r| r.run_id)
+                    .collect(),
                 degradation: d,
-                runs,
             });
         }
     }
-    Ok(out)
+    out
 }
 
 /// A platform's metrics over time within the request's window.
@@ -193,12 +195,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let evidence = metrics::platform_evidence_in(store, &request.window)?;
     let ranking = scoring::rank(&evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
-    let platforms: Vec<Platform> = ranking
-        .platforms
-        .iter()
-        .map(|p| p.platform.clone())
-        .collect();
-    let degradations = degradations(store, &platforms, &request.window)?;
+    let degradations = degradations_in(&evidence);
     Ok(RankOutcome {
         ranking,
         robustness,
