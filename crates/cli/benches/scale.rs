@@ -64,7 +64,11 @@ fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
             let mut x = (run << 32) ^ (r << 4) ^ g;
             x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let busy = r % 2700 < 2400;
-            let power = if busy { 240_00 + (x >> 52) % 1200 } else { 60_00 + (x >> 56) };
+            let power = if busy {
+                240_00 + (x >> 52) % 1200
+            } else {
+                60_00 + (x >> 56)
+            };
             writeln!(
                 out,
                 "{stamp}.{:03}, {g}, {}.{:02} W, {} %, {}, {} MHz",
@@ -128,7 +132,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (t, m) = measure(&mut cli(
                 bin,
                 &db,
-                &["import", logs.to_str().unwrap_or(""), "--platform", &name, "--tz", "UTC"],
+                &[
+                    "import",
+                    logs.to_str().unwrap_or(""),
+                    "--platform",
+                    &name,
+                    "--tz",
+                    "UTC",
+                ],
             ))?;
             import_s += t;
             import_peak = import_peak.max(m);
@@ -142,7 +153,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (report, m4) = measure(&mut cli(
             bin,
             &db,
-            &["report", "-o", pdf.to_str().unwrap_or(""), "--samples", "10000"],
+            &[
+                "report",
+                "-o",
+                pdf.to_str().unwrap_or(""),
+                "--samples",
+                "10000",
+            ],
         ))?;
         let pages = Command::new("pdfinfo")
             .arg(&pdf)
@@ -155,6 +172,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .unwrap_or_else(|| "?".into());
         let (info, m5) = measure(&mut cli(bin, &db, &["db", "info"]))?;
+        // For a closer look (a profiler): keep the workspace.
+        if let Ok(keep) = std::env::var("BENCH_KEEP") {
+            std::fs::copy(&db, format!("{keep}-{}x{}.db", s.platforms, s.runs))?;
+        }
         let peak = import_peak.max(m1).max(m2).max(m3).max(m4).max(m5);
         println!(
             "       {:>9} {:>6} {:>7} {size:>9.0} {import_s:>8.1} {:>9.0}ms {:>9.0}ms {:>7.0}ms {:>6.2}s/{pages:>3}pp {:>6.0}ms {peak:>9.0}",
@@ -171,6 +192,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "       peak MiB by command: import {import_peak:.0}, rank cold {m1:.0}, warm {m2:.0}, explain {m3:.0}, report {m4:.0}, db info {m5:.0}"
         );
     }
-    println!("times are whole processes (start-up included); a peak of 0 is a command too short to sample; targets: warm rank ≤ 50 ms at 1000 platforms, report ≤ 3 s at 100, peak ≤ 256 MiB");
+    println!(
+        "times are whole processes (start-up included); a peak of 0 is a command too short to sample; targets: warm rank ≤ 50 ms at 1000 platforms, report ≤ 3 s at 100, peak ≤ 256 MiB"
+    );
     Ok(())
 }

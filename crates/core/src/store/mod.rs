@@ -20,6 +20,17 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 pub use migrations::LATEST_VERSION;
+
+/// The WHERE clause of a "one platform's, or all" query, as two statements:
+/// `?1 IS NULL OR platform_id = ?1` would keep SQLite from using the
+/// platform index and scan the whole table for every platform.
+fn platform_filter(platform_id: Option<i64>) -> &'static str {
+    if platform_id.is_some() {
+        "WHERE platform_id = ?1"
+    } else {
+        "WHERE ?1 IS NULL"
+    }
+}
 pub use platforms::PlatformSummary;
 pub use runs::RunCompletion;
 pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};

@@ -347,8 +347,8 @@ impl Store {
     /// Offerings of one platform, or of all platforms.
     pub fn offerings(&self, platform_id: Option<i64>) -> Result<Vec<Offering>> {
         let mut stmt = self.conn().prepare_cached(&format!(
-            "SELECT {OFFERING_COLUMNS} FROM offerings
-             WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY platform_id, id"
+            "SELECT {OFFERING_COLUMNS} FROM offerings {} ORDER BY platform_id, id",
+            super::platform_filter(platform_id)
         ))?;
         let rows = stmt.query_map([platform_id], offering_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -446,10 +446,11 @@ impl Store {
     }
 
     pub fn claims(&self, platform_id: Option<i64>) -> Result<Vec<Claim>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT id, platform_id, subject, value, unit, text, source FROM claims
-             WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY platform_id, id",
-        )?;
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT id, platform_id, subject, value, unit, text, source FROM claims {}
+             ORDER BY platform_id, id",
+            super::platform_filter(platform_id)
+        ))?;
         let rows = stmt.query_map([platform_id], |r| {
             Ok(Claim {
                 id: r.get(0)?,

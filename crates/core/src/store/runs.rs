@@ -204,7 +204,8 @@ impl Store {
     /// Runs of one platform, or all runs, oldest first.
     pub fn runs(&self, platform_id: Option<i64>) -> Result<Vec<Run>> {
         let mut stmt = self.conn().prepare_cached(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE ?1 IS NULL OR platform_id = ?1 ORDER BY id"
+            "SELECT {RUN_COLUMNS} FROM runs {} ORDER BY id",
+            super::platform_filter(platform_id)
         ))?;
         let rows = stmt.query_map([platform_id], run_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
