@@ -65,9 +65,9 @@ fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
             x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let busy = r % 2700 < 2400;
             let power = if busy {
-                240_00 + (x >> 52) % 1200
+                24_000 + (x >> 52) % 1200
             } else {
-                60_00 + (x >> 56)
+                6_000 + (x >> 56)
             };
             writeln!(
                 out,
