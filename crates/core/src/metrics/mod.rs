@@ -21,7 +21,8 @@ use crate::store::Store;
 
 pub use run::compute_run;
 
-/// Bump when a computation changes, so cached values are recomputed.
+/// Bump when a computation changes, so cached values (each run's metrics,
+/// each platform's gathered evidence) are recomputed.
 /// 2: runs keep their energy figures with their metrics.
 pub const ENGINE_VERSION: i64 = 2;
 
@@ -36,10 +37,11 @@ pub struct RunValue {
 }
 
 /// A run a value came from, as the report names it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSource {
     pub run_id: i64,
     /// When the run was measured (ms): the order of a platform's history.
+    /// Kept in the evidence cache beside the evidence, not shown.
     #[serde(skip)]
     pub at_ms: i64,
     pub file: Option<String>,
@@ -62,7 +64,7 @@ impl RunSource {
 }
 
 /// One metric of one platform.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     pub key: String,
     /// The median over runs.
@@ -74,7 +76,7 @@ pub struct Evidence {
 }
 
 /// Everything known about one platform, ready to score.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlatformEvidence {
     pub platform: Platform,
     pub metrics: BTreeMap<String, Evidence>,
@@ -151,10 +153,11 @@ impl TimeWindow {
     }
 }
 
-/// Metrics computed (not read from the cache) during one gathering, kept
-/// once the consistent read is over.
+/// Metrics computed (not read from the cache) during one gathering, and
+/// platforms' evidence gathered anew (with the stamp read), kept once the
+/// consistent read is over.
 #[derive(Default)]
-struct Fresh(Vec<(i64, i64, String)>);
+struct Fresh(Vec<(i64, i64, String)>, Vec<(i64, i64, String)>);
 
 /// A run's metrics, from the cache when they were computed by this engine.
 fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValue>> {
@@ -175,12 +178,15 @@ fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValu
 impl Fresh {
     /// Cache what was computed, for runs that still exist.
     fn keep(self, store: &Store) -> Result<()> {
-        if self.0.is_empty() || store.is_read_only() {
+        if (self.0.is_empty() && self.1.is_empty()) || store.is_read_only() {
             return Ok(());
         }
         store.atomically(|store| {
             for (run_id, created_at_ms, json) in &self.0 {
                 store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
+            }
+            for (platform_id, stamp, json) in &self.1 {
+                store.cache_evidence(*platform_id, ENGINE_VERSION, *stamp, json)?;
             }
             Ok(())
         })
@@ -263,7 +269,59 @@ fn read_then_cache<T>(
     Ok(value)
 }
 
+/// A platform's evidence: from the cache when nothing it is made of changed
+/// since it was gathered (the whole range only; a window gathers anew).
 fn gather(
+    store: &Store,
+    platform: Platform,
+    window: &TimeWindow,
+    fresh: &mut Fresh,
+) -> Result<PlatformEvidence> {
+    if !window.is_open() {
+        return gather_runs(store, platform, window, fresh);
+    }
+    let stamp = store.platform_stamp(platform.id)?;
+    if let Some(json) = store.cached_evidence(platform.id, ENGINE_VERSION, stamp)?
+        && let Ok(cached) = serde_json::from_str::<CachedEvidence>(&json)
+    {
+        let mut evidence = cached.evidence;
+        for source in evidence
+            .metrics
+            .values_mut()
+            .flat_map(|e| e.runs.iter_mut())
+        {
+            source.at_ms = cached.run_times.get(&source.run_id).copied().unwrap_or(0);
+        }
+        // The name, kind and notes as they are now (an edit stamps too, but
+        // the row read here is the truth).
+        evidence.platform = platform;
+        return Ok(evidence);
+    }
+    let id = platform.id;
+    let evidence = gather_runs(store, platform, window, fresh)?;
+    let cached = CachedEvidence {
+        run_times: evidence
+            .metrics
+            .values()
+            .flat_map(|e| e.runs.iter().map(|r| (r.run_id, r.at_ms)))
+            .collect(),
+        evidence,
+    };
+    if let Ok(json) = serde_json::to_string(&cached) {
+        fresh.1.push((id, stamp, json));
+    }
+    Ok(cached.evidence)
+}
+
+/// A platform's evidence as the cache keeps it: with each run's time, which
+/// the evidence itself does not show.
+#[derive(Serialize, Deserialize)]
+struct CachedEvidence {
+    evidence: PlatformEvidence,
+    run_times: BTreeMap<i64, i64>,
+}
+
+fn gather_runs(
     store: &Store,
     platform: Platform,
     window: &TimeWindow,
@@ -438,5 +496,64 @@ mod tests {
                 .cache_metrics(run, created, ENGINE_VERSION, "[]")
                 .unwrap()
         );
+    }
+
+    #[test]
+    fn gathered_evidence_is_reused_until_something_it_is_made_of_changes() {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        let q = store
+            .create_platform(&Platform::new("Q", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        startup_run(&store, p.id, false);
+        startup_run(&store, q.id, false);
+        let rate = |store: &Store| {
+            platform_evidence(store).unwrap()[0]
+                .value("startup.failure_rate_pct")
+                .unwrap()
+        };
+        assert_eq!(rate(&store), 0.0);
+        let stamp = store.platform_stamp(p.id).unwrap();
+        assert!(
+            store
+                .cached_evidence(p.id, ENGINE_VERSION, stamp)
+                .unwrap()
+                .is_some(),
+            "kept after the first gathering"
+        );
+        // A run added to P moves its stamp: gathered anew, not read stale.
+        startup_run(&store, p.id, true);
+        assert!(store.platform_stamp(p.id).unwrap() > stamp);
+        assert_eq!(rate(&store), 50.0);
+        // Q's cache is untouched by P's change.
+        let q_stamp = store.platform_stamp(q.id).unwrap();
+        assert!(
+            store
+                .cached_evidence(q.id, ENGINE_VERSION, q_stamp)
+                .unwrap()
+                .is_some()
+        );
+        // Deleting a run, or adding a claim, moves it on as well.
+        let before = store.platform_stamp(p.id).unwrap();
+        let runs = store.runs(Some(p.id)).unwrap();
+        store.delete_run(runs[1].id).unwrap();
+        assert!(store.platform_stamp(p.id).unwrap() > before);
+        assert_eq!(rate(&store), 0.0);
+        let before = store.platform_stamp(p.id).unwrap();
+        store
+            .add_claim(&crate::domain::Claim {
+                id: 0,
+                platform_id: p.id,
+                subject: "availability".into(),
+                value: Some(99.9),
+                unit: Some("%".into()),
+                text: None,
+                source: "contract".into(),
+            })
+            .unwrap();
+        assert!(store.platform_stamp(p.id).unwrap() > before);
+        assert_eq!(platform_evidence(&store).unwrap()[0].claims.len(), 1);
     }
 }

@@ -212,4 +212,62 @@ impl Store {
             Err(e) => Err(e.into()),
         }
     }
+
+    /// A platform's stamp: it moves on with every change to what its
+    /// evidence is made of (schema 6's triggers); 0 before any.
+    pub(crate) fn platform_stamp(&self, platform_id: i64) -> Result<i64> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT stamp FROM platform_stamps WHERE platform_id = ?1",
+                [platform_id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0))
+    }
+
+    /// A platform's evidence as last gathered, if gathered by this engine at
+    /// this stamp.
+    pub(crate) fn cached_evidence(
+        &self,
+        platform_id: i64,
+        engine: i64,
+        stamp: i64,
+    ) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT json FROM evidence_cache WHERE platform_id = ?1 AND engine = ?2 AND stamp = ?3",
+                params![platform_id, engine, stamp],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Keep a platform's gathered evidence with the stamp it was read at
+    /// (a platform deleted meanwhile gets nothing; read-only: nothing).
+    pub(crate) fn cache_evidence(
+        &self,
+        platform_id: i64,
+        engine: i64,
+        stamp: i64,
+        json: &str,
+    ) -> Result<()> {
+        if self.is_read_only() {
+            return Ok(());
+        }
+        let written = self.conn().execute(
+            "INSERT INTO evidence_cache (platform_id, engine, stamp, json)
+             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
+             ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
+                 stamp = excluded.stamp, json = excluded.json",
+            params![platform_id, engine, stamp, json],
+        );
+        match written {
+            Ok(_) => Ok(()),
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
