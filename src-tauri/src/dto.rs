@@ -163,6 +163,9 @@ view! {
         /// What the run saw wrong with the delivery, one line each; empty
         /// when it saw nothing wrong or checked nothing.
         pub delivery_problems: Vec<String>,
+        /// What the GPUs drew, where the run sampled power ("0.500 kWh over
+        /// 2.00 GPU-hours, mean 250 W per GPU").
+        pub energy: Option<String>,
         /// Charts as SVG documents, shown as images (never as markup).
         pub timeline_svg: Option<String>,
         pub startup_svg: Option<String>,

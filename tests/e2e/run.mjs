@@ -235,6 +235,8 @@ try {
     await session.until("the run's events", "return document.querySelectorAll('#run-events tr[data-kind=\"gpu-lost\"]').length === 2", 5000);
     const text = await session.text("#run-events");
     assert(text.includes("Unable to determine the device handle"), `the loss's message is shown: ${text.slice(0, 200)}`);
+    const energy = await session.text("#run-energy");
+    assert(/kWh over .* GPU-hours sampled/.test(energy), `the run's energy is shown: ${energy}`);
     await session.run("document.querySelector('#run-events').scrollIntoView()");
     await shot("05b-run-events");
   });

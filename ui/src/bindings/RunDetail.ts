@@ -19,6 +19,11 @@ health: Array<HealthRow>,
  */
 delivery_problems: Array<string>, 
 /**
+ * What the GPUs drew, where the run sampled power ("0.500 kWh over
+ * 2.00 GPU-hours, mean 250 W per GPU").
+ */
+energy: string | null, 
+/**
  * Charts as SVG documents, shown as images (never as markup).
  */
 timeline_svg: string | null, startup_svg: string | null, };

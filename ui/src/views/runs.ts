@@ -249,6 +249,7 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
       h("header", {}, h("h2", {}, `${t("runDetail")} #${d.run.id} — ${d.run.platform}`), h("button", { onclick: () => clear(el) }, t("close"))),
       h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples").toLowerCase()} · ${d.run.records} ${t("records").toLowerCase()} (${d.events} ${t("events").toLowerCase()}) · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
+      d.energy ? h("p", { id: "run-energy" }, `${t("energyOfRun")}: ${d.energy}`) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
       d.delivery_problems.length
         ? h("div", { id: "run-delivery" }, h("h3", {}, t("deliveryProblems")), h("ul", { class: "warnings" }, ...d.delivery_problems.map((p) => h("li", {}, p))))
