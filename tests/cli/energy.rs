@@ -39,7 +39,7 @@ fn a_constant_250_w_for_two_hours_is_half_a_kwh_and_a_job_is_priced_in_energy() 
     assert_eq!(run["energy"]["gpus"][0]["working_w"], 250.0);
     assert!(
         ws.ok(&["runs", "show", "1"])
-            .contains("energy    0.500 kWh drawn by the GPUs over 2.00 GPU-hours")
+            .contains("energy    0.500 kWh over 2.00 GPU-hours sampled, mean 250 W per GPU")
     );
 
     // The defaults until the platform's factors are set.

@@ -187,18 +187,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
             .flatten()
             .map(ToString::to_string)
             .collect(),
-        energy: detail.energy.as_ref().map(|e| {
-            format!(
-                "{:.3} kWh over {:.2} GPU-hours sampled, mean {:.0} W per GPU",
-                e.kwh,
-                e.gpu_hours,
-                if e.gpu_hours > 0.0 {
-                    e.kwh * 1000.0 / e.gpu_hours
-                } else {
-                    0.0
-                }
-            )
-        }),
+        energy: detail.energy.as_ref().map(|e| e.summary()),
         timeline_svg,
         startup_svg,
         run: run_row(

@@ -172,16 +172,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         text.push_str(&format!("inventory\n{t}\n"));
     }
     if let Some(e) = &detail.energy {
-        text.push_str(&format!(
-            "energy    {:.3} kWh drawn by the GPUs over {:.2} GPU-hours sampled (mean {:.0} W per GPU)\n",
-            e.kwh,
-            e.gpu_hours,
-            if e.gpu_hours > 0.0 {
-                e.kwh * 1000.0 / e.gpu_hours
-            } else {
-                0.0
-            }
-        ));
+        text.push_str(&format!("energy    {}\n", e.summary()));
     }
     if let Some(problems) = &detail.delivery_problems {
         if problems.is_empty() {

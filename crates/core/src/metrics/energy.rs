@@ -40,6 +40,22 @@ pub struct RunEnergy {
     pub gpu_hours: f64,
 }
 
+impl RunEnergy {
+    /// "0.500 kWh over 2.00 GPU-hours sampled, mean 250 W per GPU": the same
+    /// words in every face.
+    pub fn summary(&self) -> String {
+        let mean_w = if self.gpu_hours > 0.0 {
+            self.kwh * 1000.0 / self.gpu_hours
+        } else {
+            0.0
+        };
+        format!(
+            "{:.3} kWh over {:.2} GPU-hours sampled, mean {mean_w:.0} W per GPU",
+            self.kwh, self.gpu_hours
+        )
+    }
+}
+
 /// A GPU's energy from its frame; `None` without two power samples.
 pub fn gpu_energy(frame: &SeriesFrame) -> Option<GpuEnergy> {
     let power = frame.column(Field::PowerMw)?;
