@@ -2,10 +2,8 @@
 
 use breakpoint_core::domain::Platform;
 use breakpoint_core::templates;
-use breakpoint_core::usecases::platforms;
+use breakpoint_core::usecases::platforms::{self, FactorsChange};
 use serde::Serialize;
-
-use breakpoint_core::metrics::energy::EnergyFactors;
 
 use super::{Context, Failure, Outcome, billing, offering};
 use crate::args::PlatformCommand;
@@ -39,13 +37,15 @@ pub fn run(ctx: &Context, command: PlatformCommand) -> Outcome {
 }
 
 fn energy_factors(ctx: &Context, name: &str, set: Option<(f64, f64)>, reset: bool) -> Outcome {
-    let platform = ctx.store.platform(name)?;
-    if let Some((pue, grid)) = set {
-        ctx.store.set_energy_factors(platform.id, pue, grid)?;
-    } else if reset {
-        ctx.store.clear_energy_factors(platform.id)?;
-    }
-    let f = EnergyFactors::of_platform(&ctx.store, platform.id)?;
+    let change = match (set, reset) {
+        (Some((pue, grid_g_per_kwh)), _) => FactorsChange::Set {
+            pue,
+            grid_g_per_kwh,
+        },
+        (None, true) => FactorsChange::Reset,
+        (None, false) => FactorsChange::Keep,
+    };
+    let (platform, f) = platforms::energy_factors(&ctx.store, name, change)?;
     if ctx.json {
         return Ok(output::print_json(&f)?);
     }

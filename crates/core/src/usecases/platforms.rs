@@ -81,3 +81,36 @@ mod tests {
         assert!(err.to_string().contains("nowhere"), "{err}");
     }
 }
+
+/// What to do with a platform's energy factors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FactorsChange {
+    /// Only read them.
+    Keep,
+    Set {
+        pue: f64,
+        grid_g_per_kwh: f64,
+    },
+    /// Back to the documented defaults.
+    Reset,
+}
+
+/// A platform's PUE and grid intensity after `change`: the platform's own,
+/// or the defaults (`set` says which).
+pub fn energy_factors(
+    store: &Store,
+    name: &str,
+    change: FactorsChange,
+) -> Result<(Platform, crate::metrics::energy::EnergyFactors)> {
+    let platform = store.platform(name)?;
+    match change {
+        FactorsChange::Keep => {}
+        FactorsChange::Set {
+            pue,
+            grid_g_per_kwh,
+        } => store.set_energy_factors(platform.id, pue, grid_g_per_kwh)?,
+        FactorsChange::Reset => store.clear_energy_factors(platform.id)?,
+    }
+    let factors = crate::metrics::energy::EnergyFactors::of_platform(store, platform.id)?;
+    Ok((platform, factors))
+}
