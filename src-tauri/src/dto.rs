@@ -282,6 +282,8 @@ view! {
         pub points: Vec<HistoryPointView>,
         /// The degradation test's verdict in words, when flagged.
         pub degradation: Option<String>,
+        /// Runs the test needs before it can say anything.
+        pub runs_needed: u32,
     }
 
     pub struct HistoryPointView {

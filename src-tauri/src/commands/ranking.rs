@@ -3,7 +3,7 @@
 //! and the history screen: a platform's metrics run by run.
 
 use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics::{TimeWindow, catalog};
+use breakpoint_core::metrics::{TimeWindow, catalog, history};
 use breakpoint_core::scoring::{RobustnessOptions, presets};
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
@@ -82,6 +82,7 @@ pub async fn platform_history(
                 name: def.map_or(h.key.clone(), |m| m.name.to_string()),
                 breakpoint: def.map_or(String::new(), |m| m.breakpoint.to_string()),
                 degradation: h.degradation.as_ref().map(|d| d.describe(&unit)),
+                runs_needed: history::RUNS_NEEDED as u32,
                 points: h
                     .points
                     .into_iter()

@@ -5,4 +5,8 @@ export type MetricHistoryView = { key: string, name: string, unit: string, break
 /**
  * The degradation test's verdict in words, when flagged.
  */
-degradation: string | null, };
+degradation: string | null, 
+/**
+ * Runs the test needs before it can say anything.
+ */
+runs_needed: number, };

@@ -9,9 +9,6 @@ import { append, clear, h } from "../dom";
 import { value } from "../format";
 import { t } from "../i18n";
 
-/** Runs needed for the test: five before the latest three (docs/history.md). */
-const RUNS_FOR_TEST = 8;
-
 export async function historyView(root: HTMLElement): Promise<void> {
   const platforms = await api.listPlatforms();
   const select = h("select", { id: "history-platform", "aria-label": t("platform") },
@@ -60,7 +57,7 @@ function metricSection(m: MetricHistoryView): HTMLElement {
   const chart = lineChart([series], [m.name], m.unit, 720, 140, (e) => days(e.x1 - e.x0));
   const verdict = m.degradation !== null
     ? h("p", { class: "warning" }, `${t("degraded")}: ${m.degradation}`)
-    : h("p", { class: "hint" }, m.points.length < RUNS_FOR_TEST ? `${t("tooFewRuns")} (${m.points.length} / ${RUNS_FOR_TEST})` : t("noDegradation"));
+    : h("p", { class: "hint" }, m.points.length < m.runs_needed ? `${t("tooFewRuns")} (${m.points.length} / ${m.runs_needed})` : t("noDegradation"));
   return h("section", { class: "history-metric", "data-key": m.key, "data-degraded": String(m.degradation !== null) },
     h("h3", {}, m.name, " ", h("small", { class: "key" }, m.key)),
     verdict,

@@ -29,6 +29,8 @@ use crate::store::Store;
 pub const RECENT_RUNS: usize = 3;
 /// Runs needed before the recent ones for a baseline.
 pub const MIN_BASELINE_RUNS: usize = 5;
+/// Runs a metric needs before it can be tested at all.
+pub const RUNS_NEEDED: usize = MIN_BASELINE_RUNS + RECENT_RUNS;
 /// How far, in robust spreads of the baseline, the recent median must sit.
 pub const THRESHOLD_SPREADS: f64 = 3.0;
 /// The smallest spread, as a share of the baseline median.
@@ -105,7 +107,7 @@ pub fn measured_at(run: &Run) -> Timestamp {
 
 /// The test above over values in the order they were measured.
 pub fn degradation(values: &[f64], higher_is_better: bool) -> Option<Degradation> {
-    if values.len() < MIN_BASELINE_RUNS + RECENT_RUNS {
+    if values.len() < RUNS_NEEDED {
         return None;
     }
     let (baseline, recent) = values.split_at(values.len() - RECENT_RUNS);
