@@ -13,10 +13,16 @@ use breakpoint_core::import::Format;
 use clap::{Args, Parser, Subcommand};
 
 mod accept;
+mod bundle;
 mod campaign;
+mod fleet;
+mod probe;
 
 pub use accept::*;
+pub use bundle::*;
 pub use campaign::*;
+pub use fleet::*;
+pub use probe::*;
 
 /// Breakpoint — choose a GPU cloud platform on evidence.
 ///
@@ -115,48 +121,6 @@ pub struct RankArgs {
     pub window: WindowArgs,
 }
 
-/// Which runs count, by when they were measured.
-#[derive(Debug, Args, Clone, Default)]
-pub struct WindowArgs {
-    /// Only runs measured from this date or time on (2026-06-01, or RFC 3339).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only runs measured before this time, or up to the end of this date.
-    #[arg(long)]
-    pub until: Option<String>,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ProbeCommand {
-    /// Every GPU: name, UUID, VRAM, driver/CUDA, PCIe, power limits, clocks, NVLink, ECC, MIG.
-    Inventory(ProbeSourceArgs),
-    /// Compare what was ordered with what is there; exit 0 only when all match.
-    Check(CheckArgs),
-    /// Sample every GPU to a probe log until the duration ends or Ctrl-C.
-    Sample(SampleArgs),
-    /// Run a workload under the probe: start latency, samples, busy vs wall time.
-    Run(WrapArgs),
-    /// Serve the readings as Prometheus metrics under the DCGM exporter's
-    /// names (/metrics), for a fleet without DCGM; until Ctrl-C.
-    Serve(ServeArgs),
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ServeArgs {
-    /// Address to listen on; loopback unless told otherwise (0.0.0.0:9400
-    /// for a scraper on another machine).
-    #[arg(long, default_value = "127.0.0.1:9400")]
-    pub listen: std::net::SocketAddr,
-    /// Time between readings.
-    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
-    pub interval: u32,
-    /// The Hostname label [default: this machine's name].
-    #[arg(long)]
-    pub host: Option<String>,
-    #[command(flatten)]
-    pub source: ProbeSourceArgs,
-}
-
 impl Command {
     /// Whether the command stores anything. Commands that only read refuse a
     /// database that is not there (a mistyped `--db` must not silently become
@@ -194,104 +158,6 @@ impl Command {
             Command::Accept(AcceptCommand::Operators(_) | AcceptCommand::Checklists(_)) => false,
         }
     }
-}
-
-impl ProbeCommand {
-    /// Whether the command reads or writes the database: a probe on a
-    /// rented instance should leave no database behind unless asked to.
-    pub fn needs_database(&self) -> bool {
-        match self {
-            ProbeCommand::Inventory(_) => false,
-            ProbeCommand::Check(a) => a.offering.is_some() || a.platform.is_some(),
-            ProbeCommand::Sample(a) => a.session.import,
-            ProbeCommand::Run(a) => a.session.import,
-            ProbeCommand::Serve(_) => false,
-        }
-    }
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ProbeSourceArgs {
-    /// Replay a recorded trace instead of reading NVML (for tests and demos).
-    #[arg(long, hide = true, value_name = "TRACE")]
-    pub replay_trace: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct CheckArgs {
-    /// The offering ordered (its platform gets a delivery-check run).
-    #[arg(long, conflicts_with = "expect_gpu")]
-    pub offering: Option<i64>,
-    /// The GPU ordered, e.g. "A100 80GB SXM".
-    #[arg(long)]
-    pub expect_gpu: Option<String>,
-    #[arg(long)]
-    pub expect_count: Option<u32>,
-    #[arg(long)]
-    pub expect_vram_gib: Option<u32>,
-    #[arg(long)]
-    pub expect_pcie_gen: Option<u32>,
-    #[arg(long)]
-    pub expect_pcie_width: Option<u32>,
-    #[arg(long)]
-    pub expect_driver: Option<String>,
-    #[arg(long)]
-    pub expect_cuda: Option<String>,
-    #[arg(long)]
-    pub expect_nvlink: bool,
-    /// Store the check as a delivery run of this platform.
-    #[arg(long)]
-    pub platform: Option<String>,
-    #[command(flatten)]
-    pub source: ProbeSourceArgs,
-}
-
-/// What `probe sample` and `probe run` share: where the log goes, what it
-/// is about, and whether it is imported at the end.
-#[derive(Debug, Args, Clone)]
-pub struct SessionArgs {
-    /// The host name to record (in containers the pod name is not the node's).
-    #[arg(long)]
-    pub host: Option<String>,
-    /// The platform the log is about (written in it; where --import puts it).
-    #[arg(long)]
-    pub platform: Option<String>,
-    /// The offering (id) the machine was ordered as.
-    #[arg(long)]
-    pub offering: Option<i64>,
-    /// The probe log to write; %N becomes the host name, %T the start time
-    /// [default: probe-%N-%T.jsonl].
-    #[arg(short = 'o', long = "output")]
-    pub output: Option<PathBuf>,
-    /// Import the log into the database when the session ends (needs --platform).
-    #[arg(long, requires = "platform")]
-    pub import: bool,
-    #[command(flatten)]
-    pub source: ProbeSourceArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct SampleArgs {
-    /// Time between samples (down to 100ms).
-    #[arg(long, default_value = "1s", value_parser = parse_interval_ms)]
-    pub interval: u32,
-    /// Stop after this long (e.g. 48h, 30m); default: until Ctrl-C.
-    #[arg(long, value_parser = parse_interval_ms)]
-    pub duration: Option<u32>,
-    #[command(flatten)]
-    pub session: SessionArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct WrapArgs {
-    /// Time between samples (down to 100ms).
-    #[arg(long, default_value = "500ms", value_parser = parse_interval_ms)]
-    pub interval: u32,
-    #[command(flatten)]
-    pub session: SessionArgs,
-    /// The workload: `-- python train.py …`
-    #[arg(last = true, required = true, value_name = "CMD")]
-    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -401,36 +267,6 @@ pub struct DemoArgs {
     pub demo_seed: u64,
     #[command(flatten)]
     pub rank: RankArgs,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum BundleCommand {
-    /// Write platforms (with offerings, billing rules, claims), their runs
-    /// with everything stored for them, and the custom weight profiles to
-    /// one file [default: the whole workspace].
-    Export {
-        /// Where to write it (a tar file).
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Only this platform and its runs (repeatable).
-        #[arg(long = "platform")]
-        platforms: Vec<String>,
-        /// Only this run, with its platform (repeatable).
-        #[arg(long = "run")]
-        runs: Vec<i64>,
-    },
-    /// Merge a bundle into this workspace, all or nothing: runs already
-    /// here are skipped; a platform or profile that differs from ours under
-    /// the same name stops the merge unless told what to do.
-    Import {
-        file: PathBuf,
-        /// On a conflict keep ours; their runs join our platform.
-        #[arg(long, conflicts_with = "rename_theirs")]
-        keep_ours: bool,
-        /// On a conflict import theirs beside ours under a new name.
-        #[arg(long)]
-        rename_theirs: bool,
-    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -663,45 +499,6 @@ pub struct ImportArgs {
     /// Store what can be read and record each unreadable line as a warning.
     #[arg(long)]
     pub skip_bad_lines: bool,
-}
-
-/// Pulling a fleet's history from a Prometheus-compatible server.
-#[derive(Debug, Args, Clone)]
-pub struct PullArgs {
-    /// Pull DCGM series from this Prometheus (or Thanos, VictoriaMetrics,
-    /// Mimir) instead of reading files: one run per node.
-    #[arg(long, value_name = "URL", conflicts_with = "paths", requires_all = ["from", "to"])]
-    pub prometheus: Option<String>,
-    /// Start of the range (RFC 3339).
-    #[arg(long, value_name = "TIME")]
-    pub from: Option<jiff::Timestamp>,
-    /// End of the range (RFC 3339).
-    #[arg(long, value_name = "TIME")]
-    pub to: Option<jiff::Timestamp>,
-    /// Resolution of the range queries.
-    #[arg(long, default_value = "15s", value_parser = parse_interval_ms)]
-    pub step: u32,
-    /// Label matchers narrowing the fleet: '{Hostname=~"node-.*"}'.
-    #[arg(long)]
-    pub selector: Option<String>,
-    /// Nodes fetched at once.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// A bearer token from this environment variable.
-    #[arg(long, value_name = "VAR")]
-    pub token_env: Option<String>,
-    /// A bearer token from this file.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-    /// Basic auth, user:password, from this environment variable.
-    #[arg(long, value_name = "VAR")]
-    pub basic_auth_env: Option<String>,
-    /// Trust this CA (PEM) besides the system's roots.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-    /// Give up on one request after this long.
-    #[arg(long, default_value = "60s", value_parser = parse_interval_ms)]
-    pub request_timeout: u32,
 }
 
 #[derive(Debug, Subcommand)]
