@@ -23,8 +23,10 @@ use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_
 use crate::model::ReportData;
 use crate::text::{Lang, t};
 
+mod energy;
 mod findings;
 
+use energy::energy;
 use findings::{acceptance, campaigns_behind, hardware};
 
 pub struct ReportOptions {
@@ -338,37 +340,7 @@ fn evidence_charts(
         let h = svg_height(&svg);
         l.svg(svg, 900.0, h, 470.0);
     }
-    if !data.energy.is_empty() {
-        l.page();
-        l.heading(t(lang, "energy"));
-        let cols = [
-            Column::new(t(lang, "platform"), 210.0, Align::Left),
-            Column::new(t(lang, "gpu_kwh"), 100.0, Align::Right),
-            Column::new(t(lang, "facility_kwh"), 110.0, Align::Right),
-            Column::new("CO₂", 90.0, Align::Right),
-            Column::new(t(lang, "factors"), 190.0, Align::Left),
-        ];
-        let rows: Vec<Vec<String>> = data
-            .energy
-            .iter()
-            .map(|(platform, e)| {
-                vec![
-                    platform.clone(),
-                    format!("{:.2} kWh", e.gpu_kwh),
-                    format!("{:.2} kWh", e.facility_kwh),
-                    format!("{:.2} kg", e.co2_kg),
-                    format!(
-                        "PUE {}, {} g/kWh{}",
-                        e.factors.pue,
-                        e.factors.grid_g_per_kwh,
-                        if e.factors.set { "" } else { " *" }
-                    ),
-                ]
-            })
-            .collect();
-        l.table(&cols, &rows, 10.0);
-        l.paragraph(t(lang, "energy_note"), 9.5, MUTED);
-    }
+    energy(l, data, options);
     for tl in &data.timelines {
         l.page();
         l.heading(&format!("{} — {}", t(lang, "timeline"), tl.platform));
