@@ -4,6 +4,7 @@
 mod amd;
 mod cnmon;
 mod dcgm_diag;
+mod dcgm_fields;
 mod dmon;
 pub mod drift_log;
 mod gpustat;
