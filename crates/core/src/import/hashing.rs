@@ -3,7 +3,7 @@
 //! for it; the file is read once.
 
 use std::io::{self, Read};
-use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
@@ -11,6 +11,9 @@ use sha2::{Digest, Sha256};
 pub struct HashingReader<'p, R> {
     inner: R,
     to_hasher: Option<SyncSender<Vec<u8>>>,
+    /// Buffers the hasher is done with, reused for the next reads (a fresh
+    /// megabyte per read costs page faults on the parser's core).
+    returned: Receiver<Vec<u8>>,
     hasher: Option<JoinHandle<String>>,
     bytes: u64,
     progress: Option<&'p mut dyn FnMut(u64)>,
@@ -22,10 +25,13 @@ const PROGRESS_STEP: u64 = 4 << 20;
 impl<'p, R: Read> HashingReader<'p, R> {
     pub fn new(inner: R, progress: Option<&'p mut dyn FnMut(u64)>) -> Self {
         let (tx, rx) = sync_channel::<Vec<u8>>(16);
+        let (give_back, returned) = sync_channel::<Vec<u8>>(16);
         let hasher = std::thread::spawn(move || {
             let mut h = Sha256::new();
             for chunk in rx {
                 h.update(&chunk);
+                // The reader may already have stopped taking buffers back.
+                let _ = give_back.try_send(chunk);
             }
             h.finalize()
                 .iter()
@@ -35,6 +41,7 @@ impl<'p, R: Read> HashingReader<'p, R> {
         Self {
             inner,
             to_hasher: Some(tx),
+            returned,
             hasher: Some(hasher),
             bytes: 0,
             progress,
@@ -66,7 +73,10 @@ impl<R: Read> Read for HashingReader<'_, R> {
         let n = self.inner.read(buf)?;
         if n > 0 {
             if let Some(tx) = &self.to_hasher {
-                tx.send(buf[..n].to_vec())
+                let mut copy = self.returned.try_recv().unwrap_or_default();
+                copy.clear();
+                copy.extend_from_slice(&buf[..n]);
+                tx.send(copy)
                     .map_err(|_| io::Error::other("the hashing thread stopped"))?;
             }
             self.bytes += n as u64;

@@ -9,8 +9,12 @@ use std::io::{self, BufRead, Read};
 
 pub struct LineReader<R> {
     inner: R,
+    /// Where a line is assembled when it straddles the reader's buffer.
     buf: Vec<u8>,
     line_no: u64,
+    /// Bytes of the last line returned straight from the reader's buffer,
+    /// consumed on the next call (the line borrowed them until then).
+    pending: usize,
 }
 
 /// One line, without its end-of-line bytes.
@@ -27,20 +31,40 @@ impl<R: BufRead> LineReader<R> {
             inner,
             buf: Vec::with_capacity(4096),
             line_no: 0,
+            pending: 0,
         }
     }
 
     /// The next line, or `None` at the end. Invalid UTF-8 is an error that
     /// names the line.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
-        let n = read_line_bounded(&mut self.inner, &mut self.buf)
-            .map_err(|e| numbered(e, self.line_no + 1))?;
-        if n == 0 {
-            return Ok(None);
-        }
+        // Most lines lie whole in the reader's buffer: borrow them there
+        // rather than copy each one (the bulk path reads 1.4 M lines).
+        let whole = loop {
+            match self.inner.fill_buf() {
+                Ok(available) => break memchr::memchr(b'\n', available),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(numbered(e, self.line_no + 1)),
+            }
+        };
+        let bytes: &[u8] = match whole {
+            Some(end) => {
+                self.pending = end + 1;
+                &self.inner.fill_buf()?[..=end]
+            }
+            None => {
+                let n = read_line_bounded(&mut self.inner, &mut self.buf)
+                    .map_err(|e| numbered(e, self.line_no + 1))?;
+                if n == 0 {
+                    return Ok(None);
+                }
+                &self.buf
+            }
+        };
         self.line_no += 1;
-        let mut bytes = &self.buf[..];
+        let mut bytes = bytes;
         let terminated = bytes.last() == Some(&b'\n');
         if terminated {
             bytes = &bytes[..bytes.len() - 1];
@@ -91,7 +115,7 @@ pub fn read_line_bounded<R: BufRead + ?Sized>(
         if available.is_empty() {
             return Ok(read);
         }
-        let (take, done) = match memchr_newline(available) {
+        let (take, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
@@ -127,10 +151,6 @@ pub fn read_document<R: io::Read>(input: R, limit: u64, what: &str) -> io::Resul
         ));
     }
     Ok(raw)
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
 }
 
 /// An error of line `number`, said as "line N …".

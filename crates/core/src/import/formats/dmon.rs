@@ -6,12 +6,13 @@
 use std::io::BufRead;
 
 use jiff::civil::Date;
+use smallvec::SmallVec;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::smi_messages;
-use super::super::values::{is_missing, parse_field};
+use super::super::values::{ValueReader, is_missing};
 use super::RoundClock;
 use crate::samples::{Field, Sample};
 
@@ -56,8 +57,37 @@ fn classify(name: &str) -> Column {
 struct Layout {
     header: String,
     columns: Vec<Column>,
-    units: Vec<Option<String>>,
+    /// Each value column's reader, its unit worked out once (from the units
+    /// line under the names, else dmon's own units).
+    readers: Vec<Option<ValueReader>>,
 }
+
+impl Layout {
+    fn new(header: &str, columns: Vec<Column>, units: Option<&[&str]>) -> Self {
+        let readers = columns
+            .iter()
+            .enumerate()
+            .map(|(i, column)| match column {
+                Column::Value(field) => {
+                    let unit = units.and_then(|u| u.get(i)).and_then(|u| match *u {
+                        "Idx" | "YYYYMMDD" | "HH:MM:SS" | "-" => None,
+                        u => Some(u),
+                    });
+                    Some(ValueReader::new(*field, unit))
+                }
+                _ => None,
+            })
+            .collect();
+        Self {
+            header: header.to_string(),
+            columns,
+            readers,
+        }
+    }
+}
+
+/// A row's cells; dmon prints at most a few dozen columns.
+type Cells<'a> = SmallVec<[&'a str; 32]>;
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     let mut lines = LineReader::new(input);
@@ -67,6 +97,8 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     // For `-o T`: the date of the rows, advanced when the time wraps past midnight.
     let mut day: Option<(Date, i64)> = None;
     let mut rows = 0u64;
+    // "date time" of a row, assembled here rather than allocated per row.
+    let mut stamp = String::new();
 
     while let Some(line) = lines.next_line()? {
         let text = line.text.trim();
@@ -86,11 +118,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             if is_names {
                 if layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
                     let columns: Vec<Column> = words.iter().map(|w| classify(w)).collect();
-                    layout = Some(Layout {
-                        header: rest.trim().to_string(),
-                        units: vec![None; columns.len()],
-                        columns,
-                    });
+                    layout = Some(Layout::new(rest.trim(), columns, None));
                     awaiting_units = true;
                 }
                 continue;
@@ -98,19 +126,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             if awaiting_units && let Some(l) = layout.as_mut() {
                 let units: Vec<&str> = rest.split_whitespace().collect();
                 if units.len() == l.columns.len() {
-                    l.units = units
-                        .iter()
-                        .map(|u| match *u {
-                            "Idx" | "YYYYMMDD" | "HH:MM:SS" | "-" => None,
-                            u => Some(u.to_string()),
-                        })
-                        .collect();
+                    *l = Layout::new(&l.header, std::mem::take(&mut l.columns), Some(&units));
                 }
                 awaiting_units = false;
             }
             continue;
         }
-        let cells: Vec<&str> = text.split_whitespace().collect();
+        let cells: Cells<'_> = text.split_ascii_whitespace().collect();
         let fits = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
             && layout
                 .as_ref()
@@ -149,7 +171,16 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             b.bad_line(&line, error)?;
             continue;
         }
-        match read_row(l, &cells, line.number, ctx, b, &mut clock, &mut day) {
+        match read_row(
+            l,
+            &cells,
+            line.number,
+            ctx,
+            b,
+            &mut clock,
+            &mut day,
+            &mut stamp,
+        ) {
             Ok(Some(sample)) => {
                 b.sample(sample)?;
                 rows += 1;
@@ -168,6 +199,7 @@ enum RowError {
     Line(LineError),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_row(
     l: &Layout,
     cells: &[&str],
@@ -176,6 +208,7 @@ fn read_row(
     b: &mut RunBuilder<'_>,
     clock: &mut Option<RoundClock>,
     day: &mut Option<(Date, i64)>,
+    stamp: &mut String,
 ) -> Result<Option<Sample>, RowError> {
     let fail =
         |i: usize, reason: String| RowError::Line(LineError::new(line_no, Some(i + 1), reason));
@@ -197,10 +230,15 @@ fn read_row(
     }
     let gpu = b.gpu(GpuKey::Index(gpu.unwrap_or(0)));
     let t_ms = match (date, time) {
-        (Some(d), Some((i, t))) => ctx
-            .times
-            .parse(&format!("{d} {t}"))
-            .ok_or_else(|| fail(i, format!("\"{d} {t}\" is not a date and time")))?,
+        (Some(d), Some((i, t))) => {
+            stamp.clear();
+            stamp.push_str(d);
+            stamp.push(' ');
+            stamp.push_str(t);
+            ctx.times
+                .parse(stamp)
+                .ok_or_else(|| fail(i, format!("\"{d} {t}\" is not a date and time")))?
+        }
         (None, Some((i, t))) => {
             let (mut date, last) = match *day {
                 Some(d) => d,
@@ -243,17 +281,18 @@ fn read_row(
     let mut sample = Sample::new(t_ms, gpu);
     let mut violation: Option<i64> = None;
     for (i, (column, cell)) in l.columns.iter().zip(cells).enumerate() {
-        let unit = l.units.get(i).and_then(|u| u.as_deref());
         match column {
-            Column::Value(field) => match parse_field(*field, cell, unit) {
-                Ok(Some(v)) => {
-                    sample.set(*field, v);
+            Column::Value(field) => {
+                match l.readers[i].as_ref().map_or(Ok(None), |r| r.read(cell)) {
+                    Ok(Some(v)) => {
+                        sample.set(*field, v);
+                    }
+                    Ok(None) => {}
+                    Err(reason) => {
+                        return Err(fail(i, format!("{reason} for {}", field_label(*field))));
+                    }
                 }
-                Ok(None) => {}
-                Err(reason) => {
-                    return Err(fail(i, format!("{reason} for {}", field_label(*field))));
-                }
-            },
+            }
             Column::ThermalViolation if !is_missing(cell) => {
                 let active = cell
                     .parse::<f64>()
