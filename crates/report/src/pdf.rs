@@ -3,8 +3,6 @@
 //! method. A4 landscape, page numbers, fonts embedded (subset). The same
 //! database and date give the same bytes.
 
-use std::sync::Arc;
-
 use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::metrics::catalog::{self, Anchors};
 use jiff::civil::Date;
@@ -13,7 +11,6 @@ use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
 use krilla::num::NormalizedF32;
 use krilla::page::PageSettings;
 use krilla::paint::{Fill, Stroke};
-use krilla::text::{Font, TextDirection};
 use krilla::{Document, metadata::Metadata};
 use krilla_svg::{SurfaceExt, SvgSettings};
 
@@ -25,9 +22,11 @@ use crate::text::{Lang, t};
 
 mod energy;
 mod findings;
+mod typeset;
 
 use energy::energy;
 use findings::{acceptance, campaigns_behind, hardware};
+use typeset::{Typesetter, load};
 
 pub struct ReportOptions {
     pub title: Option<String>,
@@ -488,45 +487,6 @@ pub(super) fn svg_height(svg: &str) -> f32 {
         .unwrap_or(600.0)
 }
 
-struct Fonts {
-    latin: Option<Font>,
-    bold: Option<Font>,
-    cjk: Option<Font>,
-    svg_db: Arc<usvg::fontdb::Database>,
-}
-
-fn load(set: &FontSet) -> Result<Fonts, ReportError> {
-    let read = |f: &crate::fonts::FontFile| -> Result<(Vec<u8>, u32), ReportError> {
-        std::fs::read(&f.path)
-            .map(|d| (d, f.index))
-            .map_err(|e| ReportError::Font {
-                path: f.path.display().to_string(),
-                reason: e.to_string(),
-            })
-    };
-    let mut db = usvg::fontdb::Database::new();
-    let mut make = |f: Option<&crate::fonts::FontFile>| -> Result<Option<Font>, ReportError> {
-        let Some(f) = f else { return Ok(None) };
-        let (data, index) = read(f)?;
-        db.load_font_data(data.clone());
-        Ok(Font::new(Arc::new(data).into(), index))
-    };
-    let latin = make(set.latin.as_ref())?;
-    let bold = make(set.latin_bold.as_ref())?;
-    let cjk = make(set.cjk.as_ref())?;
-    // Charts say sans-serif: make that a face that has every glyph we use.
-    let family = set.cjk.as_ref().or(set.latin.as_ref()).map(|f| f.family);
-    if let Some(family) = family {
-        db.set_sans_serif_family(family);
-    }
-    Ok(Fonts {
-        latin,
-        bold,
-        cjk,
-        svg_db: Arc::new(db),
-    })
-}
-
 /// Write the composed pages as a PDF.
 pub fn render(
     layout: &Layout,
@@ -544,11 +504,10 @@ pub fn render(
         }
     }
     let fonts = load(fonts)?;
-    let any = fonts
-        .latin
-        .clone()
-        .or_else(|| fonts.cjk.clone())
-        .ok_or(ReportError::NoFont)?;
+    let mut typesetter = Typesetter::new(&fonts);
+    if !typesetter.has_font() {
+        return Err(ReportError::NoFont);
+    }
     let svg_options = usvg::Options {
         fontdb: fonts.svg_db.clone(),
         ..Default::default()
@@ -589,26 +548,8 @@ pub fn render(
                     bold,
                     colour,
                 } => {
-                    let font = if needs_cjk(text) {
-                        fonts.cjk.clone().unwrap_or_else(|| any.clone())
-                    } else if *bold {
-                        fonts
-                            .bold
-                            .clone()
-                            .or_else(|| fonts.latin.clone())
-                            .unwrap_or_else(|| any.clone())
-                    } else {
-                        any.clone()
-                    };
                     surface.set_fill(Some(fill(*colour)));
-                    surface.draw_text(
-                        Point::from_xy(*x, *y),
-                        font,
-                        *size,
-                        text,
-                        false,
-                        TextDirection::Auto,
-                    );
+                    typesetter.draw(&mut surface, Point::from_xy(*x, *y), *size, text, *bold);
                 }
                 Op::Line {
                     from,
@@ -661,18 +602,12 @@ pub fn render(
             i + 1,
             total
         );
-        let font = if needs_cjk(&footer) {
-            fonts.cjk.clone().unwrap_or_else(|| any.clone())
-        } else {
-            any.clone()
-        };
-        surface.draw_text(
+        typesetter.draw(
+            &mut surface,
             Point::from_xy(MARGIN, PAGE_H - 18.0),
-            font,
             8.0,
             &footer,
             false,
-            TextDirection::Auto,
         );
         surface.finish();
         page.finish();
