@@ -6,11 +6,14 @@ import type { RankView } from "../bindings/RankView";
 import type { ProfileRow } from "../bindings/ProfileRow";
 import { append, clear, h } from "../dom";
 import { BREAKPOINTS, debounce, percent, score, scoreColour, textOn, value } from "../format";
-import { t } from "../i18n";
+import { type MatrixKey, type MatrixSort, filterByName, firstDirection, sortMatrix } from "../filters";
+import { type Key, t } from "../i18n";
 
 interface State {
   profile: string;
   weights: number[];
+  sort: MatrixSort;
+  filter: string;
 }
 
 export async function rankingsView(root: HTMLElement, go: (view: string) => void): Promise<void> {
@@ -32,18 +35,35 @@ export async function rankingsView(root: HTMLElement, go: (view: string) => void
     return;
   }
   const profiles = await api.weightProfiles();
-  const state: State = { profile: "balanced", weights: (profiles.find((p) => p.name === "balanced")?.weights ?? [0.25, 0.25, 0.25, 0.25]).slice() };
+  const state: State = {
+    profile: "balanced",
+    weights: (profiles.find((p) => p.name === "balanced")?.weights ?? [0.25, 0.25, 0.25, 0.25]).slice(),
+    sort: { key: "rank", descending: false },
+    filter: "",
+  };
   const matrix = h("div", { id: "matrix" });
+  // The last ranking, redrawn in another order or filter without ranking again.
+  let last: RankView | null = null;
+  const redraw = () => {
+    if (last) renderMatrix(matrix, last, state, drawer, redraw);
+  };
+  const filter = h("input", { type: "search", id: "matrix-filter", placeholder: t("filterPlatforms"), "aria-label": t("filterPlatforms") });
+  filter.addEventListener("input", () => {
+    state.filter = filter.value;
+    redraw();
+  });
   const strip = h("div", { id: "robustness", class: "strip" });
   const drawer = h("div", { id: "drawer" });
   const sliders = weightControls(profiles, state, () => refresh());
   clear(root);
-  append(root, h("h1", {}, t("rankings")), info.demo ? h("p", { class: "banner" }, t("demoBanner")) : null, sliders, matrix, strip, drawer);
+  append(root, h("h1", {}, t("rankings")), info.demo ? h("p", { class: "banner" }, t("demoBanner")) : null, sliders,
+    info.platforms > 8 ? h("div", { class: "matrix-tools" }, filter) : null, matrix, strip, drawer);
 
   const refresh = debounce(async () => {
     try {
       const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1, since: null, until: null });
-      renderMatrix(matrix, view, state, drawer);
+      last = view;
+      renderMatrix(matrix, view, state, drawer, redraw);
       renderStrip(strip, view);
     } catch (e) {
       clear(matrix);
@@ -95,10 +115,24 @@ function weightControls(profiles: ProfileRow[], state: State, changed: () => voi
   return box;
 }
 
-function renderMatrix(el: HTMLElement, view: RankView, state: State, drawer: HTMLElement): void {
-  const head = h("tr", {}, h("th", {}, t("rank")), h("th", {}, t("platform")), ...BREAKPOINTS.map((b) => h("th", {}, t(b))),
-    h("th", {}, t("overall")), h("th", {}, t("coverage")), h("th", {}, t("evidence")));
-  const rows = view.platforms.map((p) =>
+/** The matrix's columns: what each sorts by and its heading. */
+const COLUMNS: Array<[MatrixKey, Key]> = [
+  ["rank", "rank"], ["name", "platform"], [0, "startup"], [1, "sustain"], [2, "switch"], [3, "billing"],
+  ["overall", "overall"], ["coverage", "coverage"], ["evidence", "evidence"],
+];
+
+function renderMatrix(el: HTMLElement, view: RankView, state: State, drawer: HTMLElement, redraw: () => void): void {
+  const head = h("tr", {}, ...COLUMNS.map(([key, label]) => {
+    const sorted = state.sort.key === key;
+    const button = h("button", { class: "sort", "data-sort": String(key) }, t(label), sorted ? (state.sort.descending ? " ▼" : " ▲") : "");
+    button.addEventListener("click", () => {
+      state.sort = sorted ? { key, descending: !state.sort.descending } : { key, descending: firstDirection(key) };
+      redraw();
+    });
+    return h("th", { "aria-sort": sorted ? (state.sort.descending ? "descending" : "ascending") : "none" }, button);
+  }));
+  const shown = sortMatrix(filterByName(view.platforms, state.filter), state.sort);
+  const rows = shown.map((p) =>
     h("tr", { class: p.insufficient ? "insufficient" : "", "data-platform": p.name },
       h("td", { class: "num" }, p.rank === null ? "–" : String(p.rank)),
       h("th", { scope: "row", class: "name" }, p.name, p.insufficient ? h("small", {}, ` ${t("insufficient")}`) : null),
@@ -116,7 +150,8 @@ function renderMatrix(el: HTMLElement, view: RankView, state: State, drawer: HTM
     ),
   );
   clear(el);
-  append(el, h("table", { class: "matrix" }, h("thead", {}, head), h("tbody", {}, ...rows)));
+  append(el, h("table", { class: "matrix" }, h("thead", {}, head), h("tbody", {}, ...rows)),
+    shown.length < view.platforms.length ? h("p", { class: "muted", id: "matrix-hidden" }, `${shown.length} / ${view.platforms.length}`) : null);
 }
 
 function renderStrip(el: HTMLElement, view: RankView): void {
