@@ -1,8 +1,10 @@
 //! Scale benchmark: workspaces of many platforms, runs and samples, built
-//! from seeded nvidia-smi logs through `breakpoint import`, then every
-//! command a user runs on them, each as its own process with its wall time
-//! and peak memory. The cost of an operation should grow with what it
-//! shows, not with the samples stored.
+//! from seeded logs through `breakpoint import` (per platform a startup,
+//! switch, drill and billing table, so that every platform is ranked, and
+//! nvidia-smi logs holding the samples), then every command a user runs on
+//! them, each as its own process with its wall time and peak memory. The
+//! cost of an operation should grow with what it shows, not with the
+//! samples stored.
 //!
 //! Run: `cargo bench -p breakpoint-cli --bench scale`
 //! `BENCH_SCALES` picks the workspaces: `platforms×runs×samples` separated
@@ -21,6 +23,111 @@ use std::process::{Command, Stdio};
 use measure::measure;
 
 const GPUS: u64 = 8;
+/// The tables each platform gets besides its nvidia-smi logs.
+const TABLES: u64 = 4;
+
+/// SplitMix64: the seeded generator the tables draw from.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn between(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn iso(epoch_s: f64) -> String {
+    jiff::Timestamp::from_millisecond((epoch_s * 1000.0) as i64)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+/// One platform's startup, switch, drill and billing tables: each platform
+/// draws its own character (fast or slow starts, easy or hard switches,
+/// honest or padded bills), so the ranking has something to order.
+fn write_tables(dir: &Path, platform: u64) -> std::io::Result<()> {
+    let mut rng = Seeded(platform.wrapping_mul(0xA076_1D64_78BD_642F) ^ 0x5EED);
+    let day = 1_717_200_000.0 + 86_400.0;
+    let baseline = rng.between(1.0, 90.0);
+    let peak = baseline * rng.between(1.5, 20.0);
+    let mut startup = String::from("scenario,image,submitted_at,first_compute_at,outcome\n");
+    for k in 0..24 {
+        let (scenario, median) = if k < 12 {
+            ("baseline", baseline)
+        } else {
+            ("peak", peak)
+        };
+        let submitted = day + f64::from(k) * 600.0;
+        if scenario == "peak" && rng.between(0.0, 1.0) < 0.1 {
+            startup.push_str(&format!("{scenario},warm,{},,timeout\n", iso(submitted)));
+        } else {
+            let latency = median * rng.between(0.8, 1.25);
+            startup.push_str(&format!(
+                "{scenario},warm,{},{},ok\n",
+                iso(submitted),
+                iso(submitted + latency)
+            ));
+        }
+    }
+    std::fs::write(dir.join("startup.csv"), startup)?;
+    let steps = rng.between(2.0, 40.0);
+    let mut switch = String::from(
+        "from_env,to_env,success,manual_steps,duration_s,rel_l2_error,ops_passed,ops_total\n",
+    );
+    for to in [
+        "PyTorch 2.1 + CANN 7.0",
+        "MindSpore 2.3 + CANN 7.0",
+        "PyTorch 2.3 + cu121",
+    ] {
+        let s = (steps * rng.between(0.8, 1.2)).round();
+        switch.push_str(&format!(
+            "PyTorch 2.1 + cu118,{to},{},{s},{:.0},{:.2e},{},127\n",
+            rng.between(0.0, 1.0) < 0.85,
+            600.0 + s * 240.0,
+            rng.between(1e-6, 1e-3),
+            (127.0 * rng.between(0.8, 1.0)) as u32
+        ));
+    }
+    std::fs::write(dir.join("switch.csv"), switch)?;
+    let recovery = rng.between(20.0, 600.0);
+    let mut drills = String::from("fault,detected,recovered,recovery_s,progress_lost_s\n");
+    for fault in [
+        "process-kill",
+        "out-of-memory",
+        "bad-data-path",
+        "instance-recreate",
+    ] {
+        let r = recovery * rng.between(0.85, 1.15);
+        drills.push_str(&format!("{fault},yes,yes,{r:.0},{:.0}\n", r * 2.0));
+    }
+    std::fs::write(dir.join("drills.csv"), drills)?;
+    let price = rng.between(6.0, 20.0);
+    let padded = rng.between(0.0, 0.4);
+    let mut billing = String::from(
+        "instance,start,end,billed_seconds,compute_seconds,queue_seconds,io_wait_seconds,amount,currency,unit_price\n",
+    );
+    for job in 0..3 {
+        let start = day + f64::from(job) * 86_400.0;
+        let compute = rng.between(3000.0, 9000.0);
+        let billed = (compute * (1.0 + padded)).round();
+        billing.push_str(&format!(
+            "job-{job},{},{},{billed:.0},{compute:.0},0,{:.0},{:.2},CNY,{price:.2}\n",
+            iso(start),
+            iso(start + billed),
+            billed - compute,
+            billed / 3600.0 * price
+        ));
+    }
+    std::fs::write(dir.join("billing.csv"), billing)
+}
 
 struct Scale {
     platforms: u64,
@@ -114,20 +221,60 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for s in scales {
         let dir = tempfile::tempdir()?;
         let db = dir.path().join("scale.db");
-        let rows = (s.samples / s.runs / GPUS).max(1);
+        let per_platform = s.runs.div_ceil(s.platforms);
+        // Every platform's tables are runs too: the samples go to the rest.
+        let logs_per_platform = per_platform.saturating_sub(TABLES).max(1);
+        let rows = (s.samples / (logs_per_platform * s.platforms) / GPUS).max(1);
         let mut import_s = 0.0;
         let mut import_peak: f64 = 0.0;
-        let per_platform = s.runs.div_ceil(s.platforms);
         let mut run = 0;
+        let mut sampled_runs = 0;
         for p in 0..s.platforms {
             let name = format!("P{p:04}");
-            let status = cli(bin, &db, &["platform", "add", &name]).status()?;
-            assert!(status.success());
+            // An offering with its price and a billing rule: what the
+            // billing breakpoint scores besides the bills.
+            let mut rng = Seeded(p ^ 0xB111);
+            let price = format!("{:.2}", rng.between(6.0, 20.0));
+            let granularity = ["1s", "1m", "1h"][(rng.next() % 3) as usize];
+            let io_wait = if rng.next() % 2 == 0 { "true" } else { "false" };
+            for args in [
+                &["platform", "add", &name][..],
+                &[
+                    "offering",
+                    "add",
+                    "--platform",
+                    &name,
+                    "--accelerator",
+                    "A100 80GB SXM",
+                    "--count",
+                    "8",
+                    "--currency",
+                    "CNY",
+                    "--price-on-demand",
+                    &price,
+                ][..],
+                &[
+                    "billing",
+                    "set",
+                    "--platform",
+                    &name,
+                    "--granularity",
+                    granularity,
+                    "--bills-io-wait",
+                    io_wait,
+                ][..],
+            ] {
+                let status = cli(bin, &db, args).status()?;
+                assert!(status.success(), "breakpoint {args:?} failed");
+            }
             let logs = dir.path().join(&name);
             std::fs::create_dir_all(&logs)?;
-            for _ in 0..per_platform.min(s.runs - run) {
+            write_tables(&logs, p)?;
+            run += TABLES;
+            for _ in 0..logs_per_platform {
                 write_run(&logs.join(format!("run-{run}.csv")), run, rows)?;
                 run += 1;
+                sampled_runs += 1;
             }
             let (t, m) = measure(&mut cli(
                 bin,
@@ -180,8 +327,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "       {:>9} {:>6} {:>7} {size:>9.0} {import_s:>8.1} {:>9.0}ms {:>9.0}ms {:>7.0}ms {:>6.2}s/{pages:>3}pp {:>6.0}ms {peak:>9.0}",
             s.platforms,
-            s.runs,
-            format!("{:.1}M", (run * rows * GPUS) as f64 / 1e6),
+            run,
+            format!("{:.1}M", (sampled_runs * rows * GPUS) as f64 / 1e6),
             cold * 1000.0,
             warm * 1000.0,
             explain * 1000.0,
