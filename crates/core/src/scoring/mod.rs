@@ -7,7 +7,7 @@ pub mod presets;
 pub mod rank;
 pub mod robustness;
 
-pub use rank::{BreakpointScore, MetricScore, PlatformScore, Ranking, rank};
+pub use rank::{BreakpointScore, MetricScore, PlatformScore, Ranking, rank, rank_evidence};
 pub use robustness::{Flip, Robustness, RobustnessOptions, robustness};
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 //! "insufficient evidence" and listed after the ranked ones. Ties share a
 //! rank.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::{curve, presets};
@@ -100,51 +102,62 @@ pub fn breakpoint_score(metrics: &[MetricScore]) -> (Option<f64>, f64) {
 }
 
 pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
+    rank_evidence(evidence.to_vec(), profile)
+}
+
+/// `rank`, taking the evidence: each metric's runs and details move into
+/// its score instead of being copied (a ranking of a thousand platforms
+/// holds tens of thousands of them).
+pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -> Ranking {
     let weights = presets::breakpoint_shares(profile);
-    // Relative metrics compare against the best value in the same currency.
-    let best_seen = |key: &str, currency: &Option<String>| {
-        evidence
-            .iter()
-            .filter(|e| &e.currency == currency)
-            .filter_map(|e| e.value(key))
-            .filter(|v| *v > 0.0)
-            .fold(None, |best: Option<f64>, v| {
-                Some(best.map_or(v, |b| b.min(v)))
-            })
-    };
+    let best = BestValues::of(&evidence);
     let mut platforms: Vec<PlatformScore> = evidence
-        .iter()
-        .map(|e| {
+        .into_iter()
+        .map(|mut e| {
+            let currency = best.currency(&e.currency);
             let breakpoints: Vec<BreakpointScore> = Breakpoint::ALL
                 .iter()
                 .map(|b| {
                     let metrics: Vec<MetricScore> = catalog::of(*b)
                         .map(|def| {
                             let anchors = presets::anchors(profile, def);
-                            let ev = e.metrics.get(def.key);
+                            let ev = e.metrics.remove(def.key);
                             let best = match anchors {
-                                Anchors::RelativeToBest { .. } => best_seen(def.key, &e.currency),
+                                Anchors::RelativeToBest { .. } => best.get(def.key, currency),
                                 Anchors::Fixed { .. } => None,
                             };
-                            let score = ev.and_then(|ev| curve::score(&anchors, ev.value, best));
-                            let score_range = ev.and_then(|ev| {
+                            let score = ev
+                                .as_ref()
+                                .and_then(|ev| curve::score(&anchors, ev.value, best));
+                            let score_range = ev.as_ref().and_then(|ev| {
                                 Some((
                                     curve::score(&anchors, ev.min, best)?,
                                     curve::score(&anchors, ev.max, best)?,
                                 ))
                             });
+                            let weight = presets::metric_weight(profile, def).max(0.0);
+                            let (value, min, max, runs, details) = match ev {
+                                Some(ev) => (
+                                    Some(ev.value),
+                                    Some(ev.min),
+                                    Some(ev.max),
+                                    ev.runs,
+                                    ev.details,
+                                ),
+                                None => (None, None, None, Vec::new(), Vec::new()),
+                            };
                             MetricScore {
                                 key: def.key,
                                 name: def.name,
                                 unit: def.unit,
-                                weight: presets::metric_weight(profile, def).max(0.0),
-                                value: ev.map(|ev| ev.value),
-                                min: ev.map(|ev| ev.min),
-                                max: ev.map(|ev| ev.max),
+                                weight,
+                                value,
+                                min,
+                                max,
                                 score,
                                 score_range,
-                                runs: ev.map(|ev| ev.runs.clone()).unwrap_or_default(),
-                                details: ev.map(|ev| ev.details.clone()).unwrap_or_default(),
+                                runs,
+                                details,
                             }
                         })
                         .collect();
@@ -165,14 +178,14 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
                 .sum();
             let overall = overall(&scores, &weights);
             PlatformScore {
-                platform: e.platform.clone(),
+                platform: e.platform,
                 insufficient_evidence: coverage < profile.coverage_threshold || overall.is_none(),
                 breakpoints,
                 overall,
                 coverage,
                 rank: None,
                 evidence: e.runs,
-                claims: e.claims.clone(),
+                claims: e.claims,
             }
         })
         .collect();
@@ -192,6 +205,52 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
         weights,
         coverage_threshold: profile.coverage_threshold,
         platforms,
+    }
+}
+
+/// Relative metrics compare against the best (lowest positive) value in the
+/// same currency: each metric's best per currency, found in one pass rather
+/// than once per platform.
+struct BestValues {
+    currencies: Vec<Option<String>>,
+    best: HashMap<(&'static str, usize), f64>,
+}
+
+impl BestValues {
+    fn of(evidence: &[PlatformEvidence]) -> BestValues {
+        let mut out = BestValues {
+            currencies: Vec::new(),
+            best: HashMap::new(),
+        };
+        for e in evidence {
+            let currency = match out.currencies.iter().position(|c| *c == e.currency) {
+                Some(i) => i,
+                None => {
+                    out.currencies.push(e.currency.clone());
+                    out.currencies.len() - 1
+                }
+            };
+            for def in catalog::METRICS {
+                if let Some(v) = e.value(def.key).filter(|v| *v > 0.0) {
+                    out.best
+                        .entry((def.key, currency))
+                        .and_modify(|b| *b = b.min(v))
+                        .or_insert(v);
+                }
+            }
+        }
+        out
+    }
+
+    fn currency(&self, currency: &Option<String>) -> usize {
+        self.currencies
+            .iter()
+            .position(|c| c == currency)
+            .unwrap_or(usize::MAX)
+    }
+
+    fn get(&self, key: &'static str, currency: usize) -> Option<f64> {
+        self.best.get(&(key, currency)).copied()
     }
 }
 

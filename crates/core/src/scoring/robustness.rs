@@ -40,10 +40,16 @@ impl Default for RobustnessOptions {
     }
 }
 
+/// How many ranks the acceptability counts: P(rank 1) … P(rank 10). Beyond
+/// ten platforms a full n × n table would cost n log n per draw and say
+/// nothing a buyer reads; the top ten takes one pass per draw.
+pub const RANKS_KEPT: usize = 10;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Acceptability {
     pub platform: String,
-    /// P(rank r), r = 1 … n.
+    /// P(rank r), r = 1 … min(n, RANKS_KEPT); what is left of 1 is the
+    /// chance of ranking lower.
     pub ranks: Vec<f64>,
 }
 
@@ -110,7 +116,7 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         })
         .collect();
     let n = contenders.len();
-    let mut counts = vec![vec![0u32; n]; n];
+    let kept = n.min(RANKS_KEPT);
     let mut rng = StdRng::seed_from_u64(options.seed);
     let base = ranking.weights;
     let gammas: Vec<Option<Gamma<f64>>> = base
@@ -121,37 +127,85 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
                 .flatten()
         })
         .collect();
-    let mut overall_now = vec![0.0; n];
-    let mut order: Vec<usize> = (0..n).collect();
+    // Each contender's scores with a 0 where unmeasured, and which are
+    // measured: the overall score is then two dot products, no branches.
+    let sums: Vec<([f64; 4], [f64; 4])> = contenders
+        .iter()
+        .map(|c| {
+            (
+                c.scores.map(|s| s.unwrap_or(0.0)),
+                c.scores.map(|s| if s.is_some() { 1.0 } else { 0.0 }),
+            )
+        })
+        .collect();
     let samples = if n == 0 { 0 } else { options.samples };
-    for _ in 0..samples {
-        let mut w = [0.0; 4];
-        for (i, g) in gammas.iter().enumerate() {
-            if let Some(g) = g {
-                w[i] = g.sample(&mut rng);
-            }
-        }
-        let total: f64 = w.iter().sum();
-        if total <= 0.0 {
-            continue;
-        }
-        w.iter_mut().for_each(|x| *x /= total);
-        for (p, c) in contenders.iter().enumerate() {
-            let scores = if options.spread {
-                drawn_scores(c, &mut rng)
-            } else {
-                c.scores
+    let counts = if options.spread {
+        // Each draw's metric values come from the same generator as its
+        // weights, in turn: one thread.
+        let mut tally = Tally::new(n, kept);
+        let mut overall_now = vec![0.0; n];
+        for _ in 0..samples {
+            let Some(w) = draw_weights(&gammas, &mut rng) else {
+                continue;
             };
-            overall_now[p] = overall(&scores, &w).unwrap_or(f64::NEG_INFINITY);
+            for (o, c) in overall_now.iter_mut().zip(&contenders) {
+                *o = overall(&drawn_scores(c, &mut rng), &w).unwrap_or(f64::NEG_INFINITY);
+            }
+            tally.count(&overall_now);
         }
-        order.sort_by(|a, b| overall_now[*b].total_cmp(&overall_now[*a]));
-        for (r, p) in order.iter().enumerate() {
-            counts[*p][r] += 1;
+        tally.counts
+    } else {
+        // The weights drawn first, in order, then shared out among the
+        // cores: the same counts on any number of them.
+        let draws: Vec<[f64; 4]> = (0..samples)
+            .filter_map(|_| draw_weights(&gammas, &mut rng))
+            .collect();
+        let tally = |draws: &[[f64; 4]]| {
+            let mut tally = Tally::new(n, kept);
+            let mut overall_now = vec![0.0; n];
+            for w in draws {
+                for (o, (s, m)) in overall_now.iter_mut().zip(&sums) {
+                    let num = w[0] * s[0] + w[1] * s[1] + w[2] * s[2] + w[3] * s[3];
+                    let den = w[0] * m[0] + w[1] * m[1] + w[2] * m[2] + w[3] * m[3];
+                    *o = if den > 0.0 {
+                        num / den
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                }
+                tally.count(&overall_now);
+            }
+            tally.counts
+        };
+        // Threads pay off from about a million contender-draws.
+        let threads = if n * draws.len() < 1 << 20 {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |t| t.get().min(8))
+        };
+        if threads == 1 {
+            tally(&draws)
+        } else {
+            let chunk = draws.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let parts: Vec<_> = draws
+                    .chunks(chunk.max(1))
+                    .map(|part| scope.spawn(move || tally(part)))
+                    .collect();
+                let mut counts = vec![0u32; n * kept];
+                for part in parts {
+                    // A tally cannot panic short of a bug; count it as empty then.
+                    for (c, k) in counts.iter_mut().zip(part.join().unwrap_or_default()) {
+                        *c += k;
+                    }
+                }
+                counts
+            })
         }
-    }
+    };
     let acceptability: Vec<Acceptability> = contenders
         .iter()
-        .zip(&counts)
+        .zip(counts.chunks(kept.max(1)))
         .map(|(c, row)| Acceptability {
             platform: c.name.to_string(),
             ranks: row
@@ -182,6 +236,57 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         acceptability,
         flips,
         fragile_winner,
+    }
+}
+
+/// One draw of breakpoint weight shares around the profile's (Dirichlet:
+/// normalised gamma draws); none when every share came out nil.
+fn draw_weights(gammas: &[Option<Gamma<f64>>], rng: &mut StdRng) -> Option<[f64; 4]> {
+    let mut w = [0.0; 4];
+    for (x, g) in w.iter_mut().zip(gammas) {
+        if let Some(g) = g {
+            *x = g.sample(rng);
+        }
+    }
+    let total: f64 = w.iter().sum();
+    (total > 0.0).then(|| w.map(|x| x / total))
+}
+
+/// Draws in which each contender took each of the first `kept` ranks.
+struct Tally {
+    kept: usize,
+    /// counts[p * kept + r]: draws in which contender p took rank r + 1.
+    counts: Vec<u32>,
+    /// The current draw's leaders, best first: (overall, contender).
+    top: Vec<(f64, usize)>,
+}
+
+impl Tally {
+    fn new(n: usize, kept: usize) -> Tally {
+        Tally {
+            kept,
+            counts: vec![0; n * kept],
+            top: Vec::with_capacity(kept + 1),
+        }
+    }
+
+    /// Count one draw's leaders, found by insertion: most contenders fall
+    /// below the last one kept at a single comparison. Ties keep the
+    /// ranking's order.
+    fn count(&mut self, overall: &[f64]) {
+        let (top, kept) = (&mut self.top, self.kept);
+        top.clear();
+        for (p, &o) in overall.iter().enumerate() {
+            if top.len() == kept && top.last().is_none_or(|&(last, _)| o <= last) {
+                continue;
+            }
+            let at = top.iter().rposition(|&(x, _)| x >= o).map_or(0, |i| i + 1);
+            top.insert(at, (o, p));
+            top.truncate(kept);
+        }
+        for (r, &(_, p)) in top.iter().enumerate() {
+            self.counts[p * kept + r] += 1;
+        }
     }
 }
 
@@ -234,43 +339,137 @@ pub fn with_share(base: &[f64; 4], b: usize, x: f64) -> [f64; 4] {
 /// as overtaking.
 const OVERTAKE: f64 = 1e-9;
 
-fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -> Option<Flip> {
-    let gap = |w: &[f64; 4]| {
-        overall(&lower.scores, w).unwrap_or(f64::NEG_INFINITY)
-            - overall(&upper.scores, w).unwrap_or(f64::NEG_INFINITY)
+/// A contender's weighted score sum and measured weight along the line of
+/// weights `with_share(base, b, x)`: both are affine in `x`, so two
+/// evaluations (x = 0 and x = 1) give them everywhere.
+#[derive(Clone, Copy)]
+struct Line {
+    num: (f64, f64),
+    den: (f64, f64),
+}
+
+impl Line {
+    fn of(scores: &[Option<f64>; 4], base: &[f64; 4], b: usize) -> Line {
+        let sums = |w: &[f64; 4]| {
+            scores
+                .iter()
+                .zip(w)
+                .filter_map(|(s, w)| s.map(|s| (w * s, *w)))
+                .fold((0.0, 0.0), |(n, d), (ws, w)| (n + ws, d + w))
+        };
+        let (n0, d0) = sums(&with_share(base, b, 0.0));
+        let (n1, d1) = sums(&with_share(base, b, 1.0));
+        Line {
+            num: (n0, n1 - n0),
+            den: (d0, d1 - d0),
+        }
+    }
+
+    fn num(&self, x: f64) -> f64 {
+        self.num.0 + self.num.1 * x
+    }
+
+    fn den(&self, x: f64) -> f64 {
+        self.den.0 + self.den.1 * x
+    }
+
+    /// The overall score at share `x`; nothing measured is minus infinity.
+    fn overall(&self, x: f64) -> f64 {
+        let den = self.den(x);
+        if den > 0.0 {
+            self.num(x) / den
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+}
+
+/// Where, moving breakpoint `b`'s share from `from` towards `end`, the lower
+/// platform first overtakes the upper one. Between the roots of the gap's
+/// numerator (a quadratic) and of either denominator the answer cannot
+/// change, so a handful of tests and one bisection find it exactly.
+fn first_crossing(upper: &Line, lower: &Line, from: f64, end: f64) -> Option<f64> {
+    let overtakes = |x: f64| lower.overall(x) - upper.overall(x) > OVERTAKE;
+    // (N_l·D_u − N_u·D_l − OVERTAKE·D_l·D_u) as A x² + B x + C.
+    let (nl, dl, nu, du) = (lower.num, lower.den, upper.num, upper.den);
+    let a = nl.1 * du.1 - nu.1 * dl.1 - OVERTAKE * dl.1 * du.1;
+    let b = nl.0 * du.1 + nl.1 * du.0
+        - nu.0 * dl.1
+        - nu.1 * dl.0
+        - OVERTAKE * (dl.0 * du.1 + dl.1 * du.0);
+    let c = nl.0 * du.0 - nu.0 * dl.0 - OVERTAKE * dl.0 * du.0;
+    let mut points: Vec<f64> = roots(a, b, c);
+    points.extend(roots(0.0, dl.1, dl.0));
+    points.extend(roots(0.0, du.1, du.0));
+    let (lo, hi) = if from <= end {
+        (from, end)
+    } else {
+        (end, from)
     };
+    points.retain(|x| *x > lo && *x < hi);
+    points.push(end);
+    points.sort_by(|p, q| (p - from).abs().total_cmp(&(q - from).abs()));
+    let mut previous = from;
+    for point in points {
+        let mid = (previous + point) / 2.0;
+        let found = if overtakes(mid) {
+            Some(mid)
+        } else if overtakes(point) {
+            previous = mid;
+            Some(point)
+        } else {
+            None
+        };
+        if let Some(mut yes) = found {
+            // Refine to the edge: `no` does not overtake, `yes` does.
+            let mut no = previous;
+            for _ in 0..60 {
+                let m = (no + yes) / 2.0;
+                if overtakes(m) { yes = m } else { no = m }
+            }
+            return Some(yes);
+        }
+        previous = point;
+    }
+    None
+}
+
+/// The real roots of a x² + b x + c (of b x + c when a is nil).
+fn roots(a: f64, b: f64, c: f64) -> Vec<f64> {
+    let scale = a.abs().max(b.abs()).max(c.abs());
+    if scale == 0.0 || !scale.is_finite() {
+        return Vec::new();
+    }
+    if a.abs() <= scale * 1e-12 {
+        return if b != 0.0 { vec![-c / b] } else { Vec::new() };
+    }
+    let disc = b * b - 4.0 * a * c;
+    if disc < 0.0 {
+        return Vec::new();
+    }
+    // The numerically stable pair: no cancellation between b and the root.
+    let q = -0.5 * (b + b.signum() * disc.sqrt());
+    let mut out = vec![q / a];
+    if q != 0.0 {
+        out.push(c / q);
+    }
+    out
+}
+
+fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -> Option<Flip> {
     let mut best: Option<(f64, usize, f64)> = None;
     for b in 0..4 {
         let from = base[b];
-        // Walk away from the current share in both directions; refine the
-        // first crossing by bisection.
-        for dir in [1.0, -1.0] {
-            let steps = 2000;
-            let mut prev = from;
-            for k in 1..=steps {
-                let x = from + dir * (k as f64 / steps as f64);
-                if !(0.0..=1.0).contains(&x) {
-                    break;
+        let (u, l) = (
+            Line::of(&upper.scores, base, b),
+            Line::of(&lower.scores, base, b),
+        );
+        for end in [1.0, 0.0] {
+            if let Some(to) = first_crossing(&u, &l, from, end) {
+                let d = (to - from).abs();
+                if best.is_none_or(|(bd, _, _)| d < bd) {
+                    best = Some((d, b, to));
                 }
-                // Overtaking means a strictly higher score; a tie at an
-                // extreme weight is not a flip.
-                if gap(&with_share(base, b, x)) > OVERTAKE {
-                    let (mut lo, mut hi) = (prev, x);
-                    for _ in 0..60 {
-                        let mid = (lo + hi) / 2.0;
-                        if gap(&with_share(base, b, mid)) > OVERTAKE {
-                            hi = mid
-                        } else {
-                            lo = mid
-                        }
-                    }
-                    let d = (hi - from).abs();
-                    if best.is_none_or(|(bd, _, _)| d < bd) {
-                        best = Some((d, b, hi));
-                    }
-                    break;
-                }
-                prev = x;
             }
         }
     }

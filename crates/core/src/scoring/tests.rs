@@ -172,6 +172,30 @@ proptest! {
             prop_assert!(score(&flip.lower) <= score(&flip.upper) + 1e-6);
         }
     }
+
+    #[test]
+    fn no_flip_nearer_than_the_one_named_is_missed(platforms in any_platforms(), w in any_weights()) {
+        let ranking = rank(&platforms, &profile(w));
+        let robust = robustness(&ranking, &RobustnessOptions { samples: 0, ..RobustnessOptions::default() });
+        let ranked: Vec<[Option<f64>; 4]> = ranking.platforms.iter().filter(|p| p.rank.is_some())
+            .map(|p| std::array::from_fn(|i| p.breakpoints[i].score)).collect();
+        for (pair, flip) in ranked.windows(2).zip(&robust.flips) {
+            // A dense scan of every breakpoint's share.
+            for b in 0..4 {
+                for k in 0..=1000 {
+                    let x = f64::from(k) / 1000.0;
+                    let shares = robustness::with_share(&ranking.weights, b, x);
+                    let score = |s: &[Option<f64>; 4]| crate::scoring::rank::overall(s, &shares).unwrap_or(f64::NEG_INFINITY);
+                    if score(&pair[1]) - score(&pair[0]) > 1e-6 {
+                        let distance = (x - ranking.weights[b]).abs();
+                        let named = flip.as_ref().map(|f| f.distance());
+                        prop_assert!(named.is_some_and(|d| d <= distance + 1e-9),
+                            "overtakes at {} share {x}, {distance} away; flip named: {:?}", Breakpoint::ALL[b], flip);
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! What scoring keeps in the store: weight profiles and the per-run metric
 //! cache.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -216,13 +216,11 @@ impl Store {
     /// A platform's stamp: it moves on with every change to what its
     /// evidence is made of (schema 6's triggers); 0 before any.
     pub(crate) fn platform_stamp(&self, platform_id: i64) -> Result<i64> {
+        // Cached statements: a ranking asks this once per platform.
         Ok(self
             .conn()
-            .query_row(
-                "SELECT stamp FROM platform_stamps WHERE platform_id = ?1",
-                [platform_id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT stamp FROM platform_stamps WHERE platform_id = ?1")?
+            .query_row([platform_id], |r| r.get(0))
             .optional()?
             .unwrap_or(0))
     }
@@ -237,12 +235,23 @@ impl Store {
     ) -> Result<Option<String>> {
         Ok(self
             .conn()
-            .query_row(
+            .prepare_cached(
                 "SELECT json FROM evidence_cache WHERE platform_id = ?1 AND engine = ?2 AND stamp = ?3",
-                params![platform_id, engine, stamp],
-                |r| r.get(0),
-            )
+            )?
+            .query_row(params![platform_id, engine, stamp], |r| r.get(0))
             .optional()?)
+    }
+
+    /// Every platform's evidence as last gathered by this engine, where it
+    /// was gathered at the platform's current stamp: platform id → JSON.
+    pub(crate) fn cached_evidence_all(&self, engine: i64) -> Result<HashMap<i64, String>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT e.platform_id, e.json FROM evidence_cache e
+             LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
+             WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)",
+        )?;
+        let rows = stmt.query_map([engine], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Keep a platform's gathered evidence with the stamp it was read at

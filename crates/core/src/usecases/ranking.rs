@@ -193,9 +193,9 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let profile = profile(store, request)?;
     check_robustness(&request.robustness)?;
     let evidence = metrics::platform_evidence_in(store, &request.window)?;
-    let ranking = scoring::rank(&evidence, &profile);
-    let robustness = scoring::robustness(&ranking, &request.robustness);
     let degradations = degradations_in(&evidence);
+    let ranking = scoring::rank_evidence(evidence, &profile);
+    let robustness = scoring::robustness(&ranking, &request.robustness);
     Ok(RankOutcome {
         ranking,
         robustness,
@@ -228,7 +228,7 @@ pub fn explain(
         PlatformRef::Id(id) => store.platform_by_id(id)?,
     };
     let evidence = metrics::platform_evidence_in(store, &request.window)?;
-    let score = scoring::rank(&evidence, &profile)
+    let score = scoring::rank_evidence(evidence, &profile)
         .platforms
         .into_iter()
         .find(|p| p.platform.id == platform.id)
