@@ -364,32 +364,19 @@ impl Line {
             den: (d0, d1 - d0),
         }
     }
-
-    fn num(&self, x: f64) -> f64 {
-        self.num.0 + self.num.1 * x
-    }
-
-    fn den(&self, x: f64) -> f64 {
-        self.den.0 + self.den.1 * x
-    }
-
-    /// The overall score at share `x`; nothing measured is minus infinity.
-    fn overall(&self, x: f64) -> f64 {
-        let den = self.den(x);
-        if den > 0.0 {
-            self.num(x) / den
-        } else {
-            f64::NEG_INFINITY
-        }
-    }
 }
 
 /// Where, moving breakpoint `b`'s share from `from` towards `end`, the lower
 /// platform first overtakes the upper one. Between the roots of the gap's
 /// numerator (a quadratic) and of either denominator the answer cannot
 /// change, so a handful of tests and one bisection find it exactly.
-fn first_crossing(upper: &Line, lower: &Line, from: f64, end: f64) -> Option<f64> {
-    let overtakes = |x: f64| lower.overall(x) - upper.overall(x) > OVERTAKE;
+fn first_crossing(
+    upper: &Line,
+    lower: &Line,
+    from: f64,
+    end: f64,
+    overtakes: impl Fn(f64) -> bool,
+) -> Option<f64> {
     // (N_l·D_u − N_u·D_l − OVERTAKE·D_l·D_u) as A x² + B x + C.
     let (nl, dl, nu, du) = (lower.num, lower.den, upper.num, upper.den);
     let a = nl.1 * du.1 - nu.1 * dl.1 - OVERTAKE * dl.1 * du.1;
@@ -464,8 +451,20 @@ fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -
             Line::of(&upper.scores, base, b),
             Line::of(&lower.scores, base, b),
         );
+        // Each candidate is judged as the ranking would judge it, from the
+        // weights themselves: the lines only say where to look (near a
+        // share that leaves a platform nothing measured, their quotient is
+        // all rounding). A platform left with no score is unranked, not
+        // overtaken.
+        let overtakes = |x: f64| {
+            let w = with_share(base, b, x);
+            match (overall(&upper.scores, &w), overall(&lower.scores, &w)) {
+                (Some(u), Some(l)) => l - u > OVERTAKE,
+                _ => false,
+            }
+        };
         for end in [1.0, 0.0] {
-            if let Some(to) = first_crossing(&u, &l, from, end) {
+            if let Some(to) = first_crossing(&u, &l, from, end, overtakes) {
                 let d = (to - from).abs();
                 if best.is_none_or(|(bd, _, _)| d < bd) {
                     best = Some((d, b, to));

@@ -185,8 +185,11 @@ proptest! {
                 for k in 0..=1000 {
                     let x = f64::from(k) / 1000.0;
                     let shares = robustness::with_share(&ranking.weights, b, x);
-                    let score = |s: &[Option<f64>; 4]| crate::scoring::rank::overall(s, &shares).unwrap_or(f64::NEG_INFINITY);
-                    if score(&pair[1]) - score(&pair[0]) > 1e-6 {
+                    let score = |s: &[Option<f64>; 4]| crate::scoring::rank::overall(s, &shares);
+                    // A platform left with no score is unranked, not overtaken.
+                    if let (Some(upper), Some(lower)) = (score(&pair[0]), score(&pair[1]))
+                        && lower - upper > 1e-6
+                    {
                         let distance = (x - ranking.weights[b]).abs();
                         let named = flip.as_ref().map(|f| f.distance());
                         prop_assert!(named.is_some_and(|d| d <= distance + 1e-9),
