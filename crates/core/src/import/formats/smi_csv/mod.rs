@@ -198,13 +198,10 @@ fn read_row(
     let mut mem_free = None;
     let mut lost = false;
     let mut count = 0;
-    // One pass over the cells; inventory columns wait until the GPU is known.
-    for (i, cell) in cells(line.text).enumerate() {
-        count += 1;
+    let mut cell_of = |i: usize, cell: &str, sample: &mut Sample| -> Result<(), RowError> {
         let Some((column, unit, name)) = columns.get(i) else {
-            continue;
+            return Ok(());
         };
-        let cell: &str = &cell;
         match column {
             Column::Timestamp => {
                 t_ms = Some(ctx.times.parse(cell).ok_or_else(|| {
@@ -222,7 +219,7 @@ fn read_row(
             Column::BusId if !is_missing(cell) => bus = Some(cell.trim().to_string()),
             Column::Value(field) => {
                 let Some(reader) = &layout.readers[i] else {
-                    continue;
+                    return Ok(());
                 };
                 match reader.read(cell) {
                     Ok(Some(v)) => {
@@ -251,6 +248,52 @@ fn read_row(
                 }
             },
             _ => {}
+        }
+        Ok(())
+    };
+    // One pass over the cells; inventory columns wait until the GPU is known.
+    let text = line.text;
+    if memchr::memchr(b'"', text.as_bytes()).is_some() {
+        for (i, cell) in split_cells(text).iter().enumerate() {
+            count += 1;
+            cell_of(i, cell, &mut sample)?;
+        }
+    } else {
+        // nvidia-smi's own rows: a value cell is read as its bytes are
+        // found (`read_plain`); anything else is cut at its comma first.
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        loop {
+            let i = count;
+            count += 1;
+            let plain = match columns.get(i) {
+                Some((Column::Value(field), _, _)) => layout.readers[i]
+                    .as_ref()
+                    .and_then(|r| r.read_plain(&bytes[at..], b','))
+                    .map(|(v, len)| (*field, v, len)),
+                _ => None,
+            };
+            let len = match plain {
+                Some((field, v, len)) => {
+                    sample.set(field, v);
+                    len
+                }
+                None => {
+                    // Cells are a few bytes long: a byte loop beats a
+                    // searcher, whose set-up costs more than the search.
+                    let len = bytes[at..]
+                        .iter()
+                        .position(|b| *b == b',')
+                        .unwrap_or(bytes.len() - at);
+                    cell_of(i, &text[at..at + len], &mut sample)?;
+                    len
+                }
+            };
+            at += len;
+            if at >= bytes.len() {
+                break;
+            }
+            at += 1;
         }
     }
     if count != columns.len() {
