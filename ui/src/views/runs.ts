@@ -258,6 +258,8 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
       d.event_list.length ? eventTable(d.event_list, d.events) : null,
       d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,
       d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null));
+    // The detail sits below the list, which may hold hundreds of runs.
+    el.scrollIntoView({ behavior: "smooth", block: "start" });
   } catch (e) {
     append(el, h("p", { class: "error" }, messageOf(e)));
   }
