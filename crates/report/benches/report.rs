@@ -111,7 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut bytes = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let data = gather(&store, &RankRequest::default())?;
+        let data = gather(&store, &RankRequest::default(), Lang::En)?;
         let layout = compose(&data, &options)?;
         let pdf = render(&layout, &options, &fonts)?;
         times.push(start.elapsed().as_secs_f64());

@@ -25,7 +25,7 @@ pub fn export(
     options: &ReportOptions,
     path: &Path,
 ) -> Result<Exported, ReportError> {
-    let data = crate::gather(store, request)?;
+    let data = crate::gather(store, request, options.lang)?;
     let layout = compose(&data, options)?;
     let pdf = render(&layout, options, &FontSet::discover())?;
     write_atomically(path, &pdf).map_err(|error| ReportError::Write {

@@ -3,11 +3,11 @@
 
 use breakpoint_core::billing_sim::{self, Workload};
 use breakpoint_core::domain::money;
-use breakpoint_core::domain::{Event, ImageState, Platform, Run, StartupOutcome};
+use breakpoint_core::domain::{ImageState, Platform, Run, StartupOutcome};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
 use breakpoint_core::metrics::{billing, sustain::median};
-use breakpoint_core::samples::{Field, SeriesFrame};
+use breakpoint_core::samples::Field;
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists;
@@ -15,7 +15,9 @@ use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
 
-use crate::charts::{BillBar, StartupRow};
+use crate::charts::{BillBar, StartupRow, TimelineInput, timeline_chart};
+use crate::pdf::ReportError;
+use crate::text::{Lang, t};
 
 /// One acceptance bundle's checklist, as the instance printed it.
 pub struct AcceptanceSheet {
@@ -24,13 +26,19 @@ pub struct AcceptanceSheet {
     pub checklist: Vec<ChecklistItem>,
 }
 
-/// A run's sustain series, for one timeline chart.
+/// A platform's sustain timeline: its longest sampled run, drawn when it
+/// is read, so that the report holds one run's samples at a time however
+/// many platforms and samples the workspace has.
 pub struct Timeline {
     pub platform: String,
     pub run: Run,
-    pub frames: Vec<SeriesFrame>,
-    pub events: Vec<Event>,
+    pub svg: String,
 }
+
+/// How many platforms get a timeline page: the best-ranked ones. A report
+/// of hundreds of platforms is read for its matrix and tables; a page per
+/// platform's run would make it a book (the app shows every run's).
+pub const TIMELINES_SHOWN: usize = 20;
 
 pub struct ReportData {
     pub ranking: Ranking,
@@ -44,6 +52,9 @@ pub struct ReportData {
     /// The reference job's energy per platform, where power was sampled.
     pub energy: Vec<(String, WorkloadEnergy)>,
     pub timelines: Vec<Timeline>,
+    /// Platforms with samples whose timeline is left out (past
+    /// `TIMELINES_SHOWN`).
+    pub timelines_left_out: usize,
     /// What each platform's logs say about its hardware (only platforms
     /// with something to say).
     pub hardware: Vec<(String, HardwareEvidence)>,
@@ -57,8 +68,9 @@ pub struct ReportData {
     pub demo: bool,
 }
 
-/// Gather everything the report shows, ranked as the request asks.
-pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<ReportData> {
+/// Gather everything the report shows, ranked as the request asks; the
+/// timelines are drawn here, in `lang`.
+pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<ReportData, ReportError> {
     let RankOutcome {
         ranking,
         robustness: robust,
@@ -74,6 +86,7 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
     let mut startup = Vec::new();
     let mut bills = Vec::new();
     let mut timelines = Vec::new();
+    let mut timelines_left_out = 0;
     let mut hardware_evidence = Vec::new();
     let mut campaign_stages = Vec::new();
     let mut acceptance: Vec<AcceptanceSheet> = Vec::new();
@@ -142,23 +155,11 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
             .filter(|r| r.sample_count > 0)
             .max_by_key(|r| r.sample_count)
         {
-            let fields = [
-                Field::PowerMw,
-                Field::TempGpuC,
-                Field::SmClockMhz,
-                Field::ThrottleMask,
-            ];
-            let frames = store
-                .sample_gpus(run.id)?
-                .into_iter()
-                .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)))
-                .collect::<breakpoint_core::Result<Vec<_>>>()?;
-            timelines.push(Timeline {
-                platform: platform.name.clone(),
-                run: run.clone(),
-                frames,
-                events: store.events(run.id)?,
-            });
+            if timelines.len() < TIMELINES_SHOWN {
+                timelines.push(timeline(store, platform, run, lang)?);
+            } else {
+                timelines_left_out += 1;
+            }
         }
         for sheet in checklists(store, platform.id)? {
             acceptance.push(AcceptanceSheet {
@@ -197,9 +198,108 @@ pub fn gather(store: &Store, request: &RankRequest) -> breakpoint_core::Result<R
         bills,
         energy,
         timelines,
+        timelines_left_out,
         hardware: hardware_evidence,
         campaign_stages,
         acceptance,
         demo,
     })
+}
+
+/// One run's timeline, its samples read, drawn and let go.
+fn timeline(
+    store: &Store,
+    platform: &Platform,
+    run: &Run,
+    lang: Lang,
+) -> Result<Timeline, ReportError> {
+    let fields = [
+        Field::PowerMw,
+        Field::TempGpuC,
+        Field::SmClockMhz,
+        Field::ThrottleMask,
+    ];
+    let frames = store
+        .sample_gpus(run.id)?
+        .into_iter()
+        .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)))
+        .collect::<breakpoint_core::Result<Vec<_>>>()?;
+    let title = crate::text::fill(
+        t(lang, "chart_timeline_run"),
+        &[
+            &run.id,
+            &run.provenance.file_name.as_deref().unwrap_or(""),
+            &frames.len(),
+            &run.sample_count,
+        ],
+    );
+    let svg = timeline_chart(&TimelineInput {
+        title,
+        frames: &frames,
+        events: &store.events(run.id)?,
+        lang,
+    })?;
+    Ok(Timeline {
+        platform: platform.name.clone(),
+        run: run.clone(),
+        svg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use breakpoint_core::domain::{Platform, PlatformKind};
+    use breakpoint_core::import::{Format, ImportOptions, import_reader};
+
+    use super::*;
+
+    #[test]
+    fn timelines_stop_at_the_best_ranked_few_and_say_how_many_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let shown = TIMELINES_SHOWN + 2;
+        for p in 0..shown {
+            let platform = store
+                .create_platform(
+                    &Platform::new(&format!("P{p:02}"), PlatformKind::Other, None).unwrap(),
+                )
+                .unwrap();
+            let mut csv = String::from("timestamp, index, power.draw [W]\n");
+            for s in 0..30 {
+                csv.push_str(&format!(
+                    "2024/06/01 00:00:{s:02}.000, 0, {}.00 W\n",
+                    200 + p
+                ));
+            }
+            let options = ImportOptions {
+                tz: jiff::tz::TimeZone::UTC,
+                ..ImportOptions::new(platform.id)
+            };
+            import_reader(
+                &store,
+                csv.as_bytes(),
+                "gpu.csv",
+                Format::SmiCsv,
+                &options,
+                None,
+            )
+            .unwrap();
+        }
+        let data = gather(&store, &RankRequest::default(), Lang::En).unwrap();
+        assert_eq!(data.timelines.len(), TIMELINES_SHOWN);
+        assert_eq!(data.timelines_left_out, 2);
+        // In ranking order: the platforms first in the matrix get theirs.
+        let first: Vec<&str> = data
+            .ranking
+            .platforms
+            .iter()
+            .take(TIMELINES_SHOWN)
+            .map(|p| p.platform.name.as_str())
+            .collect();
+        let drawn: Vec<&str> = data.timelines.iter().map(|t| t.platform.as_str()).collect();
+        assert_eq!(drawn, first);
+        assert!(data.timelines.iter().all(|t| t.svg.starts_with("<svg")));
+    }
 }

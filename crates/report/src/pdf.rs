@@ -14,7 +14,7 @@ use krilla::paint::{Fill, Stroke};
 use krilla::{Document, metadata::Metadata};
 use krilla_svg::{SurfaceExt, SvgSettings};
 
-use crate::charts::{self, ChartError, TimelineInput};
+use crate::charts::{self, ChartError};
 use crate::fonts::{FontSet, needs_cjk};
 use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_W, WARN};
 use crate::model::ReportData;
@@ -343,22 +343,17 @@ fn evidence_charts(
     for tl in &data.timelines {
         l.page();
         l.heading(&format!("{} — {}", t(lang, "timeline"), tl.platform));
-        let title = crate::text::fill(
-            t(lang, "chart_timeline_run"),
-            &[
-                &tl.run.id,
-                &tl.run.provenance.file_name.as_deref().unwrap_or(""),
-                &tl.frames.len(),
-                &tl.run.sample_count,
-            ],
+        l.svg(tl.svg.clone(), 1100.0, 760.0, 440.0);
+    }
+    if data.timelines_left_out > 0 {
+        l.paragraph(
+            &crate::text::fill(
+                t(lang, "timelines_left_out"),
+                &[&data.timelines.len(), &data.timelines_left_out],
+            ),
+            10.0,
+            INK,
         );
-        let svg = charts::timeline_chart(&TimelineInput {
-            title,
-            frames: &tl.frames,
-            events: &tl.events,
-            lang,
-        })?;
-        l.svg(svg, 1100.0, 760.0, 440.0);
     }
     Ok(())
 }

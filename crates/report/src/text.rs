@@ -65,6 +65,10 @@ pub fn t(lang: Lang, key: &str) -> &str {
             "四断点评测参考任务（总时长 2 小时 17 分，计算 1 小时 42 分 18 秒）在各平台规则下的费用",
         ),
         "timeline" => ("Sustain timeline", "持续运行时间线"),
+        "timelines_left_out" => (
+            "Timelines of the {} best-ranked platforms with samples; {} more are left out of this report (the app's Runs screen draws any run's).",
+            "此处仅列出排名最前且有采样数据的 {} 个平台的时间线；另有 {} 个未列入本报告（应用的“运行”页面可绘制任一运行）。",
+        ),
         "robustness" => ("Robustness of the ranking", "排名稳健性"),
         "flips" => ("Flip distances", "翻转距离"),
         "cannot_overtake" => (
