@@ -127,15 +127,22 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
                 .flatten()
         })
         .collect();
-    // Each contender's scores with a 0 where unmeasured, and which are
-    // measured: the overall score is then two dot products, no branches.
-    let sums: Vec<([f64; 4], [f64; 4])> = contenders
+    // Each contender's scores by breakpoint, a column each with 0 where
+    // unmeasured, and which breakpoints it was measured at (a 4-bit mask):
+    // a draw's overall scores are then one pass the compiler vectorises.
+    let columns: [Vec<f64>; 4] = std::array::from_fn(|b| {
+        contenders
+            .iter()
+            .map(|c| c.scores[b].unwrap_or(0.0))
+            .collect()
+    });
+    let masks: Vec<usize> = contenders
         .iter()
         .map(|c| {
-            (
-                c.scores.map(|s| s.unwrap_or(0.0)),
-                c.scores.map(|s| if s.is_some() { 1.0 } else { 0.0 }),
-            )
+            (0..4)
+                .filter(|b| c.scores[*b].is_some())
+                .map(|b| 1 << b)
+                .sum()
         })
         .collect();
     let samples = if n == 0 { 0 } else { options.samples };
@@ -164,14 +171,24 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
             let mut tally = Tally::new(n, kept);
             let mut overall_now = vec![0.0; n];
             for w in draws {
-                for (o, (s, m)) in overall_now.iter_mut().zip(&sums) {
-                    let num = w[0] * s[0] + w[1] * s[1] + w[2] * s[2] + w[3] * s[3];
-                    let den = w[0] * m[0] + w[1] * m[1] + w[2] * m[2] + w[3] * m[3];
-                    *o = if den > 0.0 {
-                        num / den
+                // The measured weight of each of the 16 masks, divided once
+                // per draw rather than once per contender; a mask with no
+                // weight at all puts its contenders last.
+                let mut scale = [0.0; 16];
+                let mut floor = [0.0; 16];
+                for m in 0..16 {
+                    let den: f64 = (0..4).filter(|b| m & (1 << b) != 0).map(|b| w[b]).sum();
+                    if den > 0.0 {
+                        scale[m] = 1.0 / den;
                     } else {
-                        f64::NEG_INFINITY
-                    };
+                        floor[m] = f64::NEG_INFINITY;
+                    }
+                }
+                let [s0, s1, s2, s3] = &columns;
+                let rows = s0.iter().zip(s1).zip(s2).zip(s3).zip(&masks);
+                for (o, ((((a, b), c), d), m)) in overall_now.iter_mut().zip(rows) {
+                    let num = w[0] * a + w[1] * b + w[2] * c + w[3] * d;
+                    *o = num * scale[*m] + floor[*m];
                 }
                 tally.count(&overall_now);
             }
