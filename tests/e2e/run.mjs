@@ -1,4 +1,5 @@
-// End-to-end tests of the real desktop app: the debug build with the UI
+// End-to-end tests of the real desktop app: the debug build (or the release
+// one, BREAKPOINT_E2E_PROFILE=release) with the UI
 // embedded, on a fresh database, driven over WebDriver (tauri-driver →
 // WebKitWebDriver). Run under a display, e.g. `xvfb-run -a node tests/e2e/run.mjs`.
 // Screenshots of every screen land in tests/e2e/artifacts/ (not committed).
@@ -13,8 +14,10 @@ import { Session, sleep } from "./webdriver.mjs";
 import { buildScaleWorkspace, writeLongRun } from "./scale.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const app = join(root, "target/debug/breakpoint-app");
-const cli = join(root, "target/debug/breakpoint");
+// CI drives the debug build; BREAKPOINT_E2E_PROFILE=release times the one users run.
+const profile = process.env.BREAKPOINT_E2E_PROFILE ?? "debug";
+const app = join(root, `target/${profile}/breakpoint-app`);
+const cli = join(root, `target/${profile}/breakpoint`);
 const artifacts = join(root, "tests/e2e/artifacts");
 const fixture = join(root, "tests/fixtures/logs/smi-csv/driver-610.csv");
 const trace = join(root, "tests/fixtures/probe/trace.json");
