@@ -11,6 +11,6 @@ pub mod pdf;
 pub mod text;
 
 pub use export::{Exported, export, write_atomically};
-pub use model::{ReportData, gather};
+pub use model::{ReportData, gather, timeline_frames};
 pub use pdf::{ReportError, ReportOptions, compose, render};
 pub use text::Lang;

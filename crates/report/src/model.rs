@@ -7,7 +7,7 @@ use breakpoint_core::domain::{ImageState, Platform, Run, StartupOutcome};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
 use breakpoint_core::metrics::{billing, sustain::median};
-use breakpoint_core::samples::Field;
+use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists;
@@ -206,6 +206,22 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
     })
 }
 
+/// What a timeline draws of a run: each GPU's power, temperature, SM clock
+/// and throttle reasons (the app's run detail draws the same).
+pub fn timeline_frames(store: &Store, run_id: i64) -> breakpoint_core::Result<Vec<SeriesFrame>> {
+    let fields = [
+        Field::PowerMw,
+        Field::TempGpuC,
+        Field::SmClockMhz,
+        Field::ThrottleMask,
+    ];
+    store
+        .sample_gpus(run_id)?
+        .into_iter()
+        .map(|gpu| store.read_samples(run_id, gpu, None, Some(&fields)))
+        .collect()
+}
+
 /// One run's timeline, its samples read, drawn and let go.
 fn timeline(
     store: &Store,
@@ -213,17 +229,7 @@ fn timeline(
     run: &Run,
     lang: Lang,
 ) -> Result<Timeline, ReportError> {
-    let fields = [
-        Field::PowerMw,
-        Field::TempGpuC,
-        Field::SmClockMhz,
-        Field::ThrottleMask,
-    ];
-    let frames = store
-        .sample_gpus(run.id)?
-        .into_iter()
-        .map(|gpu| store.read_samples(run.id, gpu, None, Some(&fields)))
-        .collect::<breakpoint_core::Result<Vec<_>>>()?;
+    let frames = timeline_frames(store, run.id)?;
     let title = crate::text::fill(
         t(lang, "chart_timeline_run"),
         &[

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{ImportOptions, ImportOutcome};
-use breakpoint_core::samples::Field;
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 use breakpoint_core::usecases::runs;
 use breakpoint_report::Lang;
@@ -78,17 +77,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
     let detail = runs::detail(store, id)?;
     let run = &detail.run;
     let platform = detail.platform.clone();
-    let fields = [
-        Field::PowerMw,
-        Field::TempGpuC,
-        Field::SmClockMhz,
-        Field::ThrottleMask,
-    ];
-    let frames = store
-        .sample_gpus(id)?
-        .into_iter()
-        .map(|gpu| store.read_samples(id, gpu, None, Some(&fields)))
-        .collect::<breakpoint_core::Result<Vec<_>>>()?;
+    let frames = breakpoint_report::timeline_frames(store, id)?;
     let events: Vec<_> = detail.events.iter().map(|e| e.event.clone()).collect();
     let timeline_svg = if frames.is_empty() {
         None

@@ -40,48 +40,11 @@ pub fn split_unit(text: &str) -> (&str, Option<&str>) {
 /// half away from zero. Fast path for plain decimals; scientific notation
 /// goes through `f64`.
 pub fn parse_scaled(text: &str, exp: u32) -> Option<i64> {
-    let bytes = text.as_bytes();
-    let (negative, digits) = match bytes.first()? {
-        b'-' => (true, &bytes[1..]),
-        b'+' => (false, &bytes[1..]),
-        _ => (false, bytes),
-    };
-    let mut int: i64 = 0;
-    let mut frac_digits = 0u32;
-    let mut seen_digit = false;
-    let mut seen_dot = false;
-    let mut round_up = false;
-    for (i, &b) in digits.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                seen_digit = true;
-                if seen_dot && frac_digits >= exp {
-                    // First dropped digit decides rounding; the rest must still be digits.
-                    if frac_digits == exp {
-                        round_up = b >= b'5';
-                    }
-                    frac_digits += 1;
-                    continue;
-                }
-                int = int.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
-                if seen_dot {
-                    frac_digits += 1;
-                }
-            }
-            b'.' if !seen_dot => seen_dot = true,
-            b'e' | b'E' if i > 0 => return parse_scientific(text, exp),
-            _ => return None,
-        }
+    match scaled_prefix(text.as_bytes(), 0, exp) {
+        Ok((value, end)) => (end == text.len()).then_some(value),
+        Err(NotPlain::Exponent) => parse_scientific(text, exp),
+        Err(NotPlain::Invalid) => None,
     }
-    if !seen_digit {
-        return None;
-    }
-    let kept = frac_digits.min(exp);
-    let mut value = int.checked_mul(10i64.checked_pow(exp - kept)?)?;
-    if round_up {
-        value = value.checked_add(1)?;
-    }
-    Some(if negative { -value } else { value })
 }
 
 fn parse_scientific(text: &str, exp: u32) -> Option<i64> {
@@ -249,7 +212,7 @@ impl ValueReader {
             }
             _ if self.factor == 0 => return None,
             _ => {
-                let (v, end) = scaled_prefix(bytes, at, self.exp)?;
+                let (v, end) = scaled_prefix(bytes, at, self.exp).ok()?;
                 at = spaces(end);
                 let unit = self.unit.as_bytes();
                 // Byte by byte: a slice compare calls memcmp, which costs
@@ -277,11 +240,18 @@ impl ValueReader {
     }
 }
 
-/// A plain decimal at `bytes[at..]` scaled by 10^`exp` exactly as
-/// `parse_scaled` does (rounding half away from zero), and where it ends;
-/// `None` when none is there or it would need `parse_scaled`'s slow path
-/// (an exponent, too many digits).
-fn scaled_prefix(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> {
+/// Why `scaled_prefix` found no plain decimal.
+enum NotPlain {
+    /// Digits then an exponent (`2.66e+02`): `f64`'s parser reads it.
+    Exponent,
+    /// No digit, a second point, or more digits than an `i64` holds.
+    Invalid,
+}
+
+/// The decimal at `bytes[at..]` scaled by 10^`exp` and rounded half away
+/// from zero, and where it ends (at the first byte that is neither digit
+/// nor point).
+fn scaled_prefix(bytes: &[u8], mut at: usize, exp: u32) -> Result<(i64, usize), NotPlain> {
     let negative = match bytes.get(at) {
         Some(b'-') => {
             at += 1;
@@ -293,6 +263,7 @@ fn scaled_prefix(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> 
         }
         _ => false,
     };
+    let start = at;
     let (mut int, mut frac_digits, mut seen_digit, mut seen_dot, mut round_up) =
         (0i64, 0u32, false, false, false);
     while let Some(&b) = bytes.get(at) {
@@ -300,29 +271,35 @@ fn scaled_prefix(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> 
             b'0'..=b'9' => {
                 seen_digit = true;
                 if seen_dot && frac_digits >= exp {
+                    // The first dropped digit decides the rounding.
                     if frac_digits == exp {
                         round_up = b >= b'5';
                     }
                     frac_digits += 1;
                 } else {
-                    int = int.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+                    int = int
+                        .checked_mul(10)
+                        .and_then(|i| i.checked_add(i64::from(b - b'0')))
+                        .ok_or(NotPlain::Invalid)?;
                     frac_digits += u32::from(seen_dot);
                 }
             }
             b'.' if !seen_dot => seen_dot = true,
-            b'e' | b'E' | b'.' => return None,
+            b'.' => return Err(NotPlain::Invalid),
+            b'e' | b'E' if at > start => return Err(NotPlain::Exponent),
             _ => break,
         }
         at += 1;
     }
     if !seen_digit {
-        return None;
+        return Err(NotPlain::Invalid);
     }
-    let mut value = int.checked_mul(10i64.checked_pow(exp - frac_digits.min(exp))?)?;
-    if round_up {
-        value = value.checked_add(1)?;
-    }
-    Some((if negative { -value } else { value }, at))
+    let value = 10i64
+        .checked_pow(exp - frac_digits.min(exp))
+        .and_then(|scale| int.checked_mul(scale))
+        .and_then(|v| v.checked_add(i64::from(round_up)))
+        .ok_or(NotPlain::Invalid)?;
+    Ok((if negative { -value } else { value }, at))
 }
 
 /// A value for `field` from text such as "33.09 W" or "33.09" (then in
