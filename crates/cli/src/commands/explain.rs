@@ -187,12 +187,11 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         text.push_str(&format!("{t}\n"));
         match &h.degradation {
             Some(d) => text.push_str(&format!("  DEGRADED: {}\n", d.describe(unit))),
-            None if h.points.len() < history::MIN_BASELINE_RUNS + history::RECENT_RUNS => text
-                .push_str(&format!(
-                    "  too few runs to test for degradation ({} of {})\n",
-                    h.points.len(),
-                    history::MIN_BASELINE_RUNS + history::RECENT_RUNS
-                )),
+            None if h.points.len() < history::RUNS_NEEDED => text.push_str(&format!(
+                "  too few runs to test for degradation ({} of {})\n",
+                h.points.len(),
+                history::RUNS_NEEDED
+            )),
             None => text.push_str("  no degradation (docs/history.md)\n"),
         }
     }
