@@ -198,7 +198,10 @@ fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
 fn rank_in_process(db: &Path) -> Result<f64, Box<dyn std::error::Error>> {
     use breakpoint_core::usecases::ranking;
     let store = breakpoint_core::store::Store::open_existing(db)?;
-    let request = ranking::RankRequest::default();
+    let request = ranking::RankRequest {
+        sources: breakpoint_core::metrics::Sources::None,
+        ..ranking::RankRequest::default()
+    };
     let mut times: Vec<f64> = (0..5)
         .map(|_| {
             let started = std::time::Instant::now();

@@ -13,6 +13,12 @@ use clap::error::ErrorKind as ClapErrorKind;
 
 use args::Cli;
 
+/// A ranking of a thousand platforms builds and frees a few hundred
+/// thousand small values; mimalloc does that in about half the time of the
+/// system allocator, and keeps import's memory just as flat.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Exit status for errors in the input or the data (3: no NVIDIA GPU to probe;
 /// `probe run` passes the workload's own status through).
 const EXIT_USER_ERROR: u8 = 1;

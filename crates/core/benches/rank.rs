@@ -58,6 +58,7 @@ fn platforms(n: i64) -> Vec<PlatformEvidence> {
             claims: Vec::new(),
             runs: 3,
             currency: Some("CNY".into()),
+            degradations: Vec::new(),
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 //! and the history screen: a platform's metrics run by run.
 
 use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics::{TimeWindow, catalog, history};
+use breakpoint_core::metrics::{Sources, TimeWindow, catalog, history};
 use breakpoint_core::scoring::{RobustnessOptions, presets};
 use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
 use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
@@ -44,6 +44,8 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
             ..RobustnessOptions::default()
         },
         window: window(r.since.as_deref(), r.until.as_deref())?,
+        // The matrix shows scores; a cell's sources come from `explain`.
+        sources: Sources::None,
     })
 }
 

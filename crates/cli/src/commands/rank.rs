@@ -1,6 +1,6 @@
 //! `breakpoint rank`: the side-by-side table and the robustness summary.
 
-use breakpoint_core::metrics::TimeWindow;
+use breakpoint_core::metrics::{Sources, TimeWindow};
 use breakpoint_core::scoring::RobustnessOptions;
 use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest};
 
@@ -43,6 +43,12 @@ pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
             seed: args.seed,
             concentration: args.concentration,
             spread: args.spread,
+        },
+        // The table shows no sources; the JSON keeps every metric's runs.
+        sources: if ctx.json {
+            Sources::All
+        } else {
+            Sources::None
         },
         ..request(args.profile.as_deref(), &args.weights, &args.window)?
     };

@@ -107,3 +107,52 @@ fn the_demo_never_mixes_with_real_evidence() {
     assert!(e.contains("not the demo"), "{e}");
     assert_eq!(store.platforms().unwrap().len(), 1);
 }
+
+/// A ranking read from the summaries without sources scores, orders and
+/// warns exactly as one read from the whole evidence; an explanation has
+/// its platform's sources and everyone's values.
+#[test]
+fn a_ranking_without_sources_is_the_ranking_with_them() {
+    use crate::metrics::Sources;
+    use crate::usecases::ranking::{self, PlatformRef, RankRequest};
+    let store = demo();
+    let whole = ranking::rank(&store, &RankRequest::default()).unwrap();
+    let brief_request = RankRequest {
+        sources: Sources::None,
+        ..RankRequest::default()
+    };
+    // Twice: gathered from the caches the first call wrote, then again.
+    for _ in 0..2 {
+        let brief = ranking::rank(&store, &brief_request).unwrap();
+        assert_eq!(brief.robustness, whole.robustness);
+        assert_eq!(brief.degradations, whole.degradations);
+        assert_eq!(brief.ranking.platforms.len(), whole.ranking.platforms.len());
+        for (b, w) in brief.ranking.platforms.iter().zip(&whole.ranking.platforms) {
+            assert_eq!(
+                (&b.platform, b.rank, b.overall, b.coverage, b.evidence),
+                (&w.platform, w.rank, w.overall, w.coverage, w.evidence)
+            );
+            for (bb, wb) in b.breakpoints.iter().zip(&w.breakpoints) {
+                assert_eq!((bb.score, bb.coverage), (wb.score, wb.coverage));
+                for (bm, wm) in bb.metrics.iter().zip(&wb.metrics) {
+                    assert_eq!(
+                        (bm.key, bm.value, bm.min, bm.max, bm.score, bm.score_range),
+                        (wm.key, wm.value, wm.min, wm.max, wm.score, wm.score_range)
+                    );
+                    assert!(bm.runs.is_empty() && bm.details.is_empty());
+                }
+            }
+        }
+    }
+    let sourced = |p: &scoring::PlatformScore| {
+        p.breakpoints
+            .iter()
+            .flat_map(|b| &b.metrics)
+            .any(|m| !m.runs.is_empty())
+    };
+    assert!(whole.ranking.platforms.iter().all(sourced));
+    let e = &whole.ranking.platforms[2];
+    let explained =
+        ranking::explain(&store, &brief_request, PlatformRef::Id(e.platform.id)).unwrap();
+    assert_eq!(&explained.score, e);
+}

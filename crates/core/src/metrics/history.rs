@@ -18,7 +18,7 @@
 //! with eight — and the others must hold as well.
 
 use jiff::Timestamp;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Fresh, TimeWindow, catalog, read_then_cache, run_values, sustain};
 use crate::domain::{Platform, Run};
@@ -50,7 +50,7 @@ pub struct HistoryPoint {
 }
 
 /// A platform that got worse on a metric: its baseline and its latest runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Degradation {
     pub baseline_runs: usize,
     pub recent_runs: usize,

@@ -84,11 +84,74 @@ pub struct PlatformEvidence {
     pub runs: usize,
     /// The currency of its prices, for comparing costs like with like.
     pub currency: Option<String>,
+    /// The metrics its latest runs are worse on (the history test over
+    /// each metric's per-run values), found while the runs are at hand so
+    /// that evidence without its sources still carries them.
+    pub degradations: Vec<MetricDegradation>,
+}
+
+/// A metric a platform got worse on, and the recent runs judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricDegradation {
+    pub key: String,
+    pub degradation: history::Degradation,
+    pub runs: Vec<i64>,
 }
 
 impl PlatformEvidence {
     pub fn value(&self, key: &str) -> Option<f64> {
         self.metrics.get(key).map(|e| e.value)
+    }
+
+    /// The same evidence without its sources: what a ranking shown as a
+    /// table needs.
+    fn without_sources(&self) -> PlatformEvidence {
+        PlatformEvidence {
+            platform: self.platform.clone(),
+            metrics: self
+                .metrics
+                .iter()
+                .map(|(key, e)| {
+                    (
+                        key.clone(),
+                        Evidence {
+                            key: e.key.clone(),
+                            value: e.value,
+                            min: e.min,
+                            max: e.max,
+                            runs: Vec::new(),
+                            details: Vec::new(),
+                        },
+                    )
+                })
+                .collect(),
+            claims: self.claims.clone(),
+            runs: self.runs,
+            currency: self.currency.clone(),
+            degradations: self.degradations.clone(),
+        }
+    }
+}
+
+/// Which platforms' evidence is wanted with its sources (each metric's
+/// runs, their files and hashes, and the details): a ranking shown as a
+/// table needs none, and reads a few hundred bytes a platform instead of
+/// kilobytes; an explanation needs one platform's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sources {
+    #[default]
+    All,
+    None,
+    Of(i64),
+}
+
+impl Sources {
+    fn of(self, platform_id: i64) -> bool {
+        match self {
+            Sources::All => true,
+            Sources::None => false,
+            Sources::Of(id) => id == platform_id,
+        }
     }
 }
 
@@ -157,7 +220,20 @@ impl TimeWindow {
 /// platforms' evidence gathered anew (with the stamp read), kept once the
 /// consistent read is over.
 #[derive(Default)]
-struct Fresh(Vec<(i64, i64, String)>, Vec<(i64, i64, String)>);
+struct Fresh {
+    /// (run, its creation time, its values as JSON).
+    metrics: Vec<(i64, i64, String)>,
+    evidence: Vec<FreshEvidence>,
+}
+
+/// A platform's evidence as the cache keeps it: whole (JSON), and without
+/// its sources (postcard).
+struct FreshEvidence {
+    platform_id: i64,
+    stamp: i64,
+    whole: String,
+    summary: Vec<u8>,
+}
 
 /// A run's metrics, from the cache when they were computed by this engine.
 fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValue>> {
@@ -169,7 +245,7 @@ fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValu
     let values = compute_run(store, run)?;
     if let Ok(json) = serde_json::to_string(&values) {
         fresh
-            .0
+            .metrics
             .push((run.id, run.created_at.as_millisecond(), json));
     }
     Ok(values)
@@ -178,15 +254,21 @@ fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValu
 impl Fresh {
     /// Cache what was computed, for runs that still exist.
     fn keep(self, store: &Store) -> Result<()> {
-        if (self.0.is_empty() && self.1.is_empty()) || store.is_read_only() {
+        if (self.metrics.is_empty() && self.evidence.is_empty()) || store.is_read_only() {
             return Ok(());
         }
         store.atomically(|store| {
-            for (run_id, created_at_ms, json) in &self.0 {
+            for (run_id, created_at_ms, json) in &self.metrics {
                 store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
             }
-            for (platform_id, stamp, json) in &self.1 {
-                store.cache_evidence(*platform_id, ENGINE_VERSION, *stamp, json)?;
+            for e in &self.evidence {
+                store.cache_evidence(
+                    e.platform_id,
+                    ENGINE_VERSION,
+                    e.stamp,
+                    &e.whole,
+                    &e.summary,
+                )?;
             }
             Ok(())
         })
@@ -214,11 +296,17 @@ fn median(values: &mut [f64]) -> f64 {
 /// The evidence of every platform, read from one consistent view of the
 /// database (a run deleted or imported meanwhile is wholly in or wholly out).
 pub fn platform_evidence(store: &Store) -> Result<Vec<PlatformEvidence>> {
-    platform_evidence_in(store, &TimeWindow::default())
+    platform_evidence_in(store, &TimeWindow::default(), Sources::All)
 }
 
-/// The evidence of every platform from the runs measured within `window`.
-pub fn platform_evidence_in(store: &Store, window: &TimeWindow) -> Result<Vec<PlatformEvidence>> {
+/// The evidence of every platform from the runs measured within `window`,
+/// with its sources where `sources` asks for them (a window gathers anew,
+/// sources and all).
+pub fn platform_evidence_in(
+    store: &Store,
+    window: &TimeWindow,
+    sources: Sources,
+) -> Result<Vec<PlatformEvidence>> {
     read_then_cache(
         store,
         |_| {},
@@ -230,19 +318,42 @@ pub fn platform_evidence_in(store: &Store, window: &TimeWindow) -> Result<Vec<Pl
                     .map(|platform| gather(store, platform, window, fresh))
                     .collect();
             }
-            // Every platform's cached evidence in one read, decoded on every
-            // core: a warm ranking of a thousand platforms is mostly this.
-            let cached = store.cached_evidence_all(ENGINE_VERSION)?;
-            let decoded = decode_all(&platforms, &cached);
+            if sources == Sources::All {
+                // Every platform's cached evidence in one read, decoded on
+                // every core.
+                let cached = store.cached_evidence_all(ENGINE_VERSION)?;
+                let decoded = decode_all(&platforms, &cached);
+                return platforms
+                    .into_iter()
+                    .zip(decoded)
+                    .map(|(platform, hit)| match hit {
+                        Some(mut evidence) => {
+                            evidence.platform = platform;
+                            Ok(evidence)
+                        }
+                        None => gather(store, platform, window, fresh),
+                    })
+                    .collect();
+            }
+            // The summaries without sources: a few hundred bytes a platform
+            // in a binary form that decodes without parsing numbers, which
+            // makes a warm ranking of a thousand platforms a few milliseconds
+            // of reading.
+            let mut summaries = store.cached_summaries_all(ENGINE_VERSION)?;
             platforms
                 .into_iter()
-                .zip(decoded)
-                .map(|(platform, hit)| match hit {
-                    Some(mut evidence) => {
-                        evidence.platform = platform;
-                        Ok(evidence)
+                .map(|platform| {
+                    let summary = summaries
+                        .remove(&platform.id)
+                        .filter(|_| !sources.of(platform.id))
+                        .and_then(|bytes| postcard::from_bytes::<PlatformEvidence>(&bytes).ok());
+                    match summary {
+                        Some(mut evidence) => {
+                            evidence.platform = platform;
+                            Ok(evidence)
+                        }
+                        None => gather(store, platform, window, fresh),
                     }
-                    None => gather(store, platform, window, fresh),
                 })
                 .collect()
         },
@@ -356,6 +467,7 @@ fn gather(
     }
     let id = platform.id;
     let evidence = gather_runs(store, platform, window, fresh)?;
+    let summary = postcard::to_allocvec(&evidence.without_sources());
     let cached = CachedEvidence {
         run_times: evidence
             .metrics
@@ -364,8 +476,13 @@ fn gather(
             .collect(),
         evidence,
     };
-    if let Ok(json) = serde_json::to_string(&cached) {
-        fresh.1.push((id, stamp, json));
+    if let (Ok(whole), Ok(summary)) = (serde_json::to_string(&cached), summary) {
+        fresh.evidence.push(FreshEvidence {
+            platform_id: id,
+            stamp,
+            whole,
+            summary,
+        });
     }
     Ok(cached.evidence)
 }
@@ -446,9 +563,31 @@ fn gather_runs(
         currency: billing::price(store, &platform)?.map(|(_, c)| c),
         claims: store.claims(Some(platform.id))?,
         runs: runs.len(),
+        degradations: degradations(&metrics),
         platform,
         metrics,
     })
+}
+
+/// Each metric's per-run values in the order the runs were measured, put to
+/// the history test: the same test as `history::platform_history`, without
+/// reading the runs again.
+fn degradations(metrics: &BTreeMap<String, Evidence>) -> Vec<MetricDegradation> {
+    catalog::METRICS
+        .iter()
+        .filter_map(|def| {
+            let mut points: Vec<&RunSource> = metrics.get(def.key)?.runs.iter().collect();
+            points.sort_by_key(|r| (r.at_ms, r.run_id));
+            let values: Vec<f64> = points.iter().map(|r| r.value).collect();
+            let degradation = history::degradation(&values, def.higher_is_better)?;
+            let recent = points.len() - degradation.recent_runs;
+            Some(MetricDegradation {
+                key: def.key.to_string(),
+                runs: points[recent..].iter().map(|r| r.run_id).collect(),
+                degradation,
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn source(run: &Run, value: f64) -> RunSource {

@@ -8,14 +8,14 @@
 //! "insufficient evidence" and listed after the ranked ones. Ties share a
 //! rank.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::{curve, presets};
 use crate::domain::{Breakpoint, Platform};
 use crate::metrics::catalog::{self, Anchors};
-use crate::metrics::{PlatformEvidence, RunSource};
+use crate::metrics::{Evidence, PlatformEvidence, RunSource};
 use crate::store::StoredProfile;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -110,56 +110,34 @@ pub fn rank(evidence: &[PlatformEvidence], profile: &StoredProfile) -> Ranking {
 /// holds tens of thousands of them).
 pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -> Ranking {
     let weights = presets::breakpoint_shares(profile);
-    let best = BestValues::of(&evidence);
-    let mut platforms: Vec<PlatformScore> = evidence
+    let scorers: Vec<Scorer> = catalog::METRICS
+        .iter()
+        .map(|def| Scorer {
+            def,
+            anchors: presets::anchors(profile, def),
+            weight: presets::metric_weight(profile, def).max(0.0),
+        })
+        .collect();
+    let by_key = KeyIndex::new();
+    let mut platforms = evidence;
+    let slots: Vec<Vec<Option<Evidence>>> = platforms
+        .iter_mut()
+        .map(|e| by_key.slots(std::mem::take(&mut e.metrics)))
+        .collect();
+    let best = BestValues::of(&platforms, &slots);
+    let mut ranked: Vec<PlatformScore> = platforms
         .into_iter()
-        .map(|mut e| {
+        .zip(slots)
+        .map(|(e, mut slots)| {
             let currency = best.currency(&e.currency);
             let breakpoints: Vec<BreakpointScore> = Breakpoint::ALL
                 .iter()
                 .map(|b| {
-                    let metrics: Vec<MetricScore> = catalog::of(*b)
-                        .map(|def| {
-                            let anchors = presets::anchors(profile, def);
-                            let ev = e.metrics.remove(def.key);
-                            let best = match anchors {
-                                Anchors::RelativeToBest { .. } => best.get(def.key, currency),
-                                Anchors::Fixed { .. } => None,
-                            };
-                            let score = ev
-                                .as_ref()
-                                .and_then(|ev| curve::score(&anchors, ev.value, best));
-                            let score_range = ev.as_ref().and_then(|ev| {
-                                Some((
-                                    curve::score(&anchors, ev.min, best)?,
-                                    curve::score(&anchors, ev.max, best)?,
-                                ))
-                            });
-                            let weight = presets::metric_weight(profile, def).max(0.0);
-                            let (value, min, max, runs, details) = match ev {
-                                Some(ev) => (
-                                    Some(ev.value),
-                                    Some(ev.min),
-                                    Some(ev.max),
-                                    ev.runs,
-                                    ev.details,
-                                ),
-                                None => (None, None, None, Vec::new(), Vec::new()),
-                            };
-                            MetricScore {
-                                key: def.key,
-                                name: def.name,
-                                unit: def.unit,
-                                weight,
-                                value,
-                                min,
-                                max,
-                                score,
-                                score_range,
-                                runs,
-                                details,
-                            }
-                        })
+                    let metrics: Vec<MetricScore> = scorers
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.def.breakpoint == *b)
+                        .map(|(i, s)| s.score(slots[i].take(), best.get(i, currency)))
                         .collect();
                     let (score, coverage) = breakpoint_score(&metrics);
                     BreakpointScore {
@@ -189,7 +167,7 @@ pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -
             }
         })
         .collect();
-    platforms.sort_by(|a, b| {
+    ranked.sort_by(|a, b| {
         a.insufficient_evidence
             .cmp(&b.insufficient_evidence)
             .then(
@@ -199,12 +177,93 @@ pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -
             )
             .then_with(|| a.platform.name.cmp(&b.platform.name))
     });
-    assign_ranks(&mut platforms);
+    assign_ranks(&mut ranked);
     Ranking {
         profile: profile.profile.name.clone(),
         weights,
         coverage_threshold: profile.coverage_threshold,
-        platforms,
+        platforms: ranked,
+    }
+}
+
+/// How one metric is scored under the profile: worked out once, not once
+/// per platform.
+struct Scorer {
+    def: &'static catalog::MetricDef,
+    anchors: Anchors,
+    weight: f64,
+}
+
+impl Scorer {
+    fn score(&self, ev: Option<Evidence>, best: Option<f64>) -> MetricScore {
+        let best = match self.anchors {
+            Anchors::RelativeToBest { .. } => best,
+            Anchors::Fixed { .. } => None,
+        };
+        let score = ev
+            .as_ref()
+            .and_then(|ev| curve::score(&self.anchors, ev.value, best));
+        let score_range = ev.as_ref().and_then(|ev| {
+            Some((
+                curve::score(&self.anchors, ev.min, best)?,
+                curve::score(&self.anchors, ev.max, best)?,
+            ))
+        });
+        let (value, min, max, runs, details) = match ev {
+            Some(ev) => (
+                Some(ev.value),
+                Some(ev.min),
+                Some(ev.max),
+                ev.runs,
+                ev.details,
+            ),
+            None => (None, None, None, Vec::new(), Vec::new()),
+        };
+        MetricScore {
+            key: self.def.key,
+            name: self.def.name,
+            unit: self.def.unit,
+            weight: self.weight,
+            value,
+            min,
+            max,
+            score,
+            score_range,
+            runs,
+            details,
+        }
+    }
+}
+
+/// The catalogue's keys in sorted order with their places in it: a
+/// platform's metrics (a map sorted by key) land in catalogue slots in one
+/// walk over both, instead of a look-up per metric.
+struct KeyIndex(Vec<(&'static str, usize)>);
+
+impl KeyIndex {
+    fn new() -> KeyIndex {
+        let mut keys: Vec<(&'static str, usize)> = catalog::METRICS
+            .iter()
+            .enumerate()
+            .map(|(i, def)| (def.key, i))
+            .collect();
+        keys.sort_unstable();
+        KeyIndex(keys)
+    }
+
+    /// Each catalogue metric's evidence, in catalogue order; keys the
+    /// catalogue does not know are dropped.
+    fn slots(&self, metrics: BTreeMap<String, Evidence>) -> Vec<Option<Evidence>> {
+        let mut slots: Vec<Option<Evidence>> = Vec::new();
+        slots.resize_with(catalog::METRICS.len(), || None);
+        let mut known = self.0.iter().peekable();
+        for (key, ev) in metrics {
+            while known.next_if(|(k, _)| *k < key.as_str()).is_some() {}
+            if let Some((_, i)) = known.next_if(|(k, _)| *k == key.as_str()) {
+                slots[*i] = Some(ev);
+            }
+        }
+        slots
     }
 }
 
@@ -213,29 +272,28 @@ pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -
 /// than once per platform.
 struct BestValues {
     currencies: Vec<Option<String>>,
-    best: HashMap<(&'static str, usize), f64>,
+    /// best[currency][metric], in catalogue order.
+    best: Vec<Vec<Option<f64>>>,
 }
 
 impl BestValues {
-    fn of(evidence: &[PlatformEvidence]) -> BestValues {
+    fn of(evidence: &[PlatformEvidence], slots: &[Vec<Option<Evidence>>]) -> BestValues {
         let mut out = BestValues {
             currencies: Vec::new(),
-            best: HashMap::new(),
+            best: Vec::new(),
         };
-        for e in evidence {
+        for (e, slots) in evidence.iter().zip(slots) {
             let currency = match out.currencies.iter().position(|c| *c == e.currency) {
                 Some(i) => i,
                 None => {
                     out.currencies.push(e.currency.clone());
+                    out.best.push(vec![None; catalog::METRICS.len()]);
                     out.currencies.len() - 1
                 }
             };
-            for def in catalog::METRICS {
-                if let Some(v) = e.value(def.key).filter(|v| *v > 0.0) {
-                    out.best
-                        .entry((def.key, currency))
-                        .and_modify(|b| *b = b.min(v))
-                        .or_insert(v);
+            for (best, ev) in out.best[currency].iter_mut().zip(slots) {
+                if let Some(v) = ev.as_ref().map(|ev| ev.value).filter(|v| *v > 0.0) {
+                    *best = Some(best.map_or(v, |b| b.min(v)));
                 }
             }
         }
@@ -249,8 +307,8 @@ impl BestValues {
             .unwrap_or(usize::MAX)
     }
 
-    fn get(&self, key: &'static str, currency: usize) -> Option<f64> {
-        self.best.get(&(key, currency)).copied()
+    fn get(&self, metric: usize, currency: usize) -> Option<f64> {
+        self.best.get(currency)?.get(metric).copied().flatten()
     }
 }
 

@@ -58,6 +58,7 @@ fn platform(id: i64, values: &[(&str, f64)]) -> PlatformEvidence {
         claims: Vec::new(),
         runs: 1,
         currency: Some("CNY".into()),
+        degradations: Vec::new(),
     }
 }
 

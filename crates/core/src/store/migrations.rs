@@ -13,6 +13,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0004_exact_money.sql"),
     include_str!("../../migrations/0005_energy_factors.sql"),
     include_str!("../../migrations/0006_evidence_cache.sql"),
+    include_str!("../../migrations/0007_evidence_summaries.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

@@ -254,29 +254,59 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Keep a platform's gathered evidence with the stamp it was read at
-    /// (a platform deleted meanwhile gets nothing; read-only: nothing).
+    /// `cached_evidence_all` for the summaries without sources.
+    pub(crate) fn cached_summaries_all(&self, engine: i64) -> Result<HashMap<i64, Vec<u8>>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT e.platform_id, e.summary FROM evidence_summaries e
+             LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
+             WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)",
+        )?;
+        let rows = stmt.query_map([engine], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Keep a platform's gathered evidence, whole and as a summary, with
+    /// the stamp it was read at (a platform deleted meanwhile gets nothing;
+    /// read-only: nothing).
     pub(crate) fn cache_evidence(
         &self,
         platform_id: i64,
         engine: i64,
         stamp: i64,
-        json: &str,
+        whole: &str,
+        summary: &[u8],
     ) -> Result<()> {
         if self.is_read_only() {
             return Ok(());
         }
-        let written = self.conn().execute(
-            "INSERT INTO evidence_cache (platform_id, engine, stamp, json)
-             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
-             ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
-                 stamp = excluded.stamp, json = excluded.json",
-            params![platform_id, engine, stamp, json],
-        );
-        match written {
-            Ok(_) => Ok(()),
-            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => Ok(()),
-            Err(e) => Err(e.into()),
+        let statements: [(&str, &dyn rusqlite::ToSql); 2] = [
+            (
+                "INSERT INTO evidence_cache (platform_id, engine, stamp, json)
+                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
+                 ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
+                     stamp = excluded.stamp, json = excluded.json",
+                &whole,
+            ),
+            (
+                "INSERT INTO evidence_summaries (platform_id, engine, stamp, summary)
+                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
+                 ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
+                     stamp = excluded.stamp, summary = excluded.summary",
+                &summary,
+            ),
+        ];
+        for (sql, value) in statements {
+            let written = self
+                .conn()
+                .execute(sql, params![platform_id, engine, stamp, value]);
+            match written {
+                Ok(_) => {}
+                Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => {
+                    return Ok(());
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
+        Ok(())
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::domain::{Breakpoint, Platform, validate};
 use crate::error::{Error, Result, ValidationError};
 use crate::metrics::history::{self, Degradation, MetricHistory};
-use crate::metrics::{self, TimeWindow, catalog};
+use crate::metrics::{self, Sources, TimeWindow, catalog};
 use crate::scoring::{self, PlatformScore, Ranking, Robustness, RobustnessOptions, presets};
 use crate::store::{Store, StoredProfile};
 
@@ -25,6 +25,10 @@ pub struct RankRequest {
     pub robustness: RobustnessOptions,
     /// Only runs measured within this window count.
     pub window: TimeWindow,
+    /// Whose metrics keep their sources (the runs behind each value, with
+    /// files, hashes and details) [default: every platform's]. A face that
+    /// shows the table alone asks for none.
+    pub sources: Sources,
 }
 
 /// "startup=0.4": one breakpoint weight, as the command line writes it.
@@ -127,39 +131,24 @@ impl DegradationWarning {
     }
 }
 
-/// The degradations the gathered evidence shows: each metric's per-run
-/// values in the order the runs were measured, put to the history test —
-/// the same test as `platform_history`, without reading the runs again.
+/// The degradations the gathered evidence shows, in words a face prints.
 pub fn degradations_in(evidence: &[metrics::PlatformEvidence]) -> Vec<DegradationWarning> {
-    let mut out = Vec::new();
-    for e in evidence {
-        for def in catalog::METRICS {
-            let Some(ev) = e.metrics.get(def.key) else {
-                continue;
-            };
-            let mut points: Vec<&metrics::RunSource> = ev.runs.iter().collect();
-            points.sort_by_key(|r| (r.at_ms, r.run_id));
-            let values: Vec<f64> = points.iter().map(|r| r.value).collect();
-            let Some(d) = history::degradation(&values, def.higher_is_better) else {
-                continue;
-            };
-            out.push(DegradationWarning {
-                platform: e.platform.name.clone(),
-                key: def.key.to_string(),
-                name: def.name.to_string(),
-                unit: def.unit.to_string(),
-                runs: points
-                    .iter()
-                    .rev()
-                    .take(d.recent_runs)
-                    .rev()
-                    .map(|r| r.run_id)
-                    .collect(),
-                degradation: d,
-            });
-        }
-    }
-    out
+    evidence
+        .iter()
+        .flat_map(|e| {
+            e.degradations.iter().filter_map(|d| {
+                let def = catalog::metric(&d.key)?;
+                Some(DegradationWarning {
+                    platform: e.platform.name.clone(),
+                    key: d.key.clone(),
+                    name: def.name.to_string(),
+                    unit: def.unit.to_string(),
+                    degradation: d.degradation.clone(),
+                    runs: d.runs.clone(),
+                })
+            })
+        })
+        .collect()
 }
 
 /// A platform's metrics over time within the request's window.
@@ -192,7 +181,7 @@ impl RankOutcome {
 pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let profile = profile(store, request)?;
     check_robustness(&request.robustness)?;
-    let evidence = metrics::platform_evidence_in(store, &request.window)?;
+    let evidence = metrics::platform_evidence_in(store, &request.window, request.sources)?;
     let degradations = degradations_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
@@ -227,7 +216,9 @@ pub fn explain(
         PlatformRef::Name(name) => store.platform(name)?,
         PlatformRef::Id(id) => store.platform_by_id(id)?,
     };
-    let evidence = metrics::platform_evidence_in(store, &request.window)?;
+    // Every platform's values (the best of each sets relative anchors),
+    // this one's sources.
+    let evidence = metrics::platform_evidence_in(store, &request.window, Sources::Of(platform.id))?;
     let score = scoring::rank_evidence(evidence, &profile)
         .platforms
         .into_iter()
