@@ -505,16 +505,17 @@ impl Line {
 }
 
 /// Where, moving breakpoint `b`'s share from `from` towards `end`, the lower
-/// platform first overtakes the upper one. Between the roots of the gap's
-/// numerator (a quadratic) and of either denominator the answer cannot
-/// change, so a handful of tests and one bisection find it exactly.
+/// platform first overtakes the upper one, as a bracket: at `.0` it does
+/// not, at `.1` it does, and nowhere before `.0`. Between the roots of the
+/// gap's numerator (a quadratic) and of either denominator the answer
+/// cannot change, so a handful of tests find it; `refine` narrows it.
 fn first_crossing(
     upper: &Line,
     lower: &Line,
     from: f64,
     end: f64,
     overtakes: impl Fn(f64) -> bool,
-) -> Option<f64> {
+) -> Option<(f64, f64)> {
     // (N_l·D_u − N_u·D_l − OVERTAKE·D_l·D_u) as A x² + B x + C.
     let (nl, dl, nu, du) = (lower.num, lower.den, upper.num, upper.den);
     let a = nl.1 * du.1 - nu.1 * dl.1 - OVERTAKE * dl.1 * du.1;
@@ -545,18 +546,22 @@ fn first_crossing(
         } else {
             None
         };
-        if let Some(mut yes) = found {
-            // Refine to the edge: `no` does not overtake, `yes` does.
-            let mut no = previous;
-            for _ in 0..60 {
-                let m = (no + yes) / 2.0;
-                if overtakes(m) { yes = m } else { no = m }
-            }
-            return Some(yes);
+        if let Some(yes) = found {
+            return Some((previous, yes));
         }
         previous = point;
     }
     None
+}
+
+/// The edge of a bracket from `first_crossing`, by bisection: `no` does
+/// not overtake, `yes` does.
+fn refine((mut no, mut yes): (f64, f64), overtakes: impl Fn(f64) -> bool) -> f64 {
+    for _ in 0..60 {
+        let m = (no + yes) / 2.0;
+        if overtakes(m) { yes = m } else { no = m }
+    }
+    yes
 }
 
 /// The real roots of a x² + b x + c (of b x + c when a is nil).
@@ -582,35 +587,50 @@ fn roots(a: f64, b: f64, c: f64) -> Vec<f64> {
 }
 
 fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -> Option<Flip> {
-    let mut best: Option<(f64, usize, f64)> = None;
+    // Each candidate is judged as the ranking would judge it, from the
+    // weights themselves: the lines only say where to look (near a share
+    // that leaves a platform nothing measured, their quotient is all
+    // rounding). A platform left with no score is unranked, not overtaken.
+    let overtakes = |b: usize, x: f64| {
+        let w = with_share(base, b, x);
+        match (overall(&upper.scores, &w), overall(&lower.scores, &w)) {
+            (Some(u), Some(l)) => l - u > OVERTAKE,
+            _ => false,
+        }
+    };
+    // Every breakpoint, towards either end: a bracket each where the lower
+    // platform catches up.
+    let mut brackets: Vec<(usize, (f64, f64))> = Vec::new();
     for b in 0..4 {
-        let from = base[b];
         let (u, l) = (
             Line::of(&upper.scores, base, b),
             Line::of(&lower.scores, base, b),
         );
-        // Each candidate is judged as the ranking would judge it, from the
-        // weights themselves: the lines only say where to look (near a
-        // share that leaves a platform nothing measured, their quotient is
-        // all rounding). A platform left with no score is unranked, not
-        // overtaken.
-        let overtakes = |x: f64| {
-            let w = with_share(base, b, x);
-            match (overall(&upper.scores, &w), overall(&lower.scores, &w)) {
-                (Some(u), Some(l)) => l - u > OVERTAKE,
-                _ => false,
-            }
-        };
         for end in [1.0, 0.0] {
-            if let Some(to) = first_crossing(&u, &l, from, end, overtakes) {
-                let d = (to - from).abs();
-                if best.is_none_or(|(bd, _, _)| d < bd) {
-                    best = Some((d, b, to));
-                }
+            if let Some(bracket) = first_crossing(&u, &l, base[b], end, |x| overtakes(b, x)) {
+                brackets.push((b, bracket));
             }
         }
     }
-    best.map(|(_, b, to)| Flip {
+    // A crossing lies beyond its bracket's near end, so brackets are
+    // refined nearest first, and only while one could still be nearer than
+    // the nearest crossing found; equal distances go to the first bracket.
+    let near = |(b, (no, _)): &(usize, (f64, f64))| (no - base[*b]).abs();
+    let mut order: Vec<usize> = (0..brackets.len()).collect();
+    order.sort_by(|i, j| near(&brackets[*i]).total_cmp(&near(&brackets[*j])));
+    let mut best: Option<(f64, usize, usize, f64)> = None;
+    for i in order {
+        let (b, bracket) = brackets[i];
+        if best.is_some_and(|(d, ..)| near(&brackets[i]) >= d) {
+            break;
+        }
+        let to = refine(bracket, |x| overtakes(b, x));
+        let d = (to - base[b]).abs();
+        if best.is_none_or(|(bd, bi, ..)| d < bd || (d == bd && i < bi)) {
+            best = Some((d, i, b, to));
+        }
+    }
+    best.map(|(_, _, b, to)| Flip {
         upper: upper.name.to_string(),
         lower: lower.name.to_string(),
         breakpoint: Breakpoint::ALL[b],
