@@ -245,22 +245,28 @@ impl Store {
     /// Every platform's evidence as last gathered by this engine, where it
     /// was gathered at the platform's current stamp: platform id → JSON.
     pub(crate) fn cached_evidence_all(&self, engine: i64) -> Result<HashMap<i64, String>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT e.platform_id, e.json FROM evidence_cache e
-             LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
-             WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)",
-        )?;
-        let rows = stmt.query_map([engine], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.current_per_platform("SELECT e.platform_id, e.json FROM evidence_cache e", engine)
     }
 
-    /// `cached_evidence_all` for the summaries without sources.
+    /// `cached_evidence_all` for the summaries without sources (postcard).
     pub(crate) fn cached_summaries_all(&self, engine: i64) -> Result<HashMap<i64, Vec<u8>>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT e.platform_id, e.summary FROM evidence_summaries e
-             LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
-             WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)",
-        )?;
+        self.current_per_platform(
+            "SELECT e.platform_id, e.summary FROM evidence_summaries e",
+            engine,
+        )
+    }
+
+    /// The rows `select` (platform id, value, from a cache table `e`)
+    /// reads that this engine wrote at the platform's current stamp.
+    fn current_per_platform<T: rusqlite::types::FromSql>(
+        &self,
+        select: &str,
+        engine: i64,
+    ) -> Result<HashMap<i64, T>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "{select} LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
+             WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)"
+        ))?;
         let rows = stmt.query_map([engine], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
