@@ -204,7 +204,7 @@ fn rank_in_process(db: &Path) -> Result<f64, Box<dyn std::error::Error>> {
     use breakpoint_core::usecases::ranking;
     let store = breakpoint_core::store::Store::open_existing(db)?;
     let request = ranking::RankRequest {
-        sources: breakpoint_core::metrics::Sources::None,
+        sources: ranking::Sources::None,
         ..ranking::RankRequest::default()
     };
     let mut times: Vec<f64> = (0..5)

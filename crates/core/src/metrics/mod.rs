@@ -4,6 +4,7 @@
 //! its billing rules and prices, and cross-checked against its runs.
 
 pub mod billing;
+mod cache;
 pub mod catalog;
 pub mod energy;
 pub mod history;
@@ -11,7 +12,7 @@ mod run;
 pub mod stress;
 pub mod sustain;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,8 @@ use crate::domain::{Claim, Platform, Run};
 use crate::error::Result;
 use crate::store::Store;
 
+pub(crate) use cache::cached_values;
+use cache::{Fresh, read_then_cache, run_values};
 pub use run::compute_run;
 
 /// Bump when a computation changes, so cached values (each run's metrics,
@@ -105,7 +108,7 @@ impl PlatformEvidence {
 
     /// The same evidence without its sources: what a ranking shown as a
     /// table needs.
-    fn without_sources(&self) -> PlatformEvidence {
+    pub(crate) fn without_sources(&self) -> PlatformEvidence {
         PlatformEvidence {
             platform: self.platform.clone(),
             metrics: self
@@ -216,79 +219,6 @@ impl TimeWindow {
     }
 }
 
-/// Metrics computed (not read from the cache) during one gathering, and
-/// platforms' evidence gathered anew (with the stamp read), kept once the
-/// consistent read is over.
-#[derive(Default)]
-struct Fresh {
-    /// (run, its creation time, its values as JSON).
-    metrics: Vec<(i64, i64, String)>,
-    evidence: Vec<FreshEvidence>,
-}
-
-/// A platform's evidence as the cache keeps it: whole (JSON), and without
-/// its sources (postcard).
-struct FreshEvidence {
-    platform_id: i64,
-    stamp: i64,
-    whole: String,
-    summary: Vec<u8>,
-}
-
-/// A run's metrics, from the cache when they were computed by this engine.
-fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValue>> {
-    if let Some(json) = store.cached_metrics(run.id, ENGINE_VERSION)?
-        && let Ok(values) = serde_json::from_str(&json)
-    {
-        return Ok(values);
-    }
-    let values = compute_run(store, run)?;
-    if let Ok(json) = serde_json::to_string(&values) {
-        fresh
-            .metrics
-            .push((run.id, run.created_at.as_millisecond(), json));
-    }
-    Ok(values)
-}
-
-impl Fresh {
-    /// Cache what was computed, for runs that still exist.
-    fn keep(self, store: &Store) -> Result<()> {
-        if (self.metrics.is_empty() && self.evidence.is_empty()) || store.is_read_only() {
-            return Ok(());
-        }
-        store.atomically(|store| {
-            for (run_id, created_at_ms, json) in &self.metrics {
-                store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
-            }
-            for e in &self.evidence {
-                store.cache_evidence(
-                    e.platform_id,
-                    ENGINE_VERSION,
-                    e.stamp,
-                    &e.whole,
-                    &e.summary,
-                )?;
-            }
-            Ok(())
-        })
-    }
-}
-
-/// Each run's values, from the cache where they are (computed and cached
-/// where not).
-pub(crate) fn cached_values(store: &Store, runs: &[Run]) -> Result<Vec<(i64, Vec<RunValue>)>> {
-    read_then_cache(
-        store,
-        |_| {},
-        |store, fresh| {
-            runs.iter()
-                .map(|run| Ok((run.id, run_values(store, run, fresh)?)))
-                .collect()
-        },
-    )
-}
-
 fn median(values: &mut [f64]) -> f64 {
     sustain::median(values).unwrap_or(f64::NAN)
 }
@@ -322,7 +252,7 @@ pub fn platform_evidence_in(
                 // Every platform's cached evidence in one read, decoded on
                 // every core.
                 let cached = store.cached_evidence_all(ENGINE_VERSION)?;
-                let decoded = decode_all(&platforms, &cached);
+                let decoded = cache::decode_all(&platforms, &cached);
                 return platforms
                     .into_iter()
                     .zip(decoded)
@@ -346,7 +276,7 @@ pub fn platform_evidence_in(
                     let summary = summaries
                         .remove(&platform.id)
                         .filter(|_| !sources.of(platform.id))
-                        .and_then(|bytes| postcard::from_bytes::<PlatformEvidence>(&bytes).ok());
+                        .and_then(|bytes| cache::from_summary(&bytes));
                     match summary {
                         Some(mut evidence) => {
                             evidence.platform = platform;
@@ -358,54 +288,6 @@ pub fn platform_evidence_in(
                 .collect()
         },
     )
-}
-
-/// Each platform's evidence from its cached JSON, where the cache holds it
-/// at the platform's current stamp; split among the cores for many.
-fn decode_all(
-    platforms: &[Platform],
-    cached: &HashMap<i64, String>,
-) -> Vec<Option<PlatformEvidence>> {
-    let decode = |platforms: &[Platform]| -> Vec<Option<PlatformEvidence>> {
-        platforms
-            .iter()
-            .map(|p| cached.get(&p.id).and_then(|json| from_cache(json)))
-            .collect()
-    };
-    let threads = if platforms.len() < 64 {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |t| t.get().min(8))
-    };
-    if threads == 1 {
-        return decode(platforms);
-    }
-    let chunk = platforms.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = platforms
-            .chunks(chunk)
-            .map(|part| (part.len(), scope.spawn(move || decode(part))))
-            .collect();
-        parts
-            .into_iter()
-            // A decoder cannot panic short of a bug; gather anew then.
-            .flat_map(|(len, part)| part.join().unwrap_or_else(|_| vec![None; len]))
-            .collect()
-    })
-}
-
-/// Evidence from the cache's JSON, each run's time put back in its sources.
-fn from_cache(json: &str) -> Option<PlatformEvidence> {
-    let cached = serde_json::from_str::<CachedEvidence>(json).ok()?;
-    let mut evidence = cached.evidence;
-    for source in evidence
-        .metrics
-        .values_mut()
-        .flat_map(|e| e.runs.iter_mut())
-    {
-        source.at_ms = cached.run_times.get(&source.run_id).copied().unwrap_or(0);
-    }
-    Some(evidence)
 }
 
 /// `platform_evidence`, with `between` called after reading and before the
@@ -431,20 +313,6 @@ pub fn evidence_of(store: &Store, platform: Platform) -> Result<PlatformEvidence
     )
 }
 
-/// Read on one snapshot, then keep what was computed for runs that still
-/// exist.
-fn read_then_cache<T>(
-    store: &Store,
-    between: impl FnOnce(&Store),
-    read: impl FnOnce(&Store, &mut Fresh) -> Result<T>,
-) -> Result<T> {
-    let mut fresh = Fresh::default();
-    let value = store.snapshot(|store| read(store, &mut fresh))?;
-    between(store);
-    fresh.keep(store)?;
-    Ok(value)
-}
-
 /// A platform's evidence: from the cache when nothing it is made of changed
 /// since it was gathered (the whole range only; a window gathers anew).
 fn gather(
@@ -458,7 +326,7 @@ fn gather(
     }
     let stamp = store.platform_stamp(platform.id)?;
     if let Some(json) = store.cached_evidence(platform.id, ENGINE_VERSION, stamp)?
-        && let Some(mut evidence) = from_cache(&json)
+        && let Some(mut evidence) = cache::from_whole(&json)
     {
         // The name, kind and notes as they are now (an edit stamps too, but
         // the row read here is the truth).
@@ -467,32 +335,8 @@ fn gather(
     }
     let id = platform.id;
     let evidence = gather_runs(store, platform, window, fresh)?;
-    let summary = postcard::to_allocvec(&evidence.without_sources());
-    let cached = CachedEvidence {
-        run_times: evidence
-            .metrics
-            .values()
-            .flat_map(|e| e.runs.iter().map(|r| (r.run_id, r.at_ms)))
-            .collect(),
-        evidence,
-    };
-    if let (Ok(whole), Ok(summary)) = (serde_json::to_string(&cached), summary) {
-        fresh.evidence.push(FreshEvidence {
-            platform_id: id,
-            stamp,
-            whole,
-            summary,
-        });
-    }
-    Ok(cached.evidence)
-}
-
-/// A platform's evidence as the cache keeps it: with each run's time, which
-/// the evidence itself does not show.
-#[derive(Serialize, Deserialize)]
-struct CachedEvidence {
-    evidence: PlatformEvidence,
-    run_times: BTreeMap<i64, i64>,
+    fresh.evidence(id, stamp, &evidence);
+    Ok(evidence)
 }
 
 fn gather_runs(

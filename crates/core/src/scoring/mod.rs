@@ -3,6 +3,7 @@
 //! can be trusted (robustness).
 
 pub mod curve;
+mod flips;
 pub mod presets;
 pub mod rank;
 pub mod robustness;

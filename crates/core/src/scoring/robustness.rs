@@ -5,7 +5,7 @@
 //!   adjustable; seeded, so results repeat); optionally each metric's value is
 //!   drawn within its measured run-to-run spread too. For each platform:
 //!   the share of draws in which it took each rank.
-//! - Flip distances: for each adjacent pair, the smallest change of one
+//! - Flip distances (`flips`): for each adjacent pair, the smallest change of one
 //!   breakpoint's weight share (the others keeping their proportions) that
 //!   lets the lower platform catch up.
 //! - A fragile-winner warning when the top two are within 10 %, a small
@@ -16,8 +16,9 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 use serde::Serialize;
 
+use super::flips::nearest_flip;
+pub use super::flips::{Flip, with_share};
 use super::rank::{Ranking, overall};
-use crate::domain::Breakpoint;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RobustnessOptions {
@@ -51,31 +52,6 @@ pub struct Acceptability {
     /// P(rank r), r = 1 … min(n, RANKS_KEPT); what is left of 1 is the
     /// chance of ranking lower.
     pub ranks: Vec<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Flip {
-    pub upper: String,
-    pub lower: String,
-    pub breakpoint: Breakpoint,
-    /// The breakpoint's weight share now and where the lower platform
-    /// catches up.
-    pub from_share: f64,
-    pub to_share: f64,
-}
-
-impl Flip {
-    pub fn distance(&self) -> f64 {
-        (self.to_share - self.from_share).abs()
-    }
-
-    /// "C overtakes A if startup weight goes from 0.25 to 0.41"
-    pub fn sentence(&self) -> String {
-        format!(
-            "{} overtakes {} if {} weight goes from {:.2} to {:.2}",
-            self.lower, self.upper, self.breakpoint, self.from_share, self.to_share
-        )
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -190,7 +166,13 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         .collect();
     let flips: Vec<Option<Flip>> = contenders
         .windows(2)
-        .map(|pair| nearest_flip(&pair[0], &pair[1], &base))
+        .map(|pair| {
+            nearest_flip(
+                (pair[0].name, &pair[0].scores),
+                (pair[1].name, &pair[1].scores),
+                &base,
+            )
+        })
         .collect();
     let fragile_winner = fragile(
         ranking,
@@ -450,192 +432,6 @@ fn drawn_scores(c: &Contender<'_>, rng: &mut StdRng) -> [Option<f64>; 4] {
         } else {
             c.scores[b]
         }
-    })
-}
-
-/// Weights with breakpoint `b` at share `x` and the others scaled to fill
-/// the rest in their current proportions.
-pub fn with_share(base: &[f64; 4], b: usize, x: f64) -> [f64; 4] {
-    let rest: f64 = base
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != b)
-        .map(|(_, w)| w)
-        .sum();
-    std::array::from_fn(|i| {
-        if i == b {
-            x
-        } else if rest > 0.0 {
-            base[i] / rest * (1.0 - x)
-        } else {
-            (1.0 - x) / 3.0
-        }
-    })
-}
-
-/// The lower platform must lead by more than this (score points) to count
-/// as overtaking.
-const OVERTAKE: f64 = 1e-9;
-
-/// A contender's weighted score sum and measured weight along the line of
-/// weights `with_share(base, b, x)`: both are affine in `x`, so two
-/// evaluations (x = 0 and x = 1) give them everywhere.
-#[derive(Clone, Copy)]
-struct Line {
-    num: (f64, f64),
-    den: (f64, f64),
-}
-
-impl Line {
-    fn of(scores: &[Option<f64>; 4], base: &[f64; 4], b: usize) -> Line {
-        let sums = |w: &[f64; 4]| {
-            scores
-                .iter()
-                .zip(w)
-                .filter_map(|(s, w)| s.map(|s| (w * s, *w)))
-                .fold((0.0, 0.0), |(n, d), (ws, w)| (n + ws, d + w))
-        };
-        let (n0, d0) = sums(&with_share(base, b, 0.0));
-        let (n1, d1) = sums(&with_share(base, b, 1.0));
-        Line {
-            num: (n0, n1 - n0),
-            den: (d0, d1 - d0),
-        }
-    }
-}
-
-/// Where, moving breakpoint `b`'s share from `from` towards `end`, the lower
-/// platform first overtakes the upper one, as a bracket: at `.0` it does
-/// not, at `.1` it does, and nowhere before `.0`. Between the roots of the
-/// gap's numerator (a quadratic) and of either denominator the answer
-/// cannot change, so a handful of tests find it; `refine` narrows it.
-fn first_crossing(
-    upper: &Line,
-    lower: &Line,
-    from: f64,
-    end: f64,
-    overtakes: impl Fn(f64) -> bool,
-) -> Option<(f64, f64)> {
-    // (N_l·D_u − N_u·D_l − OVERTAKE·D_l·D_u) as A x² + B x + C.
-    let (nl, dl, nu, du) = (lower.num, lower.den, upper.num, upper.den);
-    let a = nl.1 * du.1 - nu.1 * dl.1 - OVERTAKE * dl.1 * du.1;
-    let b = nl.0 * du.1 + nl.1 * du.0
-        - nu.0 * dl.1
-        - nu.1 * dl.0
-        - OVERTAKE * (dl.0 * du.1 + dl.1 * du.0);
-    let c = nl.0 * du.0 - nu.0 * dl.0 - OVERTAKE * dl.0 * du.0;
-    let mut points: Vec<f64> = roots(a, b, c);
-    points.extend(roots(0.0, dl.1, dl.0));
-    points.extend(roots(0.0, du.1, du.0));
-    let (lo, hi) = if from <= end {
-        (from, end)
-    } else {
-        (end, from)
-    };
-    points.retain(|x| *x > lo && *x < hi);
-    points.push(end);
-    points.sort_by(|p, q| (p - from).abs().total_cmp(&(q - from).abs()));
-    let mut previous = from;
-    for point in points {
-        let mid = (previous + point) / 2.0;
-        let found = if overtakes(mid) {
-            Some(mid)
-        } else if overtakes(point) {
-            previous = mid;
-            Some(point)
-        } else {
-            None
-        };
-        if let Some(yes) = found {
-            return Some((previous, yes));
-        }
-        previous = point;
-    }
-    None
-}
-
-/// The edge of a bracket from `first_crossing`, by bisection: `no` does
-/// not overtake, `yes` does.
-fn refine((mut no, mut yes): (f64, f64), overtakes: impl Fn(f64) -> bool) -> f64 {
-    for _ in 0..60 {
-        let m = (no + yes) / 2.0;
-        if overtakes(m) { yes = m } else { no = m }
-    }
-    yes
-}
-
-/// The real roots of a x² + b x + c (of b x + c when a is nil).
-fn roots(a: f64, b: f64, c: f64) -> Vec<f64> {
-    let scale = a.abs().max(b.abs()).max(c.abs());
-    if scale == 0.0 || !scale.is_finite() {
-        return Vec::new();
-    }
-    if a.abs() <= scale * 1e-12 {
-        return if b != 0.0 { vec![-c / b] } else { Vec::new() };
-    }
-    let disc = b * b - 4.0 * a * c;
-    if disc < 0.0 {
-        return Vec::new();
-    }
-    // The numerically stable pair: no cancellation between b and the root.
-    let q = -0.5 * (b + b.signum() * disc.sqrt());
-    let mut out = vec![q / a];
-    if q != 0.0 {
-        out.push(c / q);
-    }
-    out
-}
-
-fn nearest_flip(upper: &Contender<'_>, lower: &Contender<'_>, base: &[f64; 4]) -> Option<Flip> {
-    // Each candidate is judged as the ranking would judge it, from the
-    // weights themselves: the lines only say where to look (near a share
-    // that leaves a platform nothing measured, their quotient is all
-    // rounding). A platform left with no score is unranked, not overtaken.
-    let overtakes = |b: usize, x: f64| {
-        let w = with_share(base, b, x);
-        match (overall(&upper.scores, &w), overall(&lower.scores, &w)) {
-            (Some(u), Some(l)) => l - u > OVERTAKE,
-            _ => false,
-        }
-    };
-    // Every breakpoint, towards either end: a bracket each where the lower
-    // platform catches up.
-    let mut brackets: Vec<(usize, (f64, f64))> = Vec::new();
-    for b in 0..4 {
-        let (u, l) = (
-            Line::of(&upper.scores, base, b),
-            Line::of(&lower.scores, base, b),
-        );
-        for end in [1.0, 0.0] {
-            if let Some(bracket) = first_crossing(&u, &l, base[b], end, |x| overtakes(b, x)) {
-                brackets.push((b, bracket));
-            }
-        }
-    }
-    // A crossing lies beyond its bracket's near end, so brackets are
-    // refined nearest first, and only while one could still be nearer than
-    // the nearest crossing found; equal distances go to the first bracket.
-    let near = |(b, (no, _)): &(usize, (f64, f64))| (no - base[*b]).abs();
-    let mut order: Vec<usize> = (0..brackets.len()).collect();
-    order.sort_by(|i, j| near(&brackets[*i]).total_cmp(&near(&brackets[*j])));
-    let mut best: Option<(f64, usize, usize, f64)> = None;
-    for i in order {
-        let (b, bracket) = brackets[i];
-        if best.is_some_and(|(d, ..)| near(&brackets[i]) >= d) {
-            break;
-        }
-        let to = refine(bracket, |x| overtakes(b, x));
-        let d = (to - base[b]).abs();
-        if best.is_none_or(|(bd, bi, ..)| d < bd || (d == bd && i < bi)) {
-            best = Some((d, i, b, to));
-        }
-    }
-    best.map(|(_, _, b, to)| Flip {
-        upper: upper.name.to_string(),
-        lower: lower.name.to_string(),
-        breakpoint: Breakpoint::ALL[b],
-        from_share: base[b],
-        to_share: to,
     })
 }
 

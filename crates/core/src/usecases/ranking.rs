@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use crate::domain::{Breakpoint, Platform, validate};
 use crate::error::{Error, Result, ValidationError};
+pub use crate::metrics::Sources;
 use crate::metrics::history::{self, Degradation, MetricHistory};
-use crate::metrics::{self, Sources, TimeWindow, catalog};
+use crate::metrics::{self, TimeWindow, catalog};
 use crate::scoring::{self, PlatformScore, Ranking, Robustness, RobustnessOptions, presets};
 use crate::store::{Store, StoredProfile};
 

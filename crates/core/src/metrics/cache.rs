@@ -1,0 +1,193 @@
+//! The caches behind the metrics: each run's values (JSON, under the
+//! engine version that computed them), and each platform's gathered
+//! evidence at its stamp, kept whole (JSON) and as a summary without
+//! sources (postcard). What a read computed is written once its consistent
+//! view is over, and only for runs and platforms that still exist.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::{ENGINE_VERSION, PlatformEvidence, RunValue, compute_run};
+use crate::domain::{Platform, Run};
+use crate::error::Result;
+use crate::store::Store;
+
+/// Metrics computed (not read from the cache) during one gathering, and
+/// platforms' evidence gathered anew (with the stamp read), kept once the
+/// consistent read is over.
+#[derive(Default)]
+pub(super) struct Fresh {
+    /// (run, its creation time, its values as JSON).
+    metrics: Vec<(i64, i64, String)>,
+    evidence: Vec<FreshEvidence>,
+}
+
+/// A platform's evidence as the cache keeps it: whole (JSON), and without
+/// its sources (postcard).
+struct FreshEvidence {
+    platform_id: i64,
+    stamp: i64,
+    whole: String,
+    summary: Vec<u8>,
+}
+
+/// A run's metrics, from the cache when they were computed by this engine.
+pub(super) fn run_values(store: &Store, run: &Run, fresh: &mut Fresh) -> Result<Vec<RunValue>> {
+    if let Some(json) = store.cached_metrics(run.id, ENGINE_VERSION)?
+        && let Ok(values) = serde_json::from_str(&json)
+    {
+        return Ok(values);
+    }
+    let values = compute_run(store, run)?;
+    if let Ok(json) = serde_json::to_string(&values) {
+        fresh
+            .metrics
+            .push((run.id, run.created_at.as_millisecond(), json));
+    }
+    Ok(values)
+}
+
+impl Fresh {
+    /// Keep a platform's evidence gathered anew at `stamp`: whole (JSON,
+    /// with each run's time, which the evidence itself does not show) and
+    /// as a summary without sources (postcard).
+    pub(super) fn evidence(&mut self, platform_id: i64, stamp: i64, evidence: &PlatformEvidence) {
+        let run_times: BTreeMap<i64, i64> = evidence
+            .metrics
+            .values()
+            .flat_map(|e| e.runs.iter().map(|r| (r.run_id, r.at_ms)))
+            .collect();
+        let whole = serde_json::to_string(&WholeRef {
+            evidence,
+            run_times: &run_times,
+        });
+        let summary = postcard::to_allocvec(&evidence.without_sources());
+        if let (Ok(whole), Ok(summary)) = (whole, summary) {
+            self.evidence.push(FreshEvidence {
+                platform_id,
+                stamp,
+                whole,
+                summary,
+            });
+        }
+    }
+
+    /// Cache what was computed, for runs that still exist.
+    fn keep(self, store: &Store) -> Result<()> {
+        if (self.metrics.is_empty() && self.evidence.is_empty()) || store.is_read_only() {
+            return Ok(());
+        }
+        store.atomically(|store| {
+            for (run_id, created_at_ms, json) in &self.metrics {
+                store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
+            }
+            for e in &self.evidence {
+                store.cache_evidence(
+                    e.platform_id,
+                    ENGINE_VERSION,
+                    e.stamp,
+                    &e.whole,
+                    &e.summary,
+                )?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Read on one snapshot, then keep what was computed for runs that still
+/// exist.
+pub(super) fn read_then_cache<T>(
+    store: &Store,
+    between: impl FnOnce(&Store),
+    read: impl FnOnce(&Store, &mut Fresh) -> Result<T>,
+) -> Result<T> {
+    let mut fresh = Fresh::default();
+    let value = store.snapshot(|store| read(store, &mut fresh))?;
+    between(store);
+    fresh.keep(store)?;
+    Ok(value)
+}
+
+/// Each run's values, from the cache where they are (computed and cached
+/// where not).
+pub(crate) fn cached_values(store: &Store, runs: &[Run]) -> Result<Vec<(i64, Vec<RunValue>)>> {
+    read_then_cache(
+        store,
+        |_| {},
+        |store, fresh| {
+            runs.iter()
+                .map(|run| Ok((run.id, run_values(store, run, fresh)?)))
+                .collect()
+        },
+    )
+}
+
+/// A platform's evidence as the cache keeps it whole: with each run's time,
+/// which the evidence itself does not show.
+#[derive(Deserialize)]
+struct Whole {
+    evidence: PlatformEvidence,
+    run_times: BTreeMap<i64, i64>,
+}
+
+/// `Whole`, borrowed, for writing.
+#[derive(Serialize)]
+struct WholeRef<'a> {
+    evidence: &'a PlatformEvidence,
+    run_times: &'a BTreeMap<i64, i64>,
+}
+
+/// Evidence from its summary without sources.
+pub(super) fn from_summary(bytes: &[u8]) -> Option<PlatformEvidence> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// Each platform's evidence from its cached JSON, where the cache holds it
+/// at the platform's current stamp; split among the cores for many.
+pub(super) fn decode_all(
+    platforms: &[Platform],
+    cached: &HashMap<i64, String>,
+) -> Vec<Option<PlatformEvidence>> {
+    let decode = |platforms: &[Platform]| -> Vec<Option<PlatformEvidence>> {
+        platforms
+            .iter()
+            .map(|p| cached.get(&p.id).and_then(|json| from_whole(json)))
+            .collect()
+    };
+    let threads = if platforms.len() < 64 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |t| t.get().min(8))
+    };
+    if threads == 1 {
+        return decode(platforms);
+    }
+    let chunk = platforms.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = platforms
+            .chunks(chunk)
+            .map(|part| (part.len(), scope.spawn(move || decode(part))))
+            .collect();
+        parts
+            .into_iter()
+            // A decoder cannot panic short of a bug; gather anew then.
+            .flat_map(|(len, part)| part.join().unwrap_or_else(|_| vec![None; len]))
+            .collect()
+    })
+}
+
+/// Evidence from the cache's JSON, each run's time put back in its sources.
+pub(super) fn from_whole(json: &str) -> Option<PlatformEvidence> {
+    let cached = serde_json::from_str::<Whole>(json).ok()?;
+    let mut evidence = cached.evidence;
+    for source in evidence
+        .metrics
+        .values_mut()
+        .flat_map(|e| e.runs.iter_mut())
+    {
+        source.at_ms = cached.run_times.get(&source.run_id).copied().unwrap_or(0);
+    }
+    Some(evidence)
+}
