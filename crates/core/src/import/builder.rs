@@ -166,6 +166,7 @@ impl<'s> RunBuilder<'s> {
         }
     }
 
+    #[inline]
     pub fn sample(&mut self, sample: Sample) -> ParseResult {
         if !self.lost_untimed.is_empty() {
             for (loss, detail) in std::mem::take(&mut self.lost_untimed) {

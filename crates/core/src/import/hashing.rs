@@ -11,9 +11,11 @@ use sha2::{Digest, Sha256};
 pub struct HashingReader<'p, R> {
     inner: R,
     to_hasher: Option<SyncSender<Vec<u8>>>,
-    /// Buffers the hasher is done with, reused for the next reads (a fresh
-    /// megabyte per read costs page faults on the parser's core).
+    /// Buffers the hasher is done with, reused for the next reads: a fresh
+    /// megabyte per read costs page faults on the parser's core, and when
+    /// the parser outruns the hasher, memory. At most `BUFFERS` exist.
     returned: Receiver<Vec<u8>>,
+    buffers: usize,
     hasher: Option<JoinHandle<String>>,
     bytes: u64,
     progress: Option<&'p mut dyn FnMut(u64)>,
@@ -22,16 +24,20 @@ pub struct HashingReader<'p, R> {
 
 const PROGRESS_STEP: u64 = 4 << 20;
 
+/// Copies of what was read that may be on their way to the hasher at once:
+/// enough that neither side waits for the other while both keep pace.
+const BUFFERS: usize = 4;
+
 impl<'p, R: Read> HashingReader<'p, R> {
     pub fn new(inner: R, progress: Option<&'p mut dyn FnMut(u64)>) -> Self {
-        let (tx, rx) = sync_channel::<Vec<u8>>(16);
-        let (give_back, returned) = sync_channel::<Vec<u8>>(16);
+        let (tx, rx) = sync_channel::<Vec<u8>>(BUFFERS);
+        let (give_back, returned) = sync_channel::<Vec<u8>>(BUFFERS);
         let hasher = std::thread::spawn(move || {
             let mut h = Sha256::new();
             for chunk in rx {
                 h.update(&chunk);
                 // The reader may already have stopped taking buffers back.
-                let _ = give_back.try_send(chunk);
+                let _ = give_back.send(chunk);
             }
             h.finalize()
                 .iter()
@@ -42,6 +48,7 @@ impl<'p, R: Read> HashingReader<'p, R> {
             inner,
             to_hasher: Some(tx),
             returned,
+            buffers: 0,
             hasher: Some(hasher),
             bytes: 0,
             progress,
@@ -73,7 +80,18 @@ impl<R: Read> Read for HashingReader<'_, R> {
         let n = self.inner.read(buf)?;
         if n > 0 {
             if let Some(tx) = &self.to_hasher {
-                let mut copy = self.returned.try_recv().unwrap_or_default();
+                let mut copy = match self.returned.try_recv() {
+                    Ok(copy) => copy,
+                    Err(_) if self.buffers < BUFFERS => {
+                        self.buffers += 1;
+                        Vec::new()
+                    }
+                    // Every buffer is with the hasher: wait for one.
+                    Err(_) => self
+                        .returned
+                        .recv()
+                        .map_err(|_| io::Error::other("the hashing thread stopped"))?,
+                };
                 copy.clear();
                 copy.extend_from_slice(&buf[..n]);
                 tx.send(copy)

@@ -75,22 +75,92 @@ impl<R: BufRead> LineReader<R> {
         if self.line_no == 1 {
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "line {} is not UTF-8 text (byte {})",
-                    self.line_no,
-                    e.valid_up_to() + 1
-                ),
-            )
-        })?;
+        let text =
+            std::str::from_utf8(bytes).map_err(|e| not_utf8(self.line_no, e.valid_up_to()))?;
         Ok(Some(Line {
             number: self.line_no,
             text,
             terminated,
         }))
     }
+}
+
+/// A line's bytes that are not UTF-8, from byte `valid_up_to` (0-based) on.
+pub fn not_utf8(line: u64, valid_up_to: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("line {line} is not UTF-8 text (byte {})", valid_up_to + 1),
+    )
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Whole lines, about `target` bytes of them (a line is never cut),
+    /// copied into `block` as they are, ends of line included; the number
+    /// of the first, or `None` at the end of the input. A last line without
+    /// a newline ends the last block. The lines are counted, so that
+    /// `next_line` and `next_block` can take turns.
+    pub fn next_block(&mut self, target: usize, block: &mut Vec<u8>) -> io::Result<Option<u64>> {
+        self.inner.consume(std::mem::take(&mut self.pending));
+        block.clear();
+        let first = self.line_no + 1;
+        // Where the line being copied began, to bound its length.
+        let mut line_start = 0;
+        loop {
+            if block.len() >= target && block.last() == Some(&b'\n') {
+                break;
+            }
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(numbered(e, self.line_no + 1)),
+            };
+            if available.is_empty() {
+                break;
+            }
+            // Up to the target, then to the end of the line it falls in.
+            let (take, done) = if block.len() < target {
+                (available.len().min(target - block.len()), false)
+            } else {
+                match memchr::memchr(b'\n', available) {
+                    Some(i) => (i + 1, true),
+                    None => (available.len(), false),
+                }
+            };
+            let before = block.len();
+            block.extend_from_slice(&available[..take]);
+            self.inner.consume(take);
+            if let Some(i) = memchr::memrchr(b'\n', &block[before..]) {
+                line_start = before + i + 1;
+            }
+            if block.len() - line_start > MAX_LINE_BYTES {
+                let lines = memchr::memchr_iter(b'\n', &block[..line_start]).count() as u64;
+                return Err(numbered(too_long(), first + lines));
+            }
+            if done {
+                break;
+            }
+        }
+        if block.is_empty() {
+            return Ok(None);
+        }
+        let mut lines = memchr::memchr_iter(b'\n', block).count() as u64;
+        if block.last() != Some(&b'\n') {
+            lines += 1;
+        }
+        self.line_no += lines;
+        Ok(Some(first))
+    }
+}
+
+fn too_long() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "is longer than {} MiB without a line break; this is not a log line \
+             (a binary file, or one filled with zeros?)",
+            MAX_LINE_BYTES >> 20
+        ),
+    )
 }
 
 /// The longest line any reader accepts. Real log lines are at most a few
@@ -120,14 +190,7 @@ pub fn read_line_bounded<R: BufRead + ?Sized>(
             None => (available.len(), false),
         };
         if buf.len() + take > MAX_LINE_BYTES {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "is longer than {} MiB without a line break; this is not a log line \
-                     (a binary file, or one filled with zeros?)",
-                    MAX_LINE_BYTES >> 20
-                ),
-            ));
+            return Err(too_long());
         }
         buf.extend_from_slice(&available[..take]);
         inner.consume(take);

@@ -430,8 +430,10 @@ fn read_into_run(
             return Err(ParseFailure::Whole("the file was already read".into()));
         };
         let (text, wrapping) = decode::decode(reader)?;
+        // Each read is copied once more for the hasher: a quarter of a
+        // megabyte per read keeps those copies in the cache and few.
         let mut text = BufReader::with_capacity(
-            1 << 20,
+            256 << 10,
             source::ContentHasher::new(text, wrapping.transformed()),
         );
         formats::parse(format, &mut text, &mut ctx, &mut builder)?;

@@ -185,35 +185,18 @@ impl ValueReader {
     /// then reads with the same result it always had, or names what is
     /// wrong. Whatever this accepts, `read` reads to the same value.
     pub fn read_plain(&self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
-        let spaces = |mut at: usize| {
-            while bytes.get(at) == Some(&b' ') {
-                at += 1;
-            }
-            at
-        };
-        let mut at = spaces(0);
+        let mut at = skip_spaces(bytes, 0);
         let value = match self.field {
             Field::Pstate => return None,
             Field::ThrottleMask => {
-                let hex = bytes.get(at..at + 2)?;
-                if hex != b"0x" && hex != b"0X" {
-                    return None;
-                }
-                at += 2;
-                let (mut v, start) = (0u64, at);
-                while let Some(d) = bytes.get(at).and_then(|b| (*b as char).to_digit(16)) {
-                    v = (v << 4) | u64::from(d);
-                    at += 1;
-                }
-                if at == start || at - start > 16 {
-                    return None;
-                }
-                v as i64
+                let (v, end) = plain_hex(bytes, at)?;
+                at = end;
+                v
             }
             _ if self.factor == 0 => return None,
             _ => {
-                let (v, end) = scaled_prefix(bytes, at, self.exp).ok()?;
-                at = spaces(end);
+                let (v, end) = plain_decimal(bytes, at, self.exp)?;
+                at = skip_spaces(bytes, end);
                 let unit = self.unit.as_bytes();
                 // Byte by byte: a slice compare calls memcmp, which costs
                 // more than the one to three bytes of a unit (measured).
@@ -223,7 +206,7 @@ impl ValueReader {
                         .enumerate()
                         .all(|(k, u)| bytes.get(at + k) == Some(u))
                 {
-                    at = spaces(at + unit.len());
+                    at = skip_spaces(bytes, at + unit.len());
                 }
                 match self.factor {
                     1 => v,
@@ -238,6 +221,116 @@ impl ValueReader {
             Some(_) => None,
         }
     }
+}
+
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
+/// The value of each byte as a hex digit, or `NOT_HEX`.
+const NOT_HEX: u8 = 0xFF;
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// `0x` and one to sixteen hex digits at `bytes[at..]` (nvidia-smi's
+/// throttle mask), and where they end.
+fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
+    match bytes.get(at..at + 2)? {
+        [b'0', b'x' | b'X'] => {}
+        _ => return None,
+    }
+    let digits = &bytes[at + 2..];
+    let mut v = 0u64;
+    let mut n = 0;
+    for &b in digits.iter().take(17) {
+        let d = HEX_DIGITS[usize::from(b)];
+        if d == NOT_HEX {
+            break;
+        }
+        v = (v << 4) | u64::from(d);
+        n += 1;
+    }
+    (1..=16).contains(&n).then_some((v as i64, at + 2 + n))
+}
+
+/// Digits an `u64` accumulates without overflow, whatever they are.
+const SAFE_DIGITS: usize = 18;
+
+/// The common decimal at `bytes[at..]` — an optional sign, digits, an
+/// optional point and more digits — scaled by 10^`exp`, rounded half away
+/// from zero, and where it ends. `None` for anything the general reader
+/// must judge (an exponent, no digit, more digits than are safe), so
+/// whatever this reads, `scaled_prefix` reads the same.
+fn plain_decimal(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> {
+    let negative = match bytes.get(at) {
+        Some(b'-') => {
+            at += 1;
+            true
+        }
+        Some(b'+') => {
+            at += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut int = 0u64;
+    let start = at;
+    while let Some(d) = bytes
+        .get(at)
+        .map(|b| b.wrapping_sub(b'0'))
+        .filter(|d| *d < 10)
+    {
+        int = int.wrapping_mul(10).wrapping_add(u64::from(d));
+        at += 1;
+    }
+    let mut kept = at - start;
+    let mut any = kept > 0;
+    let mut frac = 0u32;
+    let mut round_up = false;
+    if bytes.get(at) == Some(&b'.') {
+        at += 1;
+        while let Some(d) = bytes
+            .get(at)
+            .map(|b| b.wrapping_sub(b'0'))
+            .filter(|d| *d < 10)
+        {
+            if frac < exp {
+                int = int.wrapping_mul(10).wrapping_add(u64::from(d));
+                frac += 1;
+                kept += 1;
+            } else if frac == exp {
+                // The first dropped digit decides the rounding.
+                round_up = d >= 5;
+                frac += 1;
+            }
+            any = true;
+            at += 1;
+        }
+    }
+    if !any || kept > SAFE_DIGITS || matches!(bytes.get(at), Some(b'e' | b'E' | b'.')) {
+        return None;
+    }
+    let value = i64::try_from(int)
+        .ok()?
+        .checked_mul(10i64.pow(exp - frac.min(exp)))?
+        .checked_add(i64::from(round_up))?;
+    Some((if negative { -value } else { value }, at))
 }
 
 /// Why `scaled_prefix` found no plain decimal.

@@ -234,6 +234,7 @@ fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFr
 }
 
 impl SampleWriter<'_> {
+    #[inline]
     pub fn push(&mut self, sample: Sample) -> Result<()> {
         let buffer = match self.gpus.get_mut(&sample.gpu) {
             Some(b) => b,

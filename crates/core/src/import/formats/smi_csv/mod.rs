@@ -12,13 +12,16 @@
 //! reads the rows.
 
 mod layout;
+mod parallel;
 
 use std::io::BufRead;
+use std::sync::Arc;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{Line, LineReader};
 use super::super::smi_messages;
+use super::super::timestamps::TimeReader;
 use super::super::values::{is_gpu_lost, is_missing, parse_field, split_unit};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
@@ -26,135 +29,253 @@ use crate::samples::{Field, Sample};
 use layout::{Column, Inv, Layout, infer_layout, is_header};
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let mut lines = LineReader::new(input);
-    let mut layout = match &ctx.fields {
-        Some(fields) => Some(Layout::from_names(fields, None).map_err(ParseFailure::Whole)?),
-        None => None,
-    };
-    let mut clock: Option<RoundClock> = None;
-    let mut inventory_done: Vec<bool> = Vec::new();
-    let mut unknown_reported = false;
-    // With no id column, GPUs are told apart by their place among rows that
-    // share a timestamp.
-    let mut positional = (i64::MIN, 0u32);
-    // Rows without times read as one snapshot at the file's time; how many.
-    let mut snapshot = false;
-    let mut rows = 0u64;
+    parse_in(input, ctx, b, Some(parallel::BLOCK_BYTES))
+}
 
-    while let Some(line) = lines.next_line()? {
+/// Read the file; after the first rows, in blocks of about `block_bytes`
+/// on every core, or line by line (`None`, the reference the blocks are
+/// held to in tests).
+fn parse_in<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+    block_bytes: Option<usize>,
+) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut reading = Reading::new(ctx)?;
+    // The first lines say what the columns are; the rows after them are
+    // read in blocks on every core (`parallel`), in the same order and to
+    // the same effect as one by one.
+    while reading.layout.is_none() || reading.rows == 0 {
+        let Some(line) = lines.next_line()? else {
+            return reading.finish(b);
+        };
+        reading.line(&line, ctx, b)?;
+    }
+    match block_bytes {
+        Some(block_bytes) => parallel::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
+        None => {
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+        }
+    }
+    reading.finish(b)
+}
+
+/// Where the reading of a file stands between two lines.
+struct Reading {
+    layout: Option<Arc<Layout>>,
+    /// Counts layout changes, so that rows read ahead under an earlier
+    /// layout are read again.
+    layout_version: u64,
+    clock: Option<RoundClock>,
+    inventory_done: Vec<bool>,
+    unknown_reported: bool,
+    /// With no id column, GPUs are told apart by their place among rows
+    /// that share a timestamp.
+    positional: (i64, u32),
+    /// Rows without times read as one snapshot at the file's time.
+    snapshot: bool,
+    rows: u64,
+}
+
+impl Reading {
+    fn new(ctx: &ParseContext) -> ParseResult<Self> {
+        let layout = match &ctx.fields {
+            Some(fields) => Some(Arc::new(
+                Layout::from_names(fields, None).map_err(ParseFailure::Whole)?,
+            )),
+            None => None,
+        };
+        Ok(Self {
+            layout,
+            layout_version: 0,
+            clock: None,
+            inventory_done: Vec::new(),
+            unknown_reported: false,
+            positional: (i64::MIN, 0),
+            snapshot: false,
+            rows: 0,
+        })
+    }
+
+    fn finish(self, b: &RunBuilder<'_>) -> ParseResult {
+        if self.layout.is_none() {
+            return Err(ParseFailure::Whole("the file holds no rows".into()));
+        }
+        if self.snapshot && self.rows > b.gpu_count() as u64 {
+            // Several rows per GPU and no times: a loop, whose rows cannot
+            // all have been taken when the file was written.
+            return Err(no_times());
+        }
+        Ok(())
+    }
+
+    /// Whether a row whose cells were read ahead under layout `version`
+    /// is read as `line` would read it now: the same layout, and a time
+    /// for it without consulting the lines before it.
+    fn takes_cells_read_ahead(&self, version: u64) -> bool {
+        version == self.layout_version
+            && self
+                .layout
+                .as_ref()
+                .is_some_and(|l| l.has_time || self.clock.is_some())
+    }
+
+    /// One line, whatever it holds.
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
         let text = line.text;
         if text.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         if let Some(message) = smi_messages::recognise(text) {
             b.smi_message(line.number, message);
-            continue;
+            return Ok(());
         }
         if is_header(text) {
-            let repeated = layout
-                .as_ref()
-                .and_then(|l| l.header_text.as_deref())
-                .is_some_and(|h| h == text);
-            if !repeated {
-                let names: Vec<String> = text.split(',').map(str::to_string).collect();
-                let new = Layout::from_names(&names, Some(text.to_string()))
-                    .map_err(|e| LineError::new(line.number, None, e))?;
-                if !unknown_reported {
-                    let unknown: Vec<&str> = new
-                        .columns
-                        .iter()
-                        .filter(|(c, _, _)| *c == Column::Unknown)
-                        .map(|(_, _, n)| n.as_str())
-                        .collect();
-                    if !unknown.is_empty() {
-                        b.metadata
-                            .insert("unknown_columns".into(), serde_json::json!(unknown));
-                        unknown_reported = true;
-                    }
-                }
-                layout = Some(new);
-            }
-            continue;
+            return self.header(line, b);
         }
-        if layout.is_none() {
-            match infer_layout(text) {
-                Ok(inferred) => layout = Some(inferred),
+        let layout = match &self.layout {
+            Some(layout) => layout.clone(),
+            None => match infer_layout(text) {
+                Ok(inferred) => {
+                    let inferred = Arc::new(inferred);
+                    self.set_layout(inferred.clone());
+                    inferred
+                }
                 // A `date` line before the first header-less rows.
                 Err(_) if let Some(t) = ctx.times.parse_date_line(text) => {
-                    clock = Some(clock_from_date(t, ctx, b));
-                    continue;
+                    self.clock = Some(clock_from_date(t, ctx, b));
+                    return Ok(());
                 }
                 Err(e) => return Err(LineError::new(line.number, None, e).into()),
-            }
-        }
-        let Some(layout) = layout.as_ref() else {
-            continue;
+            },
         };
-        if !layout.has_time && clock.is_none() {
+        if !layout.has_time && self.clock.is_none() {
             // `date` before the rows (`while :; do date; nvidia-smi …; done`)
             // times them, interval or not.
             if let Some(t) = ctx.times.parse_date_line(text) {
-                clock = Some(clock_from_date(t, ctx, b));
-                continue;
+                self.clock = Some(clock_from_date(t, ctx, b));
+                return Ok(());
             }
-            let interval = match (ctx.interval_ms.or(b.interval_ms), ctx.start, ctx.file_time) {
-                (Some(interval), _, _) => interval,
-                // One snapshot (`nvidia-smi --query-gpu=… --format=csv >
-                // snap.csv`): taken when the file was written. More than
-                // one row per GPU is refused at the end.
-                (None, None, Some(written)) => {
-                    b.warn(format!(
-                        "the rows carry no time: read as one snapshot taken when the file was written, {}",
-                        written.strftime("%Y-%m-%d %H:%M:%S UTC")
-                    ));
-                    snapshot = true;
-                    clock = Some(RoundClock::new(written.as_millisecond(), 0));
-                    0
-                }
-                (None, _, _) => return Err(no_times()),
-            };
-            if !snapshot {
-                let start_ms = match ctx.start {
-                    Some(s) => s.as_millisecond(),
-                    None => {
-                        b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
-                        0
-                    }
-                };
-                clock = Some(RoundClock::new(start_ms, i64::from(interval)));
+            self.start_clock(ctx, b)?;
+        }
+        let mut cells = read_cells(&layout, line, &mut ctx.times);
+        self.row(&mut cells, line, ctx, b)
+    }
+
+    /// A header line: a new layout unless it repeats the one in force.
+    fn header(&mut self, line: &Line<'_>, b: &mut RunBuilder<'_>) -> ParseResult {
+        let text = line.text;
+        let repeated = self
+            .layout
+            .as_ref()
+            .and_then(|l| l.header_text.as_deref())
+            .is_some_and(|h| h == text);
+        if repeated {
+            return Ok(());
+        }
+        let names: Vec<String> = text.split(',').map(str::to_string).collect();
+        let new = Layout::from_names(&names, Some(text.to_string()))
+            .map_err(|e| LineError::new(line.number, None, e))?;
+        if !self.unknown_reported {
+            let unknown: Vec<&str> = new
+                .columns
+                .iter()
+                .filter(|(c, _, _)| *c == Column::Unknown)
+                .map(|(_, _, n)| n.as_str())
+                .collect();
+            if !unknown.is_empty() {
+                b.metadata
+                    .insert("unknown_columns".into(), serde_json::json!(unknown));
+                self.unknown_reported = true;
             }
         }
-        rows += 1;
-        match read_row(
-            layout,
-            &line,
-            ctx,
-            b,
-            &mut inventory_done,
-            clock.as_mut(),
-            &mut positional,
-        ) {
-            Ok(()) => {}
+        self.set_layout(Arc::new(new));
+        Ok(())
+    }
+
+    fn set_layout(&mut self, layout: Arc<Layout>) {
+        self.layout = Some(layout);
+        self.layout_version += 1;
+    }
+
+    /// The clock for rows without times: from `--interval` and `--start`,
+    /// or one snapshot at the file's time.
+    fn start_clock(&mut self, ctx: &ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+        let interval = match (ctx.interval_ms.or(b.interval_ms), ctx.start, ctx.file_time) {
+            (Some(interval), _, _) => interval,
+            // One snapshot (`nvidia-smi --query-gpu=… --format=csv >
+            // snap.csv`): taken when the file was written. More than one
+            // row per GPU is refused at the end.
+            (None, None, Some(written)) => {
+                b.warn(format!(
+                    "the rows carry no time: read as one snapshot taken when the file was written, {}",
+                    written.strftime("%Y-%m-%d %H:%M:%S UTC")
+                ));
+                self.snapshot = true;
+                self.clock = Some(RoundClock::new(written.as_millisecond(), 0));
+                return Ok(());
+            }
+            (None, _, _) => return Err(no_times()),
+        };
+        let start_ms = match ctx.start {
+            Some(s) => s.as_millisecond(),
+            None => {
+                b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
+                0
+            }
+        };
+        self.clock = Some(RoundClock::new(start_ms, i64::from(interval)));
+        Ok(())
+    }
+
+    /// A row whose cells have been read (here or ahead, on another core).
+    fn row(
+        &mut self,
+        cells: &mut Result<RowCells, LineError>,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        self.rows += 1;
+        let Some(layout) = self.layout.clone() else {
+            return Ok(());
+        };
+        // Finished in place: a row is a few hundred bytes, and 1.4 M of
+        // them moved from call to call showed in the profile.
+        let outcome = match cells {
+            Ok(cells) => finish_row(
+                &layout,
+                cells,
+                line,
+                b,
+                &mut self.inventory_done,
+                self.clock.as_mut(),
+                &mut self.positional,
+            ),
+            Err(e) => Err(RowError::Line(e.clone())),
+        };
+        match outcome {
+            Ok(()) => Ok(()),
             // Not a row: a `date` line between two runs of the loop. It
             // times the rows that follow when they carry no time themselves.
-            Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(text) => {
+            Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(line.text) => {
                 if !layout.has_time {
-                    clock = Some(clock_from_date(t, ctx, b));
+                    self.clock = Some(clock_from_date(t, ctx, b));
                 }
+                Ok(())
             }
-            Err(RowError::Line(e)) => b.bad_line(&line, e)?,
-            Err(RowError::Store(e)) => return Err(e),
+            Err(RowError::Line(e)) => b.bad_line(line, e),
+            Err(RowError::Store(e)) => Err(e),
         }
     }
-    if layout.is_none() {
-        return Err(ParseFailure::Whole("the file holds no rows".into()));
-    }
-    if snapshot && rows > b.gpu_count() as u64 {
-        // Several rows per GPU and no times: a loop, whose rows cannot all
-        // have been taken when the file was written.
-        return Err(no_times());
-    }
-    Ok(())
 }
 
 fn no_times() -> ParseFailure {
@@ -176,87 +297,126 @@ enum RowError {
     Store(ParseFailure),
 }
 
-fn read_row(
+/// What a row's cells say, before the run is consulted: the part of
+/// reading a row that needs only the layout, so it can be done ahead, on
+/// another core.
+struct RowCells {
+    t_ms: Option<i64>,
+    index: Option<u32>,
+    uuid: Option<CellText>,
+    bus: Option<CellText>,
+    sample: Sample,
+    reasons: Option<i64>,
+    mem_free: Option<i64>,
+    lost: bool,
+}
+
+/// A cell's text: where it lies in its line, or unquoted.
+enum CellText {
+    At(usize, usize),
+    Unquoted(String),
+}
+
+impl CellText {
+    fn of<'a>(&'a self, line: &'a str) -> &'a str {
+        match self {
+            CellText::At(from, to) => line.get(*from..*to).unwrap_or_default(),
+            CellText::Unquoted(text) => text,
+        }
+    }
+}
+
+/// Read a row's cells in one pass. Errors name the line and column.
+fn read_cells(
     layout: &Layout,
     line: &Line<'_>,
-    ctx: &mut ParseContext,
-    b: &mut RunBuilder<'_>,
-    inventory_done: &mut Vec<bool>,
-    clock: Option<&mut RoundClock>,
-    positional: &mut (i64, u32),
-) -> Result<(), RowError> {
-    let fail = |col: usize, reason: String| {
-        RowError::Line(LineError::new(line.number, Some(col + 1), reason))
-    };
+    times: &mut TimeReader,
+) -> Result<RowCells, LineError> {
+    let fail = |col: usize, reason: String| LineError::new(line.number, Some(col + 1), reason);
     let columns = &layout.columns;
-    let mut t_ms = None;
-    let mut index = None;
-    let mut uuid = None;
-    let mut bus = None;
-    let mut sample = Sample::new(0, 0);
-    let mut reasons: Option<i64> = None;
-    let mut mem_free = None;
-    let mut lost = false;
-    let mut count = 0;
-    let mut cell_of = |i: usize, cell: &str, sample: &mut Sample| -> Result<(), RowError> {
-        let Some((column, unit, name)) = columns.get(i) else {
-            return Ok(());
-        };
-        match column {
-            Column::Timestamp => {
-                t_ms = Some(ctx.times.parse(cell).ok_or_else(|| {
-                    fail(i, format!("\"{}\" is not a time for {name}", cell.trim()))
-                })?);
-            }
-            Column::Index => {
-                index = Some(
-                    cell.trim_ascii()
-                        .parse::<u32>()
-                        .map_err(|_| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
-                );
-            }
-            Column::Uuid if !is_missing(cell) => uuid = Some(cell.trim().to_string()),
-            Column::BusId if !is_missing(cell) => bus = Some(cell.trim().to_string()),
-            Column::Value(field) => {
-                let Some(reader) = &layout.readers[i] else {
-                    return Ok(());
-                };
-                match reader.read(cell) {
-                    Ok(Some(v)) => {
-                        sample.set(*field, v);
-                    }
-                    // Absent, or gone: "[GPU is lost]" reads as not reported.
-                    Ok(None) => lost |= is_gpu_lost(cell),
-                    Err(reason) => {
-                        return Err(fail(i, format!("{reason} for {}", header_name(name, unit))));
-                    }
-                }
-            }
-            Column::MemFree => {
-                mem_free = parse_field(Field::MemUsedMib, cell, unit.as_deref())
-                    .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
-            }
-            Column::Reason(bit) => match cell.trim() {
-                "Active" | "active" => reasons = Some(reasons.unwrap_or(0) | bit),
-                "Not Active" | "not active" | "Not active" => reasons = Some(reasons.unwrap_or(0)),
-                c if is_missing(c) => {}
-                c => {
-                    return Err(fail(
-                        i,
-                        format!("\"{c}\" is neither Active nor Not Active for {name}"),
-                    ));
-                }
-            },
-            _ => {}
-        }
-        Ok(())
+    let mut row = RowCells {
+        t_ms: None,
+        index: None,
+        uuid: None,
+        bus: None,
+        sample: Sample::new(0, 0),
+        reasons: None,
+        mem_free: None,
+        lost: false,
     };
+    let mut count = 0;
+    let mut cell_of =
+        |i: usize, cell: &str, at: Option<usize>, row: &mut RowCells| -> Result<(), LineError> {
+            let Some((column, unit, name)) = columns.get(i) else {
+                return Ok(());
+            };
+            let text_of = |cell: &str| match at {
+                // Trimmed, as the cell's place in the line.
+                Some(at) => {
+                    let lead = cell.len() - cell.trim_start().len();
+                    CellText::At(at + lead, at + lead + cell.trim().len())
+                }
+                None => CellText::Unquoted(cell.trim().to_string()),
+            };
+            match column {
+                Column::Timestamp => {
+                    row.t_ms = Some(times.parse(cell).ok_or_else(|| {
+                        fail(i, format!("\"{}\" is not a time for {name}", cell.trim()))
+                    })?);
+                }
+                Column::Index => {
+                    row.index =
+                        Some(cell.trim_ascii().parse::<u32>().map_err(|_| {
+                            fail(i, format!("\"{}\" is not a GPU index", cell.trim()))
+                        })?);
+                }
+                Column::Uuid if !is_missing(cell) => row.uuid = Some(text_of(cell)),
+                Column::BusId if !is_missing(cell) => row.bus = Some(text_of(cell)),
+                Column::Value(field) => {
+                    let Some(reader) = &layout.readers[i] else {
+                        return Ok(());
+                    };
+                    match reader.read(cell) {
+                        Ok(Some(v)) => {
+                            row.sample.set(*field, v);
+                        }
+                        // Absent, or gone: "[GPU is lost]" reads as not reported.
+                        Ok(None) => row.lost |= is_gpu_lost(cell),
+                        Err(reason) => {
+                            return Err(fail(
+                                i,
+                                format!("{reason} for {}", header_name(name, unit)),
+                            ));
+                        }
+                    }
+                }
+                Column::MemFree => {
+                    row.mem_free = parse_field(Field::MemUsedMib, cell, unit.as_deref())
+                        .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
+                }
+                Column::Reason(bit) => match cell.trim() {
+                    "Active" | "active" => row.reasons = Some(row.reasons.unwrap_or(0) | bit),
+                    "Not Active" | "not active" | "Not active" => {
+                        row.reasons = Some(row.reasons.unwrap_or(0));
+                    }
+                    c if is_missing(c) => {}
+                    c => {
+                        return Err(fail(
+                            i,
+                            format!("\"{c}\" is neither Active nor Not Active for {name}"),
+                        ));
+                    }
+                },
+                _ => {}
+            }
+            Ok(())
+        };
     // One pass over the cells; inventory columns wait until the GPU is known.
     let text = line.text;
     if memchr::memchr(b'"', text.as_bytes()).is_some() {
         for (i, cell) in split_cells(text).iter().enumerate() {
             count += 1;
-            cell_of(i, cell, &mut sample)?;
+            cell_of(i, cell, None, &mut row)?;
         }
     } else {
         // nvidia-smi's own rows: a value cell is read as its bytes are
@@ -275,7 +435,7 @@ fn read_row(
             };
             let len = match plain {
                 Some((field, v, len)) => {
-                    sample.set(field, v);
+                    row.sample.set(field, v);
                     len
                 }
                 None => {
@@ -285,7 +445,7 @@ fn read_row(
                         .iter()
                         .position(|b| *b == b',')
                         .unwrap_or(bytes.len() - at);
-                    cell_of(i, &text[at..at + len], &mut sample)?;
+                    cell_of(i, &text[at..at + len], Some(at), &mut row)?;
                     len
                 }
             };
@@ -297,17 +457,34 @@ fn read_row(
         }
     }
     if count != columns.len() {
-        return Err(RowError::Line(LineError::new(
+        return Err(LineError::new(
             line.number,
             None,
             format!(
                 "the row has {count} fields but the header names {}",
                 columns.len()
             ),
-        )));
+        ));
     }
+    Ok(row)
+}
 
-    let gpu = which_gpu(b, index, uuid.as_deref(), bus.as_deref(), t_ms, positional);
+/// The rest of a row, in file order: which GPU it is, its time when it
+/// carries none, what the inventory learns, and the sample.
+fn finish_row(
+    layout: &Layout,
+    cells: &mut RowCells,
+    line: &Line<'_>,
+    b: &mut RunBuilder<'_>,
+    inventory_done: &mut Vec<bool>,
+    clock: Option<&mut RoundClock>,
+    positional: &mut (i64, u32),
+) -> Result<(), RowError> {
+    let uuid = cells.uuid.as_ref().map(|c| c.of(line.text));
+    let bus = cells.bus.as_ref().map(|c| c.of(line.text));
+    let (t_ms, reasons, mem_free, lost) = (cells.t_ms, cells.reasons, cells.mem_free, cells.lost);
+    let gpu = which_gpu(b, cells.index, uuid, bus, t_ms, positional);
+    let sample = &mut cells.sample;
     sample.gpu = gpu;
     sample.t_ms = match (t_ms, clock) {
         (Some(t), _) => t,
@@ -330,7 +507,7 @@ fn read_row(
             inventory_done.resize(gpu as usize + 1, false);
         }
         inventory_done[gpu as usize] = true;
-        first_sight(layout, line.text, b, &sample);
+        first_sight(layout, line.text, b, sample);
     }
     if lost {
         // The row's other cells say nothing about a GPU that is gone: no
@@ -342,7 +519,7 @@ fn read_row(
         );
         return Ok(());
     }
-    b.sample(sample).map_err(RowError::Store)
+    b.sample(*sample).map_err(RowError::Store)
 }
 
 /// Which GPU a row is about: by index (its UUID and bus id become names of
@@ -502,7 +679,125 @@ fn set_inventory(b: &mut RunBuilder<'_>, gpu: u32, inv: Inv, value: &str, unit: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{NewRun, Platform, PlatformKind, RunKind, SourceKind};
+    use crate::store::Store;
     use proptest::prelude::*;
+
+    /// Everything a parse leaves behind — its outcome, the samples stored
+    /// and what the builder holds — with the rows after the first read in
+    /// blocks of `block_bytes` or line by line (`None`).
+    fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
+        let store = Store::open_in_memory().unwrap();
+        let platform = store
+            .create_platform(&Platform::new("p", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        let run = store
+            .create_run(NewRun::new(
+                platform.id,
+                RunKind::Sustain,
+                SourceKind::Import,
+            ))
+            .unwrap();
+        let mut b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
+        let mut ctx = ParseContext {
+            file_name: "t.csv".into(),
+            times: TimeReader::new(jiff::tz::TimeZone::UTC),
+            interval_ms: Some(1000),
+            fields: None,
+            start: None,
+            file_time: None,
+        };
+        let outcome = format!("{:?}", parse_in(input, &mut ctx, &mut b, block_bytes));
+        let built = b.finish().unwrap();
+        let samples: Vec<_> = store
+            .sample_gpus(run.id)
+            .unwrap()
+            .into_iter()
+            .map(|gpu| store.read_samples(run.id, gpu, None, None).unwrap())
+            .collect();
+        format!(
+            "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
+            built.events, built.warnings, built.inventory, built.metadata, built.skipped_lines
+        )
+    }
+
+    /// Lines of every kind the reader meets, for files made of them.
+    const LINES: &[&str] = &[
+        "2024/06/01 00:00:01.100, 0, 240.12 W, 97 %, 61227 MiB, 0x0000000000000004",
+        "2024/06/01 00:00:01.102, 1, 241.5 W, 98 %, 61227 MiB, 0x0000000000000000",
+        "2024/06/01 00:00:02.100, 0, [N/A], 96 %, 61000 MiB, 0x0000000000000000",
+        "2024/06/01 00:00:02.102, 1, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost]",
+        "2024/06/01 00:00:03.100, 0, \"250.00 W\", 99 %, 61227 MiB, 0x0",
+        "2024/06/01 00:00:03.102, 1, 2.5e2 W, 99 %, 61227 MiB, 0x0000000000000000\r",
+        "2024/06/01 00:00:04.100, 0, 12.5.3 W, 99 %, 61227 MiB, 0x0000000000000000",
+        "2024/06/01 00:00:04.102, 1, 240 W, 99 %",
+        "timestamp, index, power.draw [W], utilization.gpu [%], memory.used [MiB], clocks_throttle_reasons.active",
+        "timestamp, index, uuid, power.draw [W]",
+        "2024/06/01 00:00:05.100, 0, GPU-aaaa, 201.00 W",
+        "2024/06/01 00:00:05.102, 1, GPU-bbbb, 202.00 W",
+        "index, power.draw [W]",
+        "0, 99.00 W",
+        "Sat Jun  1 00:00:09 UTC 2024",
+        "Unable to determine the device handle for GPU0000:0F:00.0: Unknown Error",
+        "",
+        "   ",
+    ];
+
+    /// A file of `picks` from `LINES` after a first header and row.
+    fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
+        let mut text = format!("{}\n{}\n", LINES[8], LINES[0]);
+        for &i in picks {
+            text.push_str(LINES[i % LINES.len()]);
+            text.push('\n');
+        }
+        if last_cut {
+            text.pop();
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn blocks_read_what_lines_read() {
+        let all: Vec<usize> = (0..LINES.len()).chain(0..LINES.len()).collect();
+        let mut input = file(&all, true);
+        for skip in [false, true] {
+            let reference = parsed(&input, None, skip);
+            for size in [1, 2, 7, 64, 300, 1 << 20] {
+                assert_eq!(
+                    parsed(&input, Some(size), skip),
+                    reference,
+                    "blocks of {size}"
+                );
+            }
+        }
+        // A line that is not UTF-8 stops the import where it is, however read.
+        input.extend_from_slice(b"\n2024/06/01 00:00:09.100, 0, 2\xff W, 1 %, 1 MiB, 0x0\n");
+        let reference = parsed(&input, None, true);
+        assert!(reference.contains("not UTF-8"), "{reference}");
+        for size in [1, 7, 300, 1 << 20] {
+            assert_eq!(
+                parsed(&input, Some(size), true),
+                reference,
+                "blocks of {size}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any mix of rows, headers, messages and bad lines reads the same
+        /// in blocks of any size as line by line.
+        #[test]
+        fn any_file_reads_the_same_in_blocks(
+            picks in proptest::collection::vec(0..LINES.len(), 0..40),
+            last_cut: bool,
+            skip: bool,
+            size in 1usize..400,
+        ) {
+            let input = file(&picks, last_cut);
+            prop_assert_eq!(parsed(&input, Some(size), skip), parsed(&input, None, skip));
+        }
+    }
 
     #[test]
     fn unquoted_rows_split_like_str_split() {
