@@ -184,6 +184,7 @@ impl ValueReader {
     /// — a missing value, another unit, an exponent, tabs — which `read`
     /// then reads with the same result it always had, or names what is
     /// wrong. Whatever this accepts, `read` reads to the same value.
+    #[inline]
     pub fn read_plain(&self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
         let mut at = skip_spaces(bytes, 0);
         let value = match self.field {
@@ -223,6 +224,7 @@ impl ValueReader {
     }
 }
 
+#[inline]
 fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
     while bytes.get(at) == Some(&b' ') {
         at += 1;
@@ -250,12 +252,30 @@ const HEX_DIGITS: [u8; 256] = {
 
 /// `0x` and one to sixteen hex digits at `bytes[at..]` (nvidia-smi's
 /// throttle mask), and where they end.
+#[inline]
 fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
     match bytes.get(at..at + 2)? {
         [b'0', b'x' | b'X'] => {}
         _ => return None,
     }
     let digits = &bytes[at + 2..];
+    // nvidia-smi writes all sixteen digits: read them without a branch
+    // each, then check that they were sixteen hex digits and no more.
+    if let Some(sixteen) = digits.get(..16)
+        && digits
+            .get(16)
+            .is_none_or(|b| HEX_DIGITS[usize::from(*b)] == NOT_HEX)
+    {
+        let (mut v, mut bad) = (0u64, 0u8);
+        for &b in sixteen {
+            let d = HEX_DIGITS[usize::from(b)];
+            bad |= d;
+            v = (v << 4) | u64::from(d & 0xF);
+        }
+        if bad & 0xF0 == 0 {
+            return Some((v as i64, at + 18));
+        }
+    }
     let mut v = 0u64;
     let mut n = 0;
     for &b in digits.iter().take(17) {
@@ -277,6 +297,7 @@ const SAFE_DIGITS: usize = 18;
 /// from zero, and where it ends. `None` for anything the general reader
 /// must judge (an exponent, no digit, more digits than are safe), so
 /// whatever this reads, `scaled_prefix` reads the same.
+#[inline]
 fn plain_decimal(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> {
     let negative = match bytes.get(at) {
         Some(b'-') => {

@@ -22,7 +22,7 @@ use super::super::super::lines::{Line, LineReader, not_utf8};
 use super::super::super::smi_messages;
 use super::super::super::timestamps::TimeReader;
 use super::layout::{Layout, is_header};
-use super::{Reading, RowCells, read_cells};
+use super::{Reading, RowCells, is_blank, read_cells};
 
 /// Bytes of text per block: enough rows (~1300) that handing a block over
 /// costs little beside reading it, few enough that the blocks in flight
@@ -56,23 +56,25 @@ struct Done {
     lines: Vec<ReadAhead>,
 }
 
-/// One line of a block, where it lies in the block's text.
+/// One line of a block, where it lies in the block's text, and what was
+/// read of it.
 struct ReadAhead {
     start: u32,
     end: u32,
     terminated: bool,
     what: Ahead,
+    /// A row's cells, read in place (`Ahead::Row`).
+    cells: RowCells,
+    /// Why they could not be read.
+    error: Option<LineError>,
 }
 
-#[expect(
-    clippy::large_enum_variant,
-    reason = "nearly every line is a row: boxing its cells would allocate once a row"
-)]
+#[derive(Clone, Copy, PartialEq)]
 enum Ahead {
     Blank,
     /// A line for `Reading::line` (a header, a message, …).
     Other,
-    Cells(Result<RowCells, LineError>),
+    Row,
 }
 
 /// Read the rest of the input, as `Reading::line` would one line at a time.
@@ -168,7 +170,13 @@ impl Blocks {
                 bytes,
                 layout,
                 version: reading.layout_version,
-                lines: self.spare_lines.pop().unwrap_or_default(),
+                // Sized once for the block's lines (rows are rarely shorter
+                // than 64 bytes): growing it on a worker reallocated
+                // megabytes, page faults included, again and again.
+                lines: self
+                    .spare_lines
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(self.block_bytes / 64 + 1)),
             };
             self.to_workers.send(job).map_err(|_| stopped())?;
             self.sent += 1;
@@ -240,19 +248,26 @@ fn read_ahead(job: Job, times: &mut TimeReader) -> Done {
             text: text.get(at..end).unwrap_or_default(),
             terminated,
         };
-        let what = if line.text.trim().is_empty() {
+        let what = if is_blank(line.text) {
             Ahead::Blank
         } else if smi_messages::recognise(line.text).is_some() || is_header(line.text) {
             Ahead::Other
         } else {
-            Ahead::Cells(read_cells(&layout, &line, times))
+            Ahead::Row
         };
         lines.push(ReadAhead {
             start: at as u32,
             end: end as u32,
             terminated,
             what,
+            cells: RowCells::new(),
+            error: None,
         });
+        if what == Ahead::Row
+            && let Some(ahead) = lines.last_mut()
+        {
+            ahead.error = read_cells(&layout, &line, times, &mut ahead.cells).err();
+        }
         at += len + usize::from(terminated);
         number += 1;
     }
@@ -283,9 +298,13 @@ fn finish_block(
                 .unwrap_or_default(),
             terminated: ahead.terminated,
         };
-        match &mut ahead.what {
+        match ahead.what {
             Ahead::Blank => {}
-            Ahead::Cells(cells) if reading.takes_cells_read_ahead(block.version) => {
+            Ahead::Row if reading.takes_cells_read_ahead(block.version) => {
+                let cells = match ahead.error.take() {
+                    Some(e) => Err(e),
+                    None => Ok(&mut ahead.cells),
+                };
                 reading.row(cells, &line, ctx, b)?;
             }
             _ => reading.line(&line, ctx, b)?,
