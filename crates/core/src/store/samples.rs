@@ -64,13 +64,18 @@ struct Encoder {
 }
 
 /// Chunks sent and not yet stored before the writer waits for the encoder:
-/// enough to keep it busy, few enough that memory stays a few megabytes.
-const IN_FLIGHT: usize = 4;
+/// two per GPU written, within these bounds. The GPUs of a sampling loop
+/// fill their chunks within a few rows of each other, so the chunks come in
+/// bursts of one per GPU; a queue shorter than a burst stopped the parser
+/// until the encoder had caught up (an eighth of an 8-GPU import's time).
+/// A chunk in flight holds its samples, 0.75 MiB at most.
+const IN_FLIGHT_MIN: usize = 4;
+const IN_FLIGHT_MAX: usize = 32;
 
 impl Encoder {
     fn start() -> Self {
-        let (to_worker, jobs) = sync_channel::<Chunk>(IN_FLIGHT);
-        let (done, from_worker) = sync_channel::<Chunk>(IN_FLIGHT);
+        let (to_worker, jobs) = sync_channel::<Chunk>(IN_FLIGHT_MAX);
+        let (done, from_worker) = sync_channel::<Chunk>(IN_FLIGHT_MAX);
         let worker = std::thread::spawn(move || {
             for mut chunk in jobs {
                 chunk.blob = encode_chunk(&chunk.samples);
@@ -266,8 +271,8 @@ impl SampleWriter<'_> {
         Ok(())
     }
 
-    /// Hand a GPU's buffered samples to the encoder (or, for the last
-    /// chunks when none was started, encode them here).
+    /// Hand a GPU's buffered samples to the encoder (the last chunks are
+    /// encoded here).
     fn flush(&mut self, gpu: u32, last: bool) -> Result<()> {
         let Some(buffer) = self.gpus.get_mut(&gpu) else {
             return Ok(());
@@ -294,7 +299,9 @@ impl SampleWriter<'_> {
             blob: Vec::new(),
         };
         buffer.next_seq += 1;
-        if last && self.encoder.is_none() {
+        if last {
+            // The last chunks are encoded here while the encoder works
+            // through what it was sent: the import's tail on two cores.
             let blob = encode_chunk(&chunk.samples);
             return self.insert(Chunk { blob, ..chunk });
         }
@@ -307,10 +314,11 @@ impl SampleWriter<'_> {
             .map_err(|_| encoder_stopped())?;
         encoder.in_flight += 1;
         // Store what is ready; wait only when the encoder is far behind.
+        let in_flight = (2 * self.gpus.len()).clamp(IN_FLIGHT_MIN, IN_FLIGHT_MAX);
         while let Some(encoder) = self.encoder.as_mut()
             && encoder.in_flight > 0
         {
-            let ready = if encoder.in_flight >= IN_FLIGHT {
+            let ready = if encoder.in_flight >= in_flight {
                 encoder.from_worker.recv().ok()
             } else {
                 encoder.from_worker.try_recv().ok()
