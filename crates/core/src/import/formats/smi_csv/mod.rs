@@ -7,9 +7,12 @@
 //! generations), the header repeated before every row, rows without a time.
 //!
 //! This is the bulk path (1.4 M rows for 48 h on 8 GPUs), so a row is read in
-//! one pass over its cells with no allocation. What the columns are — from
-//! the header, `--fields` or the values' shape — is `layout`'s; this file
-//! reads the rows.
+//! one pass over its cells with no allocation, in two steps: its cells
+//! (`read_cells`, which needs only the layout) and the rest (`finish_row`:
+//! which GPU, its time when the row has none, the inventory, the sample),
+//! which depends on the rows before it. What the columns are — from the
+//! header, `--fields` or the values' shape — is `layout`'s; reading the
+//! cells of many rows on every core is `parallel`'s; this file reads a row.
 
 mod layout;
 mod parallel;
