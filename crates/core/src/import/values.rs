@@ -289,6 +289,17 @@ fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
     (1..=16).contains(&n).then_some((v as i64, at + 2 + n))
 }
 
+/// A leading `-` or `+` at `bytes[at]`: whether the number is negative, and
+/// where its digits begin.
+#[inline]
+fn sign(bytes: &[u8], at: usize) -> (bool, usize) {
+    match bytes.get(at) {
+        Some(b'-') => (true, at + 1),
+        Some(b'+') => (false, at + 1),
+        _ => (false, at),
+    }
+}
+
 /// Digits an `u64` accumulates without overflow, whatever they are.
 const SAFE_DIGITS: usize = 18;
 
@@ -298,18 +309,8 @@ const SAFE_DIGITS: usize = 18;
 /// must judge (an exponent, no digit, more digits than are safe), so
 /// whatever this reads, `scaled_prefix` reads the same.
 #[inline]
-fn plain_decimal(bytes: &[u8], mut at: usize, exp: u32) -> Option<(i64, usize)> {
-    let negative = match bytes.get(at) {
-        Some(b'-') => {
-            at += 1;
-            true
-        }
-        Some(b'+') => {
-            at += 1;
-            false
-        }
-        _ => false,
-    };
+fn plain_decimal(bytes: &[u8], at: usize, exp: u32) -> Option<(i64, usize)> {
+    let (negative, mut at) = sign(bytes, at);
     let mut int = 0u64;
     let start = at;
     while let Some(d) = bytes
@@ -365,18 +366,8 @@ enum NotPlain {
 /// The decimal at `bytes[at..]` scaled by 10^`exp` and rounded half away
 /// from zero, and where it ends (at the first byte that is neither digit
 /// nor point).
-fn scaled_prefix(bytes: &[u8], mut at: usize, exp: u32) -> Result<(i64, usize), NotPlain> {
-    let negative = match bytes.get(at) {
-        Some(b'-') => {
-            at += 1;
-            true
-        }
-        Some(b'+') => {
-            at += 1;
-            false
-        }
-        _ => false,
-    };
+fn scaled_prefix(bytes: &[u8], at: usize, exp: u32) -> Result<(i64, usize), NotPlain> {
+    let (negative, mut at) = sign(bytes, at);
     let start = at;
     let (mut int, mut frac_digits, mut seen_digit, mut seen_dot, mut round_up) =
         (0i64, 0u32, false, false, false);
