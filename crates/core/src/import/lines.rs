@@ -94,17 +94,24 @@ pub fn not_utf8(line: u64, valid_up_to: usize) -> io::Error {
 }
 
 impl<R: BufRead> LineReader<R> {
-    /// Whole lines, about `target` bytes of them (a line is never cut),
-    /// copied into `block` as they are, ends of line included; the number
-    /// of the first, or `None` at the end of the input. A last line without
-    /// a newline ends the last block. The lines are counted, so that
-    /// `next_line` and `next_block` can take turns.
-    pub fn next_block(&mut self, target: usize, block: &mut Vec<u8>) -> io::Result<Option<u64>> {
+    /// Whole lines, about `target` bytes of them and at most `max_lines`
+    /// (a line is never cut), copied into `block` as they are, ends of line
+    /// included; the number of the first, or `None` at the end of the
+    /// input. A last line without a newline ends the last block. The lines
+    /// are counted, so that `next_line` and `next_block` can take turns.
+    pub fn next_block(
+        &mut self,
+        target: usize,
+        max_lines: usize,
+        block: &mut Vec<u8>,
+    ) -> io::Result<Option<u64>> {
         self.inner.consume(std::mem::take(&mut self.pending));
         block.clear();
         let first = self.line_no + 1;
-        // Where the line being copied began, to bound its length.
-        let mut line_start = 0;
+        let max_lines = max_lines.max(1);
+        // Ends of line copied so far, and where the line being copied
+        // began (to bound its length).
+        let (mut lines, mut line_start) = (0, 0);
         loop {
             if block.len() >= target && block.last() == Some(&b'\n') {
                 break;
@@ -112,29 +119,43 @@ impl<R: BufRead> LineReader<R> {
             let available = match self.inner.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(numbered(e, self.line_no + 1)),
+                Err(e) => return Err(numbered(e, self.line_no + lines as u64 + 1)),
             };
             if available.is_empty() {
                 break;
             }
-            // Up to the target, then to the end of the line it falls in.
-            let (take, done) = if block.len() < target {
-                (available.len().min(target - block.len()), false)
+            // Up to the target or the last line allowed, then to the end of
+            // the line the target falls in.
+            let (take, done, ends) = if block.len() < target {
+                let take = available.len().min(target - block.len());
+                let room = max_lines - lines;
+                let mut ends = 0;
+                let mut cut = None;
+                for i in memchr::memchr_iter(b'\n', &available[..take]) {
+                    ends += 1;
+                    if ends == room {
+                        cut = Some(i + 1);
+                        break;
+                    }
+                }
+                match cut {
+                    Some(cut) => (cut, true, ends),
+                    None => (take, false, ends),
+                }
             } else {
                 match memchr::memchr(b'\n', available) {
-                    Some(i) => (i + 1, true),
-                    None => (available.len(), false),
+                    Some(i) => (i + 1, true, 1),
+                    None => (available.len(), false, 0),
                 }
             };
-            let before = block.len();
             block.extend_from_slice(&available[..take]);
             self.inner.consume(take);
-            if let Some(i) = memchr::memrchr(b'\n', &block[before..]) {
-                line_start = before + i + 1;
+            if ends > 0 {
+                lines += ends;
+                line_start = memchr::memrchr(b'\n', block).map_or(0, |i| i + 1);
             }
             if block.len() - line_start > MAX_LINE_BYTES {
-                let lines = memchr::memchr_iter(b'\n', &block[..line_start]).count() as u64;
-                return Err(numbered(too_long(), first + lines));
+                return Err(numbered(too_long(), first + lines as u64));
             }
             if done {
                 break;
@@ -143,11 +164,10 @@ impl<R: BufRead> LineReader<R> {
         if block.is_empty() {
             return Ok(None);
         }
-        let mut lines = memchr::memchr_iter(b'\n', block).count() as u64;
         if block.last() != Some(&b'\n') {
             lines += 1;
         }
-        self.line_no += lines;
+        self.line_no += lines as u64;
         Ok(Some(first))
     }
 }
@@ -239,6 +259,38 @@ mod tests {
         let l = r.next_line().unwrap().unwrap();
         assert_eq!((l.number, l.text, l.terminated), (3, "c,d", false));
         assert!(r.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn blocks_hold_whole_lines_and_count_them() {
+        let text = b"a\nbb\r\nccc\n\n\nd";
+        let mut r = LineReader::new(std::io::BufReader::with_capacity(3, &text[..]));
+        assert_eq!(r.next_line().unwrap().unwrap().text, "a");
+        let mut block = Vec::new();
+        // Two bytes wanted: the line they fall in is finished.
+        assert_eq!(r.next_block(2, 100, &mut block).unwrap(), Some(2));
+        assert_eq!(block, b"bb\r\n");
+        // At most two lines, however many bytes are wanted.
+        assert_eq!(r.next_block(100, 2, &mut block).unwrap(), Some(3));
+        assert_eq!(block, b"ccc\n\n");
+        // Line by line again, then the cut-off end as a block of its own.
+        let l = r.next_line().unwrap().unwrap();
+        assert_eq!((l.number, l.text), (5, ""));
+        assert_eq!(r.next_block(100, 100, &mut block).unwrap(), Some(6));
+        assert_eq!(block, b"d");
+        assert_eq!(r.next_block(100, 100, &mut block).unwrap(), None);
+        assert!(r.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_block_refuses_a_line_longer_than_the_bound() {
+        let mut data = b"ok\nok\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        let mut r = LineReader::new(std::io::BufReader::new(&data[..]));
+        let mut block = Vec::new();
+        assert_eq!(r.next_block(4, 100, &mut block).unwrap(), Some(1));
+        let e = r.next_block(4, 100, &mut block).unwrap_err().to_string();
+        assert!(e.starts_with("line 3 is longer than 1 MiB"), "{e}");
     }
 
     #[test]

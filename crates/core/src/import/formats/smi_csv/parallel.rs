@@ -29,6 +29,10 @@ use super::{Reading, RowCells, is_blank, read_cells};
 /// and their rows take a few megabytes.
 pub(super) const BLOCK_BYTES: usize = 128 << 10;
 
+/// Lines per block at most: a block of short lines (or a file of empty
+/// ones) keeps what is read ahead of it to a megabyte, whatever the lines.
+const BLOCK_LINES: usize = 2048;
+
 /// More workers than this find nothing more to do: this thread, the
 /// hasher and the sample encoder keep their own pace.
 const MAX_WORKERS: usize = 4;
@@ -94,18 +98,29 @@ pub(super) fn read_rest<R: BufRead>(
     let jobs = Mutex::new(jobs);
     std::thread::scope(|scope| {
         let (done, from_workers) = channel::<Done>();
+        let mut started = 0;
         for _ in 0..workers {
             let (jobs, done) = (&jobs, done.clone());
             let mut times = TimeReader::new(zone.clone());
-            scope.spawn(move || {
-                while let Some(job) = next_job(jobs) {
-                    if done.send(read_ahead(job, &mut times)).is_err() {
-                        return;
+            let worker = std::thread::Builder::new()
+                .name("import-rows".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(job) = next_job(jobs) {
+                        if done.send(read_ahead(job, &mut times)).is_err() {
+                            return;
+                        }
                     }
-                }
-            });
+                });
+            started += usize::from(worker.is_ok());
         }
         drop(done);
+        if started == 0 {
+            // No thread to be had: read on here, line by line.
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+            return Ok(());
+        }
         // Leaving this closure, with the result or at an error, drops the
         // sender: the workers finish what they hold and stop.
         let mut blocks = Blocks {
@@ -157,7 +172,8 @@ impl Blocks {
     ) -> ParseResult<Option<Done>> {
         while !self.ended && self.sent - self.taken < self.in_flight {
             let mut bytes = self.spare_bytes.pop().unwrap_or_default();
-            let Some(first_line) = lines.next_block(self.block_bytes, &mut bytes)? else {
+            let Some(first_line) = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes)?
+            else {
                 self.ended = true;
                 break;
             };
@@ -170,13 +186,13 @@ impl Blocks {
                 bytes,
                 layout,
                 version: reading.layout_version,
-                // Sized once for the block's lines (rows are rarely shorter
-                // than 64 bytes): growing it on a worker reallocated
-                // megabytes, page faults included, again and again.
+                // Sized once for a block's lines: growing it on a worker
+                // reallocated megabytes, page faults included, again and
+                // again.
                 lines: self
                     .spare_lines
                     .pop()
-                    .unwrap_or_else(|| Vec::with_capacity(self.block_bytes / 64 + 1)),
+                    .unwrap_or_else(|| Vec::with_capacity(BLOCK_LINES)),
             };
             self.to_workers.send(job).map_err(|_| stopped())?;
             self.sent += 1;
