@@ -44,8 +44,8 @@ struct Job {
     bytes: Vec<u8>,
     layout: Arc<Layout>,
     version: u64,
-    /// An emptied vector from an earlier block, to fill again.
-    lines: Vec<ReadAhead>,
+    /// An earlier block's lines, to fill again.
+    lines: Lines,
 }
 
 /// A block back from a worker: its text and what was read of each line.
@@ -57,7 +57,50 @@ struct Done {
     /// That line's number, and where in it the bad byte is.
     not_utf8: Option<(u64, usize)>,
     version: u64,
-    lines: Vec<ReadAhead>,
+    lines: Lines,
+}
+
+/// The lines of a block. Their slots are kept from block to block and
+/// written over in place: a slot is a few hundred bytes, and building one
+/// for every line and moving it in showed in the profile.
+struct Lines {
+    slots: Vec<ReadAhead>,
+    len: usize,
+}
+
+impl Lines {
+    fn new() -> Self {
+        Self {
+            // Sized once for a block's lines: growing it on a worker
+            // reallocated megabytes, page faults included, again and again.
+            slots: Vec::with_capacity(BLOCK_LINES),
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The next line's slot, as the last block left it.
+    fn next_slot(&mut self) -> &mut ReadAhead {
+        if self.len == self.slots.len() {
+            self.slots.push(ReadAhead {
+                start: 0,
+                end: 0,
+                terminated: false,
+                what: Ahead::Blank,
+                cells: RowCells::new(),
+                error: None,
+            });
+        }
+        self.len += 1;
+        &mut self.slots[self.len - 1]
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut ReadAhead> {
+        self.slots[..self.len].iter_mut()
+    }
 }
 
 /// One line of a block, where it lies in the block's text, and what was
@@ -157,7 +200,7 @@ struct Blocks {
     /// Blocks back before the one whose turn it is.
     arrived: BTreeMap<u64, Done>,
     spare_bytes: Vec<Vec<u8>>,
-    spare_lines: Vec<Vec<ReadAhead>>,
+    spare_lines: Vec<Lines>,
     ended: bool,
     block_bytes: usize,
 }
@@ -186,13 +229,7 @@ impl Blocks {
                 bytes,
                 layout,
                 version: reading.layout_version,
-                // Sized once for a block's lines: growing it on a worker
-                // reallocated megabytes, page faults included, again and
-                // again.
-                lines: self
-                    .spare_lines
-                    .pop()
-                    .unwrap_or_else(|| Vec::with_capacity(BLOCK_LINES)),
+                lines: self.spare_lines.pop().unwrap_or_else(Lines::new),
             };
             self.to_workers.send(job).map_err(|_| stopped())?;
             self.sent += 1;
@@ -271,18 +308,13 @@ fn read_ahead(job: Job, times: &mut TimeReader) -> Done {
         } else {
             Ahead::Row
         };
-        lines.push(ReadAhead {
-            start: at as u32,
-            end: end as u32,
-            terminated,
-            what,
-            cells: RowCells::new(),
-            error: None,
-        });
-        if what == Ahead::Row
-            && let Some(ahead) = lines.last_mut()
-        {
-            ahead.error = read_cells(&layout, &line, times, &mut ahead.cells).err();
+        let slot = lines.next_slot();
+        (slot.start, slot.end, slot.terminated, slot.what) =
+            (at as u32, end as u32, terminated, what);
+        slot.error = None;
+        if what == Ahead::Row {
+            slot.cells = RowCells::new();
+            slot.error = read_cells(&layout, &line, times, &mut slot.cells).err();
         }
         at += len + usize::from(terminated);
         number += 1;
