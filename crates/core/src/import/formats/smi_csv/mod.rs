@@ -170,7 +170,7 @@ impl Reading {
             self.start_clock(ctx, b)?;
         }
         let mut cells = RowCells::new();
-        let read = read_cells(&layout, line, &mut ctx.times, &mut cells);
+        let read = read_cells(&layout, line, &mut ctx.times, &mut cells, true);
         self.row(read.map(|()| &mut cells), line, ctx, b)
     }
 
@@ -372,6 +372,7 @@ fn read_cells(
     line: &Line<'_>,
     times: &mut TimeReader,
     row: &mut RowCells,
+    may_quote: bool,
 ) -> Result<(), LineError> {
     let fail = |col: usize, reason: String| LineError::new(line.number, Some(col + 1), reason);
     let columns = &layout.columns;
@@ -444,7 +445,9 @@ fn read_cells(
         };
     // One pass over the cells; inventory columns wait until the GPU is known.
     let text = line.text;
-    if memchr::memchr(b'"', text.as_bytes()).is_some() {
+    // `may_quote`: false where the caller knows the line holds no quote
+    // (a block without one), which spares a search per row.
+    if may_quote && memchr::memchr(b'"', text.as_bytes()).is_some() {
         for (i, cell) in split_cells(text).iter().enumerate() {
             count += 1;
             cell_of(i, cell, None, row)?;

@@ -286,6 +286,8 @@ fn read_ahead(job: Job, times: &mut TimeReader) -> Done {
         }
     };
     let all = text.as_bytes();
+    // Quoted cells are rare: one search of the block spares one per row.
+    let quotes = memchr::memchr(b'"', all).is_some();
     let (mut at, mut number) = (0, first_line);
     while at < all.len() {
         let (len, terminated) = match memchr::memchr(b'\n', &all[at..]) {
@@ -314,7 +316,7 @@ fn read_ahead(job: Job, times: &mut TimeReader) -> Done {
         slot.error = None;
         if what == Ahead::Row {
             slot.cells = RowCells::new();
-            slot.error = read_cells(&layout, &line, times, &mut slot.cells).err();
+            slot.error = read_cells(&layout, &line, times, &mut slot.cells, quotes).err();
         }
         at += len + usize::from(terminated);
         number += 1;
