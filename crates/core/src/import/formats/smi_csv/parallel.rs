@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 
@@ -140,7 +141,7 @@ pub(super) fn read_rest<R: BufRead>(
     let (to_workers, jobs) = sync_channel::<Job>(workers);
     let jobs = Mutex::new(jobs);
     std::thread::scope(|scope| {
-        let (done, from_workers) = channel::<Done>();
+        let (done, from_workers) = channel::<Option<Done>>();
         let mut started = 0;
         for _ in 0..workers {
             let (jobs, done) = (&jobs, done.clone());
@@ -149,7 +150,12 @@ pub(super) fn read_rest<R: BufRead>(
                 .name("import-rows".into())
                 .spawn_scoped(scope, move || {
                     while let Some(job) = next_job(jobs) {
-                        if done.send(read_ahead(job, &mut times)).is_err() {
+                        // A bug that panics here fails the import (`None`)
+                        // rather than leave the importing thread waiting
+                        // for this block forever.
+                        let read = catch_unwind(AssertUnwindSafe(|| read_ahead(job, &mut times)));
+                        let failed = read.is_err();
+                        if done.send(read.ok()).is_err() || failed {
                             return;
                         }
                     }
@@ -193,7 +199,7 @@ fn next_job(jobs: &Mutex<Receiver<Job>>) -> Option<Job> {
 /// The blocks handed out and taken back, in order.
 struct Blocks {
     to_workers: SyncSender<Job>,
-    from_workers: Receiver<Done>,
+    from_workers: Receiver<Option<Done>>,
     sent: u64,
     taken: u64,
     in_flight: u64,
@@ -241,7 +247,12 @@ impl Blocks {
             if let Some(done) = self.arrived.remove(&self.taken) {
                 break done;
             }
-            let done = self.from_workers.recv().map_err(|_| stopped())?;
+            let done = self
+                .from_workers
+                .recv()
+                .ok()
+                .flatten()
+                .ok_or_else(stopped)?;
             self.arrived.insert(done.seq, done);
         };
         self.taken += 1;
@@ -256,7 +267,9 @@ impl Blocks {
 }
 
 fn stopped() -> ParseFailure {
-    ParseFailure::Io(std::io::Error::other("a row-reading thread stopped"))
+    ParseFailure::Io(std::io::Error::other(
+        "a row-reading thread failed; nothing was stored",
+    ))
 }
 
 /// A worker's part: the lines of a block, and the cells of its rows.
