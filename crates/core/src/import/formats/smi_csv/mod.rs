@@ -11,25 +11,27 @@
 //! (`read_cells`, which needs only the layout) and the rest (`finish_row`:
 //! which GPU, its time when the row has none, the inventory, the sample),
 //! which depends on the rows before it. What the columns are — from the
-//! header, `--fields` or the values' shape — is `layout`'s; reading the
-//! cells of many rows on every core is `parallel`'s; this file reads a row.
+//! header, `--fields` or the values' shape — is `layout`'s; where the
+//! reading stands between lines, and a line read against it, `reading`'s;
+//! reading the cells of many rows on every core is `parallel`'s; this file
+//! reads a row.
 
 mod layout;
 mod parallel;
+mod reading;
 
 use std::io::BufRead;
-use std::sync::Arc;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{Line, LineReader};
-use super::super::smi_messages;
 use super::super::timestamps::TimeReader;
 use super::super::values::{is_gpu_lost, is_missing, parse_field, split_unit};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
-use layout::{Column, Inv, Layout, infer_layout, is_header};
+use layout::{Column, Inv, Layout};
+use reading::Reading;
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     parse_in(input, ctx, b, Some(parallel::BLOCK_BYTES))
@@ -64,246 +66,6 @@ fn parse_in<R: BufRead>(
         }
     }
     reading.finish(b)
-}
-
-/// Where the reading of a file stands between two lines.
-struct Reading {
-    layout: Option<Arc<Layout>>,
-    /// Counts layout changes, so that rows read ahead under an earlier
-    /// layout are read again.
-    layout_version: u64,
-    clock: Option<RoundClock>,
-    inventory_done: Vec<bool>,
-    unknown_reported: bool,
-    /// With no id column, GPUs are told apart by their place among rows
-    /// that share a timestamp.
-    positional: (i64, u32),
-    /// Rows without times read as one snapshot at the file's time.
-    snapshot: bool,
-    rows: u64,
-}
-
-impl Reading {
-    fn new(ctx: &ParseContext) -> ParseResult<Self> {
-        let layout = match &ctx.fields {
-            Some(fields) => Some(Arc::new(
-                Layout::from_names(fields, None).map_err(ParseFailure::Whole)?,
-            )),
-            None => None,
-        };
-        Ok(Self {
-            layout,
-            layout_version: 0,
-            clock: None,
-            inventory_done: Vec::new(),
-            unknown_reported: false,
-            positional: (i64::MIN, 0),
-            snapshot: false,
-            rows: 0,
-        })
-    }
-
-    fn finish(self, b: &RunBuilder<'_>) -> ParseResult {
-        if self.layout.is_none() {
-            return Err(ParseFailure::Whole("the file holds no rows".into()));
-        }
-        if self.snapshot && self.rows > b.gpu_count() as u64 {
-            // Several rows per GPU and no times: a loop, whose rows cannot
-            // all have been taken when the file was written.
-            return Err(no_times());
-        }
-        Ok(())
-    }
-
-    /// Whether a row whose cells were read ahead under layout `version`
-    /// is read as `line` would read it now: the same layout, and a time
-    /// for it without consulting the lines before it.
-    fn takes_cells_read_ahead(&self, version: u64) -> bool {
-        version == self.layout_version
-            && self
-                .layout
-                .as_ref()
-                .is_some_and(|l| l.has_time || self.clock.is_some())
-    }
-
-    /// One line, whatever it holds.
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        ctx: &mut ParseContext,
-        b: &mut RunBuilder<'_>,
-    ) -> ParseResult {
-        let text = line.text;
-        if is_blank(text) {
-            return Ok(());
-        }
-        if let Some(message) = smi_messages::recognise(text) {
-            b.smi_message(line.number, message);
-            return Ok(());
-        }
-        if is_header(text) {
-            return self.header(line, b);
-        }
-        let layout = match &self.layout {
-            Some(layout) => layout.clone(),
-            None => match infer_layout(text) {
-                Ok(inferred) => {
-                    let inferred = Arc::new(inferred);
-                    self.set_layout(inferred.clone());
-                    inferred
-                }
-                // A `date` line before the first header-less rows.
-                Err(_) if let Some(t) = ctx.times.parse_date_line(text) => {
-                    self.clock = Some(clock_from_date(t, ctx, b));
-                    return Ok(());
-                }
-                Err(e) => return Err(LineError::new(line.number, None, e).into()),
-            },
-        };
-        if !layout.has_time && self.clock.is_none() {
-            // `date` before the rows (`while :; do date; nvidia-smi …; done`)
-            // times them, interval or not.
-            if let Some(t) = ctx.times.parse_date_line(text) {
-                self.clock = Some(clock_from_date(t, ctx, b));
-                return Ok(());
-            }
-            self.start_clock(ctx, b)?;
-        }
-        let mut cells = RowCells::new();
-        let read = read_cells(&layout, line, &mut ctx.times, &mut cells, true);
-        self.row(read.map(|()| &mut cells), line, ctx, b)
-    }
-
-    /// A header line: a new layout unless it repeats the one in force.
-    fn header(&mut self, line: &Line<'_>, b: &mut RunBuilder<'_>) -> ParseResult {
-        let text = line.text;
-        let repeated = self
-            .layout
-            .as_ref()
-            .and_then(|l| l.header_text.as_deref())
-            .is_some_and(|h| h == text);
-        if repeated {
-            return Ok(());
-        }
-        let names: Vec<String> = text.split(',').map(str::to_string).collect();
-        let new = Layout::from_names(&names, Some(text.to_string()))
-            .map_err(|e| LineError::new(line.number, None, e))?;
-        if !self.unknown_reported {
-            let unknown: Vec<&str> = new
-                .columns
-                .iter()
-                .filter(|(c, _, _)| *c == Column::Unknown)
-                .map(|(_, _, n)| n.as_str())
-                .collect();
-            if !unknown.is_empty() {
-                b.metadata
-                    .insert("unknown_columns".into(), serde_json::json!(unknown));
-                self.unknown_reported = true;
-            }
-        }
-        self.set_layout(Arc::new(new));
-        Ok(())
-    }
-
-    fn set_layout(&mut self, layout: Arc<Layout>) {
-        self.layout = Some(layout);
-        self.layout_version += 1;
-    }
-
-    /// The clock for rows without times: from `--interval` and `--start`,
-    /// or one snapshot at the file's time.
-    fn start_clock(&mut self, ctx: &ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-        let interval = match (ctx.interval_ms.or(b.interval_ms), ctx.start, ctx.file_time) {
-            (Some(interval), _, _) => interval,
-            // One snapshot (`nvidia-smi --query-gpu=… --format=csv >
-            // snap.csv`): taken when the file was written. More than one
-            // row per GPU is refused at the end.
-            (None, None, Some(written)) => {
-                b.warn(format!(
-                    "the rows carry no time: read as one snapshot taken when the file was written, {}",
-                    written.strftime("%Y-%m-%d %H:%M:%S UTC")
-                ));
-                self.snapshot = true;
-                self.clock = Some(RoundClock::new(written.as_millisecond(), 0));
-                return Ok(());
-            }
-            (None, _, _) => return Err(no_times()),
-        };
-        let start_ms = match ctx.start {
-            Some(s) => s.as_millisecond(),
-            None => {
-                b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
-                0
-            }
-        };
-        self.clock = Some(RoundClock::new(start_ms, i64::from(interval)));
-        Ok(())
-    }
-
-    /// A row whose cells have been read (here or ahead, on another core).
-    fn row(
-        &mut self,
-        cells: Result<&mut RowCells, LineError>,
-        line: &Line<'_>,
-        ctx: &mut ParseContext,
-        b: &mut RunBuilder<'_>,
-    ) -> ParseResult {
-        self.rows += 1;
-        // The layout is borrowed, not cloned: the workers hold the same
-        // `Arc`, and counting it up and down for every row made its count
-        // travel between the cores (6 % of an import).
-        let Reading {
-            layout,
-            inventory_done,
-            clock,
-            positional,
-            ..
-        } = self;
-        let Some(layout) = layout.as_deref() else {
-            return Ok(());
-        };
-        // Finished in place: a row is a few hundred bytes, and 1.4 M of
-        // them moved from call to call showed in the profile.
-        let outcome = match cells {
-            Ok(cells) => finish_row(
-                layout,
-                cells,
-                line,
-                b,
-                inventory_done,
-                clock.as_mut(),
-                positional,
-            ),
-            Err(e) => Err(RowError::Line(e)),
-        };
-        match outcome {
-            Ok(()) => Ok(()),
-            // Not a row: a `date` line between two runs of the loop. It
-            // times the rows that follow when they carry no time themselves.
-            Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(line.text) => {
-                if !layout.has_time {
-                    *clock = Some(clock_from_date(t, ctx, b));
-                }
-                Ok(())
-            }
-            Err(RowError::Line(e)) => b.bad_line(line, e),
-            Err(RowError::Store(e)) => Err(e),
-        }
-    }
-}
-
-fn no_times() -> ParseFailure {
-    ParseFailure::Whole(
-        "the rows carry no timestamp; give the sampling interval with --interval (e.g. --interval 1s)"
-            .into(),
-    )
-}
-
-/// The clock for time-less rows after a `date` line: from that time, one
-/// round per interval (with none given, the block's rows share the time).
-fn clock_from_date(t_ms: i64, ctx: &ParseContext, b: &RunBuilder<'_>) -> RoundClock {
-    let step = ctx.interval_ms.or(b.interval_ms).map_or(0, i64::from);
-    RoundClock::new(t_ms, step)
 }
 
 enum RowError {
