@@ -18,7 +18,7 @@ use args::Cli;
 /// system allocator, and keeps import's memory just as flat. Built without
 /// transparent huge pages (`no_thp`): an import's encoder frees and takes
 /// pages all the time, and each fresh huge page cost zeroing 2 MiB (an
-/// eighth of the import's time, and a third of its memory).
+/// eighth of the import's time, and a quarter of its memory).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

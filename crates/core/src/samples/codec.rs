@@ -164,44 +164,35 @@ pub fn encode_chunk_as(samples: &[Sample], codec: ValueCodec) -> Vec<u8> {
         encode_seq(&deltas, &mut out, &mut scratch);
     }
 
-    let (mut any_mask, mut all_mask) = (0u32, u32::MAX);
-    for s in samples {
-        any_mask |= s.present_mask();
-        all_mask &= s.present_mask();
-    }
+    let any_mask = samples.iter().fold(0u32, |m, s| m | s.present_mask());
+    let all_mask = samples.iter().fold(u32::MAX, |m, s| m & s.present_mask());
     let fields: Vec<Field> = Field::ALL
         .into_iter()
         .filter(|f| any_mask & (1 << f.id()) != 0)
         .collect();
     put_varint(&mut out, fields.len() as u64);
 
-    // Every column in one pass over the samples, each sample read while it
-    // is in the cache (a pass per field read the chunk a dozen times over).
-    let mut columns: Vec<Vec<i64>> = fields.iter().map(|_| Vec::with_capacity(n)).collect();
-    let mut bitmaps: Vec<Option<Vec<u8>>> = fields
-        .iter()
-        .map(|f| (all_mask & (1 << f.id()) == 0).then(|| vec![0u8; n.div_ceil(8)]))
-        .collect();
-    for (i, s) in samples.iter().enumerate() {
-        let (present, raw) = (s.present_mask(), s.raw_values());
-        for (k, field) in fields.iter().enumerate() {
-            if present & (1 << field.id()) != 0 {
-                columns[k].push(raw[usize::from(field.id())]);
-                if let Some(bitmap) = &mut bitmaps[k] {
+    let mut body = Vec::new();
+    let mut values = Vec::with_capacity(n);
+    for field in fields {
+        let bit = 1u32 << field.id();
+        let idx = usize::from(field.id());
+        body.clear();
+        values.clear();
+        let complete = all_mask & bit != 0;
+        if complete {
+            values.extend(samples.iter().map(|s| s.raw_values()[idx]));
+        } else {
+            let mut bitmap = vec![0u8; n.div_ceil(8)];
+            for (i, s) in samples.iter().enumerate() {
+                if s.present_mask() & bit != 0 {
                     bitmap[i / 8] |= 1 << (i % 8);
+                    values.push(s.raw_values()[idx]);
                 }
             }
-        }
-    }
-
-    let mut body = Vec::new();
-    for ((field, values), bitmap) in fields.into_iter().zip(columns).zip(bitmaps) {
-        body.clear();
-        let mut flags = 0;
-        if let Some(bitmap) = bitmap {
             body.extend_from_slice(&bitmap);
-            flags |= FLAG_BITMAP;
         }
+        let mut flags = if complete { 0 } else { FLAG_BITMAP };
         match encode_pco(&values, codec) {
             Some(packed) => {
                 body.extend_from_slice(&packed);
