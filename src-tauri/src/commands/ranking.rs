@@ -3,9 +3,11 @@
 //! and the history screen: a platform's metrics run by run.
 
 use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics::{TimeWindow, catalog, history};
-use breakpoint_core::scoring::{RobustnessOptions, presets};
-use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef, Sources};
+use breakpoint_core::metrics::{catalog, history};
+use breakpoint_core::scoring::presets;
+use breakpoint_core::usecases::ranking::{
+    self, Explanation, PlatformRef, RobustnessOptions, Sources, TimeWindow,
+};
 use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
 use tauri::State;
 

@@ -1,9 +1,9 @@
 //! `breakpoint explain PLATFORM [BREAKPOINT]`: every metric behind the
 //! scores, with the runs it came from.
 
-use breakpoint_core::metrics::{TimeWindow, catalog, history};
+use breakpoint_core::metrics::{catalog, history};
 use breakpoint_core::usecases::hardware::HardwareEvidence;
-use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef};
+use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef, TimeWindow};
 
 use super::{Context, Outcome};
 use crate::args::ExplainArgs;

@@ -1,8 +1,8 @@
 //! `breakpoint rank`: the side-by-side table and the robustness summary.
 
-use breakpoint_core::metrics::TimeWindow;
-use breakpoint_core::scoring::RobustnessOptions;
-use breakpoint_core::usecases::ranking::{self, RankOutcome, RankRequest, Sources};
+use breakpoint_core::usecases::ranking::{
+    self, RankOutcome, RankRequest, RobustnessOptions, Sources, TimeWindow,
+};
 
 use super::{Context, Outcome};
 use crate::args::{RankArgs, WindowArgs};

@@ -1,7 +1,6 @@
 //! `breakpoint report`: the decision-matrix PDF.
 
-use breakpoint_core::scoring::RobustnessOptions;
-use breakpoint_core::usecases::ranking::RankRequest;
+use breakpoint_core::usecases::ranking::{RankRequest, RobustnessOptions};
 use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest};
 use breakpoint_report::{ReportOptions, export};
 

@@ -6,10 +6,13 @@ use serde::Serialize;
 
 use crate::domain::{Breakpoint, Platform, validate};
 use crate::error::{Error, Result, ValidationError};
-pub use crate::metrics::Sources;
+// The request's own types, re-exported so that the faces build a request
+// from this module alone.
 use crate::metrics::history::{self, Degradation, MetricHistory};
-use crate::metrics::{self, TimeWindow, catalog};
-use crate::scoring::{self, PlatformScore, Ranking, Robustness, RobustnessOptions, presets};
+use crate::metrics::{self, catalog};
+pub use crate::metrics::{Sources, TimeWindow};
+pub use crate::scoring::RobustnessOptions;
+use crate::scoring::{self, PlatformScore, Ranking, Robustness, presets};
 use crate::store::{Store, StoredProfile};
 
 /// What a ranking is asked for.
