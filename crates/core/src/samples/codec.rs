@@ -140,8 +140,38 @@ fn encode_pco(values: &[i64], codec: ValueCodec) -> Option<Vec<u8>> {
     if values.iter().all(|v| *v == values[0]) {
         return None;
     }
-    let config = pco::ChunkConfig::default().with_compression_level(PCO_LEVEL);
+    let config = pco::ChunkConfig::default()
+        .with_compression_level(PCO_LEVEL)
+        .with_delta_spec(delta_spec(values));
     pco::standalone::simple_compress(values, &config).ok()
+}
+
+/// Whether pco may look for a delta encoding. Its search (sampling, trial
+/// encodings, lookbacks) was a quarter of the encoder's instructions, and
+/// on readings — power, temperature, utilisation: noisy around a level —
+/// it settles on none: the demo workspace's chunks come out byte for byte
+/// the same without it, 1.4 M synthetic samples 0.5 % larger. Where the
+/// steps are far narrower than the values (a cumulative counter: energy,
+/// violation time), deltas can pay, and pco is left to choose.
+fn delta_spec(values: &[i64]) -> pco::DeltaSpec {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    let (mut step_lo, mut step_hi) = (i64::MAX, i64::MIN);
+    let mut previous = values[0];
+    for &v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+        let step = v.wrapping_sub(previous);
+        step_lo = step_lo.min(step);
+        step_hi = step_hi.max(step);
+        previous = v;
+    }
+    let bits = |lo: i64, hi: i64| 64 - (hi.wrapping_sub(lo) as u64).leading_zeros();
+    // Three bits: steps at least eight times narrower than the values.
+    if bits(step_lo, step_hi) + 3 < bits(lo, hi) {
+        pco::DeltaSpec::Auto
+    } else {
+        pco::DeltaSpec::NoOp
+    }
 }
 
 /// Encode samples of one GPU, already in time order, as the store does.
@@ -330,15 +360,20 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Readings as a busy GPU reports them: power and utilisation noisy
+    /// around a level (from a seeded generator: arithmetic sequences would
+    /// be a codec's best case, not a GPU's), temperature in slow steps.
     fn busy_gpu(n: usize) -> Vec<Sample> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         (0..n)
             .map(|i| {
                 let i = i as i64;
                 Sample::new(1_717_200_000_000 + i * 1000, 0)
-                    .with(Field::PowerMw, 250_000 + (i * 7919 % 600) * 10)
+                    .with(Field::PowerMw, 250_000 + rng.random_range(0..600) * 10)
                     .with(Field::TempGpuC, 70 + (i / 97) % 3)
                     .with(Field::SmClockMhz, 1410)
-                    .with(Field::UtilGpuPct, 95 + i % 6)
+                    .with(Field::UtilGpuPct, rng.random_range(95..101))
                     .with(Field::MemUsedMib, 40_960)
                     .with(Field::ThrottleMask, 0)
             })
@@ -358,6 +393,47 @@ mod tests {
                 s
             })
             .collect()
+    }
+
+    #[test]
+    fn deltas_are_searched_for_counters_and_not_for_readings() {
+        // An energy counter: 4096 steps of 250–270 J at 1 Hz.
+        let energy: Vec<i64> = (0..4096i64)
+            .scan(9_000_000_000, |e, i| {
+                *e += 250_000 + (i * 7919 % 20_000);
+                Some(*e)
+            })
+            .collect();
+        assert!(matches!(delta_spec(&energy), pco::DeltaSpec::Auto));
+        let power: Vec<i64> = busy_gpu(4096)
+            .iter()
+            .map(|s| s.get(Field::PowerMw).unwrap())
+            .collect();
+        assert!(matches!(delta_spec(&power), pco::DeltaSpec::NoOp));
+        // The counter's deltas are what make it small: ~2 bytes a value
+        // with them, against ~3 for the counter taken as it is.
+        let samples: Vec<Sample> = energy
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                Sample::new(1_717_200_000_000 + i as i64 * 1000, 0).with(Field::EnergyMj, *e)
+            })
+            .collect();
+        let as_is = pco::standalone::simple_compress(
+            &energy,
+            &pco::ChunkConfig::default()
+                .with_compression_level(PCO_LEVEL)
+                .with_delta_spec(pco::DeltaSpec::NoOp),
+        )
+        .unwrap();
+        let chunk = encode_chunk(&samples);
+        assert!(
+            chunk.len() < as_is.len() * 3 / 4,
+            "{} against {}",
+            chunk.len(),
+            as_is.len()
+        );
+        assert_eq!(round_trip(&samples), samples);
     }
 
     #[test]
