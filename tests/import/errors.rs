@@ -78,6 +78,49 @@ fn gaps_become_interruption_events() {
 }
 
 #[test]
+fn gaps_are_the_same_whichever_order_the_rows_came_in() {
+    // 10 000 s at 1 Hz with a 51 s hole: three chunks of samples. Newest
+    // first, the chunks overlap in time and the times are read back sorted;
+    // oldest first, they are tallied as they are written. Same gap.
+    let mut rows = Vec::new();
+    for s in (0..5000).chain(5050..10_050) {
+        rows.push(format!(
+            "2024/06/01 {:02}:{:02}:{:02}.000, 0, 250.00 W",
+            s / 3600,
+            s / 60 % 60,
+            s % 60
+        ));
+    }
+    let header = "timestamp, index, power.draw [W]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let mut found = Vec::new();
+    for newest_first in [false, true] {
+        if newest_first {
+            rows.reverse();
+        }
+        let path = dir.path().join(format!("gappy-{newest_first}.csv"));
+        std::fs::write(&path, format!("{header}{}\n", rows.join("\n"))).unwrap();
+        let (store, platform) = store();
+        let ImportOutcome::Imported(r) =
+            import_file(&store, &path, &utc_options(platform), None).unwrap()
+        else {
+            panic!("not imported")
+        };
+        let events = store.events(r.run_id).unwrap();
+        found.push((
+            r.samples,
+            r.gaps,
+            r.interval_ms,
+            events[0].at,
+            events[0].duration_ms,
+        ));
+    }
+    assert_eq!(found[0], found[1]);
+    assert_eq!(found[0].1, 1);
+    assert_eq!(found[0].4, Some(51_000));
+}
+
+#[test]
 fn content_decides_the_format_not_the_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("metrics.txt");

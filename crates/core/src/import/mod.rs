@@ -40,6 +40,7 @@ pub use paths::{Expanded, expand_paths};
 
 pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
+use crate::samples::steps::StepTally;
 use crate::store::{RunCompletion, Store};
 use crate::text;
 
@@ -515,21 +516,42 @@ fn complete(
     let mut gaps = 0;
     let mut gap_events = Vec::new();
     let mut measured_interval = None;
+    // Each GPU's steps as the writer tallied them; read back only where it
+    // could not (samples out of order, a run renumbered since).
+    let mut tallied = std::mem::take(&mut built.written.steps);
+    if format == Format::KernelLog {
+        tallied.clear();
+    }
     for gpu in store.sample_gpus(run_id)? {
-        let frame = store.read_samples(run_id, gpu, None, Some(&[]))?;
+        let mut times = None;
+        let steps = match tallied.remove(&gpu) {
+            Some(steps) => steps,
+            None => StepTally::of(times.insert(read_times(store, run_id, gpu)?)),
+        };
         built
             .warnings
-            .extend(plausibility::check_times(gpu, &frame.t_ms)?);
-        let step = interval.map(i64::from).or_else(|| frame.median_step_ms());
+            .extend(plausibility::check_times(gpu, &steps)?);
+        let step = interval.map(i64::from).or_else(|| steps.median_step());
         measured_interval = measured_interval.or(step);
         let Some(step) = step.filter(|s| *s > 0) else {
             continue;
         };
-        for w in frame.t_ms.windows(2) {
-            let delta = w[1] - w[0];
-            if delta > 3 * step
-                && !explained_by_a_loss(&built.events, gpu, w[0], w[1])
-                && let Some(event) = RunBuilder::gap_event(gpu, w[0], delta)
+        let long_steps = match steps.steps_longer_than(3 * step) {
+            Some(long_steps) => long_steps,
+            None => {
+                let t = match times {
+                    Some(t) => t,
+                    None => read_times(store, run_id, gpu)?,
+                };
+                t.windows(2)
+                    .map(|w| (w[0], w[1] - w[0]))
+                    .filter(|(_, delta)| *delta > 3 * step)
+                    .collect()
+            }
+        };
+        for (from, delta) in long_steps {
+            if !explained_by_a_loss(&built.events, gpu, from, from + delta)
+                && let Some(event) = RunBuilder::gap_event(gpu, from, delta)
             {
                 gap_events.push(event);
                 gaps += 1;
@@ -595,6 +617,11 @@ fn complete(
         warnings: built.warnings,
         sha256: identity.sha256,
     })
+}
+
+/// One GPU's sample times in the run, in time order.
+fn read_times(store: &Store, run_id: i64, gpu: u32) -> Result<Vec<i64>, ParseFailure> {
+    Ok(store.read_samples(run_id, gpu, None, Some(&[]))?.t_ms)
 }
 
 /// Whether a silence of `gpu` from `from_ms` to `to_ms` is the same incident

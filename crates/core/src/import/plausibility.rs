@@ -9,6 +9,7 @@
 use jiff::Timestamp;
 
 use super::builder::ParseFailure;
+use crate::samples::steps::StepTally;
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -66,22 +67,13 @@ pub fn order_warning(backward_steps: u64, samples: u64) -> Option<String> {
     })
 }
 
-/// Check one GPU's sample times (sorted): refuse a jump no run can have,
+/// Check one GPU's sample times (tallied in time order): refuse a jump no run can have,
 /// refuse a log whose times do not tell samples apart, and warn about long
 /// silences and repeated times.
-pub fn check_times(gpu: u32, t_ms: &[i64]) -> Result<Vec<String>, ParseFailure> {
+pub fn check_times(gpu: u32, steps: &StepTally) -> Result<Vec<String>, ParseFailure> {
     let mut warnings = Vec::new();
-    let mut duplicates = 0u64;
-    let mut longest: Option<(i64, i64)> = None;
-    for w in t_ms.windows(2) {
-        let delta = w[1] - w[0];
-        if delta == 0 {
-            duplicates += 1;
-        } else if longest.is_none_or(|(a, b)| delta > b - a) {
-            longest = Some((w[0], w[1]));
-        }
-    }
-    if let Some((from, to)) = longest {
+    let duplicates = steps.repeats();
+    if let Some((from, to)) = steps.longest() {
         let delta = to - from;
         if delta > MAX_JUMP_MS {
             return Err(ParseFailure::Whole(format!(
@@ -103,7 +95,7 @@ pub fn check_times(gpu: u32, t_ms: &[i64]) -> Result<Vec<String>, ParseFailure> 
             ));
         }
     }
-    let n = t_ms.len() as u64;
+    let n = steps.count();
     if duplicates > 0 {
         if duplicates * 2 >= n {
             return Err(ParseFailure::Whole(format!(
@@ -139,7 +131,7 @@ mod tests {
     fn a_block_fifty_years_ahead_is_refused_with_the_times() {
         let mut t: Vec<i64> = (0..100).map(|i| T0 + i * 1000).collect();
         t.extend((0..100).map(|i| T0 + 50 * 365 * DAY_MS + i * 1000));
-        let reason = refused(check_times(0, &t));
+        let reason = refused(check_times(0, &StepTally::of(&t)));
         assert!(
             reason.contains("jump from 2024-06-01 00:01:39 UTC to 2074-"),
             "{reason}"
@@ -150,12 +142,12 @@ mod tests {
     #[test]
     fn a_long_silence_is_kept_with_a_warning_and_short_ones_say_nothing() {
         let t = [T0, T0 + 1000, T0 + 3 * DAY_MS, T0 + 3 * DAY_MS + 1000];
-        let w = check_times(1, &t).unwrap();
+        let w = check_times(1, &StepTally::of(&t)).unwrap();
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("GPU 1 has no samples from"), "{w:?}");
         assert!(w[0].contains("(3 days)"), "{w:?}");
         assert!(
-            check_times(0, &[T0, T0 + 1000, T0 + 5000])
+            check_times(0, &StepTally::of(&[T0, T0 + 1000, T0 + 5000]))
                 .unwrap()
                 .is_empty()
         );
@@ -164,10 +156,10 @@ mod tests {
     #[test]
     fn one_time_for_every_sample_is_refused_and_a_few_repeats_are_warned() {
         let same = vec![T0; 1000];
-        assert!(refused(check_times(0, &same)).contains("999 of the 1000 samples"));
+        assert!(refused(check_times(0, &StepTally::of(&same))).contains("999 of the 1000 samples"));
         let mut t: Vec<i64> = (0..100).map(|i| T0 + i * 1000).collect();
         t.insert(10, t[10]);
-        let w = check_times(0, &t).unwrap();
+        let w = check_times(0, &StepTally::of(&t)).unwrap();
         assert_eq!(
             w,
             ["1 samples of GPU 0 repeat the time of the sample before them"]

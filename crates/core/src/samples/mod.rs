@@ -13,6 +13,7 @@
 
 mod bitpack;
 pub mod codec;
+pub mod steps;
 
 use serde::{Deserialize, Serialize};
 

@@ -14,6 +14,7 @@ use rusqlite::params;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::samples::codec::{DecodedChunk, decode_chunk, encode_chunk};
+use crate::samples::steps::StepTally;
 use crate::samples::{Column, Field, Sample, SeriesFrame};
 
 /// Samples per stored chunk: large enough that per-row overhead vanishes,
@@ -38,12 +39,17 @@ pub struct SampleWriter<'s> {
     encoder: Option<Encoder>,
     /// Emptied sample buffers, reused rather than allocated per chunk.
     spare: Vec<Vec<Sample>>,
+    /// A chunk's times, gathered for its GPU's step tally.
+    times: Vec<i64>,
 }
 
 struct GpuBuffer {
     samples: Vec<Sample>,
     next_seq: i64,
     last_stored_t: Option<i64>,
+    /// The steps between the times written, while this writer wrote every
+    /// sample of the GPU in the run (none were stored before it).
+    steps: Option<StepTally>,
 }
 
 /// A full chunk on its way to the store.
@@ -109,12 +115,15 @@ fn encoder_stopped() -> Error {
 }
 
 /// What a writer stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct WriteSummary {
     pub samples: u64,
     /// Samples that arrived earlier than a sample already stored for their
     /// GPU; they are kept (readers sort), and the importer warns about them.
     pub out_of_order: u64,
+    /// The time steps of each GPU whose stored samples are exactly those
+    /// written, in time order, as reading them back would find them.
+    pub steps: BTreeMap<u32, StepTally>,
 }
 
 impl Store {
@@ -129,6 +138,7 @@ impl Store {
             out_of_order: 0,
             encoder: None,
             spare: Vec::new(),
+            times: Vec::new(),
         })
     }
 
@@ -253,6 +263,7 @@ impl SampleWriter<'_> {
                     samples: Vec::with_capacity(CHUNK_SAMPLES),
                     next_seq,
                     last_stored_t: None,
+                    steps: (next_seq == 0).then(StepTally::default),
                 })
             }
         };
@@ -288,6 +299,11 @@ impl SampleWriter<'_> {
             self.out_of_order += buffer.samples.iter().filter(|s| s.t_ms < previous).count() as u64;
         }
         buffer.last_stored_t = Some(buffer.last_stored_t.map_or(last_t, |p| p.max(last_t)));
+        if let Some(steps) = &mut buffer.steps {
+            self.times.clear();
+            self.times.extend(buffer.samples.iter().map(|s| s.t_ms));
+            steps.extend(&self.times);
+        }
         let replacement = self
             .spare
             .pop()
@@ -373,9 +389,15 @@ impl SampleWriter<'_> {
             "UPDATE runs SET sample_count = sample_count + ?2 WHERE id = ?1",
             params![self.run_id, self.written as i64],
         )?;
+        let steps = std::mem::take(&mut self.gpus)
+            .into_iter()
+            .filter_map(|(gpu, buffer)| Some((gpu, buffer.steps?)))
+            .filter(|(_, steps)| steps.in_order())
+            .collect();
         Ok(WriteSummary {
             samples: self.written,
             out_of_order: self.out_of_order,
+            steps,
         })
     }
 }
