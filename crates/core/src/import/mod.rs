@@ -8,6 +8,7 @@
 //! three sampling intervals become interruption events. Gzipped and UTF-16
 //! files are read through `decode` into the UTF-8 text every parser reads.
 
+mod blocks;
 mod builder;
 pub mod bundle;
 pub mod decode;

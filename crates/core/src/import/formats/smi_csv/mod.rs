@@ -23,6 +23,7 @@ mod reading;
 use std::io::BufRead;
 
 use super::super::ParseContext;
+use super::super::blocks;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{Line, LineReader};
 use super::super::timestamps::TimeReader;
@@ -34,7 +35,7 @@ use layout::{Column, Inv, Layout};
 use reading::Reading;
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    parse_in(input, ctx, b, Some(parallel::BLOCK_BYTES))
+    parse_in(input, ctx, b, Some(blocks::BLOCK_BYTES))
 }
 
 /// Read the file; after the first rows, in blocks of about `block_bytes`
@@ -58,7 +59,7 @@ fn parse_in<R: BufRead>(
         reading.line(&line, ctx, b)?;
     }
     match block_bytes {
-        Some(block_bytes) => parallel::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
+        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
         None => {
             while let Some(line) = lines.next_line()? {
                 reading.line(&line, ctx, b)?;
@@ -85,6 +86,12 @@ struct RowCells {
     reasons: Option<i64>,
     mem_free: Option<i64>,
     lost: bool,
+}
+
+impl Default for RowCells {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl RowCells {
@@ -475,45 +482,14 @@ fn set_inventory(b: &mut RunBuilder<'_>, gpu: u32, inv: Inv, value: &str, unit: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{NewRun, Platform, PlatformKind, RunKind, SourceKind};
-    use crate::store::Store;
     use proptest::prelude::*;
 
-    /// Everything a parse leaves behind — its outcome, the samples stored
-    /// and what the builder holds — with the rows after the first read in
-    /// blocks of `block_bytes` or line by line (`None`).
     fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
-        let store = Store::open_in_memory().unwrap();
-        let platform = store
-            .create_platform(&Platform::new("p", PlatformKind::Other, None).unwrap())
-            .unwrap();
-        let run = store
-            .create_run(NewRun::new(
-                platform.id,
-                RunKind::Sustain,
-                SourceKind::Import,
-            ))
-            .unwrap();
-        let mut b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
-        let mut ctx = ParseContext {
-            file_name: "t.csv".into(),
-            times: TimeReader::new(jiff::tz::TimeZone::UTC),
-            interval_ms: Some(1000),
-            fields: None,
-            start: None,
-            file_time: None,
-        };
-        let outcome = format!("{:?}", parse_in(input, &mut ctx, &mut b, block_bytes));
-        let built = b.finish().unwrap();
-        let samples: Vec<_> = store
-            .sample_gpus(run.id)
-            .unwrap()
-            .into_iter()
-            .map(|gpu| store.read_samples(run.id, gpu, None, None).unwrap())
-            .collect();
-        format!(
-            "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
-            built.events, built.warnings, built.inventory, built.metadata, built.skipped_lines
+        blocks::testing::parsed(
+            |i, c, b, s| parse_in(i, c, b, s),
+            input,
+            block_bytes,
+            skip_bad_lines,
         )
     }
 

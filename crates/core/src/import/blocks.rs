@@ -1,0 +1,428 @@
+//! A text log's lines read in blocks on every core, and finished in order.
+//!
+//! Reading a row (cutting it into cells, the numbers, the time) needs only
+//! what the lines above said the columns are, and it is most of an import's
+//! work; what comes after — which GPU, the inventory, losses, the sample
+//! into the store — depends on the rows before. So this thread cuts the
+//! text into blocks of whole lines, workers read ahead what each line says
+//! (`ReadsAhead::read_ahead`), and this thread takes the blocks back in
+//! file order and finishes each line (`ReadsAhead::finish`). A format reads
+//! again, line by line, whatever its workers could not judge alone, so the
+//! run is the same as reading one line at a time — which each format's
+//! tests hold it to.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+
+use super::ParseContext;
+use super::builder::{ParseFailure, ParseResult, RunBuilder};
+use super::lines::{Line, LineReader, not_utf8};
+
+/// Bytes of text per block: enough rows (~1300) that handing a block over
+/// costs little beside reading it, few enough that the blocks in flight
+/// and their rows take a few megabytes.
+pub const BLOCK_BYTES: usize = 128 << 10;
+
+/// Lines per block at most: a block of short lines (or a file of empty
+/// ones) keeps what is read ahead of it to a megabyte, whatever the lines.
+const BLOCK_LINES: usize = 2048;
+
+/// More workers than this find nothing more to do: this thread, the
+/// hasher and the sample encoder keep their own pace.
+const MAX_WORKERS: usize = 4;
+
+/// A format's reading, split into what workers do ahead and what this
+/// thread does in order.
+pub trait ReadsAhead {
+    /// What a worker needs to know, as the lines read so far left it (the
+    /// columns): taken for each block when it is handed out.
+    type Plan: Send;
+    /// A worker's own state (a time reader, what it noticed of the block).
+    type Worker: Send;
+    /// What was read ahead of one line. Kept from block to block and
+    /// written over in place: moving a few hundred bytes for each of
+    /// 1.4 M lines showed in the profile.
+    type Ahead: Send + Default;
+
+    fn plan(&self) -> ParseResult<Self::Plan>;
+    fn worker(&self, ctx: &ParseContext) -> Self::Worker;
+    /// A worker starts a block of whole lines.
+    fn start_block(_worker: &mut Self::Worker, _text: &str) {}
+    /// On a worker: what `line` says, as far as the plan tells.
+    fn read_ahead(
+        plan: &Self::Plan,
+        worker: &mut Self::Worker,
+        line: &Line<'_>,
+        ahead: &mut Self::Ahead,
+    );
+    /// In file order: the line, from what was read ahead of it under
+    /// `plan` where that is what reading it now would give.
+    fn finish(
+        &mut self,
+        plan: &Self::Plan,
+        line: &Line<'_>,
+        ahead: &mut Self::Ahead,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult;
+    /// One line, read here from start to end.
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult;
+}
+
+/// Read the rest of `lines` as `reading.line` would one line at a time,
+/// in blocks of about `block_bytes` on every core.
+pub fn read_rest<R: BufRead, F: ReadsAhead>(
+    lines: &mut LineReader<R>,
+    reading: &mut F,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+    block_bytes: usize,
+) -> ParseResult {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS);
+    let in_flight = 2 * workers as u64;
+    let (to_workers, jobs) = sync_channel::<Job<F>>(workers);
+    let jobs = Mutex::new(jobs);
+    std::thread::scope(|scope| {
+        let (done, from_workers) = channel::<Option<Done<F>>>();
+        let mut started = 0;
+        for _ in 0..workers {
+            let (jobs, done) = (&jobs, done.clone());
+            let mut worker = reading.worker(ctx);
+            let thread = std::thread::Builder::new()
+                .name("import-rows".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(job) = next_job(jobs) {
+                        // A bug that panics here fails the import (`None`)
+                        // rather than leave the importing thread waiting
+                        // for this block forever.
+                        let read =
+                            catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, &mut worker)));
+                        let failed = read.is_err();
+                        if done.send(read.ok()).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+            started += usize::from(thread.is_ok());
+        }
+        drop(done);
+        if started == 0 {
+            // No thread to be had: read on here, line by line.
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+            return Ok(());
+        }
+        // Leaving this closure, with the result or at an error, drops the
+        // sender: the workers finish what they hold and stop.
+        let mut blocks = Blocks {
+            to_workers,
+            from_workers,
+            sent: 0,
+            taken: 0,
+            in_flight,
+            block_bytes,
+            arrived: BTreeMap::new(),
+            spare_bytes: Vec::new(),
+            spare_lines: Vec::new(),
+            ended: false,
+        };
+        while let Some(mut block) = blocks.next(lines, reading)? {
+            finish_block(&mut block, reading, ctx, b)?;
+            blocks.recycle(block);
+        }
+        Ok(())
+    })
+}
+
+/// A block on its way to a worker.
+struct Job<F: ReadsAhead> {
+    seq: u64,
+    first_line: u64,
+    bytes: Vec<u8>,
+    plan: F::Plan,
+    /// An earlier block's lines, to fill again.
+    lines: Lines<F::Ahead>,
+}
+
+/// A block back from a worker: its text and what was read of each line.
+struct Done<F: ReadsAhead> {
+    seq: u64,
+    first_line: u64,
+    /// The block's lines up to the first one that is not UTF-8.
+    text: String,
+    /// That line's number, and where in it the bad byte is.
+    not_utf8: Option<(u64, usize)>,
+    plan: F::Plan,
+    lines: Lines<F::Ahead>,
+}
+
+/// The lines of a block, their slots kept from block to block.
+struct Lines<A> {
+    slots: Vec<Slot<A>>,
+    len: usize,
+}
+
+/// One line of a block, where it lies in the block's text, and what was
+/// read of it.
+struct Slot<A> {
+    start: u32,
+    end: u32,
+    terminated: bool,
+    ahead: A,
+}
+
+impl<A: Default> Lines<A> {
+    fn new() -> Self {
+        Self {
+            // Sized once for a block's lines: growing it on a worker
+            // reallocated megabytes, page faults included, again and again.
+            slots: Vec::with_capacity(BLOCK_LINES),
+            len: 0,
+        }
+    }
+
+    /// The next line's slot, as the last block left it.
+    fn next_slot(&mut self) -> &mut Slot<A> {
+        if self.len == self.slots.len() {
+            self.slots.push(Slot {
+                start: 0,
+                end: 0,
+                terminated: false,
+                ahead: A::default(),
+            });
+        }
+        self.len += 1;
+        &mut self.slots[self.len - 1]
+    }
+}
+
+fn next_job<F: ReadsAhead>(jobs: &Mutex<Receiver<Job<F>>>) -> Option<Job<F>> {
+    jobs.lock().ok()?.recv().ok()
+}
+
+/// The blocks handed out and taken back, in order.
+struct Blocks<F: ReadsAhead> {
+    to_workers: SyncSender<Job<F>>,
+    from_workers: Receiver<Option<Done<F>>>,
+    sent: u64,
+    taken: u64,
+    in_flight: u64,
+    /// Blocks back before the one whose turn it is.
+    arrived: BTreeMap<u64, Done<F>>,
+    spare_bytes: Vec<Vec<u8>>,
+    spare_lines: Vec<Lines<F::Ahead>>,
+    ended: bool,
+    block_bytes: usize,
+}
+
+impl<F: ReadsAhead> Blocks<F> {
+    /// The next block in file order, once read ahead; more blocks are
+    /// handed out meanwhile.
+    fn next<R: BufRead>(
+        &mut self,
+        lines: &mut LineReader<R>,
+        reading: &F,
+    ) -> ParseResult<Option<Done<F>>> {
+        while !self.ended && self.sent - self.taken < self.in_flight {
+            let mut bytes = self.spare_bytes.pop().unwrap_or_default();
+            let Some(first_line) = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes)?
+            else {
+                self.ended = true;
+                break;
+            };
+            let job = Job {
+                seq: self.sent,
+                first_line,
+                bytes,
+                plan: reading.plan()?,
+                lines: self.spare_lines.pop().unwrap_or_else(Lines::new),
+            };
+            self.to_workers.send(job).map_err(|_| stopped())?;
+            self.sent += 1;
+        }
+        if self.taken == self.sent {
+            return Ok(None);
+        }
+        let done = loop {
+            if let Some(done) = self.arrived.remove(&self.taken) {
+                break done;
+            }
+            let done = self
+                .from_workers
+                .recv()
+                .ok()
+                .flatten()
+                .ok_or_else(stopped)?;
+            self.arrived.insert(done.seq, done);
+        };
+        self.taken += 1;
+        Ok(Some(done))
+    }
+
+    fn recycle(&mut self, mut done: Done<F>) {
+        done.lines.len = 0;
+        self.spare_lines.push(done.lines);
+        self.spare_bytes.push(done.text.into_bytes());
+    }
+}
+
+fn stopped() -> ParseFailure {
+    ParseFailure::Io(std::io::Error::other(
+        "a row-reading thread failed; nothing was stored",
+    ))
+}
+
+/// A worker's part: the lines of a block, and what each says.
+fn read_block<F: ReadsAhead>(job: Job<F>, worker: &mut F::Worker) -> Done<F> {
+    let Job {
+        seq,
+        first_line,
+        bytes,
+        plan,
+        mut lines,
+    } = job;
+    lines.len = 0;
+    let (text, not_utf8) = match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            // Lines before the bad one are read; the bad one stops the
+            // import, as `LineReader` would stop it.
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            let line_start = memchr::memrchr(b'\n', &bytes[..valid]).map_or(0, |i| i + 1);
+            let number =
+                first_line + memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64;
+            bytes.truncate(line_start);
+            let text = String::from_utf8(bytes).unwrap_or_default();
+            (text, Some((number, valid - line_start)))
+        }
+    };
+    F::start_block(worker, &text);
+    let all = text.as_bytes();
+    let (mut at, mut number) = (0, first_line);
+    while at < all.len() {
+        let (len, terminated) = match memchr::memchr(b'\n', &all[at..]) {
+            Some(i) => (i, true),
+            None => (all.len() - at, false),
+        };
+        let mut end = at + len;
+        if end > at && all[end - 1] == b'\r' {
+            end -= 1;
+        }
+        let line = Line {
+            number,
+            text: text.get(at..end).unwrap_or_default(),
+            terminated,
+        };
+        let slot = lines.next_slot();
+        (slot.start, slot.end, slot.terminated) = (at as u32, end as u32, terminated);
+        F::read_ahead(&plan, worker, &line, &mut slot.ahead);
+        at += len + usize::from(terminated);
+        number += 1;
+    }
+    Done {
+        seq,
+        first_line,
+        text,
+        not_utf8,
+        plan,
+        lines,
+    }
+}
+
+/// This thread's part: each line of a block in order.
+fn finish_block<F: ReadsAhead>(
+    block: &mut Done<F>,
+    reading: &mut F,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
+    let slots = &mut block.lines.slots[..block.lines.len];
+    for (number, slot) in (block.first_line..).zip(slots) {
+        let line = Line {
+            number,
+            text: block
+                .text
+                .get(slot.start as usize..slot.end as usize)
+                .unwrap_or_default(),
+            terminated: slot.terminated,
+        };
+        reading.finish(&block.plan, &line, &mut slot.ahead, ctx, b)?;
+    }
+    match block.not_utf8 {
+        Some((line, byte)) => Err(ParseFailure::Io(not_utf8(line, byte))),
+        None => Ok(()),
+    }
+}
+
+/// For the formats' tests: everything a parse leaves behind.
+#[cfg(test)]
+pub mod testing {
+    use super::super::builder::{ParseResult, RunBuilder};
+    use super::super::timestamps::TimeReader;
+    use super::ParseContext;
+    use crate::domain::{NewRun, Platform, PlatformKind, RunKind, SourceKind};
+    use crate::store::Store;
+
+    /// A format's parse, reading in blocks of the given size or line by
+    /// line (`None`).
+    pub type Parse =
+        fn(&[u8], &mut ParseContext, &mut RunBuilder<'_>, Option<usize>) -> ParseResult;
+
+    /// Its outcome, the samples stored and what the builder holds.
+    pub fn parsed(
+        parse: Parse,
+        input: &[u8],
+        block_bytes: Option<usize>,
+        skip_bad_lines: bool,
+    ) -> String {
+        let store = Store::open_in_memory().unwrap();
+        let platform = store
+            .create_platform(&Platform::new("p", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        let run = store
+            .create_run(NewRun::new(
+                platform.id,
+                RunKind::Sustain,
+                SourceKind::Import,
+            ))
+            .unwrap();
+        let mut b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
+        let mut ctx = ParseContext {
+            file_name: "t.log".into(),
+            times: TimeReader::new(jiff::tz::TimeZone::UTC),
+            interval_ms: Some(1000),
+            fields: None,
+            start: None,
+            file_time: None,
+        };
+        let outcome = format!("{:?}", parse(input, &mut ctx, &mut b, block_bytes));
+        let built = b.finish().unwrap();
+        let samples: Vec<_> = store
+            .sample_gpus(run.id)
+            .unwrap()
+            .into_iter()
+            .map(|gpu| store.read_samples(run.id, gpu, None, None).unwrap())
+            .collect();
+        format!(
+            "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
+            built.events,
+            built.warnings,
+            built.inventory,
+            built.metadata,
+            built.interval_ms,
+            built.skipped_lines
+        )
+    }
+}
