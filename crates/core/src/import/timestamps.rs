@@ -20,7 +20,13 @@ pub struct TimeReader {
     /// milliseconds of that second: the rows of one sampling round share it
     /// (eight GPUs, one second), so for them only the fraction is read.
     second: Option<([u8; SECOND_PREFIX], i64)>,
+    /// The last text read, whole, and its time: rows of one round without
+    /// a fraction share it (dmon's eight GPUs, one second).
+    last: Option<([u8; LAST_TEXT], usize, i64)>,
 }
+
+/// The longest text kept as the last one read.
+const LAST_TEXT: usize = 32;
 
 /// `YYYY/MM/DD HH:MM:SS`.
 const SECOND_PREFIX: usize = 19;
@@ -157,6 +163,7 @@ impl TimeReader {
             tz,
             cached: None,
             second: None,
+            last: None,
         }
     }
 
@@ -168,6 +175,25 @@ impl TimeReader {
     /// A date-time as text; `None` when it is not one.
     pub fn parse(&mut self, text: &str) -> Option<i64> {
         let b = text.trim_ascii().as_bytes();
+        // The last byte first: where texts differ, it is mostly there
+        // (the milliseconds of nvidia-smi's rows), and a compare is spared.
+        if let Some((seen, len, t_ms)) = &self.last
+            && *len == b.len()
+            && b.last() == seen.get(len.wrapping_sub(1))
+            && seen[..*len] == *b
+        {
+            return Some(*t_ms);
+        }
+        let t_ms = self.parse_text(text, b)?;
+        if b.len() <= LAST_TEXT {
+            let mut seen = [0; LAST_TEXT];
+            seen[..b.len()].copy_from_slice(b);
+            self.last = Some((seen, b.len(), t_ms));
+        }
+        Some(t_ms)
+    }
+
+    fn parse_text(&mut self, text: &str, b: &[u8]) -> Option<i64> {
         // As arrays, the prefixes compare in a few loads, not a call.
         let split = b.split_first_chunk::<SECOND_PREFIX>();
         if let (Some((prefix, rest)), Some((seen, utc_ms))) = (split, &self.second)
@@ -357,6 +383,15 @@ mod tests {
             "20240601 00:00:01.5",
             "20240601 00:00:01.5",
             "2024/11/03 01:30:00.000",
+            "20240601 23:59:58",
+            "20240601 23:59:58",
+            " 20240601 23:59:58 ",
+            "20240601 23:59:59",
+            "20240602 23:59:59",
+            "20240602 23:59:5",
+            "2024-06-01T23:59:59.000000000+08:00[Asia/Shanghai]",
+            "2024-06-01T23:59:59.000000000+08:00[Asia/Shanghai]",
+            "2024-06-01T23:59:59.000000001+08:00[Asia/Shanghai]",
         ] {
             let fresh = TimeReader::new(tz.clone()).parse(text);
             assert_eq!(cached.parse(text), fresh, "{text}");

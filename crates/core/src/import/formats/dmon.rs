@@ -4,14 +4,17 @@
 //! time columns (`-o DT`, `-o T`), any `-s` selection.
 
 use std::io::BufRead;
+use std::sync::Arc;
 
 use jiff::civil::Date;
 use smallvec::SmallVec;
 
 use super::super::ParseContext;
+use super::super::blocks::{self, ReadsAhead};
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{Line, LineReader};
 use super::super::smi_messages;
+use super::super::timestamps::TimeReader;
 use super::super::values::{ValueReader, is_missing};
 use super::RoundClock;
 use crate::samples::{Field, Sample};
@@ -60,6 +63,8 @@ struct Layout {
     /// Each value column's reader, its unit worked out once (from the units
     /// line under the names, else dmon's own units).
     readers: Vec<Option<ValueReader>>,
+    /// Rows carry a date and a time (`-o DT`): each is timed by itself.
+    dated: bool,
 }
 
 impl Layout {
@@ -78,10 +83,12 @@ impl Layout {
                 _ => None,
             })
             .collect();
+        let dated = columns.contains(&Column::Date) && columns.contains(&Column::Time);
         Self {
             header: header.to_string(),
             columns,
             readers,
+            dated,
         }
     }
 }
@@ -89,25 +96,96 @@ impl Layout {
 /// A row's cells; dmon prints at most a few dozen columns.
 type Cells<'a> = SmallVec<[&'a str; 32]>;
 
-pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let mut lines = LineReader::new(input);
-    let mut layout: Option<Layout> = None;
-    let mut awaiting_units = false;
-    let mut clock: Option<RoundClock> = None;
-    // For `-o T`: the date of the rows, advanced when the time wraps past midnight.
-    let mut day: Option<(Date, i64)> = None;
-    let mut rows = 0u64;
-    // "date time" of a row, assembled here rather than allocated per row.
-    let mut stamp = String::new();
+/// The cells of a row: `split_ascii_whitespace`, as a loop over bytes
+/// (the iterator was a fifth of a dmon import).
+fn cells_of(text: &str) -> Cells<'_> {
+    let bytes = text.as_bytes();
+    let mut cells = Cells::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let start = at;
+        while at < bytes.len() && !bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        // Cut at ASCII bytes, so at characters' edges.
+        if let Some(cell) = text.get(start..at).filter(|c| !c.is_empty()) {
+            cells.push(cell);
+        }
+    }
+    cells
+}
 
-    while let Some(line) = lines.next_line()? {
+pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    parse_in(input, ctx, b, Some(blocks::BLOCK_BYTES))
+}
+
+/// Read the file; once the columns are known and a row has been read, in
+/// blocks of about `block_bytes` on every core, or line by line (`None`,
+/// the reference the blocks are held to in tests).
+fn parse_in<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+    block_bytes: Option<usize>,
+) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut reading = Reading::default();
+    while reading.layout.is_none() || reading.rows == 0 {
+        let Some(line) = lines.next_line()? else {
+            return reading.finish();
+        };
+        reading.line(&line, ctx, b)?;
+    }
+    match block_bytes {
+        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
+        None => {
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+        }
+    }
+    reading.finish()
+}
+
+/// Where the reading stands between lines.
+#[derive(Default)]
+struct Reading {
+    layout: Option<Arc<Layout>>,
+    /// Counts the layouts: a row read ahead under an earlier one is read
+    /// again.
+    layout_version: u64,
+    awaiting_units: bool,
+    clock: Option<RoundClock>,
+    /// For `-o T`: the date of the rows, advanced when the time wraps past
+    /// midnight.
+    day: Option<(Date, i64)>,
+    rows: u64,
+    /// "date time" of a row, assembled here rather than allocated per row.
+    stamp: String,
+}
+
+impl Reading {
+    fn set_layout(&mut self, layout: Layout) {
+        self.layout = Some(Arc::new(layout));
+        self.layout_version += 1;
+    }
+
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
         let text = line.text.trim();
         if text.is_empty() {
-            continue;
+            return Ok(());
         }
         if let Some(message) = smi_messages::recognise(text) {
             b.smi_message(line.number, message);
-            continue;
+            return Ok(());
         }
         if let Some(rest) = text.strip_prefix('#') {
             let words: Vec<String> = rest
@@ -116,41 +194,45 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 .collect();
             let is_names = words.iter().any(|w| w == "gpu");
             if is_names {
-                if layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
+                if self.layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
                     let columns: Vec<Column> = words.iter().map(|w| classify(w)).collect();
-                    layout = Some(Layout::new(rest.trim(), columns, None));
-                    awaiting_units = true;
+                    self.set_layout(Layout::new(rest.trim(), columns, None));
+                    self.awaiting_units = true;
                 }
-                continue;
+                return Ok(());
             }
-            if awaiting_units && let Some(l) = layout.as_mut() {
+            if self.awaiting_units
+                && let Some(l) = self.layout.clone()
+            {
                 let units: Vec<&str> = rest.split_whitespace().collect();
                 if units.len() == l.columns.len() {
-                    *l = Layout::new(&l.header, std::mem::take(&mut l.columns), Some(&units));
+                    self.set_layout(Layout::new(&l.header, l.columns.clone(), Some(&units)));
                 }
-                awaiting_units = false;
+                self.awaiting_units = false;
             }
-            continue;
+            return Ok(());
         }
-        let cells: Cells<'_> = text.split_ascii_whitespace().collect();
+        let cells = cells_of(text);
         let fits = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && layout
+            && self
+                .layout
                 .as_ref()
                 .is_some_and(|l| cells.len() == l.columns.len());
         // `date` between runs of a dmon loop: it times the rows after it
         // when they carry no time of their own (no `-o DT`/`-o T`).
         if !fits && let Some(t) = ctx.times.parse_date_line(text) {
-            let timed = layout
+            let timed = self
+                .layout
                 .as_ref()
                 .is_some_and(|l| l.columns.iter().any(|c| matches!(c, Column::Time)));
             if !timed {
                 let interval = ctx.interval_ms.unwrap_or(1000);
                 b.interval_ms = b.interval_ms.or(Some(interval));
-                clock = Some(RoundClock::new(t, i64::from(interval)));
+                self.clock = Some(RoundClock::new(t, i64::from(interval)));
             }
-            continue;
+            return Ok(());
         }
-        let Some(l) = layout.as_ref() else {
+        let Some(l) = self.layout.clone() else {
             return Err(LineError::new(
                 line.number,
                 None,
@@ -168,79 +250,82 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                     l.columns.len()
                 ),
             );
-            b.bad_line(&line, error)?;
-            continue;
+            return b.bad_line(line, error);
         }
-        match read_row(
-            l,
+        let mut row = RowCells::default();
+        read_cells(
+            &l,
             &cells,
             line.number,
-            ctx,
-            b,
-            &mut clock,
-            &mut day,
-            &mut stamp,
-        ) {
-            Ok(Some(sample)) => {
-                b.sample(sample)?;
-                rows += 1;
-            }
-            Ok(None) => {}
-            Err(RowError::Line(e)) => b.bad_line(&line, e)?,
-        }
+            &mut ctx.times,
+            &mut self.stamp,
+            &mut row,
+        );
+        self.row(&l, &mut row, &cells, line, ctx, b)
     }
-    if rows == 0 && layout.is_none() {
-        return Err(ParseFailure::Whole("no dmon header (# gpu …) found".into()));
-    }
-    Ok(())
-}
 
-enum RowError {
-    Line(LineError),
-}
-
-#[allow(clippy::too_many_arguments)]
-fn read_row(
-    l: &Layout,
-    cells: &[&str],
-    line_no: u64,
-    ctx: &mut ParseContext,
-    b: &mut RunBuilder<'_>,
-    clock: &mut Option<RoundClock>,
-    day: &mut Option<(Date, i64)>,
-    stamp: &mut String,
-) -> Result<Option<Sample>, RowError> {
-    let fail =
-        |i: usize, reason: String| RowError::Line(LineError::new(line_no, Some(i + 1), reason));
-    let mut date = None;
-    let mut time = None;
-    let mut gpu = None;
-    for (i, (column, cell)) in l.columns.iter().zip(cells).enumerate() {
-        match column {
-            Column::Date => date = Some(*cell),
-            Column::Time => time = Some((i, *cell)),
-            Column::Gpu => {
-                gpu = Some(
-                    cell.parse::<u32>()
-                        .map_err(|_| fail(i, format!("\"{cell}\" is not a GPU index")))?,
-                )
+    /// A row whose cells have been read (here or ahead, on another core).
+    fn row(
+        &mut self,
+        l: &Layout,
+        row: &mut RowCells,
+        cells: &[&str],
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        match self.finish_row(l, row, cells, line.number, ctx, b) {
+            Ok(()) => {
+                b.sample(row.sample)?;
+                self.rows += 1;
+                Ok(())
             }
-            _ => {}
+            Err(e) => b.bad_line(line, e),
         }
     }
-    let gpu = b.gpu(GpuKey::Index(gpu.unwrap_or(0)));
-    let t_ms = match (date, time) {
-        (Some(d), Some((i, t))) => {
-            stamp.clear();
-            stamp.push_str(d);
-            stamp.push(' ');
-            stamp.push_str(t);
-            ctx.times
-                .parse(stamp)
-                .ok_or_else(|| fail(i, format!("\"{d} {t}\" is not a date and time")))?
+
+    /// The rest of a row, in file order: which GPU it is and, unless it
+    /// carries a date and a time, its time. The first error is the one
+    /// reading the row from left to right meets.
+    fn finish_row(
+        &mut self,
+        l: &Layout,
+        row: &mut RowCells,
+        cells: &[&str],
+        line_no: u64,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> Result<(), LineError> {
+        let index = std::mem::replace(&mut row.gpu, Ok(0))?;
+        let gpu = b.gpu(GpuKey::Index(index));
+        let t_ms = match std::mem::take(&mut row.t_ms) {
+            Some(t) => t?,
+            None => self.time_in_order(l, cells, line_no, gpu, ctx, b)?,
+        };
+        if let Some(e) = row.value_error.take() {
+            return Err(e);
         }
-        (None, Some((i, t))) => {
-            let (mut date, last) = match *day {
+        row.sample.t_ms = t_ms;
+        row.sample.gpu = gpu;
+        Ok(())
+    }
+
+    /// The time of a row that carries no date: a time of day on the rows'
+    /// date (`-o T`), or the sampling round's.
+    fn time_in_order(
+        &mut self,
+        l: &Layout,
+        cells: &[&str],
+        line_no: u64,
+        gpu: u32,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> Result<i64, LineError> {
+        let fail = |i: usize, reason: String| LineError::new(line_no, Some(i + 1), reason);
+        // The last time column, as the row's cells are read.
+        if let Some(i) = l.columns.iter().rposition(|c| *c == Column::Time) {
+            let t = cells[i];
+            let (mut date, last) = match self.day {
                 Some(d) => d,
                 None => {
                     let date = match ctx.start {
@@ -253,67 +338,223 @@ fn read_row(
                     (date, i64::MIN)
                 }
             };
-            let mut t = ctx
+            let mut t_ms = ctx
                 .times
                 .parse_on(date, t)
                 .ok_or_else(|| fail(i, format!("\"{t}\" is not a time of day")))?;
             // Past midnight the time of day starts again.
-            if last != i64::MIN && t < last - 12 * 3_600_000 {
+            if last != i64::MIN && t_ms < last - 12 * 3_600_000 {
                 date = date.tomorrow().map_err(|e| fail(i, e.to_string()))?;
-                t = ctx.times.parse_on(date, cells[i]).unwrap_or(t);
+                t_ms = ctx.times.parse_on(date, t).unwrap_or(t_ms);
             }
-            *day = Some((date, t));
-            t
+            self.day = Some((date, t_ms));
+            return Ok(t_ms);
         }
-        _ => {
-            if clock.is_none() {
-                let interval = ctx.interval_ms.unwrap_or(1000);
-                let start = ctx.start.map_or(0, |s| s.as_millisecond());
-                if ctx.start.is_none() {
-                    b.warn("the rows carry no time; times count from 1970-01-01 at the dmon interval (give --start and --interval)");
-                }
-                b.interval_ms = b.interval_ms.or(Some(interval));
-                *clock = Some(RoundClock::new(start, i64::from(interval)));
+        if self.clock.is_none() {
+            let interval = ctx.interval_ms.unwrap_or(1000);
+            let start = ctx.start.map_or(0, |s| s.as_millisecond());
+            if ctx.start.is_none() {
+                b.warn("the rows carry no time; times count from 1970-01-01 at the dmon interval (give --start and --interval)");
             }
-            clock.as_mut().map_or(0, |c| c.time_for(gpu))
+            b.interval_ms = b.interval_ms.or(Some(interval));
+            self.clock = Some(RoundClock::new(start, i64::from(interval)));
         }
-    };
-    let mut sample = Sample::new(t_ms, gpu);
-    let mut violation: Option<i64> = None;
+        Ok(self.clock.as_mut().map_or(0, |c| c.time_for(gpu)))
+    }
+
+    fn finish(&self) -> ParseResult {
+        if self.rows == 0 && self.layout.is_none() {
+            return Err(ParseFailure::Whole("no dmon header (# gpu …) found".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What a row's cells say, before the run is consulted: the part of
+/// reading a row that needs only the layout, so it can be done ahead.
+struct RowCells {
+    gpu: Result<u32, LineError>,
+    /// Read when the row carries a date and a time.
+    t_ms: Option<Result<i64, LineError>>,
+    /// The readings (time and GPU are set when the row is finished).
+    sample: Sample,
+    value_error: Option<LineError>,
+}
+
+impl Default for RowCells {
+    fn default() -> Self {
+        Self {
+            gpu: Ok(0),
+            t_ms: None,
+            sample: Sample::new(0, 0),
+            value_error: None,
+        }
+    }
+}
+
+/// Read a row's cells into `row` (a fresh `RowCells`).
+fn read_cells(
+    l: &Layout,
+    cells: &[&str],
+    line_no: u64,
+    times: &mut TimeReader,
+    stamp: &mut String,
+    row: &mut RowCells,
+) {
+    let fail = |i: usize, reason: String| LineError::new(line_no, Some(i + 1), reason);
+    let mut date = None;
+    let mut time = None;
+    let mut gpu = None;
     for (i, (column, cell)) in l.columns.iter().zip(cells).enumerate() {
         match column {
-            Column::Value(field) => {
-                match l.readers[i].as_ref().map_or(Ok(None), |r| r.read(cell)) {
-                    Ok(Some(v)) => {
-                        sample.set(*field, v);
-                    }
-                    Ok(None) => {}
-                    Err(reason) => {
-                        return Err(fail(i, format!("{reason} for {}", field_label(*field))));
-                    }
+            Column::Date => date = Some(*cell),
+            Column::Time => time = Some((i, *cell)),
+            Column::Gpu => match cell.parse::<u32>() {
+                Ok(g) => gpu = Some(g),
+                Err(_) => {
+                    row.gpu = Err(fail(i, format!("\"{cell}\" is not a GPU index")));
+                    return;
                 }
-            }
-            Column::ThermalViolation if !is_missing(cell) => {
-                let active = cell
-                    .parse::<f64>()
-                    .map_err(|_| fail(i, format!("\"{cell}\" is not a number for tviol")))?
-                    > 0.0;
-                violation = Some(violation.unwrap_or(0) | if active { 0x20 } else { 0 });
-            }
-            Column::PowerViolation if !is_missing(cell) => {
-                let active = cell
-                    .parse::<f64>()
-                    .map_err(|_| fail(i, format!("\"{cell}\" is not a number for pviol")))?
-                    > 0.0;
-                violation = Some(violation.unwrap_or(0) | if active { 0x4 } else { 0 });
-            }
+            },
             _ => {}
         }
     }
-    if let Some(mask) = violation {
-        sample.set(Field::ThrottleMask, mask);
+    row.gpu = Ok(gpu.unwrap_or(0));
+    if let (Some(d), Some((i, t))) = (date, time) {
+        stamp.clear();
+        stamp.push_str(d);
+        stamp.push(' ');
+        stamp.push_str(t);
+        row.t_ms = Some(
+            times
+                .parse(stamp)
+                .ok_or_else(|| fail(i, format!("\"{d} {t}\" is not a date and time"))),
+        );
     }
-    Ok(Some(sample))
+    let mut violation: Option<i64> = None;
+    for (i, (column, cell)) in l.columns.iter().zip(cells).enumerate() {
+        let error = match column {
+            Column::Value(field) => {
+                let read = l.readers[i].as_ref().map_or(Ok(None), |r| {
+                    // A plain number (nearly every cell) without the
+                    // general reader; it reads anything else, the same.
+                    match r.read_plain(cell.as_bytes(), b' ') {
+                        Some((v, end)) if end == cell.len() => Ok(Some(v)),
+                        _ => r.read(cell),
+                    }
+                });
+                match read {
+                    Ok(Some(v)) => {
+                        row.sample.set(*field, v);
+                        None
+                    }
+                    Ok(None) => None,
+                    Err(reason) => Some(format!("{reason} for {}", field_label(*field))),
+                }
+            }
+            Column::ThermalViolation if !is_missing(cell) => match cell.parse::<f64>() {
+                Ok(v) => {
+                    violation = Some(violation.unwrap_or(0) | if v > 0.0 { 0x20 } else { 0 });
+                    None
+                }
+                Err(_) => Some(format!("\"{cell}\" is not a number for tviol")),
+            },
+            Column::PowerViolation if !is_missing(cell) => match cell.parse::<f64>() {
+                Ok(v) => {
+                    violation = Some(violation.unwrap_or(0) | if v > 0.0 { 0x4 } else { 0 });
+                    None
+                }
+                Err(_) => Some(format!("\"{cell}\" is not a number for pviol")),
+            },
+            _ => None,
+        };
+        if let Some(reason) = error {
+            row.value_error = Some(fail(i, reason));
+            return;
+        }
+    }
+    if let Some(mask) = violation {
+        row.sample.set(Field::ThrottleMask, mask);
+    }
+}
+
+/// What a worker made of a line.
+#[derive(Default)]
+struct Ahead {
+    /// A row read under the plan; anything else is read again in order.
+    row: bool,
+    cells: RowCells,
+}
+
+impl ReadsAhead for Reading {
+    type Plan = (Arc<Layout>, u64);
+    /// A time reader, and where a row's date and time are put together.
+    type Worker = (TimeReader, String);
+    type Ahead = Ahead;
+
+    fn plan(&self) -> ParseResult<Self::Plan> {
+        match &self.layout {
+            Some(layout) => Ok((layout.clone(), self.layout_version)),
+            None => Err(ParseFailure::Whole("no dmon header (# gpu …) found".into())),
+        }
+    }
+
+    fn worker(&self, ctx: &ParseContext) -> Self::Worker {
+        (TimeReader::new(ctx.times.zone().clone()), String::new())
+    }
+
+    fn read_ahead(
+        plan: &Self::Plan,
+        worker: &mut Self::Worker,
+        line: &Line<'_>,
+        ahead: &mut Ahead,
+    ) {
+        let l = &plan.0;
+        let text = line.text.trim();
+        // A row as `line` would take it: digits first, as many cells as
+        // the header names; anything else is read again in order.
+        ahead.row = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && smi_messages::recognise(text).is_none();
+        if !ahead.row {
+            return;
+        }
+        let cells = cells_of(text);
+        ahead.row = cells.len() == l.columns.len();
+        if ahead.row {
+            ahead.cells = RowCells::default();
+            let (times, stamp) = worker;
+            read_cells(l, &cells, line.number, times, stamp, &mut ahead.cells);
+        }
+    }
+
+    fn finish(
+        &mut self,
+        plan: &Self::Plan,
+        line: &Line<'_>,
+        ahead: &mut Ahead,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        if !ahead.row || plan.1 != self.layout_version {
+            return self.line(line, ctx, b);
+        }
+        let cells: Cells<'_> = if plan.0.dated {
+            // Only an undated row needs its cells again (its time of day).
+            Cells::new()
+        } else {
+            cells_of(line.text.trim())
+        };
+        self.row(&plan.0, &mut ahead.cells, &cells, line, ctx, b)
+    }
+
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        Reading::line(self, line, ctx, b)
+    }
 }
 
 fn field_label(field: Field) -> &'static str {
@@ -331,5 +572,135 @@ fn field_label(field: Field) -> &'static str {
         Field::PcieRxKbps => "rxpci",
         Field::PcieTxKbps => "txpci",
         other => other.key(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
+        blocks::testing::parsed(
+            |i, c, b, s| parse_in(i, c, b, s),
+            input,
+            block_bytes,
+            skip_bad_lines,
+        )
+    }
+
+    #[test]
+    fn every_fixture_reads_the_same_in_blocks() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/logs/dmon");
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let input = std::fs::read(entry.unwrap().path()).unwrap();
+            for skip in [false, true] {
+                let reference = parsed(&input, None, skip);
+                for size in [1, 50, 1 << 20] {
+                    assert_eq!(
+                        parsed(&input, Some(size), skip),
+                        reference,
+                        "blocks of {size}"
+                    );
+                }
+            }
+            files += 1;
+        }
+        assert!(files >= 8, "{files} fixtures");
+    }
+
+    /// Lines of every kind the reader meets, for files made of them.
+    const LINES: &[&str] = &[
+        " 20240601    23:59:58       0    250     71     80     97     48      0      0   1593   1410  61227",
+        " 20240601    23:59:58       1    251     72     81     98     49      0      0   1593   1410  61227",
+        " 20240602    00:00:01       0      -      -      -      -      -      -      -   1593    210      4",
+        " 20240602    00:00:01       1    24x     45     50      0      0      0      0   1593    210      4",
+        " 2024060x    00:00:02       0     60     45     50      0      0      0      0   1593    210      4\r",
+        " 20240602    00:00:02       y     60     45     50      0      0      0      0   1593    210      4",
+        " 20240602    00:00:03       0     60     45     50",
+        "#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk    fb",
+        "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %    MHz    MHz    MB",
+        "#Time         gpu    pwr  gtemp     sm",
+        "#HH:MM:SS     Idx      W      C      %",
+        " 23:59:59       0    214     41     78",
+        " 00:00:01       1    215     42     79",
+        " 25:00:01       1    215     42     79",
+        "# gpu    pwr  gtemp     sm  pviol  tviol",
+        "# Idx      W      C      %      %   bool",
+        "    0    342     47    100      0      1",
+        "    1    340     46     99    1.5      0",
+        "    1    340     46     99    1.5   yes",
+        "Sat Jun  1 00:00:09 UTC 2024",
+        "Failed to initialize NVML: Driver/library version mismatch",
+        "",
+        "   ",
+    ];
+
+    /// A file of `picks` from `LINES` after a first header and row.
+    fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
+        let mut text = format!("{}\n{}\n{}\n", LINES[7], LINES[8], LINES[0]);
+        for &i in picks {
+            text.push_str(LINES[i % LINES.len()]);
+            text.push('\n');
+        }
+        if last_cut {
+            text.pop();
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn blocks_read_what_lines_read() {
+        let all: Vec<usize> = (0..LINES.len()).chain(0..LINES.len()).collect();
+        let mut input = file(&all, true);
+        for skip in [false, true] {
+            let reference = parsed(&input, None, skip);
+            for size in [1, 2, 7, 64, 300, 1 << 20] {
+                assert_eq!(
+                    parsed(&input, Some(size), skip),
+                    reference,
+                    "blocks of {size}"
+                );
+            }
+        }
+        // A line that is not UTF-8 stops the import where it is, however read.
+        input.extend_from_slice(
+            b"\n    0    3\xff2     47    100      0      1\n    1  1  1  1  1  1\n",
+        );
+        let reference = parsed(&input, None, true);
+        assert!(reference.contains("not UTF-8"), "{reference}");
+        for size in [1, 7, 300, 1 << 20] {
+            assert_eq!(
+                parsed(&input, Some(size), true),
+                reference,
+                "blocks of {size}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn cells_are_split_ascii_whitespace(text in "[ \t\r\x0C0-9a-z.é\u{a0}-]{0,60}") {
+            let expected: Vec<&str> = text.split_ascii_whitespace().collect();
+            prop_assert_eq!(cells_of(&text).to_vec(), expected);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any mix of rows, headers, units, date lines, messages and bad
+        /// lines reads the same in blocks of any size as line by line.
+        #[test]
+        fn any_file_reads_the_same_in_blocks(
+            picks in proptest::collection::vec(0..LINES.len(), 0..40),
+            last_cut: bool,
+            skip: bool,
+            size in 1usize..400,
+        ) {
+            let input = file(&picks, last_cut);
+            prop_assert_eq!(parsed(&input, Some(size), skip), parsed(&input, None, skip));
+        }
     }
 }
