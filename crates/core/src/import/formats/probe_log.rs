@@ -17,8 +17,9 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::super::ParseContext;
+use super::super::blocks::{self, ReadsAhead};
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{Line, LineReader};
 use crate::domain::{EventKind, GpuInfo, StartupAttempt};
 use crate::samples::{FIELD_COUNT, Field, Sample};
 
@@ -170,14 +171,56 @@ impl FastSample {
     }
 }
 
-pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    parse_in(input, ctx, b, Some(blocks::BLOCK_BYTES))
+}
+
+/// Read the log; after its header, in blocks of about `block_bytes` on
+/// every core, or line by line (`None`, the reference the blocks are held
+/// to in tests).
+fn parse_in<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+    block_bytes: Option<usize>,
+) -> ParseResult {
     let mut lines = LineReader::new(input);
-    let mut header: Option<ProbeHeader> = None;
-    while let Some(line) = lines.next_line()? {
-        if line.text.trim().is_empty() {
-            continue;
+    let mut reading = Reading { header: None };
+    while reading.header.is_none() {
+        let Some(line) = lines.next_line()? else {
+            return Err(ParseFailure::Whole(
+                "the probe log has no header line".into(),
+            ));
+        };
+        reading.line(&line, ctx, b)?;
+    }
+    match block_bytes {
+        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes),
+        None => {
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+            Ok(())
         }
-        let Some(h) = &header else {
+    }
+}
+
+/// Where the reading stands: the header, once read.
+struct Reading {
+    header: Option<ProbeHeader>,
+}
+
+impl Reading {
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        _ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        if line.text.trim().is_empty() {
+            return Ok(());
+        }
+        if self.header.is_none() {
             let h: ProbeHeader = serde_json::from_str(line.text).map_err(|e| {
                 LineError::new(
                     line.number,
@@ -219,16 +262,12 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                 b.metadata
                     .insert("capabilities".into(), serde_json::json!(h.capabilities));
             }
-            header = Some(h);
-            continue;
-        };
-        let _ = h;
+            self.header = Some(h);
+            return Ok(());
+        }
         // Samples are the bulk: try the fixed shape first.
-        if line.text.contains("\"gpu\"") && !line.text.contains("\"event\"") {
-            if let Ok(fast) = serde_json::from_str::<FastSample>(line.text) {
-                b.sample(fast.into_sample())?;
-                continue;
-            }
+        if let Some(sample) = fast_sample(line.text) {
+            return b.sample(sample);
         }
         match serde_json::from_str::<ProbeRecord>(line.text) {
             Ok(ProbeRecord::Sample(record)) => {
@@ -256,10 +295,10 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                     .or(gpu);
                 let Ok(at) = Timestamp::from_millisecond(t) else {
                     b.bad_line(
-                        &line,
+                        line,
                         LineError::new(line.number, None, format!("{t} is not a time")),
                     )?;
-                    continue;
+                    return Ok(());
                 };
                 b.event(crate::domain::Event {
                     at,
@@ -285,14 +324,164 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
                     Some(e.column()),
                     format!("not a probe log record: {e}"),
                 );
-                b.bad_line(&line, error)?;
+                b.bad_line(line, error)?;
             }
         }
+        Ok(())
     }
-    if header.is_none() {
-        return Err(ParseFailure::Whole(
-            "the probe log has no header line".into(),
-        ));
+}
+
+/// A sample line in the probe's own fixed shape, read without the general
+/// record; anything else is `None`, for the general reading.
+fn fast_sample(text: &str) -> Option<Sample> {
+    if text.contains("\"gpu\"") && !text.contains("\"event\"") {
+        return serde_json::from_str::<FastSample>(text)
+            .ok()
+            .map(FastSample::into_sample);
     }
-    Ok(())
+    None
+}
+
+/// After the header, a line's reading needs nothing from the lines before
+/// it: a sample is read ahead, anything else in order.
+impl ReadsAhead for Reading {
+    type Plan = ();
+    type Worker = ();
+    type Ahead = Option<Sample>;
+
+    fn plan(&self) -> ParseResult<()> {
+        Ok(())
+    }
+
+    fn worker(&self, _ctx: &ParseContext) {}
+
+    fn read_ahead(_plan: &(), _worker: &mut (), line: &Line<'_>, ahead: &mut Option<Sample>) {
+        *ahead = fast_sample(line.text);
+    }
+
+    fn finish(
+        &mut self,
+        _plan: &(),
+        line: &Line<'_>,
+        ahead: &mut Option<Sample>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        match ahead.take() {
+            Some(sample) => b.sample(sample),
+            None => self.line(line, ctx, b),
+        }
+    }
+
+    fn line(
+        &mut self,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        Reading::line(self, line, ctx, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
+        blocks::testing::parsed(
+            |i, c, b, s| parse_in(i, c, b, s),
+            input,
+            block_bytes,
+            skip_bad_lines,
+        )
+    }
+
+    const HEADER: &str = r#"{"format": "breakpoint-probe", "version": 1, "host": "h", "interval_ms": 1000, "gpus": [{"index": 0, "uuid": "GPU-a"}]}"#;
+
+    /// Lines of every kind a probe log holds, for files made of them.
+    const LINES: &[&str] = &[
+        r#"{"t": 1717200000000, "gpu": 0, "power_mw": 250000, "temp_gpu_c": 71, "util_gpu_pct": 97}"#,
+        r#"{"t": 1717200000001, "gpu": 1, "power_mw": 251000, "sm_clock_mhz": 1410, "throttle_mask": 4}"#,
+        r#"{"t": 1717200001000, "gpu": 0, "power_mw": 240000, "fan_pct": 40, "made_up_field": 3}"#,
+        r#"{"t": 1717200002000, "gpu": 0, "event": "gpu-lost", "detail": "fell off the bus"}"#,
+        r#"{"t": 1717200003000, "event": "xid", "gpu": 1, "code": 79}"#,
+        r#"{"t": 1717200003000, "uuid": "GPU-a", "event": "recovered"}"#,
+        r#"{"t": 1717200004000, "summary": {"exit_code": 0, "wall_s": 10.0}}"#,
+        r#"{"t": 1717200000000, "startup": {"scenario": "baseline", "image": "warm", "submitted_at": "2024-06-01T00:00:00Z", "provisioned_at": null, "image_ready_at": null, "first_compute_at": "2024-06-01T00:00:03Z", "outcome": "ok"}}"#,
+        r#"{"t": 1717200005000, "gpu": 0, "power_mw": "lots"}"#,
+        r#"{"t": 1717200005000, "gpu": 0, "power_mw": 2500"#,
+        r#"not json at all"#,
+        "{\"t\": 1717200006000, \"gpu\": 1, \"power_mw\": 1}\r",
+        "",
+        "   ",
+    ];
+
+    fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
+        let mut text = format!("{HEADER}\n");
+        for &i in picks {
+            text.push_str(LINES[i % LINES.len()]);
+            text.push('\n');
+        }
+        if last_cut {
+            text.pop();
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn every_fixture_and_line_reads_the_same_in_blocks() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/logs/probe");
+        let all: Vec<usize> = (0..LINES.len()).chain(0..LINES.len()).collect();
+        let mut inputs = vec![file(&all, true)];
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                inputs.push(std::fs::read(path).unwrap());
+            }
+        }
+        assert!(inputs.len() >= 3);
+        for input in &inputs {
+            for skip in [false, true] {
+                let reference = parsed(input, None, skip);
+                for size in [1, 2, 64, 300, 1 << 20] {
+                    assert_eq!(
+                        parsed(input, Some(size), skip),
+                        reference,
+                        "blocks of {size}"
+                    );
+                }
+            }
+        }
+        // A line that is not UTF-8 stops the import where it is, however read.
+        let mut input = file(&all, false);
+        input.extend_from_slice(b"{\"t\": 1717200009000, \"gpu\": 0, \"power_mw\": \xff1}\n");
+        input.extend_from_slice(LINES[0].as_bytes());
+        let reference = parsed(&input, None, true);
+        assert!(reference.contains("not UTF-8"), "{reference}");
+        for size in [1, 7, 300, 1 << 20] {
+            assert_eq!(
+                parsed(&input, Some(size), true),
+                reference,
+                "blocks of {size}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any mix of samples, events, records and bad lines reads the same
+        /// in blocks of any size as line by line.
+        #[test]
+        fn any_log_reads_the_same_in_blocks(
+            picks in proptest::collection::vec(0..LINES.len(), 0..40),
+            last_cut: bool,
+            skip: bool,
+            size in 1usize..400,
+        ) {
+            let input = file(&picks, last_cut);
+            prop_assert_eq!(parsed(&input, Some(size), skip), parsed(&input, None, skip));
+        }
+    }
 }
