@@ -47,6 +47,9 @@ pub trait ReadsAhead {
     /// 1.4 M lines showed in the profile.
     type Ahead: Send + Default;
 
+    /// Whether the lines read so far tell workers enough (the columns, a
+    /// header) for the rest to be read ahead.
+    fn ready(&self) -> bool;
     fn plan(&self) -> ParseResult<Self::Plan>;
     fn worker(&self, ctx: &ParseContext) -> Self::Worker;
     /// A worker starts a block of whole lines.
@@ -77,9 +80,37 @@ pub trait ReadsAhead {
     ) -> ParseResult;
 }
 
+/// Read every line of `input`: one at a time until `reading` is ready,
+/// then in blocks of about `block_bytes` on every core — or on, one at a
+/// time (`None`: the reference the blocks are held to in tests).
+pub fn read_lines<R: BufRead, F: ReadsAhead>(
+    input: R,
+    reading: &mut F,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+    block_bytes: Option<usize>,
+) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    while !reading.ready() {
+        let Some(line) = lines.next_line()? else {
+            return Ok(());
+        };
+        reading.line(&line, ctx, b)?;
+    }
+    match block_bytes {
+        Some(block_bytes) => read_rest(&mut lines, reading, ctx, b, block_bytes),
+        None => {
+            while let Some(line) = lines.next_line()? {
+                reading.line(&line, ctx, b)?;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Read the rest of `lines` as `reading.line` would one line at a time,
 /// in blocks of about `block_bytes` on every core.
-pub fn read_rest<R: BufRead, F: ReadsAhead>(
+fn read_rest<R: BufRead, F: ReadsAhead>(
     lines: &mut LineReader<R>,
     reading: &mut F,
     ctx: &mut ParseContext,
@@ -379,6 +410,52 @@ pub mod testing {
     /// line (`None`).
     pub type Parse =
         fn(&[u8], &mut ParseContext, &mut RunBuilder<'_>, Option<usize>) -> ParseResult;
+
+    /// Assert that `input` reads the same in blocks of each of `sizes` as
+    /// line by line, with and without `--skip-bad-lines`.
+    pub fn assert_blocks_read_like_lines(parse: Parse, input: &[u8], sizes: &[usize]) {
+        for skip in [false, true] {
+            let reference = parsed(parse, input, None, skip);
+            for &size in sizes {
+                assert_eq!(
+                    parsed(parse, input, Some(size), skip),
+                    reference,
+                    "blocks of {size}"
+                );
+            }
+        }
+    }
+
+    /// Assert that a file with a line that is not UTF-8 stops at that line,
+    /// with the same message, however it is read.
+    pub fn assert_not_utf8_stops_alike(parse: Parse, input: &[u8]) {
+        let reference = parsed(parse, input, None, true);
+        assert!(reference.contains("not UTF-8"), "{reference}");
+        for size in [1, 7, 300, 1 << 20] {
+            assert_eq!(
+                parsed(parse, input, Some(size), true),
+                reference,
+                "blocks of {size}"
+            );
+        }
+    }
+
+    /// A file of `first` then `picks` from `lines`, one per line; its last
+    /// line cut off (no newline) where `last_cut`.
+    pub fn file_of(first: &[&str], lines: &[&str], picks: &[usize], last_cut: bool) -> Vec<u8> {
+        let mut text = String::new();
+        for line in first
+            .iter()
+            .chain(picks.iter().map(|&i| &lines[i % lines.len()]))
+        {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if last_cut {
+            text.pop();
+        }
+        text.into_bytes()
+    }
 
     /// Its outcome, the samples stored and what the builder holds.
     pub fn parsed(

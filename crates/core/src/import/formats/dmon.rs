@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 use super::super::ParseContext;
 use super::super::blocks::{self, ReadsAhead};
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::{Line, LineReader};
+use super::super::lines::Line;
 use super::super::smi_messages;
 use super::super::timestamps::TimeReader;
 use super::super::values::{ValueReader, is_missing};
@@ -131,22 +131,8 @@ fn parse_in<R: BufRead>(
     b: &mut RunBuilder<'_>,
     block_bytes: Option<usize>,
 ) -> ParseResult {
-    let mut lines = LineReader::new(input);
     let mut reading = Reading::default();
-    while reading.layout.is_none() || reading.rows == 0 {
-        let Some(line) = lines.next_line()? else {
-            return reading.finish();
-        };
-        reading.line(&line, ctx, b)?;
-    }
-    match block_bytes {
-        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
-        None => {
-            while let Some(line) = lines.next_line()? {
-                reading.line(&line, ctx, b)?;
-            }
-        }
-    }
+    blocks::read_lines(input, &mut reading, ctx, b, block_bytes)?;
     reading.finish()
 }
 
@@ -171,97 +157,6 @@ impl Reading {
     fn set_layout(&mut self, layout: Layout) {
         self.layout = Some(Arc::new(layout));
         self.layout_version += 1;
-    }
-
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        ctx: &mut ParseContext,
-        b: &mut RunBuilder<'_>,
-    ) -> ParseResult {
-        let text = line.text.trim();
-        if text.is_empty() {
-            return Ok(());
-        }
-        if let Some(message) = smi_messages::recognise(text) {
-            b.smi_message(line.number, message);
-            return Ok(());
-        }
-        if let Some(rest) = text.strip_prefix('#') {
-            let words: Vec<String> = rest
-                .split_whitespace()
-                .map(str::to_ascii_lowercase)
-                .collect();
-            let is_names = words.iter().any(|w| w == "gpu");
-            if is_names {
-                if self.layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
-                    let columns: Vec<Column> = words.iter().map(|w| classify(w)).collect();
-                    self.set_layout(Layout::new(rest.trim(), columns, None));
-                    self.awaiting_units = true;
-                }
-                return Ok(());
-            }
-            if self.awaiting_units
-                && let Some(l) = self.layout.clone()
-            {
-                let units: Vec<&str> = rest.split_whitespace().collect();
-                if units.len() == l.columns.len() {
-                    self.set_layout(Layout::new(&l.header, l.columns.clone(), Some(&units)));
-                }
-                self.awaiting_units = false;
-            }
-            return Ok(());
-        }
-        let cells = cells_of(text);
-        let fits = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && self
-                .layout
-                .as_ref()
-                .is_some_and(|l| cells.len() == l.columns.len());
-        // `date` between runs of a dmon loop: it times the rows after it
-        // when they carry no time of their own (no `-o DT`/`-o T`).
-        if !fits && let Some(t) = ctx.times.parse_date_line(text) {
-            let timed = self
-                .layout
-                .as_ref()
-                .is_some_and(|l| l.columns.iter().any(|c| matches!(c, Column::Time)));
-            if !timed {
-                let interval = ctx.interval_ms.unwrap_or(1000);
-                b.interval_ms = b.interval_ms.or(Some(interval));
-                self.clock = Some(RoundClock::new(t, i64::from(interval)));
-            }
-            return Ok(());
-        }
-        let Some(l) = self.layout.clone() else {
-            return Err(LineError::new(
-                line.number,
-                None,
-                "a data row before any dmon header (# gpu …)",
-            )
-            .into());
-        };
-        if cells.len() != l.columns.len() {
-            let error = LineError::new(
-                line.number,
-                None,
-                format!(
-                    "the row has {} columns but the header names {}",
-                    cells.len(),
-                    l.columns.len()
-                ),
-            );
-            return b.bad_line(line, error);
-        }
-        let mut row = RowCells::default();
-        read_cells(
-            &l,
-            &cells,
-            line.number,
-            &mut ctx.times,
-            &mut self.stamp,
-            &mut row,
-        );
-        self.row(&l, &mut row, &cells, line, ctx, b)
     }
 
     /// A row whose cells have been read (here or ahead, on another core).
@@ -492,6 +387,10 @@ impl ReadsAhead for Reading {
     type Worker = (TimeReader, String);
     type Ahead = Ahead;
 
+    fn ready(&self) -> bool {
+        self.layout.is_some() && self.rows > 0
+    }
+
     fn plan(&self) -> ParseResult<Self::Plan> {
         match &self.layout {
             Some(layout) => Ok((layout.clone(), self.layout_version)),
@@ -553,7 +452,89 @@ impl ReadsAhead for Reading {
         ctx: &mut ParseContext,
         b: &mut RunBuilder<'_>,
     ) -> ParseResult {
-        Reading::line(self, line, ctx, b)
+        let text = line.text.trim();
+        if text.is_empty() {
+            return Ok(());
+        }
+        if let Some(message) = smi_messages::recognise(text) {
+            b.smi_message(line.number, message);
+            return Ok(());
+        }
+        if let Some(rest) = text.strip_prefix('#') {
+            let words: Vec<String> = rest
+                .split_whitespace()
+                .map(str::to_ascii_lowercase)
+                .collect();
+            let is_names = words.iter().any(|w| w == "gpu");
+            if is_names {
+                if self.layout.as_ref().is_none_or(|l| l.header != rest.trim()) {
+                    let columns: Vec<Column> = words.iter().map(|w| classify(w)).collect();
+                    self.set_layout(Layout::new(rest.trim(), columns, None));
+                    self.awaiting_units = true;
+                }
+                return Ok(());
+            }
+            if self.awaiting_units
+                && let Some(l) = self.layout.clone()
+            {
+                let units: Vec<&str> = rest.split_whitespace().collect();
+                if units.len() == l.columns.len() {
+                    self.set_layout(Layout::new(&l.header, l.columns.clone(), Some(&units)));
+                }
+                self.awaiting_units = false;
+            }
+            return Ok(());
+        }
+        let cells = cells_of(text);
+        let fits = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && self
+                .layout
+                .as_ref()
+                .is_some_and(|l| cells.len() == l.columns.len());
+        // `date` between runs of a dmon loop: it times the rows after it
+        // when they carry no time of their own (no `-o DT`/`-o T`).
+        if !fits && let Some(t) = ctx.times.parse_date_line(text) {
+            let timed = self
+                .layout
+                .as_ref()
+                .is_some_and(|l| l.columns.iter().any(|c| matches!(c, Column::Time)));
+            if !timed {
+                let interval = ctx.interval_ms.unwrap_or(1000);
+                b.interval_ms = b.interval_ms.or(Some(interval));
+                self.clock = Some(RoundClock::new(t, i64::from(interval)));
+            }
+            return Ok(());
+        }
+        let Some(l) = self.layout.clone() else {
+            return Err(LineError::new(
+                line.number,
+                None,
+                "a data row before any dmon header (# gpu …)",
+            )
+            .into());
+        };
+        if cells.len() != l.columns.len() {
+            let error = LineError::new(
+                line.number,
+                None,
+                format!(
+                    "the row has {} columns but the header names {}",
+                    cells.len(),
+                    l.columns.len()
+                ),
+            );
+            return b.bad_line(line, error);
+        }
+        let mut row = RowCells::default();
+        read_cells(
+            &l,
+            &cells,
+            line.number,
+            &mut ctx.times,
+            &mut self.stamp,
+            &mut row,
+        );
+        self.row(&l, &mut row, &cells, line, ctx, b)
     }
 }
 
@@ -580,13 +561,10 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const PARSE: blocks::testing::Parse = |i, c, b, s| parse_in(i, c, b, s);
+
     fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
-        blocks::testing::parsed(
-            |i, c, b, s| parse_in(i, c, b, s),
-            input,
-            block_bytes,
-            skip_bad_lines,
-        )
+        blocks::testing::parsed(PARSE, input, block_bytes, skip_bad_lines)
     }
 
     #[test]
@@ -596,16 +574,7 @@ mod tests {
         let mut files = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let input = std::fs::read(entry.unwrap().path()).unwrap();
-            for skip in [false, true] {
-                let reference = parsed(&input, None, skip);
-                for size in [1, 50, 1 << 20] {
-                    assert_eq!(
-                        parsed(&input, Some(size), skip),
-                        reference,
-                        "blocks of {size}"
-                    );
-                }
-            }
+            blocks::testing::assert_blocks_read_like_lines(PARSE, &input, &[1, 50, 1 << 20]);
             files += 1;
         }
         assert!(files >= 8, "{files} fixtures");
@@ -640,44 +609,19 @@ mod tests {
 
     /// A file of `picks` from `LINES` after a first header and row.
     fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
-        let mut text = format!("{}\n{}\n{}\n", LINES[7], LINES[8], LINES[0]);
-        for &i in picks {
-            text.push_str(LINES[i % LINES.len()]);
-            text.push('\n');
-        }
-        if last_cut {
-            text.pop();
-        }
-        text.into_bytes()
+        blocks::testing::file_of(&[LINES[7], LINES[8], LINES[0]], LINES, picks, last_cut)
     }
 
     #[test]
     fn blocks_read_what_lines_read() {
         let all: Vec<usize> = (0..LINES.len()).chain(0..LINES.len()).collect();
         let mut input = file(&all, true);
-        for skip in [false, true] {
-            let reference = parsed(&input, None, skip);
-            for size in [1, 2, 7, 64, 300, 1 << 20] {
-                assert_eq!(
-                    parsed(&input, Some(size), skip),
-                    reference,
-                    "blocks of {size}"
-                );
-            }
-        }
+        blocks::testing::assert_blocks_read_like_lines(PARSE, &input, &[1, 2, 7, 64, 300, 1 << 20]);
         // A line that is not UTF-8 stops the import where it is, however read.
         input.extend_from_slice(
             b"\n    0    3\xff2     47    100      0      1\n    1  1  1  1  1  1\n",
         );
-        let reference = parsed(&input, None, true);
-        assert!(reference.contains("not UTF-8"), "{reference}");
-        for size in [1, 7, 300, 1 << 20] {
-            assert_eq!(
-                parsed(&input, Some(size), true),
-                reference,
-                "blocks of {size}"
-            );
-        }
+        blocks::testing::assert_not_utf8_stops_alike(PARSE, &input);
     }
 
     proptest! {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::super::ParseContext;
 use super::super::blocks::{self, ReadsAhead};
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::{Line, LineReader};
+use super::super::lines::Line;
 use crate::domain::{EventKind, GpuInfo, StartupAttempt};
 use crate::samples::{FIELD_COUNT, Field, Sample};
 
@@ -184,25 +184,14 @@ fn parse_in<R: BufRead>(
     b: &mut RunBuilder<'_>,
     block_bytes: Option<usize>,
 ) -> ParseResult {
-    let mut lines = LineReader::new(input);
     let mut reading = Reading { header: None };
-    while reading.header.is_none() {
-        let Some(line) = lines.next_line()? else {
-            return Err(ParseFailure::Whole(
-                "the probe log has no header line".into(),
-            ));
-        };
-        reading.line(&line, ctx, b)?;
+    blocks::read_lines(input, &mut reading, ctx, b, block_bytes)?;
+    if reading.header.is_none() {
+        return Err(ParseFailure::Whole(
+            "the probe log has no header line".into(),
+        ));
     }
-    match block_bytes {
-        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes),
-        None => {
-            while let Some(line) = lines.next_line()? {
-                reading.line(&line, ctx, b)?;
-            }
-            Ok(())
-        }
-    }
+    Ok(())
 }
 
 /// Where the reading stands: the header, once read.
@@ -210,7 +199,52 @@ struct Reading {
     header: Option<ProbeHeader>,
 }
 
-impl Reading {
+/// A sample line in the probe's own fixed shape, read without the general
+/// record; anything else is `None`, for the general reading.
+fn fast_sample(text: &str) -> Option<Sample> {
+    if text.contains("\"gpu\"") && !text.contains("\"event\"") {
+        return serde_json::from_str::<FastSample>(text)
+            .ok()
+            .map(FastSample::into_sample);
+    }
+    None
+}
+
+/// After the header, a line's reading needs nothing from the lines before
+/// it: a sample is read ahead, anything else in order.
+impl ReadsAhead for Reading {
+    type Plan = ();
+    type Worker = ();
+    type Ahead = Option<Sample>;
+
+    fn ready(&self) -> bool {
+        self.header.is_some()
+    }
+
+    fn plan(&self) -> ParseResult<()> {
+        Ok(())
+    }
+
+    fn worker(&self, _ctx: &ParseContext) {}
+
+    fn read_ahead(_plan: &(), _worker: &mut (), line: &Line<'_>, ahead: &mut Option<Sample>) {
+        *ahead = fast_sample(line.text);
+    }
+
+    fn finish(
+        &mut self,
+        _plan: &(),
+        line: &Line<'_>,
+        ahead: &mut Option<Sample>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        match ahead.take() {
+            Some(sample) => b.sample(sample),
+            None => self.line(line, ctx, b),
+        }
+    }
+
     fn line(
         &mut self,
         line: &Line<'_>,
@@ -331,70 +365,15 @@ impl Reading {
     }
 }
 
-/// A sample line in the probe's own fixed shape, read without the general
-/// record; anything else is `None`, for the general reading.
-fn fast_sample(text: &str) -> Option<Sample> {
-    if text.contains("\"gpu\"") && !text.contains("\"event\"") {
-        return serde_json::from_str::<FastSample>(text)
-            .ok()
-            .map(FastSample::into_sample);
-    }
-    None
-}
-
-/// After the header, a line's reading needs nothing from the lines before
-/// it: a sample is read ahead, anything else in order.
-impl ReadsAhead for Reading {
-    type Plan = ();
-    type Worker = ();
-    type Ahead = Option<Sample>;
-
-    fn plan(&self) -> ParseResult<()> {
-        Ok(())
-    }
-
-    fn worker(&self, _ctx: &ParseContext) {}
-
-    fn read_ahead(_plan: &(), _worker: &mut (), line: &Line<'_>, ahead: &mut Option<Sample>) {
-        *ahead = fast_sample(line.text);
-    }
-
-    fn finish(
-        &mut self,
-        _plan: &(),
-        line: &Line<'_>,
-        ahead: &mut Option<Sample>,
-        ctx: &mut ParseContext,
-        b: &mut RunBuilder<'_>,
-    ) -> ParseResult {
-        match ahead.take() {
-            Some(sample) => b.sample(sample),
-            None => self.line(line, ctx, b),
-        }
-    }
-
-    fn line(
-        &mut self,
-        line: &Line<'_>,
-        ctx: &mut ParseContext,
-        b: &mut RunBuilder<'_>,
-    ) -> ParseResult {
-        Reading::line(self, line, ctx, b)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const PARSE: blocks::testing::Parse = |i, c, b, s| parse_in(i, c, b, s);
+
     fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
-        blocks::testing::parsed(
-            |i, c, b, s| parse_in(i, c, b, s),
-            input,
-            block_bytes,
-            skip_bad_lines,
-        )
+        blocks::testing::parsed(PARSE, input, block_bytes, skip_bad_lines)
     }
 
     const HEADER: &str = r#"{"format": "breakpoint-probe", "version": 1, "host": "h", "interval_ms": 1000, "gpus": [{"index": 0, "uuid": "GPU-a"}]}"#;
@@ -418,15 +397,7 @@ mod tests {
     ];
 
     fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
-        let mut text = format!("{HEADER}\n");
-        for &i in picks {
-            text.push_str(LINES[i % LINES.len()]);
-            text.push('\n');
-        }
-        if last_cut {
-            text.pop();
-        }
-        text.into_bytes()
+        blocks::testing::file_of(&[HEADER], LINES, picks, last_cut)
     }
 
     #[test]
@@ -443,30 +414,13 @@ mod tests {
         }
         assert!(inputs.len() >= 3);
         for input in &inputs {
-            for skip in [false, true] {
-                let reference = parsed(input, None, skip);
-                for size in [1, 2, 64, 300, 1 << 20] {
-                    assert_eq!(
-                        parsed(input, Some(size), skip),
-                        reference,
-                        "blocks of {size}"
-                    );
-                }
-            }
+            blocks::testing::assert_blocks_read_like_lines(PARSE, input, &[1, 2, 64, 300, 1 << 20]);
         }
         // A line that is not UTF-8 stops the import where it is, however read.
         let mut input = file(&all, false);
         input.extend_from_slice(b"{\"t\": 1717200009000, \"gpu\": 0, \"power_mw\": \xff1}\n");
         input.extend_from_slice(LINES[0].as_bytes());
-        let reference = parsed(&input, None, true);
-        assert!(reference.contains("not UTF-8"), "{reference}");
-        for size in [1, 7, 300, 1 << 20] {
-            assert_eq!(
-                parsed(&input, Some(size), true),
-                reference,
-                "blocks of {size}"
-            );
-        }
+        blocks::testing::assert_not_utf8_stops_alike(PARSE, &input);
     }
 
     proptest! {

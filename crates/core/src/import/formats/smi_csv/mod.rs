@@ -25,7 +25,7 @@ use std::io::BufRead;
 use super::super::ParseContext;
 use super::super::blocks;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::{Line, LineReader};
+use super::super::lines::Line;
 use super::super::timestamps::TimeReader;
 use super::super::values::{is_gpu_lost, is_missing, parse_field, split_unit};
 use super::{RoundClock, split_cells};
@@ -47,25 +47,11 @@ fn parse_in<R: BufRead>(
     b: &mut RunBuilder<'_>,
     block_bytes: Option<usize>,
 ) -> ParseResult {
-    let mut lines = LineReader::new(input);
     let mut reading = Reading::new(ctx)?;
     // The first lines say what the columns are; the rows after them are
     // read in blocks on every core (`parallel`), in the same order and to
     // the same effect as one by one.
-    while reading.layout.is_none() || reading.rows == 0 {
-        let Some(line) = lines.next_line()? else {
-            return reading.finish(b);
-        };
-        reading.line(&line, ctx, b)?;
-    }
-    match block_bytes {
-        Some(block_bytes) => blocks::read_rest(&mut lines, &mut reading, ctx, b, block_bytes)?,
-        None => {
-            while let Some(line) = lines.next_line()? {
-                reading.line(&line, ctx, b)?;
-            }
-        }
-    }
+    blocks::read_lines(input, &mut reading, ctx, b, block_bytes)?;
     reading.finish(b)
 }
 
@@ -484,13 +470,10 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const PARSE: blocks::testing::Parse = |i, c, b, s| parse_in(i, c, b, s);
+
     fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
-        blocks::testing::parsed(
-            |i, c, b, s| parse_in(i, c, b, s),
-            input,
-            block_bytes,
-            skip_bad_lines,
-        )
+        blocks::testing::parsed(PARSE, input, block_bytes, skip_bad_lines)
     }
 
     /// Lines of every kind the reader meets, for files made of them.
@@ -517,42 +500,17 @@ mod tests {
 
     /// A file of `picks` from `LINES` after a first header and row.
     fn file(picks: &[usize], last_cut: bool) -> Vec<u8> {
-        let mut text = format!("{}\n{}\n", LINES[8], LINES[0]);
-        for &i in picks {
-            text.push_str(LINES[i % LINES.len()]);
-            text.push('\n');
-        }
-        if last_cut {
-            text.pop();
-        }
-        text.into_bytes()
+        blocks::testing::file_of(&[LINES[8], LINES[0]], LINES, picks, last_cut)
     }
 
     #[test]
     fn blocks_read_what_lines_read() {
         let all: Vec<usize> = (0..LINES.len()).chain(0..LINES.len()).collect();
         let mut input = file(&all, true);
-        for skip in [false, true] {
-            let reference = parsed(&input, None, skip);
-            for size in [1, 2, 7, 64, 300, 1 << 20] {
-                assert_eq!(
-                    parsed(&input, Some(size), skip),
-                    reference,
-                    "blocks of {size}"
-                );
-            }
-        }
+        blocks::testing::assert_blocks_read_like_lines(PARSE, &input, &[1, 2, 7, 64, 300, 1 << 20]);
         // A line that is not UTF-8 stops the import where it is, however read.
         input.extend_from_slice(b"\n2024/06/01 00:00:09.100, 0, 2\xff W, 1 %, 1 MiB, 0x0\n");
-        let reference = parsed(&input, None, true);
-        assert!(reference.contains("not UTF-8"), "{reference}");
-        for size in [1, 7, 300, 1 << 20] {
-            assert_eq!(
-                parsed(&input, Some(size), true),
-                reference,
-                "blocks of {size}"
-            );
-        }
+        blocks::testing::assert_not_utf8_stops_alike(PARSE, &input);
     }
 
     proptest! {

@@ -46,6 +46,10 @@ impl ReadsAhead for Reading {
     type Worker = Worker;
     type Ahead = Ahead;
 
+    fn ready(&self) -> bool {
+        self.layout.is_some() && self.rows > 0
+    }
+
     fn plan(&self) -> ParseResult<Self::Plan> {
         match &self.layout {
             Some(layout) => Ok((layout.clone(), self.layout_version)),
