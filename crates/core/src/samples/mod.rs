@@ -114,7 +114,12 @@ impl Field {
     }
 
     pub fn from_key(key: &str) -> Option<Field> {
-        Field::ALL.into_iter().find(|f| f.key() == key)
+        // By length first: one compare, not one per field (a probe log
+        // names a field for every reading).
+        Field::ALL
+            .into_iter()
+            .filter(|f| f.key().len() == key.len())
+            .find(|f| f.key() == key)
     }
 
     /// The unit people read (W rather than mW) and the divisor to get there.

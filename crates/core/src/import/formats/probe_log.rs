@@ -202,12 +202,141 @@ struct Reading {
 /// A sample line in the probe's own fixed shape, read without the general
 /// record; anything else is `None`, for the general reading.
 fn fast_sample(text: &str) -> Option<Sample> {
+    // The scan takes only lines with a "gpu" key and no "event" one, as
+    // the gate below does.
+    if let Some(sample) = scan_sample(text) {
+        return Some(sample);
+    }
     if text.contains("\"gpu\"") && !text.contains("\"event\"") {
         return serde_json::from_str::<FastSample>(text)
             .ok()
             .map(FastSample::into_sample);
     }
     None
+}
+
+/// A sample line as the probe writes it — `{"t": …, "gpu": …, "power_mw":
+/// …}`, integers or `null` — read by one scan of its bytes (serde's reading
+/// of each line was most of a probe log's import). `None` for anything
+/// else, and for whatever serde might read differently: escapes, fractions,
+/// leading zeros, a key given twice, an unknown key whose value is not a
+/// plain number; `FastSample` then decides, as before.
+fn scan_sample(text: &str) -> Option<Sample> {
+    const T: u32 = 1 << 30;
+    const GPU: u32 = 1 << 31;
+    let b = text.as_bytes();
+    let mut at = json_space(b, 0);
+    if b.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = json_space(b, at + 1);
+    let (mut seen, mut t, mut gpu) = (0u32, 0i64, 0u32);
+    let mut sample = Sample::new(0, 0);
+    loop {
+        // A key, without escapes.
+        if b.get(at) != Some(&b'"') {
+            return None;
+        }
+        let len = memchr::memchr(b'"', &b[at + 1..])?;
+        let key = text.get(at + 1..at + 1 + len)?;
+        if key.contains('\\') {
+            return None;
+        }
+        at = json_space(b, at + len + 2);
+        if b.get(at) != Some(&b':') {
+            return None;
+        }
+        at = json_space(b, at + 1);
+        let value = if b[at..].starts_with(b"null") {
+            at += 4;
+            None
+        } else {
+            let (v, end) = json_integer(b, at)?;
+            at = end;
+            Some(v)
+        };
+        let bit = match key {
+            "t" => {
+                t = value?;
+                T
+            }
+            "gpu" => {
+                gpu = u32::try_from(value?).ok()?;
+                GPU
+            }
+            "event" => return None,
+            key => match Field::from_key(key) {
+                Some(field) => {
+                    if let Some(v) = value {
+                        sample.set(field, v);
+                    }
+                    1 << field.id()
+                }
+                None => 0,
+            },
+        };
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        at = json_space(b, at);
+        match b.get(at) {
+            Some(b',') => at = json_space(b, at + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    if json_space(b, at + 1) != b.len() || seen & (T | GPU) != T | GPU {
+        return None;
+    }
+    sample.t_ms = t;
+    sample.gpu = gpu;
+    Some(sample)
+}
+
+fn json_space(b: &[u8], mut at: usize) -> usize {
+    while matches!(b.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// A JSON integer that fits an `i64` at `b[at..]`, and where it ends;
+/// `None` for a fraction, an exponent, a leading zero or anything else.
+fn json_integer(b: &[u8], at: usize) -> Option<(i64, usize)> {
+    let negative = b.get(at) == Some(&b'-');
+    let start = at + usize::from(negative);
+    let mut end = start;
+    // Eighteen digits cannot overflow; more are read with care below.
+    let mut v = 0u64;
+    while let Some(d) = b.get(end).map(|c| c.wrapping_sub(b'0')).filter(|d| *d < 10) {
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+        end += 1;
+    }
+    let digits = end - start;
+    // serde_json reads "-0" as a float, which no integer field takes.
+    if digits == 0
+        || (digits > 1 && b[start] == b'0')
+        || (negative && digits == 1 && b[start] == b'0')
+        || matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    if digits <= 18 {
+        let v = v as i64;
+        return Some((if negative { -v } else { v }, end));
+    }
+    let mut v: i64 = 0;
+    for &d in &b[start..end] {
+        let d = i64::from(d - b'0');
+        v = v.checked_mul(10)?;
+        v = if negative {
+            v.checked_sub(d)?
+        } else {
+            v.checked_add(d)?
+        };
+    }
+    Some((v, end))
 }
 
 /// After the header, a line's reading needs nothing from the lines before
@@ -421,6 +550,99 @@ mod tests {
         input.extend_from_slice(b"{\"t\": 1717200009000, \"gpu\": 0, \"power_mw\": \xff1}\n");
         input.extend_from_slice(LINES[0].as_bytes());
         blocks::testing::assert_not_utf8_stops_alike(PARSE, &input);
+    }
+
+    #[test]
+    fn the_probes_own_sample_lines_are_scanned() {
+        let line = r#"{"t": 1717200000000, "gpu": 3, "power_mw": 240123, "temp_gpu_c": 71, "util_gpu_pct": 97, "util_mem_pct": 48, "mem_used_mib": 61227, "sm_clock_mhz": 1410, "mem_clock_mhz": 1593, "throttle_mask": 0}"#;
+        let sample = scan_sample(line).unwrap();
+        assert_eq!((sample.t_ms, sample.gpu), (1_717_200_000_000, 3));
+        assert_eq!(sample.get(Field::PowerMw), Some(240_123));
+        assert_eq!(sample.get(Field::ThrottleMask), Some(0));
+        assert_eq!(
+            Some(sample),
+            serde_json::from_str::<FastSample>(line)
+                .ok()
+                .map(FastSample::into_sample)
+        );
+        for not_scanned in [
+            r#"{"t": 1, "gpu": 0, "power_mw": 1.5}"#,
+            r#"{"t": 1, "gpu": 0, "power_mw": 007}"#,
+            r#"{"t": 1, "gpu": 0, "power\u005fmw": 7}"#,
+            r#"{"t": 1, "gpu": 0, "power_mw": 7, "power_mw": 8}"#,
+            r#"{"t": 1, "gpu": 0, "note": "x"}"#,
+            r#"{"t": 1, "gpu": -1}"#,
+            r#"{"gpu": 0, "power_mw": 7}"#,
+            r#"{"t": 1, "gpu": 0} x"#,
+        ] {
+            assert_eq!(scan_sample(not_scanned), None, "{not_scanned}");
+        }
+    }
+
+    fn key() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "t",
+            "gpu",
+            "power_mw",
+            "temp_gpu_c",
+            "fan_pct",
+            "pstate",
+            "made_up",
+            "power\\u005fmw",
+            "T",
+            "",
+            "event",
+        ])
+    }
+
+    fn value() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "0",
+            "-0",
+            "12",
+            "-5",
+            "007",
+            "1.5",
+            "1e3",
+            "2E2",
+            "null",
+            "nul",
+            "\"x\"",
+            "true",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "4294967295",
+            "4294967296",
+            "-",
+            "{}",
+            "[1]",
+        ])
+    }
+
+    proptest! {
+        /// Whatever the scan reads, serde reads the same; where serde
+        /// refuses a line, the scan does too.
+        #[test]
+        fn the_scan_reads_what_serde_reads(
+            pairs in proptest::collection::vec((key(), value(), 0usize..3), 0..8),
+            close in prop::sample::select(vec!["}", " } ", "}x", "", ",}"]),
+        ) {
+            let spaces = ["", " ", " \t "];
+            let body: Vec<String> = pairs
+                .iter()
+                .map(|(k, v, s)| format!("\"{k}\"{}:{}{v}", spaces[*s], spaces[*s]))
+                .collect();
+            let line = format!("{{{}{close}", body.join(","));
+            let serde = serde_json::from_str::<FastSample>(&line).ok().map(FastSample::into_sample);
+            if let Some(scanned) = scan_sample(&line) {
+                prop_assert_eq!(Some(scanned), serde, "{}", line);
+                // And only where the general reading's gate would let
+                // the line through to serde.
+                prop_assert!(line.contains("\"gpu\"") && !line.contains("\"event\""));
+            }
+        }
     }
 
     proptest! {
