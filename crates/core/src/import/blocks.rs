@@ -457,13 +457,11 @@ pub mod testing {
         text.into_bytes()
     }
 
-    /// Its outcome, the samples stored and what the builder holds.
-    pub fn parsed(
-        parse: Parse,
-        input: &[u8],
-        block_bytes: Option<usize>,
+    /// `f` with a fresh store, a run in it, a parse context and a builder.
+    pub fn with_builder<T>(
         skip_bad_lines: bool,
-    ) -> String {
+        f: impl for<'s> FnOnce(&'s Store, i64, &mut ParseContext, RunBuilder<'s>) -> T,
+    ) -> T {
         let store = Store::open_in_memory().unwrap();
         let platform = store
             .create_platform(&Platform::new("p", PlatformKind::Other, None).unwrap())
@@ -475,7 +473,7 @@ pub mod testing {
                 SourceKind::Import,
             ))
             .unwrap();
-        let mut b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
+        let b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
         let mut ctx = ParseContext {
             file_name: "t.log".into(),
             times: TimeReader::new(jiff::tz::TimeZone::UTC),
@@ -484,22 +482,113 @@ pub mod testing {
             start: None,
             file_time: None,
         };
-        let outcome = format!("{:?}", parse(input, &mut ctx, &mut b, block_bytes));
-        let built = b.finish().unwrap();
-        let samples: Vec<_> = store
-            .sample_gpus(run.id)
-            .unwrap()
-            .into_iter()
-            .map(|gpu| store.read_samples(run.id, gpu, None, None).unwrap())
-            .collect();
-        format!(
-            "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
-            built.events,
-            built.warnings,
-            built.inventory,
-            built.metadata,
-            built.interval_ms,
-            built.skipped_lines
-        )
+        f(&store, run.id, &mut ctx, b)
+    }
+
+    /// Its outcome, the samples stored and what the builder holds.
+    pub fn parsed(
+        parse: Parse,
+        input: &[u8],
+        block_bytes: Option<usize>,
+        skip_bad_lines: bool,
+    ) -> String {
+        with_builder(skip_bad_lines, |store, run_id, ctx, mut b| {
+            let outcome = format!("{:?}", parse(input, ctx, &mut b, block_bytes));
+            let built = b.finish().unwrap();
+            let samples: Vec<_> = store
+                .sample_gpus(run_id)
+                .unwrap()
+                .into_iter()
+                .map(|gpu| store.read_samples(run_id, gpu, None, None).unwrap())
+                .collect();
+            format!(
+                "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
+                built.events,
+                built.warnings,
+                built.inventory,
+                built.metadata,
+                built.interval_ms,
+                built.skipped_lines
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads nothing; its workers panic at a line that says so.
+    struct Fragile {
+        finished: u64,
+    }
+
+    impl ReadsAhead for Fragile {
+        type Plan = ();
+        type Worker = ();
+        type Ahead = bool;
+
+        fn ready(&self) -> bool {
+            true
+        }
+
+        fn plan(&self) -> ParseResult<()> {
+            Ok(())
+        }
+
+        fn worker(&self, _ctx: &ParseContext) {}
+
+        fn read_ahead(_plan: &(), _worker: &mut (), line: &Line<'_>, ahead: &mut bool) {
+            assert_ne!(line.text, "panic", "a bug in a worker");
+            *ahead = true;
+        }
+
+        fn finish(
+            &mut self,
+            _plan: &(),
+            _line: &Line<'_>,
+            ahead: &mut bool,
+            _ctx: &mut ParseContext,
+            _b: &mut RunBuilder<'_>,
+        ) -> ParseResult {
+            self.finished += u64::from(*ahead);
+            Ok(())
+        }
+
+        fn line(
+            &mut self,
+            _line: &Line<'_>,
+            _ctx: &mut ParseContext,
+            _b: &mut RunBuilder<'_>,
+        ) -> ParseResult {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_line_is_finished_in_blocks_of_any_size() {
+        let text = "a\nb\n\nc\r\nd";
+        for size in [1, 2, 3, 1 << 20] {
+            let mut reading = Fragile { finished: 0 };
+            testing::with_builder(false, |_, _, ctx, mut b| {
+                read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(size)).unwrap();
+            });
+            assert_eq!(reading.finished, 5, "blocks of {size}");
+        }
+    }
+
+    #[test]
+    fn a_worker_that_panics_fails_the_import_instead_of_leaving_it_waiting() {
+        let text = "a\nb\npanic\nc\n".repeat(100);
+        for size in [1, 64, 1 << 20] {
+            let mut reading = Fragile { finished: 0 };
+            let result = testing::with_builder(false, |_, _, ctx, mut b| {
+                read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(size))
+            });
+            let Err(ParseFailure::Io(e)) = result else {
+                panic!("blocks of {size}: {result:?}")
+            };
+            assert!(e.to_string().contains("row-reading thread failed"), "{e}");
+        }
     }
 }
