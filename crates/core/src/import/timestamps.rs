@@ -184,16 +184,6 @@ impl TimeReader {
         {
             return Some(*t_ms);
         }
-        let t_ms = self.parse_text(text, b)?;
-        if b.len() <= LAST_TEXT {
-            let mut seen = [0; LAST_TEXT];
-            seen[..b.len()].copy_from_slice(b);
-            self.last = Some((seen, b.len(), t_ms));
-        }
-        Some(t_ms)
-    }
-
-    fn parse_text(&mut self, text: &str, b: &[u8]) -> Option<i64> {
         // As arrays, the prefixes compare in a few loads, not a call.
         let split = b.split_first_chunk::<SECOND_PREFIX>();
         if let (Some((prefix, rest)), Some((seen, utc_ms))) = (split, &self.second)
@@ -203,14 +193,24 @@ impl TimeReader {
             return Some(utc_ms + ms);
         }
         let civil = parse_civil(text)?;
-        if let Some(offset) = civil.offset_ms {
-            return Some(civil.naive_ms - offset);
-        }
-        let utc_ms = civil.naive_ms - self.offset_at(civil.naive_ms)?;
-        if let Some((prefix, rest)) = split
-            && let Some(ms) = fraction_ms(rest)
-        {
-            self.second = Some((*prefix, utc_ms - ms));
+        let utc_ms = match civil.offset_ms {
+            Some(offset) => civil.naive_ms - offset,
+            None => {
+                let utc_ms = civil.naive_ms - self.offset_at(civil.naive_ms)?;
+                if let Some((prefix, rest)) = split
+                    && let Some(ms) = fraction_ms(rest)
+                {
+                    self.second = Some((*prefix, utc_ms - ms));
+                }
+                utc_ms
+            }
+        };
+        // Kept only from here, the slow way: the rows the cache of seconds
+        // serves would write it for nothing.
+        if b.len() <= LAST_TEXT {
+            let mut seen = [0; LAST_TEXT];
+            seen[..b.len()].copy_from_slice(b);
+            self.last = Some((seen, b.len(), utc_ms));
         }
         Some(utc_ms)
     }
