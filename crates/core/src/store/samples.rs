@@ -41,6 +41,8 @@ pub struct SampleWriter<'s> {
     spare: Vec<Vec<Sample>>,
     /// A chunk's times, gathered for its GPU's step tally.
     times: Vec<i64>,
+    /// The last chunk of each GPU, encoded, waiting for those sent before.
+    last_chunks: Vec<Chunk>,
 }
 
 struct GpuBuffer {
@@ -139,6 +141,7 @@ impl Store {
             encoder: None,
             spare: Vec::new(),
             times: Vec::new(),
+            last_chunks: Vec::new(),
         })
     }
 
@@ -318,8 +321,12 @@ impl SampleWriter<'_> {
         if last {
             // The last chunks are encoded here while the encoder works
             // through what it was sent: the import's tail on two cores.
+            // They are stored after those, so that the order of the rows —
+            // and the database's pages — does not depend on how far the
+            // encoder had got.
             let blob = encode_chunk(&chunk.samples);
-            return self.insert(Chunk { blob, ..chunk });
+            self.last_chunks.push(Chunk { blob, ..chunk });
+            return Ok(());
         }
         let encoder = self.encoder.get_or_insert_with(Encoder::start);
         encoder
@@ -384,6 +391,9 @@ impl SampleWriter<'_> {
                 encoder.in_flight -= 1;
                 self.insert(chunk)?;
             }
+        }
+        for chunk in std::mem::take(&mut self.last_chunks) {
+            self.insert(chunk)?;
         }
         self.store.conn().execute(
             "UPDATE runs SET sample_count = sample_count + ?2 WHERE id = ?1",

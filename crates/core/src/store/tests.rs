@@ -385,6 +385,18 @@ fn samples_round_trip_across_chunks_and_gpus() {
 
     assert_eq!(store.sample_gpus(run).unwrap(), vec![0, 1]);
     assert_eq!(store.run(run).unwrap().sample_count, n as u64 * 2);
+    // Chunks are stored in the order they were made whatever the encoding
+    // thread's pace, and each GPU's last one after them: the same input
+    // gives the same rows in the same order (and the same file).
+    let order: Vec<(u32, i64)> = store
+        .conn()
+        .prepare("SELECT gpu, seq FROM sample_chunks ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(order, [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
     let all = store.read_samples(run, 1, None, None).unwrap();
     assert_eq!(all.len(), n as usize);
     let expected: Vec<Sample> = (0..n).map(|i| make(i, 1)).collect();
