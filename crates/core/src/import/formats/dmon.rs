@@ -4,6 +4,7 @@
 //! time columns (`-o DT`, `-o T`), any `-s` selection.
 
 use std::io::BufRead;
+use std::ops::Range;
 use std::sync::Arc;
 
 use jiff::civil::Date;
@@ -63,8 +64,6 @@ struct Layout {
     /// Each value column's reader, its unit worked out once (from the units
     /// line under the names, else dmon's own units).
     readers: Vec<Option<ValueReader>>,
-    /// Rows carry a date and a time (`-o DT`): each is timed by itself.
-    dated: bool,
 }
 
 impl Layout {
@@ -83,12 +82,10 @@ impl Layout {
                 _ => None,
             })
             .collect();
-        let dated = columns.contains(&Column::Date) && columns.contains(&Column::Time);
         Self {
             header: header.to_string(),
             columns,
             readers,
-            dated,
         }
     }
 }
@@ -162,14 +159,12 @@ impl Reading {
     /// A row whose cells have been read (here or ahead, on another core).
     fn row(
         &mut self,
-        l: &Layout,
         row: &mut RowCells,
-        cells: &[&str],
         line: &Line<'_>,
         ctx: &mut ParseContext,
         b: &mut RunBuilder<'_>,
     ) -> ParseResult {
-        match self.finish_row(l, row, cells, line.number, ctx, b) {
+        match self.finish_row(row, line, ctx, b) {
             Ok(()) => {
                 b.sample(row.sample)?;
                 self.rows += 1;
@@ -184,10 +179,8 @@ impl Reading {
     /// reading the row from left to right meets.
     fn finish_row(
         &mut self,
-        l: &Layout,
         row: &mut RowCells,
-        cells: &[&str],
-        line_no: u64,
+        line: &Line<'_>,
         ctx: &mut ParseContext,
         b: &mut RunBuilder<'_>,
     ) -> Result<(), LineError> {
@@ -195,7 +188,13 @@ impl Reading {
         let gpu = b.gpu(GpuKey::Index(index));
         let t_ms = match std::mem::take(&mut row.t_ms) {
             Some(t) => t?,
-            None => self.time_in_order(l, cells, line_no, gpu, ctx, b)?,
+            None => {
+                let time_of_day = row
+                    .time_of_day
+                    .take()
+                    .map(|(i, at)| (i, line.text.get(at).unwrap_or_default()));
+                self.time_in_order(time_of_day, line.number, gpu, ctx, b)?
+            }
         };
         if let Some(e) = row.value_error.take() {
             return Err(e);
@@ -209,17 +208,14 @@ impl Reading {
     /// date (`-o T`), or the sampling round's.
     fn time_in_order(
         &mut self,
-        l: &Layout,
-        cells: &[&str],
+        time_of_day: Option<(usize, &str)>,
         line_no: u64,
         gpu: u32,
         ctx: &mut ParseContext,
         b: &mut RunBuilder<'_>,
     ) -> Result<i64, LineError> {
         let fail = |i: usize, reason: String| LineError::new(line_no, Some(i + 1), reason);
-        // The last time column, as the row's cells are read.
-        if let Some(i) = l.columns.iter().rposition(|c| *c == Column::Time) {
-            let t = cells[i];
+        if let Some((i, t)) = time_of_day {
             let (mut date, last) = match self.day {
                 Some(d) => d,
                 None => {
@@ -271,6 +267,9 @@ struct RowCells {
     gpu: Result<u32, LineError>,
     /// Read when the row carries a date and a time.
     t_ms: Option<Result<i64, LineError>>,
+    /// When it carries a time but no date (`-o T`): the column of its time
+    /// and where that lies in the line, for the time to be read in order.
+    time_of_day: Option<(usize, Range<usize>)>,
     /// The readings (time and GPU are set when the row is finished).
     sample: Sample,
     value_error: Option<LineError>,
@@ -281,15 +280,17 @@ impl Default for RowCells {
         Self {
             gpu: Ok(0),
             t_ms: None,
+            time_of_day: None,
             sample: Sample::new(0, 0),
             value_error: None,
         }
     }
 }
 
-/// Read a row's cells into `row` (a fresh `RowCells`).
+/// Read a row's cells — parts of `line` — into `row` (a fresh `RowCells`).
 fn read_cells(
     l: &Layout,
+    line: &str,
     cells: &[&str],
     line_no: u64,
     times: &mut TimeReader,
@@ -315,6 +316,10 @@ fn read_cells(
         }
     }
     row.gpu = Ok(gpu.unwrap_or(0));
+    if let (None, Some((i, t))) = (date, time) {
+        let at = t.as_ptr() as usize - line.as_ptr() as usize;
+        row.time_of_day = Some((i, at..at + t.len()));
+    }
     if let (Some(d), Some((i, t))) = (date, time) {
         stamp.clear();
         stamp.push_str(d);
@@ -422,7 +427,15 @@ impl ReadsAhead for Reading {
         if ahead.row {
             ahead.cells = RowCells::default();
             let (times, stamp) = worker;
-            read_cells(l, &cells, line.number, times, stamp, &mut ahead.cells);
+            read_cells(
+                l,
+                line.text,
+                &cells,
+                line.number,
+                times,
+                stamp,
+                &mut ahead.cells,
+            );
         }
     }
 
@@ -437,13 +450,7 @@ impl ReadsAhead for Reading {
         if !ahead.row || plan.1 != self.layout_version {
             return self.line(line, ctx, b);
         }
-        let cells: Cells<'_> = if plan.0.dated {
-            // Only an undated row needs its cells again (its time of day).
-            Cells::new()
-        } else {
-            cells_of(line.text.trim())
-        };
-        self.row(&plan.0, &mut ahead.cells, &cells, line, ctx, b)
+        self.row(&mut ahead.cells, line, ctx, b)
     }
 
     fn line(
@@ -528,13 +535,14 @@ impl ReadsAhead for Reading {
         let mut row = RowCells::default();
         read_cells(
             &l,
+            line.text,
             &cells,
             line.number,
             &mut ctx.times,
             &mut self.stamp,
             &mut row,
         );
-        self.row(&l, &mut row, &cells, line, ctx, b)
+        self.row(&mut row, line, ctx, b)
     }
 }
 
