@@ -42,30 +42,26 @@ impl StepTally {
     /// The tally of a whole series at once.
     pub fn of(t_ms: &[i64]) -> Self {
         let mut tally = Self::default();
-        tally.extend(t_ms);
+        tally.extend(t_ms.iter().copied());
         tally
     }
 
     /// Timestamps that follow the ones already tallied.
-    pub fn extend(&mut self, t_ms: &[i64]) {
-        let Some((&first, _)) = t_ms.split_first() else {
-            return;
-        };
-        let mut previous = self.last.unwrap_or(first);
-        let start = usize::from(self.last.is_none());
-        self.count += t_ms.len() as u64;
-        for &t in &t_ms[start..] {
-            let step = t.wrapping_sub(previous);
-            if step > 0 {
-                self.positive_step(previous, step);
-            } else if step == 0 {
-                self.repeats += 1;
-            } else {
-                self.disordered = true;
+    pub fn extend(&mut self, t_ms: impl IntoIterator<Item = i64>) {
+        for t in t_ms {
+            self.count += 1;
+            if let Some(previous) = self.last {
+                let step = t.wrapping_sub(previous);
+                if step > 0 {
+                    self.positive_step(previous, step);
+                } else if step == 0 {
+                    self.repeats += 1;
+                } else {
+                    self.disordered = true;
+                }
             }
-            previous = t;
+            self.last = Some(t);
         }
-        self.last = Some(previous);
     }
 
     fn positive_step(&mut self, from: i64, step: i64) {
@@ -189,7 +185,7 @@ mod tests {
         let t: Vec<i64> = (0..5000).map(|i| i * 997 + (i * i) % 13).collect();
         let mut pieces = StepTally::default();
         for piece in t.chunks(37) {
-            pieces.extend(piece);
+            pieces.extend(piece.iter().copied());
         }
         let whole = StepTally::of(&t);
         assert_eq!(pieces.count(), whole.count());
@@ -205,7 +201,7 @@ mod tests {
     fn a_step_back_is_noticed() {
         assert!(!StepTally::of(&[5, 6, 4]).in_order());
         let mut tally = StepTally::of(&[5, 6]);
-        tally.extend(&[3, 7]);
+        tally.extend([3, 7]);
         assert!(!tally.in_order());
     }
 
@@ -242,7 +238,7 @@ mod tests {
                 .collect();
             let mut tally = StepTally::default();
             for piece in t.chunks(cut) {
-                tally.extend(piece);
+                tally.extend(piece.iter().copied());
             }
             prop_assert_eq!(tally.median_step(), median_step(&t));
             prop_assert_eq!(tally.count(), t.len() as u64);

@@ -39,8 +39,6 @@ pub struct SampleWriter<'s> {
     encoder: Option<Encoder>,
     /// Emptied sample buffers, reused rather than allocated per chunk.
     spare: Vec<Vec<Sample>>,
-    /// A chunk's times, gathered for its GPU's step tally.
-    times: Vec<i64>,
     /// The last chunk of each GPU, encoded, waiting for those sent before.
     last_chunks: Vec<Chunk>,
 }
@@ -140,7 +138,6 @@ impl Store {
             out_of_order: 0,
             encoder: None,
             spare: Vec::new(),
-            times: Vec::new(),
             last_chunks: Vec::new(),
         })
     }
@@ -303,9 +300,7 @@ impl SampleWriter<'_> {
         }
         buffer.last_stored_t = Some(buffer.last_stored_t.map_or(last_t, |p| p.max(last_t)));
         if let Some(steps) = &mut buffer.steps {
-            self.times.clear();
-            self.times.extend(buffer.samples.iter().map(|s| s.t_ms));
-            steps.extend(&self.times);
+            steps.extend(buffer.samples.iter().map(|s| s.t_ms));
         }
         let replacement = self
             .spare
