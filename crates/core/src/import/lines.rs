@@ -129,17 +129,16 @@ impl<R: BufRead> LineReader<R> {
             let (take, done, ends) = if block.len() < target {
                 let take = available.len().min(target - block.len());
                 let room = max_lines - lines;
-                let mut ends = 0;
-                let mut cut = None;
-                for i in memchr::memchr_iter(b'\n', &available[..take]) {
-                    ends += 1;
-                    if ends == room {
-                        cut = Some(i + 1);
-                        break;
-                    }
-                }
+                // Counted in one vectorised pass (`count` is memchr's own); the line the block must
+                // end at is looked for only when there are too many.
+                let ends = memchr::memchr_iter(b'\n', &available[..take]).count();
+                let cut = if ends >= room {
+                    memchr::memchr_iter(b'\n', &available[..take]).nth(room - 1)
+                } else {
+                    None
+                };
                 match cut {
-                    Some(cut) => (cut, true, ends),
+                    Some(i) => (i + 1, true, room),
                     None => (take, false, ends),
                 }
             } else {

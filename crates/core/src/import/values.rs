@@ -126,6 +126,20 @@ pub struct ValueReader {
     unit: String,
     exp: u32,
     factor: i64,
+    /// What the one-pass reader looks for, decided once for the column.
+    plain: Plain,
+}
+
+/// The cells the one-pass reader takes (`ValueReader::read_plain`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Plain {
+    /// A decimal, then the column's unit (up to eight bytes) or none.
+    Decimal { unit: [u8; 8], unit_len: u8 },
+    /// nvidia-smi's `0x` throttle mask.
+    Hex,
+    /// Nothing: every cell goes to the general reader (a pstate, a unit
+    /// this build cannot scale, one longer than eight bytes).
+    None,
 }
 
 impl ValueReader {
@@ -137,12 +151,26 @@ impl ValueReader {
             // An unknown header unit takes the slow path, which names it.
             unit_scale(field, &unit).unwrap_or((0, 0))
         };
+        let plain = match field {
+            Field::ThrottleMask => Plain::Hex,
+            Field::Pstate => Plain::None,
+            _ if factor == 0 || unit.len() > 8 => Plain::None,
+            _ => {
+                let mut bytes = [0; 8];
+                bytes[..unit.len()].copy_from_slice(unit.as_bytes());
+                Plain::Decimal {
+                    unit: bytes,
+                    unit_len: unit.len() as u8,
+                }
+            }
+        };
         Self {
             field,
             header_unit: header_unit.map(str::to_string),
             unit,
             exp,
             factor,
+            plain,
         }
     }
 
@@ -163,11 +191,7 @@ impl ValueReader {
                 c
             };
             if let Some(v) = parse_scaled(number, self.exp) {
-                return Ok(Some(match self.factor {
-                    1 => v,
-                    f if f > 0 => v.saturating_mul(f),
-                    f => v / -f,
-                }));
+                return Ok(Some(self.scale(v)));
             }
         } else if self.field == Field::ThrottleMask
             && let Some(v) = parse_mask(c)
@@ -175,6 +199,16 @@ impl ValueReader {
             return Ok(Some(v));
         }
         parse_field(self.field, c, self.header_unit.as_deref())
+    }
+
+    /// A value read in the written unit, in the store's.
+    #[inline]
+    fn scale(&self, v: i64) -> i64 {
+        match self.factor {
+            1 => v,
+            f if f > 0 => v.saturating_mul(f),
+            f => v / -f,
+        }
     }
 
     /// The common cell in one pass over its bytes: spaces, a plain decimal
@@ -186,50 +220,41 @@ impl ValueReader {
     /// wrong. Whatever this accepts, `read` reads to the same value.
     #[inline]
     pub fn read_plain(&self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
-        let mut at = skip_spaces(bytes, 0);
-        let value = match self.field {
-            Field::Pstate => return None,
-            Field::ThrottleMask => {
-                let (v, end) = plain_hex(bytes, at)?;
-                at = end;
-                v
-            }
-            _ if self.factor == 0 => return None,
-            _ => {
-                let (v, end) = plain_decimal(bytes, at, self.exp)?;
-                at = skip_spaces(bytes, end);
-                let unit = self.unit.as_bytes();
+        let cell = skip_spaces(bytes);
+        let (value, rest) = match self.plain {
+            Plain::Decimal { unit, unit_len } => {
+                let (v, rest) = plain_decimal(cell, self.exp)?;
+                let rest = skip_spaces(rest);
                 // Byte by byte: a slice compare calls memcmp, which costs
                 // more than the one to three bytes of a unit (measured).
-                if !unit.is_empty()
-                    && unit
-                        .iter()
-                        .enumerate()
-                        .all(|(k, u)| bytes.get(at + k) == Some(u))
-                {
-                    at = skip_spaces(bytes, at + unit.len());
-                }
-                match self.factor {
-                    1 => v,
-                    f if f > 0 => v.saturating_mul(f),
-                    f => v / -f,
-                }
+                let unit = &unit[..usize::from(unit_len)];
+                let rest = match rest.get(..unit.len()) {
+                    Some(written)
+                        if !unit.is_empty() && written.iter().zip(unit).all(|(a, b)| a == b) =>
+                    {
+                        skip_spaces(&rest[unit.len()..])
+                    }
+                    _ => rest,
+                };
+                (self.scale(v), rest)
             }
+            Plain::Hex => plain_hex(cell)?,
+            Plain::None => return None,
         };
-        match bytes.get(at) {
-            None => Some((value, at)),
-            Some(b) if *b == sep => Some((value, at)),
-            Some(_) => None,
+        match rest.first() {
+            Some(b) if *b != sep => None,
+            _ => Some((value, bytes.len() - rest.len())),
         }
     }
 }
 
+/// `bytes` after its leading spaces.
 #[inline]
-fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
-    while bytes.get(at) == Some(&b' ') {
-        at += 1;
+fn skip_spaces(mut bytes: &[u8]) -> &[u8] {
+    while let [b' ', rest @ ..] = bytes {
+        bytes = rest;
     }
-    at
+    bytes
 }
 
 /// The value of each byte as a hex digit, or `NOT_HEX`.
@@ -250,20 +275,18 @@ const HEX_DIGITS: [u8; 256] = {
     table
 };
 
-/// `0x` and one to sixteen hex digits at `bytes[at..]` (nvidia-smi's
-/// throttle mask), and where they end.
+/// `0x` and one to sixteen hex digits at the start of `bytes` (nvidia-smi's
+/// throttle mask), and what follows them.
 #[inline]
-fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
-    match bytes.get(at..at + 2)? {
-        [b'0', b'x' | b'X'] => {}
-        _ => return None,
-    }
-    let digits = &bytes[at + 2..];
+fn plain_hex(bytes: &[u8]) -> Option<(i64, &[u8])> {
+    let [b'0', b'x' | b'X', digits @ ..] = bytes else {
+        return None;
+    };
     // nvidia-smi writes all sixteen digits: read them without a branch
     // each, then check that they were sixteen hex digits and no more.
-    if let Some(sixteen) = digits.get(..16)
-        && digits
-            .get(16)
+    if let Some((sixteen, rest)) = digits.split_first_chunk::<16>()
+        && rest
+            .first()
             .is_none_or(|b| HEX_DIGITS[usize::from(*b)] == NOT_HEX)
     {
         let (mut v, mut bad) = (0u64, 0u8);
@@ -273,7 +296,7 @@ fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
             v = (v << 4) | u64::from(d & 0xF);
         }
         if bad & 0xF0 == 0 {
-            return Some((v as i64, at + 18));
+            return Some((v as i64, rest));
         }
     }
     let mut v = 0u64;
@@ -286,52 +309,86 @@ fn plain_hex(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
         v = (v << 4) | u64::from(d);
         n += 1;
     }
-    (1..=16).contains(&n).then_some((v as i64, at + 2 + n))
+    (1..=16).contains(&n).then_some((v as i64, &digits[n..]))
 }
 
-/// A leading `-` or `+` at `bytes[at]`: whether the number is negative, and
-/// where its digits begin.
+/// A GPU index as nvidia-smi writes it — spaces, one to nine digits,
+/// spaces — then `sep` or the end: the index and how many bytes the cell
+/// spans. `None` for anything else, which `str::parse` then judges.
 #[inline]
-fn sign(bytes: &[u8], at: usize) -> (bool, usize) {
-    match bytes.get(at) {
-        Some(b'-') => (true, at + 1),
-        Some(b'+') => (false, at + 1),
-        _ => (false, at),
+pub fn read_plain_index(bytes: &[u8], sep: u8) -> Option<(u32, usize)> {
+    let mut rest = skip_spaces(bytes);
+    let (mut v, mut n) = (0u32, 0);
+    while let [b, after @ ..] = rest {
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 || n == 9 {
+            break;
+        }
+        v = v * 10 + u32::from(d);
+        n += 1;
+        rest = after;
+    }
+    let rest = skip_spaces(rest);
+    match rest.first() {
+        _ if n == 0 => None,
+        Some(b) if *b != sep => None,
+        _ => Some((v, bytes.len() - rest.len())),
+    }
+}
+
+/// A leading `-` or `+`: whether the number is negative, and its digits on.
+#[inline]
+fn sign(bytes: &[u8]) -> (bool, &[u8]) {
+    match bytes {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, bytes),
     }
 }
 
 /// Digits an `u64` accumulates without overflow, whatever they are.
 const SAFE_DIGITS: usize = 18;
 
-/// The common decimal at `bytes[at..]` — an optional sign, digits, an
-/// optional point and more digits — scaled by 10^`exp`, rounded half away
-/// from zero, and where it ends. `None` for anything the general reader
-/// must judge (an exponent, no digit, more digits than are safe), so
+/// 10^n for every scale a unit asks for (and more).
+const POW10: [i64; SAFE_DIGITS + 1] = {
+    let mut table = [1i64; SAFE_DIGITS + 1];
+    let mut i = 1;
+    while i <= SAFE_DIGITS {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// The common decimal at the start of `bytes` — an optional sign, digits,
+/// an optional point and more digits — scaled by 10^`exp`, rounded half
+/// away from zero, and what follows it. `None` for anything the general
+/// reader must judge (an exponent, no digit, more digits than are safe), so
 /// whatever this reads, `scaled_prefix` reads the same.
 #[inline]
-fn plain_decimal(bytes: &[u8], at: usize, exp: u32) -> Option<(i64, usize)> {
-    let (negative, mut at) = sign(bytes, at);
+fn plain_decimal(bytes: &[u8], exp: u32) -> Option<(i64, &[u8])> {
+    let (negative, mut rest) = sign(bytes);
     let mut int = 0u64;
-    let start = at;
-    while let Some(d) = bytes
-        .get(at)
-        .map(|b| b.wrapping_sub(b'0'))
-        .filter(|d| *d < 10)
-    {
+    let mut kept = 0;
+    while let [b, after @ ..] = rest {
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 {
+            break;
+        }
         int = int.wrapping_mul(10).wrapping_add(u64::from(d));
-        at += 1;
+        kept += 1;
+        rest = after;
     }
-    let mut kept = at - start;
     let mut any = kept > 0;
     let mut frac = 0u32;
     let mut round_up = false;
-    if bytes.get(at) == Some(&b'.') {
-        at += 1;
-        while let Some(d) = bytes
-            .get(at)
-            .map(|b| b.wrapping_sub(b'0'))
-            .filter(|d| *d < 10)
-        {
+    if let [b'.', after @ ..] = rest {
+        rest = after;
+        while let [b, after @ ..] = rest {
+            let d = b.wrapping_sub(b'0');
+            if d >= 10 {
+                break;
+            }
             if frac < exp {
                 int = int.wrapping_mul(10).wrapping_add(u64::from(d));
                 frac += 1;
@@ -342,17 +399,18 @@ fn plain_decimal(bytes: &[u8], at: usize, exp: u32) -> Option<(i64, usize)> {
                 frac += 1;
             }
             any = true;
-            at += 1;
+            rest = after;
         }
     }
-    if !any || kept > SAFE_DIGITS || matches!(bytes.get(at), Some(b'e' | b'E' | b'.')) {
+    if !any || kept > SAFE_DIGITS || matches!(rest.first(), Some(b'e' | b'E' | b'.')) {
         return None;
     }
+    let scale = *POW10.get((exp - frac.min(exp)) as usize)?;
     let value = i64::try_from(int)
         .ok()?
-        .checked_mul(10i64.pow(exp - frac.min(exp)))?
+        .checked_mul(scale)?
         .checked_add(i64::from(round_up))?;
-    Some((if negative { -value } else { value }, at))
+    Some((if negative { -value } else { value }, rest))
 }
 
 /// Why `scaled_prefix` found no plain decimal.
@@ -367,7 +425,8 @@ enum NotPlain {
 /// from zero, and where it ends (at the first byte that is neither digit
 /// nor point).
 fn scaled_prefix(bytes: &[u8], at: usize, exp: u32) -> Result<(i64, usize), NotPlain> {
-    let (negative, mut at) = sign(bytes, at);
+    let (negative, digits) = sign(bytes.get(at..).unwrap_or_default());
+    let mut at = bytes.len() - digits.len();
     let start = at;
     let (mut int, mut frac_digits, mut seen_digit, mut seen_dot, mut round_up) =
         (0i64, 0u32, false, false, false);
@@ -522,6 +581,20 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Whatever the one-pass index reader accepts, `str::parse` reads to
+        /// the same index.
+        #[test]
+        fn the_one_pass_index_reader_agrees_with_parse(cell in "[ \t]{0,2}[-+]?[0-9]{0,11}[ x]{0,2}") {
+            if let Some((v, len)) = read_plain_index(cell.as_bytes(), b',') {
+                proptest::prop_assert_eq!(len, cell.len());
+                proptest::prop_assert_eq!(cell.trim_ascii().parse::<u32>(), Ok(v));
+            }
+            let row = format!("{cell},1");
+            if let Some((_, len)) = read_plain_index(row.as_bytes(), b',') {
+                proptest::prop_assert_eq!(len, cell.len());
+            }
+        }
+
         /// Whatever the one-pass reader accepts, the general one reads to
         /// the same value, and it never reads past the cell.
         #[test]

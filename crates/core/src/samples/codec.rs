@@ -6,9 +6,11 @@
 //! time    := t0:zigzag-varint  seq(deltas of t)        -- n ≥ 2: delta-of-delta
 //! column  := field:u8  flags:u8  len:varint  body      -- len lets readers skip
 //! body    := [presence bitmap, ⌈n/8⌉ bytes, if flags & 1]  values
-//! values  := pco(present values)   if flags & 2         -- version 2
+//! values  := pco(present values)   if flags & 2         -- version 2 on
+//!          | runs(present values)  if flags & 4         -- version 3
 //!          | seq(present values)   otherwise
 //! seq(xs) := x0:zigzag-varint  g:varint  packed(zigzag((xᵢ − xᵢ₋₁) / g))
+//! runs(xs):= k:varint  (zigzag-varint(vⱼ − vⱼ₋₁)  len:varint)×k   -- v₀ − 0
 //! ```
 //!
 //! Readings (power, temperature, utilisation) go through `pco`, a codec
@@ -16,21 +18,40 @@
 //! multipliers and entropy-codes what is left, which halves the demo
 //! workspace's size against the hand-written `seq` alone (4.56 → 2.3 bytes
 //! per sample, `cargo bench -p breakpoint-core --bench sample_store`) and
-//! decodes faster. Times, and columns too short for pco's own headers to
-//! pay, keep `seq`: `g` is the greatest common divisor of the deltas
-//! (nvidia-smi reports power in 10 mW steps), `g = 0` means every delta is
-//! zero, arithmetic wraps so any i64 series round-trips exactly. A field
-//! that no sample of the chunk reported is not written at all. Version 1
-//! chunks (every column `seq`) are still read.
+//! decodes faster. A column that holds each value for a long run of
+//! samples — clocks pinned at their maximum, memory in use, a temperature
+//! that moves a degree a minute, a throttle mask that is mostly zero — is
+//! written as its runs: smaller than pco's output for it, and a single pass
+//! to write rather than pco's sort, binning and entropy coding (its
+//! largest cost on an import). Times, and columns too short for pco's own
+//! headers to pay, keep `seq`: `g` is the greatest common divisor of the
+//! deltas (nvidia-smi reports power in 10 mW steps), `g = 0` means every
+//! delta is zero, arithmetic wraps so any i64 series round-trips exactly.
+//! A field that no sample of the chunk reported is not written at all.
+//! Chunks of versions 1 (every column `seq`) and 2 (no runs) are still
+//! read; a build that predates a version refuses its chunks rather than
+//! misreading them.
 
 use super::bitpack::{get_varint, pack, put_varint, unpack, unzigzag, zigzag};
 use super::{Column, FIELD_COUNT, Field, Sample};
 
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
+/// Chunks written before runs; still read.
+const VERSION_NO_RUNS: u8 = 2;
 /// Chunks written before pco; still read.
 const VERSION_SEQ_ONLY: u8 = 1;
 const FLAG_BITMAP: u8 = 1;
 const FLAG_PCO: u8 = 2;
+const FLAG_RUNS: u8 = 4;
+/// Runs are tried on a column whose values last this many samples on
+/// average, or longer; below it, pco's output was the smaller on every
+/// column measured (`long_runs_are_written_as_runs_…` below).
+const MIN_AVERAGE_RUN: usize = 16;
+/// From this average run on, runs are written without asking pco: a chunk
+/// then holds few enough runs (32 in 4096 samples) that they take at most
+/// a few dozen bytes more than pco's smallest output, and pco's cost is
+/// spared. Between the two, both are written and the smaller kept.
+const SURE_AVERAGE_RUN: usize = 128;
 /// Columns with fewer present values than this keep `seq`: pco's headers
 /// cost more than they save on a handful of numbers (as on a constant
 /// column).
@@ -122,6 +143,46 @@ fn decode_seq(
     Ok(())
 }
 
+/// How many runs of equal values `values` holds, counted in one pass the
+/// compiler vectorises.
+fn count_runs(values: &[i64]) -> usize {
+    values.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!values.is_empty())
+}
+
+fn encode_runs(values: &[i64], runs: usize, out: &mut Vec<u8>) {
+    put_varint(out, runs as u64);
+    let mut previous = 0i64;
+    for run in values.chunk_by(|a, b| a == b) {
+        put_varint(out, zigzag(run[0].wrapping_sub(previous)));
+        put_varint(out, run.len() as u64);
+        previous = run[0];
+    }
+}
+
+fn decode_runs(buf: &[u8], count: usize, out: &mut Vec<i64>) -> Result<(), CodecError> {
+    const DAMAGED: CodecError = CodecError("sample chunk has damaged runs");
+    let mut pos = 0;
+    let runs = get_varint(buf, &mut pos).ok_or(DAMAGED)?;
+    if runs > count as u64 {
+        return Err(DAMAGED);
+    }
+    out.reserve(count);
+    let mut value = 0i64;
+    for _ in 0..runs {
+        value = value.wrapping_add(unzigzag(get_varint(buf, &mut pos).ok_or(DAMAGED)?));
+        let len = get_varint(buf, &mut pos).ok_or(DAMAGED)?;
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|len| *len >= 1 && out.len() + len <= count)
+            .ok_or(DAMAGED)?;
+        out.extend(std::iter::repeat_n(value, len));
+    }
+    if out.len() != count {
+        return Err(DAMAGED);
+    }
+    Ok(())
+}
+
 /// How a chunk's readings are packed: the store writes [`ValueCodec::Pco`];
 /// [`ValueCodec::Seq`] is the hand-written packing alone, kept for reading
 /// old chunks and for comparing the two.
@@ -131,13 +192,17 @@ pub enum ValueCodec {
     Pco,
 }
 
+fn is_constant(values: &[i64]) -> bool {
+    values.iter().all(|v| *v == values[0])
+}
+
 /// The values as pco writes them, when there are enough for it to pay.
 fn encode_pco(values: &[i64], codec: ValueCodec) -> Option<Vec<u8>> {
     if codec == ValueCodec::Seq || values.len() < PCO_MIN_VALUES {
         return None;
     }
     // A constant column is a few bytes of `seq`, less than pco's headers.
-    if values.iter().all(|v| *v == values[0]) {
+    if is_constant(values) {
         return None;
     }
     let config = pco::ChunkConfig::default()
@@ -171,6 +236,40 @@ fn delta_spec(values: &[i64]) -> pco::DeltaSpec {
         pco::DeltaSpec::Auto
     } else {
         pco::DeltaSpec::NoOp
+    }
+}
+
+/// A column's present values, packed the smallest way of those `codec`
+/// allows (as far as can be told without trying every one); the flag that
+/// says which.
+fn pack_values(values: &[i64], codec: ValueCodec, out: &mut Vec<u8>, scratch: &mut Vec<u64>) -> u8 {
+    if codec == ValueCodec::Pco && values.len() >= PCO_MIN_VALUES && !is_constant(values) {
+        let runs = count_runs(values);
+        if runs * MIN_AVERAGE_RUN <= values.len() {
+            let start = out.len();
+            encode_runs(values, runs, out);
+            if runs * SURE_AVERAGE_RUN <= values.len() {
+                return FLAG_RUNS;
+            }
+            match encode_pco(values, codec) {
+                Some(packed) if packed.len() < out.len() - start => {
+                    out.truncate(start);
+                    out.extend_from_slice(&packed);
+                    return FLAG_PCO;
+                }
+                _ => return FLAG_RUNS,
+            }
+        }
+    }
+    match encode_pco(values, codec) {
+        Some(packed) => {
+            out.extend_from_slice(&packed);
+            FLAG_PCO
+        }
+        None => {
+            encode_seq(values, out, scratch);
+            0
+        }
     }
 }
 
@@ -222,14 +321,8 @@ pub fn encode_chunk_as(samples: &[Sample], codec: ValueCodec) -> Vec<u8> {
             }
             body.extend_from_slice(&bitmap);
         }
-        let mut flags = if complete { 0 } else { FLAG_BITMAP };
-        match encode_pco(&values, codec) {
-            Some(packed) => {
-                body.extend_from_slice(&packed);
-                flags |= FLAG_PCO;
-            }
-            None => encode_seq(&values, &mut body, &mut scratch),
-        }
+        let flags = if complete { 0 } else { FLAG_BITMAP };
+        let flags = flags | pack_values(&values, codec, &mut body, &mut scratch);
         out.push(field.id());
         out.push(flags);
         put_varint(&mut out, body.len() as u64);
@@ -252,7 +345,7 @@ pub fn decode_chunk(blob: &[u8], wanted: Option<&[Field]>) -> Result<DecodedChun
     let mut pos = 0;
     let mut scratch = Vec::new();
     let version = match blob.first() {
-        Some(&v @ (VERSION | VERSION_SEQ_ONLY)) => v,
+        Some(&v @ (VERSION | VERSION_NO_RUNS | VERSION_SEQ_ONLY)) => v,
         Some(_) => return Err(CodecError("sample chunk has an unknown version")),
         None => return Err(TRUNCATED),
     };
@@ -297,7 +390,13 @@ pub fn decode_chunk(blob: &[u8], wanted: Option<&[Field]>) -> Result<DecodedChun
         if wanted.is_some_and(|w| !w.contains(&field)) {
             continue;
         }
-        if flags & FLAG_PCO != 0 && version == VERSION_SEQ_ONLY {
+        let holds = match version {
+            VERSION_SEQ_ONLY => 0,
+            VERSION_NO_RUNS => FLAG_PCO,
+            _ => FLAG_PCO | FLAG_RUNS,
+        };
+        let packing = flags & (FLAG_PCO | FLAG_RUNS);
+        if packing & !holds != 0 || packing == FLAG_PCO | FLAG_RUNS {
             return Err(CodecError(
                 "sample chunk has a column its version cannot hold",
             ));
@@ -333,13 +432,18 @@ fn decode_column(
     Ok(Column::from_parts(values, Some(present)))
 }
 
-/// `count` values written by pco or `seq`, as `flags` says.
+/// `count` values written by pco, as runs or by `seq`, as `flags` says.
 fn decode_values(
     body: &[u8],
     flags: u8,
     count: usize,
     scratch: &mut Vec<u64>,
 ) -> Result<Vec<i64>, CodecError> {
+    if flags & FLAG_RUNS != 0 {
+        let mut values = Vec::new();
+        decode_runs(body, count, &mut values)?;
+        return Ok(values);
+    }
     if flags & FLAG_PCO == 0 {
         let mut values = Vec::with_capacity(count);
         decode_seq(body, &mut 0, count, &mut values, scratch)?;
@@ -523,9 +627,163 @@ mod tests {
             })
     }
 
+    /// A column of `n` values that moves by a step of -1, 0 or +1 (a
+    /// temperature, a clock) on average every `every` samples.
+    fn steps(n: usize, every: u32, seed: u64) -> Vec<i64> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut v = 70i64;
+        (0..n)
+            .map(|_| {
+                if rng.random_ratio(1, every) {
+                    v += if rng.random_bool(0.5) { 1 } else { -1 };
+                }
+                v
+            })
+            .collect()
+    }
+
+    fn column_of(values: &[i64], field: Field) -> Vec<Sample> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Sample::new(i as i64 * 1000, 0).with(field, *v))
+            .collect()
+    }
+
+    /// A column of `n` values that are zero but for spikes to 4 (a
+    /// throttle mask), one every `every` samples on average.
+    fn spikes(n: usize, every: u32, seed: u64) -> Vec<i64> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| if rng.random_ratio(1, every) { 4 } else { 0 })
+            .collect()
+    }
+
+    /// The column's size as runs and as pco writes it.
+    fn sizes(values: &[i64]) -> (usize, usize) {
+        let mut runs = Vec::new();
+        encode_runs(values, count_runs(values), &mut runs);
+        (
+            runs.len(),
+            encode_pco(values, ValueCodec::Pco).unwrap().len(),
+        )
+    }
+
+    /// The column as `pack_values` writes it: its flag and size.
+    fn packed(values: &[i64]) -> (u8, usize) {
+        let mut out = Vec::new();
+        let flag = pack_values(values, ValueCodec::Pco, &mut out, &mut Vec::new());
+        (flag, out.len())
+    }
+
+    #[test]
+    fn long_runs_are_written_as_runs_and_short_ones_by_pco() {
+        // Below the shortest average run tried, pco's output is smaller
+        // for steps and spikes alike.
+        for values in [steps(4096, 8, 11), spikes(4096, 8, 12)] {
+            let runs = count_runs(&values);
+            assert!(runs * MIN_AVERAGE_RUN > 4096, "{runs} runs");
+            let (as_runs, by_pco) = sizes(&values);
+            assert!(by_pco < as_runs, "{by_pco} bytes by pco, {as_runs} as runs");
+            assert_eq!(packed(&values).0, FLAG_PCO);
+        }
+        // Between the two thresholds, the smaller is kept: runs for a
+        // temperature's steps (pco takes ~2 KB), pco for spikes.
+        let values = steps(4096, 32, 11);
+        let (as_runs, by_pco) = sizes(&values);
+        assert!(
+            as_runs * 4 < by_pco,
+            "{as_runs} bytes as runs, {by_pco} by pco"
+        );
+        assert_eq!(packed(&values), (FLAG_RUNS, as_runs));
+        let values = spikes(4096, 32, 12);
+        let (as_runs, by_pco) = sizes(&values);
+        assert!(by_pco < as_runs, "{by_pco} bytes by pco, {as_runs} as runs");
+        assert_eq!(packed(&values), (FLAG_PCO, by_pco));
+        // From the sure threshold on, runs without asking pco: at most a few
+        // dozen bytes more than pco's output, where that is smaller at all.
+        for values in [
+            steps(4096, 400, 11),
+            spikes(4096, 400, 12),
+            spikes(4096, 1000, 13),
+        ] {
+            let runs = count_runs(&values);
+            assert!(runs * SURE_AVERAGE_RUN <= 4096, "{runs} runs");
+            let (as_runs, by_pco) = sizes(&values);
+            assert!(
+                as_runs < by_pco + 40,
+                "{as_runs} bytes as runs, {by_pco} by pco"
+            );
+            assert_eq!(packed(&values), (FLAG_RUNS, as_runs));
+            let samples = column_of(&values, Field::TempGpuC);
+            assert_eq!(round_trip(&samples), samples);
+        }
+        // A pinned clock with a few dips: nine runs, a few bytes each.
+        let clock: Vec<i64> = (0..4096)
+            .map(|i| if i % 1000 < 990 { 1410 } else { 210 })
+            .collect();
+        assert_eq!(packed(&clock).0, FLAG_RUNS);
+        assert!(packed(&clock).1 < 40, "{:?}", packed(&clock));
+    }
+
+    #[test]
+    fn runs_are_not_read_from_a_chunk_whose_version_predates_them() {
+        let clock: Vec<i64> = (0..4096).map(|i| 1410 - (i / 512)).collect();
+        let mut chunk = encode_chunk(&column_of(&clock, Field::SmClockMhz));
+        assert!(decode_chunk(&chunk, None).is_ok());
+        chunk[0] = VERSION_NO_RUNS;
+        assert!(decode_chunk(&chunk, None).is_err());
+    }
+
+    #[test]
+    fn runs_that_do_not_add_up_are_errors() {
+        let mut out = Vec::new();
+        assert!(decode_runs(&[2, 2, 3, 0, 1], 4, &mut out).is_ok());
+        assert_eq!(out, [1, 1, 1, 1]);
+        for (damaged, count) in [
+            (&[2u8, 2, 3, 0, 2][..], 4), // five values, not four
+            (&[2, 2, 3, 0, 0], 4),       // an empty run
+            (&[5, 2, 3, 0, 1], 4),       // more runs than written
+            (&[9, 2, 1], 4),             // more runs than values
+        ] {
+            out.clear();
+            assert!(
+                decode_runs(damaged, count, &mut out).is_err(),
+                "{damaged:?}"
+            );
+        }
+    }
+
+    /// Samples whose readings hold each value for a while: the columns
+    /// that are written as runs, extremes included.
+    fn run_heavy_samples() -> impl Strategy<Value = Vec<Sample>> {
+        let value = prop_oneof![any::<i64>(), Just(i64::MIN), Just(i64::MAX), -3i64..3];
+        proptest::collection::vec((value, 1usize..200, any::<bool>()), 1..20).prop_map(|runs| {
+            runs.into_iter()
+                .flat_map(|(v, len, present)| std::iter::repeat_n((v, present), len))
+                .enumerate()
+                .map(|(i, (v, present))| {
+                    let s = Sample::new(i as i64 * 1000, 2).with(Field::MemUsedMib, v);
+                    if present {
+                        s.with(Field::TempGpuC, v)
+                    } else {
+                        s
+                    }
+                })
+                .collect()
+        })
+    }
+
     proptest! {
         #[test]
         fn any_samples_round_trip(samples in proptest::collection::vec(any_sample(), 1..300)) {
+            prop_assert_eq!(round_trip(&samples), samples);
+        }
+
+        #[test]
+        fn samples_in_runs_round_trip(samples in run_heavy_samples()) {
             prop_assert_eq!(round_trip(&samples), samples);
         }
 

@@ -27,7 +27,7 @@ use super::super::blocks;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::Line;
 use super::super::timestamps::TimeReader;
-use super::super::values::{is_gpu_lost, is_missing, parse_field, split_unit};
+use super::super::values::{is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
@@ -215,18 +215,23 @@ fn read_cells(
         loop {
             let i = count;
             count += 1;
+            let rest = &bytes[at..];
             let plain = match columns.get(i) {
                 Some((Column::Value(field), _, _)) => layout.readers[i]
                     .as_ref()
-                    .and_then(|r| r.read_plain(&bytes[at..], b','))
-                    .map(|(v, len)| (*field, v, len)),
+                    .and_then(|r| r.read_plain(rest, b','))
+                    .map(|(v, len)| {
+                        row.sample.set(*field, v);
+                        len
+                    }),
+                Some((Column::Index, _, _)) => read_plain_index(rest, b',').map(|(index, len)| {
+                    row.index = Some(index);
+                    len
+                }),
                 _ => None,
             };
             let len = match plain {
-                Some((field, v, len)) => {
-                    row.sample.set(field, v);
-                    len
-                }
+                Some(len) => len,
                 None => {
                     // Cells are a few bytes long: a byte loop beats a
                     // searcher, whose set-up costs more than the search.
