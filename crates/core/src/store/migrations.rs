@@ -14,6 +14,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0005_energy_factors.sql"),
     include_str!("../../migrations/0006_evidence_cache.sql"),
     include_str!("../../migrations/0007_evidence_summaries.sql"),
+    include_str!("../../migrations/0008_sample_runs.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

@@ -1,0 +1,7 @@
+-- Schema version 8: sample chunks of version 3, whose columns may be
+-- written as runs of equal values (`samples::codec`).
+--
+-- No table changes. The version is raised so that a build that predates
+-- runs refuses this database — and workspace bundles made from it — as
+-- one made by a newer Breakpoint, instead of opening it and failing on
+-- the first chunk it reads. Chunks of versions 1 and 2 are still read.
