@@ -275,7 +275,7 @@ fn codec_on_the_demo(dir: &std::path::Path) -> Result<(), Box<dyn std::error::Er
     let chunks = demo_chunks(dir)?;
     let n: usize = chunks.iter().map(|c| c.t_ms.len()).sum();
     println!(
-        "codec on the demo workspace: {} chunks, {n} samples; bytes per sample, hand-written seq vs pco",
+        "codec on the demo workspace: {} chunks, {n} samples; bytes per sample, hand-written seq vs pco alone vs pco with runs (the store's)",
         chunks.len()
     );
     let mut fields: Vec<Field> = chunks
@@ -287,9 +287,10 @@ fn codec_on_the_demo(dir: &std::path::Path) -> Result<(), Box<dyn std::error::Er
     let all: Vec<Vec<Sample>> = chunks.iter().map(samples_of).collect();
     for field in fields {
         println!(
-            "  {:<22} {:>7.3} {:>7.3}",
+            "  {:<22} {:>7.3} {:>7.3} {:>7.3}",
             field.key(),
             column_bytes(&all, field, ValueCodec::Seq) as f64 / n as f64,
+            column_bytes(&all, field, ValueCodec::PcoAlone) as f64 / n as f64,
             column_bytes(&all, field, ValueCodec::Pco) as f64 / n as f64,
         );
     }
@@ -303,22 +304,32 @@ fn codec_on_the_demo(dir: &std::path::Path) -> Result<(), Box<dyn std::error::Er
         Ok(best)
     };
     let (seq_encode, seq_decode, seq_bytes) = best(ValueCodec::Seq)?;
+    let (alone_encode, alone_decode, alone_bytes) = best(ValueCodec::PcoAlone)?;
     let (pco_encode, pco_decode, pco_bytes) = best(ValueCodec::Pco)?;
     let rate = |t: f64| n as f64 / t / 1e6;
     println!(
-        "  whole chunks           {:>7.3} {:>7.3}   (the store writes pco; target ≤ 2.5)",
+        "  whole chunks           {:>7.3} {:>7.3} {:>7.3}   (the store writes pco with runs; target ≤ 2.5)",
         seq_bytes as f64 / n as f64,
+        alone_bytes as f64 / n as f64,
         pco_bytes as f64 / n as f64,
     );
     println!(
-        "  encode M samples/s     {:>7.1} {:>7.1}",
+        "  encode M samples/s     {:>7.1} {:>7.1} {:>7.1}",
         rate(seq_encode),
+        rate(alone_encode),
         rate(pco_encode)
     );
     println!(
-        "  decode M samples/s     {:>7.1} {:>7.1}",
+        "  decode M samples/s     {:>7.1} {:>7.1} {:>7.1}",
         rate(seq_decode),
+        rate(alone_decode),
         rate(pco_decode)
+    );
+    println!(
+        "  runs: {:.3}× pco alone's size, {:.2}× its encoding time, {:.2}× its decoding time",
+        pco_bytes as f64 / alone_bytes as f64,
+        pco_encode / alone_encode,
+        pco_decode / alone_decode
     );
     println!(
         "  ratio: with pco, chunks are {:.2}× the size, {:.1}× the encoding time and {:.2}× the decoding time",

@@ -183,12 +183,15 @@ fn decode_runs(buf: &[u8], count: usize, out: &mut Vec<i64>) -> Result<(), Codec
     Ok(())
 }
 
-/// How a chunk's readings are packed: the store writes [`ValueCodec::Pco`];
-/// [`ValueCodec::Seq`] is the hand-written packing alone, kept for reading
-/// old chunks and for comparing the two.
+/// How a chunk's readings are packed: the store writes [`ValueCodec::Pco`]
+/// (pco, and runs where a column holds its values long); the others are
+/// kept for reading old chunks and for comparing: [`ValueCodec::Seq`] is
+/// the hand-written packing alone, [`ValueCodec::PcoAlone`] pco without
+/// runs, as version 2 wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueCodec {
     Seq,
+    PcoAlone,
     Pco,
 }
 
