@@ -31,9 +31,20 @@
 //! Chunks of versions 1 (every column `seq`) and 2 (no runs) are still
 //! read; a build that predates a version refuses its chunks rather than
 //! misreading them.
+//!
+//! Each way of packing a column has a module of its own (`seq`, `runs`,
+//! `pco_columns`); this one frames the chunk and chooses, per column, which
+//! packing it gets (`pack_values`).
 
-use super::bitpack::{get_varint, pack, put_varint, unpack, unzigzag, zigzag};
+mod pco_columns;
+mod runs;
+mod seq;
+
+use super::bitpack::{get_varint, put_varint, unzigzag, zigzag};
 use super::{Column, FIELD_COUNT, Field, Sample};
+use pco_columns::{PCO_MIN_VALUES, encode_pco};
+use runs::{count_runs, decode_runs, encode_runs};
+use seq::{decode_seq, encode_seq};
 
 const VERSION: u8 = 3;
 /// Chunks written before runs; still read.
@@ -52,136 +63,12 @@ const MIN_AVERAGE_RUN: usize = 16;
 /// a few dozen bytes more than pco's smallest output, and pco's cost is
 /// spared. Between the two, both are written and the smaller kept.
 const SURE_AVERAGE_RUN: usize = 128;
-/// Columns with fewer present values than this keep `seq`: pco's headers
-/// cost more than they save on a handful of numbers (as on a constant
-/// column).
-const PCO_MIN_VALUES: usize = 64;
-/// pco's compression level: 4 is within 2 % of its best size on the demo
-/// workspace at 1.7× the encoding speed of the default (8).
-const PCO_LEVEL: usize = 4;
 /// No chunk the store writes is larger; a bigger count means a corrupt blob.
 pub const MAX_CHUNK_SAMPLES: usize = 1 << 16;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct CodecError(&'static str);
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn encode_seq(values: &[i64], out: &mut Vec<u8>, scratch: &mut Vec<u64>) {
-    let Some(&first) = values.first() else {
-        return;
-    };
-    put_varint(out, zigzag(first));
-    if values.len() == 1 {
-        return;
-    }
-    // Noisy columns reach 1 within a few deltas; stop there rather than
-    // divide through the whole chunk.
-    let mut g = 0u64;
-    for w in values.windows(2) {
-        g = gcd(g, w[1].wrapping_sub(w[0]).unsigned_abs());
-        if g == 1 {
-            break;
-        }
-    }
-    if g > i64::MAX as u64 {
-        g = 1; // only i64::MIN deltas get here; keep them undivided
-    }
-    put_varint(out, g);
-    if g == 0 {
-        return;
-    }
-    let g = g as i64;
-    scratch.clear();
-    scratch.extend(
-        values
-            .windows(2)
-            .map(|w| zigzag(w[1].wrapping_sub(w[0]) / g)),
-    );
-    pack(scratch, out);
-}
-
-fn decode_seq(
-    buf: &[u8],
-    pos: &mut usize,
-    count: usize,
-    out: &mut Vec<i64>,
-    scratch: &mut Vec<u64>,
-) -> Result<(), CodecError> {
-    const TRUNCATED: CodecError = CodecError("sample chunk is truncated");
-    if count == 0 {
-        return Ok(());
-    }
-    let first = unzigzag(get_varint(buf, pos).ok_or(TRUNCATED)?);
-    out.reserve(count);
-    out.push(first);
-    if count == 1 {
-        return Ok(());
-    }
-    let g = get_varint(buf, pos).ok_or(TRUNCATED)?;
-    if g == 0 {
-        out.extend(std::iter::repeat_n(first, count - 1));
-        return Ok(());
-    }
-    if g > i64::MAX as u64 {
-        return Err(CodecError("sample chunk has an impossible delta divisor"));
-    }
-    scratch.clear();
-    unpack(buf, pos, count - 1, scratch).ok_or(TRUNCATED)?;
-    let g = g as i64;
-    let mut current = first;
-    for &z in scratch.iter() {
-        current = current.wrapping_add(unzigzag(z).wrapping_mul(g));
-        out.push(current);
-    }
-    Ok(())
-}
-
-/// How many runs of equal values `values` holds, counted in one pass the
-/// compiler vectorises.
-fn count_runs(values: &[i64]) -> usize {
-    values.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!values.is_empty())
-}
-
-fn encode_runs(values: &[i64], runs: usize, out: &mut Vec<u8>) {
-    put_varint(out, runs as u64);
-    let mut previous = 0i64;
-    for run in values.chunk_by(|a, b| a == b) {
-        put_varint(out, zigzag(run[0].wrapping_sub(previous)));
-        put_varint(out, run.len() as u64);
-        previous = run[0];
-    }
-}
-
-fn decode_runs(buf: &[u8], count: usize, out: &mut Vec<i64>) -> Result<(), CodecError> {
-    const DAMAGED: CodecError = CodecError("sample chunk has damaged runs");
-    let mut pos = 0;
-    let runs = get_varint(buf, &mut pos).ok_or(DAMAGED)?;
-    if runs > count as u64 {
-        return Err(DAMAGED);
-    }
-    out.reserve(count);
-    let mut value = 0i64;
-    for _ in 0..runs {
-        value = value.wrapping_add(unzigzag(get_varint(buf, &mut pos).ok_or(DAMAGED)?));
-        let len = get_varint(buf, &mut pos).ok_or(DAMAGED)?;
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|len| *len >= 1 && out.len() + len <= count)
-            .ok_or(DAMAGED)?;
-        out.extend(std::iter::repeat_n(value, len));
-    }
-    if out.len() != count {
-        return Err(DAMAGED);
-    }
-    Ok(())
-}
 
 /// How a chunk's readings are packed: the store writes [`ValueCodec::Pco`]
 /// (pco, and runs where a column holds its values long); the others are
@@ -195,51 +82,9 @@ pub enum ValueCodec {
     Pco,
 }
 
+/// Whether every value is the first.
 fn is_constant(values: &[i64]) -> bool {
     values.iter().all(|v| *v == values[0])
-}
-
-/// The values as pco writes them, when there are enough for it to pay.
-fn encode_pco(values: &[i64], codec: ValueCodec) -> Option<Vec<u8>> {
-    if codec == ValueCodec::Seq || values.len() < PCO_MIN_VALUES {
-        return None;
-    }
-    // A constant column is a few bytes of `seq`, less than pco's headers.
-    if is_constant(values) {
-        return None;
-    }
-    let config = pco::ChunkConfig::default()
-        .with_compression_level(PCO_LEVEL)
-        .with_delta_spec(delta_spec(values));
-    pco::standalone::simple_compress(values, &config).ok()
-}
-
-/// Whether pco may look for a delta encoding. Its search (sampling, trial
-/// encodings, lookbacks) was a quarter of the encoder's instructions, and
-/// on readings — power, temperature, utilisation: noisy around a level —
-/// it settles on none: the demo workspace's chunks come out byte for byte
-/// the same without it, 1.4 M synthetic samples 0.5 % larger. Where the
-/// steps are far narrower than the values (a cumulative counter: energy,
-/// violation time), deltas can pay, and pco is left to choose.
-fn delta_spec(values: &[i64]) -> pco::DeltaSpec {
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    let (mut step_lo, mut step_hi) = (i64::MAX, i64::MIN);
-    let mut previous = values[0];
-    for &v in values {
-        lo = lo.min(v);
-        hi = hi.max(v);
-        let step = v.wrapping_sub(previous);
-        step_lo = step_lo.min(step);
-        step_hi = step_hi.max(step);
-        previous = v;
-    }
-    let bits = |lo: i64, hi: i64| 64 - (hi.wrapping_sub(lo) as u64).leading_zeros();
-    // Three bits: steps at least eight times narrower than the values.
-    if bits(step_lo, step_hi) + 3 < bits(lo, hi) {
-        pco::DeltaSpec::Auto
-    } else {
-        pco::DeltaSpec::NoOp
-    }
 }
 
 /// A column's present values, packed the smallest way of those `codec`
@@ -464,6 +309,7 @@ fn decode_values(
 
 #[cfg(test)]
 mod tests {
+    use super::pco_columns::{PCO_LEVEL, delta_spec};
     use super::*;
     use proptest::prelude::*;
 
@@ -738,25 +584,6 @@ mod tests {
         assert!(decode_chunk(&chunk, None).is_ok());
         chunk[0] = VERSION_NO_RUNS;
         assert!(decode_chunk(&chunk, None).is_err());
-    }
-
-    #[test]
-    fn runs_that_do_not_add_up_are_errors() {
-        let mut out = Vec::new();
-        assert!(decode_runs(&[2, 2, 3, 0, 1], 4, &mut out).is_ok());
-        assert_eq!(out, [1, 1, 1, 1]);
-        for (damaged, count) in [
-            (&[2u8, 2, 3, 0, 2][..], 4), // five values, not four
-            (&[2, 2, 3, 0, 0], 4),       // an empty run
-            (&[5, 2, 3, 0, 1], 4),       // more runs than written
-            (&[9, 2, 1], 4),             // more runs than values
-        ] {
-            out.clear();
-            assert!(
-                decode_runs(damaged, count, &mut out).is_err(),
-                "{damaged:?}"
-            );
-        }
     }
 
     /// Samples whose readings hold each value for a while: the columns
