@@ -129,8 +129,9 @@ impl<R: BufRead> LineReader<R> {
             let (take, done, ends) = if block.len() < target {
                 let take = available.len().min(target - block.len());
                 let room = max_lines - lines;
-                // Counted in one vectorised pass (`count` is memchr's own); the line the block must
-                // end at is looked for only when there are too many.
+                // Counted in one vectorised pass (`count` is memchr's own);
+                // the line the block must end at is looked for only when
+                // there are too many.
                 let ends = memchr::memchr_iter(b'\n', &available[..take]).count();
                 let cut = if ends >= room {
                     memchr::memchr_iter(b'\n', &available[..take]).nth(room - 1)

@@ -26,22 +26,16 @@ pub struct SmiMessage {
 /// driver generations print; anything else is left to the parser.
 pub fn recognise(line: &str) -> Option<SmiMessage> {
     // Every message starts with one of these letters; rows start with a
-    // digit or a blank. One byte decides for almost every line, before
-    // the line is trimmed (which walks its end too).
-    let first = line.bytes().find(|b| !b.is_ascii_whitespace());
-    if !matches!(
-        first,
-        Some(b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f' | 0x80..)
-    ) {
-        return None;
-    }
-    let text = line.trim();
+    // digit or a blank. One byte decides for almost every line, before the
+    // end of the line is trimmed too.
+    let text = line.trim_start();
     if !matches!(
         text.as_bytes().first(),
         Some(b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f')
     ) {
         return None;
     }
+    let text = text.trim_end();
     let message = |lost| {
         Some(SmiMessage {
             lost,
