@@ -26,7 +26,9 @@ fn with_run() -> (Workspace, i64) {
         .atomically(|s| -> breakpoint_core::Result<_> {
             let mut w = s.sample_writer(run.id)?;
             for i in 0..100 {
-                w.push(Sample::new(1_717_200_000_000 + i * 1000, 0).with(Field::PowerMw, 250_000))?;
+                w.push(
+                    &Sample::new(1_717_200_000_000 + i * 1000, 0).with(Field::PowerMw, 250_000),
+                )?;
             }
             w.finish()
         })

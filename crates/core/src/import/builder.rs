@@ -167,7 +167,7 @@ impl<'s> RunBuilder<'s> {
     }
 
     #[inline]
-    pub fn sample(&mut self, sample: Sample) -> ParseResult {
+    pub fn sample(&mut self, sample: &Sample) -> ParseResult {
         if !self.lost_untimed.is_empty() {
             for (loss, detail) in std::mem::take(&mut self.lost_untimed) {
                 self.gpu_lost(loss, Some(sample.t_ms), detail);

@@ -249,8 +249,9 @@ fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFr
 }
 
 impl SampleWriter<'_> {
+    /// Buffer `sample` (copied once, into its GPU's chunk).
     #[inline]
-    pub fn push(&mut self, sample: Sample) -> Result<()> {
+    pub fn push(&mut self, sample: &Sample) -> Result<()> {
         let buffer = match self.gpus.get_mut(&sample.gpu) {
             Some(b) => b,
             None => {
@@ -267,7 +268,7 @@ impl SampleWriter<'_> {
                 })
             }
         };
-        buffer.samples.push(sample);
+        buffer.samples.push(*sample);
         if buffer.samples.len() >= CHUNK_SAMPLES {
             let gpu = sample.gpu;
             self.flush(gpu, false)?;
@@ -277,7 +278,7 @@ impl SampleWriter<'_> {
 
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Result<()> {
         for s in samples {
-            self.push(s)?;
+            self.push(&s)?;
         }
         Ok(())
     }

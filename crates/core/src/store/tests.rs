@@ -114,7 +114,7 @@ fn deleting_a_platform_removes_its_offerings_runs_and_samples() {
     new_run.offering_id = Some(o.id);
     let run = store.create_run(new_run).unwrap();
     let mut w = store.sample_writer(run.id).unwrap();
-    w.push(Sample::new(0, 0).with(Field::PowerMw, 1)).unwrap();
+    w.push(&Sample::new(0, 0).with(Field::PowerMw, 1)).unwrap();
     w.finish().unwrap();
     store
         .add_events(
@@ -375,7 +375,7 @@ fn samples_round_trip_across_chunks_and_gpus() {
             let mut w = s.sample_writer(run)?;
             for i in 0..n {
                 for gpu in 0..2 {
-                    w.push(make(i, gpu))?;
+                    w.push(&make(i, gpu))?;
                 }
             }
             assert_eq!(w.finish()?.samples, n as u64 * 2);
@@ -431,11 +431,11 @@ fn out_of_order_samples_are_counted_and_read_back_sorted() {
     let mut w = store.sample_writer(run).unwrap();
     let n = CHUNK_SAMPLES as i64;
     for i in 0..n {
-        w.push(Sample::new(i * 10 + 5, 0).with(Field::UtilGpuPct, 1))
+        w.push(&Sample::new(i * 10 + 5, 0).with(Field::UtilGpuPct, 1))
             .unwrap();
     }
     // A straggler that belongs in the chunk already stored.
-    w.push(Sample::new(0, 0).with(Field::UtilGpuPct, 2))
+    w.push(&Sample::new(0, 0).with(Field::UtilGpuPct, 2))
         .unwrap();
     let summary = w.finish().unwrap();
     assert_eq!(summary.out_of_order, 1);

@@ -136,7 +136,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 if let Some(total) = sample.get(Field::MemTotalMib) {
                     b.inventory(gpu).vram_mib = Some(total as u64);
                 }
-                b.sample(sample)?;
+                b.sample(&sample)?;
             }
             Err(reason) => b.bad_line(&line, LineError::new(line.number, None, reason))?,
         }
@@ -278,7 +278,7 @@ impl Report {
             return Ok(());
         }
         self.sample.t_ms = t;
-        b.sample(self.sample)
+        b.sample(&self.sample)
     }
 }
 

@@ -166,7 +166,7 @@ impl Reading {
     ) -> ParseResult {
         match self.finish_row(row, line, ctx, b) {
             Ok(()) => {
-                b.sample(row.sample)?;
+                b.sample(&row.sample)?;
                 self.rows += 1;
                 Ok(())
             }

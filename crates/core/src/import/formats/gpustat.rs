@@ -102,7 +102,7 @@ fn parse_text<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'
                 if let Some(limit) = sample.get(Field::PowerLimitMw) {
                     info.power_limit_enforced_w = Some(limit as f64 / 1000.0);
                 }
-                b.sample(sample)?;
+                b.sample(&sample)?;
                 rows += 1;
             }
             Err(reason) => b.bad_line(&line, LineError::new(line.number, None, reason))?,
@@ -308,7 +308,7 @@ fn parse_json<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'
             set(Field::PowerLimitMw, g.power_limit, 1000.0);
             set(Field::MemUsedMib, g.memory_used, 1.0);
             set(Field::MemTotalMib, g.memory_total, 1.0);
-            b.sample(sample)?;
+            b.sample(&sample)?;
         }
     }
     if n == 0 {

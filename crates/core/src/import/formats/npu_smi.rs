@@ -111,7 +111,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             if let Some(w) = &mut watch {
                 match w.row(text, line.number, b) {
                     Ok(sample) => {
-                        b.sample(sample)?;
+                        b.sample(&sample)?;
                         read_any = true;
                     }
                     Err(e) => b.bad_line(&line, e)?,
@@ -219,7 +219,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 if let Some(total) = sample.get(Field::MemTotalMib) {
                     b.inventory(gpu).vram_mib = Some(total as u64);
                 }
-                b.sample(sample)?;
+                b.sample(&sample)?;
             }
             Err(e) => b.bad_line(&line, e)?,
         }

@@ -369,7 +369,7 @@ impl ReadsAhead for Reading {
         b: &mut RunBuilder<'_>,
     ) -> ParseResult {
         match ahead.take() {
-            Some(sample) => b.sample(sample),
+            Some(sample) => b.sample(&sample),
             None => self.line(line, ctx, b),
         }
     }
@@ -430,7 +430,7 @@ impl ReadsAhead for Reading {
         }
         // Samples are the bulk: try the fixed shape first.
         if let Some(sample) = fast_sample(line.text) {
-            return b.sample(sample);
+            return b.sample(&sample);
         }
         match serde_json::from_str::<ProbeRecord>(line.text) {
             Ok(ProbeRecord::Sample(record)) => {
@@ -440,7 +440,7 @@ impl ReadsAhead for Reading {
                         s.set(field, value);
                     }
                 }
-                b.sample(s)?;
+                b.sample(&s)?;
             }
             Ok(ProbeRecord::Event {
                 t,

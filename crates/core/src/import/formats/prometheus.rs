@@ -101,7 +101,7 @@ impl Collector {
 
     fn flush(&mut self, b: &mut RunBuilder<'_>) -> ParseResult {
         for (_, s) in std::mem::take(&mut self.samples) {
-            b.sample(s)?;
+            b.sample(&s)?;
         }
         Ok(())
     }

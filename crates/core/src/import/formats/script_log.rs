@@ -94,7 +94,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if let Some(u) = scaled(record.util, 1.0) {
             s.set(Field::UtilGpuPct, u);
         }
-        b.sample(s)?;
+        b.sample(&s)?;
         any = true;
     }
     if !any {

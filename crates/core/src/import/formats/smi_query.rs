@@ -313,7 +313,7 @@ pub(super) fn finish_gpu(
         return Ok(());
     };
     sample.t_ms = t;
-    b.sample(sample)?;
+    b.sample(&sample)?;
     Ok(())
 }
 

@@ -119,7 +119,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if let Some(cap) = sample.get(Field::PowerLimitMw) {
             b.inventory(gpu).power_limit_enforced_w = Some(cap as f64 / 1000.0);
         }
-        b.sample(sample)?;
+        b.sample(&sample)?;
     }
     if tables == 0 {
         return Err(ParseFailure::Whole(

@@ -142,7 +142,7 @@ pub(super) fn store(
     sample: Result<Sample, String>,
 ) -> ParseResult {
     match sample {
-        Ok(s) if !s.is_empty() => b.sample(s),
+        Ok(s) if !s.is_empty() => b.sample(&s),
         Ok(_) => Ok(()),
         Err(reason) => b.bad_line(line, LineError::new(line.number, None, reason)),
     }

@@ -313,7 +313,7 @@ fn finish_row(
         );
         return Ok(());
     }
-    b.sample(*sample).map_err(RowError::Store)
+    b.sample(sample).map_err(RowError::Store)
 }
 
 /// Which GPU a row is about: by index (its UUID and bus id become names of
