@@ -8,7 +8,7 @@ mod one_pass;
 
 use crate::samples::Field;
 pub use one_pass::read_plain_index;
-use one_pass::{Plain, sign};
+use one_pass::{Plain, Tail, sign};
 
 /// Cells that mean "not reported". The caller turns them into absence,
 /// never into 0.
@@ -154,6 +154,7 @@ impl ValueReader {
                 Plain::Decimal {
                     unit: bytes,
                     unit_len: unit.len() as u8,
+                    tail: Tail::of(&unit),
                 }
             }
         };

@@ -12,7 +12,11 @@ use super::ValueReader;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Plain {
     /// A decimal, then the column's unit (up to eight bytes) or none.
-    Decimal { unit: [u8; 8], unit_len: u8 },
+    Decimal {
+        unit: [u8; 8],
+        unit_len: u8,
+        tail: Option<Tail>,
+    },
     /// nvidia-smi's `0x` throttle mask.
     Hex,
     /// Nothing: every cell goes to the general reader (a pstate, a unit
@@ -32,8 +36,19 @@ impl ValueReader {
     pub fn read_plain(&self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
         let cell = skip_spaces(bytes);
         let (value, rest) = match self.plain {
-            Plain::Decimal { unit, unit_len } => {
+            Plain::Decimal {
+                unit,
+                unit_len,
+                tail,
+            } => {
                 let (v, rest) = plain_decimal(cell, self.exp)?;
+                // As nvidia-smi writes it, nearly always. Not where spaces
+                // separate cells: there the tail would be one.
+                if sep != b' '
+                    && let Some(len) = tail.and_then(|t| t.matches(rest, sep))
+                {
+                    return Some((self.scale(v), bytes.len() - rest.len() + len));
+                }
                 let rest = skip_spaces(rest);
                 // Byte by byte: a slice compare calls memcmp, which costs
                 // more than the one to three bytes of a unit (measured).
@@ -55,6 +70,44 @@ impl ValueReader {
             Some(b) if *b != sep => None,
             _ => Some((value, bytes.len() - rest.len())),
         }
+    }
+}
+
+/// What nvidia-smi writes after a column's number: a space and the unit
+/// (nothing for a column without one), then the separator. Matched as one
+/// word rather than a byte at a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Tail {
+    /// The space and the unit, first byte lowest.
+    bytes: u64,
+    len: u32,
+}
+
+impl Tail {
+    /// `None` where the tail and a separator would not fit in a word.
+    pub(super) fn of(unit: &str) -> Option<Self> {
+        let written = if unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {unit}")
+        };
+        if written.len() >= 8 {
+            return None;
+        }
+        let mut bytes = [0; 8];
+        bytes[..written.len()].copy_from_slice(written.as_bytes());
+        Some(Self {
+            bytes: u64::from_le_bytes(bytes),
+            len: written.len() as u32,
+        })
+    }
+
+    /// The length of the tail when `rest` starts with it and `sep`.
+    #[inline]
+    fn matches(self, rest: &[u8], sep: u8) -> Option<usize> {
+        let word = u64::from_le_bytes(*rest.first_chunk::<8>()?);
+        let mask = u64::MAX >> (56 - 8 * self.len);
+        (word & mask == self.bytes | u64::from(sep) << (8 * self.len)).then_some(self.len as usize)
     }
 }
 
@@ -92,22 +145,15 @@ fn plain_hex(bytes: &[u8]) -> Option<(i64, &[u8])> {
     let [b'0', b'x' | b'X', digits @ ..] = bytes else {
         return None;
     };
-    // nvidia-smi writes all sixteen digits: read them without a branch
-    // each, then check that they were sixteen hex digits and no more.
+    // nvidia-smi writes all sixteen digits: read eight at a time, then
+    // check that they were sixteen and no more.
     if let Some((sixteen, rest)) = digits.split_first_chunk::<16>()
         && rest
             .first()
             .is_none_or(|b| HEX_DIGITS[usize::from(*b)] == NOT_HEX)
+        && let Some(v) = hex_sixteen(sixteen)
     {
-        let (mut v, mut bad) = (0u64, 0u8);
-        for &b in sixteen {
-            let d = HEX_DIGITS[usize::from(b)];
-            bad |= d;
-            v = (v << 4) | u64::from(d & 0xF);
-        }
-        if bad & 0xF0 == 0 {
-            return Some((v as i64, rest));
-        }
+        return Some((v as i64, rest));
     }
     let mut v = 0u64;
     let mut n = 0;
@@ -120,6 +166,38 @@ fn plain_hex(bytes: &[u8]) -> Option<(i64, &[u8])> {
         n += 1;
     }
     (1..=16).contains(&n).then_some((v as i64, &digits[n..]))
+}
+
+/// Sixteen hex digits, the first the most significant; `None` if any byte
+/// is not one.
+#[inline]
+fn hex_sixteen(digits: &[u8; 16]) -> Option<u64> {
+    let (high, low) = digits.split_at(8);
+    let word = |half: &[u8]| half.first_chunk::<8>().map(|w| u64::from_le_bytes(*w));
+    let (high, low) = (hex_eight(word(high)?)?, hex_eight(word(low)?)?);
+    Some(u64::from(high) << 32 | u64::from(low))
+}
+
+/// Eight hex digits in a word (the first in its lowest byte), branch-free;
+/// `None` if any byte is not one.
+#[inline]
+fn hex_eight(word: u64) -> Option<u32> {
+    const HIGH: u64 = 0x80 * BYTES;
+    // The top bit of each byte that is at least `low`: no byte carries into
+    // the next, as long as every byte is ASCII (checked with the result).
+    let at_least = |w: u64, low: u64| w.wrapping_add((0x80 - low) * BYTES);
+    let digit = at_least(word, 0x30) & !at_least(word, 0x3A);
+    // Letters in lower case: only `A`–`F` and `a`–`f` land on `a`–`f`.
+    let lower = word | (0x20 * BYTES);
+    let letter = at_least(lower, 0x61) & !at_least(lower, 0x67);
+    if (digit | letter) & HIGH != HIGH || word & HIGH != 0 {
+        return None;
+    }
+    // Each digit's value in its byte, then pairs, fours and eights joined.
+    let nibbles = (word & (0x0F * BYTES)) + ((letter & HIGH) >> 7) * 9;
+    let pairs = (nibbles & 0x000F_000F_000F_000F) << 4 | (nibbles >> 8) & 0x000F_000F_000F_000F;
+    let fours = (pairs & 0x0000_00FF_0000_00FF) << 8 | (pairs >> 16) & 0x0000_00FF_0000_00FF;
+    Some(((fours & 0xFFFF) << 16 | (fours >> 32) & 0xFFFF) as u32)
 }
 
 /// A GPU index as nvidia-smi writes it — spaces, one to nine digits,
@@ -326,6 +404,27 @@ mod tests {
     }
 
     #[test]
+    fn sixteen_hex_digits_read_by_words_as_a_byte_loop_reads_them() {
+        // Every byte value at every place, and every digit in every case.
+        let by_bytes = |digits: &[u8; 16]| {
+            digits.iter().try_fold(0u64, |v, b| {
+                let d = HEX_DIGITS[usize::from(*b)];
+                (d != NOT_HEX).then_some(v << 4 | u64::from(d))
+            })
+        };
+        for at in 0..16 {
+            for byte in 0..=u8::MAX {
+                let mut digits = *b"0123456789abcDEF";
+                digits[at] = byte;
+                assert_eq!(hex_sixteen(&digits), by_bytes(&digits), "{digits:?}");
+            }
+        }
+        assert_eq!(hex_sixteen(b"FFFFFFFFFFFFFFFF"), Some(u64::MAX));
+        assert_eq!(hex_sixteen(b"0000000000000004"), Some(4));
+        assert_eq!(hex_sixteen(b"8000000000000000"), Some(1 << 63));
+    }
+
+    #[test]
     fn decimals_read_by_words_round_as_the_general_reader_does() {
         // Every count of digits either side of the point, the first digit
         // dropped 4, 5 or 9, in a row that goes on (eight bytes to read) and
@@ -375,6 +474,21 @@ mod tests {
         assert_eq!(power.read_plain(b" [N/A]", b','), None);
         assert_eq!(power.read_plain(b" 240 mW", b','), None);
         assert_eq!(power.read_plain(b" 2.4e2 W", b','), None);
+        // In a row, where a word of the tail is there to match at once.
+        let row = b" 240.12 W, 71, 99 %, 49 %";
+        assert_eq!(power.read_plain(row, b','), Some((240_120, 9)));
+        assert_eq!(
+            power.read_plain(b" 240.12  W , 71, 99 %", b','),
+            Some((240_120, 11))
+        );
+        assert_eq!(
+            power.read_plain(b" 240.12, 71, 99 %", b','),
+            Some((240_120, 7))
+        );
+        assert_eq!(power.read_plain(b" 240.12 Wh, 71, 99 %", b','), None);
+        let temp = ValueReader::new(Field::TempGpuC, None);
+        assert_eq!(temp.read_plain(b" 71, 99 %, 49 %", b','), Some((71, 3)));
+        assert_eq!(temp.read_plain(b" 71 , 99 %, 49 %", b','), Some((71, 4)));
         let mask = ValueReader::new(Field::ThrottleMask, None);
         assert_eq!(mask.read_plain(b" 0x0000000000000004", b','), Some((4, 19)));
         assert_eq!(mask.read_plain(b" 0x00000000000000004", b','), None);
@@ -394,6 +508,30 @@ mod tests {
             if let Some((_, len)) = read_plain_index(row.as_bytes(), b',') {
                 proptest::prop_assert_eq!(len, cell.len());
             }
+        }
+
+        /// Cells as nvidia-smi writes them, in the column's own unit, in a
+        /// row that goes on (the tail's word is there to match): read, to
+        /// the general reader's value, and to the separator.
+        #[test]
+        fn nvidia_smi_cells_are_read_whole(
+            number in "[0-9]{1,9}(\\.[0-9]{1,4})?",
+            (field, unit) in proptest::sample::select(vec![
+                (Field::PowerMw, "W"), (Field::TempGpuC, ""), (Field::UtilGpuPct, "%"),
+                (Field::MemUsedMib, "MiB"), (Field::SmClockMhz, "MHz"),
+            ]),
+            spaces in "[ ]{0,2}",
+        ) {
+            let reader = ValueReader::new(field, (!unit.is_empty()).then_some(unit));
+            let cell = if unit.is_empty() {
+                format!(" {number}{spaces}")
+            } else {
+                format!(" {number} {unit}{spaces}")
+            };
+            let row = format!("{cell}, 1, 2, 3");
+            let read = reader.read_plain(row.as_bytes(), b',');
+            proptest::prop_assert_eq!(read.map(|(_, len)| len), Some(cell.len()));
+            proptest::prop_assert_eq!(read.map(|(v, _)| Some(v)), Some(reader.read(&cell).unwrap()));
         }
 
         /// Whatever the one-pass reader accepts, the general one reads to
