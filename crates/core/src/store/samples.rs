@@ -41,6 +41,8 @@ pub struct SampleWriter<'s> {
     spare: Vec<Vec<Sample>>,
     /// The last chunk of each GPU, encoded, waiting for those sent before.
     last_chunks: Vec<Chunk>,
+    /// A chunk's times, while it is handed over.
+    times: Vec<i64>,
 }
 
 struct GpuBuffer {
@@ -139,6 +141,7 @@ impl Store {
             encoder: None,
             spare: Vec::new(),
             last_chunks: Vec::new(),
+            times: Vec::new(),
         })
     }
 
@@ -292,17 +295,25 @@ impl SampleWriter<'_> {
         if buffer.samples.is_empty() {
             return Ok(());
         }
-        if !buffer.samples.is_sorted_by_key(|s| s.t_ms) {
+        // The times taken out once: each pass over the samples themselves
+        // (184 bytes apart) fetched a cache line per sample.
+        let mut times = std::mem::take(&mut self.times);
+        times.clear();
+        times.extend(buffer.samples.iter().map(|s| s.t_ms));
+        if !times.is_sorted() {
             buffer.samples.sort_by_key(|s| s.t_ms);
+            times.clear();
+            times.extend(buffer.samples.iter().map(|s| s.t_ms));
         }
-        let last_t = buffer.samples[buffer.samples.len() - 1].t_ms;
+        let last_t = times[times.len() - 1];
         if let Some(previous) = buffer.last_stored_t {
-            self.out_of_order += buffer.samples.iter().filter(|s| s.t_ms < previous).count() as u64;
+            self.out_of_order += times.iter().filter(|t| **t < previous).count() as u64;
         }
         buffer.last_stored_t = Some(buffer.last_stored_t.map_or(last_t, |p| p.max(last_t)));
         if let Some(steps) = &mut buffer.steps {
-            steps.extend(buffer.samples.iter().map(|s| s.t_ms));
+            steps.extend(times.iter().copied());
         }
+        self.times = times;
         let replacement = self
             .spare
             .pop()
