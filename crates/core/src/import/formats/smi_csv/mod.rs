@@ -233,12 +233,7 @@ fn read_cells(
             let len = match plain {
                 Some(len) => len,
                 None => {
-                    // Cells are a few bytes long: a byte loop beats a
-                    // searcher, whose set-up costs more than the search.
-                    let len = bytes[at..]
-                        .iter()
-                        .position(|b| *b == b',')
-                        .unwrap_or(bytes.len() - at);
+                    let len = find_comma(&bytes[at..]).unwrap_or(bytes.len() - at);
                     cell_of(i, &text[at..at + len], Some(at), row)?;
                     len
                 }
@@ -261,6 +256,26 @@ fn read_cells(
         ));
     }
     Ok(())
+}
+
+/// Where the first comma is. Cells are a few bytes to a few dozen long (the
+/// time: 23): eight bytes at a time beats both a byte loop and a searcher,
+/// whose set-up costs more than such a search.
+#[inline]
+fn find_comma(bytes: &[u8]) -> Option<usize> {
+    const BYTES: u64 = 0x0101_0101_0101_0101;
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..).and_then(|b| b.first_chunk::<8>()) {
+        // Bytes that are commas become zero; the lowest flagged byte is the
+        // first zero (a borrow can flag bytes above it, never below).
+        let x = u64::from_le_bytes(*word) ^ (u64::from(b',') * BYTES);
+        let zero = x.wrapping_sub(BYTES) & !x & (0x80 * BYTES);
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes[at..].iter().position(|b| *b == b',').map(|i| at + i)
 }
 
 /// The rest of a row, in file order: which GPU it is, its time when it
@@ -476,6 +491,31 @@ mod tests {
     use proptest::prelude::*;
 
     const PARSE: blocks::testing::Parse = |i, c, b, s| parse_in(i, c, b, s);
+
+    #[test]
+    fn commas_are_found_where_a_byte_loop_finds_them() {
+        // A comma (and a byte one off a comma either way) at every place of
+        // texts that end within a word and past one, after every byte value.
+        for len in 0..24 {
+            for at in 0..len {
+                for other in [b'+', b'-', 0, 0xFF, b'a'] {
+                    for (place, byte) in [(at, b','), (at, other)] {
+                        let mut text = vec![b'x'; len];
+                        text[place] = byte;
+                        if place > 0 {
+                            text[place - 1] = other;
+                        }
+                        let expected = text.iter().position(|b| *b == b',');
+                        assert_eq!(find_comma(&text), expected, "{text:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            find_comma(b"2024/06/01 00:00:00.177, 0, 245.05 W"),
+            Some(23)
+        );
+    }
 
     fn parsed(input: &[u8], block_bytes: Option<usize>, skip_bad_lines: bool) -> String {
         blocks::testing::parsed(PARSE, input, block_bytes, skip_bad_lines)
