@@ -81,6 +81,19 @@ impl Default for RowCells {
 }
 
 impl RowCells {
+    /// Empty again, as `new` would be, without rewriting the sample's values
+    /// (`Sample::reset`).
+    fn clear(&mut self) {
+        self.t_ms = None;
+        self.index = None;
+        self.uuid = None;
+        self.bus = None;
+        self.sample.reset(0, 0);
+        self.reasons = None;
+        self.mem_free = None;
+        self.lost = false;
+    }
+
     fn new() -> Self {
         Self {
             t_ms: None,

@@ -79,7 +79,7 @@ impl ReadsAhead for Reading {
         };
         ahead.error = None;
         if ahead.what == What::Row {
-            ahead.cells = RowCells::new();
+            ahead.cells.clear();
             ahead.error = read_cells(
                 &plan.0,
                 line,
