@@ -50,11 +50,38 @@ export function order(rows: { name: string }[]): string[] {
   return rows.map((r) => r.name);
 }
 
-export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return (...args: A) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
+/** Calls of `fn` folded together: the first runs at once (once the
+ *  calling task is over, so that changes made together run together); calls
+ *  while it runs, or within `ms` of its start, become one more run after it,
+ *  which reads the state as it is then. Runs never overlap, so an answer
+ *  never lands after a newer one. A slider redraws as soon as its first move
+ *  is ranked, not after a pause, and a drag does not queue a ranking per
+ *  step. */
+export function coalesce(fn: () => Promise<void>, ms: number): () => void {
+  let busy = false;
+  let again = false;
+  const run = async () => {
+    const started = performance.now();
+    try {
+      await fn();
+    } finally {
+      setTimeout(() => {
+        busy = false;
+        if (again) {
+          again = false;
+          busy = true;
+          void run();
+        }
+      }, Math.max(0, ms - (performance.now() - started)));
+    }
+  };
+  return () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    setTimeout(() => void run(), 0);
   };
 }
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { duration, order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
+import { describe, expect, it, vi } from "vitest";
+import { coalesce, duration, order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
 import { dictionaries } from "../src/i18n";
 
 describe("formatting", () => {
@@ -47,5 +47,47 @@ describe("translations", () => {
     expect(duration(3599.4)).toBe("59 min 59 s");
     expect(duration(3600)).toBe("1 h 0 min");
     expect(duration(2 * 86400 + 3 * 3600 + 59 * 60 + 50)).toBe("52 h 0 min");
+  });
+});
+
+describe("coalesced calls", () => {
+  it("run the first at once, fold the rest into one run after it, and never overlap", async () => {
+    vi.useFakeTimers();
+    try {
+      const seen: number[] = [];
+      let value = 0;
+      let running = 0;
+      let overlapped = false;
+      const refresh = coalesce(async () => {
+        running += 1;
+        overlapped ||= running > 1;
+        seen.push(value);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        running -= 1;
+      }, 40);
+      value = 1;
+      refresh();
+      value = 2;
+      refresh();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual([2]); // changes made together run together, at once
+      value = 3;
+      refresh();
+      value = 4;
+      refresh();
+      await vi.advanceTimersByTimeAsync(39);
+      expect(seen).toEqual([2]); // within the window: folded, not yet run
+      await vi.advanceTimersByTimeAsync(1);
+      expect(seen).toEqual([2, 4]); // one more run, with the latest state
+      await vi.advanceTimersByTimeAsync(200);
+      expect(seen).toEqual([2, 4]);
+      expect(overlapped).toBe(false);
+      value = 5;
+      refresh();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual([2, 4, 5]); // idle again: at once
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

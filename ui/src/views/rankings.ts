@@ -5,7 +5,7 @@ import { api, messageOf } from "../api";
 import type { RankView } from "../bindings/RankView";
 import type { ProfileRow } from "../bindings/ProfileRow";
 import { append, clear, h } from "../dom";
-import { BREAKPOINTS, debounce, percent, score, scoreColour, textOn, value } from "../format";
+import { BREAKPOINTS, coalesce, percent, score, scoreColour, textOn, value } from "../format";
 import { type MatrixKey, type MatrixSort, filterByName, firstDirection, sortMatrix } from "../filters";
 import { type Key, t } from "../i18n";
 
@@ -59,7 +59,7 @@ export async function rankingsView(root: HTMLElement, go: (view: string) => void
   append(root, h("h1", {}, t("rankings")), info.demo ? h("p", { class: "banner" }, t("demoBanner")) : null, sliders,
     info.platforms > 8 ? h("div", { class: "matrix-tools" }, filter) : null, matrix, strip, drawer);
 
-  const refresh = debounce(async () => {
+  const refresh = coalesce(async () => {
     try {
       const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1, since: null, until: null });
       last = view;
