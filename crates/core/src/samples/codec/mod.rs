@@ -134,77 +134,49 @@ pub fn encode_chunk_as(samples: &[Sample], codec: ValueCodec) -> Vec<u8> {
     out.push(VERSION);
     put_varint(&mut out, n as u64);
 
+    let times: Vec<i64> = samples.iter().map(|s| s.t_ms).collect();
+    if let Some(&t0) = times.first() {
+        put_varint(&mut out, zigzag(t0));
+        let deltas: Vec<i64> = times.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+        encode_seq(&deltas, &mut out, &mut scratch);
+    }
+
     let any_mask = samples.iter().fold(0u32, |m, s| m | s.present_mask());
     let all_mask = samples.iter().fold(u32::MAX, |m, s| m & s.present_mask());
     let fields: Vec<Field> = Field::ALL
         .into_iter()
         .filter(|f| any_mask & (1 << f.id()) != 0)
         .collect();
-    let (times, columns) = gather(samples, &fields, all_mask);
-
-    if let Some(&t0) = times.first() {
-        put_varint(&mut out, zigzag(t0));
-        let deltas: Vec<i64> = times.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
-        encode_seq(&deltas, &mut out, &mut scratch);
-    }
     put_varint(&mut out, fields.len() as u64);
 
     let mut body = Vec::new();
-    for (field, values) in fields.into_iter().zip(&columns) {
+    let mut values = Vec::with_capacity(n);
+    for field in fields {
         let bit = 1u32 << field.id();
+        let idx = usize::from(field.id());
         body.clear();
+        values.clear();
         let complete = all_mask & bit != 0;
-        if !complete {
+        if complete {
+            values.extend(samples.iter().map(|s| s.raw_values()[idx]));
+        } else {
             let mut bitmap = vec![0u8; n.div_ceil(8)];
             for (i, s) in samples.iter().enumerate() {
                 if s.present_mask() & bit != 0 {
                     bitmap[i / 8] |= 1 << (i % 8);
+                    values.push(s.raw_values()[idx]);
                 }
             }
             body.extend_from_slice(&bitmap);
         }
         let flags = if complete { 0 } else { FLAG_BITMAP };
-        let flags = flags | pack_values(values, codec, &mut body, &mut scratch);
+        let flags = flags | pack_values(&values, codec, &mut body, &mut scratch);
         out.push(field.id());
         out.push(flags);
         put_varint(&mut out, body.len() as u64);
         out.extend_from_slice(&body);
     }
     out
-}
-
-/// Samples gathered at a time: 64 of them (12 KiB) stay in the L1 cache
-/// while every field is taken from them.
-const GATHER_BLOCK: usize = 64;
-
-/// The samples' times, and each of `fields`' present values in sample
-/// order: the chunk turned into columns. Taken a block of samples at a
-/// time — a field at a time over the whole chunk (three quarters of a
-/// megabyte of samples) fetched each value from the L2 cache again, and
-/// was a fifth of the encoder's time on an import.
-fn gather(samples: &[Sample], fields: &[Field], all_mask: u32) -> (Vec<i64>, Vec<Vec<i64>>) {
-    let mut times = Vec::with_capacity(samples.len());
-    let mut columns: Vec<Vec<i64>> = fields
-        .iter()
-        .map(|_| Vec::with_capacity(samples.len()))
-        .collect();
-    for block in samples.chunks(GATHER_BLOCK) {
-        times.extend(block.iter().map(|s| s.t_ms));
-        for (field, column) in fields.iter().zip(&mut columns) {
-            let (bit, idx) = (1u32 << field.id(), usize::from(field.id()));
-            if all_mask & bit != 0 {
-                column.extend(block.iter().map(|s| s.raw_values()[idx]));
-            } else {
-                column.extend(
-                    block
-                        .iter()
-                        .filter(|s| s.present_mask() & bit != 0)
-                        .map(|s| s.raw_values()[idx]),
-                );
-            }
-        }
-    }
-    (times, columns)
 }
 
 /// A decoded chunk: timestamps and the requested columns that it holds.
