@@ -141,10 +141,11 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
     } else {
         // The weights drawn first, in order, then shared out among the
         // cores: the same counts on any number of them.
-        let draws: Vec<[f64; 4]> = (0..samples)
+        let mut draws: Vec<[f64; 4]> = (0..samples)
             .filter_map(|_| draw_weights(&gammas, &mut rng))
             .collect();
-        let alive = contenders_in_reach(&columns, &masks, kept);
+        draws.sort_by_cached_key(near_first);
+        let alive = contenders_in_reach(&columns, &masks, kept, &draws);
         weight_counts(&columns, &masks, &draws, kept, &alive)
     };
     let acceptability: Vec<Acceptability> = contenders
@@ -288,23 +289,37 @@ fn overall_in_draw(
 }
 
 /// The contenders (by index, in ranking order) that can take one of the
-/// first `kept` ranks under some weights. A contender measured at every
-/// breakpoint whose scores are all at most those of `kept` contenders
-/// before it, also measured at every breakpoint, cannot: under any weights
-/// each of those scores at least as much overall (rounding is monotone, so
-/// the computed sums are too), and a tie goes to the earlier one. Of a
+/// first `kept` ranks in one of the draws. A contender measured at every
+/// breakpoint is out of reach when `kept` contenders before it, also
+/// measured everywhere, each score more than it in every draw: because
+/// they score at least as much at every breakpoint (rounding is monotone,
+/// so the computed sums do too, and a tie goes to the earlier one), or
+/// because they lead it under every weights within the draws' range (a
+/// margin far above rounding keeps that true of the computed sums). Of a
 /// thousand platforms a few dozen are left, which is what makes ten
 /// thousand draws cheap.
-fn contenders_in_reach(columns: &[Vec<f64>; 4], masks: &[usize], kept: usize) -> Vec<usize> {
+fn contenders_in_reach(
+    columns: &[Vec<f64>; 4],
+    masks: &[usize],
+    kept: usize,
+    draws: &[[f64; 4]],
+) -> Vec<usize> {
     const EVERY_BREAKPOINT: usize = 0b1111;
     let n = masks.len();
     if n <= kept {
         return (0..n).collect();
     }
+    let range = ShareRange::of(draws);
     let scores = |c: usize| -> [f64; 4] { std::array::from_fn(|b| columns[b][c]) };
+    let leads_always = |t: &[f64; 4], s: &[f64; 4]| {
+        (0..4).all(|b| t[b] >= s[b])
+            || range
+                .as_ref()
+                .is_some_and(|r| r.least_lead(std::array::from_fn(|b| t[b] - s[b])) > SURE_LEAD)
+    };
     // Only those in reach need be compared with: a contender below one out
-    // of reach is below the `kept` in reach above that one as well.
-    let mut front: Vec<usize> = Vec::new();
+    // of reach in every draw is below the `kept` above that one as well.
+    let mut front: Vec<(usize, [f64; 4])> = Vec::new();
     let mut alive = Vec::with_capacity(n);
     for (c, &mask) in masks.iter().enumerate() {
         if mask != EVERY_BREAKPOINT {
@@ -312,20 +327,79 @@ fn contenders_in_reach(columns: &[Vec<f64>; 4], masks: &[usize], kept: usize) ->
             continue;
         }
         let s = scores(c);
-        let dominated_by = front
+        let led_by = front
             .iter()
-            .filter(|&&j| {
-                let t = scores(j);
-                (0..4).all(|b| t[b] >= s[b])
-            })
+            .filter(|(_, t)| leads_always(t, &s))
             .take(kept)
             .count();
-        if dominated_by < kept {
-            front.push(c);
+        if led_by < kept {
+            front.push((c, s));
             alive.push(c);
         }
     }
     alive
+}
+
+/// A lead (score points) that no rounding in an overall score can undo:
+/// scores are at most 100 and weights shares of 1, so rounding moves an
+/// overall score by about 1e-13.
+const SURE_LEAD: f64 = 1e-9;
+
+/// The range of each breakpoint's share over a set of draws: every draw
+/// lies within it, and its shares sum to 1.
+struct ShareRange {
+    low: [f64; 4],
+    high: [f64; 4],
+}
+
+impl ShareRange {
+    fn of(draws: &[[f64; 4]]) -> Option<ShareRange> {
+        let first = draws.first()?;
+        let mut range = ShareRange {
+            low: *first,
+            high: *first,
+        };
+        for w in draws {
+            for ((low, high), x) in range.low.iter_mut().zip(&mut range.high).zip(w) {
+                *low = low.min(*x);
+                *high = high.max(*x);
+            }
+        }
+        Some(range)
+    }
+
+    /// The least of `w · gap` over the shares `w` within the range that
+    /// sum to 1 (a bound below that of any draw): each share at its low,
+    /// what is left of 1 going to the smallest gaps first.
+    fn least_lead(&self, gap: [f64; 4]) -> f64 {
+        let mut order = [0, 1, 2, 3];
+        order.sort_unstable_by(|a, b| gap[*a].total_cmp(&gap[*b]));
+        let mut lead: f64 = (0..4).map(|b| self.low[b] * gap[b]).sum();
+        let mut left = (1.0 - self.low.iter().sum::<f64>()).max(0.0);
+        for b in order {
+            let more = (self.high[b] - self.low[b]).min(left);
+            lead += more * gap[b];
+            left -= more;
+        }
+        lead
+    }
+}
+
+/// A key that puts draws of like weights next to each other (the Z-order
+/// of the first three shares, at 1/1024 each; the fourth is what the
+/// others leave): the leaders of one draw then mostly lead the next, which
+/// is what `Tally::count` makes use of. Counts do not depend on the order
+/// in which draws are counted.
+fn near_first(w: &[f64; 4]) -> u32 {
+    let spread = |x: f64| -> u32 {
+        // Each of 10 bits two places apart, leaving room for the others.
+        let mut v = (x.clamp(0.0, 1.0) * 1023.0) as u32;
+        v = (v | (v << 16)) & 0x0300_00FF;
+        v = (v | (v << 8)) & 0x0300_F00F;
+        v = (v | (v << 4)) & 0x030C_30C3;
+        (v | (v << 2)) & 0x0924_9249
+    };
+    spread(w[0]) | (spread(w[1]) << 1) | (spread(w[2]) << 2)
 }
 
 /// One draw of breakpoint weight shares around the profile's (Dirichlet:
@@ -561,11 +635,68 @@ mod tests {
             draws in any_draws(),
             kept in 1usize..=RANKS_KEPT,
         ) {
-            let in_reach = contenders_in_reach(&columns, &masks, kept);
+            let in_reach = contenders_in_reach(&columns, &masks, kept, &draws);
             prop_assert_eq!(
                 weight_counts(&columns, &masks, &draws, kept, &in_reach),
                 sorting_everyone(&columns, &masks, &draws, kept)
             );
+        }
+    }
+
+    proptest! {
+        /// No draw within the range puts a gap's weighted sum below the
+        /// range's least lead, and the least lead is reached by shares
+        /// within the range that sum to 1.
+        #[test]
+        fn the_least_lead_bounds_every_draw(
+            draws in any_draws(),
+            gap in proptest::array::uniform4(-100.0f64..100.0),
+        ) {
+            let range = ShareRange::of(&draws).unwrap();
+            let least = range.least_lead(gap);
+            for w in &draws {
+                let lead: f64 = (0..4).map(|b| w[b] * gap[b]).sum();
+                prop_assert!(least <= lead + 1e-9, "{least} above {lead} at {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_contender_behind_under_every_drawn_weight_is_left_out() {
+        // The third beats the first two at billing alone, by less than
+        // they lead it elsewhere; with billing's share never above a
+        // quarter in the draws it is behind both in every one, though
+        // neither is ahead of it at every breakpoint.
+        let columns = [
+            vec![90.0, 80.0, 60.0],
+            vec![90.0, 85.0, 60.0],
+            vec![90.0, 80.0, 60.0],
+            vec![40.0, 50.0, 60.0],
+        ];
+        let masks = [0b1111; 3];
+        let draws = [[0.3, 0.3, 0.2, 0.2], [0.25, 0.25, 0.25, 0.25]];
+        assert_eq!(contenders_in_reach(&columns, &masks, 2, &[]), vec![0, 1, 2]);
+        assert_eq!(contenders_in_reach(&columns, &masks, 2, &draws), vec![0, 1]);
+        // Where billing may take almost all the weight, it stays in reach.
+        let wide = [[0.3, 0.3, 0.2, 0.2], [0.01, 0.01, 0.01, 0.97]];
+        assert_eq!(
+            contenders_in_reach(&columns, &masks, 2, &wide),
+            vec![0, 1, 2]
+        );
+    }
+
+    #[test]
+    fn draws_of_like_weights_sort_together() {
+        let a = near_first(&[0.25, 0.25, 0.25, 0.25]);
+        let b = near_first(&[0.251, 0.249, 0.25, 0.25]);
+        let far = near_first(&[0.7, 0.1, 0.1, 0.1]);
+        assert!(a.abs_diff(b) < a.abs_diff(far));
+        // More of any one share never sorts earlier.
+        for b in 0..3 {
+            let mut w = [0.2; 4];
+            let before = near_first(&w);
+            w[b] = 0.6;
+            assert!(near_first(&w) > before);
         }
     }
 
@@ -580,7 +711,10 @@ mod tests {
             vec![50.0, 40.0, 40.0, 0.0],
         ];
         let masks = [0b1111, 0b1111, 0b1111, 0b0001];
-        assert_eq!(contenders_in_reach(&columns, &masks, 2), vec![0, 1, 3]);
-        assert_eq!(contenders_in_reach(&columns, &masks, 3), vec![0, 1, 2, 3]);
+        assert_eq!(contenders_in_reach(&columns, &masks, 2, &[]), vec![0, 1, 3]);
+        assert_eq!(
+            contenders_in_reach(&columns, &masks, 3, &[]),
+            vec![0, 1, 2, 3]
+        );
     }
 }
