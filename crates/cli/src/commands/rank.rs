@@ -134,11 +134,11 @@ pub fn render(out: &RankOutcome) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    let ranked: Vec<_> = r.platforms.iter().filter(|p| p.rank.is_some()).collect();
     for (i, flip) in rb.flips.iter().enumerate() {
         match flip {
             Some(f) => text.push_str(&format!("  {}\n", f.sentence())),
             None => {
-                let ranked: Vec<_> = r.platforms.iter().filter(|p| p.rank.is_some()).collect();
                 if let (Some(a), Some(b)) = (ranked.get(i), ranked.get(i + 1)) {
                     text.push_str(&format!(
                         "  no single weight change lets {} overtake {}\n",
