@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::{ENGINE_VERSION, PlatformEvidence, RunValue, compute_run};
-use crate::domain::{Platform, Run};
+use super::{ENGINE_VERSION, Evidence, MetricDegradation, PlatformEvidence, RunValue, compute_run};
+use crate::domain::{Claim, Platform, Run};
 use crate::error::Result;
 use crate::store::Store;
 
@@ -21,6 +21,10 @@ pub(super) struct Fresh {
     /// (run, its creation time, its values as JSON).
     metrics: Vec<(i64, i64, String)>,
     evidence: Vec<FreshEvidence>,
+    /// (platform, stamp, summary): summaries of evidence read whole from
+    /// the cache, where the summary was missing (written by a build that
+    /// keeps another form of it).
+    summaries: Vec<(i64, i64, Vec<u8>)>,
 }
 
 /// A platform's evidence as the cache keeps it: whole (JSON), and without
@@ -62,7 +66,7 @@ impl Fresh {
             evidence,
             run_times: &run_times,
         });
-        let summary = postcard::to_allocvec(&evidence.without_sources());
+        let summary = summary(evidence);
         if let (Ok(whole), Ok(summary)) = (whole, summary) {
             self.evidence.push(FreshEvidence {
                 platform_id,
@@ -73,9 +77,22 @@ impl Fresh {
         }
     }
 
+    /// Keep the summary of a platform's evidence read whole at `stamp`,
+    /// unless this read gathered it anew (and keeps both already).
+    pub(super) fn summary(&mut self, platform_id: i64, stamp: i64, evidence: &PlatformEvidence) {
+        if self.evidence.iter().any(|e| e.platform_id == platform_id) {
+            return;
+        }
+        if let Ok(summary) = summary(evidence) {
+            self.summaries.push((platform_id, stamp, summary));
+        }
+    }
+
     /// Cache what was computed, for runs that still exist.
     fn keep(self, store: &Store) -> Result<()> {
-        if (self.metrics.is_empty() && self.evidence.is_empty()) || store.is_read_only() {
+        if (self.metrics.is_empty() && self.evidence.is_empty() && self.summaries.is_empty())
+            || store.is_read_only()
+        {
             return Ok(());
         }
         store.atomically(|store| {
@@ -83,13 +100,11 @@ impl Fresh {
                 store.cache_metrics(*run_id, *created_at_ms, ENGINE_VERSION, json)?;
             }
             for e in &self.evidence {
-                store.cache_evidence(
-                    e.platform_id,
-                    ENGINE_VERSION,
-                    e.stamp,
-                    &e.whole,
-                    &e.summary,
-                )?;
+                store.cache_evidence(e.platform_id, ENGINE_VERSION, e.stamp, &e.whole)?;
+                store.cache_summary(e.platform_id, SUMMARY_KEY, e.stamp, &e.summary)?;
+            }
+            for (platform_id, stamp, summary) in &self.summaries {
+                store.cache_summary(*platform_id, SUMMARY_KEY, *stamp, summary)?;
             }
             Ok(())
         })
@@ -139,9 +154,106 @@ struct WholeRef<'a> {
     run_times: &'a BTreeMap<i64, i64>,
 }
 
-/// Evidence from its summary without sources.
-pub(super) fn from_summary(bytes: &[u8]) -> Option<PlatformEvidence> {
-    postcard::from_bytes(bytes).ok()
+/// What the summaries' `engine` column holds: the engine that gathered the
+/// evidence and the form of the summary. Postcard does not say what its
+/// bytes hold, so a build reads only the summaries of its own form (a
+/// build of another form, opening the same workspace, reads none of these
+/// and writes its own over them, as these are written over its).
+pub(super) const SUMMARY_KEY: i64 = ENGINE_VERSION * 1000 + SUMMARY_FORM;
+
+/// 2: the compact form of `SummaryRef` (1, under the bare engine number,
+/// was the whole evidence without sources).
+const SUMMARY_FORM: i64 = 2;
+
+/// A platform's evidence without its sources as the summary cache keeps
+/// it: per metric its key, median, minimum and maximum, in key order. The
+/// platform itself is not kept (whoever reads a summary has it), nor a
+/// metric's key twice, nor the runs and details a summary never has.
+#[derive(Serialize)]
+struct SummaryRef<'a> {
+    metrics: Vec<(&'a str, f64, f64, f64)>,
+    claims: &'a [Claim],
+    runs: usize,
+    currency: &'a Option<String>,
+    degradations: &'a [MetricDegradation],
+}
+
+/// `SummaryRef`, read back (the keys borrowed from the bytes).
+#[derive(Deserialize)]
+struct Summary<'a> {
+    #[serde(borrow)]
+    metrics: Vec<(&'a str, f64, f64, f64)>,
+    claims: Vec<Claim>,
+    runs: usize,
+    currency: Option<String>,
+    degradations: Vec<MetricDegradation>,
+}
+
+/// A platform's evidence as a summary without sources (postcard).
+fn summary(evidence: &PlatformEvidence) -> postcard::Result<Vec<u8>> {
+    postcard::to_allocvec(&SummaryRef {
+        metrics: evidence
+            .metrics
+            .iter()
+            .map(|(key, e)| (key.as_str(), e.value, e.min, e.max))
+            .collect(),
+        claims: &evidence.claims,
+        runs: evidence.runs,
+        currency: &evidence.currency,
+        degradations: &evidence.degradations,
+    })
+}
+
+/// A platform's evidence without sources, read from its summary: all but
+/// the platform.
+pub(super) struct CachedSummary {
+    metrics: BTreeMap<String, Evidence>,
+    claims: Vec<Claim>,
+    runs: usize,
+    currency: Option<String>,
+    degradations: Vec<MetricDegradation>,
+}
+
+/// A summary read back; none when the bytes are not one.
+pub(super) fn decode_summary(bytes: &[u8]) -> Option<CachedSummary> {
+    let summary: Summary = postcard::from_bytes(bytes).ok()?;
+    // In key order as written: the map is built in one pass, not a search
+    // per key.
+    let metrics = summary
+        .metrics
+        .into_iter()
+        .map(|(key, value, min, max)| {
+            let evidence = Evidence {
+                key: key.to_string(),
+                value,
+                min,
+                max,
+                runs: Vec::new(),
+                details: Vec::new(),
+            };
+            (evidence.key.clone(), evidence)
+        })
+        .collect();
+    Some(CachedSummary {
+        metrics,
+        claims: summary.claims,
+        runs: summary.runs,
+        currency: summary.currency,
+        degradations: summary.degradations,
+    })
+}
+
+impl CachedSummary {
+    pub(super) fn into_evidence(self, platform: Platform) -> PlatformEvidence {
+        PlatformEvidence {
+            platform,
+            metrics: self.metrics,
+            claims: self.claims,
+            runs: self.runs,
+            currency: self.currency,
+            degradations: self.degradations,
+        }
+    }
 }
 
 /// Each platform's evidence from its cached JSON, where the cache holds it

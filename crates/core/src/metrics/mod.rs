@@ -105,35 +105,6 @@ impl PlatformEvidence {
     pub fn value(&self, key: &str) -> Option<f64> {
         self.metrics.get(key).map(|e| e.value)
     }
-
-    /// The same evidence without its sources: what a ranking shown as a
-    /// table needs.
-    pub(crate) fn without_sources(&self) -> PlatformEvidence {
-        PlatformEvidence {
-            platform: self.platform.clone(),
-            metrics: self
-                .metrics
-                .iter()
-                .map(|(key, e)| {
-                    (
-                        key.clone(),
-                        Evidence {
-                            key: e.key.clone(),
-                            value: e.value,
-                            min: e.min,
-                            max: e.max,
-                            runs: Vec::new(),
-                            details: Vec::new(),
-                        },
-                    )
-                })
-                .collect(),
-            claims: self.claims.clone(),
-            runs: self.runs,
-            currency: self.currency.clone(),
-            degradations: self.degradations.clone(),
-        }
-    }
 }
 
 /// Which platforms' evidence is wanted with its sources (each metric's
@@ -269,21 +240,23 @@ pub fn platform_evidence_in(
             // in a binary form that decodes without parsing numbers, which
             // makes a warm ranking of a thousand platforms a few milliseconds
             // of reading.
-            let mut summaries = store.cached_summaries_all(ENGINE_VERSION)?;
+            let mut summaries =
+                store.cached_summaries_all(cache::SUMMARY_KEY, cache::decode_summary)?;
             platforms
                 .into_iter()
                 .map(|platform| {
-                    let summary = summaries
-                        .remove(&platform.id)
-                        .filter(|_| !sources.of(platform.id))
-                        .and_then(|bytes| cache::from_summary(&bytes));
-                    match summary {
-                        Some(mut evidence) => {
-                            evidence.platform = platform;
-                            Ok(evidence)
-                        }
-                        None => gather(store, platform, window, fresh),
+                    if sources.of(platform.id) {
+                        return gather(store, platform, window, fresh);
                     }
+                    if let Some(summary) = summaries.remove(&platform.id) {
+                        return Ok(summary.into_evidence(platform));
+                    }
+                    // No summary of this build's form: the next ranking
+                    // finds one.
+                    let (id, stamp) = (platform.id, store.platform_stamp(platform.id)?);
+                    let evidence = gather(store, platform, window, fresh)?;
+                    fresh.summary(id, stamp, &evidence);
+                    Ok(evidence)
                 })
                 .collect()
         },
@@ -536,6 +509,109 @@ mod tests {
                 .cache_metrics(run, created, ENGINE_VERSION, "[]")
                 .unwrap()
         );
+    }
+
+    /// The evidence a ranking reads from the summaries: the whole
+    /// evidence less each metric's runs and details.
+    fn without_sources(mut evidence: PlatformEvidence) -> PlatformEvidence {
+        for e in evidence.metrics.values_mut() {
+            e.runs.clear();
+            e.details.clear();
+        }
+        evidence
+    }
+
+    #[test]
+    fn a_summary_reads_back_as_the_evidence_without_its_sources() {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        startup_run(&store, p.id, false);
+        startup_run(&store, p.id, true);
+        store
+            .add_claim(
+                &crate::domain::Claim::new(
+                    p.id,
+                    "availability",
+                    Some(99.5),
+                    Some("%".into()),
+                    None,
+                    "SLA",
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        // Gathered anew: kept whole and as a summary.
+        let whole = platform_evidence(&store).unwrap().remove(0);
+        assert!(whole.metrics.len() > 1 && !whole.claims.is_empty());
+        let mut read = store
+            .cached_summaries_all(cache::SUMMARY_KEY, cache::decode_summary)
+            .unwrap();
+        let from_summary = read
+            .remove(&p.id)
+            .unwrap()
+            .into_evidence(whole.platform.clone());
+        assert_eq!(from_summary, without_sources(whole.clone()));
+        // Bytes that are not a summary are no summary (and no error).
+        assert!(cache::decode_summary(&[0xff; 3]).is_none());
+    }
+
+    #[test]
+    fn a_summary_of_another_form_is_left_alone_and_its_own_written_beside_the_whole() {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(&Platform::new("P", PlatformKind::Other, None).unwrap())
+            .unwrap();
+        startup_run(&store, p.id, false);
+        let rank_table = |store: &Store| {
+            platform_evidence_in(store, &TimeWindow::default(), Sources::None).unwrap()
+        };
+        // Gathered anew (with its sources), then read from its summary.
+        let first: Vec<PlatformEvidence> = rank_table(&store)
+            .into_iter()
+            .map(without_sources)
+            .collect();
+        assert_eq!(rank_table(&store), first);
+        let stamp = store.platform_stamp(p.id).unwrap();
+        // What an earlier build kept under the bare engine number: bytes
+        // this form cannot read as its own.
+        store
+            .cache_summary(p.id, ENGINE_VERSION, stamp, &[1, 2, 3, 4])
+            .unwrap();
+        assert!(
+            store
+                .cached_summaries_all(cache::SUMMARY_KEY, cache::decode_summary)
+                .unwrap()
+                .is_empty()
+        );
+        // Read from the whole evidence (with its sources, this once), and
+        // the summary written again.
+        let from_whole = rank_table(&store);
+        assert!(
+            !from_whole[0]
+                .metrics
+                .values()
+                .next()
+                .unwrap()
+                .runs
+                .is_empty()
+        );
+        assert_eq!(
+            from_whole
+                .into_iter()
+                .map(without_sources)
+                .collect::<Vec<_>>(),
+            first
+        );
+        assert_eq!(
+            store
+                .cached_summaries_all(cache::SUMMARY_KEY, cache::decode_summary)
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(rank_table(&store), first);
     }
 
     #[test]

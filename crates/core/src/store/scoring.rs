@@ -245,74 +245,97 @@ impl Store {
     /// Every platform's evidence as last gathered by this engine, where it
     /// was gathered at the platform's current stamp: platform id → JSON.
     pub(crate) fn cached_evidence_all(&self, engine: i64) -> Result<HashMap<i64, String>> {
-        self.current_per_platform("SELECT e.platform_id, e.json FROM evidence_cache e", engine)
+        self.current_per_platform(
+            "SELECT e.platform_id, e.json FROM evidence_cache e",
+            engine,
+            |r| r.get(1).map(Some),
+        )
     }
 
-    /// `cached_evidence_all` for the summaries without sources (postcard).
-    pub(crate) fn cached_summaries_all(&self, engine: i64) -> Result<HashMap<i64, Vec<u8>>> {
+    /// `cached_evidence_all` for the summaries without sources, each decoded
+    /// as it is read (straight from SQLite's page, never copied): platform
+    /// id → what `decode` made of it, where it made something.
+    pub(crate) fn cached_summaries_all<T>(
+        &self,
+        engine: i64,
+        decode: impl Fn(&[u8]) -> Option<T>,
+    ) -> Result<HashMap<i64, T>> {
         self.current_per_platform(
             "SELECT e.platform_id, e.summary FROM evidence_summaries e",
             engine,
+            |r| Ok(decode(r.get_ref(1)?.as_blob()?)),
         )
     }
 
     /// The rows `select` (platform id, value, from a cache table `e`)
-    /// reads that this engine wrote at the platform's current stamp.
-    fn current_per_platform<T: rusqlite::types::FromSql>(
+    /// reads that this engine wrote at the platform's current stamp, with
+    /// what `value` makes of each.
+    fn current_per_platform<T>(
         &self,
         select: &str,
         engine: i64,
+        value: impl Fn(&Row) -> rusqlite::Result<Option<T>>,
     ) -> Result<HashMap<i64, T>> {
         let mut stmt = self.conn().prepare_cached(&format!(
             "{select} LEFT JOIN platform_stamps s ON s.platform_id = e.platform_id
              WHERE e.engine = ?1 AND e.stamp = COALESCE(s.stamp, 0)"
         ))?;
-        let rows = stmt.query_map([engine], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut rows = stmt.query([engine])?;
+        let mut out = HashMap::new();
+        while let Some(row) = rows.next()? {
+            if let Some(v) = value(row)? {
+                out.insert(row.get(0)?, v);
+            }
+        }
+        Ok(out)
     }
 
-    /// Keep a platform's gathered evidence, whole and as a summary, with
-    /// the stamp it was read at (a platform deleted meanwhile gets nothing;
-    /// read-only: nothing).
+    /// Keep a platform's gathered evidence whole, under the engine that
+    /// gathered it, with the stamp it was read at (a platform deleted
+    /// meanwhile gets nothing; read-only: nothing).
     pub(crate) fn cache_evidence(
         &self,
         platform_id: i64,
         engine: i64,
         stamp: i64,
         whole: &str,
+    ) -> Result<()> {
+        self.cache_per_platform(
+            "INSERT INTO evidence_cache (platform_id, engine, stamp, json)
+             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
+             ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
+                 stamp = excluded.stamp, json = excluded.json",
+            params![platform_id, engine, stamp, whole],
+        )
+    }
+
+    /// `cache_evidence` for the summary without sources, under `key` (the
+    /// engine and the summary's form).
+    pub(crate) fn cache_summary(
+        &self,
+        platform_id: i64,
+        key: i64,
+        stamp: i64,
         summary: &[u8],
     ) -> Result<()> {
+        self.cache_per_platform(
+            "INSERT INTO evidence_summaries (platform_id, engine, stamp, summary)
+             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
+             ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
+                 stamp = excluded.stamp, summary = excluded.summary",
+            params![platform_id, key, stamp, summary],
+        )
+    }
+
+    /// Write one cache row; a file opened read-only keeps nothing.
+    fn cache_per_platform(&self, sql: &str, params: impl rusqlite::Params) -> Result<()> {
         if self.is_read_only() {
             return Ok(());
         }
-        let statements: [(&str, &dyn rusqlite::ToSql); 2] = [
-            (
-                "INSERT INTO evidence_cache (platform_id, engine, stamp, json)
-                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
-                 ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
-                     stamp = excluded.stamp, json = excluded.json",
-                &whole,
-            ),
-            (
-                "INSERT INTO evidence_summaries (platform_id, engine, stamp, summary)
-                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ?1)
-                 ON CONFLICT (platform_id) DO UPDATE SET engine = excluded.engine,
-                     stamp = excluded.stamp, summary = excluded.summary",
-                &summary,
-            ),
-        ];
-        for (sql, value) in statements {
-            let written = self
-                .conn()
-                .execute(sql, params![platform_id, engine, stamp, value]);
-            match written {
-                Ok(_) => {}
-                Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => {
-                    return Ok(());
-                }
-                Err(e) => return Err(e.into()),
-            }
+        match self.conn().prepare_cached(sql)?.execute(params) {
+            Ok(_) => Ok(()),
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => Ok(()),
+            Err(e) => Err(e.into()),
         }
-        Ok(())
     }
 }
