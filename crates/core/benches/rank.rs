@@ -42,17 +42,14 @@ fn platforms(n: i64) -> Vec<PlatformEvidence> {
                         Anchors::RelativeToBest { .. } => 10.0 + 15.0 * t,
                     };
                     let spread = v.abs() * 0.1;
-                    (
-                        m.key.to_string(),
-                        Evidence {
-                            key: m.key.into(),
-                            value: v,
-                            min: v - spread,
-                            max: v + spread,
-                            runs: Vec::new(),
-                            details: Vec::new(),
-                        },
-                    )
+                    Evidence {
+                        key: m.key.into(),
+                        value: v,
+                        min: v - spread,
+                        max: v + spread,
+                        runs: Vec::new(),
+                        details: Vec::new(),
+                    }
                 })
                 .collect(),
             claims: Vec::new(),

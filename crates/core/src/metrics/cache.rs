@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::{ENGINE_VERSION, Evidence, MetricDegradation, PlatformEvidence, RunValue, compute_run};
+use super::{
+    ENGINE_VERSION, Evidence, EvidenceMap, MetricDegradation, PlatformEvidence, RunValue,
+    compute_run,
+};
 use crate::domain::{Claim, Platform, Run};
 use crate::error::Result;
 use crate::store::Store;
@@ -195,7 +198,7 @@ fn summary(evidence: &PlatformEvidence) -> postcard::Result<Vec<u8>> {
         metrics: evidence
             .metrics
             .iter()
-            .map(|(key, e)| (key.as_str(), e.value, e.min, e.max))
+            .map(|(key, e)| (key, e.value, e.min, e.max))
             .collect(),
         claims: &evidence.claims,
         runs: evidence.runs,
@@ -207,7 +210,7 @@ fn summary(evidence: &PlatformEvidence) -> postcard::Result<Vec<u8>> {
 /// A platform's evidence without sources, read from its summary: all but
 /// the platform.
 pub(super) struct CachedSummary {
-    metrics: BTreeMap<String, Evidence>,
+    metrics: EvidenceMap,
     claims: Vec<Claim>,
     runs: usize,
     currency: Option<String>,
@@ -217,21 +220,17 @@ pub(super) struct CachedSummary {
 /// A summary read back; none when the bytes are not one.
 pub(super) fn decode_summary(bytes: &[u8]) -> Option<CachedSummary> {
     let summary: Summary = postcard::from_bytes(bytes).ok()?;
-    // In key order as written: the map is built in one pass, not a search
-    // per key.
+    // In key order as written: listed as they come.
     let metrics = summary
         .metrics
         .into_iter()
-        .map(|(key, value, min, max)| {
-            let evidence = Evidence {
-                key: key.to_string(),
-                value,
-                min,
-                max,
-                runs: Vec::new(),
-                details: Vec::new(),
-            };
-            (evidence.key.clone(), evidence)
+        .map(|(key, value, min, max)| Evidence {
+            key: key.to_string(),
+            value,
+            min,
+            max,
+            runs: Vec::new(),
+            details: Vec::new(),
         })
         .collect();
     Some(CachedSummary {

@@ -7,6 +7,7 @@ pub mod billing;
 mod cache;
 pub mod catalog;
 pub mod energy;
+mod evidence_map;
 pub mod history;
 mod run;
 pub mod stress;
@@ -22,6 +23,7 @@ use crate::store::Store;
 
 pub(crate) use cache::cached_values;
 use cache::{Fresh, read_then_cache, run_values};
+pub use evidence_map::EvidenceMap;
 pub use run::compute_run;
 
 /// Bump when a computation changes, so cached values (each run's metrics,
@@ -82,7 +84,7 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlatformEvidence {
     pub platform: Platform,
-    pub metrics: BTreeMap<String, Evidence>,
+    pub metrics: EvidenceMap,
     pub claims: Vec<Claim>,
     pub runs: usize,
     /// The currency of its prices, for comparing costs like with like.
@@ -363,17 +365,14 @@ fn gather_runs(
             let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let value = median(&mut values);
             let runs = sources.into_iter().filter(|s| s.run_id != 0).collect();
-            (
-                key.clone(),
-                Evidence {
-                    key,
-                    value,
-                    min,
-                    max,
-                    runs,
-                    details,
-                },
-            )
+            Evidence {
+                key,
+                value,
+                min,
+                max,
+                runs,
+                details,
+            }
         })
         .collect();
     Ok(PlatformEvidence {
@@ -389,7 +388,7 @@ fn gather_runs(
 /// Each metric's per-run values in the order the runs were measured, put to
 /// the history test: the same test as `history::platform_history`, without
 /// reading the runs again.
-fn degradations(metrics: &BTreeMap<String, Evidence>) -> Vec<MetricDegradation> {
+fn degradations(metrics: &EvidenceMap) -> Vec<MetricDegradation> {
     catalog::METRICS
         .iter()
         .filter_map(|def| {

@@ -8,14 +8,12 @@
 //! "insufficient evidence" and listed after the ranked ones. Ties share a
 //! rank.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::{curve, presets};
 use crate::domain::{Breakpoint, Platform};
 use crate::metrics::catalog::{self, Anchors};
-use crate::metrics::{Evidence, PlatformEvidence, RunSource};
+use crate::metrics::{Evidence, EvidenceMap, PlatformEvidence, RunSource};
 use crate::store::StoredProfile;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -118,26 +116,31 @@ pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -
             weight: presets::metric_weight(profile, def).max(0.0),
         })
         .collect();
+    // Each breakpoint's metrics (their places in the catalogue), so that
+    // each platform's lists are made at their size in one go.
+    let groups: [Vec<usize>; 4] = std::array::from_fn(|b| {
+        (0..scorers.len())
+            .filter(|i| scorers[*i].def.breakpoint == Breakpoint::ALL[b])
+            .collect()
+    });
     let by_key = KeyIndex::new();
-    let mut platforms = evidence;
-    let slots: Vec<Vec<Option<Evidence>>> = platforms
-        .iter_mut()
-        .map(|e| by_key.slots(std::mem::take(&mut e.metrics)))
-        .collect();
-    let best = BestValues::of(&platforms, &slots);
-    let mut ranked: Vec<PlatformScore> = platforms
+    let best = BestValues::of(&evidence, &by_key);
+    // Each platform's evidence lands in catalogue slots (one buffer, reused)
+    // and moves on into its scores.
+    let mut slots: Vec<Option<Evidence>> = Vec::new();
+    slots.resize_with(catalog::METRICS.len(), || None);
+    let mut ranked: Vec<PlatformScore> = evidence
         .into_iter()
-        .zip(slots)
-        .map(|(e, mut slots)| {
+        .map(|mut e| {
+            by_key.fill(std::mem::take(&mut e.metrics), &mut slots);
             let currency = best.currency(&e.currency);
             let breakpoints: Vec<BreakpointScore> = Breakpoint::ALL
                 .iter()
-                .map(|b| {
-                    let metrics: Vec<MetricScore> = scorers
+                .zip(&groups)
+                .map(|(b, group)| {
+                    let metrics: Vec<MetricScore> = group
                         .iter()
-                        .enumerate()
-                        .filter(|(_, s)| s.def.breakpoint == *b)
-                        .map(|(i, s)| s.score(slots[i].take(), best.get(i, currency)))
+                        .map(|&i| scorers[i].score(slots[i].take(), best.get(i, currency)))
                         .collect();
                     let (score, coverage) = breakpoint_score(&metrics);
                     BreakpointScore {
@@ -251,19 +254,33 @@ impl KeyIndex {
         KeyIndex(keys)
     }
 
-    /// Each catalogue metric's evidence, in catalogue order; keys the
-    /// catalogue does not know are dropped.
-    fn slots(&self, metrics: BTreeMap<String, Evidence>) -> Vec<Option<Evidence>> {
-        let mut slots: Vec<Option<Evidence>> = Vec::new();
-        slots.resize_with(catalog::METRICS.len(), || None);
+    /// Each catalogue metric's evidence into its slot (all of them empty
+    /// before); keys the catalogue does not know are dropped.
+    fn fill(&self, metrics: EvidenceMap, slots: &mut [Option<Evidence>]) {
         let mut known = self.0.iter().peekable();
-        for (key, ev) in metrics {
-            while known.next_if(|(k, _)| *k < key.as_str()).is_some() {}
-            if let Some((_, i)) = known.next_if(|(k, _)| *k == key.as_str()) {
-                slots[*i] = Some(ev);
+        for ev in metrics {
+            if let Some(i) = Self::next_slot(&mut known, &ev.key) {
+                slots[i] = Some(ev);
             }
         }
-        slots
+    }
+
+    /// Each catalogue metric's value, as `fill` would place it.
+    fn values<'a>(&'a self, metrics: &'a EvidenceMap) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let mut known = self.0.iter().peekable();
+        metrics
+            .iter()
+            .filter_map(move |(key, ev)| Some((Self::next_slot(&mut known, key)?, ev.value)))
+    }
+
+    /// The slot of `key`, walking the sorted catalogue forward from where
+    /// the last key left it (keys come in sorted order).
+    fn next_slot(
+        known: &mut std::iter::Peekable<std::slice::Iter<'_, (&'static str, usize)>>,
+        key: &str,
+    ) -> Option<usize> {
+        while known.next_if(|(k, _)| *k < key).is_some() {}
+        known.next_if(|(k, _)| *k == key).map(|(_, i)| *i)
     }
 }
 
@@ -277,12 +294,12 @@ struct BestValues {
 }
 
 impl BestValues {
-    fn of(evidence: &[PlatformEvidence], slots: &[Vec<Option<Evidence>>]) -> BestValues {
+    fn of(evidence: &[PlatformEvidence], by_key: &KeyIndex) -> BestValues {
         let mut out = BestValues {
             currencies: Vec::new(),
             best: Vec::new(),
         };
-        for (e, slots) in evidence.iter().zip(slots) {
+        for e in evidence {
             let currency = match out.currencies.iter().position(|c| *c == e.currency) {
                 Some(i) => i,
                 None => {
@@ -291,10 +308,9 @@ impl BestValues {
                     out.currencies.len() - 1
                 }
             };
-            for (best, ev) in out.best[currency].iter_mut().zip(slots) {
-                if let Some(v) = ev.as_ref().map(|ev| ev.value).filter(|v| *v > 0.0) {
-                    *best = Some(best.map_or(v, |b| b.min(v)));
-                }
+            let best = &mut out.best[currency];
+            for (i, v) in by_key.values(&e.metrics).filter(|(_, v)| *v > 0.0) {
+                best[i] = Some(best[i].map_or(v, |b: f64| b.min(v)));
             }
         }
         out

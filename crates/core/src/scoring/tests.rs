@@ -41,18 +41,13 @@ fn platform(id: i64, values: &[(&str, f64)]) -> PlatformEvidence {
         },
         metrics: values
             .iter()
-            .map(|(k, v)| {
-                (
-                    k.to_string(),
-                    Evidence {
-                        key: k.to_string(),
-                        value: *v,
-                        min: *v,
-                        max: *v,
-                        runs: Vec::new(),
-                        details: Vec::new(),
-                    },
-                )
+            .map(|(k, v)| Evidence {
+                key: k.to_string(),
+                value: *v,
+                min: *v,
+                max: *v,
+                runs: Vec::new(),
+                details: Vec::new(),
             })
             .collect(),
         claims: Vec::new(),
