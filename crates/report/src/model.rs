@@ -1,16 +1,16 @@
 //! What the report shows, gathered from the store in one place: the ranking
 //! and its robustness, the runs behind them, and the series the charts draw.
 
-use breakpoint_core::billing_sim::{self, Workload};
+use breakpoint_core::billing_sim::Workload;
 use breakpoint_core::domain::money;
 use breakpoint_core::domain::{ImageState, Platform, Run, StartupOutcome};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
-use breakpoint_core::metrics::{billing, sustain::median};
+use breakpoint_core::metrics::sustain::median;
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
-use breakpoint_core::usecases::acceptance::checklists;
+use breakpoint_core::usecases::acceptance::checklists_in;
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
@@ -90,6 +90,7 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
     let mut hardware_evidence = Vec::new();
     let mut campaign_stages = Vec::new();
     let mut acceptance: Vec<AcceptanceSheet> = Vec::new();
+    let mut energy = Vec::new();
     let reference = Workload::reference();
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
@@ -138,17 +139,17 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
                 stages,
             });
         }
-        if let (Some(rule), Some((price, currency))) = (
-            billing::rule(store, platform)?,
-            billing::price(store, platform)?,
-        ) {
-            let b = billing_sim::bill(&reference, &rule, price);
+        let priced = pricing::price_on(store, &reference, platform.clone(), &platform_runs)?;
+        if let (Some(b), Some(currency)) = (priced.bill, priced.currency) {
             bills.push(BillBar {
                 platform: platform.name.clone(),
                 billed: money::to_f64(b.amount),
                 fair: money::to_f64(b.fair_amount),
                 currency,
             });
+        }
+        if let Some(e) = priced.energy {
+            energy.push((platform.id, (platform.name.clone(), e)));
         }
         if let Some(run) = platform_runs
             .iter()
@@ -161,14 +162,14 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
                 timelines_left_out += 1;
             }
         }
-        for sheet in checklists(store, platform.id)? {
+        for sheet in checklists_in(&platform_runs) {
             acceptance.push(AcceptanceSheet {
                 platform: platform.name.clone(),
                 title: sheet.title(),
                 checklist: sheet.checklist,
             });
         }
-        let evidence = hardware::of_platform(store, platform.id)?;
+        let evidence = hardware::of_runs(store, &platform_runs)?;
         if !evidence.is_empty() {
             hardware_evidence.push((platform.name.clone(), evidence));
         }
@@ -178,11 +179,10 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
                 .map(|r| (platform.name.clone(), r)),
         );
     }
-    let energy = pricing::price_everywhere(store, &reference)?
-        .into_iter()
-        .filter(|b| platforms.iter().any(|p| p.name == b.platform))
-        .filter_map(|b| Some((b.platform, b.energy?)))
-        .collect();
+    // In the store's order of platforms, as `breakpoint bill` lists them.
+    let order: Vec<i64> = store.platforms()?.iter().map(|p| p.id).collect();
+    energy.sort_by_key(|(id, _)| order.iter().position(|o| o == id));
+    let energy = energy.into_iter().map(|(_, e)| e).collect();
     let demo = platforms.iter().any(|p| {
         p.notes
             .as_deref()

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::domain::{Platform, PlatformKind, SourceKind};
+use crate::domain::{Platform, PlatformKind, Run, SourceKind};
 use crate::import::bundle::ChecklistItem;
 use crate::import::{ImportError, ImportOptions, ImportOutcome, import_file};
 use crate::metrics::stress::{self, StressFigures};
@@ -74,8 +74,13 @@ impl AcceptanceSheet {
 /// The acceptance runs imported for a platform, oldest bundle first: one
 /// sheet per bundle however many of its logs became runs.
 pub fn checklists(store: &Store, platform_id: i64) -> crate::Result<Vec<AcceptanceSheet>> {
+    Ok(checklists_in(&store.runs(Some(platform_id))?))
+}
+
+/// `checklists` of a platform whose runs are at hand.
+pub fn checklists_in(runs: &[Run]) -> Vec<AcceptanceSheet> {
     let mut sheets: Vec<AcceptanceSheet> = Vec::new();
-    for run in store.runs(Some(platform_id))? {
+    for run in runs {
         let Some(b) = run.metadata.get("acceptance_bundle") else {
             continue;
         };
@@ -103,5 +108,5 @@ pub fn checklists(store: &Store, platform_id: i64) -> crate::Result<Vec<Acceptan
         });
     }
     sheets.sort_by_key(|s| s.created_at);
-    Ok(sheets)
+    sheets
 }

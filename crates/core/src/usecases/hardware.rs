@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::accelerator::xid::{self, Blame, Severity};
 use crate::delivery;
-use crate::domain::EventKind;
+use crate::domain::{EventKind, Run};
 use crate::error::Result;
 use crate::store::Store;
 
@@ -67,9 +67,14 @@ impl HardwareEvidence {
 }
 
 pub fn of_platform(store: &Store, platform_id: i64) -> Result<HardwareEvidence> {
+    of_runs(store, &store.runs(Some(platform_id))?)
+}
+
+/// `of_platform` for a platform whose runs are at hand.
+pub fn of_runs(store: &Store, runs: &[Run]) -> Result<HardwareEvidence> {
     let mut xids: BTreeMap<i64, XidTally> = BTreeMap::new();
     let mut out = HardwareEvidence::default();
-    for run in store.runs(Some(platform_id))? {
+    for run in runs {
         for e in store.events(run.id)? {
             match e.kind {
                 EventKind::Xid => {
@@ -93,7 +98,7 @@ pub fn of_platform(store: &Store, platform_id: i64) -> Result<HardwareEvidence> 
                 _ => {}
             }
         }
-        for c in delivery::health_checks(&run) {
+        for c in delivery::health_checks(run) {
             if c.failed() || c.warned() {
                 out.health.push(HealthFinding {
                     run_id: run.id,

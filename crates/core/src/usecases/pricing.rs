@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::billing_sim::{self, Bill, Workload};
-use crate::domain::BillingRule;
+use crate::domain::{BillingRule, Platform, Run};
 use crate::error::{Result, ValidationError};
 use crate::metrics::billing;
 use crate::metrics::energy::{self, EnergyFactors, PowerProfile, WorkloadEnergy};
@@ -116,31 +116,43 @@ pub fn describe_rule(r: &BillingRule) -> String {
 
 /// The workload priced on every platform, in the store's platform order.
 pub fn price_everywhere(store: &Store, workload: &Workload) -> Result<Vec<PlatformBill>> {
-    let mut bills = Vec::new();
-    for platform in store.platforms()? {
-        let rule = billing::rule(store, &platform)?;
-        let price = billing::price(store, &platform)?;
-        let (bill, missing) = match (&rule, &price) {
-            (Some(rule), Some((price, _))) => {
-                (Some(billing_sim::bill(workload, rule, *price)), None)
-            }
-            (None, _) => (None, Some("no billing rule")),
-            (_, None) => (None, Some("no on-demand price")),
-        };
-        let power = energy::power_profile(store, &store.runs(Some(platform.id))?)?;
-        let factors = EnergyFactors::of_platform(store, platform.id)?;
-        bills.push(PlatformBill {
-            platform: platform.name,
-            rule: rule.as_ref().map(describe_rule),
-            price_per_hour: price.as_ref().map(|p| p.0),
-            currency: price.map(|p| p.1),
-            bill,
-            missing,
-            energy: power
-                .as_ref()
-                .map(|p| energy::workload_energy(workload, p, factors)),
-            power,
-        });
-    }
-    Ok(bills)
+    store
+        .platforms()?
+        .into_iter()
+        .map(|platform| {
+            let runs = store.runs(Some(platform.id))?;
+            price_on(store, workload, platform, &runs)
+        })
+        .collect()
+}
+
+/// The workload priced on one platform, whose runs (for their measured
+/// power) are at hand.
+pub fn price_on(
+    store: &Store,
+    workload: &Workload,
+    platform: Platform,
+    runs: &[Run],
+) -> Result<PlatformBill> {
+    let rule = billing::rule(store, &platform)?;
+    let price = billing::price(store, &platform)?;
+    let (bill, missing) = match (&rule, &price) {
+        (Some(rule), Some((price, _))) => (Some(billing_sim::bill(workload, rule, *price)), None),
+        (None, _) => (None, Some("no billing rule")),
+        (_, None) => (None, Some("no on-demand price")),
+    };
+    let power = energy::power_profile(store, runs)?;
+    let factors = EnergyFactors::of_platform(store, platform.id)?;
+    Ok(PlatformBill {
+        platform: platform.name,
+        rule: rule.as_ref().map(describe_rule),
+        price_per_hour: price.as_ref().map(|p| p.0),
+        currency: price.map(|p| p.1),
+        bill,
+        missing,
+        energy: power
+            .as_ref()
+            .map(|p| energy::workload_energy(workload, p, factors)),
+        power,
+    })
 }
