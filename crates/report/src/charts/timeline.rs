@@ -245,19 +245,29 @@ fn shade_throttling(
 ) -> Result<(), ChartError> {
     let col_w = span.end() / COLUMNS as f64;
     for (shade, colour) in [(&span.thermal, VERMILLION), (&span.hardware, PURPLE)] {
-        let bands = shade
-            .iter()
-            .enumerate()
-            .filter(|(_, on)| **on)
-            .map(|(c, _)| {
-                Rectangle::new(
-                    [(c as f64 * col_w, lo), ((c + 1) as f64 * col_w, hi)],
-                    colour.mix(0.18).filled(),
-                )
-            });
+        // One band per stretch of throttled columns: each translucent shape
+        // becomes a group of its own in the PDF, and a throttled hour was
+        // thousands of them.
+        let bands = stretches(shade).map(|(from, to)| {
+            Rectangle::new(
+                [(from as f64 * col_w, lo), (to as f64 * col_w, hi)],
+                colour.mix(0.18).filled(),
+            )
+        });
         chart.draw_series(bands).map_err(fail(CHART))?;
     }
     Ok(())
+}
+
+/// The stretches of consecutive set columns, as [from, to) column ranges.
+fn stretches(on: &[bool]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut c = 0;
+    std::iter::from_fn(move || {
+        let from = c + on.get(c..)?.iter().position(|x| *x)?;
+        let to = from + on[from..].iter().take_while(|x| **x).count();
+        c = to;
+        Some((from, to))
+    })
 }
 
 /// A line at each interruption; a lost GPU's time shaded grey until it
@@ -368,4 +378,18 @@ fn legend_row(
             .map_err(fail(CHART))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stretches;
+
+    #[test]
+    fn set_columns_are_told_as_stretches() {
+        let on = [true, true, false, true, false, false, true, true, true];
+        assert_eq!(stretches(&on).collect::<Vec<_>>(), [(0, 2), (3, 4), (6, 9)]);
+        assert_eq!(stretches(&[false, false]).count(), 0);
+        assert_eq!(stretches(&[]).count(), 0);
+        assert_eq!(stretches(&[true]).collect::<Vec<_>>(), [(0, 1)]);
+    }
 }
