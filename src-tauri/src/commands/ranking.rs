@@ -120,6 +120,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         Ok(ranking::rank(store, &core_request)?)
     })
     .await?;
+    let p_firsts = out.p_firsts();
     Ok(RankView {
         profile: out.profile.profile.name.clone(),
         weights: out.ranking.weights.to_vec(),
@@ -127,7 +128,8 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .ranking
             .platforms
             .iter()
-            .map(|s| RankRow {
+            .zip(p_firsts)
+            .map(|(s, p_first)| RankRow {
                 id: s.platform.id,
                 name: s.platform.name.clone(),
                 rank: s.rank,
@@ -137,7 +139,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
                 scores: s.breakpoints.iter().map(|b| b.score).collect(),
                 coverages: s.breakpoints.iter().map(|b| b.coverage).collect(),
                 evidence: s.evidence as u32,
-                p_first: out.p_first(&s.platform.name),
+                p_first,
             })
             .collect(),
         flips: out

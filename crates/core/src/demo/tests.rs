@@ -156,3 +156,26 @@ fn a_ranking_without_sources_is_the_ranking_with_them() {
         ranking::explain(&store, &brief_request, PlatformRef::Id(e.platform.id)).unwrap();
     assert_eq!(&explained.score, e);
 }
+
+/// Every platform's share of first places, read in one pass, is what the
+/// search by name finds, for ranked platforms and for one that is not.
+#[test]
+fn shares_of_first_places_in_one_pass_are_those_found_by_name() {
+    use crate::domain::{Platform, PlatformKind};
+    use crate::usecases::ranking::{self, RankRequest};
+    let store = demo();
+    // Without evidence: listed, not ranked.
+    store
+        .create_platform(&Platform::new("Aaa (no runs)", PlatformKind::Other, None).unwrap())
+        .unwrap();
+    let out = ranking::rank(&store, &RankRequest::default()).unwrap();
+    assert!(out.ranking.platforms.iter().any(|p| p.rank.is_none()));
+    let by_name: Vec<f64> = out
+        .ranking
+        .platforms
+        .iter()
+        .map(|p| out.p_first(&p.platform.name))
+        .collect();
+    assert_eq!(out.p_firsts(), by_name);
+    assert!(by_name.iter().sum::<f64>() > 0.99);
+}
