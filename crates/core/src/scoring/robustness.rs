@@ -263,22 +263,27 @@ fn overall_in_draw(
     w: &[f64; 4],
     out: &mut [f64],
 ) {
-    let mut scale = [0.0; 16];
-    let mut floor = [0.0; 16];
-    for m in 0..16 {
+    let scale_of = |m: usize| {
         let den: f64 = (0..4).filter(|b| m & (1 << b) != 0).map(|b| w[b]).sum();
-        if den > 0.0 {
-            scale[m] = 1.0 / den;
-        } else {
-            floor[m] = f64::NEG_INFINITY;
-        }
-    }
+        if den > 0.0 { 1.0 / den } else { 0.0 }
+    };
     let [s0, s1, s2, s3] = columns;
     let rows = s0.iter().zip(s1).zip(s2).zip(s3);
     let (everywhere, partly) = out.split_at_mut(measured_everywhere.min(out.len()));
-    let all = scale[15];
+    let all = scale_of(15);
     for (o, (((a, b), c), d)) in everywhere.iter_mut().zip(rows.clone()) {
         *o = (w[0] * a + w[1] * b + w[2] * c + w[3] * d) * all;
+    }
+    if partly.is_empty() {
+        return;
+    }
+    let mut scale = [0.0; 16];
+    let mut floor = [0.0; 16];
+    for m in 0..16 {
+        scale[m] = scale_of(m);
+        if scale[m] == 0.0 {
+            floor[m] = f64::NEG_INFINITY;
+        }
     }
     let rest = rows.zip(masks).skip(measured_everywhere);
     for (o, ((((a, b), c), d), m)) in partly.iter_mut().zip(rest) {
@@ -424,8 +429,8 @@ struct Tally<'a> {
     counts: Vec<u32>,
     /// The last draw's leaders, best first.
     leaders: Vec<usize>,
-    /// This draw's contenders that may lead: (overall, contender).
-    candidates: Vec<(f64, usize)>,
+    /// This draw's contenders that may lead, as `place_key`s.
+    candidates: Vec<u128>,
 }
 
 impl<'a> Tally<'a> {
@@ -455,33 +460,38 @@ impl<'a> Tally<'a> {
             f64::NEG_INFINITY
         };
         self.candidates.clear();
+        let origin = self.origin;
         self.candidates.extend(
             overall
                 .iter()
                 .enumerate()
                 .filter(|&(_, &o)| o >= bound)
-                .map(|(p, &o)| (o, p)),
+                .map(|(p, &o)| place_key(o, origin[p], p)),
         );
-        // Best first, ties in the ranking's order; -0.0 is 0.0 here, as
-        // `>=` has it. The first `kept` are picked out, then sorted.
-        let key = |o: f64| if o == 0.0 { 0.0 } else { o };
-        let origin = self.origin;
-        let order = |a: &(f64, usize), b: &(f64, usize)| {
-            key(b.0)
-                .total_cmp(&key(a.0))
-                .then(origin[a.1].cmp(&origin[b.1]))
-        };
-        if self.candidates.len() > kept {
-            self.candidates.select_nth_unstable_by(kept, order);
-            self.candidates.truncate(kept);
-        }
-        self.candidates.sort_unstable_by(order);
+        self.candidates.sort_unstable();
         self.leaders.clear();
-        for (r, &(_, p)) in self.candidates.iter().take(kept).enumerate() {
+        for (r, key) in self.candidates.iter().take(kept).enumerate() {
+            let p = (*key as u32) as usize;
             self.counts[p * kept + r] += 1;
             self.leaders.push(p);
         }
     }
+}
+
+/// A contender's place in one draw as one number, smaller for better:
+/// its overall score, highest first (−0.0 as 0.0, as `>=` has it), then
+/// its place in the ranking, then the contender itself. Sorting plain
+/// numbers is what makes a draw's leaders cheap to order.
+fn place_key(overall: f64, origin: usize, contender: usize) -> u128 {
+    let overall = if overall == 0.0 { 0.0 } else { overall };
+    // The bits of a float, turned so that their order is `total_cmp`'s.
+    let bits = overall.to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    };
+    (u128::from(!ascending) << 64) | ((origin as u128) << 32) | contender as u128
 }
 
 /// Breakpoint scores with each metric drawn uniformly within its spread.
@@ -658,6 +668,33 @@ mod tests {
                 let lead: f64 = (0..4).map(|b| w[b] * gap[b]).sum();
                 prop_assert!(least <= lead + 1e-9, "{least} above {lead} at {w:?}");
             }
+        }
+    }
+
+    proptest! {
+        /// Places sort as scores do, highest first with −0.0 as 0.0, ties
+        /// in the ranking's order.
+        #[test]
+        fn place_keys_sort_as_scores_then_the_ranking_do(
+            scores in proptest::collection::vec(
+                prop_oneof![
+                    Just(0.0), Just(-0.0), Just(f64::NEG_INFINITY), Just(f64::INFINITY),
+                    Just(55.5), -1.0e3f64..1.0e3,
+                ],
+                1..30,
+            ),
+        ) {
+            let n = scores.len();
+            // The ranking's order: reversed, so that it is not the index's.
+            let origin: Vec<usize> = (0..n).rev().collect();
+            let mut by_key: Vec<usize> = (0..n).collect();
+            by_key.sort_by_key(|&p| place_key(scores[p], origin[p], p));
+            let key = |o: f64| if o == 0.0 { 0.0 } else { o };
+            let mut by_score: Vec<usize> = (0..n).collect();
+            by_score.sort_by(|&a, &b| {
+                key(scores[b]).total_cmp(&key(scores[a])).then(origin[a].cmp(&origin[b]))
+            });
+            prop_assert_eq!(by_key, by_score);
         }
     }
 
