@@ -82,7 +82,11 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         .map(|p| Contender {
             name: &p.platform.name,
             scores: std::array::from_fn(|i| p.breakpoints[i].score),
+            // Only spread draws read them.
             spreads: std::array::from_fn(|i| {
+                if !options.spread {
+                    return Vec::new();
+                }
                 p.breakpoints[i]
                     .metrics
                     .iter()
