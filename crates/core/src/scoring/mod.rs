@@ -2,10 +2,12 @@
 //! overall scores under a weight profile (rank), and how far that ranking
 //! can be trusted (robustness).
 
+mod acceptability;
 pub mod curve;
 mod flips;
 pub mod presets;
 pub mod rank;
+mod reach;
 pub mod robustness;
 
 pub use rank::{BreakpointScore, MetricScore, PlatformScore, Ranking, rank, rank_evidence};

@@ -272,3 +272,49 @@ fn ties_share_a_rank_and_thin_evidence_comes_last() {
     assert!(r.platforms[3].insufficient_evidence);
     assert_eq!(r.platforms[3].overall, None, "nothing measured is not 0");
 }
+
+// Fields of contenders and weight draws, for the tests of the counting
+// (`acceptability`) and of who is in reach (`reach`).
+
+/// Scores from a few levels, so that ties and dominance are common;
+/// most contenders measured everywhere, some not.
+pub(super) fn any_field() -> impl Strategy<Value = ([Vec<f64>; 4], Vec<usize>)> {
+    proptest::collection::vec(
+        (
+            proptest::array::uniform4(0u8..5),
+            prop_oneof![4 => Just(0b1111usize), 1 => 0usize..16],
+        ),
+        1..60,
+    )
+    .prop_map(|rows| {
+        let columns = std::array::from_fn(|b| {
+            rows.iter()
+                .map(|(s, m)| {
+                    if m & (1 << b) != 0 {
+                        f64::from(s[b]) * 25.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        });
+        (columns, rows.iter().map(|(_, m)| *m).collect())
+    })
+}
+
+/// Shares of 1, some of them nought (a breakpoint weighed at 0).
+pub(super) fn any_draws() -> impl Strategy<Value = Vec<[f64; 4]>> {
+    proptest::collection::vec(
+        proptest::array::uniform4(prop_oneof![1 => Just(0.0), 4 => 0.0f64..1.0]),
+        1..40,
+    )
+    .prop_map(|draws| {
+        draws
+            .into_iter()
+            .filter_map(|w| {
+                let total: f64 = w.iter().sum();
+                (total > 0.0).then(|| w.map(|x| x / total))
+            })
+            .collect()
+    })
+}
