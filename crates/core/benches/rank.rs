@@ -42,14 +42,7 @@ fn platforms(n: i64) -> Vec<PlatformEvidence> {
                         Anchors::RelativeToBest { .. } => 10.0 + 15.0 * t,
                     };
                     let spread = v.abs() * 0.1;
-                    Evidence {
-                        key: m.key.into(),
-                        value: v,
-                        min: v - spread,
-                        max: v + spread,
-                        runs: Vec::new(),
-                        details: Vec::new(),
-                    }
+                    Evidence::without_sources(m.key, v, v - spread, v + spread)
                 })
                 .collect(),
             claims: Vec::new(),

@@ -224,14 +224,7 @@ pub(super) fn decode_summary(bytes: &[u8]) -> Option<CachedSummary> {
     let metrics = summary
         .metrics
         .into_iter()
-        .map(|(key, value, min, max)| Evidence {
-            key: key.to_string(),
-            value,
-            min,
-            max,
-            runs: Vec::new(),
-            details: Vec::new(),
-        })
+        .map(|(key, value, min, max)| Evidence::without_sources(key, value, min, max))
         .collect();
     Some(CachedSummary {
         metrics,

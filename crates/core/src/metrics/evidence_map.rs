@@ -87,9 +87,13 @@ impl EvidenceMap {
         if !list.is_sorted_by(|a, b| a.key < b.key) {
             // A stable sort keeps repeats in their order; the last wins.
             list.sort_by(|a, b| a.key.cmp(&b.key));
-            list.reverse();
-            list.dedup_by(|later, earlier| later.key == earlier.key);
-            list.reverse();
+            list.dedup_by(|later, earlier| {
+                let repeat = later.key == earlier.key;
+                if repeat {
+                    std::mem::swap(later, earlier);
+                }
+                repeat
+            });
         }
         EvidenceMap(list)
     }
@@ -169,14 +173,7 @@ mod tests {
     use super::*;
 
     fn evidence(key: &str, value: f64) -> Evidence {
-        Evidence {
-            key: key.to_string(),
-            value,
-            min: value,
-            max: value,
-            runs: Vec::new(),
-            details: Vec::new(),
-        }
+        Evidence::without_sources(key, value, value, value)
     }
 
     proptest! {

@@ -80,6 +80,21 @@ pub struct Evidence {
     pub details: Vec<String>,
 }
 
+impl Evidence {
+    /// A metric's median, minimum and maximum without the runs and details
+    /// behind them (as a summary keeps it).
+    pub fn without_sources(key: impl Into<String>, value: f64, min: f64, max: f64) -> Evidence {
+        Evidence {
+            key: key.into(),
+            value,
+            min,
+            max,
+            runs: Vec::new(),
+            details: Vec::new(),
+        }
+    }
+}
+
 /// Everything known about one platform, ready to score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlatformEvidence {

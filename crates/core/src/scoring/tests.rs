@@ -41,14 +41,7 @@ fn platform(id: i64, values: &[(&str, f64)]) -> PlatformEvidence {
         },
         metrics: values
             .iter()
-            .map(|(k, v)| Evidence {
-                key: k.to_string(),
-                value: *v,
-                min: *v,
-                max: *v,
-                runs: Vec::new(),
-                details: Vec::new(),
-            })
+            .map(|(k, v)| Evidence::without_sources(*k, *v, *v, *v))
             .collect(),
         claims: Vec::new(),
         runs: 1,

@@ -56,14 +56,7 @@ fn evidence(id: i64, name: &str, values: &[(&str, f64)]) -> PlatformEvidence {
         },
         metrics: values
             .iter()
-            .map(|(k, v)| Evidence {
-                key: k.to_string(),
-                value: *v,
-                min: *v,
-                max: *v,
-                runs: Vec::new(),
-                details: Vec::new(),
-            })
+            .map(|(k, v)| Evidence::without_sources(*k, *v, *v, *v))
             .collect(),
         claims: Vec::new(),
         runs: 2,
