@@ -23,3 +23,4 @@ mod report;
 mod runs;
 mod scoring;
 mod snapshots;
+mod verdicts;

@@ -148,6 +148,40 @@ fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
     let evidence = breakpoint_core::usecases::hardware::of_platform(&store, platform).unwrap();
     let fell_off = evidence.xids.iter().find(|x| x.code == 79).unwrap();
     assert!(fell_off.counted && fell_off.count == 1, "{fell_off:?}");
+
+    // And as the platform's figures say them: neither fault disappears in
+    // the fleet. The sag is named by node and GPU with its share; the GPU
+    // that fell off is one interruption (its XID, not counted again as a
+    // loss) and a third of its six hours lost.
+    let platform_figures = breakpoint_core::metrics::platform_evidence(&store).unwrap();
+    let cluster = &platform_figures[0];
+    let sag = &cluster.metrics["sustain.power_drop_pct"];
+    assert_eq!(sag.worst[0].node, "node-1", "{:?}", sag.worst);
+    assert!(sag.worst[0].gpu.as_deref().unwrap().starts_with("GPU 0"));
+    assert!(sag.worst[0].value > 20.0, "{:?}", sag.worst);
+    assert!((sag.worst[0].share - 0.25).abs() < 0.02, "{:?}", sag.worst);
+    let interruptions = cluster.value("sustain.interruptions_per_100h").unwrap();
+    let gpu_hours = f64::from(fleet.nodes * fleet.gpus * fleet.hours);
+    assert!(
+        (interruptions - 100.0 / gpu_hours).abs() < 0.05,
+        "{interruptions}"
+    );
+    let availability = cluster.value("sustain.availability_pct").unwrap();
+    let lost_hours = f64::from(fleet.hours) / 3.0;
+    assert!(
+        (availability - 100.0 * (1.0 - lost_hours / gpu_hours)).abs() < 0.2,
+        "{availability}"
+    );
+    let ranked = breakpoint_core::usecases::ranking::rank(
+        &store,
+        &breakpoint_core::usecases::ranking::RankRequest::default(),
+    )
+    .unwrap();
+    let sustain = ranked.ranking.platforms[0].breakpoints[1].score.unwrap();
+    assert!(
+        sustain < 90.0,
+        "a fleet with a sag and a lost GPU: sustain {sustain}"
+    );
 }
 
 #[test]

@@ -294,6 +294,18 @@ fn breakpoint_pages(
                     })
                     .collect::<Vec<_>>()
                     .join("; ");
+                // A figure judged per unit names its worst unit first.
+                let runs = match m.worst.first() {
+                    Some(w) if m.worst.len() > 1 => format!(
+                        "{} {}: {} ({:.0} % {}); {runs}",
+                        t(lang, "worst_unit"),
+                        w.label(),
+                        number(w.value),
+                        100.0 * w.share,
+                        t(lang, "of_fleet")
+                    ),
+                    _ => runs,
+                };
                 rows.push(vec![
                     String::new(),
                     m.name.to_string(),

@@ -58,6 +58,8 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "breakpoint_score" => ("breakpoint score", "断点得分"),
         "not_measured" => ("not measured", "未测量"),
         "from_rules" => ("platform billing rules", "平台计费规则"),
+        "worst_unit" => ("worst", "最差"),
+        "of_fleet" => ("of the fleet", "占机群"),
         "startup_chart" => ("Startup latency", "启动延迟"),
         "billing_chart" => ("Billing: the reference workload", "计费：参考任务"),
         "billing_chart_title" => (

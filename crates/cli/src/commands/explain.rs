@@ -75,7 +75,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         let mut t = output::table(&[
             "metric",
             "value",
-            "range over runs",
+            "range (runs, units)",
             "score",
             "weight",
             "runs (id file hash)",

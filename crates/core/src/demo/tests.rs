@@ -48,7 +48,9 @@ fn the_demo_reproduces_the_seed() {
     assert_eq!(value(&ev, 'B', "startup.delivery_mismatches"), 0.0);
     // Sustain: E loses 10 % of its power after hour 30; F runs at 87 °C.
     assert!((value(&ev, 'E', "sustain.power_drop_pct") - 10.0).abs() < 1.0);
-    assert!(value(&ev, 'E', "sustain.phantom_util_pct") > 20.0);
+    // The slump lasts to the end of the log: read once, as the drop, not
+    // again as phantom utilisation.
+    assert!(value(&ev, 'E', "sustain.phantom_util_pct") < 1.0);
     assert!(value(&ev, 'D', "sustain.power_drop_pct").abs() < 1.0);
     assert_eq!(value(&ev, 'F', "sustain.max_temp_c"), 87.0);
     assert!(value(&ev, 'F', "sustain.throttle_pct") > 5.0);

@@ -44,11 +44,7 @@ pub fn price(store: &Store, platform: &Platform) -> Result<Option<(f64, String)>
 }
 
 fn value(key: &str, v: f64, detail: String) -> RunValue {
-    RunValue {
-        key: key.into(),
-        value: v,
-        detail: Some(detail),
-    }
+    RunValue::new(key, v, Some(detail))
 }
 
 pub fn platform_values(
@@ -319,11 +315,7 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     }
     if let Some(e) = median(&mut errors) {
         out.push(PlatformValue {
-            value: RunValue {
-                key: "billing.bill_error_pct".into(),
-                value: e,
-                detail: Some(details.join("; ")),
-            },
+            value: RunValue::new("billing.bill_error_pct", e, Some(details.join("; "))),
             sources,
         });
     }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ENGINE_VERSION, Evidence, EvidenceMap, MetricDegradation, PlatformEvidence, RunValue,
+    ENGINE_VERSION, Evidence, EvidenceMap, MetricDegradation, PlatformEvidence, RunValue, Share,
     compute_run,
 };
 use crate::domain::{Claim, Platform, Run};
@@ -164,9 +164,10 @@ struct WholeRef<'a> {
 /// and writes its own over them, as these are written over its).
 pub(super) const SUMMARY_KEY: i64 = ENGINE_VERSION * 1000 + SUMMARY_FORM;
 
-/// 2: the compact form of `SummaryRef` (1, under the bare engine number,
-/// was the whole evidence without sources).
-const SUMMARY_FORM: i64 = 2;
+/// 3: each metric's spread over its units beside its median, minimum and
+/// maximum (2: without it; 1, under the bare engine number, was the whole
+/// evidence without sources).
+const SUMMARY_FORM: i64 = 3;
 
 /// A platform's evidence without its sources as the summary cache keeps
 /// it: per metric its key, median, minimum and maximum, in key order. The
@@ -174,7 +175,7 @@ const SUMMARY_FORM: i64 = 2;
 /// metric's key twice, nor the runs and details a summary never has.
 #[derive(Serialize)]
 struct SummaryRef<'a> {
-    metrics: Vec<(&'a str, f64, f64, f64)>,
+    metrics: Vec<(&'a str, f64, f64, f64, &'a [Share])>,
     claims: &'a [Claim],
     runs: usize,
     currency: &'a Option<String>,
@@ -185,7 +186,7 @@ struct SummaryRef<'a> {
 #[derive(Deserialize)]
 struct Summary<'a> {
     #[serde(borrow)]
-    metrics: Vec<(&'a str, f64, f64, f64)>,
+    metrics: Vec<(&'a str, f64, f64, f64, Vec<Share>)>,
     claims: Vec<Claim>,
     runs: usize,
     currency: Option<String>,
@@ -198,7 +199,7 @@ fn summary(evidence: &PlatformEvidence) -> postcard::Result<Vec<u8>> {
         metrics: evidence
             .metrics
             .iter()
-            .map(|(key, e)| (key, e.value, e.min, e.max))
+            .map(|(key, e)| (key, e.value, e.min, e.max, e.spread.as_slice()))
             .collect(),
         claims: &evidence.claims,
         runs: evidence.runs,
@@ -224,7 +225,10 @@ pub(super) fn decode_summary(bytes: &[u8]) -> Option<CachedSummary> {
     let metrics = summary
         .metrics
         .into_iter()
-        .map(|(key, value, min, max)| Evidence::without_sources(key, value, min, max))
+        .map(|(key, value, min, max, spread)| Evidence {
+            spread,
+            ..Evidence::without_sources(key, value, min, max)
+        })
         .collect();
     Some(CachedSummary {
         metrics,

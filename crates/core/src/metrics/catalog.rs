@@ -24,6 +24,28 @@ pub struct MetricDef {
     pub why: &'static str,
     /// Weight inside its breakpoint unless a profile says otherwise.
     pub default_weight: f64,
+    /// How the figures of many runs, GPUs and nodes become the platform's.
+    pub aggregation: Aggregation,
+    /// The unit of exposure and how units combine, in words.
+    pub combines: &'static str,
+}
+
+/// How one metric's figures from many runs, GPUs and nodes combine into the
+/// platform's (docs/metrics.md says it per metric).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aggregation {
+    /// A typical value: the median over runs, minimum and maximum kept.
+    Median,
+    /// A rate: every run's counts and exposure added up, then divided, so
+    /// that a long run weighs by its length and no run's rate hides in a
+    /// median.
+    Pooled,
+    /// A fault met per unit (a node, or a run): each unit judged on its own
+    /// and scored as the expected score over the units a buyer may be given
+    /// (by their share of the exposure); the value is the share-weighted
+    /// mean, and the worst units are named.
+    PerUnit,
 }
 
 const fn fixed(best: f64, worst: f64, log: bool) -> Anchors {
@@ -45,6 +67,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 1800.0, true),
         why: "5 s is what pre-warmed pools deliver (the four-breakpoint review: platform C's hot pool answers in under 5 s); 30 min is a lost working session. Log scale, because going from 5 s to 50 s hurts as much as from 3 to 30 min.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.baseline_p95_s",
@@ -57,6 +81,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 1800.0, true),
         why: "The tail is what an on-call engineer waits for; same anchors as the median.",
         default_weight: 0.5,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.peak_p50_s",
@@ -69,6 +95,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 1800.0, true),
         why: "The four-breakpoint review: platform A starts in 1.8 s at baseline but 22 min at peak — the figure a launch day depends on.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.peak_p95_s",
@@ -81,6 +109,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 1800.0, true),
         why: "Queues at peak have long tails (the four-breakpoint review: 142 tasks deep).",
         default_weight: 0.5,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.mixed_p50_s",
@@ -93,6 +123,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 1800.0, true),
         why: "Mixed-architecture scheduling is a requirement in the four-breakpoint review's shortlist.",
         default_weight: 0.5,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.cold_image_penalty_s",
@@ -105,6 +137,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(2.0, 300.0, false),
         why: "The four-breakpoint review: platform B adds 4 min on a first custom image, platform D pre-warms to 1.2 s; an inference service cannot make users wait minutes to scale.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "startup.failure_rate_pct",
@@ -117,6 +151,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 20.0, false),
         why: "One start in five failing makes automation unusable.",
         default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: failed attempts ÷ all attempts, over every run",
     },
     MetricDef {
         key: "startup.delivery_mismatches",
@@ -129,6 +165,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 2.0, false),
         why: "The long-term partner assessment's first test of a long-term partner; the four-breakpoint review's x8-for-x16 PCIe trap cost a customer two weeks. Two kinds of mismatch already mean the order was not honoured.",
         default_weight: 1.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per delivery: each run that checked an instance is one unit, the deliveries weigh equally",
     },
     // ---- sustain ----
     MetricDef {
@@ -137,11 +175,13 @@ pub const METRICS: &[MetricDef] = &[
         name: "Sustained power drop",
         unit: "%",
         higher_is_better: false,
-        definition: "Per GPU: median power of busy samples (utilisation ≥ 90 %) in the last stretch of the run vs the first settled stretch after warm-up (each stretch: 1 h or a fifth of the busy time, whichever is shorter); the worst GPU counts.",
+        definition: "Per GPU history: median power of busy samples (utilisation ≥ 90 %) in its last stretch vs its first settled stretch after warm-up (each stretch: 1 h or a fifth of the busy time, whichever is shorter): where the GPU ended against where it settled.",
         inputs: "samples: power, GPU utilisation",
         anchors: fixed(2.0, 15.0, false),
         why: "The four-breakpoint review: an A100 sliding from 250 W to 228 W (−9 %) while showing 92 % busy lost 17 % of its throughput; 2 % is measurement noise.",
         default_weight: 1.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
         key: "sustain.phantom_util_pct",
@@ -149,11 +189,13 @@ pub const METRICS: &[MetricDef] = &[
         name: "Phantom utilisation",
         unit: "%",
         higher_is_better: false,
-        definition: "Share of busy samples (utilisation ≥ 90 %) whose power or SM clock sits more than 10 % below the GPU's settled busy level; the worst GPU counts.",
+        definition: "Share of busy samples (utilisation ≥ 90 %) whose power or SM clock sits more than 10 % below both the GPU's settled busy level and the level it ended at: busy time spent in a slump it came back from. A slump that lasts to the end is the power drop's, and counted there only.",
         inputs: "samples: power and/or SM clock, GPU utilisation",
         anchors: fixed(0.0, 20.0, false),
         why: "The console says busy, the silicon is not (the four-breakpoint review: platform E after hour 30).",
         default_weight: 1.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
         key: "sustain.throttle_pct",
@@ -166,6 +208,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 10.0, false),
         why: "A tenth of the time slowed down by heat or power delivery is a cooling or power fault, not a workload property.",
         default_weight: 1.0,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
         key: "sustain.hot_time_pct",
@@ -178,6 +222,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 10.0, false),
         why: "83 °C is where A100-class cards begin to throttle (the four-breakpoint review).",
         default_weight: 1.0,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
         key: "sustain.max_temp_c",
@@ -190,6 +236,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(80.0, 87.0, false),
         why: "The four-breakpoint review: edge GPUs of platform F's full cluster reached 87 °C while alerts were set at 90 °C. Below 80 °C leaves margin to the 83 °C throttle point.",
         default_weight: 0.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
         key: "sustain.interruptions_per_100h",
@@ -202,6 +250,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 5.0, false),
         why: "Five interruptions per 100 GPU-hours is one a day on an 8-GPU node: a multi-day training run cannot finish without restarts.",
         default_weight: 1.5,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: counted interruptions ÷ GPU-hours expected, over every GPU of every run",
     },
     MetricDef {
         key: "sustain.availability_pct",
@@ -214,6 +264,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(99.9, 98.0, false),
         why: "Reviews claim 99.94–99.98 % (the 7-day stability review); 98 % is seven lost days a year.",
         default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: GPU-time delivered ÷ GPU-time expected, over every GPU of every run (a lost GPU is expected until its run ends)",
     },
     MetricDef {
         key: "sustain.stress_util_floor_pct",
@@ -226,6 +278,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(100.0, 80.0, false),
         why: "The four-breakpoint review's acceptance test: under stress-ng or gpu-burn, SM utilisation must stay above 95 %. A fifth of the time below it is a failed delivery.",
         default_weight: 1.0,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "sustain.stress_util_swing_pct",
@@ -238,6 +292,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 20.0, false),
         why: "The same review: a swing of more than 10 % under full load means the scheduler or the driver is at fault; 10 % scores 50, 20 % scores 0.",
         default_weight: 1.0,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "sustain.net_connect_p95_ms",
@@ -250,6 +306,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(5.0, 200.0, true),
         why: "The 7-day stability review ranks network latency jitter but gives no figures. Chosen here: a few milliseconds is the same region; 200 ms is another continent, or a congested path.",
         default_weight: 0.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "sustain.net_jitter_ms",
@@ -262,6 +320,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(1.0, 100.0, true),
         why: "The stability review names latency jitter as the weakness of long multi-card training on one platform. Chosen here: a tail within a millisecond of the median is steady; 100 ms above it stalls collective communication.",
         default_weight: 0.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "sustain.net_loss_pct",
@@ -274,6 +334,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 5.0, false),
         why: "A dropped connection to storage or the registry fails a checkpoint or an image pull. Chosen here: one attempt in twenty failing is unusable.",
         default_weight: 0.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "sustain.recovery_s",
@@ -286,6 +348,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(60.0, 600.0, false),
         why: "The four-breakpoint review: automatic failover takes 47 s on platforms C and D, a manual rsync over 8 min on A; the review's checklist asks for recovery within 2 min.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "sustain.resume_success_pct",
@@ -298,6 +362,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(100.0, 80.0, false),
         why: "The long-term partner assessment: a partner must let work resume or migrate after an interruption; one failure in five is no checkpoint mechanism at all.",
         default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: drills recovered ÷ drills, over every run",
     },
     MetricDef {
         key: "sustain.memory_plateau_h",
@@ -310,6 +376,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(1.0, 24.0, false),
         why: "The four-breakpoint review reads a memory curve stuck at one level as a leak or driver fault, but steady training also holds memory flat, so it is shown and not weighted by default.",
         default_weight: 0.0,
+        aggregation: Aggregation::PerUnit,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     // ---- switch ----
     MetricDef {
@@ -323,6 +391,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(100.0, 50.0, false),
         why: "A coin-flip switch (50 %) is not a supported path.",
         default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: successful switches ÷ switches, over every run",
     },
     MetricDef {
         key: "switch.manual_steps",
@@ -335,6 +405,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 37.0, false),
         why: "The four-breakpoint review counted 37 manual configuration traps behind a \"one-click\" PyTorch → Ascend switch.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "switch.duration_s",
@@ -347,6 +419,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(600.0, 28_800.0, true),
         why: "Ten minutes is a coffee break; a working day (8 h) is a lost day. Log scale.",
         default_weight: 0.5,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "switch.drift_rel_l2",
@@ -359,6 +433,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(1e-5, 1e-3, true),
         why: "The four-breakpoint review: above 1e-4 downstream accuracy always suffered; platform E held 5e-5, platform A wandered between 1e-3 and 5e-2. Its checklist asks for < 1e-5.",
         default_weight: 1.5,
+        aggregation: Aggregation::PerUnit,
+        combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
         key: "switch.op_coverage_pct",
@@ -371,6 +447,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(100.0, 80.0, false),
         why: "The four-breakpoint review: 127/127 (E), 119/127 (F, no RNN ops), 102/127 (C); a model missing a fifth of its operators does not run.",
         default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: operators passed ÷ operators compared, over every run",
     },
     // ---- billing ----
     MetricDef {
@@ -384,6 +462,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(1.0, 3600.0, true),
         why: "The four-breakpoint review's checklist: a 1 min 30 s job billed as hours means change platform. Log scale: per-minute is far closer to per-second than to hourly in what it costs short jobs.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per platform: derived from its billing rules; the median where several runs give it",
     },
     MetricDef {
         key: "billing.overcharge_pct",
@@ -396,6 +476,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(0.0, 100.0, false),
         why: "The four-breakpoint review's worked bill: 38.40 on hourly ceiling of wall time against 21.82 for compute only (+76 %). Paying double is the worst anchor.",
         default_weight: 1.5,
+        aggregation: Aggregation::Median,
+        combines: "per platform: derived from its billing rules; the median where several runs give it",
     },
     MetricDef {
         key: "billing.bill_error_pct",
@@ -408,6 +490,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(3.0, 20.0, false),
         why: "The four-breakpoint review: the two should agree within 3 %; platform C counted utilisation > 5 % as compute (+127 s), platform A billed 15 min of network jitter.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
         key: "billing.cost_per_useful_gpu_hour",
@@ -420,6 +504,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: Anchors::RelativeToBest { factor: 2.0 },
         why: "The total-cost guide: compare what finishing a job costs, not the price per card-hour. The cheapest platform compared scores 100, twice its cost 0.",
         default_weight: 1.0,
+        aggregation: Aggregation::Median,
+        combines: "per platform: its price over the useful share of the GPU-time its runs measured",
     },
     MetricDef {
         key: "billing.reference_cost",
@@ -432,6 +518,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: Anchors::RelativeToBest { factor: 2.0 },
         why: "A cheap hour on a throttled GPU finishes later. The proportional model understates the loss (the four-breakpoint review: −9 % power, −17 % throughput), so it never flatters a throttling platform.",
         default_weight: 1.5,
+        aggregation: Aggregation::Median,
+        combines: "per platform: derived from its billing rules and prices",
     },
 ];
 
@@ -447,8 +535,14 @@ pub fn of(breakpoint: Breakpoint) -> impl Iterator<Item = &'static MetricDef> {
 pub fn markdown() -> String {
     let mut out = String::from(
         "# Metrics\n\nGenerated from `crates/core/src/metrics/catalog.rs` (`breakpoint explain --metrics` prints the same); do not edit by hand.\n\n\
-         Every metric is derived from stored runs, never typed in. With several runs a metric takes the median and keeps the minimum and maximum. \
+         Every metric is derived from stored runs, never typed in. \
          A metric with no data is *not measured*: it counts neither as 0 nor as 100, and lowers the coverage shown beside the score.\n\n\
+         ## How evidence combines\n\n\
+         A platform is measured across GPUs, nodes, runs and days, and each metric says how those units combine (its *Combines* line):\n\n\
+         - **Pooled** rates add up every run's counts and exposure before dividing: interruptions are counted events ÷ all GPU-hours, availability is GPU-time delivered ÷ GPU-time expected. A long run weighs by its length, and a bad run cannot hide in a median of run rates.\n\
+         - **Per unit** faults are judged as a buyer meets them. Sample figures are read per GPU: the runs of one GPU (its UUID, else its host and PCI address, else its host and index) that touch or overlap in time are read as one history, so a log split at the onset of a sag still shows it. A node counts as its worst GPU, since a synchronous job runs at its slowest GPU's pace; a node weighs by its share of the fleet's GPU-hours. The metric's score is the expected score over the nodes a buyer may be given, so a fault on any share of the fleet moves it in proportion to that share; the value shown is the share-weighted mean, and the worst nodes and GPUs are named with their share. Runs without GPUs (a delivery check, a network log) are units of equal weight.\n\
+         - **Median** keeps a typical value typical: start latency and switch duration are the median over runs, with the minimum and maximum kept.\n\n\
+         A GPU that stops reporting while the others in its log go on is a lost GPU: an interruption at its last sample, its time lost until the log ends.\n\n\
          Scores: 100 at the best anchor, 0 at the worst, linear (or logarithmic where marked) between, clamped. \
          Breakpoint score = weighted mean of its measured metrics' scores; coverage = measured weight ÷ total weight. \
          Overall = weighted mean of the measured breakpoints' scores.\n",
@@ -473,12 +567,13 @@ pub fn markdown() -> String {
                 }
             };
             out.push_str(&format!(
-                "\n### `{}` — {} ({})\n\n{}\n\n- Inputs: {}\n- Anchors: {} (default weight {})\n- Why: {}\n",
+                "\n### `{}` — {} ({})\n\n{}\n\n- Inputs: {}\n- Combines: {}\n- Anchors: {} (default weight {})\n- Why: {}\n",
                 m.key,
                 m.name,
                 m.unit,
                 m.definition,
                 m.inputs,
+                m.combines,
                 anchors,
                 number(m.default_weight),
                 m.why

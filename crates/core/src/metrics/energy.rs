@@ -143,11 +143,7 @@ pub(crate) fn push_run_values(gpus: &[GpuEnergy], out: &mut Vec<super::RunValue>
     if gpus.is_empty() {
         return;
     }
-    let value = |key: &str, value: f64| super::RunValue {
-        key: key.to_string(),
-        value,
-        detail: None,
-    };
+    let value = |key: &str, value: f64| super::RunValue::new(key, value, None);
     out.push(value(RUN_KWH, gpus.iter().map(|g| g.kwh).sum()));
     out.push(value(RUN_GPU_HOURS, gpus.iter().map(|g| g.hours).sum()));
     let mut working: Vec<f64> = gpus.iter().filter_map(|g| g.working_w).collect();

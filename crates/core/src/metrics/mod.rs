@@ -3,6 +3,7 @@
 //! kept and the runs named. Billing metrics are derived per platform from
 //! its billing rules and prices, and cross-checked against its runs.
 
+mod aggregate;
 pub mod billing;
 mod cache;
 pub mod catalog;
@@ -29,7 +30,8 @@ pub use run::compute_run;
 /// Bump when a computation changes, so cached values (each run's metrics,
 /// each platform's gathered evidence) are recomputed.
 /// 2: runs keep their energy figures with their metrics.
-pub const ENGINE_VERSION: i64 = 2;
+/// 3: rates pooled, faults judged per GPU history and node, lost GPUs.
+pub const ENGINE_VERSION: i64 = 3;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +41,50 @@ pub struct RunValue {
     /// What the value was made of, in words ("p50 of 10 attempts; stages …").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For a pooled rate: what the run counted, over what exposure (the
+    /// value is 100 × count ÷ exposure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled: Option<Pooled>,
+    /// For a figure judged per GPU: each GPU's own, with the time it covers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuValue>,
+}
+
+impl RunValue {
+    pub fn new(key: &str, value: f64, detail: Option<String>) -> RunValue {
+        RunValue {
+            key: key.to_string(),
+            value,
+            detail,
+            pooled: None,
+            gpus: Vec::new(),
+        }
+    }
+
+    /// A rate of `count` over `exposure`, as 100 × count ÷ exposure.
+    pub fn pooled(key: &str, count: f64, exposure: f64, detail: Option<String>) -> RunValue {
+        RunValue {
+            pooled: Some(Pooled { count, exposure }),
+            ..RunValue::new(key, 100.0 * count / exposure, detail)
+        }
+    }
+}
+
+/// A rate's parts, added up over runs before dividing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pooled {
+    pub count: f64,
+    pub exposure: f64,
+}
+
+/// One GPU's figure in one run, and the time its samples cover (ms): runs
+/// of the same GPU that touch in time are read again as one history.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GpuValue {
+    pub gpu: u32,
+    pub value: f64,
+    pub from_ms: i64,
+    pub to_ms: i64,
 }
 
 /// A run a value came from, as the report names it.
@@ -78,6 +124,45 @@ pub struct Evidence {
     pub max: f64,
     pub runs: Vec<RunSource>,
     pub details: Vec<String>,
+    /// For a metric judged per unit: every unit's figure and its share of
+    /// the exposure (merged into at most [`aggregate::SPREAD_BINS`] bins of
+    /// neighbouring values); the score is the expected score over them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<Share>,
+    /// The worst units behind the figure, worst first, named.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worst: Vec<UnitFigure>,
+}
+
+/// A share of the exposure and the figure it had.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    pub share: f64,
+    pub value: f64,
+}
+
+/// One unit behind a platform's figure: a node (or a run) and, where its
+/// figure is a GPU's, that GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitFigure {
+    /// The node's host, or "run #12" where the run names none.
+    pub node: String,
+    /// "GPU 5" (with its PCI address where known), for a GPU's figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    pub value: f64,
+    /// The unit's share of the platform's exposure (0–1).
+    pub share: f64,
+}
+
+impl UnitFigure {
+    /// "node-3 GPU 5" or "run #12".
+    pub fn label(&self) -> String {
+        match &self.gpu {
+            Some(gpu) => format!("{} {gpu}", self.node),
+            None => self.node.clone(),
+        }
+    }
 }
 
 impl Evidence {
@@ -91,6 +176,8 @@ impl Evidence {
             max,
             runs: Vec::new(),
             details: Vec::new(),
+            spread: Vec::new(),
+            worst: Vec::new(),
         }
     }
 }
@@ -340,25 +427,38 @@ fn gather_runs(
         .into_iter()
         .filter(|r| window.contains(r))
         .collect();
+    let figures: Vec<aggregate::RunFigures> = runs
+        .iter()
+        .map(|run| {
+            Ok(aggregate::RunFigures {
+                run,
+                values: run_values(store, run, fresh)?,
+            })
+        })
+        .collect::<Result<_>>()?;
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
-    for run in &runs {
-        for v in run_values(store, run, fresh)? {
+    let mut values_by_key: BTreeMap<&str, Vec<(&Run, &RunValue)>> = BTreeMap::new();
+    for f in &figures {
+        for v in &f.values {
             // Figures kept with the metrics that are not metrics (energy).
             if !v.value.is_finite() || catalog::metric(&v.key).is_none() {
                 continue;
             }
             let entry = by_key.entry(v.key.clone()).or_default();
-            entry.0.push(source(run, v.value));
-            if let Some(d) = v.detail {
-                entry.1.push(format!("run {}: {d}", run.id));
+            entry.0.push(source(f.run, v.value));
+            if let Some(d) = &v.detail {
+                entry.1.push(format!("run {}: {d}", f.run.id));
             }
+            values_by_key.entry(&v.key).or_default().push((f.run, v));
         }
     }
+    let histories = aggregate::GpuHistories::of(store, &figures)?;
+    let mut platform_wide: Vec<RunValue> = Vec::new();
     for v in billing::platform_values(store, &platform, &runs, &by_key)? {
         let entry = by_key.entry(v.value.key.clone()).or_default();
         entry.0.extend(v.sources);
-        if let Some(d) = v.value.detail {
-            entry.1.push(d);
+        if let Some(d) = &v.value.detail {
+            entry.1.push(d.clone());
         }
         if entry.0.is_empty() {
             // Derived from the platform's rules alone: no run behind it.
@@ -370,24 +470,30 @@ fn gather_runs(
                 value: v.value.value,
             });
         }
+        platform_wide.push(v.value);
     }
     let metrics = by_key
         .into_iter()
         .filter(|(_, (sources, _))| !sources.is_empty())
-        .map(|(key, (sources, details))| {
-            let mut values: Vec<f64> = sources.iter().map(|s| s.value).collect();
-            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let value = median(&mut values);
-            let runs = sources.into_iter().filter(|s| s.run_id != 0).collect();
-            Evidence {
-                key,
-                value,
-                min,
-                max,
-                runs,
-                details,
+        .filter_map(|(key, (sources, details))| {
+            let def = catalog::metric(&key)?;
+            let runs = values_by_key.remove(key.as_str()).unwrap_or_default();
+            if runs.is_empty() || platform_wide.iter().any(|v| v.key == key) {
+                // Billing figures the platform's rules give: the median of
+                // what its sources say.
+                let mut values: Vec<f64> = sources.iter().map(|s| s.value).collect();
+                let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let value = median(&mut values);
+                let runs = sources.into_iter().filter(|s| s.run_id != 0).collect();
+                return Some(Evidence {
+                    runs,
+                    details,
+                    ..Evidence::without_sources(key, value, min, max)
+                });
             }
+            let sources = sources.into_iter().filter(|s| s.run_id != 0).collect();
+            Some(aggregate::combine(def, &runs, &histories, sources, details))
         })
         .collect();
     Ok(PlatformEvidence {
@@ -531,6 +637,7 @@ mod tests {
         for e in evidence.metrics.values_mut() {
             e.runs.clear();
             e.details.clear();
+            e.worst.clear();
         }
         evidence
     }

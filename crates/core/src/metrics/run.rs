@@ -12,11 +12,7 @@ use crate::stats::percentile;
 use crate::store::Store;
 
 fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
-    RunValue {
-        key: key.to_string(),
-        value,
-        detail,
-    }
+    RunValue::new(key, value, detail)
 }
 
 pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
@@ -109,9 +105,10 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
         .iter()
         .filter(|a| a.outcome != StartupOutcome::Ok)
         .count();
-    out.push(value(
+    out.push(RunValue::pooled(
         "startup.failure_rate_pct",
-        100.0 * failed as f64 / attempts.len() as f64,
+        failed as f64,
+        attempts.len() as f64,
         Some(format!(
             "{failed} of {} attempts failed or timed out",
             attempts.len()
@@ -247,14 +244,7 @@ fn network(run: &Run, out: &mut Vec<RunValue>) {
 }
 
 fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<()> {
-    let fields = [
-        Field::UtilGpuPct,
-        Field::PowerMw,
-        Field::SmClockMhz,
-        Field::ThrottleMask,
-        Field::TempGpuC,
-        Field::MemUsedMib,
-    ];
+    let fields = sustain::FIELDS;
     if run.metadata.get("acceptance").and_then(|v| v.as_str()) == Some("stress") {
         stress(store, run, out)?;
     }
@@ -278,7 +268,7 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         // A log of events alone (a kernel log) that saw the whole machine
         // for its whole period still gives a rate.
         if let Some(gpu_ms) = event_log_exposure_ms(run) {
-            interruptions(store, run, gpu_ms, false, out)?;
+            interruptions(&store.events(run.id)?, gpu_ms, None, out);
         }
         return Ok(());
     }
@@ -287,6 +277,7 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             .filter_map(|g| f(g).map(|v| (g.gpu, v)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
     };
+    let per_gpu_from = out.len();
     if let Some((gpu, drop)) = worst(|g| g.power_drop_pct) {
         let g = gpus.iter().find(|g| g.gpu == gpu);
         let detail = g.map(|g| {
@@ -314,8 +305,24 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
             None,
         ));
     }
-    let gpu_ms: i64 = gpus.iter().map(|g| g.span_ms).sum();
-    interruptions(store, run, gpu_ms, true, out)
+    // Each GPU's own figures, for the platform to judge per GPU and node.
+    for v in &mut out[per_gpu_from..] {
+        v.gpus = gpus
+            .iter()
+            .filter_map(|g| {
+                Some(super::GpuValue {
+                    gpu: g.gpu,
+                    value: sustain::gpu_figure(g, &v.key)?,
+                    from_ms: g.first_ms,
+                    to_ms: g.last_ms,
+                })
+            })
+            .collect();
+    }
+    let events = store.events(run.id)?;
+    let (expected_ms, lost_ms) = availability_parts(&gpus, &events);
+    interruptions(&events, expected_ms, Some(lost_ms), out);
+    Ok(())
 }
 
 /// Share of working samples with a counted throttle reason, and which
@@ -383,7 +390,6 @@ fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
     }
 }
 
-/// Interruptions per 100 GPU-hours and availability, from the run's events.
 /// GPU-milliseconds a sample-less run watched: its period times the GPUs
 /// its log showed the driver taking charge of (`kernel_log.observed_gpus`).
 fn event_log_exposure_ms(run: &Run) -> Option<i64> {
@@ -396,55 +402,86 @@ fn event_log_exposure_ms(run: &Run) -> Option<i64> {
     (span > 0 && gpus > 0).then(|| span * gpus)
 }
 
-/// Interruptions per 100 GPU-hours over `span_ms` GPU-milliseconds, and
-/// availability where the run was sampled (`sampled`): only samples show
-/// gaps, so a log of events alone says nothing about availability.
-fn interruptions(
-    store: &Store,
-    run: &Run,
-    span_ms: i64,
-    sampled: bool,
-    out: &mut Vec<RunValue>,
-) -> Result<()> {
-    if span_ms > 0 {
-        let events = store.events(run.id)?;
-        let interrupting = events
-            .iter()
-            .filter(|e| e.counts_against_platform())
-            .count();
-        let not_counted = events
-            .iter()
-            .filter(|e| e.interrupts() && !e.counts_against_platform())
-            .count();
-        let gpu_hours = span_ms as f64 / 3.6e6;
-        let aside = if not_counted > 0 {
-            format!(" ({not_counted} application faults not counted)")
-        } else {
-            String::new()
-        };
-        out.push(value(
-            "sustain.interruptions_per_100h",
-            interrupting as f64 / gpu_hours * 100.0,
-            Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours{aside}")),
-        ));
-        if !sampled {
-            return Ok(());
-        }
-        let gap_ms: i64 = events
-            .iter()
-            .filter(|e| e.kind == EventKind::Gap)
-            .filter_map(|e| e.duration_ms)
-            .sum();
-        out.push(value(
-            "sustain.availability_pct",
-            100.0 * (1.0 - gap_ms as f64 / span_ms as f64).max(0.0),
-            Some(format!(
-                "{:.1} GPU-minutes lost in gaps",
-                gap_ms as f64 / 60_000.0
-            )),
-        ));
+/// GPU-milliseconds a sampled run's GPUs were expected to deliver, and
+/// those they lost. Each GPU is expected from its first sample to the end of
+/// the log: a GPU that stops reporting while the others go on was lost for
+/// the rest of it (its tail, when longer than three of its steps). Lost time
+/// is that tail, the gaps in its samples, and a loss it came back from.
+fn availability_parts(gpus: &[GpuSustain], events: &[crate::domain::Event]) -> (i64, i64) {
+    let step = |g: &GpuSustain| g.span_ms - (g.last_ms - g.first_ms);
+    let end = gpus.iter().map(|g| g.last_ms + step(g)).max().unwrap_or(0);
+    let (mut expected, mut lost) = (0i64, 0i64);
+    for g in gpus {
+        let tail = end - (g.last_ms + step(g));
+        let tail = if tail > 3 * step(g) { tail } else { 0 };
+        expected += g.span_ms + tail;
+        lost += tail;
     }
-    Ok(())
+    for e in events {
+        let gpu_last = e
+            .gpu
+            .and_then(|i| gpus.iter().find(|g| g.gpu == i))
+            .map(|g| g.last_ms);
+        let duration = e.duration_ms.unwrap_or(0);
+        lost += match e.kind {
+            EventKind::Gap => duration,
+            // A loss the GPU came back from (its samples go on after it);
+            // one at its last sample is its tail, counted above.
+            EventKind::GpuLost if gpu_last.is_some_and(|last| e.at.as_millisecond() < last) => {
+                duration
+            }
+            _ => 0,
+        };
+    }
+    (expected, lost.min(expected))
+}
+
+/// Interruptions per 100 GPU-hours over `expected_ms` GPU-milliseconds, and
+/// availability where the run was sampled (`lost_ms` known): only samples
+/// show gaps, so a log of events alone says nothing about availability.
+/// Both are pooled: a platform adds up every run's counts and exposure.
+fn interruptions(
+    events: &[crate::domain::Event],
+    expected_ms: i64,
+    lost_ms: Option<i64>,
+    out: &mut Vec<RunValue>,
+) {
+    if expected_ms <= 0 {
+        return;
+    }
+    let interrupting = events
+        .iter()
+        .filter(|e| e.counts_against_platform())
+        .count();
+    let not_counted = events
+        .iter()
+        .filter(|e| e.interrupts() && !e.counts_against_platform())
+        .count();
+    let gpu_hours = expected_ms as f64 / 3.6e6;
+    let aside = if not_counted > 0 {
+        format!(" ({not_counted} application faults not counted)")
+    } else {
+        String::new()
+    };
+    // Counted per GPU-hour, pooled as per hundred.
+    out.push(RunValue::pooled(
+        "sustain.interruptions_per_100h",
+        interrupting as f64,
+        gpu_hours,
+        Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours{aside}")),
+    ));
+    let Some(lost_ms) = lost_ms else {
+        return;
+    };
+    out.push(RunValue::pooled(
+        "sustain.availability_pct",
+        (expected_ms - lost_ms) as f64,
+        expected_ms as f64,
+        Some(format!(
+            "{:.1} GPU-minutes lost of {gpu_hours:.1} GPU-hours expected",
+            lost_ms as f64 / 60_000.0
+        )),
+    ));
 }
 
 fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
@@ -453,9 +490,10 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
     }
     let n = attempts.len() as f64;
     let ok = attempts.iter().filter(|a| a.success).count();
-    out.push(value(
+    out.push(RunValue::pooled(
         "switch.success_pct",
-        100.0 * ok as f64 / n,
+        ok as f64,
+        n,
         Some(format!("{ok} of {} switches", attempts.len())),
     ));
     let mut steps: Vec<f64> = attempts.iter().map(|a| f64::from(a.manual_steps)).collect();
@@ -490,9 +528,10 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
             (p + u64::from(a), t + u64::from(b))
         });
     if total > 0 {
-        out.push(value(
+        out.push(RunValue::pooled(
             "switch.op_coverage_pct",
-            100.0 * passed as f64 / total as f64,
+            passed as f64,
+            total as f64,
             Some(format!("{passed} of {total} operators")),
         ));
     }
@@ -547,9 +586,10 @@ fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
             .filter(|o| o.get("passed").and_then(|v| v.as_bool()) != Some(true))
             .map(name)
             .collect();
-        out.push(value(
+        out.push(RunValue::pooled(
             "switch.op_coverage_pct",
-            100.0 * passed as f64 / operators.len() as f64,
+            passed as f64,
+            operators.len() as f64,
             Some(format!(
                 "{passed} of {} operators{}",
                 operators.len(),
@@ -568,9 +608,10 @@ fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
         return;
     }
     let recovered = drills.iter().filter(|d| d.recovered).count();
-    out.push(value(
+    out.push(RunValue::pooled(
         "sustain.resume_success_pct",
-        100.0 * recovered as f64 / drills.len() as f64,
+        recovered as f64,
+        drills.len() as f64,
         Some(format!("{recovered} of {} drills recovered", drills.len())),
     ));
     let mut times: Vec<f64> = drills

@@ -47,6 +47,9 @@ pub struct GpuSustain {
     pub max_temp_c: Option<i64>,
     /// Observed span (first to last sample plus one step), ms.
     pub span_ms: i64,
+    /// The first and last sample's time, ms.
+    pub first_ms: i64,
+    pub last_ms: i64,
     pub longest_plateau_ms: Option<i64>,
 }
 
@@ -63,6 +66,41 @@ impl GpuSustain {
 
     pub fn hot_pct(&self) -> Option<f64> {
         (self.temp_samples > 0).then(|| 100.0 * self.hot_samples as f64 / self.temp_samples as f64)
+    }
+}
+
+/// The sample fields the sustain figures and the energy read.
+pub const FIELDS: [Field; 6] = [
+    Field::UtilGpuPct,
+    Field::PowerMw,
+    Field::SmClockMhz,
+    Field::ThrottleMask,
+    Field::TempGpuC,
+    Field::MemUsedMib,
+];
+
+/// The metrics judged per GPU, each read from one GPU's analysis: the one
+/// place a run's GPU figures and a platform's GPU histories take them from.
+pub const GPU_FIGURES: [&str; 6] = [
+    "sustain.power_drop_pct",
+    "sustain.phantom_util_pct",
+    "sustain.throttle_pct",
+    "sustain.hot_time_pct",
+    "sustain.max_temp_c",
+    "sustain.memory_plateau_h",
+];
+
+/// One GPU's figure for a metric of [`GPU_FIGURES`]; none for a metric that
+/// is not judged per GPU or a field the log lacks.
+pub fn gpu_figure(g: &GpuSustain, key: &str) -> Option<f64> {
+    match key {
+        "sustain.power_drop_pct" => g.power_drop_pct,
+        "sustain.phantom_util_pct" => g.phantom_pct(),
+        "sustain.throttle_pct" => g.throttle_pct(),
+        "sustain.hot_time_pct" => g.hot_pct(),
+        "sustain.max_temp_c" => g.max_temp_c.map(|t| t as f64),
+        "sustain.memory_plateau_h" => g.longest_plateau_ms.map(|ms| ms as f64 / 3.6e6),
+        _ => None,
     }
 }
 
@@ -126,6 +164,7 @@ fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
         return (out, flags);
     }
     out.span_ms = t[n - 1] - t[0] + crate::samples::median_step(t).unwrap_or(0);
+    (out.first_ms, out.last_ms) = (t[0], t[n - 1]);
     let util = frame.column(Field::UtilGpuPct);
     let power = frame.column(Field::PowerMw);
     let sm = frame.column(Field::SmClockMhz);
@@ -191,21 +230,32 @@ fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
         out.power_drop_pct = Some((a - b) / a * 100.0);
     }
     let settled_sm = level(sm, &st.first);
+    let final_sm = level(sm, &st.last);
     if settled_power.is_some() || settled_sm.is_some() {
         for i in 0..n {
             if !busy[i] || t[i] < st.warmup_end_ms {
                 continue;
             }
-            let low = |column: Option<&crate::samples::Column>, settled: Option<f64>| matches!((column.and_then(|c| c.get(i)), settled), (Some(v), Some(s)) if (v as f64) < PHANTOM_FRACTION * s);
+            let below = |column: Option<&crate::samples::Column>, level: Option<f64>| matches!((column.and_then(|c| c.get(i)), level), (Some(v), Some(s)) if (v as f64) < PHANTOM_FRACTION * s);
             let checked =
                 power.and_then(|c| c.get(i)).is_some() || sm.and_then(|c| c.get(i)).is_some();
             if !checked {
                 continue;
             }
             out.phantom_checked += 1;
-            if low(power, settled_power) || low(sm, settled_sm) {
-                out.phantom_samples += 1;
+            if below(power, settled_power) || below(sm, settled_sm) {
                 flags[i] = true;
+                // One reading of one fault: a slump the GPU ended in is the
+                // power drop's; phantom utilisation counts the busy time
+                // spent below where the GPU both settled and ended.
+                let below_end = |column, settled, last: Option<f64>| {
+                    below(column, settled) && last.is_none_or(|_| below(column, last))
+                };
+                if below_end(power, settled_power, final_power)
+                    || below_end(sm, settled_sm, final_sm)
+                {
+                    out.phantom_samples += 1;
+                }
             }
         }
     }
@@ -215,7 +265,8 @@ fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
     (out, flags)
 }
 
-/// Busy samples flagged as phantom utilisation, for inspection and tests.
+/// Busy samples below the GPU's settled level (a slump, whether it lasted
+/// to the end or not), for inspection and tests.
 pub fn phantom_flags(frame: &SeriesFrame) -> Vec<bool> {
     analyse_detailed(frame).1
 }
@@ -401,8 +452,25 @@ mod tests {
         assert_eq!(s.settled_power_w, Some(250.0));
         // 225 is exactly 10 % under 250: not *more* than 10 %, so no phantom.
         assert_eq!(s.phantom_pct(), Some(0.0));
+        // A deeper slump that lasts to the end is read once, as the drop.
         let deeper = analyse(&trace(48, |m| if m < 30 * 60 { 250 } else { 220 }, |_| 95));
-        let pct = deeper.phantom_pct().unwrap();
+        assert!((deeper.power_drop_pct.unwrap() - 12.0).abs() < 1e-9);
+        assert_eq!(deeper.phantom_pct(), Some(0.0));
+    }
+
+    #[test]
+    fn a_slump_the_gpu_came_back_from_is_phantom_utilisation_not_a_drop() {
+        // 220 W from hour 20 to hour 38 of 48, busy throughout.
+        let slump = |m: i64| {
+            if (20 * 60..38 * 60).contains(&m) {
+                220
+            } else {
+                250
+            }
+        };
+        let s = analyse(&trace(48, slump, |_| 95));
+        assert!(s.power_drop_pct.unwrap().abs() < 1e-9);
+        let pct = s.phantom_pct().unwrap();
         assert!(
             (pct - 100.0 * 18.0 / (48.0 - 10.0 / 60.0)).abs() < 0.5,
             "{pct}"

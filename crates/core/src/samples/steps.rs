@@ -94,6 +94,11 @@ impl StepTally {
         !self.disordered
     }
 
+    /// The latest timestamp, where they came in time order.
+    pub fn last(&self) -> Option<i64> {
+        self.last.filter(|_| self.in_order())
+    }
+
     /// Timestamps tallied.
     pub fn count(&self) -> u64 {
         self.count

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::{curve, presets};
 use crate::domain::{Breakpoint, Platform};
 use crate::metrics::catalog::{self, Anchors};
-use crate::metrics::{Evidence, EvidenceMap, PlatformEvidence, RunSource};
+use crate::metrics::{Evidence, EvidenceMap, PlatformEvidence, RunSource, UnitFigure};
 use crate::store::StoredProfile;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,6 +31,10 @@ pub struct MetricScore {
     pub score_range: Option<(f64, f64)>,
     pub runs: Vec<RunSource>,
     pub details: Vec<String>,
+    /// For a metric judged per unit: the worst nodes (or runs) behind it,
+    /// worst first, with their share of the platform's exposure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worst: Vec<UnitFigure>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -203,24 +207,36 @@ impl Scorer {
             Anchors::RelativeToBest { .. } => best,
             Anchors::Fixed { .. } => None,
         };
-        let score = ev
-            .as_ref()
-            .and_then(|ev| curve::score(&self.anchors, ev.value, best));
+        let score = ev.as_ref().and_then(|ev| {
+            if ev.spread.is_empty() {
+                return curve::score(&self.anchors, ev.value, best);
+            }
+            // Judged per unit: the expected score over the units a buyer
+            // may be given, so that a fault on any share of the fleet moves
+            // it in proportion to that share.
+            let (mut sum, mut shares) = (0.0, 0.0);
+            for s in &ev.spread {
+                sum += s.share * curve::score(&self.anchors, s.value, best)?;
+                shares += s.share;
+            }
+            (shares > 0.0).then(|| sum / shares)
+        });
         let score_range = ev.as_ref().and_then(|ev| {
             Some((
                 curve::score(&self.anchors, ev.min, best)?,
                 curve::score(&self.anchors, ev.max, best)?,
             ))
         });
-        let (value, min, max, runs, details) = match ev {
+        let (value, min, max, runs, details, worst) = match ev {
             Some(ev) => (
                 Some(ev.value),
                 Some(ev.min),
                 Some(ev.max),
                 ev.runs,
                 ev.details,
+                ev.worst,
             ),
-            None => (None, None, None, Vec::new(), Vec::new()),
+            None => (None, None, None, Vec::new(), Vec::new(), Vec::new()),
         };
         MetricScore {
             key: self.def.key,
@@ -234,6 +250,7 @@ impl Scorer {
             score_range,
             runs,
             details,
+            worst,
         }
     }
 }

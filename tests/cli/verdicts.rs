@@ -1,0 +1,286 @@
+//! Verdicts a fleet cannot hide: fleets of several 8-GPU nodes written as
+//! nvidia-smi CSV by a seeded generator — one GPU sagging, one falling off
+//! the bus, one node split over two files — imported and ranked through the
+//! binary beside their healthy twins.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::util::Workspace;
+
+const GPUS: u32 = 8;
+const HOURS: f64 = 6.0;
+
+/// One node's log: `GPUS` GPUs sampled every minute from `from_h` to `to_h`
+/// (hours after 08:00 UTC), busy throughout. `sag`: (GPU, onset hour,
+/// depth) from which that GPU's power and SM clock fall; `lost`: (GPU,
+/// hour) after which that GPU writes no more rows.
+struct Node {
+    name: &'static str,
+    from_h: f64,
+    to_h: f64,
+    sag: Option<(u32, f64, f64)>,
+    lost: Option<(u32, f64)>,
+}
+
+impl Node {
+    fn healthy(name: &'static str) -> Node {
+        Node {
+            name,
+            from_h: 0.0,
+            to_h: HOURS,
+            sag: None,
+            lost: None,
+        }
+    }
+
+    fn csv(&self, seed: u64) -> String {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut out = String::from(
+            "timestamp, index, name, uuid, pci.bus_id, power.draw [W], temperature.gpu, utilization.gpu [%], memory.used [MiB], clocks.current.sm [MHz], clocks_throttle_reasons.active\n",
+        );
+        let (first, last) = ((self.from_h * 60.0) as i64, (self.to_h * 60.0) as i64);
+        for minute in first..last {
+            let hour = minute as f64 / 60.0;
+            for gpu in 0..GPUS {
+                if self.lost.is_some_and(|(g, at)| g == gpu && hour >= at) {
+                    continue;
+                }
+                let depth = match self.sag {
+                    Some((g, onset, depth)) if g == gpu && hour >= onset => depth,
+                    _ => 0.0,
+                };
+                let noise = 1.0 + rng.random_range(-0.01..0.01);
+                let power = 250.0 * (1.0 - depth) * noise;
+                let sm = (1410.0 * (1.0 - depth)).round();
+                let util = rng.random_range(93..=99);
+                let (h, m) = (8 + minute / 60, minute % 60);
+                out.push_str(&format!(
+                    "2026/06/01 {h:02}:{m:02}:00.000, {gpu}, NVIDIA A100-SXM4-80GB, GPU-{name}-{gpu:04}, 00000000:{bus:02X}:00.0, {power:.2} W, {temp}, {util} %, {mem} MiB, {sm} MHz, 0x0000000000000000\n",
+                    name = self.name,
+                    bus = 0x10 + gpu * 8,
+                    temp = 66 + rng.random_range(0..4),
+                    mem = 60_000 + rng.random_range(0..2_000),
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// A platform whose nodes' logs are imported one run per file.
+fn platform(ws: &Workspace, name: &str, nodes: &[Node]) {
+    ws.ok(&["platform", "add", name]);
+    for (i, node) in nodes.iter().enumerate() {
+        let path = ws
+            .dir
+            .path()
+            .join(format!("{}-{}-{}.csv", name.to_lowercase(), node.name, i));
+        std::fs::write(&path, node.csv(1000 + i as u64)).expect("write log");
+        ws.ok(&[
+            "import",
+            "--platform",
+            name,
+            "--tz",
+            "UTC",
+            path.to_str().expect("path"),
+        ]);
+    }
+}
+
+fn platform_score<'a>(ranking: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    ranking["ranking"]["platforms"]
+        .as_array()
+        .expect("platforms")
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not ranked"))
+}
+
+fn breakpoint<'a>(platform: &'a serde_json::Value, b: &str) -> &'a serde_json::Value {
+    platform["breakpoints"]
+        .as_array()
+        .expect("breakpoints")
+        .iter()
+        .find(|x| x["breakpoint"] == b)
+        .expect("breakpoint")
+}
+
+fn metric<'a>(platform: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    platform["breakpoints"]
+        .as_array()
+        .expect("breakpoints")
+        .iter()
+        .flat_map(|b| b["metrics"].as_array().expect("metrics"))
+        .find(|m| m["key"] == key)
+        .unwrap_or_else(|| panic!("{key} missing"))
+}
+
+fn number(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Four nodes: on node 3 GPU 5 loses 12 % of its power and clocks from hour
+/// 3; on node 2 GPU 1's rows stop at hour 4 while its neighbours go on.
+fn faulty_fleet() -> Vec<Node> {
+    vec![
+        Node::healthy("node1"),
+        Node {
+            lost: Some((1, 4.0)),
+            ..Node::healthy("node2")
+        },
+        Node {
+            sag: Some((5, 3.0, 0.12)),
+            ..Node::healthy("node3")
+        },
+        Node::healthy("node4"),
+    ]
+}
+
+#[test]
+fn a_sagging_gpu_and_a_lost_gpu_pull_the_fleet_below_its_healthy_twin() {
+    let ws = Workspace::new();
+    platform(&ws, "Faulty", &faulty_fleet());
+    platform(
+        &ws,
+        "Healthy",
+        &["node1", "node2", "node3", "node4"].map(Node::healthy),
+    );
+    let ranking = ws.json(&["rank", "--samples", "200"]);
+    let (faulty, healthy) = (
+        platform_score(&ranking, "Faulty"),
+        platform_score(&ranking, "Healthy"),
+    );
+    let sustain = |p| number(&breakpoint(p, "sustain")["score"]);
+    assert!(
+        sustain(healthy) - sustain(faulty) >= 10.0,
+        "sustain: healthy {} vs faulty {}",
+        sustain(healthy),
+        sustain(faulty)
+    );
+    assert!(sustain(healthy) > 99.0, "{}", sustain(healthy));
+
+    // The lost GPU is an interruption, its last two hours lost: 2 of 192
+    // GPU-hours expected.
+    let availability = number(&metric(faulty, "sustain.availability_pct")["value"]);
+    assert!(
+        (availability - 100.0 * 190.0 / 192.0).abs() < 0.05,
+        "{availability}"
+    );
+    let interruptions = number(&metric(faulty, "sustain.interruptions_per_100h")["value"]);
+    assert!(
+        (interruptions - 100.0 / 192.0).abs() < 0.01,
+        "{interruptions}"
+    );
+    assert_eq!(
+        number(&metric(healthy, "sustain.availability_pct")["value"]),
+        100.0
+    );
+
+    // The sag, named by node and GPU with its share of the fleet, and read
+    // once: as the power drop, not again as phantom utilisation.
+    let drop = metric(faulty, "sustain.power_drop_pct");
+    let worst = &drop["worst"][0];
+    assert!(
+        worst["node"].as_str().unwrap().contains("node3")
+            && worst["gpu"].as_str().unwrap().starts_with("GPU 5"),
+        "{worst}"
+    );
+    assert!((number(&worst["value"]) - 12.0).abs() < 0.5, "{worst}");
+    assert!(
+        (number(&worst["share"]) - 48.0 / 190.0).abs() < 0.01,
+        "{worst}"
+    );
+    assert!(number(&drop["score"]) < 85.0, "{drop}");
+    let phantom = metric(faulty, "sustain.phantom_util_pct");
+    assert_eq!(number(&phantom["score"]), 100.0, "{phantom}");
+
+    // explain names the same units, in its table and its JSON.
+    let explained = ws.json(&["explain", "Faulty"]);
+    let text = explained.to_string();
+    assert!(text.contains("node3") && text.contains("GPU 5"), "{text}");
+    let table = ws.ok(&["explain", "Faulty"]);
+    assert!(table.contains("worst units"), "{table}");
+    assert!(table.contains("GPU 5"), "{table}");
+}
+
+#[test]
+fn a_sag_split_over_two_logs_is_found_as_in_one() {
+    let ws = Workspace::new();
+    let sag = Some((5, 3.0, 0.12));
+    platform(
+        &ws,
+        "Whole",
+        &[Node {
+            sag,
+            ..Node::healthy("node3")
+        }],
+    );
+    // The same node written as two files split at the onset, as a second
+    // pull of the same hours writes it.
+    platform(
+        &ws,
+        "Split",
+        &[
+            Node {
+                to_h: 3.0,
+                sag,
+                ..Node::healthy("node3")
+            },
+            Node {
+                from_h: 3.0,
+                sag,
+                ..Node::healthy("node3")
+            },
+        ],
+    );
+    let ranking = ws.json(&["rank", "--samples", "200"]);
+    let drop = |name| {
+        let m = metric(platform_score(&ranking, name), "sustain.power_drop_pct");
+        (number(&m["value"]), number(&m["score"]), m.clone())
+    };
+    let (whole, whole_score, _) = drop("Whole");
+    let (split, split_score, split_metric) = drop("Split");
+    assert!((whole - 12.0).abs() < 0.5, "whole {whole}");
+    assert!(
+        (split - whole).abs() < 0.5,
+        "split {split} vs whole {whole}"
+    );
+    assert!(
+        (split_score - whole_score).abs() < 5.0,
+        "{split_score} vs {whole_score}"
+    );
+    // Each file alone shows no drop: the range over runs stays flat while
+    // the history is not.
+    assert!(number(&split_metric["max"]) >= 11.5, "{split_metric}");
+    assert!(
+        split_metric["worst"][0]["gpu"]
+            .as_str()
+            .unwrap()
+            .starts_with("GPU 5")
+    );
+}
+
+#[test]
+fn a_gpu_that_stops_reporting_is_an_event_of_its_run() {
+    let ws = Workspace::new();
+    platform(
+        &ws,
+        "Lost",
+        &[Node {
+            lost: Some((1, 4.0)),
+            ..Node::healthy("node2")
+        }],
+    );
+    let runs = ws.json(&["runs", "list"]);
+    let run = runs.as_array().expect("runs")[0]["id"]
+        .as_i64()
+        .expect("id");
+    let shown = ws.json(&["runs", "show", &run.to_string()]);
+    let text = shown.to_string();
+    assert!(text.contains("gpu-lost"), "{text}");
+    assert!(
+        text.contains("stopped reporting while 7 other GPUs went on"),
+        "{text}"
+    );
+}
