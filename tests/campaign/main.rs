@@ -122,6 +122,85 @@ fn request(scenario: LoadScenario, count: u32) -> Request {
     }
 }
 
+/// The true stage times (ms) the fake cloud kept for an instance.
+fn truth(cloud: &Cloud, id: &str) -> [i64; 3] {
+    let text = std::fs::read_to_string(cloud.dir.path().join("cloud").join(format!(".truth-{id}")))
+        .unwrap();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    [
+        field("provisioned_at"),
+        field("ready_at"),
+        field("compute_at"),
+    ]
+}
+
+#[test]
+fn a_first_computation_that_works_a_moment_after_ssh_is_a_slow_start_not_a_failure() {
+    // The first GPU call works half a second after the image answers, and
+    // every poll takes 150 ms to answer after looking.
+    let cloud = Cloud::new(&[
+        ("FAKECLOUD_COMPUTE_LAG", "500"),
+        ("FAKECLOUD_POLL_MS", "150"),
+    ]);
+    let never = AtomicBool::new(false);
+    let outcome = cloud.campaign(&request(LoadScenario::Baseline, 6), &never);
+    assert_eq!(
+        (outcome.summary.ok, outcome.summary.attempts),
+        (6, 6),
+        "{:?}",
+        outcome.records
+    );
+    assert_eq!(outcome.summary.failure_rate_pct, Some(0.0));
+    let poll = cloud.recipe.timeouts.poll.as_millis() as i64;
+    // A command takes a moment to start before it looks at the clock.
+    let start_slack = 100;
+    for r in &outcome.records {
+        let truth = truth(&cloud, r.id.as_deref().unwrap());
+        let stamped = [r.provisioned_at, r.image_ready_at, r.first_compute_at]
+            .map(|t| t.unwrap().as_millisecond());
+        for (i, stage) in [Stage::Provision, Stage::Ready, Stage::FirstCompute]
+            .into_iter()
+            .enumerate()
+        {
+            let bracket = r.brackets.iter().find(|b| b.stage == stage).unwrap();
+            assert_eq!(bracket.at.as_millisecond(), stamped[i]);
+            // Never before the truth, at most one bracket after it, and a
+            // bracket no wider than a poll and the poll's own answer.
+            assert!(
+                stamped[i] >= truth[i] - start_slack,
+                "{stage}: stamped {} ms before the truth",
+                truth[i] - stamped[i]
+            );
+            assert!(
+                stamped[i] - truth[i] <= bracket.width_ms,
+                "{stage}: {} ms late, bracket {} ms",
+                stamped[i] - truth[i],
+                bracket.width_ms
+            );
+            assert!(
+                bracket.width_ms <= poll + 150 + 1000,
+                "{stage}: bracket {} ms",
+                bracket.width_ms
+            );
+            assert!(bracket.since.as_millisecond() <= truth[i] + start_slack);
+        }
+        // The first computation was tried again: its bracket begins at a
+        // poll that failed after the image answered.
+        let compute = r
+            .brackets
+            .iter()
+            .find(|b| b.stage == Stage::FirstCompute)
+            .unwrap();
+        assert!(compute.since > r.image_ready_at.unwrap(), "{compute:?}");
+    }
+}
+
 #[test]
 fn baseline_and_peak_campaigns_record_every_stage_and_leave_nothing_running() {
     let cloud = Cloud::new(&[]);
@@ -269,6 +348,8 @@ fn misbehaving_launches_statuses_and_teardowns() {
     let never = AtomicBool::new(false);
     let mut recipe_timeouts = cloud.recipe.timeouts;
     recipe_timeouts.provision = Duration::from_millis(1500);
+    // A first computation that keeps failing is retried until this.
+    recipe_timeouts.first_compute = Duration::from_millis(600);
     let cloud = Cloud {
         recipe: Recipe {
             timeouts: recipe_timeouts,

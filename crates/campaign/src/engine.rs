@@ -77,12 +77,44 @@ pub struct AttemptRecord {
     pub image_ready_at: Option<Timestamp>,
     pub first_compute_at: Option<Timestamp>,
     pub ending: Ending,
+    /// Each polled stage's time bracket: it happened after the start of the
+    /// last poll that found it not yet done and by the start of the first
+    /// that found it done, where it is stamped.
+    pub brackets: Vec<StageBracket>,
     /// The stage that failed or timed out, and why.
     pub failure: Option<(Stage, String)>,
     /// Whether the instance was torn down; `None` when there was none to
     /// tear down by id.
     pub torn_down: Option<bool>,
     pub commands: Vec<CommandLog>,
+}
+
+/// When a polled stage happened, as far as polling can tell: after `since`
+/// (the start of the last poll that found it not yet done, or the moment the
+/// stage began) and by `at` (the start of the first poll that found it
+/// done). A stage is stamped at `at`: never before it happened, at most
+/// `width_ms` after, and never counting the poll's own run time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageBracket {
+    pub stage: Stage,
+    pub since: Timestamp,
+    pub at: Timestamp,
+    pub width_ms: i64,
+    /// The bracket's middle, the likeliest single time.
+    pub midpoint: Timestamp,
+}
+
+impl StageBracket {
+    fn new(stage: Stage, since: Timestamp, at: Timestamp) -> StageBracket {
+        let width = at.duration_since(since);
+        StageBracket {
+            stage,
+            since,
+            at,
+            width_ms: width.as_millis() as i64,
+            midpoint: since + width / 2,
+        }
+    }
 }
 
 /// What a campaign reports as it goes (a live status line, the app).
@@ -148,6 +180,7 @@ impl AttemptRecord {
             image_ready_at: None,
             first_compute_at: None,
             ending,
+            brackets: Vec::new(),
             failure: None,
             torn_down: None,
             commands: Vec::new(),
@@ -173,10 +206,15 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn exec(&mut self, stage: Stage, command: &str, timeout: Duration) -> CommandResult {
-        let result = self.shell.run(command, timeout, self.cancel);
-        self.log(stage, command, &result);
-        result
+    /// The earliest a stage after the one stamped `at` can have happened:
+    /// that stage's own earliest, where it was polled.
+    fn earliest_since(&self, at: Timestamp) -> Timestamp {
+        self.record
+            .brackets
+            .iter()
+            .rev()
+            .find(|b| b.at == at)
+            .map_or(at, |b| b.since)
     }
 
     fn log(&mut self, stage: Stage, command: &str, r: &CommandResult) {
@@ -218,25 +256,35 @@ impl Run<'_> {
     }
 
     /// Run `command` every poll interval until `done` says so, the stage's
-    /// timeout passes or the user cancels; the time it was done.
+    /// timeout passes or the user cancels. Done: the stage's bracket (kept
+    /// in the record) and the answer; each poll is timed from its start, so
+    /// the poll's own run time is never counted as the platform's. A stage
+    /// the first poll finds done happened at the earliest when the stage
+    /// before it could have (`earliest`).
     fn poll(
         &mut self,
         stage: Stage,
         command: &str,
-        timeout: Duration,
-        poll: Duration,
+        (timeout, poll): (Duration, Duration),
+        earliest: Timestamp,
         done: impl Fn(&CommandResult) -> bool,
     ) -> Result<(Timestamp, CommandResult), CommandResult> {
         let deadline = Instant::now() + timeout;
+        let mut since = earliest;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            let started = Timestamp::now();
             let r = self
                 .shell
                 .run(command, left.max(Duration::from_millis(1)), self.cancel);
             if done(&r) {
                 self.log(stage, command, &r);
-                return Ok((Timestamp::now(), r));
+                self.record
+                    .brackets
+                    .push(StageBracket::new(stage, since, started));
+                return Ok((started, r));
             }
+            since = started;
             if r.cancelled || Instant::now() + poll >= deadline {
                 self.log(stage, command, &r);
                 let timed_out = !r.cancelled;
@@ -405,9 +453,14 @@ fn stages(
         (Some(status), Some(pattern)) => {
             let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let command = fill(status, &pairs);
-            match run.poll(Stage::Provision, &command, t.provision, t.poll, |r| {
-                pattern.find(&r.stdout).is_some()
-            }) {
+            let earliest = run.record.submitted_at.unwrap_or_else(Timestamp::now);
+            match run.poll(
+                Stage::Provision,
+                &command,
+                (t.provision, t.poll),
+                earliest,
+                |r| pattern.find(&r.stdout).is_some(),
+            ) {
                 Ok((at, answer)) => {
                     // Clouds give the address once the instance runs.
                     if !values.iter().any(|(k, _)| *k == "address")
@@ -430,7 +483,14 @@ fn stages(
     let ready = match &c.ready {
         Some(ready) => {
             let command = fill(ready, &pairs);
-            match run.poll(Stage::Ready, &command, t.ready, t.poll, CommandResult::ok) {
+            let earliest = run.earliest_since(provisioned);
+            match run.poll(
+                Stage::Ready,
+                &command,
+                (t.ready, t.poll),
+                earliest,
+                CommandResult::ok,
+            ) {
                 Ok((at, _)) => at,
                 Err(r) => return run.fail(Stage::Ready, &r, "the image never answered"),
             }
@@ -439,11 +499,30 @@ fn stages(
     };
     run.record.image_ready_at = Some(ready);
 
+    // Retried like readiness: on many clouds the first GPU call works a
+    // moment after the image answers, and a start that needs a second try
+    // is a slow start, not a failed one.
     observer.stage(index, Stage::FirstCompute);
     let command = fill(&c.first_compute, &pairs);
-    let r = run.exec(Stage::FirstCompute, &command, t.first_compute);
-    if !r.ok() {
-        return run.fail(Stage::FirstCompute, &r, "the first computation failed");
+    let earliest = run.earliest_since(ready);
+    match run.poll(
+        Stage::FirstCompute,
+        &command,
+        (t.first_compute, t.poll),
+        earliest,
+        CommandResult::ok,
+    ) {
+        Ok((at, _)) => run.record.first_compute_at = Some(at),
+        // It kept answering with an error until the timeout: a failure, with
+        // the error quoted; no answer at all is a timeout.
+        Err(r) if r.exit.is_some() && !r.cancelled => run.fail(
+            Stage::FirstCompute,
+            &CommandResult {
+                timed_out: false,
+                ..r
+            },
+            "the first computation failed until the timeout",
+        ),
+        Err(r) => run.fail(Stage::FirstCompute, &r, "the first computation failed"),
     }
-    run.record.first_compute_at = Some(Timestamp::now());
 }
