@@ -236,6 +236,12 @@ fn a_killed_job_restarted_by_its_supervisor_is_measured_exactly() {
 
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("train.log");
+    // A job that has run for hours: its log holds 3000 steps written before
+    // the drill (not now, and not to be timed as if they were), and its
+    // checkpoint is at step 3000.
+    let history: String = (1..=3000).map(|i| format!("step {i} loss 0.5\n")).collect();
+    std::fs::write(&log, history).unwrap();
+    std::fs::write(dir.path().join("ckpt"), "3000").unwrap();
     let mut supervisor = std::process::Command::new(fixture("supervisor.sh"))
         .env("LOG", &log)
         .env("CKPT", dir.path().join("ckpt"))
@@ -285,7 +291,15 @@ fn a_killed_job_restarted_by_its_supervisor_is_measured_exactly() {
     assert_eq!(outcome.progress_at_kill, Some(last_before));
     assert_eq!(outcome.first_progress_after, Some(resumed + 1));
     assert_eq!(outcome.steps_lost, Some(last_before - resumed));
-    assert!(outcome.progress_lost_s.unwrap() < 1.0, "{outcome:?}");
+    // A step every 0.1 s (and the moments a shell takes around it): the
+    // seconds lost are the steps lost at that pace, timed from the fault.
+    let lost_s = outcome.progress_lost_s.unwrap();
+    let expected = 0.1 * (last_before - resumed) as f64;
+    assert!(
+        lost_s >= expected - 0.12 && lost_s <= expected * 1.3 + 0.12,
+        "{lost_s} s lost for {} steps: {outcome:?}",
+        last_before - resumed
+    );
 
     // As a fault-drill table, it imports and feeds the recovery metrics.
     let path = dir.path().join("drill.csv");

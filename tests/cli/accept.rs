@@ -344,6 +344,22 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let sheets = station.json(&["accept", "checklists", "Lab"]);
     let bundle_sheet = &sheets[0]["bundles"][0];
     assert_eq!(bundle_sheet["host"], "node-9");
+    // Every log of the plan carries the plan's host, the drift log's too
+    // (the suite itself knows only the machine's own name).
+    let drift_run = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["provenance"]["format"] == "drift-log")
+        .unwrap();
+    assert_eq!(drift_run["provenance"]["host"], "node-9", "{drift_run}");
+    // Records kept in metadata are counted like any other.
+    for r in runs.as_array().unwrap() {
+        let format = r["provenance"]["format"].as_str().unwrap();
+        if matches!(format, "drift-log" | "network-log") {
+            assert!(r["records"].as_u64().unwrap() > 0, "{r}");
+        }
+    }
     assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 6);
     let checks: Vec<&str> = bundle_sheet["checklist"]
         .as_array()
@@ -505,7 +521,49 @@ fn numeric_drift_is_zero_between_identical_runs_and_a_planted_error_is_caught() 
         explain.contains("12 of 14 operators; failed: conv2d, gru"),
         "{explain}"
     );
-    assert!(explain.contains("worst conv2d 1.0e-3"), "{explain}");
+    assert!(
+        explain.contains("worst conv2d of 13 operators"),
+        "{explain}"
+    );
+    // Judged by the worst operator, not the median (0, as twelve of the
+    // thirteen compared match exactly): the drift cell scores 0 at 1e-3.
+    let switch = ws.json(&["explain", "Lab", "switch"]);
+    let drift = switch["breakpoints"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["key"] == "switch.drift_rel_l2")
+        .unwrap();
+    assert!(
+        (drift["value"].as_f64().unwrap() - 1e-3).abs() < 1e-6,
+        "{drift}"
+    );
+    assert!(drift["score"].as_f64().unwrap() < 1.0, "{drift}");
+    // The summary says what failed; the run counts its fourteen operators.
+    let text = ws
+        .cmd(&[
+            "accept",
+            "drift",
+            "--reference",
+            reference.to_str().unwrap(),
+            "--outputs",
+            planted.to_str().unwrap(),
+            "-o",
+            dir.join("drift-again.json").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "numeric drift: 2 of 14 operators failed (conv2d: rel. L2 1.0e-3 above 1e-4; gru:"
+        ),
+        "{text}"
+    );
+    let runs = ws.json(&["runs", "list"]);
+    assert_eq!(runs[0]["records"], 14, "{runs}");
+    let shown = ws.ok(&["runs", "show", "1"]);
+    assert!(shown.contains("14 records in its metadata"), "{shown}");
 
     // A reference from other inputs is refused with the way out.
     doc["seed"] = 7.into();

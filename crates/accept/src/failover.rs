@@ -130,10 +130,13 @@ struct Follower {
 }
 
 impl Follower {
-    fn new(path: &Path) -> Self {
+    /// From the log's end as it is now: the lines already there were
+    /// written at times nobody saw, and timing them as if written now would
+    /// make the job look many times faster than it is.
+    fn from_end(path: &Path) -> Self {
         Self {
             path: path.to_path_buf(),
-            offset: 0,
+            offset: std::fs::metadata(path).map_or(0, |m| m.len()),
         }
     }
 
@@ -167,7 +170,7 @@ impl Follower {
 /// Run the drill.
 pub fn drill(options: &Options, processes: &dyn Processes) -> Result<Outcome, String> {
     let start = Instant::now();
-    let mut follower = Follower::new(&options.log);
+    let mut follower = Follower::from_end(&options.log);
     // Progress with the time it was seen: the pace before the kill.
     let mut seen: Vec<(Instant, u64)> = Vec::new();
     while start.elapsed() < options.after || seen.len() < 2 {
@@ -256,9 +259,19 @@ pub fn drill(options: &Options, processes: &dyn Processes) -> Result<Outcome, St
     if let (Some(kill), Some(first)) = (outcome.progress_at_kill, outcome.first_progress_after) {
         let lost = kill.saturating_sub(first.saturating_sub(1));
         outcome.steps_lost = Some(lost);
-        outcome.progress_lost_s = pace.filter(|p| *p > 0.0).map(|p| lost as f64 / p);
+        outcome.progress_lost_s = seconds_lost(&seen, fault, first.saturating_sub(1))
+            .or_else(|| pace.filter(|p| *p > 0.0).map(|p| lost as f64 / p));
     }
     Ok(outcome)
+}
+
+/// The work lost, in seconds: from when the job first reached the progress
+/// it resumed from (`resumed`) to the fault, where the drill saw that
+/// progress written; none where it was written before the drill began.
+fn seconds_lost(seen: &[(Instant, u64)], fault: Instant, resumed: u64) -> Option<f64> {
+    let (at, _) = seen.iter().find(|(_, p)| *p >= resumed)?;
+    let reached = seen.iter().any(|(_, p)| *p <= resumed);
+    reached.then(|| fault.saturating_duration_since(*at).as_secs_f64())
 }
 
 /// The drill as a fault-drills table row that imports (`fault-drills`).

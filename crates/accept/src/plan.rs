@@ -490,23 +490,23 @@ pub fn run(
         ));
         let outputs_path = dir.join("operators.json");
         let (outputs, sha256) = drift::run_suite(&d.suite, &outputs_path)?;
-        let log = drift::compare(
+        let mut log = drift::compare(
             (&d.reference, &d.reference_sha256),
             (&outputs, &sha256),
             d.tolerance,
             jiff::Timestamp::now(),
         )?;
+        // The plan names the host; the suite only knows the machine's own
+        // name (a VM's, often).
+        if let Some(host) = &plan.host {
+            log.subject.host = Some(host.clone());
+        }
         let (passed, total) = log.coverage();
         checklist.push(ChecklistItem {
             check: "numeric drift".into(),
             measured: format!(
-                "{passed} of {total} operators within tolerance{}",
-                match log.drift() {
-                    Some((_, (_, 0.0))) => "; every output equals the reference's".into(),
-                    Some((median, (worst, e))) =>
-                        format!("; median rel. L2 {median:.1e}, worst {worst} {e:.1e}"),
-                    None => String::new(),
-                }
+                "{passed} of {total} operators within tolerance; {}",
+                log.summary()
             ),
             threshold: format!(
                 "every operator runs, rel. L2 ≤ {:.0e} against {} (seed 003 §3.3)",

@@ -117,7 +117,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
          host      {}\n\
          period    {}\n\
          interval  {}\n\
-         evidence  {} samples on {} GPU(s), {} events, {} startup attempts, {} switch attempts, {} fault drills, {} billing lines\n",
+         evidence  {} samples on {} GPU(s), {} events, {} startup attempts, {} switch attempts, {} fault drills, {} billing lines{}\n",
         r.id,
         detail.platform,
         r.kind,
@@ -135,6 +135,10 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         detail.switch_attempts,
         detail.fault_drills,
         detail.billing_lines,
+        match detail.kept_records {
+            0 => String::new(),
+            n => format!(", {n} records in its metadata"),
+        },
     );
     if let Some(o) = &r.offering_snapshot {
         text.push_str(&format!(

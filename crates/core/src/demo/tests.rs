@@ -57,7 +57,8 @@ fn the_demo_reproduces_the_seed() {
     assert!(value(&ev, 'A', "sustain.interruptions_per_100h") > 0.0);
     // Switch: E 127/127 at 5e-5; F 119/127; C 102/127; B 37 steps; A's drift above 1e-3.
     assert_eq!(value(&ev, 'E', "switch.op_coverage_pct"), 100.0);
-    assert!((value(&ev, 'E', "switch.drift_rel_l2") - 5e-5).abs() < 2e-5);
+    // Drift is judged by the worst switch: E's typical 5e-5, 7e-5 at worst.
+    assert!((value(&ev, 'E', "switch.drift_rel_l2") - 7e-5).abs() < 1e-6);
     assert!((value(&ev, 'F', "switch.op_coverage_pct") - 100.0 * 119.0 / 127.0).abs() < 1e-9);
     assert!((value(&ev, 'C', "switch.op_coverage_pct") - 100.0 * 102.0 / 127.0).abs() < 1e-9);
     assert!(value(&ev, 'B', "switch.manual_steps") >= 35.0);

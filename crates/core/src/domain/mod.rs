@@ -24,5 +24,5 @@ pub use evidence::{
 pub use inventory::{GpuInfo, MigInstance};
 pub use offering::{BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor};
 pub use platform::{Platform, PlatformKind};
-pub use run::{Duplicate, NewRun, Provenance, Run, RunKind, SourceKind};
+pub use run::{Duplicate, KEPT_RECORDS, NewRun, Provenance, Run, RunKind, SourceKind};
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

@@ -51,6 +51,11 @@ pub struct Provenance {
     pub host: Option<String>,
 }
 
+/// The run's metadata key for how many records an import kept in the
+/// metadata rather than in tables of their own (operators compared, network
+/// probes, health-check results, PCIe links): counted with its records.
+pub const KEPT_RECORDS: &str = "kept_records";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     pub id: i64,
@@ -87,6 +92,16 @@ pub struct NewRun {
     pub inventory: Vec<GpuInfo>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub warnings: Vec<String>,
+}
+
+impl Run {
+    /// Records an import kept in the run's metadata (see [`KEPT_RECORDS`]).
+    pub fn kept_records(&self) -> u64 {
+        self.metadata
+            .get(KEPT_RECORDS)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    }
 }
 
 impl NewRun {

@@ -602,6 +602,12 @@ fn complete(
         ),
         None => (None, None),
     };
+    if built.metadata_records > 0 {
+        built.metadata.insert(
+            crate::domain::KEPT_RECORDS.into(),
+            serde_json::Value::from(built.metadata_records),
+        );
+    }
     let gpus = built.inventory.len();
     store.complete_run(
         run_id,

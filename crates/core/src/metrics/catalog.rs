@@ -428,7 +428,7 @@ pub const METRICS: &[MetricDef] = &[
         name: "Numeric drift",
         unit: "rel. L2",
         higher_is_better: false,
-        definition: "Median relative L2 error ‖out − ref‖ / ‖ref‖ of the same computation before and after the switch (in a drift log: over the reference suite's operators against a reference platform); runs above 1e-4 are flagged.",
+        definition: "The worst relative L2 error ‖out − ref‖ / ‖ref‖ of the same computation before and after the switch (in a drift log: over the reference suite's operators against a reference platform), since a model that uses the worst operator meets its error; the median is kept as a detail, and the share of operators failing is the operator coverage. Runs above 1e-4 are flagged.",
         inputs: "switch attempts: rel_l2_error; drift logs (accept drift): each operator's rel. L2 against the reference platform",
         anchors: fixed(1e-5, 1e-3, true),
         why: "The four-breakpoint review: above 1e-4 downstream accuracy always suffered; platform E held 5e-5, platform A wandered between 1e-3 and 5e-2. Its checklist asks for < 1e-5.",

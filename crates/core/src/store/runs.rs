@@ -212,17 +212,19 @@ impl Store {
     }
 
     /// Per run, how many records it holds besides samples (events, startup
-    /// and switch attempts, fault drills, billing lines), counted as the
-    /// import report counts them: what a table-based run contributes. Runs
-    /// without any are absent.
+    /// and switch attempts, fault drills, billing lines, and those an import
+    /// kept in its metadata), counted as the import report counts them.
+    /// Runs without any are absent.
     pub fn record_counts(&self) -> Result<HashMap<i64, u64>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT run_id, COUNT(*) FROM (
-                SELECT run_id FROM events
-                UNION ALL SELECT run_id FROM startup_attempts
-                UNION ALL SELECT run_id FROM switch_attempts
-                UNION ALL SELECT run_id FROM fault_drills
-                UNION ALL SELECT run_id FROM billing_lines
+            "SELECT run_id, SUM(n) FROM (
+                SELECT run_id, 1 AS n FROM events
+                UNION ALL SELECT run_id, 1 FROM startup_attempts
+                UNION ALL SELECT run_id, 1 FROM switch_attempts
+                UNION ALL SELECT run_id, 1 FROM fault_drills
+                UNION ALL SELECT run_id, 1 FROM billing_lines
+                UNION ALL SELECT id, json_extract(metadata_json, '$.kept_records') FROM runs
+                    WHERE json_type(metadata_json, '$.kept_records') = 'integer'
              ) GROUP BY run_id",
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;

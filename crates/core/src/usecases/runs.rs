@@ -74,6 +74,9 @@ pub struct RunDetail {
     pub switch_attempts: usize,
     pub fault_drills: usize,
     pub billing_lines: usize,
+    /// Records the import kept in the run's metadata (operators compared,
+    /// network probes, health-check results, PCIe links).
+    pub kept_records: u64,
     /// `dcgmi diag` results, where the run holds them.
     pub health: Vec<HealthCheck>,
     /// What the run saw wrong with the delivery; `None` when it checked
@@ -98,6 +101,7 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         switch_attempts: store.switch_attempts(id)?.len(),
         fault_drills: store.fault_drills(id)?.len(),
         billing_lines: store.billing_lines(id)?.len(),
+        kept_records: run.kept_records(),
         health: delivery::health_checks(&run),
         delivery_problems: delivery::problems(&run),
         energy: energy::run_energy(store, &run)?,

@@ -145,15 +145,7 @@ pub(super) fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
         for n in &log.not_compared {
             text.push_str(&format!("not compared: {}: {}\n", n.operator, n.reason));
         }
-        match log.drift() {
-            Some((_, (_, 0.0))) => {
-                text.push_str("numeric drift: none, every output equals the reference's\n")
-            }
-            Some((median, (worst, worst_error))) => text.push_str(&format!(
-                "numeric drift: median rel. L2 {median:.2e}, worst {worst} {worst_error:.2e}\n"
-            )),
-            None => {}
-        }
+        text.push_str(&format!("numeric drift: {}\n", log.summary()));
         text.push_str(&format!(
             "operator coverage: {passed} of {total} within the tolerance\nwrote {}\n",
             log_path.display()

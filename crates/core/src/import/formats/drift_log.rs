@@ -83,6 +83,46 @@ impl DriftLog {
         (passed, self.operators.len())
     }
 
+    /// The verdict in words, what failed first: "2 of 14 operators failed
+    /// (gru: did not run; conv3d: rel. L2 3.2e-3 above 1e-4); worst rel. L2
+    /// …, median …", or that every operator matched.
+    pub fn summary(&self) -> String {
+        let failed: Vec<String> = self
+            .operators
+            .iter()
+            .filter(|o| !o.passed)
+            .map(|o| match (o.rel_l2, &o.note) {
+                (Some(e), _) => format!(
+                    "{}: rel. L2 {e:.1e} above {:.0e}",
+                    o.operator, self.tolerance
+                ),
+                (None, Some(note)) => format!("{}: {note}", o.operator),
+                (None, None) => format!("{}: no output to compare", o.operator),
+            })
+            .collect();
+        let figures = match self.drift() {
+            Some((_, (_, worst))) if worst == 0.0 && failed.is_empty() => {
+                return format!(
+                    "none: every one of the {} operators equals the reference's output",
+                    self.operators.len()
+                );
+            }
+            Some((median, (worst, e))) => {
+                format!("worst rel. L2 {e:.2e} ({worst}), median {median:.2e}")
+            }
+            None => "no operator could be compared".to_string(),
+        };
+        if failed.is_empty() {
+            return format!("every operator within {:.0e}; {figures}", self.tolerance);
+        }
+        format!(
+            "{} of {} operators failed ({}); {figures}",
+            failed.len(),
+            self.operators.len(),
+            failed.join("; ")
+        )
+    }
+
     /// The median relative L2 error over the operators compared, and the
     /// worst operator with its error.
     pub fn drift(&self) -> Option<(f64, (&str, f64))> {
