@@ -290,6 +290,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         assert!(stdout.contains(check), "{check} missing: {stdout}");
     }
     assert!(stdout.contains("(6 logs)"), "{stdout}");
+    assert!(stdout.contains("all 4 checks passed"), "{stdout}");
     assert!(
         bundle.with_extension("operators.json").exists(),
         "this platform's outputs are kept beside the bundle"

@@ -234,11 +234,12 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
             ]);
         }
         output::print(&format!(
-            "acceptance checklist{}\n{t}\nwrote {} ({} logs): `breakpoint import` it on the workstation\n",
+            "acceptance checklist{}\n{t}\n{}\nwrote {} ({} logs): `breakpoint import` it on the workstation\n",
             plan.host
                 .as_deref()
                 .map(|h| format!(" for {h}"))
                 .unwrap_or_default(),
+            breakpoint_core::import::bundle::checklist_verdict(&manifest.checklist),
             bundle_path.display(),
             manifest.entries.len()
         ))?;

@@ -53,6 +53,30 @@ pub struct ChecklistItem {
     pub passed: Option<bool>,
 }
 
+/// A checklist's verdict in one line, what failed first: "2 of 6 checks
+/// failed: failover drill, numeric drift" or "all 5 checks passed".
+pub fn checklist_verdict(checklist: &[ChecklistItem]) -> String {
+    let judged = checklist.iter().filter(|c| c.passed.is_some()).count();
+    let failed: Vec<&str> = checklist
+        .iter()
+        .filter(|c| c.passed == Some(false))
+        .map(|c| c.check.as_str())
+        .collect();
+    if failed.is_empty() {
+        match judged {
+            0 => "nothing to pass or fail".to_string(),
+            1 => "the one check passed".to_string(),
+            n => format!("all {n} checks passed"),
+        }
+    } else {
+        format!(
+            "{} of {judged} checks failed: {}",
+            failed.len(),
+            failed.join(", ")
+        )
+    }
+}
+
 /// Append a file entry to a tar being written: plain permissions and the
 /// given time, the same for every bundle Breakpoint writes.
 pub fn append_entry<W: std::io::Write>(
@@ -203,4 +227,34 @@ pub fn import_bundle(
         Ok(out)
     })?;
     Ok((manifest, outcomes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(check: &str, passed: Option<bool>) -> ChecklistItem {
+        ChecklistItem {
+            check: check.into(),
+            measured: String::new(),
+            threshold: String::new(),
+            passed,
+        }
+    }
+
+    #[test]
+    fn a_checklist_verdict_names_what_failed() {
+        let list = [
+            item("stress stability", Some(true)),
+            item("billing probe", None),
+            item("failover drill", Some(false)),
+            item("numeric drift", Some(false)),
+        ];
+        assert_eq!(
+            checklist_verdict(&list),
+            "2 of 3 checks failed: failover drill, numeric drift"
+        );
+        assert_eq!(checklist_verdict(&list[..2]), "the one check passed");
+        assert_eq!(checklist_verdict(&list[1..2]), "nothing to pass or fail");
+    }
 }
