@@ -271,6 +271,9 @@ impl Run<'_> {
     ) -> Result<(Timestamp, CommandResult), CommandResult> {
         let deadline = Instant::now() + timeout;
         let mut since = earliest;
+        // The last poll that answered (exited), for a stage that keeps
+        // answering "no" until a last poll is cut short by the deadline.
+        let mut answered: Option<CommandResult> = None;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let started = Timestamp::now();
@@ -287,8 +290,15 @@ impl Run<'_> {
             since = started;
             if r.cancelled || Instant::now() + poll >= deadline {
                 self.log(stage, command, &r);
-                let timed_out = !r.cancelled;
-                return Err(CommandResult { timed_out, ..r });
+                let last = match answered {
+                    Some(a) if r.exit.is_none() && !r.cancelled => a,
+                    _ => r,
+                };
+                let timed_out = !last.cancelled;
+                return Err(CommandResult { timed_out, ..last });
+            }
+            if r.exit.is_some() {
+                answered = Some(r.clone());
             }
             if !wait_until(Instant::now() + poll, self.cancel) {
                 self.log(stage, command, &r);
@@ -341,7 +351,8 @@ fn attempt(
             .to_string(),
         at: Timestamp::now(),
     }) {
-        run.record.ending = Ending::Failed;
+        // Nothing was launched: no evidence about the platform either way.
+        run.record.ending = Ending::NotStarted;
         run.record.failure = Some((
             Stage::Launch,
             format!("not launched: the ledger cannot be written ({e})"),
@@ -407,6 +418,13 @@ fn attempt(
     }
     // Whatever happened: tear down, never cancelled by the user's stop.
     observer.stage(plan.index, Stage::Teardown);
+    // Written before and after: a process killed while the teardown runs
+    // leaves the ledger saying so, and `cleanup` asks the platform again.
+    let _ = ledger.append(&Entry::TearingDown {
+        name: plan.name.clone(),
+        id: id.clone(),
+        at: Timestamp::now(),
+    });
     let mut last = CommandResult::default();
     for attempt in 0..TEARDOWN_TRIES {
         if attempt > 0 {

@@ -18,6 +18,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Entry {
+    /// A campaign's name, taken before any of its instances is named.
+    Campaign { campaign: String, at: Timestamp },
     /// About to run the launch command for this instance name.
     Launching {
         name: String,
@@ -31,10 +33,26 @@ pub enum Entry {
         teardown: String,
         at: Timestamp,
     },
+    /// About to run the teardown command: a process killed while it runs
+    /// leaves the ledger saying so, and `cleanup` asks the platform again.
+    TearingDown {
+        name: String,
+        id: String,
+        at: Timestamp,
+    },
     /// The teardown command succeeded.
     TornDown {
         name: String,
         id: String,
+        at: Timestamp,
+    },
+    /// The platform says the instance no longer exists (its teardown ran
+    /// before a crash, or someone stopped it by hand): gone, and what the
+    /// platform said kept.
+    Gone {
+        name: String,
+        id: String,
+        said: String,
         at: Timestamp,
     },
     /// The user checked an instance the ledger could not identify (a launch
@@ -56,7 +74,8 @@ pub struct Outstanding {
 
 pub struct Ledger {
     path: PathBuf,
-    /// Appends from the attempts' threads, one line at a time.
+    /// Appends from the attempts' threads, one line at a time (the file
+    /// lock serialises processes; this, the threads of one).
     lock: Mutex<()>,
 }
 
@@ -83,34 +102,90 @@ impl Ledger {
     /// the campaign act on it.
     pub fn append(&self, entry: &Entry) -> std::io::Result<()> {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
-        line.push('\n');
-        let mut file = OpenOptions::new()
+        let mut file = self.locked()?;
+        Self::append_locked(&mut file, entry)
+    }
+
+    /// The ledger file, open for appending under an exclusive lock that
+    /// other processes' campaigns wait for (released when it is dropped).
+    fn locked(&self) -> std::io::Result<std::fs::File> {
+        let file = OpenOptions::new()
             .create(true)
             .append(true)
             .read(true)
             .open(&self.path)?;
+        file.lock()?;
+        Ok(file)
+    }
+
+    fn append_locked(file: &mut std::fs::File, entry: &Entry) -> std::io::Result<()> {
+        let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+        line.push('\n');
         // A line a crash cut off must not swallow this one.
-        if ends_mid_line(&mut file)? {
+        if ends_mid_line(file)? {
             line.insert(0, '\n');
         }
         file.write_all(line.as_bytes())?;
         file.sync_data()
     }
 
-    /// Every instance not known to be gone, oldest first. A line cut off by
-    /// a crash mid-write is passed over (the entry before it stands).
-    pub fn outstanding(&self) -> std::io::Result<Vec<Outstanding>> {
+    /// A campaign name no campaign in this ledger has used, written down
+    /// (its first line) before it is handed out: two campaigns started in
+    /// the same second, in one process or two, never share instance names.
+    pub fn allocate_campaign(&self, wanted: &str) -> std::io::Result<String> {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut file = self.locked()?;
+        let used = self.campaigns()?;
+        let name = std::iter::once(wanted.to_string())
+            .chain((2..).map(|n| format!("{wanted}-{n}")))
+            .find(|n| !used.contains(n))
+            .unwrap_or_else(|| wanted.to_string());
+        Self::append_locked(
+            &mut file,
+            &Entry::Campaign {
+                campaign: name.clone(),
+                at: Timestamp::now(),
+            },
+        )?;
+        Ok(name)
+    }
+
+    /// Every campaign name the ledger has seen.
+    fn campaigns(&self) -> std::io::Result<Vec<String>> {
+        Ok(self
+            .entries()?
+            .into_iter()
+            .filter_map(|e| match e {
+                Entry::Campaign { campaign, .. } | Entry::Launching { campaign, .. } => {
+                    Some(campaign)
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The entries, in order; a line cut off by a crash mid-write is passed
+    /// over (the entry before it stands).
+    fn entries(&self) -> std::io::Result<Vec<Entry>> {
         let file = match std::fs::File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
         };
-        let mut open: Vec<Outstanding> = Vec::new();
+        let mut out = Vec::new();
         for line in BufReader::new(file).lines() {
-            let Ok(entry) = serde_json::from_str::<Entry>(&line?) else {
-                continue;
-            };
+            if let Ok(entry) = serde_json::from_str::<Entry>(&line?) {
+                out.push(entry);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every instance not known to be gone, oldest first. A line cut off by
+    /// a crash mid-write is passed over (the entry before it stands).
+    pub fn outstanding(&self) -> std::io::Result<Vec<Outstanding>> {
+        let mut open: Vec<Outstanding> = Vec::new();
+        for entry in self.entries()? {
             match entry {
                 Entry::Launching { name, campaign, at } => open.push(Outstanding {
                     name,
@@ -127,9 +202,15 @@ impl Ledger {
                         o.teardown = Some(teardown);
                     }
                 }
-                Entry::TornDown { name, .. } | Entry::Forgotten { name, .. } => {
-                    open.retain(|o| o.name != name);
+                // Only the instance of that name with that id: a name
+                // reused by an older build's campaign is another instance.
+                Entry::TornDown { name, id, .. } | Entry::Gone { name, id, .. } => {
+                    open.retain(|o| !(o.name == name && o.id.as_deref().is_none_or(|i| i == id)));
                 }
+                Entry::Forgotten { name, .. } => {
+                    open.retain(|o| !(o.name == name && o.id.is_none()));
+                }
+                Entry::Campaign { .. } | Entry::TearingDown { .. } => {}
             }
         }
         Ok(open)

@@ -78,8 +78,10 @@ pub struct Target {
 pub enum CampaignError {
     #[error(transparent)]
     Store(#[from] breakpoint_core::Error),
-    #[error("the ledger {path} cannot be read: {error}")]
+    #[error("the ledger {path} cannot be read or written: {error}")]
     Ledger { path: String, error: std::io::Error },
+    #[error("{0}")]
+    Plan(String),
 }
 
 /// What a face asks for; each parses its own input into this.
@@ -106,9 +108,21 @@ pub struct Prepared {
     pub platform: String,
 }
 
-/// A name for a new campaign: its instances are `bp-<name>-<n>`.
+/// A name for a new campaign: its instances are `bp-<name>-<n>`. The time
+/// to the second and four random hex digits, so that campaigns started in
+/// the same second apart (another process, another machine sharing the
+/// cloud account) are told apart; `run` makes it unique in the ledger.
 pub fn new_name() -> String {
-    Timestamp::now().strftime("%m%d%H%M%S").to_string()
+    use std::hash::{BuildHasher, Hasher};
+    // A randomly keyed hasher: randomness without a dependency.
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    format!(
+        "{}{:04x}",
+        Timestamp::now().strftime("%m%d%H%M%S"),
+        random & 0xffff
+    )
 }
 
 /// Read the recipe, find the platform and plan the attempts — everything a
@@ -221,6 +235,27 @@ pub fn run(
     cancel: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Outcome, CampaignError> {
+    // The campaign's name is taken in the ledger before anything launches:
+    // another campaign of the same second (this process or another) gets
+    // another, so no two instances ever share a name there.
+    let campaign = ledger
+        .allocate_campaign(&request.campaign)
+        .map_err(|error| CampaignError::Ledger {
+            path: ledger.path().display().to_string(),
+            error,
+        })?;
+    let renamed;
+    let (request, plan) = if campaign == request.campaign {
+        (request, plan)
+    } else {
+        let request = Request {
+            campaign,
+            ..request.clone()
+        };
+        let plan = plan::plan(recipe, &request).map_err(CampaignError::Plan)?;
+        renamed = (request, plan);
+        (&renamed.0, &renamed.1)
+    };
     let records = engine::run_all(recipe, &plan.attempts, shell, ledger, cancel, observer);
     let summary = summarise(request.scenario, &records);
     let run_id = record(store, target, recipe, request, &records)?;
@@ -420,6 +455,11 @@ pub fn cleanup(
             });
             continue;
         };
+        let _ = ledger.append(&Entry::TearingDown {
+            name: o.name.clone(),
+            id: id.clone(),
+            at: Timestamp::now(),
+        });
         let r = shell.run(&teardown, timeout, &never);
         if r.ok() {
             let _ = ledger.append(&Entry::TornDown {
@@ -427,24 +467,65 @@ pub fn cleanup(
                 id,
                 at: Timestamp::now(),
             });
+            out.push(Cleaned {
+                torn_down: Some(true),
+                message: None,
+                instance: o,
+            });
+            continue;
+        }
+        // The platform no longer knows it (its teardown ran before a crash,
+        // or someone stopped it by hand): gone, and said so; the ledger
+        // keeps what the platform answered.
+        if !r.timed_out && says_no_such_instance(&r) {
+            let said = r.tail(3);
+            let _ = ledger.append(&Entry::Gone {
+                name: o.name.clone(),
+                id,
+                said: said.clone(),
+                at: Timestamp::now(),
+            });
+            out.push(Cleaned {
+                torn_down: Some(true),
+                message: Some(format!("already gone: the platform says \"{said}\"")),
+                instance: o,
+            });
+            continue;
         }
         out.push(Cleaned {
-            torn_down: Some(r.ok()),
-            message: (!r.ok()).then(|| {
-                if r.timed_out {
-                    "no answer within the timeout".into()
-                } else {
-                    format!(
-                        "exit {}: {}",
-                        r.exit.map_or("–".into(), |c| c.to_string()),
-                        r.tail(3)
-                    )
-                }
+            torn_down: Some(false),
+            message: Some(if r.timed_out {
+                "no answer within the timeout".into()
+            } else {
+                format!(
+                    "exit {}: {}",
+                    r.exit.map_or("–".into(), |c| c.to_string()),
+                    r.tail(3)
+                )
             }),
             instance: o,
         });
     }
     Ok(out)
+}
+
+/// Whether a failed teardown's answer says the instance does not exist, as
+/// the clouds' tools word it ("no such instance", "InvalidInstanceID.NotFound",
+/// "does not exist", "not found", "实例不存在").
+fn says_no_such_instance(r: &shell::CommandResult) -> bool {
+    let said = format!("{}\n{}", r.stdout, r.stderr).to_lowercase();
+    [
+        "no such instance",
+        "notfound",
+        "not found",
+        "does not exist",
+        "doesn't exist",
+        "not exist",
+        "no instance",
+        "不存在",
+    ]
+    .iter()
+    .any(|p| said.contains(p))
 }
 
 /// Drop an instance the ledger cannot tear down (no id) once the user has
