@@ -25,7 +25,7 @@ impl Connector for Planted {
         let mut n = self.n.lock().unwrap();
         *n += 1;
         let k = *n;
-        if k % 20 == 0 {
+        if k.is_multiple_of(20) {
             return Err("connection refused".into());
         }
         if k % 10 == 5 {

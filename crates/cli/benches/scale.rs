@@ -272,7 +272,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut rng = Seeded(p ^ 0xB111);
             let price = format!("{:.2}", rng.between(6.0, 20.0));
             let granularity = ["1s", "1m", "1h"][(rng.next() % 3) as usize];
-            let io_wait = if rng.next() % 2 == 0 { "true" } else { "false" };
+            let io_wait = if rng.next().is_multiple_of(2) {
+                "true"
+            } else {
+                "false"
+            };
             for args in [
                 &["platform", "add", &name][..],
                 &[

@@ -500,15 +500,15 @@ pub fn render(
     options: &ReportOptions,
     fonts: &FontSet,
 ) -> Result<Vec<u8>, ReportError> {
-    if let Some(sample) = layout.texts().find(|t| needs_cjk(t)) {
-        if fonts.cjk.is_none() {
-            let sample: String = sample
-                .chars()
-                .filter(|c| needs_cjk(&c.to_string()))
-                .take(6)
-                .collect();
-            return Err(ReportError::NoCjkFont { sample });
-        }
+    if let Some(sample) = layout.texts().find(|t| needs_cjk(t))
+        && fonts.cjk.is_none()
+    {
+        let sample: String = sample
+            .chars()
+            .filter(|c| needs_cjk(&c.to_string()))
+            .take(6)
+            .collect();
+        return Err(ReportError::NoCjkFont { sample });
     }
     let fonts = load(fonts)?;
     let mut typesetter = Typesetter::new(&fonts);

@@ -186,14 +186,14 @@ fn row(text: &str, t_ms: i64) -> Result<(Sample, &str), String> {
                 }
             } else if let Some(p) = part.strip_suffix('%') {
                 percents.push(number(p)?);
-            } else if let Some(power) = part.strip_suffix('W') {
-                if let Some((draw, limit)) = power.split_once('/') {
-                    if let Some(v) = number(draw)? {
-                        sample.set(Field::PowerMw, v * 1000);
-                    }
-                    if let Some(v) = number(limit)? {
-                        sample.set(Field::PowerLimitMw, v * 1000);
-                    }
+            } else if let Some(power) = part.strip_suffix('W')
+                && let Some((draw, limit)) = power.split_once('/')
+            {
+                if let Some(v) = number(draw)? {
+                    sample.set(Field::PowerMw, v * 1000);
+                }
+                if let Some(v) = number(limit)? {
+                    sample.set(Field::PowerLimitMw, v * 1000);
                 }
             }
         }
