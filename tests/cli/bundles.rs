@@ -141,10 +141,18 @@ fn damaged_hostile_and_newer_bundles_are_refused_and_change_nothing() {
             &format!("error: {}: {expected}", path.display()),
         );
     };
-    refused(
-        "cut.tar",
-        &bytes[..bytes.len() / 2],
-        "workspace.sqlite.gz is cut off or damaged: incomplete deflate stream",
+    // Cut off: said before anything is inflated.
+    let path = dir.join("cut.tar");
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let out = ws
+        .cmd(&["bundle", "import", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("workspace.sqlite.gz is cut off:") && stderr.contains(" bytes"),
+        "{stderr}"
     );
     let mut flipped = bytes.clone();
     let middle = flipped.len() / 2;

@@ -15,6 +15,7 @@ mod errors;
 mod fleet;
 mod history;
 mod hostile;
+mod hostile_bundles;
 mod imports;
 mod offerings;
 mod platforms;

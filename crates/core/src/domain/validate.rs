@@ -124,6 +124,18 @@ pub fn optional_text(value: Option<String>) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
+/// A platform's energy factors: PUE (facility ÷ IT energy) at least 1, grid
+/// carbon intensity (g CO₂ per kWh) not negative.
+pub fn energy_factors(pue: f64, grid_g_per_kwh: f64) -> Checked<(f64, f64)> {
+    if !(pue.is_finite() && pue >= 1.0) {
+        return Err(ValidationError::new(
+            "pue",
+            format!("{pue}: facility energy / IT energy is at least 1"),
+        ));
+    }
+    Ok((pue, non_negative("grid", grid_g_per_kwh)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,3 +196,4 @@ mod tests {
         assert!(currency("currency", "C1Y").is_err());
     }
 }
+

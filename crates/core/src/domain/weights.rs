@@ -82,6 +82,33 @@ pub enum Anchors {
     RelativeToBest { factor: f64 },
 }
 
+impl Anchors {
+    /// Anchors a score can be computed from: finite, distinct, their span a
+    /// number (1e308 to −1e308 is not), above 0 for a log curve, a factor
+    /// above 1 for a relative one. `key` names the metric in the message.
+    pub fn validate(self, key: &str) -> Checked<Self> {
+        let field = format!("curve {key}");
+        let ok = match self {
+            Anchors::Fixed { best, worst, log } => {
+                best.is_finite()
+                    && worst.is_finite()
+                    && best != worst
+                    && (best - worst).is_finite()
+                    && (!log || (best > 0.0 && worst > 0.0))
+            }
+            Anchors::RelativeToBest { factor } => factor.is_finite() && factor > 1.0,
+        };
+        if ok {
+            Ok(self)
+        } else {
+            Err(ValidationError::new(
+                &field,
+                "anchors must be two different finite numbers a finite span apart (above 0 for a log curve), or a relative factor above 1",
+            ))
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WeightProfile {
     pub id: i64,

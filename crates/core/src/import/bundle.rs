@@ -94,10 +94,18 @@ pub fn append_entry<W: std::io::Write>(
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
+    hex(&Sha256::digest(bytes))
+}
+
+/// Bytes (a digest) as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
         .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        .fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Whether a file is a bundle: a tar whose first entry is the manifest.

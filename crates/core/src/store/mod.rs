@@ -186,6 +186,18 @@ impl Store {
     }
 
     /// A private in-memory database, for tests and throwaway work.
+    /// The triggers and views this build's schema creates, as
+    /// `(type, name, sql)`: a bundle's database may hold these and no
+    /// others.
+    pub(crate) fn own_schema_code() -> Result<Vec<(String, String, String)>> {
+        let store = Store::open_in_memory()?;
+        let mut stmt = store.conn().prepare(
+            "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('trigger', 'view')",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()?;
         Self::prepare(conn, PathBuf::from(":memory:"))

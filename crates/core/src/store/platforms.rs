@@ -273,14 +273,7 @@ impl Store {
         pue: f64,
         grid_g_per_kwh: f64,
     ) -> Result<()> {
-        if !(pue.is_finite() && pue >= 1.0) {
-            return Err(crate::error::ValidationError::new(
-                "pue",
-                format!("{pue}: facility energy / IT energy is at least 1"),
-            )
-            .into());
-        }
-        let grid = validate::non_negative("grid", grid_g_per_kwh)?;
+        let (pue, grid) = validate::energy_factors(pue, grid_g_per_kwh)?;
         self.conn().execute(
             "INSERT INTO energy_factors (platform_id, pue, grid_g_per_kwh) VALUES (?1, ?2, ?3)
              ON CONFLICT (platform_id) DO UPDATE SET pue = excluded.pue,

@@ -72,7 +72,7 @@ pub fn parse_curve(text: &str) -> std::result::Result<(String, Anchors), Validat
             "write best:worst or best:worst:log (log needs values above 0)",
         )
     })?;
-    Ok((key, anchors))
+    Ok((key.clone(), anchors.validate(&key)?))
 }
 
 /// Whether an edit makes a profile, changes one, or either.

@@ -18,6 +18,8 @@ use sha2::{Digest, Sha256};
 
 use crate::import::bundle::{append_entry, sha256_hex};
 
+mod untrusted;
+
 use crate::domain::{BillingRule, Offering, Platform};
 use crate::error::{Error, Result};
 use crate::store::{LATEST_VERSION as LATEST_SCHEMA_VERSION, Store, StoredProfile};
@@ -32,6 +34,20 @@ pub struct BundleEntry {
     pub name: String,
     pub bytes: u64,
     pub sha256: String,
+    /// Its size once inflated: what the reader lets it inflate to (bundles
+    /// of earlier builds do not say; see [`inflate_limit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inflated_bytes: Option<u64>,
+}
+
+/// How far a bundle's database may inflate: the size its manifest states
+/// (checked exactly), else a hundred times its compressed size and 64 MiB
+/// (a database of compressed samples shrinks a few times under gzip, never
+/// a hundred) — never what a gzip bomb asks for.
+fn inflate_limit(entry: &BundleEntry) -> u64 {
+    entry
+        .inflated_bytes
+        .unwrap_or_else(|| entry.bytes.saturating_mul(100).saturating_add(64 << 20))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,8 +138,9 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
     store.detach_bundle()?;
     copied?;
 
+    let inflated = std::fs::read(&db_path)?;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&std::fs::read(&db_path)?)?;
+    gz.write_all(&inflated)?;
     let database = gz.finish()?;
     let manifest = WorkspaceManifest {
         format: WORKSPACE_FORMAT.into(),
@@ -138,6 +155,7 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
             name: DATABASE.into(),
             bytes: database.len() as u64,
             sha256: sha256_hex(&database),
+            inflated_bytes: Some(inflated.len() as u64),
         }],
     };
     let temp = path.with_extension("tar.partial");
@@ -228,53 +246,47 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
             "found an entry named {name} where the manifest lists {DATABASE}: refused"
         )));
     }
-    // Hash the compressed bytes as they stream through the decompressor.
-    struct Hashing<'a, R> {
-        inner: R,
-        hasher: &'a mut Sha256,
-        count: &'a mut u64,
-    }
-    impl<R: Read> Read for Hashing<'_, R> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.inner.read(buf)?;
-            self.hasher.update(&buf[..n]);
-            *self.count += n as u64;
-            Ok(n)
-        }
-    }
-    let (mut hasher, mut count) = (Sha256::new(), 0u64);
-    {
-        let reader = Hashing {
-            inner: entry.by_ref(),
-            hasher: &mut hasher,
-            count: &mut count,
-        };
-        let mut gz = flate2::read::GzDecoder::new(reader);
-        let mut out = std::fs::File::create(into)?;
-        std::io::copy(&mut gz, &mut out)
-            .map_err(|e| refuse(format!("{DATABASE} is cut off or damaged: {e}")))?;
-        out.sync_all()?;
-    }
-    // Whatever the decompressor left unread still counts for the hash.
-    std::io::copy(
-        &mut Hashing {
-            inner: entry.by_ref(),
-            hasher: &mut hasher,
-            count: &mut count,
-        },
-        &mut std::io::sink(),
-    )
-    .map_err(|e| refuse(format!("{DATABASE} is cut off: {e}")))?;
-    let digest: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if count != expected.bytes || digest != expected.sha256 {
+    // The compressed bytes are checked against the manifest before a byte
+    // is inflated: a changed or damaged bundle costs its own size, no more.
+    if entry.size() != expected.bytes {
         return Err(refuse(format!(
-            "{DATABASE} does not match the manifest (size or SHA-256): the bundle was changed or damaged"
+            "{DATABASE} is {} bytes where the manifest says {}: the bundle was changed or damaged",
+            entry.size(),
+            expected.bytes
         )));
     }
+    let compressed = into.with_extension("gz");
+    let digest = {
+        let mut out = std::fs::File::create(&compressed)?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut read = 0u64;
+        loop {
+            let n = entry
+                .read(&mut buf)
+                .map_err(|e| refuse(format!("{DATABASE} is cut off: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            read += n as u64;
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n])?;
+        }
+        if read != expected.bytes {
+            return Err(refuse(format!(
+                "{DATABASE} is cut off: {read} of its {} bytes",
+                expected.bytes
+            )));
+        }
+        crate::import::bundle::hex(&hasher.finalize())
+    };
+    if digest != expected.sha256 {
+        return Err(refuse(format!(
+            "{DATABASE} does not match the manifest's SHA-256: the bundle was changed or damaged"
+        )));
+    }
+    inflate(&compressed, into, inflate_limit(expected)).map_err(refuse)?;
+    std::fs::remove_file(&compressed)?;
     if let Some(extra) = entries.next() {
         let name = extra
             .ok()
@@ -285,6 +297,23 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
         )));
     }
     Ok(manifest)
+}
+
+/// Inflate the gzip at `from` into `to`, refusing past `limit` bytes (and,
+/// where the manifest stated the size, anything but exactly it).
+fn inflate(from: &Path, to: &Path, limit: u64) -> std::result::Result<(), String> {
+    let input = std::fs::File::open(from).map_err(|e| format!("{DATABASE}: {e}"))?;
+    let mut gz = flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
+    let mut out = std::fs::File::create(to).map_err(|e| format!("{DATABASE}: {e}"))?;
+    let written = std::io::copy(&mut gz, &mut out)
+        .map_err(|e| format!("{DATABASE} is cut off or damaged: {e}"))?;
+    if written > limit {
+        return Err(format!(
+            "{DATABASE} inflates past {limit} bytes, more than its manifest allows: refused"
+        ));
+    }
+    out.sync_all().map_err(|e| format!("{DATABASE}: {e}"))?;
+    Ok(())
 }
 
 /// How to settle a conflict.
@@ -402,6 +431,19 @@ pub fn import(
     let scratch = tempfile::tempdir()?;
     let db_path = scratch.path().join("workspace.sqlite");
     let manifest = unpack(path, &db_path)?;
+    if let Some(exact) = manifest.entries[0].inflated_bytes {
+        let size = std::fs::metadata(&db_path)?.len();
+        if size != exact {
+            return Err(bundle_error(
+                path,
+                format!(
+                    "{DATABASE} inflates to {size} bytes where the manifest says {exact}: refused"
+                ),
+            ));
+        }
+    }
+    // Nothing of theirs may run: tables only, read-only, time-bounded.
+    untrusted::check_database(&db_path, DATABASE).map_err(|reason| bundle_error(path, reason))?;
     // Bring an older bundle's schema up to ours (the scratch copy is ours
     // to change); a file that is not a Breakpoint database fails here.
     let theirs = Store::open(&db_path).map_err(|e| {
@@ -410,6 +452,9 @@ pub fn import(
             format!("{DATABASE} is not a Breakpoint database: {e}"),
         )
     })?;
+    untrusted::bound_time(theirs.conn())?;
+    // Every row that would be copied, read and validated as ours are.
+    untrusted::check_rows(&theirs, &format!("{}: {DATABASE}", path.display()))?;
 
     // First pass, reading only: their rows, what matches, what conflicts.
     let mut plan: Vec<(TheirPlatform, Option<Platform>)> = Vec::new();
