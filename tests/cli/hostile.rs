@@ -350,3 +350,73 @@ fn a_database_that_cannot_be_written_is_still_read_ranked_and_reported() {
     assert!(stderr.contains("it can only be read here"), "{stderr}");
     assert_eq!(ws.json(&["platform", "list"]).as_array().unwrap().len(), 1);
 }
+
+/// `report -o` and `bundle export -o` never write over the open workspace
+/// (its database or the files beside it), a folder, or — unless forced — a
+/// link or a named pipe; the workspace is unchanged after each refusal.
+#[test]
+fn outputs_never_replace_the_workspace_or_what_is_not_a_plain_file() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let db = ws.db.to_str().unwrap().to_string();
+    let dir = ws.dir.path();
+    let beside = format!("{db}-wal");
+    let again = dir.join(".").join("breakpoint.db");
+    for target in [db.as_str(), beside.as_str(), again.to_str().unwrap()] {
+        for args in [
+            vec!["report", "-o", target, "--samples", "50"],
+            vec!["report", "-o", target, "--samples", "50", "--force"],
+            vec!["bundle", "export", "-o", target, "--force"],
+        ] {
+            let before = ws.snapshot();
+            let out = ws.cmd(&args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stderr.contains("is the open workspace"), "{stderr}");
+            assert_eq!(ws.snapshot(), before);
+        }
+    }
+    let folder = dir.to_str().unwrap();
+    let out = ws.cmd(&["report", "-o", folder]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a folder"));
+
+    // A link and a named pipe: refused, then replaced only when forced.
+    let target = dir.join("elsewhere.pdf");
+    std::fs::write(&target, b"keep").unwrap();
+    let link = dir.join("link.pdf");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = ws
+        .cmd(&["report", "-o", link.to_str().unwrap(), "--samples", "50"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
+    ws.ok(&[
+        "report",
+        "-o",
+        link.to_str().unwrap(),
+        "--samples",
+        "50",
+        "--force",
+    ]);
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        b"keep",
+        "the link's target is untouched"
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
+    let fifo = dir.join("pipe.tar");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = ws
+        .cmd(&["bundle", "export", "-o", fifo.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
+}

@@ -167,6 +167,10 @@ pub struct ReportArgs {
     /// Where to write the PDF.
     #[arg(short = 'o', long = "output", default_value = "decision-matrix.pdf")]
     pub output: PathBuf,
+    /// Replace what is at the path even if it is not a plain file (a link,
+    /// a device, a pipe); the workspace itself never.
+    #[arg(long)]
+    pub force: bool,
     /// Language of the report: en or zh.
     #[arg(long, default_value = "en")]
     pub lang: breakpoint_report::Lang,

@@ -31,6 +31,7 @@ pub mod accelerator;
 pub mod billing_sim;
 pub mod delivery;
 pub mod demo;
+pub mod destination;
 pub mod domain;
 pub mod error;
 pub mod import;

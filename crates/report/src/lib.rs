@@ -10,7 +10,7 @@ pub mod model;
 pub mod pdf;
 pub mod text;
 
-pub use export::{Exported, export, write_atomically};
+pub use export::{Exported, export};
 pub use model::{ReportData, gather, timeline_frames};
 pub use pdf::{ReportError, ReportOptions, compose, render};
 pub use text::Lang;

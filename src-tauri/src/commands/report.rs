@@ -35,7 +35,7 @@ pub async fn export_report(
     };
     let path = std::path::PathBuf::from(&request.path);
     let written = tauri::async_runtime::spawn_blocking(move || {
-        export(&store, &RankRequest::default(), &options, &path)
+        export(&store, &RankRequest::default(), &options, &path, false)
     })
     .await
     .map_err(|e| AppError::new("internal", e.to_string()))??;

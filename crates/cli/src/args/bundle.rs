@@ -19,6 +19,10 @@ pub enum BundleCommand {
         /// Only this run, with its platform (repeatable).
         #[arg(long = "run")]
         runs: Vec<i64>,
+        /// Replace what is at the path even if it is not a plain file (a
+        /// link, a device, a pipe); the workspace itself never.
+        #[arg(long)]
+        force: bool,
     },
     /// Merge a bundle into this workspace, all or nothing: runs already
     /// here are skipped; a platform or profile that differs from ours under

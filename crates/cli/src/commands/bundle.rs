@@ -12,9 +12,17 @@ pub fn run(ctx: &Context, command: BundleCommand) -> Outcome {
             output: path,
             platforms,
             runs,
+            force,
         } => {
-            let exported =
-                workspace_bundle::export(&ctx.store, &ExportRequest { platforms, runs }, &path)?;
+            let exported = workspace_bundle::export(
+                &ctx.store,
+                &ExportRequest {
+                    platforms,
+                    runs,
+                    force,
+                },
+                &path,
+            )?;
             if ctx.json {
                 return Ok(output::print_json(&exported)?);
             }

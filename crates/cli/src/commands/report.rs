@@ -22,7 +22,10 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
         let path = args.output.with_extension("bundle.tar");
         Some(workspace_bundle::export(
             &ctx.store,
-            &ExportRequest::default(),
+            &ExportRequest {
+                force: args.force,
+                ..ExportRequest::default()
+            },
             &path,
         )?)
     } else {
@@ -44,7 +47,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             )
         }),
     };
-    let written = export(&ctx.store, &request, &options, &args.output)?;
+    let written = export(&ctx.store, &request, &options, &args.output, args.force)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
             "file": args.output.display().to_string(),

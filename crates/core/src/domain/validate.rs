@@ -196,4 +196,3 @@ mod tests {
         assert!(currency("currency", "C1Y").is_err());
     }
 }
-

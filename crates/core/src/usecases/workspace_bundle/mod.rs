@@ -70,6 +70,9 @@ pub struct WorkspaceManifest {
 pub struct ExportRequest {
     pub platforms: Vec<String>,
     pub runs: Vec<i64>,
+    /// Replace what is at the path even where it is not a plain file (a
+    /// link, a device); never the workspace itself.
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -90,6 +93,7 @@ fn bundle_error(path: &Path, reason: impl Into<String>) -> Error {
 /// Write a bundle of what `request` picks to `path` (atomically: under a
 /// temporary name, renamed when whole).
 pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exported> {
+    crate::destination::check(path, store.path(), request.force)?;
     let mut platform_ids: Vec<i64> = Vec::new();
     let mut run_ids: Vec<i64> = Vec::new();
     let everything = request.platforms.is_empty() && request.runs.is_empty();
@@ -158,17 +162,14 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
             inflated_bytes: Some(inflated.len() as u64),
         }],
     };
-    let temp = path.with_extension("tar.partial");
-    {
-        let file = std::fs::File::create(&temp)?;
+    crate::destination::write_with(path, |file| {
         let mut tar = tar::Builder::new(file);
         let mtime = manifest.created_at.as_second().max(0) as u64;
         let json = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
         append_entry(&mut tar, MANIFEST, &json, mtime)?;
         append_entry(&mut tar, DATABASE, &database, mtime)?;
-        tar.into_inner()?.sync_all()?;
-    }
-    std::fs::rename(&temp, path)?;
+        tar.into_inner().map(|_| ())
+    })?;
     Ok(Exported {
         path: path.to_path_buf(),
         sha256: sha256_hex(&std::fs::read(path)?),
