@@ -420,3 +420,40 @@ fn outputs_never_replace_the_workspace_or_what_is_not_a_plain_file() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
 }
+
+/// Counts the user types are checked before anything of that size is made.
+#[test]
+fn counts_past_any_sense_are_refused_before_allocating() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let out = ws
+        .cmd(&["rank", "--samples", "1000000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("at most 1000000"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recipe =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/campaign/fake.toml");
+    let out = ws
+        .cmd(&[
+            "campaign",
+            "run",
+            recipe.to_str().unwrap(),
+            "--platform",
+            "Lab",
+            "--scenario",
+            "peak",
+            "--count",
+            "1000000000",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("at most 10000"), "{stderr}");
+}

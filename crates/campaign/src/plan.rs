@@ -82,6 +82,9 @@ pub struct Plan {
 
 /// The seed's shapes: ten requests five seconds apart; requests at once.
 const BASELINE_COUNT: u32 = 10;
+/// The most instances one campaign plans, whatever `--count` says (and
+/// `--max-instances` lowers): past this a typo, not a test.
+pub const MAX_PLANNED: u64 = 10_000;
 const PEAK_COUNT: u32 = 10;
 const MIXED_PER_OFFERING: u32 = 2;
 
@@ -118,6 +121,18 @@ pub fn plan(recipe: &Recipe, request: &Request) -> Result<Plan, String> {
     });
     if count == 0 {
         return Err("--count must be at least 1".into());
+    }
+    // Checked before a list of that length is made.
+    let per_round = if request.scenario == LoadScenario::Mixed {
+        offerings.len() as u64
+    } else {
+        1
+    };
+    if u64::from(count) * per_round > MAX_PLANNED {
+        return Err(format!(
+            "--count {count}: {} instances; one campaign launches at most {MAX_PLANNED}",
+            u64::from(count) * per_round
+        ));
     }
     let mut attempts = Vec::new();
     let rounds: Vec<&str> = match request.scenario {
@@ -241,6 +256,20 @@ teardown = "1m"
             vec!["a", "b", "a", "b"]
         );
         assert_eq!(p.estimate.unpriced, vec!["b".to_string()]);
+    }
+
+    #[test]
+    fn a_count_past_any_campaign_is_refused_before_anything_is_planned() {
+        let r = recipe();
+        let e = plan(
+            &r,
+            &Request {
+                count: Some(1_000_000_000),
+                ..Request::new(LoadScenario::Peak, "c")
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("at most 10000"), "{e}");
     }
 
     #[test]

@@ -83,9 +83,24 @@ pub fn profile(store: &Store, request: &RankRequest) -> Result<StoredProfile> {
     Ok(profile)
 }
 
+/// The most weight draws a ranking takes: a million draws settle every
+/// share to a tenth of a percent; past that a typo, and memory.
+pub const MAX_SAMPLES: usize = 1_000_000;
+
 fn check_robustness(options: &RobustnessOptions) -> Result<()> {
     if !(options.concentration > 0.0 && options.concentration.is_finite()) {
         return Err(ValidationError::new("concentration", "must be a number above 0").into());
+    }
+    // Checked before the draws are made.
+    if options.samples > MAX_SAMPLES {
+        return Err(ValidationError::new(
+            "samples",
+            format!(
+                "{} weight draws: at most {MAX_SAMPLES} (10 000 settle the shares to a percent)",
+                options.samples
+            ),
+        )
+        .into());
     }
     Ok(())
 }
