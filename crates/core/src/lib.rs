@@ -11,7 +11,8 @@
 //! instead of assembling them from metrics and scoring):
 //!
 //! 1. `text` — excerpts and escapes for text from outside
-//! 2. `error`, then `labelled` (enums with stable labels)
+//! 2. `error`, then `labelled` (enums with stable labels) and `destination`
+//!    (files the user names for Breakpoint to write)
 //! 3. `accelerator` — names, vendors and form factors of accelerators
 //! 4. `domain` — validated types: platforms, offerings, runs, evidence,
 //!    weights and anchors

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["text", "stats"],
     &["error"],
-    &["labelled"],
+    &["labelled", "destination"],
     &["accelerator"],
     &["domain"],
     &["samples", "templates"],
