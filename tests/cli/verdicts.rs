@@ -202,6 +202,20 @@ fn a_sagging_gpu_and_a_lost_gpu_pull_the_fleet_below_its_healthy_twin() {
     let table = ws.ok(&["explain", "Faulty"]);
     assert!(table.contains("worst units"), "{table}");
     assert!(table.contains("GPU 5"), "{table}");
+    // So does the PDF, below its sustain table.
+    let pdf = ws.dir.path().join("fleet.pdf");
+    ws.ok(&["report", "-o", pdf.to_str().unwrap(), "--samples", "100"]);
+    let text = std::process::Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext (scripts/setup installs it)");
+    let text = String::from_utf8_lossy(&text.stdout).replace('\n', " ");
+    assert!(
+        text.contains("The worst units behind the figures")
+            && text.contains("Faulty — Sustained power drop")
+            && text.contains("GPU 5"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -295,17 +295,6 @@ fn breakpoint_pages(
                     .collect::<Vec<_>>()
                     .join("; ");
                 // A figure judged per unit names its worst unit first.
-                let runs = match m.worst.first() {
-                    Some(w) if m.worst.len() > 1 => format!(
-                        "{} {}: {} ({:.0} % {}); {runs}",
-                        t(lang, "worst_unit"),
-                        w.label(),
-                        number(w.value),
-                        100.0 * w.share,
-                        t(lang, "of_fleet")
-                    ),
-                    _ => runs,
-                };
                 rows.push(vec![
                     String::new(),
                     m.name.to_string(),
@@ -323,11 +312,57 @@ fn breakpoint_pages(
             }
         }
         l.table(&cols, &rows, 8.0);
+        units_behind(l, &r.platforms, bi, lang);
         if *b == Breakpoint::Startup {
             campaigns_behind(l, data, options);
         }
     }
     Ok(())
+}
+
+/// The worst units behind each figure judged per unit, where the units
+/// differ: which node and GPU, its figure and its share of the fleet.
+fn units_behind(
+    l: &mut Layout,
+    platforms: &[breakpoint_core::scoring::PlatformScore],
+    breakpoint: usize,
+    lang: crate::Lang,
+) {
+    let lines: Vec<String> = platforms
+        .iter()
+        .flat_map(|p| {
+            p.breakpoints[breakpoint]
+                .metrics
+                .iter()
+                .filter(|m| {
+                    matches!((m.worst.first(), m.worst.last()), (Some(w), Some(b)) if w.value != b.value)
+                })
+                .map(move |m| {
+                    let named: Vec<String> = m
+                        .worst
+                        .iter()
+                        .take(3)
+                        .map(|u| {
+                            format!(
+                                "{} {} ({:.0} %)",
+                                u.label(),
+                                value(u.value, m.unit),
+                                100.0 * u.share
+                            )
+                        })
+                        .collect();
+                    format!("{} — {}: {}", p.platform.name, m.name, named.join("; "))
+                })
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    l.gap(6.0);
+    l.subheading(t(lang, "units_behind"));
+    for line in lines {
+        l.paragraph(&line, 8.5, INK);
+    }
 }
 
 /// Charts of the evidence: start latencies, bills, sustain timelines.

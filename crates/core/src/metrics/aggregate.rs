@@ -62,7 +62,13 @@ pub(super) fn combine(
                 max = max.max(u.value);
             }
             let (value, spread, worst) = judge(def, units);
-            if let Some(line) = worst_line(def, &worst) {
+            // Named only where the units differ: a line of equal figures
+            // says nothing.
+            let differ = spread
+                .first()
+                .zip(spread.last())
+                .is_some_and(|(a, b)| a.value != b.value);
+            if differ && let Some(line) = worst_line(def, &worst) {
                 details.insert(0, line);
             }
             (value, spread, worst)

@@ -156,10 +156,22 @@ pub struct UnitFigure {
 }
 
 impl UnitFigure {
-    /// "node-3 GPU 5" or "run #12".
+    /// "node-3 GPU 5 (00000000:38:00.0)" or "run #12".
     pub fn label(&self) -> String {
         match &self.gpu {
             Some(gpu) => format!("{} {gpu}", self.node),
+            None => self.node.clone(),
+        }
+    }
+
+    /// The label without the GPU's PCI address, for a narrow cell.
+    pub fn short_label(&self) -> String {
+        match &self.gpu {
+            Some(gpu) => format!(
+                "{} {}",
+                self.node,
+                gpu.split_once(" (").map_or(gpu.as_str(), |(g, _)| g)
+            ),
             None => self.node.clone(),
         }
     }
