@@ -27,7 +27,7 @@ pub use probe::*;
 /// Breakpoint — choose a GPU cloud platform on evidence.
 ///
 /// Exit codes: 0 success, 1 an error in the input or the data (nothing was
-/// changed), 2 a usage error.
+/// changed), 2 a usage error, 3 no GPU driver to probe (`probe`).
 #[derive(Debug, Parser)]
 #[command(name = "breakpoint", version, propagate_version = true)]
 pub struct Cli {

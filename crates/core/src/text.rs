@@ -10,15 +10,24 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
+/// "1 more byte", "6 more bytes": what an excerpt left out.
+fn more_bytes(n: usize) -> String {
+    if n == 1 {
+        "1 more byte".into()
+    } else {
+        format!("{n} more bytes")
+    }
+}
+
 /// At most `max_chars` characters of `text`, cut on a character boundary,
 /// with what was left out said in bytes.
 pub fn excerpt(text: &str, max_chars: usize) -> Cow<'_, str> {
     match text.char_indices().nth(max_chars) {
         None => Cow::Borrowed(text),
         Some((cut, _)) => Cow::Owned(format!(
-            "{}… ({} more bytes)",
+            "{}… ({})",
             &text[..cut],
-            text.len() - cut
+            more_bytes(text.len() - cut)
         )),
     }
 }
@@ -115,7 +124,7 @@ pub fn printable_excerpt(text: &str, max_chars: usize) -> String {
         let escaped = printable(&text[at..at + c.len_utf8()]);
         let width = escaped.chars().count();
         if shown + width > max_chars {
-            let _ = write!(out, "… ({} more bytes)", text.len() - at);
+            let _ = write!(out, "… ({})", more_bytes(text.len() - at));
             return out;
         }
         out.push_str(&escaped);
@@ -148,6 +157,7 @@ mod tests {
     fn excerpts_cut_on_character_boundaries_and_say_what_was_left_out() {
         assert_eq!(excerpt("short", 10), "short");
         assert_eq!(excerpt("阿里云平台", 3), "阿里云… (6 more bytes)");
+        assert_eq!(excerpt("abcd", 3), "abc… (1 more byte)");
         let huge = "x".repeat(200 << 20);
         let e = excerpt(&huge, 120);
         assert!(e.len() < 200, "{}", e.len());

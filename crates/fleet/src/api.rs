@@ -29,6 +29,9 @@ pub trait PromApi: Sync {
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, ApiError>;
 }
 
+/// The most a token file may hold.
+const TOKEN_LIMIT: u64 = 64 << 10;
+
 /// How to authenticate. Secrets come from the environment or a file, never
 /// from a flag's value (shell history, process lists) nor into provenance.
 #[derive(Clone, Default)]
@@ -68,8 +71,22 @@ impl Credentials {
             (None, None, None) => Ok(Credentials::None),
             (Some(name), None, None) => Ok(Credentials::Bearer(env(name)?)),
             (None, Some(path), None) => {
-                let token = std::fs::read_to_string(path)
+                // A token is a few kilobytes at most; /dev/zero or a log
+                // named by mistake is not read to its end.
+                use std::io::Read;
+                let mut bytes = Vec::new();
+                std::fs::File::open(path)
+                    .and_then(|f| f.take(TOKEN_LIMIT + 1).read_to_end(&mut bytes))
                     .map_err(|e| format!("{}: cannot read the token: {e}", path.display()))?;
+                if bytes.len() as u64 > TOKEN_LIMIT {
+                    return Err(format!(
+                        "{}: more than {} KiB; a token file holds one token",
+                        path.display(),
+                        TOKEN_LIMIT >> 10
+                    ));
+                }
+                let token = String::from_utf8(bytes)
+                    .map_err(|_| format!("{}: the token is not text", path.display()))?;
                 let token = token.trim();
                 if token.is_empty() {
                     return Err(format!("{}: the token file is empty", path.display()));
@@ -128,8 +145,10 @@ impl HttpApi {
     ) -> Result<HttpApi, String> {
         let base = url.trim_end_matches('/').to_string();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
+            // Said without any password written into it.
             return Err(format!(
-                "{url}: give the server's http:// or https:// address"
+                "{}: give the server's http:// or https:// address",
+                without_credentials(url)
             ));
         }
         // Credentials written into the URL are taken out of it and sent as
@@ -247,14 +266,17 @@ pub fn answer_data(body: &str, status: u16) -> Result<Value, ApiError> {
         ))
     })?;
     if doc.get("status").and_then(Value::as_str) != Some("success") {
+        // The server's words, but not all of them (some answer pages).
+        let said = |key: &str, default: &str| {
+            breakpoint_core::text::printable_excerpt(
+                doc.get(key).and_then(Value::as_str).unwrap_or(default),
+                200,
+            )
+        };
         return Err(ApiError::Refused(format!(
             "the server answered {}: {}",
-            doc.get("errorType")
-                .and_then(Value::as_str)
-                .unwrap_or("an error"),
-            doc.get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("no message")
+            said("errorType", "an error"),
+            said("error", "no message")
         )));
     }
     doc.get("data")
@@ -286,6 +308,19 @@ mod tests {
         assert_eq!(api.url(), "http://127.0.0.1:9");
         assert_eq!(api.auth.as_deref(), Some("Basic b3BzOnMzY3JldA=="));
         assert!(format!("{:?}", Credentials::Bearer("x".into())).contains("hidden"));
+        // A wrong scheme is said without the password.
+        let e = HttpApi::new(
+            "ftp://ops:s3cret@prom.example/x",
+            &Credentials::None,
+            None,
+            Duration::from_secs(1),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            !e.contains("s3cret") && e.contains("ftp://prom.example/x"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -302,6 +337,34 @@ mod tests {
         assert!(matches!(
             answer_data("<html>gateway</html>", 200),
             Err(ApiError::Refused(_))
+        ));
+        // A 5 kB message is cut to an excerpt.
+        let long = format!(
+            r#"{{"status":"error","errorType":"internal","error":"{}"}}"#,
+            "x".repeat(5000)
+        );
+        let e = answer_data(&long, 500).unwrap_err().to_string();
+        assert!(e.len() < 400 && e.ends_with("more bytes)"), "{e}");
+    }
+
+    #[test]
+    fn a_token_file_is_read_up_to_a_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'a'; 100 << 10]).unwrap();
+        let e = Credentials::from_sources(None, Some(&big), None).unwrap_err();
+        assert!(e.contains("more than 64 KiB"), "{e}");
+        #[cfg(unix)]
+        {
+            let e =
+                Credentials::from_sources(None, Some(Path::new("/dev/zero")), None).unwrap_err();
+            assert!(e.contains("more than 64 KiB"), "{e}");
+        }
+        let ok = dir.path().join("token");
+        std::fs::write(&ok, "abc\n").unwrap();
+        assert!(matches!(
+            Credentials::from_sources(None, Some(&ok), None),
+            Ok(Credentials::Bearer(t)) if t == "abc"
         ));
     }
 }

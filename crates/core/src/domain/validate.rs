@@ -20,7 +20,12 @@ pub fn name(field: &str, value: &str) -> Checked<String> {
     if trimmed.chars().count() > 200 {
         return Err(ValidationError::new(field, "is longer than 200 characters"));
     }
-    if let Some(c) = trimmed.chars().find(|c| c.is_control()) {
+    // Line and paragraph separators (U+2028, U+2029) break a name over
+    // lines as a control character would.
+    if let Some(c) = trimmed
+        .chars()
+        .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
         return Err(ValidationError::new(
             field,
             format!(
@@ -45,13 +50,15 @@ pub fn name(field: &str, value: &str) -> Checked<String> {
     Ok(trimmed.to_string())
 }
 
-/// What two names are compared by: lower-cased in Unicode ("CAFÉ" is
-/// "café") and reduced to Unicode's confusable skeleton (UTS #39), so that
+/// What two names are compared by: white space runs read as one space,
+/// lower-cased in Unicode ("CAFÉ" is "café") and reduced to Unicode's confusable skeleton (UTS #39), so that
 /// names a reader cannot tell apart — Latin "a" and Cyrillic "а", "rn" and
 /// "m" — count as the same name.
 pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let lower: String = name.trim().nfc().collect::<String>().to_lowercase();
+    // Runs of white space read as one space ("Auto  DL" is "Auto DL").
+    let spaced = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower: String = spaced.nfc().collect::<String>().to_lowercase();
     unicode_security::confusable_detection::skeleton(&lower).collect()
 }
 
@@ -138,6 +145,14 @@ pub fn energy_factors(pue: f64, grid_g_per_kwh: f64) -> Checked<(f64, f64)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn line_separators_and_spacing_do_not_make_names_differ() {
+        assert!(super::name("name", "Auto\u{2028}DL").is_err());
+        assert!(super::name("name", "Auto\u{2029}DL").is_err());
+        assert_eq!(super::name_key("Auto  DL"), super::name_key("Auto DL"));
+        assert_eq!(super::name_key("Auto\tDL"), super::name_key("auto dl"));
+    }
+
     use super::*;
 
     #[test]
