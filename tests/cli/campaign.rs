@@ -284,7 +284,26 @@ fn ctrl_c_tears_down_every_launched_instance() {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stopping"), "{stderr}");
+    // A script hears that the campaign was stopped (128 + SIGINT).
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert_eq!(cloud.running(), 0, "{stderr}");
     let (_, status, _) = cloud.output(&["campaign", "status"], &[]);
     assert!(status.contains("no instance outstanding"), "{status}");
+}
+
+#[test]
+fn a_ledger_that_cannot_be_written_launches_nothing_and_says_so() {
+    let cloud = Cloud::new();
+    // A folder where the ledger file belongs.
+    std::fs::create_dir_all(cloud.ledger()).unwrap();
+    let (code, _, stderr) = cloud.output(
+        &["campaign", "run", &recipe(), "--count", "2", "--yes"],
+        &[],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("ledger"), "{stderr}");
+    assert_eq!(cloud.running(), 0);
+    // Nothing was recorded as a failed start of the platform.
+    let runs = cloud.ws.json(&["runs", "list"]);
+    assert!(runs.as_array().unwrap().is_empty(), "{runs}");
 }

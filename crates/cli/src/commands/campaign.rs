@@ -354,6 +354,20 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     {
         return Err(Failure::Reported);
     }
+    // Stopped by the user: what was launched is torn down, and a script
+    // hears that the campaign did not run to its end (128 + SIGINT).
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Failure::Exit(130));
+    }
+    // Not one attempt got to launch (the ledger refused every one, say):
+    // nothing was measured.
+    let records = || outcomes.iter().flat_map(|o| &o.records);
+    if records().all(|r| r.ending == Ending::NotStarted) {
+        let why = records()
+            .find_map(|r| r.failure.as_ref().map(|(_, why)| why.clone()))
+            .unwrap_or_else(|| "no attempt started".into());
+        return Err(Failure::Refused(format!("nothing was launched: {why}")));
+    }
     Ok(())
 }
 
