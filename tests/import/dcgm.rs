@@ -300,3 +300,48 @@ fn a_failed_health_check_is_a_delivery_problem() {
         (1.0, "memory failed on GPU 1".into())
     );
 }
+
+/// A `query_range` file is read with the CSV importer's rules: an infinity
+/// is refused where it is, NaN (no reading at that step) is left out and
+/// said, and a file of NaN alone stores nothing.
+#[test]
+fn query_range_values_that_are_no_readings() {
+    let text =
+        std::fs::read_to_string(crate::util::fixture("prometheus/query-range.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let infinite = write(
+        "inf.json",
+        text.replacen("[1717200090,\"59\"]", "[1717200090,\"1e400\"]", 1),
+    );
+    let (_, result) = try_import(&infinite, |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("series 1 (DCGM_FI_DEV_GPU_TEMP), point 4: 1e400 is not a finite number"),
+        "{e}"
+    );
+    let nan = write(
+        "nan.json",
+        text.replacen("[1717200090,\"59\"]", "[1717200090,\"NaN\"]", 1),
+    );
+    let (_, r) = import(&nan, |_| {});
+    assert!(
+        r.warnings.iter().any(|w| w.contains("1 point(s) were NaN")),
+        "{:?}",
+        r.warnings
+    );
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for series in doc["data"]["result"].as_array_mut().unwrap() {
+        for point in series["values"].as_array_mut().unwrap() {
+            point[1] = "NaN".into();
+        }
+    }
+    let all_nan = write("all-nan.json", doc.to_string());
+    let (_, result) = try_import(&all_nan, |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(e.contains("is NaN: no reading to store"), "{e}");
+}

@@ -76,8 +76,11 @@ fn nvidia_gpu_exporter_field(name: &str) -> Option<Target> {
 pub(super) fn is_dcgm_blank(value: &str) -> bool {
     let v = value.trim();
     v.parse::<i128>().is_ok_and(|n| n >= 0x7fff_ffff_ffff_fff0)
-        || v.parse::<f64>()
-            .is_ok_and(|f| f >= 9.223_372_036_854_775e18 || f == 140_737_488_355_328.0)
+        // An infinity (1e400, +Inf) is no blank DCGM writes: it is refused
+        // as a reading, not passed over.
+        || v.parse::<f64>().is_ok_and(|f| {
+            f.is_finite() && (f >= 9.223_372_036_854_775e18 || f == 140_737_488_355_328.0)
+        })
 }
 
 /// `dcgmi dmon` column tags and the DCGM field each stands for.

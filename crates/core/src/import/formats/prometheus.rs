@@ -410,12 +410,16 @@ pub fn parse_text<R: BufRead>(
     Ok(())
 }
 
+/// The largest `query_range` answer read: what a pull asks for a node is a
+/// few megabytes; past this a file is no answer of one.
+const RANGE_LIMIT: u64 = 256 << 20;
+
 pub fn parse_range<R: BufRead>(
     mut input: R,
     _ctx: &mut ParseContext,
     b: &mut RunBuilder<'_>,
 ) -> ParseResult {
-    let raw = read_document(&mut input, 1 << 30, "the query_range answer")?;
+    let raw = read_document(&mut input, RANGE_LIMIT, "the query_range answer")?;
     let doc: Value = serde_json::from_str(&raw).map_err(|e| {
         ParseFailure::Line(LineError::new(
             e.line() as u64,
@@ -442,7 +446,10 @@ pub fn parse_range<R: BufRead>(
         })?;
     let mut collector = Collector::default();
     let mut any = false;
-    for series in results {
+    // Points Prometheus wrote as NaN (no reading at that step): left out,
+    // and said.
+    let mut no_reading = 0u64;
+    for (series_at, series) in results.iter().enumerate() {
         let labels: BTreeMap<String, String> = series
             .get("metric")
             .and_then(Value::as_object)
@@ -466,11 +473,14 @@ pub fn parse_range<R: BufRead>(
             (_, Some(v)) => vec![v],
             _ => Vec::new(),
         };
-        for point in points {
+        let name = labels.get("__name__").map_or("", |s| s);
+        for (point_at, point) in points.into_iter().enumerate() {
+            let at = || format!("series {} ({name}), point {}", series_at + 1, point_at + 1);
             let (Some(ts), Some(value)) = (point.get(0), point.get(1)) else {
-                return Err(ParseFailure::Whole(
-                    "a point is not [timestamp, \"value\"]".into(),
-                ));
+                return Err(ParseFailure::Whole(format!(
+                    "{}: a point is not [timestamp, \"value\"]",
+                    at()
+                )));
             };
             let t_ms = ts
                 .as_f64()
@@ -480,18 +490,34 @@ pub fn parse_range<R: BufRead>(
                 .as_str()
                 .map(str::to_string)
                 .unwrap_or_else(|| value.to_string());
+            if value.trim().eq_ignore_ascii_case("nan") {
+                no_reading += 1;
+                continue;
+            }
+            if value.trim().parse::<f64>().is_ok_and(|v| v.is_infinite()) {
+                return Err(ParseFailure::Whole(format!(
+                    "{}: {} is not a finite number",
+                    at(),
+                    crate::text::printable_excerpt(value.trim(), 40)
+                )));
+            }
             collector
                 .put(b, t_ms, gpu, target, &value)
-                .map_err(|reason| {
-                    ParseFailure::Whole(format!(
-                        "{reason} in {}",
-                        labels.get("__name__").map_or("", |s| s)
-                    ))
-                })?;
+                .map_err(|reason| ParseFailure::Whole(format!("{}: {reason}", at())))?;
             any = true;
         }
     }
+    if no_reading > 0 {
+        b.warn(format!(
+            "{no_reading} point(s) were NaN (no reading at that step) and are left out"
+        ));
+    }
     collector.flush(b)?;
+    if !any && no_reading > 0 {
+        return Err(ParseFailure::Whole(format!(
+            "every one of its {no_reading} points is NaN: no reading to store"
+        )));
+    }
     if !any {
         return Err(ParseFailure::Whole(
             "the response holds no DCGM_FI_DEV_* or nvidia_smi_* series".into(),
