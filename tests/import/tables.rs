@@ -38,6 +38,26 @@ fn a_stage_out_of_order_names_line_and_column() {
 }
 
 #[test]
+fn a_time_in_1970_is_a_missing_one_and_refused_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("startup-1970.csv");
+    std::fs::write(
+        &path,
+        "scenario,image,submitted_at,provisioned_at,image_ready_at,first_compute_at,outcome\n\
+         baseline,warm,2024-06-01T08:00:00Z,,,2024-06-01T08:00:02Z,ok\n\
+         baseline,warm,0,,,0,ok\n",
+    )
+    .unwrap();
+    let (store, result) = try_import(path.to_str().unwrap(), |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("startup-1970.csv:3:") && e.contains("is before 2000"),
+        "{e}"
+    );
+    assert!(store.runs(None).unwrap().is_empty(), "nothing stored");
+}
+
+#[test]
 fn switch_attempts_fault_drills_and_billing() {
     let (store, r) = import("tables/switch-attempts.csv", |_| {});
     let s = store.switch_attempts(r.run_id).unwrap();

@@ -16,6 +16,10 @@ use crate::domain::money::{self, Decimal};
 use crate::domain::{BillingLine, Event, EventKind, FaultDrill, StartupAttempt, SwitchAttempt};
 
 /// Columns each table needs, then those it may have.
+/// 2000-01-01T00:00:00Z: no table of attempts, drills or bills is older; an
+/// earlier time is a zero or a missing one (1970) read as a date.
+const EARLIEST_MS: i64 = 946_684_800_000;
+
 fn columns(format: Format) -> (&'static [&'static str], &'static [&'static str]) {
     match format {
         Format::StartupTable => (
@@ -130,6 +134,14 @@ impl Row {
             .parse(v)
             .or_else(|| super::super::timestamps::parse_epoch(v))
             .ok_or_else(|| self.error(key, format!("\"{v}\" is not a time for {key}")))?;
+        if ms < EARLIEST_MS {
+            return Err(self.error(
+                key,
+                format!(
+                    "\"{v}\" is before 2000: a zero or missing timestamp, not a time a GPU was rented"
+                ),
+            ));
+        }
         Timestamp::from_millisecond(ms)
             .map(Some)
             .map_err(|e| self.error(key, e.to_string()))
