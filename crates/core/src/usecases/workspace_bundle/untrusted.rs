@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::domain::{Claim, Platform};
+use crate::domain::{
+    BillingLine, Claim, Event, FaultDrill, Platform, StartupAttempt, SwitchAttempt,
+};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -167,6 +169,23 @@ pub(super) fn check_rows(theirs: &Store, entry: &str) -> Result<()> {
     Ok(())
 }
 
+/// One table's rows of a run, read (a failed read names the table) and each
+/// put through its domain type's validation (naming its place in the run).
+fn rows<T>(
+    table: &'static str,
+    read: Result<Vec<T>>,
+    validate: fn(T) -> crate::domain::validate::Checked<T>,
+) -> std::result::Result<(), (&'static str, String)> {
+    for (i, row) in read
+        .map_err(|e| (table, e.to_string()))?
+        .into_iter()
+        .enumerate()
+    {
+        validate(row).map_err(|e| (table, format!("row {} of the run's: {e}", i + 1)))?;
+    }
+    Ok(())
+}
+
 /// An offering as `offering add` would take it: a named accelerator, at
 /// least one of it, prices that are money.
 fn check_offering(o: &crate::domain::Offering) -> crate::domain::validate::Checked<()> {
@@ -188,7 +207,6 @@ fn check_run(
     theirs: &Store,
     run: &crate::domain::Run,
 ) -> std::result::Result<(), (&'static str, String)> {
-    let at = |i: usize, e: &dyn std::fmt::Display| format!("row {} of the run's: {e}", i + 1);
     let read = |table: &'static str| move |e: Error| (table, e.to_string());
     crate::domain::NewRun {
         platform_id: run.platform_id,
@@ -205,46 +223,27 @@ fn check_run(
     }
     .validate()
     .map_err(|e| ("runs", e.to_string()))?;
-    for (i, e) in theirs
-        .events(run.id)
-        .map_err(read("events"))?
-        .into_iter()
-        .enumerate()
-    {
-        e.validate().map_err(|e| ("events", at(i, &e)))?;
-    }
-    for (i, a) in theirs
-        .startup_attempts(run.id)
-        .map_err(read("startup_attempts"))?
-        .into_iter()
-        .enumerate()
-    {
-        a.validate().map_err(|e| ("startup_attempts", at(i, &e)))?;
-    }
-    for (i, a) in theirs
-        .switch_attempts(run.id)
-        .map_err(read("switch_attempts"))?
-        .into_iter()
-        .enumerate()
-    {
-        a.validate().map_err(|e| ("switch_attempts", at(i, &e)))?;
-    }
-    for (i, d) in theirs
-        .fault_drills(run.id)
-        .map_err(read("fault_drills"))?
-        .into_iter()
-        .enumerate()
-    {
-        d.validate().map_err(|e| ("fault_drills", at(i, &e)))?;
-    }
-    for (i, l) in theirs
-        .billing_lines(run.id)
-        .map_err(read("billing_lines"))?
-        .into_iter()
-        .enumerate()
-    {
-        l.validate().map_err(|e| ("billing_lines", at(i, &e)))?;
-    }
+    rows("events", theirs.events(run.id), Event::validate)?;
+    rows(
+        "startup_attempts",
+        theirs.startup_attempts(run.id),
+        StartupAttempt::validate,
+    )?;
+    rows(
+        "switch_attempts",
+        theirs.switch_attempts(run.id),
+        SwitchAttempt::validate,
+    )?;
+    rows(
+        "fault_drills",
+        theirs.fault_drills(run.id),
+        FaultDrill::validate,
+    )?;
+    rows(
+        "billing_lines",
+        theirs.billing_lines(run.id),
+        BillingLine::validate,
+    )?;
     // Every chunk decoded, as a ranking or a report would read it.
     for gpu in theirs.sample_gpus(run.id).map_err(read("sample_chunks"))? {
         theirs
