@@ -27,6 +27,14 @@ impl std::fmt::Display for ApiError {
 pub trait PromApi: Sync {
     /// `GET {path}?{params}`; the answer's `data`, or why there is none.
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, ApiError>;
+
+    /// The same answer as the server wrote it (a whole API document), for
+    /// a caller that reads it without building a tree of it: a range answer
+    /// held as `Value`s takes ten times its text.
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+        let data = self.get(path, params)?;
+        Ok(serde_json::json!({ "status": "success", "data": data }).to_string())
+    }
 }
 
 /// The most a token file may hold.
@@ -202,11 +210,26 @@ impl HttpApi {
     }
 }
 
-/// A query_range answer of a few hundred MB is already wrong; refuse it.
-const BODY_LIMIT: u64 = 512 << 20;
+/// An answer to one chunk of one node's range is a few megabytes (the pull
+/// asks for at most 11 000 points of each of a node's series); one past
+/// this, inflated, is refused before it is read further.
+pub const BODY_LIMIT: u64 = 64 << 20;
 
 impl PromApi for HttpApi {
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, ApiError> {
+        let (body, status) = self.call(path, params)?;
+        answer_data(&body, status)
+    }
+
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+        Ok(self.call(path, params)?.0)
+    }
+}
+
+impl HttpApi {
+    /// One request: the body (at most [`BODY_LIMIT`] once inflated) and the
+    /// status, or why there is none.
+    fn call(&self, path: &str, params: &[(&str, String)]) -> Result<(String, u16), ApiError> {
         let url = format!("{}{path}", self.base);
         let mut request = self.agent.get(&url);
         for (k, v) in params {
@@ -253,7 +276,7 @@ impl PromApi for HttpApi {
             }
             _ => {}
         }
-        answer_data(&body, status)
+        Ok((body, status))
     }
 }
 

@@ -18,7 +18,9 @@ use std::time::Duration;
 use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
 use breakpoint_core::store::Store;
 use jiff::Timestamp;
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::api::{ApiError, PromApi};
@@ -87,6 +89,9 @@ pub struct NodePulled {
     pub gpus: usize,
     /// Already stored for the whole range.
     pub already: bool,
+    /// Points the server sent outside the asked range or twice for one
+    /// time: left out.
+    pub dropped_points: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -215,6 +220,10 @@ struct Calls<'a> {
 impl Calls<'_> {
     /// One call, retried on transient failures with 0.5 s, 1 s, 2 s waits.
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, PullError> {
+        self.retried(|| self.api.get(path, params))
+    }
+
+    fn retried<T>(&self, call: impl Fn() -> Result<T, ApiError>) -> Result<T, PullError> {
         let mut wait = Duration::from_millis(500);
         for attempt in 0..RETRIES {
             if self.cancel.load(Ordering::Relaxed) {
@@ -224,7 +233,7 @@ impl Calls<'_> {
                 n.0 += 1;
                 n.1 += u64::from(attempt > 0);
             }
-            match self.api.get(path, params) {
+            match call() {
                 Ok(v) => return Ok(v),
                 Err(ApiError::Transient(m)) if attempt + 1 < RETRIES => {
                     let _ = m;
@@ -245,6 +254,13 @@ impl Calls<'_> {
     }
 }
 
+impl Calls<'_> {
+    /// `get`, as the server's text (see `PromApi::get_text`).
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, PullError> {
+        self.retried(|| self.api.get_text(path, params))
+    }
+}
+
 /// The node a series belongs to, and the label that names it.
 fn node_of(labels: &Map<String, Value>) -> Option<(&'static str, String)> {
     for key in ["Hostname", "hostname", "instance"] {
@@ -255,19 +271,62 @@ fn node_of(labels: &Map<String, Value>) -> Option<(&'static str, String)> {
     None
 }
 
+/// The most series one node's answer may hold: a node has a few GPUs and
+/// Breakpoint asks for a few dozen series of each.
+const MAX_SERIES: usize = 4096;
+
+/// A `query_range` answer as the server wrote it, read without building a
+/// tree of it: labels and values borrowed from the text.
+#[derive(Deserialize)]
+struct RangeAnswer<'a> {
+    #[serde(borrow)]
+    status: Cow<'a, str>,
+    #[serde(borrow, default)]
+    data: Option<RangeData<'a>>,
+    #[serde(borrow, default, rename = "errorType")]
+    error_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    error: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct RangeData<'a> {
+    #[serde(borrow)]
+    result: Vec<RangeSeries<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RangeSeries<'a> {
+    #[serde(borrow, default)]
+    metric: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
+    #[serde(borrow, default)]
+    values: Vec<(f64, Cow<'a, str>)>,
+}
+
+/// One series of a stretch, merged over its chunks, as the importer reads it.
+#[derive(Serialize)]
+struct MergedSeries {
+    metric: BTreeMap<String, String>,
+    values: Vec<(f64, String)>,
+}
+
 /// One node's stretch of the range, fetched chunk by chunk and merged into
-/// one `query_range` answer.
+/// one `query_range` answer. What the server sends beyond what was asked —
+/// points outside the chunk, a second point at one time — is left out and
+/// counted; more series than a node has is refused. So what is kept is
+/// bounded by what was asked, whatever the server answers.
 fn fetch_stretch(
     calls: &Calls<'_>,
     query: &str,
     (from, to): (i64, i64),
     step: i64,
     mut progress: impl FnMut(usize, usize),
-) -> Result<Vec<u8>, PullError> {
+) -> Result<(Vec<u8>, u64), PullError> {
     let parts = chunks(from, to, step);
-    let mut series: BTreeMap<String, (Value, Vec<Value>)> = BTreeMap::new();
+    let mut series: BTreeMap<String, MergedSeries> = BTreeMap::new();
+    let mut dropped = 0u64;
     for (i, (a, b)) in parts.iter().enumerate() {
-        let data = calls.get(
+        let text = calls.get_text(
             "/api/v1/query_range",
             &[
                 ("query", query.to_string()),
@@ -276,35 +335,66 @@ fn fetch_stretch(
                 ("step", format!("{step}s")),
             ],
         )?;
-        let result = data
-            .get("result")
-            .and_then(Value::as_array)
-            .ok_or_else(|| PullError::Server("a query_range answer without result".into()))?;
+        let answer: RangeAnswer<'_> = serde_json::from_str(&text).map_err(|e| {
+            PullError::Server(format!(
+                "not a query_range answer ({e}): {}",
+                breakpoint_core::text::printable_excerpt(&text, 200)
+            ))
+        })?;
+        if answer.status != "success" {
+            return Err(PullError::Server(format!(
+                "the server answered {}: {}",
+                breakpoint_core::text::printable_excerpt(
+                    answer.error_type.as_deref().unwrap_or("an error"),
+                    80
+                ),
+                breakpoint_core::text::printable_excerpt(
+                    answer.error.as_deref().unwrap_or("no message"),
+                    200
+                )
+            )));
+        }
+        let result = answer
+            .data
+            .ok_or_else(|| PullError::Server("a query_range answer without result".into()))?
+            .result;
         for s in result {
-            let metric = s.get("metric").cloned().unwrap_or(Value::Null);
-            let key = metric.to_string();
-            let values = s
-                .get("values")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            series
-                .entry(key)
-                .or_insert_with(|| (metric, Vec::new()))
-                .1
-                .extend(values);
+            let key = serde_json::to_string(&s.metric).unwrap_or_default();
+            if !series.contains_key(&key) && series.len() >= MAX_SERIES {
+                return Err(PullError::Server(format!(
+                    "the server answered more than {MAX_SERIES} series for one node: refused"
+                )));
+            }
+            let merged = series.entry(key).or_insert_with(|| MergedSeries {
+                metric: s
+                    .metric
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                values: Vec::new(),
+            });
+            let mut last = merged.values.last().map(|(t, _)| *t);
+            for (t, v) in s.values {
+                // Only what was asked, once: within the chunk, after the
+                // point before it.
+                let asked = t >= *a as f64 && t <= *b as f64;
+                if !asked || last.is_some_and(|l| t <= l) {
+                    dropped += 1;
+                    continue;
+                }
+                last = Some(t);
+                merged.values.push((t, v.into_owned()));
+            }
         }
         progress(i + 1, parts.len());
     }
-    let result: Vec<Value> = series
-        .into_values()
-        .map(|(metric, values)| json!({ "metric": metric, "values": values }))
-        .collect();
-    serde_json::to_vec(&json!({
+    let result: Vec<MergedSeries> = series.into_values().collect();
+    let bytes = serde_json::to_vec(&json!({
         "status": "success",
         "data": { "resultType": "matrix", "result": result },
     }))
-    .map_err(|e| PullError::Server(e.to_string()))
+    .map_err(|e| PullError::Server(e.to_string()))?;
+    Ok((bytes, dropped))
 }
 
 /// A node's stretches already stored from this server, in seconds.
@@ -398,6 +488,7 @@ pub fn pull(
                 samples: 0,
                 gpus: 0,
                 already: missing.is_empty(),
+                dropped_points: 0,
             },
         );
         let node_query = series_query(&if extra.is_empty() {
@@ -440,7 +531,7 @@ pub fn pull(
             }
             drop(tx);
             for (node, query, (a, b), fetched) in rx {
-                let bytes = match fetched {
+                let (bytes, dropped) = match fetched {
                     Ok(b) => b,
                     Err(e) => {
                         // Stop the others; the transaction rolls back.
@@ -466,8 +557,15 @@ pub fn pull(
                         "from_s": a,
                         "to_s": b,
                         "step_s": request.step_s,
+                        // Points the server sent beyond what was asked.
+                        "dropped_points": dropped,
                     }),
                 );
+                if dropped > 0
+                    && let Some(p) = pulled.get_mut(&node)
+                {
+                    p.dropped_points += dropped;
+                }
                 let name = format!("prometheus {node} {}–{}", stamp(a), stamp(b));
                 match import_reader(store, &bytes[..], &name, Format::PromRange, &options, None) {
                     Ok(ImportOutcome::Imported(r)) => {
@@ -512,6 +610,126 @@ pub fn pull(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server that answers every chunk with more than was asked: an hour
+    /// before and after it, each point twice, and, when `series` is large,
+    /// more series than any node has.
+    struct Overanswering {
+        series: usize,
+    }
+
+    impl PromApi for Overanswering {
+        fn get(&self, _path: &str, _params: &[(&str, String)]) -> Result<Value, ApiError> {
+            Ok(json!([{ "__name__": "DCGM_FI_DEV_POWER_USAGE", "Hostname": "node-1", "gpu": "0" }]))
+        }
+
+        fn get_text(&self, _path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+            let param = |k: &str| {
+                params
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .and_then(|(_, v)| v.parse::<i64>().ok())
+                    .unwrap_or(0)
+            };
+            let (a, b) = (param("start"), param("end"));
+            // (Many series carry one point each: the count is what is tested.)
+            let around = if self.series > 16 { 0 } else { 3600 };
+            let points: Vec<Value> = (a - around..=b + around)
+                .step_by(if self.series > 16 { 100_000 } else { 15 })
+                .flat_map(|t| [json!([t, "250.5"]), json!([t, "251.5"])])
+                .collect();
+            let result: Vec<Value> = (0..self.series)
+                .map(|g| {
+                    json!({
+                        "metric": { "__name__": "DCGM_FI_DEV_POWER_USAGE", "Hostname": "node-1", "gpu": g.to_string() },
+                        "values": points,
+                    })
+                })
+                .collect();
+            Ok(json!({ "status": "success", "data": { "resultType": "matrix", "result": result } }).to_string())
+        }
+    }
+
+    fn request(platform_id: i64) -> PullRequest {
+        PullRequest {
+            from: Timestamp::from_second(1_780_000_000).unwrap(),
+            to: Timestamp::from_second(1_780_000_000 + 3600).unwrap(),
+            step_s: 15,
+            selector: None,
+            concurrency: 1,
+            url: "http://prom.test".into(),
+            platform_id,
+        }
+    }
+
+    fn store() -> (Store, i64) {
+        let store = Store::open_in_memory().unwrap();
+        let p = store
+            .create_platform(
+                &breakpoint_core::domain::Platform::new(
+                    "P",
+                    breakpoint_core::domain::PlatformKind::Other,
+                    None,
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        (store, p.id)
+    }
+
+    #[test]
+    fn what_a_server_sends_beyond_the_asked_range_is_left_out_and_counted() {
+        let (store, platform) = store();
+        let report = pull(
+            &store,
+            &Overanswering { series: 2 },
+            &request(platform),
+            &AtomicBool::new(false),
+            &|_| {},
+        )
+        .unwrap();
+        let node = &report.nodes[0];
+        // The hour asked at 15 s: 241 points a GPU, the first of each time.
+        assert_eq!(node.samples, 2 * 241, "{report:?}");
+        assert!(node.dropped_points >= 2 * (2 * 240 + 241), "{report:?}");
+        let run = store.run(node.runs[0]).unwrap();
+        assert_eq!(
+            run.metadata["prometheus"]["dropped_points"].as_u64(),
+            Some(node.dropped_points)
+        );
+        let frame = store
+            .read_samples(
+                run.id,
+                0,
+                None,
+                Some(&[breakpoint_core::samples::Field::PowerMw]),
+            )
+            .unwrap();
+        assert!(
+            frame
+                .t_ms
+                .iter()
+                .all(|t| (1_780_000_000_000..=1_780_003_600_000).contains(t))
+        );
+    }
+
+    #[test]
+    fn more_series_than_a_node_has_are_refused_and_nothing_is_stored() {
+        let (store, platform) = store();
+        let e = pull(
+            &store,
+            &Overanswering {
+                series: MAX_SERIES + 1,
+            },
+            &request(platform),
+            &AtomicBool::new(false),
+            &|_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("more than 4096 series"), "{e}");
+        assert!(store.runs(None).unwrap().is_empty());
+    }
 
     #[test]
     fn chunks_stay_within_the_point_limit_and_never_overlap() {

@@ -271,10 +271,12 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
                 .join(", "),
             n.gpus.to_string(),
             n.samples.to_string(),
-            if n.already {
-                "already imported".into()
-            } else {
-                String::new()
+            match (n.already, n.dropped_points) {
+                (true, _) => "already imported".into(),
+                (false, 0) => String::new(),
+                (false, d) => {
+                    format!("warning: {d} point(s) outside the asked range or repeated, left out")
+                }
             },
         ]);
     }
