@@ -58,6 +58,23 @@ fn a_time_in_1970_is_a_missing_one_and_refused_where_it_is() {
 }
 
 #[test]
+fn a_table_whose_times_span_decades_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("startup-decades.csv");
+    std::fs::write(
+        &path,
+        "scenario,image,submitted_at,provisioned_at,image_ready_at,first_compute_at,outcome\n\
+         baseline,warm,2001-06-01T08:00:00Z,,,2001-06-01T08:00:02Z,ok\n\
+         baseline,warm,2024-06-01T08:00:00Z,,,2024-06-01T08:00:02Z,ok\n",
+    )
+    .unwrap();
+    let (store, result) = try_import(path.to_str().unwrap(), |_| {});
+    let e = result.unwrap_err().to_string();
+    assert!(e.contains("its times span 23 years"), "{e}");
+    assert!(store.runs(None).unwrap().is_empty(), "nothing stored");
+}
+
+#[test]
 fn switch_attempts_fault_drills_and_billing() {
     let (store, r) = import("tables/switch-attempts.csv", |_| {});
     let s = store.switch_attempts(r.run_id).unwrap();

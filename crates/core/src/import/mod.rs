@@ -577,8 +577,9 @@ fn complete(
     }
     // After the per-GPU checks, whose messages say more (a jump names both
     // sides of it).
-    if let Some((_, last)) = built.span {
+    if let Some((first, last)) = built.span {
         plausibility::refuse_future(last, jiff::Timestamp::now().as_millisecond())?;
+        plausibility::refuse_span(first, last)?;
     }
     gap_events.extend(lost_gpus(&ends, &built.events));
     built.events.extend(gap_events);

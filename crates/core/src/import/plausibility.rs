@@ -51,6 +51,23 @@ pub fn refuse_future(last_ms: i64, now_ms: i64) -> Result<(), ParseFailure> {
     Ok(())
 }
 
+/// No one run covers this long: a table whose times span decades holds a
+/// date column read wrong or a zero time among real ones.
+const MAX_SPAN_MS: i64 = 3653 * DAY_MS;
+
+/// Refuse a run whose times span more than ten years.
+pub fn refuse_span(first_ms: i64, last_ms: i64) -> Result<(), ParseFailure> {
+    if last_ms - first_ms > MAX_SPAN_MS {
+        return Err(ParseFailure::Whole(format!(
+            "its times span {} ({} → {}): no one run covers that long; a date column was read wrong or holds a zero time",
+            span(last_ms - first_ms),
+            time(first_ms),
+            time(last_ms)
+        )));
+    }
+    Ok(())
+}
+
 /// A warning when samples came earlier than the one before them (of the
 /// same GPU); "newest first" when most did.
 pub fn order_warning(backward_steps: u64, samples: u64) -> Option<String> {
@@ -164,6 +181,20 @@ mod tests {
             w,
             ["1 samples of GPU 0 repeat the time of the sample before them"]
         );
+    }
+
+    #[test]
+    fn a_run_spanning_decades_is_refused_with_its_times() {
+        let year = 365 * DAY_MS;
+        let e = match refuse_span(0, 50 * year) {
+            Err(ParseFailure::Whole(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            e.contains("span 50 years") && e.contains("1970-01-01"),
+            "{e}"
+        );
+        assert!(refuse_span(year * 40, year * 42).is_ok());
     }
 
     #[test]
