@@ -9,11 +9,56 @@ use std::collections::BTreeMap;
 
 use super::catalog::{Aggregation, MetricDef};
 use super::sustain::{self, GpuSustain};
-use super::{Evidence, RunSource, RunValue, Share, UnitFigure};
+use serde::{Deserialize, Serialize};
+
+use super::{Evidence, RunSource, RunValue};
 use crate::domain::Run;
 use crate::error::Result;
 use crate::samples::{Sample, SeriesFrame};
 use crate::store::Store;
+
+/// A share of the exposure and the figure it had.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    pub share: f64,
+    pub value: f64,
+}
+
+/// One unit behind a platform's figure: a node (or a run) and, where its
+/// figure is a GPU's, that GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitFigure {
+    /// The node's host, or "run #12" where the run names none.
+    pub node: String,
+    /// "GPU 5" (with its PCI address where known), for a GPU's figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    pub value: f64,
+    /// The unit's share of the platform's exposure (0–1).
+    pub share: f64,
+}
+
+impl UnitFigure {
+    /// "node-3 GPU 5 (00000000:38:00.0)" or "run #12".
+    pub fn label(&self) -> String {
+        match &self.gpu {
+            Some(gpu) => format!("{} {gpu}", self.node),
+            None => self.node.clone(),
+        }
+    }
+
+    /// The label without the GPU's PCI address, for a narrow cell.
+    pub fn short_label(&self) -> String {
+        match &self.gpu {
+            Some(gpu) => format!(
+                "{} {}",
+                self.node,
+                gpu.split_once(" (").map_or(gpu.as_str(), |(g, _)| g)
+            ),
+            None => self.node.clone(),
+        }
+    }
+}
 
 /// At most this many bins of neighbouring values keep a metric's spread
 /// over its units (a fleet of a thousand nodes scores from 32 numbers).
