@@ -19,6 +19,7 @@ mod lines;
 mod numbering;
 mod paths;
 mod plausibility;
+mod silences;
 mod smi_messages;
 pub mod snapshot;
 mod source;
@@ -41,7 +42,6 @@ pub use paths::{Expanded, expand_paths};
 
 pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
-use crate::samples::steps::StepTally;
 use crate::store::{RunCompletion, Store};
 use crate::text;
 
@@ -513,76 +513,23 @@ fn complete(
     if format == Format::KernelLog {
         numbering::adopt(store, run_id, &mut built)?;
     }
-    let interval = built.interval_ms;
-    let mut gaps = 0;
-    let mut gap_events = Vec::new();
-    let mut measured_interval = None;
     // Each GPU's steps as the writer tallied them; read back only where it
     // could not (samples out of order, a run renumbered since).
     let mut tallied = std::mem::take(&mut built.written.steps);
     if format == Format::KernelLog {
         tallied.clear();
     }
-    // Each GPU's last sample and step, to find those that stopped reporting.
-    let mut ends: Vec<GpuEnd> = Vec::new();
-    for gpu in store.sample_gpus(run_id)? {
-        let mut times = None;
-        let steps = match tallied.remove(&gpu) {
-            Some(steps) => steps,
-            None => StepTally::of(times.insert(read_times(store, run_id, gpu)?)),
-        };
-        let last = match steps.last() {
-            Some(last) => Some(last),
-            None => match &times {
-                Some(t) => t.last().copied(),
-                None => read_times(store, run_id, gpu)?.last().copied(),
-            },
-        };
-        built
-            .warnings
-            .extend(plausibility::check_times(gpu, &steps)?);
-        let step = interval.map(i64::from).or_else(|| steps.median_step());
-        measured_interval = measured_interval.or(step);
-        let Some(step) = step.filter(|s| *s > 0) else {
-            continue;
-        };
-        if let Some(last) = last {
-            ends.push(GpuEnd {
-                gpu,
-                last_ms: last,
-                step_ms: step,
-            });
-        }
-        let long_steps = match steps.steps_longer_than(3 * step) {
-            Some(long_steps) => long_steps,
-            None => {
-                let t = match times {
-                    Some(t) => t,
-                    None => read_times(store, run_id, gpu)?,
-                };
-                t.windows(2)
-                    .map(|w| (w[0], w[1] - w[0]))
-                    .filter(|(_, delta)| *delta > 3 * step)
-                    .collect()
-            }
-        };
-        for (from, delta) in long_steps {
-            if !explained_by_a_loss(&built.events, gpu, from, from + delta)
-                && let Some(event) = RunBuilder::gap_event(gpu, from, delta)
-            {
-                gap_events.push(event);
-                gaps += 1;
-            }
-        }
-    }
+    let interval = built.interval_ms;
+    let found = silences::find(store, run_id, interval, tallied, &built.events)?;
+    built.warnings.extend(found.warnings);
+    let (gaps, measured_interval) = (found.gaps, found.step_ms);
     // After the per-GPU checks, whose messages say more (a jump names both
     // sides of it).
     if let Some((first, last)) = built.span {
         plausibility::refuse_future(last, jiff::Timestamp::now().as_millisecond())?;
         plausibility::refuse_span(first, last)?;
     }
-    gap_events.extend(lost_gpus(&ends, &built.events));
-    built.events.extend(gap_events);
+    built.events.extend(found.events);
     built.events.sort_by_key(|e| e.at);
     store.add_events(run_id, &built.events)?;
     store.add_startup_attempts(run_id, &built.startup_attempts)?;
@@ -641,81 +588,5 @@ fn complete(
         skipped_lines: built.skipped_lines,
         warnings: built.warnings,
         sha256: identity.sha256,
-    })
-}
-
-/// One GPU's sample times in the run, in time order.
-fn read_times(store: &Store, run_id: i64, gpu: u32) -> Result<Vec<i64>, ParseFailure> {
-    Ok(store.read_samples(run_id, gpu, None, Some(&[]))?.t_ms)
-}
-
-/// One GPU's last sample in a log, and its sampling step.
-struct GpuEnd {
-    gpu: u32,
-    last_ms: i64,
-    step_ms: i64,
-}
-
-/// An interruption of the GPU (or of all GPUs) the log records near its last
-/// samples (an Xid 79, a loss the probe saw) is that incident already: one
-/// interruption, not two. Near: within three steps or ten minutes, since a
-/// Prometheus query repeats a stopped series' last value for five.
-fn already_recorded(events: &[crate::domain::Event], end: &GpuEnd, log_end: i64) -> bool {
-    let near = (3 * end.step_ms).max(10 * 60_000);
-    events.iter().any(|e| {
-        let at = e.at.as_millisecond();
-        e.interrupts()
-            && e.gpu.is_none_or(|g| g == end.gpu)
-            && at >= end.last_ms - near
-            && at <= log_end
-    })
-}
-
-/// GPUs that stopped reporting while others in the same log went on (fell
-/// off the bus, say): each is lost at its last sample until the log ends,
-/// unless the log already records that loss.
-fn lost_gpus(ends: &[GpuEnd], events: &[crate::domain::Event]) -> Vec<crate::domain::Event> {
-    let Some(log_end) = ends.iter().map(|e| e.last_ms).max() else {
-        return Vec::new();
-    };
-    let going_on = |gpu: u32| {
-        ends.iter()
-            .filter(|e| e.gpu != gpu && e.last_ms == log_end)
-            .count()
-    };
-    ends.iter()
-        .filter(|e| log_end - e.last_ms > 3 * e.step_ms)
-        .filter(|e| !already_recorded(events, e, log_end))
-        .filter_map(|e| {
-            let at = Timestamp::from_millisecond(e.last_ms).ok()?;
-            let silent = log_end - e.last_ms;
-            Some(crate::domain::Event {
-                gpu: Some(e.gpu),
-                duration_ms: Some(silent),
-                detail: Some(format!(
-                    "stopped reporting while {} other GPUs went on for {:.1} min",
-                    going_on(e.gpu),
-                    silent as f64 / 60_000.0
-                )),
-                ..crate::domain::Event::new(at, crate::domain::EventKind::GpuLost)
-            })
-        })
-        .collect()
-}
-
-/// Whether a silence of `gpu` from `from_ms` to `to_ms` is the same incident
-/// as a recorded loss of that GPU (or of every GPU): one interruption, not two.
-fn explained_by_a_loss(
-    events: &[crate::domain::Event],
-    gpu: u32,
-    from_ms: i64,
-    to_ms: i64,
-) -> bool {
-    events.iter().any(|e| {
-        let at = e.at.as_millisecond();
-        e.kind == crate::domain::EventKind::GpuLost
-            && e.gpu.is_none_or(|g| g == gpu)
-            && at <= to_ms
-            && at + e.duration_ms.unwrap_or(0) >= from_ms
     })
 }
