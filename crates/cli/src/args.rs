@@ -90,7 +90,7 @@ pub enum Command {
     Bundle(BundleCommand),
     /// Write the decision-matrix PDF.
     Report(ReportArgs),
-    /// Build the demo workspace (seed 003's platforms A–F) and rank it.
+    /// Build the demo workspace (the four-breakpoint review's platforms A–F) and rank it.
     Demo(DemoArgs),
     /// The database itself.
     #[command(subcommand)]
@@ -215,7 +215,7 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct BillArgs {
     /// "compute=1h42m18s,io-wait=35m,queue=0[,sessions=N][,gpus=N]", a JSON
-    /// file of sessions, or "reference" (seed 003's job) [default: reference].
+    /// file of sessions, or "reference" (the four-breakpoint review's job) [default: reference].
     #[arg(long, value_name = "SPEC|FILE")]
     pub workload: Option<String>,
     /// Derive the workload from a stored run: utilisation > 10 % is compute.
