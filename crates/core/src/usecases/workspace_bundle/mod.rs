@@ -453,9 +453,10 @@ pub fn import(
             format!("{DATABASE} is not a Breakpoint database: {e}"),
         )
     })?;
-    untrusted::bound_time(theirs.conn())?;
+    let limit = untrusted::Limit::on(theirs.conn())?;
     // Every row that would be copied, read and validated as ours are.
-    untrusted::check_rows(&theirs, &format!("{}: {DATABASE}", path.display()))?;
+    untrusted::check_rows(&theirs, &limit, &format!("{}: {DATABASE}", path.display()))?;
+    limit.rearm();
 
     // First pass, reading only: their rows, what matches, what conflicts.
     let mut plan: Vec<(TheirPlatform, Option<Platform>)> = Vec::new();

@@ -10,6 +10,7 @@
 //! the row.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
@@ -25,10 +26,36 @@ use crate::store::Store;
 /// query made to never end (a recursive view, a crafted index) is stopped.
 pub(super) const STATEMENT_LIMIT: Duration = Duration::from_secs(60);
 
-/// Bound every statement of `conn` to [`STATEMENT_LIMIT`] from now on.
-pub(super) fn bound_time(conn: &Connection) -> rusqlite::Result<()> {
-    let deadline = Instant::now() + STATEMENT_LIMIT;
-    conn.progress_handler(10_000, Some(move || Instant::now() > deadline))
+/// A time limit on a connection's statements, armed again before each step
+/// of reading (SQLite's progress handler does not see where one statement
+/// ends): no step — a table's rows, one GPU's chunks — may take longer than
+/// [`STATEMENT_LIMIT`], however large the whole bundle is.
+pub(super) struct Limit {
+    deadline: Arc<Mutex<Instant>>,
+    each: Duration,
+}
+
+impl Limit {
+    pub(super) fn on(conn: &Connection) -> rusqlite::Result<Limit> {
+        Limit::of(conn, STATEMENT_LIMIT)
+    }
+
+    fn of(conn: &Connection, each: Duration) -> rusqlite::Result<Limit> {
+        let deadline = Arc::new(Mutex::new(Instant::now() + each));
+        let seen = Arc::clone(&deadline);
+        conn.progress_handler(
+            10_000,
+            Some(move || seen.lock().map_or(true, |d| Instant::now() > *d)),
+        )?;
+        Ok(Limit { deadline, each })
+    }
+
+    /// The next step may take the limit from now.
+    pub(super) fn rearm(&self) {
+        if let Ok(mut d) = self.deadline.lock() {
+            *d = Instant::now() + self.each;
+        }
+    }
 }
 
 /// The database at `path` (a bundle's, unpacked to a scratch file) holds
@@ -43,7 +70,7 @@ pub(super) fn check_database(path: &Path, entry: &str) -> std::result::Result<()
     let harden = || -> rusqlite::Result<()> {
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
-        bound_time(&conn)
+        Limit::on(&conn).map(|_| ())
     };
     harden().map_err(|e| format!("{entry}: cannot be opened safely: {e}"))?;
     // Breakpoint's own schema keeps its caches fresh with triggers: those,
@@ -94,7 +121,7 @@ pub(super) fn check_database(path: &Path, entry: &str) -> std::result::Result<()
 /// Every row the merge copies from `theirs`, read and validated: the
 /// platforms with their offerings, rules, claims and energy factors, the
 /// runs with everything stored for them, and the custom weight profiles.
-pub(super) fn check_rows(theirs: &Store, entry: &str) -> Result<()> {
+pub(super) fn check_rows(theirs: &Store, limit: &Limit, entry: &str) -> Result<()> {
     let refuse = |table: &str, row: String, why: String| Error::Bundle {
         file: entry.to_string(),
         reason: format!("{table} {row}: {why}"),
@@ -104,6 +131,7 @@ pub(super) fn check_rows(theirs: &Store, entry: &str) -> Result<()> {
         .platforms()
         .map_err(|e| read("platforms", "rows".into(), e))?;
     for p in &platforms {
+        limit.rearm();
         let row = format!("row {}", p.id);
         Platform::new(&p.name, p.kind, p.notes.clone())
             .map_err(|e| refuse("platforms", row.clone(), e.to_string()))?;
@@ -147,7 +175,7 @@ pub(super) fn check_rows(theirs: &Store, entry: &str) -> Result<()> {
             .runs(Some(p.id))
             .map_err(|e| read("runs", format!("of platform {}", p.id), e))?
         {
-            check_run(theirs, &run)
+            check_run(theirs, limit, &run)
                 .map_err(|(table, why)| refuse(table, format!("of run {}", run.id), why))?;
         }
     }
@@ -205,6 +233,7 @@ fn check_offering(o: &crate::domain::Offering) -> crate::domain::validate::Check
 /// and what is wrong (with the row's place among the run's) when not.
 fn check_run(
     theirs: &Store,
+    limit: &Limit,
     run: &crate::domain::Run,
 ) -> std::result::Result<(), (&'static str, String)> {
     let read = |table: &'static str| move |e: Error| (table, e.to_string());
@@ -223,6 +252,7 @@ fn check_run(
     }
     .validate()
     .map_err(|e| ("runs", e.to_string()))?;
+    limit.rearm();
     rows("events", theirs.events(run.id), Event::validate)?;
     rows(
         "startup_attempts",
@@ -246,9 +276,33 @@ fn check_run(
     )?;
     // Every chunk decoded, as a ranking or a report would read it.
     for gpu in theirs.sample_gpus(run.id).map_err(read("sample_chunks"))? {
+        limit.rearm();
         theirs
             .read_samples(run.id, gpu, None, None)
             .map_err(read("sample_chunks"))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_statement_that_never_ends_is_stopped_and_the_next_step_gets_its_own_time() {
+        let conn = Connection::open_in_memory().unwrap();
+        let limit = Limit::of(&conn, Duration::from_millis(50)).unwrap();
+        let endless = conn.query_row(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+            [],
+            |r| r.get::<_, i64>(0),
+        );
+        assert!(endless.is_err(), "{endless:?}");
+        std::thread::sleep(Duration::from_millis(60));
+        limit.rearm();
+        let one: i64 = conn.query_row("SELECT 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(one, 1);
+    }
 }
