@@ -135,6 +135,15 @@ fn explain_names_values_scores_and_runs() {
 }
 
 #[test]
+fn the_metric_catalogue_needs_no_workspace() {
+    let ws = Workspace::new();
+    let metrics = ws.ok(&["explain", "--metrics"]);
+    assert!(metrics.starts_with("# Metrics"), "{metrics}");
+    assert!(metrics.contains("sustain.power_drop_pct"), "{metrics}");
+    assert!(!ws.db.exists(), "reading the catalogue creates no database");
+}
+
+#[test]
 fn bill_prices_the_reference_job_on_every_rule() {
     let ws = demo();
     let bills = ws.json(&["bill"]);

@@ -1,4 +1,4 @@
-//! The billing probe (seed 003 §6.2 item 2, §4.1 step 3): a job of an exact
+//! The billing probe (the four-breakpoint review, §6.2 item 2, §4.1 step 3): a job of an exact
 //! length — 90 s unless told otherwise — with its start and end recorded to
 //! the millisecond, optionally with a long wait inside (300 s) to learn
 //! whether waiting is billed. Written as a billing-events table

@@ -1,4 +1,4 @@
-//! Numeric drift and operator coverage (seed 003 §3.3, §4.3, §6.2 item 4):
+//! Numeric drift and operator coverage (the four-breakpoint review, §3.3, §4.3, §6.2 item 4):
 //! the reference operator suite (`operators.py`, written out and run by the
 //! platform's Python) saves each operator's output; two such outputs — a
 //! reference platform's and this one's — are compared operator by

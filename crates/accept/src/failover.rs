@@ -1,4 +1,4 @@
-//! The failover drill (seed 003 §6.2 item 3, seed 001's fault drills): kill
+//! The failover drill (the four-breakpoint review, §6.2 item 3, the long-term partner assessment's fault drills): kill
 //! a running training job the way a hardware fault would (SIGKILL, no
 //! warning), then watch whether the platform brings it back — the process
 //! returns, its progress lines resume — within a window, or run the user's

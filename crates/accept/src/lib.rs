@@ -1,5 +1,5 @@
 //! The acceptance run: the checks an engineer makes on a rented instance
-//! before going live (seed 003 §6.2, seed 000's stability dimensions), run
+//! before going live (the four-breakpoint review, §6.2, the 7-day stability review's stability dimensions), run
 //! headless by the same `breakpoint` binary. Each check writes a log in a
 //! format the importer reads, so its results come back to the workstation
 //! as files and enter the ranking like any evidence.

@@ -417,7 +417,7 @@ pub fn run(
                     f.at_floor_pct, f.swing_pct
                 )
             }),
-            threshold: "≥ 95 % utilisation, swing ≤ 10 % (seed 003 §6.2)".into(),
+            threshold: "≥ 95 % utilisation, swing ≤ 10 % (the four-breakpoint review, §6.2)".into(),
             passed: Some(!figures.is_empty() && figures.iter().all(|(_, f)| f.passed())),
         });
         logs.push(Log {
@@ -471,7 +471,7 @@ pub fn run(
                 None => "never came back".into(),
             },
             threshold: format!(
-                "recovers within {:.0} s (seed 001's drills)",
+                "recovers within {:.0} s (the long-term partner assessment's drills)",
                 f.window.as_secs_f64()
             ),
             passed: Some(outcome.recovered_s.is_some() && !outcome.resumed_by_command),
@@ -509,7 +509,7 @@ pub fn run(
                 log.summary()
             ),
             threshold: format!(
-                "every operator runs, rel. L2 ≤ {:.0e} against {} (seed 003 §3.3)",
+                "every operator runs, rel. L2 ≤ {:.0e} against {} (the four-breakpoint review, §3.3)",
                 d.tolerance, d.reference.device
             ),
             passed: Some(passed == total),

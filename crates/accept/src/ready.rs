@@ -1,4 +1,4 @@
-//! Ready (seed 003 §3.1's stages, measured from inside the instance): run
+//! Ready (the four-breakpoint review's stages, §3.1, measured from inside the instance): run
 //! at boot, it times the kernel's boot (`btime` in /proc/stat) → the
 //! accelerator's driver answering → a first computation succeeding. With the
 //! time the instance was requested (`--submitted-at`, from a campaign or the

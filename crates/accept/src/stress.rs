@@ -1,4 +1,4 @@
-//! Stress stability (seed 003 §6.2 item 1): the user's full load under the
+//! Stress stability (the four-breakpoint review, §6.2 item 1): the user's full load under the
 //! probe for a set time, then judged from the log it wrote by the same
 //! import and metrics the workstation uses.
 

@@ -1,6 +1,6 @@
 //! What a campaign will launch, when, and what it may cost — worked out,
 //! shown and confirmed before anything runs. The scenarios are the source
-//! documents' (seed 003 §3.1): a baseline of requests a few seconds apart,
+//! documents' (the four-breakpoint review, §3.1): a baseline of requests a few seconds apart,
 //! a peak of requests at once, and a mix of offerings at once.
 
 use std::time::Duration;

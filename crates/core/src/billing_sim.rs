@@ -4,7 +4,7 @@
 //! rule decides which phases are billed, the unit they are rounded to and
 //! the minimum charge per session.
 //!
-//! Seed 003's worked example is the test vector: 2 h 17 m wall with 1 h 42 m
+//! The four-breakpoint review's worked example is the test vector: 2 h 17 m wall with 1 h 42 m
 //! 18 s compute at 12.8 per hour costs 38.40 on hourly-ceiling billing of
 //! wall time and 21.82 on per-second billing of compute only.
 
@@ -57,7 +57,7 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// Seed 003's Stable Diffusion XL job on one A100-80G: 2 h 17 m wall,
+    /// The four-breakpoint review's Stable Diffusion XL job on one A100-80G: 2 h 17 m wall,
     /// 1 h 42 m 18 s of it computing, the rest loading data and saving
     /// checkpoints, no queue.
     pub fn reference() -> Workload {

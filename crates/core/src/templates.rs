@@ -22,8 +22,8 @@ pub struct PlatformTemplate {
     pub claims: &'static [ClaimTemplate],
 }
 
-const SEED_000: &str = "7-day high-load stability review (AutoDL, 润云, 阿里云, 腾讯云)";
-const SEED_001: &str = "long-term partner assessment of GPU clouds";
+const STABILITY_REVIEW: &str = "7-day high-load stability review (AutoDL, 润云, 阿里云, 腾讯云)";
+const PARTNER_ASSESSMENT: &str = "long-term partner assessment of GPU clouds";
 
 const fn claim(
     subject: &'static str,
@@ -53,21 +53,21 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
                 Some(99.98),
                 Some("%"),
                 "annualised availability in a 7-day high-load test",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "stability rank",
                 Some(1.0),
                 Some("of 4"),
                 "ranked 1st of 4 on overall stability",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "suitability",
                 None,
                 None,
                 "suited to personal and academic experiments; enterprises should apply their own criteria",
-                SEED_001,
+                PARTNER_ASSESSMENT,
             ),
         ],
     },
@@ -82,21 +82,21 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
                 Some(99.97),
                 Some("%"),
                 "annualised availability in a 7-day high-load test",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "stability rank",
                 Some(2.0),
                 Some("of 4"),
                 "ranked 2nd of 4 on overall stability",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "failover",
                 None,
                 None,
                 "tasks migrate automatically within seconds when a node fails",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
         ],
     },
@@ -111,14 +111,14 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
                 Some(3.0),
                 Some("of 4"),
                 "ranked 3rd of 4 on overall stability; GPU stock can run short at peak times",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "billing modes",
                 None,
                 None,
                 "on-demand, monthly subscription and spot; spot instances may be released on price or stock",
-                SEED_001,
+                PARTNER_ASSESSMENT,
             ),
         ],
     },
@@ -133,14 +133,14 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
                 Some(99.94),
                 Some("%"),
                 "annualised availability in a 7-day high-load test",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
             claim(
                 "stability rank",
                 Some(4.0),
                 Some("of 4"),
                 "ranked 4th of 4 on overall stability; network latency jitter in long multi-GPU training",
-                SEED_000,
+                STABILITY_REVIEW,
             ),
         ],
     },
@@ -154,7 +154,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
             None,
             None,
             "H100, A100, A800, A6000, A5000, A40, A30, V100, RTX 5090, 4090, 3090 and some domestic accelerators; stock varies",
-            SEED_001,
+            PARTNER_ASSESSMENT,
         )],
     },
     PlatformTemplate {
@@ -167,7 +167,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
             None,
             None,
             "provides GPU monitoring and fault-detection capabilities",
-            SEED_001,
+            PARTNER_ASSESSMENT,
         )],
     },
     PlatformTemplate {
@@ -180,7 +180,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
             None,
             None,
             "NVIDIA GPUs and Ascend AI compute; moving from CUDA involves framework, operator and precision work",
-            SEED_001,
+            PARTNER_ASSESSMENT,
         )],
     },
     PlatformTemplate {
@@ -193,7 +193,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
             None,
             None,
             "spot GPU instances may be reclaimed; this is part of the product",
-            SEED_001,
+            PARTNER_ASSESSMENT,
         )],
     },
 ];

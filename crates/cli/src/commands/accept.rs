@@ -463,7 +463,7 @@ fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
         } else {
             text.push_str(&format!(
                 "{t}
-stress stability (seed 003 §6.2: SM utilisation ≥ 95 %, swing ≤ 10 %): {}
+stress stability (the four-breakpoint review, §6.2: SM utilisation ≥ 95 %, swing ≤ 10 %): {}
 ",
                 if passed { "pass" } else { "FAIL" }
             ));

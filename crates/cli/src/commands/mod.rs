@@ -102,6 +102,7 @@ pub fn run(cli: Cli) -> Outcome {
         }
         // Built into the binary: no database needed.
         (Command::Platform(PlatformCommand::Templates), _) => Store::open_in_memory()?,
+        (Command::Explain(args), _) if args.metrics => Store::open_in_memory()?,
         (Command::Demo(_), None) => Store::open(&demo_path()?)?,
         (command, db) if command.writes() => {
             let path = database_path(db)?;

@@ -12,12 +12,12 @@ use crate::billing_sim::{self, Phase, Segment, Session, Workload};
 use crate::import::Format;
 
 const GPUS: usize = 8;
-/// Seed 003 sampled every 30 s for 48 h.
+/// The four-breakpoint review sampled every 30 s for 48 h.
 const STEP_S: i64 = 30;
 const HOURS: i64 = 48;
 /// 2024-06-01T00:00:00Z.
 const START: i64 = 1_717_200_000;
-/// The reference job (seed 003's SDXL run) inside the sustain log.
+/// The reference job (the four-breakpoint review's SDXL run) inside the sustain log.
 const JOB_START: i64 = START + 2 * 3600;
 const JOB_LOAD_S: i64 = 1200;
 const JOB_COMPUTE_S: i64 = 6138;
@@ -246,7 +246,7 @@ fn switch_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
     out
 }
 
-/// Seed 001's fault drills.
+/// The long-term partner assessment's fault drills.
 fn drills_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
     let mut out = String::from("fault,detected,recovered,recovery_s,progress_lost_s\n");
     let faults = [
@@ -257,7 +257,7 @@ fn drills_csv(p: &DemoPlatform, rng: &mut StdRng) -> String {
         "checkpoint-resume",
     ];
     for fault in faults {
-        // The drill a platform fails first is the one seed 001 names as the
+        // The drill a platform fails first is the one the long-term partner assessment names as the
         // hardest to diagnose: a bad data path.
         if fault == "bad-data-path" && p.unrecovered > 0 {
             let _ = writeln!(out, "{fault},yes,no,,");

@@ -1,4 +1,4 @@
-//! The demo workspace: seed 003's six anonymised platforms rebuilt as data.
+//! The demo workspace: the four-breakpoint review's six anonymised platforms rebuilt as data.
 //!
 //! Profiles and billing rules follow the seed; where it is silent the
 //! values are plausible choices, and everything is labelled demo. The

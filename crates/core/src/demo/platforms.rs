@@ -1,4 +1,4 @@
-//! Seed 003's six platforms, A–F, as the simulator plays them. Figures the
+//! The four-breakpoint review's six platforms, A–F, as the simulator plays them. Figures the
 //! seed states are quoted in the comments; the rest are plausible choices.
 
 use crate::domain::{BillingMode, BillingRule, PlatformKind, Rounding};

@@ -1,4 +1,4 @@
-//! The demo builds, reproduces what seed 003 reports, and is labelled.
+//! The demo builds, reproduces what the four-breakpoint review reports, and is labelled.
 
 use super::*;
 use crate::domain::SourceKind;

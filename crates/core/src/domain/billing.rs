@@ -1,5 +1,5 @@
 //! How a platform turns time into a bill. Two platforms with the same hourly
-//! price can charge very different amounts for the same job (seed 003: 38.40
+//! price can charge very different amounts for the same job (the four-breakpoint review: 38.40
 //! vs 21.82); the rule is what makes the difference.
 
 use serde::{Deserialize, Serialize};

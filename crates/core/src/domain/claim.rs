@@ -17,7 +17,7 @@ pub struct Claim {
     pub unit: Option<String>,
     /// The claim in words, as the source puts it.
     pub text: Option<String>,
-    /// Where it comes from: "seed 000 review", "contract §4.2" …
+    /// Where it comes from: "the 7-day stability review", "contract §4.2" …
     pub source: String,
 }
 

@@ -102,7 +102,7 @@ impl Event {
 }
 
 labelled_enum! {
-    /// The load on the platform when an instance was requested (seed 003
+    /// The load on the platform when an instance was requested (the four-breakpoint review
     /// tests starts at baseline, peak and mixed load).
     pub enum LoadScenario ("scenario") {
         Baseline => "baseline",
@@ -219,7 +219,7 @@ impl SwitchAttempt {
 }
 
 labelled_enum! {
-    /// The drills of seed 001's "long-term partner" test, plus the
+    /// The drills of the long-term partner assessment's test, plus the
     /// interruptions a platform imposes by itself.
     pub enum FaultKind ("fault") {
         ProcessKill => "process-kill",

@@ -290,7 +290,7 @@ pub const METRICS: &[MetricDef] = &[
         definition: "p95 − p5 of SM utilisation over the loaded seconds of a stress check; the worst GPU counts.",
         inputs: "stress checks (probe logs of `breakpoint accept stress`)",
         anchors: fixed(0.0, 20.0, false),
-        why: "The same review: a swing of more than 10 % under full load means the scheduler or the driver is at fault; 10 % scores 50, 20 % scores 0.",
+        why: "The four-breakpoint review again: a swing of more than 10 % under full load means the scheduler or the driver is at fault; 10 % scores 50, 20 % scores 0.",
         default_weight: 1.0,
         aggregation: Aggregation::PerUnit,
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",

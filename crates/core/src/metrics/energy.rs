@@ -1,4 +1,4 @@
-//! Energy from power samples (seed 003 §6.3: energy and carbon per job are
+//! Energy from power samples (the four-breakpoint review, §6.3: energy and carbon per job are
 //! what buyers will be asked for next): the energy each run's GPUs drew,
 //! and a platform's power while working and while waiting, from which the
 //! energy of a workload (the reference job) is estimated.

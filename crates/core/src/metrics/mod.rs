@@ -11,6 +11,7 @@ pub mod energy;
 mod evidence_map;
 pub mod history;
 mod run;
+pub mod sources;
 pub mod stress;
 pub mod sustain;
 

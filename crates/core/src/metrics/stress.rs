@@ -1,4 +1,4 @@
-//! Stress stability (seed 003 §6.2 item 1): under a full load, SM
+//! Stress stability (the four-breakpoint review, §6.2 item 1): under a full load, SM
 //! utilisation should stay at 95 % or above; a swing of more than 10 %
 //! means the scheduler or the driver is at fault. Judged over the loaded
 //! window only — from the first to the last second the GPU was at least

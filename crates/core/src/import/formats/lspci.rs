@@ -1,5 +1,5 @@
 //! `lspci -vv` (also `-D`, `-nn`, plain `lspci`): the machine's
-//! accelerators and the PCIe link each one trained to — seed 003's own check
+//! accelerators and the PCIe link each one trained to — the four-breakpoint review's own check
 //! for a card running x8 where it can run x16.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The JSON Lines log of seed 003's monitoring script (§3.2): every 30 s,
+//! The JSON Lines log of the four-breakpoint review's monitoring script (§3.2): every 30 s,
 //! `{"timestamp": "<local ISO time>", "power": W, "temp": °C, "mem_used": MiB,
 //! "util": %}`.
 //!
