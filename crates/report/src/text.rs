@@ -88,7 +88,7 @@ pub fn t(lang: Lang, key: &str) -> &str {
         "acceptance" => ("Acceptance checklists", "验收检查清单"),
         "acceptance_note" => (
             "As each instance printed them at the end of `breakpoint accept all` (the four-breakpoint review, §6.2): the measured figure, the threshold, pass or fail. The figures also enter the metrics above through the logs in the bundle.",
-            "即各实例在 `breakpoint accept all` 结束时打印的清单（四断点评测，§6.2）：实测值、阈值、通过与否。这些数据也通过数据包中的日志进入上文的指标。",
+            "即各实例在 `breakpoint accept all` 结束时打印的清单（《国产 GPU 云平台四断点评测》§6.2）：实测值、阈值、通过与否。这些数据也通过数据包中的日志进入上文的指标。",
         ),
         "acceptance_check" => ("Check", "检查项"),
         "acceptance_measured" => ("Measured", "实测"),
