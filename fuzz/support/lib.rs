@@ -1,42 +1,36 @@
-//! Shared by every fuzz target: import bytes as one format into a throwaway
-//! in-memory store, half the time skipping bad lines. Whatever the bytes,
-//! every message that may quote them (the error, each stored warning) stays
-//! bounded and printable: input is echoed as an excerpt, never whole.
+//! Shared by every fuzz target: parse bytes as one format with the samples
+//! kept in memory — the parsers alone, no store — half the time skipping
+//! bad lines. Whatever the bytes, every message that may quote them (the
+//! error, each warning) stays bounded and printable: input is echoed as an
+//! excerpt, never whole.
 
-use breakpoint_core::domain::{Platform, PlatformKind};
-use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
-use breakpoint_core::store::Store;
+use breakpoint_formats::{Format, ParseContext, ParseFailure, RunBuilder, timestamps};
+use breakpoint_model::text;
 
 pub fn import(data: &[u8], format: Format) {
-    let Ok(store) = Store::open_in_memory() else {
-        return;
-    };
-    let Ok(platform) = Platform::new("fuzz", PlatformKind::Other, None) else {
-        return;
-    };
-    let Ok(platform) = store.create_platform(&platform) else {
-        return;
-    };
-    let options = ImportOptions {
-        tz: jiff::tz::TimeZone::UTC,
-        interval_ms: Some(1000),
-        ..ImportOptions::new(platform.id)
-    };
     let skip = data.first().is_some_and(|b| b & 1 == 1);
-    let options = ImportOptions {
-        skip_bad_lines: skip,
-        ..options
+    let mut samples = Vec::new();
+    let mut builder = RunBuilder::new(&mut samples, skip, Some(1000));
+    let mut ctx = ParseContext {
+        file_name: "fuzz".into(),
+        times: timestamps::TimeReader::new(jiff::tz::TimeZone::UTC),
+        interval_ms: Some(1000),
+        fields: None,
+        start: None,
+        file_time: None,
     };
-    match import_reader(&store, data, "fuzz", format, &options, None) {
-        Err(e) => bounded(&e.to_string()),
-        Ok(ImportOutcome::Imported(report)) => {
-            for w in &report.warnings {
+    match breakpoint_formats::parse(format, data, &mut ctx, &mut builder) {
+        // What the user is shown is bounded the way the core bounds it.
+        Err(ParseFailure::Line(e)) => bounded(&text::bounded_message(&e.reason)),
+        Err(ParseFailure::Whole(reason)) => bounded(&text::bounded_message(&reason)),
+        Err(_) => {}
+        Ok(()) => {
+            for w in &builder.finish().warnings {
                 bounded(w);
             }
         }
-        Ok(ImportOutcome::AlreadyImported { .. }) => {}
     }
-    let _ = breakpoint_core::import::detect(data);
+    let _ = breakpoint_formats::detect(data);
 }
 
 /// An echo of input: short, and without a character that would steer a
@@ -44,10 +38,5 @@ pub fn import(data: &[u8], format: Format) {
 fn bounded(message: &str) {
     // The message's own words plus a 400-character excerpt of input.
     assert!(message.chars().count() < 1200, "{} characters", message.len());
-    assert!(
-        !message
-            .chars()
-            .any(breakpoint_core::text::is_steering),
-        "{message:?}"
-    );
+    assert!(!message.chars().any(text::is_steering), "{message:?}");
 }

@@ -14,6 +14,8 @@ use crate::domain::money::{self, Decimal};
 use crate::domain::{BillingRule, Rounding};
 use crate::error::ValidationError;
 
+use breakpoint_model::labelled_enum;
+
 labelled_enum! {
     pub enum Phase ("phase") {
         Queue => "queue",

@@ -3,22 +3,7 @@
 
 use std::path::PathBuf;
 
-/// A field that failed validation: which field, and why, in words a user can act on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {reason}")]
-pub struct ValidationError {
-    pub field: String,
-    pub reason: String,
-}
-
-impl ValidationError {
-    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-}
+pub use breakpoint_model::ValidationError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 /// Lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["text", "stats"],
+    // breakpoint-model's modules, re-exported: below everything here, and
+    // a crate boundary keeps them from using anything above.
+    &["text", "stats", "accelerator", "domain"],
     &["error"],
-    &["labelled", "destination"],
-    &["accelerator"],
-    &["domain"],
+    &["destination"],
     &["samples", "templates"],
     &["store"],
     &["import", "billing_sim", "delivery"],
@@ -49,17 +49,73 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a file without its tests (a `tests.rs`, or what follows
-/// `#[cfg(test)]`): tests may build on anything.
+/// The code of a file without its tests (a `tests.rs`, or an item marked
+/// `#[cfg(test)]`, usually a `mod tests { … }`): tests may build on
+/// anything. Code after a test module is still checked.
 fn code(path: &Path) -> String {
     if path.file_name().is_some_and(|n| n == "tests.rs") {
         return String::new();
     }
     let text = std::fs::read_to_string(path).expect("readable source");
-    match text.find("#[cfg(test)]") {
-        Some(at) => text[..at].to_string(),
-        None => text,
+    without_test_items(&text)
+}
+
+fn without_test_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let end = item_end(item);
+        // Keep the line count, so that lines named in messages stay right.
+        out.extend(item[..end].chars().filter(|c| *c == '\n'));
+        rest = &item[end..];
     }
+    out.push_str(rest);
+    out
+}
+
+/// Where the item that `text` starts with ends: after its block's closing
+/// brace, or its `;` when it has no block. Strings, characters and comments
+/// are skipped, so a brace inside them does not count.
+fn item_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = "#[cfg(test)]".len();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('{', '\'') but not a lifetime ('a).
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 2,
+            b'\'' if bytes.get(i + 1) == Some(&b'\\') => {
+                i += 2;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b';' if depth == 0 => return i + 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len()
 }
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -168,6 +224,19 @@ fn the_faces_call_use_cases_instead_of_assembling_them() {
         "faces assembling use cases:\n{}",
         wrong.join("\n")
     );
+}
+
+#[test]
+fn code_after_a_test_module_is_still_checked() {
+    let text = "use crate::a;\n#[cfg(test)]\nmod tests {\n    fn f() { let c = '{'; let s = \"}}\"; }\n}\nuse crate::b;\n";
+    let code = without_test_items(text);
+    assert_eq!(
+        uses(&code),
+        [(1, "a".to_string()), (6, "b".to_string())],
+        "{code}"
+    );
+    let lone = without_test_items("#[cfg(test)]\nuse crate::x;\nuse crate::y;");
+    assert_eq!(uses(&lone), [(3, "y".to_string())]);
 }
 
 #[test]

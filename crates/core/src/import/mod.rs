@@ -7,24 +7,26 @@
 //! last line cut off mid-write is accepted with a warning; gaps longer than
 //! three sampling intervals become interruption events. Gzipped and UTF-16
 //! files are read through `decode` into the UTF-8 text every parser reads.
+//!
+//! The formats themselves are `breakpoint-formats`; this module is the
+//! pipeline around them: the file, its identity, the transaction, the
+//! store as the parsers' sample sink, and what is judged once a log is
+//! read whole (silences, lost GPUs, implausible times).
 
-mod blocks;
-mod builder;
 pub mod bundle;
-pub mod decode;
-mod detect;
-pub mod formats;
 mod hashing;
-mod lines;
 mod numbering;
 mod paths;
 mod plausibility;
 mod silences;
-mod smi_messages;
 pub mod snapshot;
 mod source;
-pub mod timestamps;
-mod values;
+
+pub use breakpoint_formats::parsers as formats;
+pub use breakpoint_formats::{
+    BuiltRun, Format, GpuKey, LineError, Loss, ParseContext, ParseFailure, RunBuilder, SinkError,
+    decode, detect, normalise_bus_id, timestamps,
+};
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -36,62 +38,12 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-pub use builder::{GpuKey, LineError, Loss, ParseFailure, RunBuilder};
-pub use detect::detect;
 pub use paths::{Expanded, expand_paths};
 
 pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
-use crate::store::{RunCompletion, Store};
+use crate::store::{RunCompletion, SampleWriter, Store, WriteSummary};
 use crate::text;
-
-labelled_enum! {
-    /// Every format Breakpoint reads. Detected from content, never from the
-    /// file name; `--format` forces one.
-    pub enum Format ("format") {
-        ProbeLog => "probe-log",
-        NetworkLog => "network-log",
-        DriftLog => "drift-log",
-        ScriptLog => "script-log",
-        SmiCsv => "nvidia-smi-csv",
-        SmiDmon => "nvidia-smi-dmon",
-        SmiQuery => "nvidia-smi-q",
-        SmiTable => "nvidia-smi-table",
-        SmiXml => "nvidia-smi-xml",
-        Gpustat => "gpustat",
-        DcgmDiag => "dcgmi-diag",
-        DcgmiDmon => "dcgmi-dmon",
-        KernelLog => "kernel-log",
-        Lspci => "lspci",
-        NpuSmi => "npu-smi",
-        Cnmon => "cnmon",
-        AmdSmi => "amd-smi",
-        RocmSmi => "rocm-smi",
-        PromText => "prometheus-text",
-        PromRange => "prometheus-range",
-        StartupTable => "startup-attempts",
-        SwitchTable => "switch-attempts",
-        DrillTable => "fault-drills",
-        BillingTable => "billing-lines",
-        BillingEvents => "billing-events",
-    }
-}
-
-impl Format {
-    /// The breakpoint a file of this format informs, unless told otherwise.
-    pub fn default_kind(self) -> RunKind {
-        match self {
-            Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
-                RunKind::Delivery
-            }
-            Format::StartupTable => RunKind::Startup,
-            Format::SwitchTable | Format::DriftLog => RunKind::Switch,
-            Format::DrillTable => RunKind::Drill,
-            Format::BillingTable | Format::BillingEvents => RunKind::Billing,
-            _ => RunKind::Sustain,
-        }
-    }
-}
 
 /// What the user says about the files being imported.
 #[derive(Debug, Clone)]
@@ -136,18 +88,6 @@ impl ImportOptions {
     }
 }
 
-/// What parsers may consult besides the text.
-pub struct ParseContext {
-    pub file_name: String,
-    pub times: timestamps::TimeReader,
-    pub interval_ms: Option<u32>,
-    pub fields: Option<Vec<String>>,
-    pub start: Option<Timestamp>,
-    /// When the file was last written, where the bytes come from a file: a
-    /// single snapshot without a time of its own was taken then.
-    pub file_time: Option<Timestamp>,
-}
-
 /// Whether a file is a log that names GPUs only by PCI address (a kernel
 /// log), from its first bytes; a file that cannot be read or is compressed
 /// says no (it is imported in its turn).
@@ -183,6 +123,20 @@ impl ImportError {
             line: e.line,
             column: e.column,
             reason: text::bounded_message(&e.reason),
+        }
+    }
+
+    /// Why a parse of `file` stopped, as the user is told it.
+    pub fn of_parse(file: &str, failure: ParseFailure) -> Self {
+        match failure {
+            ParseFailure::Line(e) => ImportError::line(file, e),
+            ParseFailure::Whole(reason) => ImportError::file(file, &reason),
+            ParseFailure::Io(e) => ImportError::file(file, &e.to_string()),
+            ParseFailure::Sink(e) => ImportError::Store(store_error(e)),
+            // Found only against a store; a parse alone never says it.
+            ParseFailure::AlreadyImported { run_id, .. } => {
+                ImportError::file(file, &format!("already imported as run {run_id}"))
+            }
         }
     }
 
@@ -415,11 +369,8 @@ fn read_into_run(
             host: None,
         };
         let run = store.create_run(new_run)?;
-        let mut builder = RunBuilder::new(
-            store.sample_writer(run.id)?,
-            options.skip_bad_lines,
-            options.interval_ms,
-        );
+        let mut writer = store.sample_writer(run.id)?;
+        let mut builder = RunBuilder::new(&mut writer, options.skip_bad_lines, options.interval_ms);
         let mut ctx = ParseContext {
             file_name: names.file_name.to_string(),
             times: timestamps::TimeReader::new(options.tz.clone()),
@@ -444,7 +395,8 @@ fn read_into_run(
             std::io::copy(&mut text, &mut std::io::sink())?;
         }
         let content_sha256 = text.into_inner().finish();
-        let mut built = builder.finish()?;
+        let mut built = builder.finish();
+        let written = writer.finish()?;
         for (k, v) in &options.extra_metadata {
             built.metadata.insert(k.clone(), v.clone());
         }
@@ -473,20 +425,19 @@ fn read_into_run(
             content_sha256,
             head_sha256: check.map(|c| c.head_sha256.clone()),
         };
-        complete(store, run.id, format, kind, shown_as, identity, built)
+        complete(
+            store, run.id, format, kind, shown_as, identity, built, written,
+        )
     });
     match result {
         Ok(report) => Ok(ImportOutcome::Imported(report)),
-        Err(ParseFailure::Line(e)) => Err(ImportError::line(shown_as, e)),
-        Err(ParseFailure::Whole(reason)) => Err(ImportError::file(shown_as, &reason)),
-        Err(ParseFailure::Io(e)) => Err(ImportError::file(shown_as, &e.to_string())),
         Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
             run_id,
             file: store.run(run_id)?.provenance.file_name,
             matched,
         }
         .outcome(shown_as)),
-        Err(ParseFailure::Store(e)) => Err(ImportError::Store(e)),
+        Err(failure) => Err(ImportError::of_parse(shown_as, failure)),
     }
 }
 
@@ -497,7 +448,30 @@ struct Identity {
     head_sha256: Option<String>,
 }
 
+/// The store's own error back out of a parse that it failed.
+fn store_error(e: SinkError) -> crate::Error {
+    match e.into_inner().downcast::<crate::Error>() {
+        Ok(e) => *e,
+        Err(other) => crate::Error::Io(std::io::Error::other(other)),
+    }
+}
+
+/// A store failure inside a parse travels as the sink's error.
+impl From<crate::Error> for ParseFailure {
+    fn from(e: crate::Error) -> Self {
+        ParseFailure::Sink(SinkError::new(e))
+    }
+}
+
+/// The store is where an import's samples go.
+impl breakpoint_formats::SampleSink for SampleWriter<'_> {
+    fn push(&mut self, sample: &crate::samples::Sample) -> Result<(), SinkError> {
+        SampleWriter::push(self, sample).map_err(SinkError::new)
+    }
+}
+
 /// After parsing: find gaps, store the small evidence, fill in the run.
+#[allow(clippy::too_many_arguments)]
 fn complete(
     store: &Store,
     run_id: i64,
@@ -505,7 +479,8 @@ fn complete(
     kind: RunKind,
     file_name: &str,
     identity: Identity,
-    mut built: builder::BuiltRun,
+    mut built: BuiltRun,
+    mut written: WriteSummary,
 ) -> Result<ImportReport, ParseFailure> {
     if let Some(warning) = plausibility::order_warning(built.backward_steps, built.samples_seen) {
         built.warnings.push(warning);
@@ -515,7 +490,7 @@ fn complete(
     }
     // Each GPU's steps as the writer tallied them; read back only where it
     // could not (samples out of order, a run renumbered since).
-    let mut tallied = std::mem::take(&mut built.written.steps);
+    let mut tallied = std::mem::take(&mut written.steps);
     if format == Format::KernelLog {
         tallied.clear();
     }
@@ -578,7 +553,7 @@ fn complete(
         run_id,
         kind,
         gpus,
-        samples: built.written.samples,
+        samples: written.samples,
         records,
         events: built.events.len(),
         gaps,

@@ -4,7 +4,7 @@
 //! CSV log, the probe), the log takes its numbers and what it knows of the
 //! GPUs (name, UUID, memory).
 
-use super::builder::{BuiltRun, normalise_bus_id};
+use super::{BuiltRun, normalise_bus_id};
 use crate::domain::GpuInfo;
 use crate::error::Result;
 use crate::store::Store;

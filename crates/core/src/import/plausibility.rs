@@ -8,7 +8,7 @@
 
 use jiff::Timestamp;
 
-use super::builder::ParseFailure;
+use super::ParseFailure;
 use crate::samples::steps::StepTally;
 
 const HOUR_MS: i64 = 3_600_000;

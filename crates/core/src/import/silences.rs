@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
-use super::builder::{ParseFailure, RunBuilder};
 use super::plausibility;
+use super::{ParseFailure, RunBuilder};
 use crate::domain::{Event, EventKind};
 use crate::samples::steps::StepTally;
 use crate::store::Store;

@@ -6,10 +6,9 @@
 
 use jiff::Timestamp;
 
-use super::{Format, ImportError, ImportOptions, ImportOutcome, import_reader};
-use crate::domain::{GpuInfo, Platform, PlatformKind};
+use super::{Format, ImportError, ParseContext, RunBuilder, formats, timestamps};
+use crate::domain::GpuInfo;
 use crate::samples::Sample;
-use crate::store::Store;
 
 /// What one output of a tool showed: the accelerators and a sample of each.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,45 +17,28 @@ pub struct ToolSnapshot {
     pub samples: Vec<Sample>,
 }
 
-/// Read `text`, the output of the tool behind `format`, taken at `at`.
+/// Read `text`, the output of the tool behind `format`, taken at `at`. The
+/// samples stay in memory: a snapshot is read, not stored.
 pub fn read_snapshot(
     format: Format,
     text: &str,
     at: Timestamp,
 ) -> Result<ToolSnapshot, ImportError> {
-    // The readers write into a run; a private in-memory store holds it for
-    // the length of this call.
-    let store = Store::open_in_memory()?;
-    let platform = Platform::new("probe", PlatformKind::Other, None).map_err(crate::Error::from)?;
-    let platform = store.create_platform(&platform)?;
-    let options = ImportOptions {
-        format: Some(format),
-        start: Some(at),
-        tz: jiff::tz::TimeZone::UTC,
-        ..ImportOptions::new(platform.id)
-    };
-    let ImportOutcome::Imported(report) = import_reader(
-        &store,
-        text.as_bytes(),
-        format.as_str(),
-        format,
-        &options,
-        None,
-    )?
-    else {
-        // A fresh store holds no earlier copy of anything.
-        return Err(ImportError::file(
-            format.as_str(),
-            "read as an earlier import",
-        ));
-    };
-    let run = store.run(report.run_id)?;
     let mut samples = Vec::new();
-    for gpu in store.sample_gpus(run.id)? {
-        samples.extend(store.read_samples(run.id, gpu, None, None)?.samples());
-    }
+    let mut builder = RunBuilder::new(&mut samples, false, None);
+    let mut ctx = ParseContext {
+        file_name: format.as_str().to_string(),
+        times: timestamps::TimeReader::new(jiff::tz::TimeZone::UTC),
+        interval_ms: None,
+        fields: None,
+        start: Some(at),
+        file_time: None,
+    };
+    formats::parse(format, text.as_bytes(), &mut ctx, &mut builder)
+        .map_err(|e| ImportError::of_parse(format.as_str(), e))?;
+    let built = builder.finish();
     Ok(ToolSnapshot {
-        inventory: run.inventory,
+        inventory: built.inventory,
         samples,
     })
 }

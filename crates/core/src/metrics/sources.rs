@@ -133,7 +133,11 @@ mod tests {
     #[test]
     fn every_document_anchors_something_or_says_what_it_gives() {
         for d in DOCUMENTS {
-            assert!(!d.contributes.is_empty() && !d.title.is_empty(), "{}", d.name);
+            assert!(
+                !d.contributes.is_empty() && !d.title.is_empty(),
+                "{}",
+                d.name
+            );
         }
         assert!(!cited_by("the four-breakpoint review: 38.40").is_empty());
         assert!(cited_by("chosen here").is_empty());

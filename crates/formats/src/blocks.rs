@@ -405,8 +405,7 @@ pub mod testing {
     use super::super::builder::{ParseResult, RunBuilder};
     use super::super::timestamps::TimeReader;
     use super::ParseContext;
-    use crate::domain::{NewRun, Platform, PlatformKind, RunKind, SourceKind};
-    use crate::store::Store;
+    use crate::samples::Sample;
 
     /// A format's parse, reading in blocks of the given size or line by
     /// line (`None`).
@@ -459,23 +458,14 @@ pub mod testing {
         text.into_bytes()
     }
 
-    /// `f` with a fresh store, a run in it, a parse context and a builder.
+    /// `f` with a parse context and a builder whose samples are kept in
+    /// memory; the samples come back beside `f`'s result.
     pub fn with_builder<T>(
         skip_bad_lines: bool,
-        f: impl for<'s> FnOnce(&'s Store, i64, &mut ParseContext, RunBuilder<'s>) -> T,
-    ) -> T {
-        let store = Store::open_in_memory().unwrap();
-        let platform = store
-            .create_platform(&Platform::new("p", PlatformKind::Other, None).unwrap())
-            .unwrap();
-        let run = store
-            .create_run(NewRun::new(
-                platform.id,
-                RunKind::Sustain,
-                SourceKind::Import,
-            ))
-            .unwrap();
-        let b = RunBuilder::new(store.sample_writer(run.id).unwrap(), skip_bad_lines, None);
+        f: impl FnOnce(&mut ParseContext, RunBuilder<'_>) -> T,
+    ) -> (T, Vec<Sample>) {
+        let mut samples = Vec::new();
+        let b = RunBuilder::new(&mut samples, skip_bad_lines, None);
         let mut ctx = ParseContext {
             file_name: "t.log".into(),
             times: TimeReader::new(jiff::tz::TimeZone::UTC),
@@ -484,27 +474,23 @@ pub mod testing {
             start: None,
             file_time: None,
         };
-        f(&store, run.id, &mut ctx, b)
+        let out = f(&mut ctx, b);
+        (out, samples)
     }
 
-    /// Its outcome, the samples stored and what the builder holds.
+    /// Its outcome, the samples (per GPU, in the order read) and what the
+    /// builder holds.
     pub fn parsed(
         parse: Parse,
         input: &[u8],
         block_bytes: Option<usize>,
         skip_bad_lines: bool,
     ) -> String {
-        with_builder(skip_bad_lines, |store, run_id, ctx, mut b| {
+        let (text, mut samples) = with_builder(skip_bad_lines, |ctx, mut b| {
             let outcome = format!("{:?}", parse(input, ctx, &mut b, block_bytes));
-            let built = b.finish().unwrap();
-            let samples: Vec<_> = store
-                .sample_gpus(run_id)
-                .unwrap()
-                .into_iter()
-                .map(|gpu| store.read_samples(run_id, gpu, None, None).unwrap())
-                .collect();
+            let built = b.finish();
             format!(
-                "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped\n{samples:?}",
+                "{outcome}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} skipped",
                 built.events,
                 built.warnings,
                 built.inventory,
@@ -512,7 +498,10 @@ pub mod testing {
                 built.interval_ms,
                 built.skipped_lines
             )
-        })
+        });
+        // A stable sort: each GPU's samples keep the order they were read.
+        samples.sort_by_key(|s| s.gpu);
+        format!("{text}\n{samples:?}")
     }
 }
 
@@ -572,7 +561,7 @@ mod tests {
         let text = "a\nb\n\nc\r\nd";
         for size in [1, 2, 3, 1 << 20] {
             let mut reading = Fragile { finished: 0 };
-            testing::with_builder(false, |_, _, ctx, mut b| {
+            testing::with_builder(false, |ctx, mut b| {
                 read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(size)).unwrap();
             });
             assert_eq!(reading.finished, 5, "blocks of {size}");
@@ -584,7 +573,7 @@ mod tests {
         let text = "a\nb\npanic\nc\n".repeat(100);
         for size in [1, 64, 1 << 20] {
             let mut reading = Fragile { finished: 0 };
-            let result = testing::with_builder(false, |_, _, ctx, mut b| {
+            let (result, _) = testing::with_builder(false, |ctx, mut b| {
                 read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(size))
             });
             let Err(ParseFailure::Io(e)) = result else {

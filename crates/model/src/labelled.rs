@@ -1,7 +1,8 @@
 //! Enums that travel as fixed lowercase labels (in SQLite, JSON and on the
 //! command line). One macro so that parsing, printing and the list of accepted
-//! values can never disagree.
+//! values can never disagree. `sql_text!` stores them as their labels.
 
+#[macro_export]
 macro_rules! labelled_enum {
     (
         $(#[$meta:meta])*
@@ -63,7 +64,15 @@ macro_rules! labelled_enum {
                 s.parse().map_err(::serde::de::Error::custom)
             }
         }
+    };
+}
 
+/// SQLite reads and writes a labelled enum as its label.
+#[cfg(feature = "sqlite")]
+#[macro_export]
+macro_rules! sql_text {
+    ($($name:ty),+ $(,)?) => {
+        $(
         impl ::rusqlite::types::ToSql for $name {
             fn to_sql(&self) -> ::rusqlite::Result<::rusqlite::types::ToSqlOutput<'_>> {
                 Ok(self.as_str().into())
@@ -79,5 +88,36 @@ macro_rules! labelled_enum {
                     .map_err(|e| ::rusqlite::types::FromSqlError::Other(Box::new(e)))
             }
         }
+        )+
     };
+}
+
+#[cfg(feature = "sqlite")]
+mod sql {
+    use crate::accelerator::xid::{Blame, Severity};
+    use crate::accelerator::{FormFactor, Vendor};
+    use crate::domain::{
+        BillingMode, Breakpoint, Duplicate, EventKind, FaultKind, ImageState, Interconnect,
+        LoadScenario, PlatformKind, Rounding, RunKind, SourceKind, StartupOutcome,
+    };
+
+    sql_text!(
+        Blame,
+        Severity,
+        Vendor,
+        FormFactor,
+        Breakpoint,
+        Rounding,
+        RunKind,
+        SourceKind,
+        Duplicate,
+        Interconnect,
+        BillingMode,
+        EventKind,
+        LoadScenario,
+        ImageState,
+        StartupOutcome,
+        FaultKind,
+        PlatformKind,
+    );
 }

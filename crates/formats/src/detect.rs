@@ -111,7 +111,7 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
 /// time prefix, and the NVIDIA driver speaks somewhere — or the journal's
 /// own header opens the file.
 fn is_kernel_log(lines: &[&str]) -> bool {
-    use super::formats::kernel_log::{is_kernel_line, mentions_driver};
+    use super::parsers::kernel_log::{is_kernel_line, mentions_driver};
     let journal = lines.first().is_some_and(|l| {
         l.starts_with("-- Logs begin at ") || l.starts_with("-- Journal begins at ")
     });
@@ -181,7 +181,7 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     // lspci: device lines ("3b:00.0 3D controller: NVIDIA …").
     if lines
         .iter()
-        .filter(|l| super::formats::lspci::device_header(l).is_some())
+        .filter(|l| super::parsers::lspci::device_header(l).is_some())
         .count()
         * 2
         > lines

@@ -1,6 +1,7 @@
-//! The run under construction: what every parser feeds. It streams samples
-//! into the store, keeps the small things (events, attempts, inventory,
-//! warnings) in memory, and applies the bad-line policy in one place.
+//! The run under construction: what every parser feeds. It hands samples to
+//! a sink as they are read, keeps the small things (events, attempts,
+//! inventory, warnings) in memory, and applies the bad-line policy in one
+//! place.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -9,7 +10,6 @@ use crate::domain::{
     BillingLine, Event, EventKind, FaultDrill, GpuInfo, StartupAttempt, SwitchAttempt,
 };
 use crate::samples::Sample;
-use crate::store::{SampleWriter, WriteSummary};
 
 /// A line that cannot be read, located for the user (`file:line:column`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,8 @@ pub enum ParseFailure {
     Line(LineError),
     /// The file as a whole is unusable (no header, wrong document shape).
     Whole(String),
-    Store(crate::Error),
+    /// Where the samples go failed (the store: a full disk, a lock).
+    Sink(SinkError),
     Io(std::io::Error),
     /// The log is already held by this run (found once it was read whole):
     /// failing undoes what was written of it.
@@ -52,9 +53,44 @@ impl From<LineError> for ParseFailure {
     }
 }
 
-impl From<crate::Error> for ParseFailure {
-    fn from(e: crate::Error) -> Self {
-        ParseFailure::Store(e)
+impl From<SinkError> for ParseFailure {
+    fn from(e: SinkError) -> Self {
+        ParseFailure::Sink(e)
+    }
+}
+
+/// Where a run's samples go as they are read, in the order the log gives
+/// them. The core's store encodes them into chunks; tests and fuzz targets
+/// keep them in a `Vec`.
+pub trait SampleSink {
+    fn push(&mut self, sample: &Sample) -> Result<(), SinkError>;
+}
+
+impl SampleSink for Vec<Sample> {
+    fn push(&mut self, sample: &Sample) -> Result<(), SinkError> {
+        Vec::push(self, *sample);
+        Ok(())
+    }
+}
+
+/// A sink's failure, carried through the parser untouched: the sink's
+/// owner takes its own error back out ([`SinkError::into_inner`]).
+#[derive(Debug)]
+pub struct SinkError(Box<dyn std::error::Error + Send + Sync>);
+
+impl SinkError {
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        SinkError(Box::new(e))
+    }
+
+    pub fn into_inner(self) -> Box<dyn std::error::Error + Send + Sync> {
+        self.0
+    }
+}
+
+impl std::fmt::Display for SinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -78,7 +114,7 @@ pub enum GpuKey<'a> {
 const MAX_WARNINGS: usize = 200;
 
 pub struct RunBuilder<'s> {
-    writer: SampleWriter<'s>,
+    sink: &'s mut dyn SampleSink,
     inventory: BTreeMap<u32, GpuInfo>,
     names: HashMap<String, u32>,
     pub events: Vec<Event>,
@@ -137,9 +173,13 @@ struct OpenLoss {
 const LOSS_REPEAT_MS: i64 = 60_000;
 
 impl<'s> RunBuilder<'s> {
-    pub fn new(writer: SampleWriter<'s>, skip_bad_lines: bool, interval_ms: Option<u32>) -> Self {
+    pub fn new(
+        sink: &'s mut dyn SampleSink,
+        skip_bad_lines: bool,
+        interval_ms: Option<u32>,
+    ) -> Self {
         Self {
-            writer,
+            sink,
             inventory: BTreeMap::new(),
             names: HashMap::new(),
             events: Vec::new(),
@@ -195,7 +235,7 @@ impl<'s> RunBuilder<'s> {
         }
         self.last_t[g] = sample.t_ms;
         self.samples_seen += 1;
-        self.writer.push(sample)?;
+        self.sink.push(sample)?;
         Ok(())
     }
 
@@ -441,15 +481,13 @@ impl<'s> RunBuilder<'s> {
         })
     }
 
-    /// Store what is buffered and hand back everything else.
-    pub fn finish(mut self) -> crate::Result<BuiltRun> {
-        let written = self.writer.finish()?;
+    /// Everything but the samples, which went to the sink.
+    pub fn finish(mut self) -> BuiltRun {
         if self.warnings_dropped > 0 {
             self.warnings
                 .push(format!("{} more warnings not shown", self.warnings_dropped));
         }
-        Ok(BuiltRun {
-            written,
+        BuiltRun {
             inventory: self.inventory.into_values().collect(),
             events: self.events,
             startup_attempts: self.startup_attempts,
@@ -465,13 +503,12 @@ impl<'s> RunBuilder<'s> {
             span: self.t_first.zip(self.t_last),
             backward_steps: self.backward_steps,
             samples_seen: self.samples_seen,
-        })
+        }
     }
 }
 
 /// What a finished builder holds, ready to be written to the run.
 pub struct BuiltRun {
-    pub written: WriteSummary,
     pub inventory: Vec<GpuInfo>,
     pub events: Vec<Event>,
     pub startup_attempts: Vec<StartupAttempt>,
@@ -490,7 +527,7 @@ pub struct BuiltRun {
 }
 
 /// "00000000:07:00.0" and "0000:07:00.0" name the same device.
-pub(super) fn normalise_bus_id(b: &str) -> String {
+pub fn normalise_bus_id(b: &str) -> String {
     let b = b.trim().to_ascii_lowercase();
     match b.split_once(':') {
         Some((domain, rest)) if domain.len() == 8 && domain.starts_with("0000") => {

@@ -1,0 +1,98 @@
+//! Every log format Breakpoint reads, and nothing else: detection from
+//! content, the text beneath the formats (lines, values, timestamps,
+//! gzip and UTF-16), and one parser per format, each feeding a
+//! [`RunBuilder`]. The builder hands samples to a [`SampleSink`] as they
+//! are read — the core's store writes them into chunks, a test or a fuzz
+//! target keeps them in memory — so no parser knows where they go, and this
+//! crate knows nothing of SQLite.
+//!
+//! The log schemas the probe and the acceptance checks write (probe log,
+//! network log, drift log) live beside their parsers, so that the writer
+//! and the reader of a file share one definition.
+
+mod blocks;
+mod builder;
+pub mod decode;
+mod detect;
+mod lines;
+pub mod parsers;
+mod smi_messages;
+pub mod timestamps;
+mod values;
+
+use breakpoint_model::labelled_enum;
+use jiff::Timestamp;
+
+// The model's modules under the names the parsers have always used.
+use breakpoint_model::{accelerator, domain, error, samples, stats, text};
+
+pub use builder::{
+    BuiltRun, GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder, SampleSink,
+    SinkError, normalise_bus_id,
+};
+pub use detect::detect;
+
+use domain::RunKind;
+
+labelled_enum! {
+    /// Every format Breakpoint reads. Detected from content, never from the
+    /// file name; `--format` forces one.
+    pub enum Format ("format") {
+        ProbeLog => "probe-log",
+        NetworkLog => "network-log",
+        DriftLog => "drift-log",
+        ScriptLog => "script-log",
+        SmiCsv => "nvidia-smi-csv",
+        SmiDmon => "nvidia-smi-dmon",
+        SmiQuery => "nvidia-smi-q",
+        SmiTable => "nvidia-smi-table",
+        SmiXml => "nvidia-smi-xml",
+        Gpustat => "gpustat",
+        DcgmDiag => "dcgmi-diag",
+        DcgmiDmon => "dcgmi-dmon",
+        KernelLog => "kernel-log",
+        Lspci => "lspci",
+        NpuSmi => "npu-smi",
+        Cnmon => "cnmon",
+        AmdSmi => "amd-smi",
+        RocmSmi => "rocm-smi",
+        PromText => "prometheus-text",
+        PromRange => "prometheus-range",
+        StartupTable => "startup-attempts",
+        SwitchTable => "switch-attempts",
+        DrillTable => "fault-drills",
+        BillingTable => "billing-lines",
+        BillingEvents => "billing-events",
+    }
+}
+
+impl Format {
+    /// The breakpoint a file of this format informs, unless told otherwise.
+    pub fn default_kind(self) -> RunKind {
+        match self {
+            Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
+                RunKind::Delivery
+            }
+            Format::StartupTable => RunKind::Startup,
+            Format::SwitchTable | Format::DriftLog => RunKind::Switch,
+            Format::DrillTable => RunKind::Drill,
+            Format::BillingTable | Format::BillingEvents => RunKind::Billing,
+            _ => RunKind::Sustain,
+        }
+    }
+}
+
+/// What parsers may consult besides the text.
+pub struct ParseContext {
+    pub file_name: String,
+    pub times: timestamps::TimeReader,
+    pub interval_ms: Option<u32>,
+    pub fields: Option<Vec<String>>,
+    pub start: Option<Timestamp>,
+    /// When the file was last written, where the bytes come from a file: a
+    /// single snapshot without a time of its own was taken then.
+    pub file_time: Option<Timestamp>,
+}
+
+/// Parse `input` as `format` into `builder`.
+pub use parsers::parse;
