@@ -7,7 +7,8 @@ use breakpoint_core::store::Store;
 use breakpoint_core::usecases::ranking::RankRequest;
 
 use crate::fonts::FontSet;
-use crate::pdf::{ReportError, ReportOptions, compose, render};
+use crate::error::ReportError;
+use crate::pdf::{ReportOptions, compose, render};
 
 /// What was written.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,6 +3,7 @@
 //! only presents what the core derived; nothing is computed twice.
 
 pub mod charts;
+mod error;
 mod export;
 pub mod fonts;
 pub mod layout;
@@ -12,5 +13,6 @@ pub mod text;
 
 pub use export::{Exported, export};
 pub use model::{ReportData, gather, timeline_frames};
-pub use pdf::{ReportError, ReportOptions, compose, render};
+pub use error::ReportError;
+pub use pdf::{ReportOptions, compose, render};
 pub use text::Lang;

@@ -16,7 +16,7 @@ use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
 
 use crate::charts::{BillBar, StartupRow, TimelineInput, timeline_chart};
-use crate::pdf::ReportError;
+use crate::error::ReportError;
 use crate::text::{Lang, t};
 
 /// One acceptance bundle's checklist, as the instance printed it.

@@ -15,6 +15,7 @@ use krilla::{Document, metadata::Metadata};
 use krilla_svg::{SurfaceExt, SvgSettings};
 
 use crate::charts::{self, ChartError};
+use crate::error::ReportError;
 use crate::fonts::{FontSet, needs_cjk};
 use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_W, WARN};
 use crate::model::ReportData;
@@ -35,32 +36,6 @@ pub struct ReportOptions {
     /// The evidence bundle written beside the report: its file name and
     /// SHA-256, printed so a reviewer can check and rebuild the ranking.
     pub evidence: Option<(String, String)>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(
-        "the report holds Chinese text (e.g. \"{sample}\") but no CJK font was found; install one: sudo apt-get install fonts-wqy-microhei (or fonts-noto-cjk)"
-    )]
-    NoCjkFont { sample: String },
-    #[error(
-        "no usable font was found for the report; install one: sudo apt-get install fonts-dejavu-core"
-    )]
-    NoFont,
-    #[error("cannot read font {path}: {reason}")]
-    Font { path: String, reason: String },
-    #[error(transparent)]
-    Chart(#[from] ChartError),
-    #[error("cannot write the PDF: {0}")]
-    Pdf(String),
-    #[error("cannot write \"{}\": {error}", path.display())]
-    Write {
-        path: std::path::PathBuf,
-        error: std::io::Error,
-    },
-    /// What the report is made of could not be read.
-    #[error(transparent)]
-    Store(#[from] breakpoint_core::Error),
 }
 
 fn score(s: Option<f64>) -> String {

@@ -13,7 +13,7 @@ use krilla::surface::Surface;
 use krilla::text::{Font, GlyphId, KrillaGlyph, TextDirection};
 use rustybuzz::{Direction, Language, Script, ShapePlan, UnicodeBuffer};
 
-use super::ReportError;
+use crate::error::ReportError;
 use crate::fonts::{FontFile, FontSet, needs_cjk};
 
 /// A font as krilla embeds it and as the shaper reads it.
