@@ -3,10 +3,10 @@
 
 use breakpoint_core::billing_sim::Workload;
 use breakpoint_core::domain::money;
-use breakpoint_core::domain::{ImageState, Platform, Run, StartupOutcome};
+use breakpoint_core::domain::{ImageState, Platform, Run, StartupAttempt, StartupOutcome};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
-use breakpoint_core::metrics::sustain::median;
+use breakpoint_core::metrics::stages::StageMedians;
 use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
@@ -95,7 +95,7 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
         let mut attempts = Vec::new();
-        let mut stages: [Vec<f64>; 3] = Default::default();
+        let mut succeeded = Vec::new();
         for run in &platform_runs {
             let run_attempts = store.startup_attempts(run.id)?;
             if run.source == breakpoint_core::domain::SourceKind::Campaign
@@ -110,33 +110,23 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
                 let latency = (a.outcome == StartupOutcome::Ok)
                     .then(|| a.latency_s())
                     .flatten();
-                if let (Some(p), Some(i), Some(f)) =
-                    (a.provisioned_at, a.image_ready_at, a.first_compute_at)
-                {
-                    stages[0].push(p.duration_since(a.submitted_at).as_secs_f64());
-                    stages[1].push(i.duration_since(p).as_secs_f64());
-                    stages[2].push(f.duration_since(i).as_secs_f64());
-                }
                 attempts.push((
                     a.scenario.as_str().to_string(),
                     a.image == ImageState::Cold,
                     latency,
                 ));
+                if a.outcome == StartupOutcome::Ok {
+                    succeeded.push(a);
+                }
             }
         }
         if !attempts.is_empty() {
-            let stages = match (
-                median(&mut stages[0]),
-                median(&mut stages[1]),
-                median(&mut stages[2]),
-            ) {
-                (Some(a), Some(b), Some(c)) => Some([a, b, c]),
-                _ => None,
-            };
+            // The stages as `explain` states them: successful starts.
+            let succeeded: Vec<&StartupAttempt> = succeeded.iter().collect();
             startup.push(StartupRow {
                 platform: platform.name.clone(),
                 attempts,
-                stages,
+                stages: StageMedians::of(&succeeded).all(),
             });
         }
         let priced = pricing::price_on(store, &reference, platform.clone(), &platform_runs)?;

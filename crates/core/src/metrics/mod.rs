@@ -12,6 +12,7 @@ mod evidence_map;
 pub mod history;
 mod run;
 pub mod sources;
+pub mod stages;
 pub mod stress;
 pub mod sustain;
 

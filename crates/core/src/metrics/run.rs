@@ -3,6 +3,7 @@
 //! samples and events, switch from its attempts, recovery from its drills.
 
 use super::RunValue;
+use super::stages::StageMedians;
 use super::sustain::{self, GpuSustain, median};
 use crate::delivery;
 use crate::domain::{EventKind, ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
@@ -116,32 +117,17 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
     ));
 }
 
-/// "; stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
+/// "; median stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
 fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
-    let mut parts = Vec::new();
-    let stage = |from: fn(&StartupAttempt) -> Option<jiff::Timestamp>,
-                 to: fn(&StartupAttempt) -> Option<jiff::Timestamp>| {
-        let mut v: Vec<f64> = attempts
-            .iter()
-            .filter_map(|a| Some(to(a)?.duration_since(from(a)?).as_secs_f64()))
-            .collect();
-        median(&mut v)
-    };
-    if let Some(s) = stage(|a| Some(a.submitted_at), |a| a.provisioned_at) {
-        parts.push(format!("provisioned {}", fmt_s(s)));
-    }
-    if let Some(s) = stage(
-        |a| a.provisioned_at.or(Some(a.submitted_at)),
-        |a| a.image_ready_at,
-    ) {
-        parts.push(format!("image ready {}", fmt_s(s)));
-    }
-    if let Some(s) = stage(
-        |a| a.image_ready_at.or(a.provisioned_at),
-        |a| a.first_compute_at,
-    ) {
-        parts.push(format!("first compute {}", fmt_s(s)));
-    }
+    let medians = StageMedians::of(attempts);
+    let parts: Vec<String> = [
+        ("provisioned", medians.provisioned_s),
+        ("image ready", medians.image_ready_s),
+        ("first compute", medians.first_compute_s),
+    ]
+    .into_iter()
+    .filter_map(|(stage, s)| Some(format!("{stage} {}", fmt_s(s?))))
+    .collect();
     if parts.is_empty() {
         String::new()
     } else {
