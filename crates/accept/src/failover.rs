@@ -107,7 +107,7 @@ pub struct Options {
 }
 
 /// What the drill measured.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
     pub killed: Vec<u32>,
     pub progress_at_kill: Option<u64>,

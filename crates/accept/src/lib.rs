@@ -8,7 +8,8 @@
 //! ([`stress`], the user's load under the probe), the billing probe
 //! ([`billing`]), the failover drill ([`failover`]), numeric drift and
 //! operator coverage ([`drift`]) and network stability ([`network`]); a
-//! [`plan`] runs several and packs their logs into a [`bundle`].
+//! [`plan`] runs several and packs their logs into a [`bundle`]. Each
+//! check's verdict is written once, in [`verdicts`].
 
 pub mod billing;
 pub mod bundle;
@@ -18,3 +19,4 @@ pub mod network;
 pub mod plan;
 pub mod ready;
 pub mod stress;
+pub mod verdicts;

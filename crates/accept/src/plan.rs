@@ -35,13 +35,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use breakpoint_core::import::bundle::ChecklistItem;
-use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
+use breakpoint_core::import::formats::network_log::NetworkRecord;
 use breakpoint_core::text::parse_duration;
 use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
 use crate::bundle::Log;
-use crate::{billing, drift, failover, network, ready, stress};
+use crate::{billing, drift, failover, network, ready, stress, verdicts};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -290,7 +290,9 @@ pub struct Results {
 
 /// Run the plan's checks in `dir` (the logs are written there first). The
 /// stress check needs a GPU source; network runs on its own thread for the
-/// length of the others (at least one round).
+/// length of the others (at least one round). Each check is a step of its
+/// own, and its verdict comes from [`crate::verdicts`], as it does when the
+/// check runs alone.
 pub fn run(
     plan: &Plan,
     dir: &Path,
@@ -299,260 +301,231 @@ pub fn run(
     stop: &Arc<AtomicBool>,
     say: &dyn Fn(&str),
 ) -> Result<Results, String> {
-    let mut logs = Vec::new();
-    let mut checklist = Vec::new();
-    let io = |e: std::io::Error| e.to_string();
-    // Network, beside the other checks.
+    let mut done = Done::default();
     let network_stop = Arc::new(AtomicBool::new(false));
-    let network_job = plan.network.clone().map(|(targets, every, timeout)| {
-        let stop = network_stop.clone();
-        let path = dir.join("network.jsonl");
-        let host = plan.host.clone();
-        std::thread::spawn(move || -> Result<(PathBuf, Vec<NetworkRecord>), String> {
-            let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
-            let mut records = Vec::new();
-            let options = network::Options {
-                every,
-                duration: Duration::from_secs(7 * 24 * 3600),
-                timeout,
-                host,
-            };
-            network::measure(
-                &targets,
-                &network::TcpConnector,
-                &options,
-                &mut file,
-                &stop,
-                |r| records.push(r.clone()),
-            )
-            .map_err(|e| e.to_string())?;
-            Ok((path, records))
-        })
-    });
-    if let Some((first_compute, submitted_ms, timeout)) = &plan.ready {
-        say("ready: boot → driver → first compute");
-        let boot_ms = std::fs::read_to_string("/proc/stat")
-            .ok()
-            .and_then(|s| ready::boot_time_ms(&s))
-            .ok_or("cannot read the boot time (/proc/stat btime)")?;
-        let mut system = ready::System {
-            trace: trace.map(Path::to_path_buf),
-            first_compute: first_compute.clone(),
-            compute_timeout: *timeout,
-        };
-        let stages = ready::measure(
-            &mut system,
-            &ready::Options {
-                boot_ms,
-                submitted_ms: *submitted_ms,
-                timeout: *timeout,
-                poll: Duration::from_secs(1),
-            },
-        );
-        let s = |ms: Option<i64>| {
-            ms.map_or("never".to_string(), |ms| {
-                format!("{:.1} s", (ms - stages.submitted_ms) as f64 / 1000.0)
-            })
-        };
-        checklist.push(ChecklistItem {
-            check: "ready".into(),
-            measured: format!(
-                "driver answering after {}, first compute after {} (from {})",
-                s(stages.driver_ms),
-                s(stages.first_compute_ms),
-                if submitted_ms.is_some() {
-                    "submission"
-                } else {
-                    "boot"
-                }
-            ),
-            threshold: format!("first compute within {:.0} s", timeout.as_secs_f64()),
-            passed: Some(stages.failure.is_none()),
-        });
-        logs.push(Log {
-            name: "ready.csv".into(),
-            check: "ready".into(),
-            bytes: ready::table(&stages).into_bytes(),
-        });
+    let network_job = plan
+        .network
+        .clone()
+        .map(|network| start_network(network, plan.host.clone(), dir, &network_stop));
+    if let Some(ready) = &plan.ready {
+        run_ready(ready, trace, say, &mut done)?;
     }
-    if let Some((command, duration, interval)) = &plan.stress {
+    if let Some(stress) = &plan.stress {
         let Some(source) = gpus else {
             return Err(
                 "the stress check needs GPUs to sample, and none could be opened here".into(),
             );
         };
-        say(&format!(
-            "stress: {} for {:.0} s",
-            command.join(" "),
-            duration.as_secs_f64()
-        ));
-        let path = dir.join("stress.jsonl");
-        let options = SessionOptions {
-            interval_ms: *interval,
-            host: plan.host.clone(),
-            ..SessionOptions::default()
-        };
-        // Its own flag: the load is stopped when its time is up.
-        let load_stop = Arc::new(AtomicBool::new(stop.load(Ordering::Relaxed)));
-        let (_, figures) = stress::run(
-            source,
-            &SystemClock::default(),
-            &path,
-            &options,
-            &stress::Load {
-                command,
-                duration: *duration,
-            },
-            &load_stop,
-            |_, _| {},
-        )?;
-        let worst = figures
-            .iter()
-            .min_by(|a, b| a.1.at_floor_pct.total_cmp(&b.1.at_floor_pct));
-        checklist.push(ChecklistItem {
-            check: "stress stability".into(),
-            measured: worst.map_or("no loaded window".into(), |(g, f)| {
-                format!(
-                    "GPU {g}: {:.1} % of loaded seconds at ≥ 95 %, swing {:.1} %",
-                    f.at_floor_pct, f.swing_pct
-                )
-            }),
-            threshold: "≥ 95 % utilisation, swing ≤ 10 % (the four-breakpoint review, §6.2)".into(),
-            passed: Some(!figures.is_empty() && figures.iter().all(|(_, f)| f.passed())),
-        });
-        logs.push(Log {
-            name: "stress.jsonl".into(),
-            check: "stress".into(),
-            bytes: std::fs::read(&path).map_err(io)?,
-        });
+        run_stress(stress, plan.host.clone(), source, dir, stop, say, &mut done)?;
     }
     if let Some(b) = &plan.billing {
-        say(&format!(
-            "billing probe on {}: {:.0} s",
-            b.instance,
-            b.compute.as_secs_f64()
-        ));
-        let path = dir.join("billing-probe.csv");
-        let mut file = std::fs::File::create(&path).map_err(io)?;
-        let done = billing::run(b, &billing::SystemClock, &mut file).map_err(io)?;
-        checklist.push(ChecklistItem {
-            check: "billing probe".into(),
-            measured: format!(
-                "a {:.3} s job on {}",
-                (done.ended_ms - done.started_ms) as f64 / 1000.0,
-                b.instance
-            ),
-            threshold: "import the platform's bill for the instance to measure the billing unit"
-                .into(),
-            passed: None,
-        });
-        logs.push(Log {
-            name: "billing-probe.csv".into(),
-            check: "billing-probe".into(),
-            bytes: std::fs::read(&path).map_err(io)?,
-        });
+        run_billing(b, dir, say, &mut done)?;
     }
     if let Some(f) = &plan.failover {
-        say(&format!("failover drill on {}", f.pattern));
-        let outcome = failover::drill(f, &failover::System)?;
-        let bytes = failover::table(&outcome).into_bytes();
-        checklist.push(ChecklistItem {
-            check: "failover drill".into(),
-            measured: match outcome.recovered_s {
-                Some(s) => format!(
-                    "back after {s:.1} s, {} steps lost{}",
-                    outcome.steps_lost.map_or("?".into(), |v| v.to_string()),
-                    if outcome.resumed_by_command {
-                        " (by the resume command)"
-                    } else {
-                        ""
-                    }
-                ),
-                None => "never came back".into(),
-            },
-            threshold: format!(
-                "recovers within {:.0} s (the long-term partner assessment's drills)",
-                f.window.as_secs_f64()
-            ),
-            passed: Some(outcome.recovered_s.is_some() && !outcome.resumed_by_command),
-        });
-        logs.push(Log {
-            name: "failover.csv".into(),
-            check: "failover".into(),
-            bytes,
-        });
+        run_failover(f, say, &mut done)?;
     }
     let mut operator_outputs = None;
     if let Some(d) = &plan.drift {
-        say(&format!(
-            "numeric drift: the operator suite ({}) against {} on {}",
-            d.suite.device, d.reference.framework, d.reference.device
-        ));
-        let outputs_path = dir.join("operators.json");
-        let (outputs, sha256) = drift::run_suite(&d.suite, &outputs_path)?;
-        let mut log = drift::compare(
-            (&d.reference, &d.reference_sha256),
-            (&outputs, &sha256),
-            d.tolerance,
-            jiff::Timestamp::now(),
-        )?;
-        // The plan names the host; the suite only knows the machine's own
-        // name (a VM's, often).
-        if let Some(host) = &plan.host {
-            log.subject.host = Some(host.clone());
-        }
-        let (passed, total) = log.coverage();
-        checklist.push(ChecklistItem {
-            check: "numeric drift".into(),
-            measured: format!(
-                "{passed} of {total} operators within tolerance; {}",
-                log.summary()
-            ),
-            threshold: format!(
-                "every operator runs, rel. L2 ≤ {:.0e} against {} (the four-breakpoint review, §3.3)",
-                d.tolerance, d.reference.device
-            ),
-            passed: Some(passed == total),
-        });
-        let mut bytes = serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())?;
-        bytes.push(b'\n');
-        logs.push(Log {
-            name: "drift.json".into(),
-            check: "drift".into(),
-            bytes,
-        });
-        operator_outputs = Some(outputs_path);
+        operator_outputs = Some(run_drift(d, plan.host.as_deref(), dir, say, &mut done)?);
     }
     if let Some(job) = network_job {
         network_stop.store(true, Ordering::Relaxed);
         let (path, records) = job
             .join()
             .map_err(|_| "the network check failed".to_string())??;
-        for s in stats_by_target(&records) {
-            checklist.push(ChecklistItem {
-                check: format!("network {}", s.target),
-                measured: format!(
-                    "p95 {}, jitter {}, loss {:.1} % over {} attempts",
-                    s.p95_ms.map_or("–".into(), |v| format!("{v:.1} ms")),
-                    s.jitter_ms.map_or("–".into(), |v| format!("{v:.1} ms")),
-                    s.loss_pct,
-                    s.attempts
-                ),
-                threshold: "measured; scored against docs/metrics.md's anchors".into(),
-                passed: None,
-            });
-        }
-        logs.push(Log {
-            name: "network.jsonl".into(),
-            check: "network".into(),
-            bytes: std::fs::read(&path).map_err(io)?,
-        });
+        done.checklist.extend(verdicts::network(&records));
+        done.log("network.jsonl", "network", read(&path)?);
     }
     Ok(Results {
-        logs,
-        checklist,
+        logs: done.logs,
+        checklist: done.checklist,
         operator_outputs,
     })
+}
+
+/// What the steps have produced so far.
+#[derive(Default)]
+struct Done {
+    logs: Vec<Log>,
+    checklist: Vec<ChecklistItem>,
+}
+
+impl Done {
+    fn log(&mut self, name: &str, check: &str, bytes: Vec<u8>) {
+        self.logs.push(Log {
+            name: name.into(),
+            check: check.into(),
+            bytes,
+        });
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+type NetworkJob = std::thread::JoinHandle<Result<(PathBuf, Vec<NetworkRecord>), String>>;
+
+/// Network rounds on a thread of their own until `stop`.
+fn start_network(
+    (targets, every, timeout): (Vec<network::Target>, Duration, Duration),
+    host: Option<String>,
+    dir: &Path,
+    stop: &Arc<AtomicBool>,
+) -> NetworkJob {
+    let stop = stop.clone();
+    let path = dir.join("network.jsonl");
+    std::thread::spawn(move || {
+        let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+        let mut records = Vec::new();
+        let options = network::Options {
+            every,
+            duration: Duration::from_secs(7 * 24 * 3600),
+            timeout,
+            host,
+        };
+        network::measure(
+            &targets,
+            &network::TcpConnector,
+            &options,
+            &mut file,
+            &stop,
+            |r| records.push(r.clone()),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((path, records))
+    })
+}
+
+fn run_ready(
+    (first_compute, submitted_ms, timeout): &(String, Option<i64>, Duration),
+    trace: Option<&Path>,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<(), String> {
+    say("ready: boot → driver → first compute");
+    let mut system = ready::System {
+        trace: trace.map(Path::to_path_buf),
+        first_compute: first_compute.clone(),
+        compute_timeout: *timeout,
+    };
+    let stages = ready::measure(
+        &mut system,
+        &ready::Options {
+            boot_ms: verdicts::boot_time_ms()?,
+            submitted_ms: *submitted_ms,
+            timeout: *timeout,
+            poll: Duration::from_secs(1),
+        },
+    );
+    done.checklist
+        .push(verdicts::ready(&stages, submitted_ms.is_some(), *timeout));
+    done.log("ready.csv", "ready", ready::table(&stages).into_bytes());
+    Ok(())
+}
+
+fn run_stress(
+    (command, duration, interval): &(Vec<String>, Duration, u32),
+    host: Option<String>,
+    source: &mut dyn GpuSource,
+    dir: &Path,
+    stop: &Arc<AtomicBool>,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<(), String> {
+    say(&format!(
+        "stress: {} for {:.0} s",
+        command.join(" "),
+        duration.as_secs_f64()
+    ));
+    let path = dir.join("stress.jsonl");
+    let options = SessionOptions {
+        interval_ms: *interval,
+        host,
+        ..SessionOptions::default()
+    };
+    // Its own flag: the load is stopped when its time is up.
+    let load_stop = Arc::new(AtomicBool::new(stop.load(Ordering::Relaxed)));
+    let (_, figures) = stress::run(
+        source,
+        &SystemClock::default(),
+        &path,
+        &options,
+        &stress::Load {
+            command,
+            duration: *duration,
+        },
+        &load_stop,
+        |_, _| {},
+    )?;
+    done.checklist.push(verdicts::stress(&figures));
+    done.log("stress.jsonl", "stress", read(&path)?);
+    Ok(())
+}
+
+fn run_billing(
+    b: &billing::Plan,
+    dir: &Path,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<(), String> {
+    say(&format!(
+        "billing probe on {}: {:.0} s",
+        b.instance,
+        b.compute.as_secs_f64()
+    ));
+    let path = dir.join("billing-probe.csv");
+    let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+    let job = billing::run(b, &billing::SystemClock, &mut file).map_err(|e| e.to_string())?;
+    done.checklist.push(verdicts::billing(&job, &b.instance));
+    done.log("billing-probe.csv", "billing-probe", read(&path)?);
+    Ok(())
+}
+
+fn run_failover(f: &failover::Options, say: &dyn Fn(&str), done: &mut Done) -> Result<(), String> {
+    say(&format!("failover drill on {}", f.pattern));
+    let outcome = failover::drill(f, &failover::System)?;
+    done.checklist.push(verdicts::failover(&outcome, f.window));
+    done.log(
+        "failover.csv",
+        "failover",
+        failover::table(&outcome).into_bytes(),
+    );
+    Ok(())
+}
+
+/// The operator suite here, compared with the reference; returns where
+/// this platform's outputs were written.
+fn run_drift(
+    d: &DriftPlan,
+    host: Option<&str>,
+    dir: &Path,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<PathBuf, String> {
+    say(&format!(
+        "numeric drift: the operator suite ({}) against {} on {}",
+        d.suite.device, d.reference.framework, d.reference.device
+    ));
+    let outputs_path = dir.join("operators.json");
+    let (outputs, sha256) = drift::run_suite(&d.suite, &outputs_path)?;
+    let mut log = drift::compare(
+        (&d.reference, &d.reference_sha256),
+        (&outputs, &sha256),
+        d.tolerance,
+        jiff::Timestamp::now(),
+    )?;
+    // The plan names the host; the suite only knows the machine's own
+    // name (a VM's, often).
+    if let Some(host) = host {
+        log.subject.host = Some(host.to_string());
+    }
+    done.checklist
+        .push(verdicts::drift(&log, d.tolerance, &d.reference.device));
+    let mut bytes = serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    done.log("drift.json", "drift", bytes);
+    Ok(outputs_path)
 }
 
 #[cfg(test)]

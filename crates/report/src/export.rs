@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use breakpoint_core::store::Store;
 use breakpoint_core::usecases::ranking::RankRequest;
 
-use crate::fonts::FontSet;
 use crate::error::ReportError;
+use crate::fonts::FontSet;
 use crate::pdf::{ReportOptions, compose, render};
 
 /// What was written.

@@ -11,8 +11,8 @@ pub mod model;
 pub mod pdf;
 pub mod text;
 
+pub use error::ReportError;
 pub use export::{Exported, export};
 pub use model::{ReportData, gather, timeline_frames};
-pub use error::ReportError;
 pub use pdf::{ReportOptions, compose, render};
 pub use text::Lang;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
-use breakpoint_accept::{billing, bundle, failover, ready, stress};
+use breakpoint_accept::{billing, bundle, failover, ready, stress, verdicts};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use breakpoint_core::usecases::acceptance;
@@ -105,10 +105,7 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
     let timeout = parse_duration(&a.timeout).ok_or_else(|| {
         Failure::Refused(format!("--timeout {}: not a duration (10m)", a.timeout))
     })?;
-    let boot_ms = std::fs::read_to_string("/proc/stat")
-        .ok()
-        .and_then(|s| ready::boot_time_ms(&s))
-        .ok_or_else(|| Failure::Refused("cannot read the boot time (/proc/stat btime)".into()))?;
+    let boot_ms = verdicts::boot_time_ms().map_err(Failure::Refused)?;
     let options = ready::Options {
         boot_ms,
         submitted_ms: a.submitted_at.map(|t| t.as_millisecond()),
@@ -153,7 +150,7 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
         text.push_str(&format!("{i}\n"));
     }
     output::print(&text)?;
-    if stages.failure.is_some() {
+    if verdicts::ready(&stages, a.submitted_at.is_some(), timeout).passed == Some(false) {
         return Err(Failure::Reported);
     }
     Ok(())
@@ -269,12 +266,13 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
             "--progress needs a group for the step, e.g. 'step (\\d+)'".into(),
         ));
     }
+    let window = duration("window", &a.window)?;
     let options = failover::Options {
         log: a.log.clone(),
         progress,
         pattern: a.job.clone(),
         after: duration("after", &a.after)?,
-        window: duration("window", &a.window)?,
+        window,
         resume: a.resume.clone(),
         poll: std::time::Duration::from_millis(200),
     };
@@ -334,7 +332,7 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
         text.push_str(&format!("{i}\n"));
     }
     output::print(&text)?;
-    if outcome.recovered_s.is_none() {
+    if verdicts::failover(&outcome, window).passed == Some(false) {
         return Err(Failure::Reported);
     }
     Ok(())
@@ -430,7 +428,7 @@ fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
         eprintln!();
     }
     let imported = super::probe::import_if_asked(ctx, &a.session, &log)?;
-    let passed = !figures.is_empty() && figures.iter().all(|(_, f)| f.passed());
+    let passed = verdicts::stress(&figures).passed == Some(true);
     if ctx.json {
         output::print_json(&serde_json::json!({
             "log": log,

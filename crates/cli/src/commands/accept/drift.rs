@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use breakpoint_accept::drift;
+use breakpoint_accept::{drift, verdicts};
 use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_probe::rules;
 
@@ -155,7 +155,7 @@ pub(super) fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
         }
         output::print(&text)?;
     }
-    if passed < total {
+    if verdicts::drift(&log, a.tolerance, &reference.device).passed == Some(false) {
         return Err(Failure::Reported);
     }
     Ok(())
