@@ -12,6 +12,7 @@ import { exportView } from "./views/export";
 import { probeView } from "./views/probe";
 import { campaignsView } from "./views/campaigns";
 import { settingsView } from "./views/settings";
+import { type Mount, navigator } from "./lifecycle";
 
 const VIEWS: Key[] = ["rankings", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;
@@ -28,6 +29,22 @@ function renderNav(): void {
 
 let generation = 0;
 
+// Each view renders into `main` with a Mount that holds its subscriptions;
+// showing another view releases them first.
+const views = navigator<Key>(async (view: Key, mount: Mount) => {
+  switch (view) {
+    case "rankings": await rankingsView(main, (v) => void show(v)); break;
+    case "platforms": await platformsView(main); break;
+    case "runs": await runsView(main, mount); break;
+    case "history": await historyView(main); break;
+    case "probe": await probeView(main, (v) => void show(v), mount); break;
+    case "campaigns": await campaignsView(main, mount); break;
+    case "billing": await billingView(main); break;
+    case "export": await exportView(main); break;
+    default: await settingsView(main, renderNav);
+  }
+});
+
 async function show(view: string): Promise<void> {
   const token = ++generation;
   current = (VIEWS as string[]).includes(view) ? (view as Key) : "rankings";
@@ -38,17 +55,7 @@ async function show(view: string): Promise<void> {
   // end-to-end tests) when the screen is complete.
   main.setAttribute("aria-busy", "true");
   try {
-    switch (current) {
-      case "rankings": await rankingsView(main, (v) => void show(v)); break;
-      case "platforms": await platformsView(main); break;
-      case "runs": await runsView(main); break;
-      case "history": await historyView(main); break;
-      case "probe": await probeView(main, (v) => void show(v)); break;
-      case "campaigns": await campaignsView(main); break;
-      case "billing": await billingView(main); break;
-      case "export": await exportView(main); break;
-      default: await settingsView(main, renderNav);
-    }
+    await views.show(current);
   } catch (e) {
     append(main, h("p", { class: "error" }, messageOf(e)));
   } finally {

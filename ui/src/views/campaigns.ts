@@ -13,12 +13,9 @@ import type { CampaignRow } from "../bindings/CampaignRow";
 import type { OutstandingRow } from "../bindings/OutstandingRow";
 import { append, clear, h, svgImage } from "../dom";
 import { t } from "../i18n";
+import type { Mount } from "../lifecycle";
 
-let unlisten: (() => void) | null = null;
-
-export async function campaignsView(root: HTMLElement): Promise<void> {
-  unlisten?.();
-  unlisten = null;
+export async function campaignsView(root: HTMLElement, mount: Mount): Promise<void> {
   const recipe = h("input", { id: "campaign-recipe", size: 60, placeholder: "docs/recipes/aws-ec2.toml", "aria-label": t("recipe") });
   const choose = h("button", {}, t("choose"));
   choose.addEventListener("click", async () => {
@@ -68,7 +65,7 @@ export async function campaignsView(root: HTMLElement): Promise<void> {
       stop.addEventListener("click", () => void api.cancelJob(started.job));
       clear(progress);
       append(progress, h("h3", {}, `${t("campaign")} ${started.name}`), lines, stop);
-      unlisten = await listen<CampaignProgress>("campaign-progress", (event) => {
+      mount.hold(await listen<CampaignProgress>("campaign-progress", (event) => {
         const p = event.payload;
         if (p.job !== started.job) return;
         if (p.done) {
@@ -88,7 +85,7 @@ export async function campaignsView(root: HTMLElement): Promise<void> {
           li.textContent = `${p.what}${p.detail ? ` — ${p.detail}` : ""}`;
           li.setAttribute("data-state", p.what);
         }
-      });
+      }));
     } catch (e) {
       error.textContent = messageOf(e);
       runBtn.removeAttribute("disabled");

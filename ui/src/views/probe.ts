@@ -12,8 +12,9 @@ import { duration } from "../format";
 import { clearErrors, showError } from "../forms";
 import { listen } from "@tauri-apps/api/event";
 import { t } from "../i18n";
+import type { Mount } from "../lifecycle";
 
-export async function probeView(root: HTMLElement, go: (view: string) => void): Promise<void> {
+export async function probeView(root: HTMLElement, go: (view: string) => void, mount: Mount): Promise<void> {
   const state = await api.probeInventory();
   clear(root);
   append(root, h("h1", {}, t("probe")));
@@ -32,7 +33,7 @@ export async function probeView(root: HTMLElement, go: (view: string) => void): 
         h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
         h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))),
     await deliveryPanel(),
-    await samplingPanel(state.gpus.map((g) => `GPU ${g.index} ${g.canonical}`)));
+    await samplingPanel(state.gpus.map((g) => `GPU ${g.index} ${g.canonical}`), mount));
 }
 
 async function deliveryPanel(): Promise<HTMLElement> {
@@ -67,7 +68,7 @@ const sampling = {
 const MAX_POINTS = 600;
 let redraw: () => void = () => {};
 
-async function samplingPanel(labels: string[]): Promise<HTMLElement> {
+async function samplingPanel(labels: string[], mount: Mount): Promise<HTMLElement> {
   const interval = h("select", { id: "probe-interval", "aria-label": t("interval") },
     ...[["1000", "1 s"], ["500", "500 ms"], ["5000", "5 s"]].map(([v, l]) => h("option", { value: v }, l)));
   const start = h("button", { class: "primary", id: "probe-start" }, t("startSampling"));
@@ -87,6 +88,11 @@ async function samplingPanel(labels: string[]): Promise<HTMLElement> {
     clear(outcome);
     if (!running && sampling.finished) append(outcome, ...finishedView(sampling.finished));
   };
+  // The session's listeners stay (sampling outlives the screen); this
+  // screen's elements stop being drawn when it is left.
+  mount.hold(() => {
+    redraw = () => {};
+  });
   if (!sampling.listening) {
     sampling.listening = true;
     await listen<ProbeTick>("probe-tick", (e) => {

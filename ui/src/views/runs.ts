@@ -15,12 +15,9 @@ import { append, clear, h, svgImage } from "../dom";
 import { duration } from "../format";
 import { distinct, filterRuns, type RunFilter } from "../filters";
 import { t } from "../i18n";
+import type { Mount } from "../lifecycle";
 
-let unlisten: (() => void)[] = [];
-
-export async function runsView(root: HTMLElement): Promise<void> {
-  unlisten.forEach((u) => u());
-  unlisten = [];
+export async function runsView(root: HTMLElement, mount: Mount): Promise<void> {
   const [platforms, runs] = await Promise.all([api.listPlatforms(), api.listRuns()]);
   const target = h("select", { id: "import-platform", "aria-label": t("importTo") }, ...platforms.map((p) => h("option", { value: p.id }, p.name)));
   const progress = h("div", { id: "import-progress" });
@@ -31,8 +28,8 @@ export async function runsView(root: HTMLElement): Promise<void> {
   cancel.addEventListener("click", () => { if (job !== null) void api.cancelJob(job); });
 
   const bars = new Map<string, HTMLProgressElement>();
-  unlisten.push(await listen<number>("import-started", (e) => { job = e.payload; cancel.removeAttribute("disabled"); }));
-  unlisten.push(await listen<ImportProgress>("import-progress", (e) => {
+  mount.hold(await listen<number>("import-started", (e) => { job = e.payload; cancel.removeAttribute("disabled"); }));
+  mount.hold(await listen<ImportProgress>("import-progress", (e) => {
     const p = e.payload;
     let bar = bars.get(p.file);
     if (!bar) {
@@ -71,7 +68,7 @@ export async function runsView(root: HTMLElement): Promise<void> {
 
   const drop = h("div", { class: "dropzone", id: "dropzone" }, t("dropHere"),
     h("p", { class: "muted hint", id: "formats-hint" }, t("formatsHint")));
-  unlisten.push(await getCurrentWebview().onDragDropEvent((e) => {
+  mount.hold(await getCurrentWebview().onDragDropEvent((e) => {
     if (e.payload.type === "over") drop.classList.add("over");
     else if (e.payload.type === "drop") { drop.classList.remove("over"); void run(e.payload.paths); }
     else drop.classList.remove("over");
@@ -82,7 +79,7 @@ export async function runsView(root: HTMLElement): Promise<void> {
   append(root, h("h1", {}, t("runs")),
     h("div", { class: "inline" }, h("label", {}, h("span", {}, t("importTo")), target), pick, cancel),
     h("div", { class: "inline" }, pathInput, byPath), drop, progress, report,
-    await prometheusSection(target, () => renderList(list, detail)), list, detail);
+    await prometheusSection(target, mount, () => renderList(list, detail)), list, detail);
   renderRunsTable(list, runs, detail);
 }
 
@@ -91,7 +88,7 @@ export async function runsView(root: HTMLElement): Promise<void> {
  * a progress bar per node and a cancel. A token is read from an
  * environment variable of the app, never typed into the form.
  */
-async function prometheusSection(target: HTMLSelectElement, done: () => Promise<void>): Promise<HTMLElement> {
+async function prometheusSection(target: HTMLSelectElement, mount: Mount, done: () => Promise<void>): Promise<HTMLElement> {
   const input = (id: string, label: string, placeholder: string, size = 24) =>
     h("input", { id, "aria-label": label, placeholder, size, autocomplete: "off" });
   const url = input("prom-url", t("promUrl"), "http://prometheus:9090", 32);
@@ -110,8 +107,8 @@ async function prometheusSection(target: HTMLSelectElement, done: () => Promise<
   const stop = h("button", { id: "prom-cancel", disabled: true }, t("cancel"));
   let job: number | null = null;
   const bars = new Map<string, HTMLProgressElement>();
-  unlisten.push(await listen<number>("pull-started", (e) => { job = e.payload; stop.removeAttribute("disabled"); }));
-  unlisten.push(await listen<PullProgressView>("pull-progress", (e) => {
+  mount.hold(await listen<number>("pull-started", (e) => { job = e.payload; stop.removeAttribute("disabled"); }));
+  mount.hold(await listen<PullProgressView>("pull-progress", (e) => {
     const p = e.payload;
     if (p.job !== job || p.node === null) return;
     let bar = bars.get(p.node);
