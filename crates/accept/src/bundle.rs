@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use breakpoint_core::archive::{self, sha256_hex};
 use breakpoint_core::import::bundle::{
-    BUNDLE_FORMAT, BUNDLE_VERSION, ChecklistItem, MANIFEST, Manifest, ManifestEntry, append_entry,
-    sha256_hex,
+    BUNDLE_FORMAT, BUNDLE_VERSION, ChecklistItem, Manifest, ManifestEntry,
 };
 
 /// One log for the bundle.
@@ -40,18 +40,11 @@ pub fn write(
             .collect(),
         checklist,
     };
-    let temp = path.with_extension("tar.partial");
-    {
-        let file = std::fs::File::create(&temp)?;
-        let mut tar = tar::Builder::new(file);
-        let mtime = manifest.created_at.as_second().max(0) as u64;
-        let json = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
-        append_entry(&mut tar, MANIFEST, &json, mtime)?;
-        for l in logs {
-            append_entry(&mut tar, &l.name, &l.bytes, mtime)?;
-        }
-        tar.into_inner()?.sync_all()?;
-    }
-    std::fs::rename(&temp, path)?;
+    let mtime = manifest.created_at.as_second().max(0) as u64;
+    let entries: Vec<(&str, &[u8])> = logs
+        .iter()
+        .map(|l| (l.name.as_str(), l.bytes.as_slice()))
+        .collect();
+    archive::write(path, &manifest, &entries, mtime)?;
     Ok(manifest)
 }

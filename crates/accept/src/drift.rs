@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use breakpoint_core::import::bundle::sha256_hex;
+use breakpoint_core::archive::sha256_hex;
 use breakpoint_core::import::formats::drift_log::{
     DRIFT_FORMAT, DRIFT_VERSION, DriftLog, NotCompared, OperatorDrift, SuiteSide,
 };

@@ -385,14 +385,11 @@ fn record(
         )
         .collect();
     // The run's identity is its record: a recipe runs many campaigns.
-    let identity = {
-        use sha2::{Digest, Sha256};
-        let text = serde_json::to_string(&metadata).unwrap_or_default();
-        Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    };
+    let identity = breakpoint_core::archive::sha256_hex(
+        serde_json::to_string(&metadata)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     let id = store.atomically(|store| -> breakpoint_core::Result<i64> {
         let mut new = NewRun::new(target.platform_id, RunKind::Startup, SourceKind::Campaign);
         new.offering_id = target.offering_id;

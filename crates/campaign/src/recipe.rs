@@ -40,7 +40,6 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 /// Why a recipe was refused; nothing ran.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -386,17 +385,13 @@ impl Recipe {
                 teardown: duration("teardown", &t.teardown, 120)?,
                 poll: duration("poll", &t.poll, 5)?,
             },
-            sha256: hex(&Sha256::digest(text.as_bytes())),
+            sha256: breakpoint_core::archive::sha256_hex(text.as_bytes()),
         })
     }
 
     pub fn offering(&self, name: &str) -> Option<&OfferingRecipe> {
         self.offerings.iter().find(|o| o.name == name)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The `{name}` placeholders of a command. `{{` and `}}` are literal braces.

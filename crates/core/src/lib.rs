@@ -16,7 +16,7 @@
 //!
 //! 1. `text`, `stats`, `accelerator`, `domain` — the model's, re-exported
 //! 2. `error`, then `destination` (files the user names for Breakpoint to
-//!    write)
+//!    write) and `archive` (manifest-first tars and their SHA-256)
 //! 3. `samples`, `templates` — the model's samples with the store's codec;
 //!    the built-in platform catalogue
 //! 4. `store` — SQLite
@@ -28,6 +28,7 @@
 
 pub use breakpoint_model::{accelerator, domain, stats, text};
 
+pub mod archive;
 pub mod billing_sim;
 pub mod delivery;
 pub mod demo;

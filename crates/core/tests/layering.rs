@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["text", "stats", "accelerator", "domain"],
     &["error"],
     &["destination"],
+    &["archive"],
     &["samples", "templates"],
     &["store"],
     &["import", "billing_sim", "delivery"],

@@ -4,19 +4,17 @@
 //! the manifest before anything is stored, then all are imported in one
 //! transaction, each deduplicated like any log.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{ImportError, ImportOptions, ImportOutcome, detect, import_reader};
+use crate::archive::{self, sha256_hex};
 use crate::store::Store;
 
 pub const BUNDLE_FORMAT: &str = "breakpoint-acceptance";
 pub const BUNDLE_VERSION: u32 = 1;
-/// The manifest's name, the bundle's first entry.
-pub const MANIFEST: &str = "manifest.json";
+pub use crate::archive::MANIFEST;
 /// No single log in a bundle may be larger (a week of 1 Hz samples on 8
 /// GPUs is well under it).
 const ENTRY_LIMIT: u64 = 1 << 30;
@@ -77,51 +75,9 @@ pub fn checklist_verdict(checklist: &[ChecklistItem]) -> String {
     }
 }
 
-/// Append a file entry to a tar being written: plain permissions and the
-/// given time, the same for every bundle Breakpoint writes.
-pub fn append_entry<W: std::io::Write>(
-    tar: &mut tar::Builder<W>,
-    name: &str,
-    bytes: &[u8],
-    mtime_s: u64,
-) -> std::io::Result<()> {
-    let mut header = tar::Header::new_gnu();
-    header.set_size(bytes.len() as u64);
-    header.set_mode(0o644);
-    header.set_mtime(mtime_s);
-    header.set_cksum();
-    tar.append_data(&mut header, name, bytes)
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Bytes (a digest) as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
 /// Whether a file is a bundle: a tar whose first entry is the manifest.
 pub fn is_bundle(path: &Path) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut archive = tar::Archive::new(file);
-    let Ok(mut entries) = archive.entries() else {
-        return false;
-    };
-    entries
-        .next()
-        .and_then(Result::ok)
-        .and_then(|e| e.path().ok().map(|p| p.as_os_str() == MANIFEST))
-        .unwrap_or(false)
+    archive::is_manifest_first(path)
 }
 
 /// A log of a bundle, with its manifest entry.
@@ -132,40 +88,8 @@ fn read(path: &Path, shown: &str) -> Result<(Manifest, Vec<BundledLog>), ImportE
     let refuse = |reason: String| ImportError::file(shown, &reason);
     let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot open: {e}")))?;
     let mut archive = tar::Archive::new(file);
-    let mut entries = archive
-        .entries()
-        .map_err(|e| refuse(format!("not a bundle: {e}")))?;
-    let mut read_entry = |what: &str| -> Result<Option<(String, Vec<u8>)>, ImportError> {
-        let Some(entry) = entries.next() else {
-            return Ok(None);
-        };
-        let mut entry = entry.map_err(|e| refuse(format!("cut off or damaged at {what}: {e}")))?;
-        let name = entry
-            .path()
-            .map_err(|e| refuse(format!("a bad entry name at {what}: {e}")))?
-            .to_string_lossy()
-            .into_owned();
-        if entry.size() > ENTRY_LIMIT {
-            return Err(refuse(format!("{name} is larger than 1 GiB")));
-        }
-        let mut bytes = Vec::with_capacity(entry.size() as usize);
-        entry
-            .by_ref()
-            .take(ENTRY_LIMIT)
-            .read_to_end(&mut bytes)
-            .map_err(|e| refuse(format!("{name} is cut off: {e}")))?;
-        if (bytes.len() as u64) < entry.size() {
-            return Err(refuse(format!("{name} is cut off")));
-        }
-        Ok(Some((name, bytes)))
-    };
-    let (name, bytes) =
-        read_entry("the manifest")?.ok_or_else(|| refuse("an empty bundle".into()))?;
-    if name != MANIFEST {
-        return Err(refuse(format!("the first entry is {name}, not {MANIFEST}")));
-    }
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| refuse(format!("{MANIFEST} is not a bundle manifest: {e}")))?;
+    let mut entries = archive::Entries::of(&mut archive).map_err(refuse)?;
+    let manifest: Manifest = entries.manifest(ENTRY_LIMIT, "bundle").map_err(refuse)?;
     if manifest.format != BUNDLE_FORMAT || manifest.version > BUNDLE_VERSION {
         return Err(refuse(format!(
             "{} version {} is not a bundle this version of Breakpoint reads ({BUNDLE_FORMAT} {BUNDLE_VERSION}): update Breakpoint",
@@ -174,21 +98,12 @@ fn read(path: &Path, shown: &str) -> Result<(Manifest, Vec<BundledLog>), ImportE
     }
     let mut logs = Vec::new();
     for expected in &manifest.entries {
-        let (name, bytes) = read_entry(&expected.name)?.ok_or_else(|| {
-            refuse(format!(
-                "{} is missing: the bundle is cut off",
-                expected.name
-            ))
-        })?;
-        if name != expected.name {
-            return Err(refuse(format!(
-                "found {name} where the manifest lists {}",
-                expected.name
-            )));
-        }
+        let entry = entries.expect(&expected.name).map_err(refuse)?;
+        let bytes = archive::read_whole(entry, &expected.name, ENTRY_LIMIT).map_err(refuse)?;
         if bytes.len() as u64 != expected.bytes || sha256_hex(&bytes) != expected.sha256 {
             return Err(refuse(format!(
-                "{name} does not match the manifest (size or SHA-256): the bundle was changed or damaged"
+                "{} does not match the manifest (size or SHA-256): the bundle was changed or damaged",
+                expected.name
             )));
         }
         logs.push((expected.clone(), bytes));

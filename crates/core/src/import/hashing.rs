@@ -39,10 +39,7 @@ impl<'p, R: Read> HashingReader<'p, R> {
                 // The reader may already have stopped taking buffers back.
                 let _ = give_back.send(chunk);
             }
-            h.finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
+            crate::archive::hex(&h.finalize())
         });
         Self {
             inner,

@@ -85,13 +85,7 @@ pub fn decoded_head(file: &File) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-pub fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::archive::{hex, sha256_hex};
 
 /// SHA-256 of a file's bytes and of the text they decode to (the same when
 /// nothing needed decoding), read in one pass without parsing.

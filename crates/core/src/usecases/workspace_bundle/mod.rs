@@ -14,9 +14,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::import::bundle::{append_entry, sha256_hex};
+use crate::archive::{self, sha256_hex};
 
 mod untrusted;
 
@@ -26,7 +25,6 @@ use crate::store::{LATEST_VERSION as LATEST_SCHEMA_VERSION, Store, StoredProfile
 
 pub const WORKSPACE_FORMAT: &str = "breakpoint-workspace";
 pub const WORKSPACE_VERSION: u32 = 1;
-const MANIFEST: &str = "manifest.json";
 const DATABASE: &str = "workspace.sqlite.gz";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,14 +160,8 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
             inflated_bytes: Some(inflated.len() as u64),
         }],
     };
-    crate::destination::write_with(path, |file| {
-        let mut tar = tar::Builder::new(file);
-        let mtime = manifest.created_at.as_second().max(0) as u64;
-        let json = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
-        append_entry(&mut tar, MANIFEST, &json, mtime)?;
-        append_entry(&mut tar, DATABASE, &database, mtime)?;
-        tar.into_inner().map(|_| ())
-    })?;
+    let mtime = manifest.created_at.as_second().max(0) as u64;
+    archive::write(path, &manifest, &[(DATABASE, &database)], mtime)?;
     Ok(Exported {
         path: path.to_path_buf(),
         sha256: sha256_hex(&std::fs::read(path)?),
@@ -184,38 +176,11 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
 fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
     let refuse = |reason: String| bundle_error(path, reason);
     let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot open: {e}")))?;
-    let mut archive = tar::Archive::new(file);
-    let mut entries = archive
-        .entries()
-        .map_err(|e| refuse(format!("not a bundle: {e}")))?;
-    let mut next = |what: &str| -> Result<tar::Entry<'_, std::fs::File>> {
-        entries
-            .next()
-            .ok_or_else(|| refuse(format!("{what} is missing: the bundle is cut off")))?
-            .map_err(|e| refuse(format!("cut off or damaged at {what}: {e}")))
-    };
-    let name_of = |entry: &tar::Entry<'_, std::fs::File>| -> Result<String> {
-        Ok(entry
-            .path()
-            .map_err(|e| refuse(format!("a bad entry name: {e}")))?
-            .to_string_lossy()
-            .into_owned())
-    };
-    let mut first = next(MANIFEST)?;
-    let name = name_of(&first)?;
-    if name != MANIFEST {
-        return Err(refuse(format!(
-            "the first entry is {name}, not {MANIFEST}: not a workspace bundle"
-        )));
-    }
-    let mut bytes = Vec::new();
-    first
-        .by_ref()
-        .take(1 << 20)
-        .read_to_end(&mut bytes)
-        .map_err(|e| refuse(format!("{MANIFEST} is cut off: {e}")))?;
-    let manifest: WorkspaceManifest = serde_json::from_slice(&bytes)
-        .map_err(|e| refuse(format!("{MANIFEST} is not a workspace manifest: {e}")))?;
+    let mut tar = tar::Archive::new(file);
+    let mut entries = archive::Entries::of(&mut tar).map_err(refuse)?;
+    let manifest: WorkspaceManifest = entries
+        .manifest(1 << 20, "workspace bundle")
+        .map_err(refuse)?;
     if manifest.format != WORKSPACE_FORMAT {
         return Err(refuse(format!(
             "a {} file, not a workspace bundle ({WORKSPACE_FORMAT})",
@@ -240,13 +205,7 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
             expected.name
         )));
     }
-    let mut entry = next(DATABASE)?;
-    let name = name_of(&entry)?;
-    if name != DATABASE {
-        return Err(refuse(format!(
-            "found an entry named {name} where the manifest lists {DATABASE}: refused"
-        )));
-    }
+    let mut entry = entries.expect(DATABASE).map_err(refuse)?;
     // The compressed bytes are checked against the manifest before a byte
     // is inflated: a changed or damaged bundle costs its own size, no more.
     if entry.size() != expected.bytes {
@@ -257,30 +216,13 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
         )));
     }
     let compressed = into.with_extension("gz");
-    let digest = {
-        let mut out = std::fs::File::create(&compressed)?;
-        let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 1 << 16];
-        let mut read = 0u64;
-        loop {
-            let n = entry
-                .read(&mut buf)
-                .map_err(|e| refuse(format!("{DATABASE} is cut off: {e}")))?;
-            if n == 0 {
-                break;
-            }
-            read += n as u64;
-            hasher.update(&buf[..n]);
-            out.write_all(&buf[..n])?;
-        }
-        if read != expected.bytes {
-            return Err(refuse(format!(
-                "{DATABASE} is cut off: {read} of its {} bytes",
-                expected.bytes
-            )));
-        }
-        crate::import::bundle::hex(&hasher.finalize())
-    };
+    let digest = archive::copy_hashed(
+        &mut entry,
+        DATABASE,
+        expected.bytes,
+        &mut std::fs::File::create(&compressed)?,
+    )
+    .map_err(refuse)?;
     if digest != expected.sha256 {
         return Err(refuse(format!(
             "{DATABASE} does not match the manifest's SHA-256: the bundle was changed or damaged"
@@ -288,15 +230,7 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
     }
     inflate(&compressed, into, inflate_limit(expected)).map_err(refuse)?;
     std::fs::remove_file(&compressed)?;
-    if let Some(extra) = entries.next() {
-        let name = extra
-            .ok()
-            .and_then(|e| e.path().ok().map(|p| p.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "a damaged entry".into());
-        return Err(refuse(format!(
-            "{name}: an entry the manifest does not list: refused"
-        )));
-    }
+    entries.end().map_err(refuse)?;
     Ok(manifest)
 }
 
