@@ -25,7 +25,7 @@ use breakpoint_core::domain::{
     LoadScenario, NewRun, Provenance, RunKind, SourceKind, StartupAttempt, StartupOutcome,
 };
 use breakpoint_core::stats::percentile;
-use breakpoint_core::store::{RunCompletion, Store};
+use breakpoint_core::store::{RunCompletion, RunRecords, Store};
 use jiff::Timestamp;
 use serde::Serialize;
 
@@ -390,31 +390,30 @@ fn record(
             .unwrap_or_default()
             .as_bytes(),
     );
-    let id = store.atomically(|store| -> breakpoint_core::Result<i64> {
-        let mut new = NewRun::new(target.platform_id, RunKind::Startup, SourceKind::Campaign);
-        new.offering_id = target.offering_id;
-        new.provenance = Provenance {
-            file_name: Some(target.recipe_file.clone()),
-            sha256: Some(identity.clone()),
-            format: Some(FORMAT.into()),
-            host: None,
-        };
-        new.started_at = started_at;
-        new.ended_at = ended_at;
-        let run = store.create_run(new)?;
-        store.add_startup_attempts(run.id, &attempts)?;
-        store.complete_run(
-            run.id,
-            &RunCompletion {
-                started_at,
-                ended_at,
-                sha256: Some(identity.clone()),
-                metadata,
-                warnings,
-                ..RunCompletion::default()
-            },
-        )?;
-        Ok(run.id)
+    let mut new = NewRun::new(target.platform_id, RunKind::Startup, SourceKind::Campaign);
+    new.offering_id = target.offering_id;
+    new.provenance = Provenance {
+        file_name: Some(target.recipe_file.clone()),
+        sha256: Some(identity.clone()),
+        format: Some(FORMAT.into()),
+        host: None,
+    };
+    new.started_at = started_at;
+    new.ended_at = ended_at;
+    let records = RunRecords {
+        startup_attempts: attempts,
+        ..RunRecords::default()
+    };
+    let completion = RunCompletion {
+        started_at,
+        ended_at,
+        sha256: Some(identity),
+        metadata,
+        warnings,
+        ..RunCompletion::default()
+    };
+    let (id, ()) = store.record_run(new, |_, _| -> breakpoint_core::Result<_> {
+        Ok((records, completion, ()))
     })?;
     Ok(Some(id))
 }

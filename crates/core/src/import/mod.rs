@@ -42,7 +42,7 @@ pub use paths::{Expanded, expand_paths};
 
 pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
-use crate::store::{RunCompletion, SampleWriter, Store, WriteSummary};
+use crate::store::{RunCompletion, RunRecords, SampleWriter, Store, WriteSummary};
 use crate::text;
 
 /// What the user says about the files being imported.
@@ -359,16 +359,15 @@ fn read_into_run(
     let shown_as = names.shown_as;
     let kind = options.kind.unwrap_or(format.default_kind());
     let mut hashing = Some(hashing::HashingReader::new(reader, progress));
-    let result = store.atomically(|store| -> Result<ImportReport, ParseFailure> {
-        let mut new_run = NewRun::new(options.platform_id, kind, options.source);
-        new_run.offering_id = options.offering_id;
-        new_run.provenance = Provenance {
-            file_name: Some(names.file_name.to_string()),
-            sha256: None,
-            format: Some(format.as_str().to_string()),
-            host: None,
-        };
-        let run = store.create_run(new_run)?;
+    let mut new_run = NewRun::new(options.platform_id, kind, options.source);
+    new_run.offering_id = options.offering_id;
+    new_run.provenance = Provenance {
+        file_name: Some(names.file_name.to_string()),
+        sha256: None,
+        format: Some(format.as_str().to_string()),
+        host: None,
+    };
+    let result = store.record_run(new_run, |store, run| {
         let mut writer = store.sample_writer(run.id)?;
         let mut builder = RunBuilder::new(&mut writer, options.skip_bad_lines, options.interval_ms);
         let mut ctx = ParseContext {
@@ -430,7 +429,7 @@ fn read_into_run(
         )
     });
     match result {
-        Ok(report) => Ok(ImportOutcome::Imported(report)),
+        Ok((_, report)) => Ok(ImportOutcome::Imported(report)),
         Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
             run_id,
             file: store.run(run_id)?.provenance.file_name,
@@ -481,7 +480,7 @@ fn complete(
     identity: Identity,
     mut built: BuiltRun,
     mut written: WriteSummary,
-) -> Result<ImportReport, ParseFailure> {
+) -> Result<(RunRecords, RunCompletion, ImportReport), ParseFailure> {
     if let Some(warning) = plausibility::order_warning(built.backward_steps, built.samples_seen) {
         built.warnings.push(warning);
     }
@@ -506,17 +505,14 @@ fn complete(
     }
     built.events.extend(found.events);
     built.events.sort_by_key(|e| e.at);
-    store.add_events(run_id, &built.events)?;
-    store.add_startup_attempts(run_id, &built.startup_attempts)?;
-    store.add_switch_attempts(run_id, &built.switch_attempts)?;
-    store.add_fault_drills(run_id, &built.fault_drills)?;
-    store.add_billing_lines(run_id, &built.billing_lines)?;
-    let records = (built.events.len()
-        + built.startup_attempts.len()
-        + built.switch_attempts.len()
-        + built.fault_drills.len()
-        + built.billing_lines.len()) as u64
-        + built.metadata_records;
+    let records = RunRecords {
+        events: built.events,
+        startup_attempts: built.startup_attempts,
+        switch_attempts: built.switch_attempts,
+        fault_drills: built.fault_drills,
+        billing_lines: built.billing_lines,
+    };
+    let record_count = records.len() as u64 + built.metadata_records;
     let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
     let (started_at, ended_at) = match built.span {
         Some((a, b)) => (
@@ -532,30 +528,28 @@ fn complete(
         );
     }
     let gpus = built.inventory.len();
-    store.complete_run(
-        run_id,
-        &RunCompletion {
-            started_at,
-            ended_at,
-            interval_ms,
-            sha256: Some(identity.sha256.clone()),
-            content_sha256: Some(identity.content_sha256),
-            head_sha256: identity.head_sha256,
-            host: built.host,
-            inventory: built.inventory,
-            metadata: built.metadata,
-            warnings: built.warnings.clone(),
-        },
-    )?;
-    Ok(ImportReport {
+    let events = records.events.len();
+    let completion = RunCompletion {
+        started_at,
+        ended_at,
+        interval_ms,
+        sha256: Some(identity.sha256.clone()),
+        content_sha256: Some(identity.content_sha256),
+        head_sha256: identity.head_sha256,
+        host: built.host,
+        inventory: built.inventory,
+        metadata: built.metadata,
+        warnings: built.warnings.clone(),
+    };
+    let report = ImportReport {
         file: file_name.to_string(),
         format,
         run_id,
         kind,
         gpus,
         samples: written.samples,
-        records,
-        events: built.events.len(),
+        records: record_count,
+        events,
         gaps,
         started_at,
         ended_at,
@@ -563,5 +557,6 @@ fn complete(
         skipped_lines: built.skipped_lines,
         warnings: built.warnings,
         sha256: identity.sha256,
-    })
+    };
+    Ok((records, completion, report))
 }

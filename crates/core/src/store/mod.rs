@@ -32,7 +32,7 @@ fn platform_filter(platform_id: Option<i64>) -> &'static str {
     }
 }
 pub use platforms::PlatformSummary;
-pub use runs::RunCompletion;
+pub use runs::{RunCompletion, RunRecords};
 pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
 pub use scoring::StoredProfile;
 

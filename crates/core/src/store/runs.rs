@@ -109,7 +109,63 @@ pub struct RunCompletion {
     pub warnings: Vec<String>,
 }
 
+/// A run's evidence other than samples: what every way of gathering
+/// evidence (an import, a live delivery check, a campaign) hands over once
+/// it is known.
+#[derive(Debug, Clone, Default)]
+pub struct RunRecords {
+    pub events: Vec<Event>,
+    pub startup_attempts: Vec<StartupAttempt>,
+    pub switch_attempts: Vec<SwitchAttempt>,
+    pub fault_drills: Vec<FaultDrill>,
+    pub billing_lines: Vec<BillingLine>,
+}
+
+impl RunRecords {
+    /// How many records it holds.
+    pub fn len(&self) -> usize {
+        self.events.len()
+            + self.startup_attempts.len()
+            + self.switch_attempts.len()
+            + self.fault_drills.len()
+            + self.billing_lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl Store {
+    /// The one way a run is recorded. The run is created (its offering and
+    /// billing rules frozen into it), `fill` adds what streams in between
+    /// (an import's samples; nothing for a campaign or a delivery check),
+    /// then its records are stored and the run completed — all in one
+    /// transaction, so a failure anywhere leaves no part of it.
+    /// `fill` may hand back something of its own (an import's report).
+    pub fn record_run<T, E: From<Error>>(
+        &self,
+        run: NewRun,
+        fill: impl FnOnce(&Store, &Run) -> std::result::Result<(RunRecords, RunCompletion, T), E>,
+    ) -> std::result::Result<(i64, T), E> {
+        self.atomically(|store| {
+            let created = store.create_run(run)?;
+            let (records, completion, extra) = fill(store, &created)?;
+            store.add_records(created.id, &records)?;
+            store.complete_run(created.id, &completion)?;
+            Ok((created.id, extra))
+        })
+    }
+
+    /// Store a run's records.
+    pub fn add_records(&self, run_id: i64, r: &RunRecords) -> Result<()> {
+        self.add_events(run_id, &r.events)?;
+        self.add_startup_attempts(run_id, &r.startup_attempts)?;
+        self.add_switch_attempts(run_id, &r.switch_attempts)?;
+        self.add_fault_drills(run_id, &r.fault_drills)?;
+        self.add_billing_lines(run_id, &r.billing_lines)
+    }
+
     /// Fill in what was learnt while reading a run's evidence.
     pub fn complete_run(&self, run_id: i64, c: &RunCompletion) -> Result<()> {
         let changed = self.conn().execute(

@@ -3,7 +3,7 @@
 
 use crate::delivery::{Expectation, Mismatch, mismatches};
 use crate::domain::{GpuInfo, NewRun, Provenance, RunKind, SourceKind};
-use crate::store::{RunCompletion, Store};
+use crate::store::{RunCompletion, RunRecords, Store};
 
 /// A check's outcome: the differences, and the run that records it.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,19 +76,16 @@ pub fn record_check(
         host: host.clone(),
         ..Provenance::default()
     };
-    store.atomically(|s| -> crate::Result<i64> {
-        let created = s.create_run(run)?;
-        let now = jiff::Timestamp::now();
-        s.complete_run(
-            created.id,
-            &RunCompletion {
-                started_at: Some(now),
-                ended_at: Some(now),
-                host,
-                inventory: gpus.to_vec(),
-                ..RunCompletion::default()
-            },
-        )?;
-        Ok(created.id)
-    })
+    let now = jiff::Timestamp::now();
+    let completion = RunCompletion {
+        started_at: Some(now),
+        ended_at: Some(now),
+        host,
+        inventory: gpus.to_vec(),
+        ..RunCompletion::default()
+    };
+    let (id, ()) = store.record_run(run, |_, _| -> crate::Result<_> {
+        Ok((RunRecords::default(), completion, ()))
+    })?;
+    Ok(id)
 }
