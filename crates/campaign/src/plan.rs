@@ -8,15 +8,18 @@ use std::time::Duration;
 use breakpoint_core::domain::{ImageState, LoadScenario};
 use serde::Serialize;
 
+use breakpoint_core::labelled_enum;
+
 use crate::recipe::Recipe;
 
-/// Which images the attempts use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Images {
-    Warm,
-    Cold,
-    /// Warm and cold alternately.
-    Both,
+labelled_enum! {
+    /// Which images the attempts use.
+    pub enum Images ("image") {
+        Warm => "warm",
+        Cold => "cold",
+        /// Warm and cold alternately.
+        Both => "both",
+    }
 }
 
 /// What the user asked for.

@@ -40,17 +40,10 @@ fn options(form: &CampaignForm) -> AppResult<Options> {
         .scenario
         .parse()
         .map_err(|e: breakpoint_core::error::ValidationError| invalid("scenario", e.to_string()))?;
-    let images = match form.image.as_str() {
-        "warm" => Images::Warm,
-        "cold" => Images::Cold,
-        "both" => Images::Both,
-        other => {
-            return Err(invalid(
-                "image",
-                format!("image: {other} is not warm, cold or both"),
-            ));
-        }
-    };
+    let images: Images = form
+        .image
+        .parse()
+        .map_err(|e: breakpoint_core::error::ValidationError| invalid("image", e.to_string()))?;
     Ok(Options {
         scenario,
         platform: form.platform.clone().filter(|p| !p.trim().is_empty()),

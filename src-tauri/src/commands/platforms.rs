@@ -57,14 +57,7 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
         .map(|o| OfferingRow {
             id: o.id,
             count: o.count,
-            pcie: match (o.pcie_gen, o.pcie_width) {
-                (None, None) => "–".into(),
-                (g, w) => format!(
-                    "{}{}",
-                    g.map(|g| format!("Gen{g} ")).unwrap_or_default(),
-                    w.map(|w| format!("x{w}")).unwrap_or_default()
-                ),
-            },
+            pcie: breakpoint_core::domain::pcie_link(o.pcie_gen, o.pcie_width),
             price: o
                 .prices
                 .on_demand

@@ -76,14 +76,9 @@ pub async fn probe_inventory(state: State<'_, AppState>) -> AppResult<ProbeState
                     vram_mib: g.vram_mib,
                     driver: g.driver_version,
                     cuda: g.cuda_version,
-                    pcie: format!(
-                        "{}{}",
-                        g.pcie_gen_current
-                            .map(|x| format!("Gen{x} "))
-                            .unwrap_or_default(),
-                        g.pcie_width_current
-                            .map(|x| format!("x{x}"))
-                            .unwrap_or_default()
+                    pcie: breakpoint_core::domain::pcie_link(
+                        g.pcie_gen_current,
+                        g.pcie_width_current,
                     ),
                     power_limit_w: g.power_limit_enforced_w,
                     unreadable: g.unreadable,

@@ -1,7 +1,6 @@
 //! The Runs screen: runs listed and shown in detail (events, timeline,
 //! startup distribution), deleted, and imported from files and folders.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use breakpoint_core::domain::{Run, StartupOutcome};
@@ -41,22 +40,9 @@ fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
 #[tauri::command]
 pub async fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
     let store = state.store()?;
-    let names: HashMap<i64, String> = store
-        .platforms()?
-        .into_iter()
-        .map(|p| (p.id, p.name))
-        .collect();
-    let records = store.record_counts()?;
-    Ok(store
-        .runs(None)?
+    Ok(breakpoint_core::usecases::runs::list(&store, None)?
         .iter()
-        .map(|r| {
-            run_row(
-                r,
-                names.get(&r.platform_id).map_or("", String::as_str),
-                records.get(&r.id).copied().unwrap_or(0),
-            )
-        })
+        .map(|r| run_row(&r.run, &r.platform, r.records))
         .collect())
 }
 

@@ -201,16 +201,10 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
         .scenario
         .parse()
         .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
-    let images = match args.image.as_str() {
-        "warm" => Images::Warm,
-        "cold" => Images::Cold,
-        "both" => Images::Both,
-        other => {
-            return Err(Failure::Refused(format!(
-                "--image {other}: expected warm, cold or both"
-            )));
-        }
-    };
+    let images: Images = args
+        .image
+        .parse()
+        .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
     let duration = |flag: &str, text: &str| {
         parse_duration(text).ok_or_else(|| {
             Failure::Refused(format!("--{flag} {text}: not a duration (5s, 10m, 1h)"))

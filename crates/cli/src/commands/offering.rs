@@ -95,14 +95,7 @@ pub fn table_of(offerings: &[Offering], platform_name: impl Fn(&Offering) -> Str
         "monthly /h",
     ]);
     for o in offerings {
-        let pcie = match (o.pcie_gen, o.pcie_width) {
-            (None, None) => "–".to_string(),
-            (gen_, width) => format!(
-                "{}{}",
-                gen_.map(|g| format!("Gen{g} ")).unwrap_or_default(),
-                width.map(|w| format!("x{w}")).unwrap_or_default()
-            ),
-        };
+        let pcie = breakpoint_core::domain::pcie_link(o.pcie_gen, o.pcie_width);
         let price = |p: Option<f64>| {
             p.map(|v| format!("{} {}", output::number(v), o.prices.currency))
                 .unwrap_or_else(|| opt_number(None))

@@ -59,13 +59,6 @@ pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
                 "ECC",
                 "MIG",
             ]);
-            let link = |g: Option<u32>, w: Option<u32>| {
-                format!(
-                    "{}{}",
-                    g.map(|g| format!("Gen{g} ")).unwrap_or_default(),
-                    w.map(|w| format!("x{w}")).unwrap_or_default()
-                )
-            };
             let flag =
                 |b: Option<bool>| b.map_or("–", |b| if b { "on" } else { "off" }).to_string();
             for g in &gpus {
@@ -79,8 +72,8 @@ pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
                     g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
                     opt(g.driver_version.as_deref()),
                     opt(g.cuda_version.as_deref()),
-                    link(g.pcie_gen_current, g.pcie_width_current),
-                    link(g.pcie_gen_max, g.pcie_width_max),
+                    breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
+                    breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
                     g.power_limit_enforced_w
                         .map_or("–".into(), |w| format!("{w:.0} W")),
                     format!(

@@ -1,7 +1,5 @@
 //! `breakpoint runs …`
 
-use std::collections::HashMap;
-
 use breakpoint_core::domain::{EventKind, Run};
 use breakpoint_core::text;
 use breakpoint_core::usecases::runs;
@@ -56,15 +54,13 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
     let platform_id = platform
         .map(|name| ctx.store.platform(name).map(|p| p.id))
         .transpose()?;
-    let runs = ctx.store.runs(platform_id)?;
-    let records = ctx.store.record_counts()?;
-    let records_of = |id: i64| records.get(&id).copied().unwrap_or(0);
+    let runs = runs::list(&ctx.store, platform_id)?;
     if ctx.json {
         let listed: Vec<ListedRun> = runs
             .iter()
-            .map(|run| ListedRun {
-                run,
-                records: records_of(run.id),
+            .map(|r| ListedRun {
+                run: &r.run,
+                records: r.records,
             })
             .collect();
         return Ok(output::print_json(&listed)?);
@@ -72,20 +68,15 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
     if runs.is_empty() {
         return Ok(output::print("no runs yet")?);
     }
-    let names: HashMap<i64, String> = ctx
-        .store
-        .platforms()?
-        .into_iter()
-        .map(|p| (p.id, p.name))
-        .collect();
     let mut t = output::table(&[
         "id", "platform", "kind", "source", "format", "file", "period", "GPUs", "samples",
         "records",
     ]);
-    for r in &runs {
+    for listed in &runs {
+        let r = &listed.run;
         t.add_row(vec![
             r.id.to_string(),
-            names.get(&r.platform_id).cloned().unwrap_or_default(),
+            listed.platform.clone(),
             r.kind.to_string(),
             r.source.to_string(),
             opt(r.provenance.format.as_deref()),
@@ -93,7 +84,7 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
             span(r),
             r.inventory.len().to_string(),
             r.sample_count.to_string(),
-            records_of(r.id).to_string(),
+            listed.records.to_string(),
         ]);
     }
     Ok(output::print(&t.to_string())?)
@@ -154,14 +145,6 @@ fn show(ctx: &Context, id: i64) -> Outcome {
             "GPU", "bus", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
         ]);
         for g in &r.inventory {
-            let link = |gen_: Option<u32>, width: Option<u32>| match (gen_, width) {
-                (None, None) => "–".to_string(),
-                (g, w) => format!(
-                    "{}{}",
-                    g.map(|g| format!("Gen{g} ")).unwrap_or_default(),
-                    w.map(|w| format!("x{w}")).unwrap_or_default()
-                ),
-            };
             t.add_row(vec![
                 g.index.to_string(),
                 opt(g.pci_bus_id.as_deref()),
@@ -169,8 +152,8 @@ fn show(ctx: &Context, id: i64) -> Outcome {
                 g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
                 opt(g.driver_version.as_deref()),
                 opt(g.cuda_version.as_deref()),
-                link(g.pcie_gen_current, g.pcie_width_current),
-                link(g.pcie_gen_max, g.pcie_width_max),
+                breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
+                breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
             ]);
         }
         text.push_str(&format!("inventory\n{t}\n"));

@@ -2,6 +2,8 @@
 //! provenance and counts, its events with what each means and whether it
 //! counts against the platform, its health checks and delivery problems.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::accelerator::xid::{self, Blame};
@@ -84,6 +86,34 @@ pub struct RunDetail {
     pub delivery_problems: Option<Vec<Mismatch>>,
     /// What its GPUs drew, where it sampled power.
     pub energy: Option<RunEnergy>,
+}
+
+/// A run as the runs list shows it: with its platform's name and how many
+/// records (events, attempts, drills, bill lines, kept records) it holds.
+#[derive(Debug, Clone)]
+pub struct ListedRun {
+    pub run: Run,
+    pub platform: String,
+    pub records: u64,
+}
+
+/// Every run, or one platform's, newest last, as the runs list shows them.
+pub fn list(store: &Store, platform_id: Option<i64>) -> Result<Vec<ListedRun>> {
+    let names: HashMap<i64, String> = store
+        .platforms()?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    let records = store.record_counts()?;
+    Ok(store
+        .runs(platform_id)?
+        .into_iter()
+        .map(|run| ListedRun {
+            platform: names.get(&run.platform_id).cloned().unwrap_or_default(),
+            records: records.get(&run.id).copied().unwrap_or(0),
+            run,
+        })
+        .collect())
 }
 
 pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {

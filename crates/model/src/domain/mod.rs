@@ -22,7 +22,9 @@ pub use evidence::{
     StartupOutcome, SwitchAttempt,
 };
 pub use inventory::{GpuInfo, MigInstance};
-pub use offering::{BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor};
+pub use offering::{
+    BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor, pcie_link,
+};
 pub use platform::{Platform, PlatformKind};
 pub use run::{Duplicate, KEPT_RECORDS, NewRun, Provenance, Run, RunKind, SourceKind};
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

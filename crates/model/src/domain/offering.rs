@@ -227,3 +227,27 @@ mod tests {
         );
     }
 }
+
+/// A PCIe link as people write it: "Gen4 x16", "Gen4", "x8"; "–" when
+/// neither is known. One spelling for every table and screen.
+pub fn pcie_link(generation: Option<u32>, width: Option<u32>) -> String {
+    match (generation, width) {
+        (None, None) => "–".to_string(),
+        (Some(g), Some(w)) => format!("Gen{g} x{w}"),
+        (Some(g), None) => format!("Gen{g}"),
+        (None, Some(w)) => format!("x{w}"),
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::pcie_link;
+
+    #[test]
+    fn a_link_reads_as_people_write_it() {
+        assert_eq!(pcie_link(Some(4), Some(16)), "Gen4 x16");
+        assert_eq!(pcie_link(None, Some(8)), "x8");
+        assert_eq!(pcie_link(Some(5), None), "Gen5");
+        assert_eq!(pcie_link(None, None), "–");
+    }
+}
