@@ -45,13 +45,17 @@ fn a_network_check_against_127_0_0_1_imports_and_scores() {
             && explain.contains(&format!("worst endpoint {closed}")),
         "{explain}"
     );
-    // Without --platform, --import is refused before anything is measured.
+    // Without --platform, --import is refused before anything is measured,
+    // as a usage error like every check's.
     let out = ws
         .cmd(&["accept", "network", "--target", &open, "--import"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--import needs --platform"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the following required arguments were not provided: --platform <PLATFORM>\n"
+    );
     drop(listener);
 }
 

@@ -148,13 +148,13 @@ impl Command {
             Command::Bundle(c) => matches!(c, BundleCommand::Import { .. }),
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
-            Command::Accept(AcceptCommand::Network(a)) => a.import,
+            Command::Accept(AcceptCommand::Network(a)) => a.record.import,
             Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
-            Command::Accept(AcceptCommand::BillingProbe(a)) => a.import,
-            Command::Accept(AcceptCommand::Failover(a)) => a.import,
+            Command::Accept(AcceptCommand::BillingProbe(a)) => a.record.import,
+            Command::Accept(AcceptCommand::Failover(a)) => a.record.import,
             Command::Accept(AcceptCommand::All(_)) => false,
-            Command::Accept(AcceptCommand::Ready(a)) => a.import,
-            Command::Accept(AcceptCommand::Drift(a)) => a.import,
+            Command::Accept(AcceptCommand::Ready(a)) => a.record.import,
+            Command::Accept(AcceptCommand::Drift(a)) => a.record.import,
             Command::Accept(AcceptCommand::Operators(_) | AcceptCommand::Checklists(_)) => false,
         }
     }
@@ -549,6 +549,13 @@ fn parse_interval_ms(text: &str) -> Result<u32, String> {
         .filter(|ms| ms.is_finite() && *ms >= 1.0 && *ms <= f64::from(u32::MAX))
         .map(|ms| ms.round() as u32)
         .ok_or_else(|| format!("\"{t}\" is not an interval (e.g. 500ms, 1s, 30s)"))
+}
+
+/// A duration from "30s", "2m", "1.5h" or "250ms", for options that take
+/// one: refused by clap, naming the option, before any command runs.
+pub(crate) fn parse_duration_arg(text: &str) -> Result<std::time::Duration, String> {
+    breakpoint_core::text::parse_duration(text)
+        .ok_or_else(|| format!("\"{}\" is not a duration (e.g. 30s, 10m, 1h)", text.trim()))
 }
 
 /// Seconds from "90", "90s", "5m" or "1h".

@@ -45,13 +45,21 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 };
             }
-            // One line naming what is wrong; `--help` has the rest.
+            // One line naming what is wrong; `--help` has the rest. Clap
+            // lists missing arguments on the lines below its first: they
+            // join it.
             let rendered = e.render().to_string();
-            let first = rendered
-                .lines()
-                .next()
-                .unwrap_or("error: invalid command line");
-            eprintln!("{first}");
+            let mut lines = rendered.lines();
+            let first = lines.next().unwrap_or("error: invalid command line");
+            let listed: Vec<&str> = lines
+                .take_while(|l| l.starts_with("  "))
+                .map(str::trim)
+                .collect();
+            if listed.is_empty() {
+                eprintln!("{first}");
+            } else {
+                eprintln!("{first} {}", listed.join(", "));
+            }
             return ExitCode::from(EXIT_USAGE);
         }
     };

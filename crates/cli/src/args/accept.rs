@@ -64,8 +64,8 @@ pub struct SuiteArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "cuda", "npu", "cpu", "numpy"])]
     pub device: String,
     /// Give up after this long.
-    #[arg(long, default_value = "10m")]
-    pub suite_timeout: String,
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration_arg)]
+    pub suite_timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -100,12 +100,8 @@ pub struct AcceptDriftArgs {
     /// The drift log to write; %N host, %T start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// The platform the comparison is about (where --import puts it).
-    #[arg(long)]
-    pub platform: Option<String>,
-    /// Import the drift log into the database when the comparison ends.
-    #[arg(long, requires = "platform")]
-    pub import: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub suite: SuiteArgs,
 }
@@ -120,17 +116,13 @@ pub struct AcceptReadyArgs {
     #[arg(long)]
     pub submitted_at: Option<jiff::Timestamp>,
     /// Give up after this long.
-    #[arg(long, default_value = "10m")]
-    pub timeout: String,
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration_arg)]
+    pub timeout: std::time::Duration,
     /// The startup-attempts table to write; %N host, %T start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// The platform the attempt is about (where --import puts it).
-    #[arg(long)]
-    pub platform: Option<String>,
-    /// Import the table into the database when the check ends.
-    #[arg(long, requires = "platform")]
-    pub import: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
     #[command(flatten)]
     pub source: ProbeSourceArgs,
 }
@@ -160,23 +152,19 @@ pub struct AcceptFailoverArgs {
     #[arg(long, default_value = r"step (\d+)")]
     pub progress: String,
     /// Kill this long after the drill starts.
-    #[arg(long, default_value = "30s")]
-    pub after: String,
+    #[arg(long, default_value = "30s", value_parser = super::parse_duration_arg)]
+    pub after: std::time::Duration,
     /// How long the platform has to bring the job back.
-    #[arg(long, default_value = "2m")]
-    pub window: String,
+    #[arg(long, default_value = "2m", value_parser = super::parse_duration_arg)]
+    pub window: std::time::Duration,
     /// Run this if the job is not back within the window (your resume).
     #[arg(long)]
     pub resume: Option<String>,
     /// The fault-drills table to write; %N host, %T start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// The platform the drill is about (where --import puts it).
-    #[arg(long)]
-    pub platform: Option<String>,
-    /// Import the table into the database when the drill ends.
-    #[arg(long, requires = "platform")]
-    pub import: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -185,21 +173,17 @@ pub struct AcceptBillingArgs {
     #[arg(long)]
     pub instance: String,
     /// The job's working time.
-    #[arg(long, default_value = "90s")]
-    pub seconds: String,
+    #[arg(long, default_value = "90s", value_parser = super::parse_duration_arg)]
+    pub seconds: std::time::Duration,
     /// A wait in the middle of the job (e.g. 300s), to learn whether
     /// waiting is billed.
-    #[arg(long)]
-    pub sleep: Option<String>,
+    #[arg(long, value_parser = super::parse_duration_arg)]
+    pub sleep: Option<std::time::Duration>,
     /// The billing-events table to write; %N host, %T start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// The platform the log is about (where --import puts it).
-    #[arg(long)]
-    pub platform: Option<String>,
-    /// Import the table into the database when the job ends (needs --platform).
-    #[arg(long, requires = "platform")]
-    pub import: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -224,24 +208,32 @@ pub struct AcceptNetworkArgs {
     #[arg(long = "target", required = true)]
     pub targets: Vec<String>,
     /// Time between rounds.
-    #[arg(long, default_value = "5s")]
-    pub every: String,
+    #[arg(long, default_value = "5s", value_parser = super::parse_duration_arg)]
+    pub every: std::time::Duration,
     /// Stop after this long; Ctrl-C stops sooner.
-    #[arg(long, default_value = "10m")]
-    pub duration: String,
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration_arg)]
+    pub duration: std::time::Duration,
     /// A connection that takes longer has failed.
-    #[arg(long, default_value = "2s")]
-    pub timeout: String,
+    #[arg(long, default_value = "2s", value_parser = super::parse_duration_arg)]
+    pub timeout: std::time::Duration,
     /// The host name to record.
     #[arg(long)]
     pub host: Option<String>,
     /// The network log to write; %N becomes the host name, %T the start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+/// Where a check's log goes once written: `--platform P --import` puts it
+/// in the workspace as a run of P. Shared by every check that writes one.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RecordArgs {
     /// The platform the log is about (where --import puts it).
     #[arg(long)]
     pub platform: Option<String>,
     /// Import the log into the database when the check ends (needs --platform).
-    #[arg(long)]
+    #[arg(long, requires = "platform")]
     pub import: bool,
 }

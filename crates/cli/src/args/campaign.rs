@@ -45,8 +45,8 @@ pub struct CampaignRunArgs {
     #[arg(long)]
     pub count: Option<u32>,
     /// Time between baseline launches.
-    #[arg(long, default_value = "5s")]
-    pub spacing: String,
+    #[arg(long, default_value = "5s", value_parser = super::parse_duration_arg)]
+    pub spacing: std::time::Duration,
     /// warm, cold or both (alternating).
     #[arg(long, default_value = "warm")]
     pub image: String,
@@ -54,8 +54,8 @@ pub struct CampaignRunArgs {
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
     /// Between repeats.
-    #[arg(long, default_value = "1h")]
-    pub every: String,
+    #[arg(long, default_value = "1h", value_parser = super::parse_duration_arg)]
+    pub every: std::time::Duration,
     /// Print every command with its placeholders filled; launch nothing.
     #[arg(long)]
     pub dry_run: bool,

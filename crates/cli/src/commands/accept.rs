@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, bundle, failover, ready, stress, verdicts};
-use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use breakpoint_core::usecases::acceptance;
 use std::io::IsTerminal;
@@ -102,9 +101,7 @@ fn checklists(ctx: &Context, a: AcceptChecklistsArgs) -> Outcome {
 }
 
 fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
-    let timeout = parse_duration(&a.timeout).ok_or_else(|| {
-        Failure::Refused(format!("--timeout {}: not a duration (10m)", a.timeout))
-    })?;
+    let timeout = a.timeout;
     let boot_ms = verdicts::boot_time_ms().map_err(Failure::Refused)?;
     let options = ready::Options {
         boot_ms,
@@ -128,7 +125,7 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
     .with_extension("csv");
     std::fs::write(&path, ready::table(&stages))
         .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
-    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
+    let imported = import_if_asked(ctx, &a.record, &path)?;
     let since = |ms: Option<i64>| {
         ms.map_or("never".to_string(), |ms| {
             format!("{:.1} s", (ms - stages.submitted_ms) as f64 / 1000.0)
@@ -255,10 +252,6 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
 }
 
 fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
-    let duration = |flag: &str, text: &str| {
-        parse_duration(text)
-            .ok_or_else(|| Failure::Refused(format!("--{flag} {text}: not a duration (30s, 2m)")))
-    };
     let progress = regex_lite::Regex::new(&a.progress)
         .map_err(|e| Failure::Refused(format!("--progress: not a regular expression: {e}")))?;
     if progress.captures_len() < 2 {
@@ -266,12 +259,12 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
             "--progress needs a group for the step, e.g. 'step (\\d+)'".into(),
         ));
     }
-    let window = duration("window", &a.window)?;
+    let window = a.window;
     let options = failover::Options {
         log: a.log.clone(),
         progress,
         pattern: a.job.clone(),
-        after: duration("after", &a.after)?,
+        after: a.after,
         window,
         resume: a.resume.clone(),
         poll: std::time::Duration::from_millis(200),
@@ -280,7 +273,7 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
         eprintln!(
             "failover drill: killing every process running {} in {}, then watching {} for its progress",
             a.job,
-            a.after,
+            output::duration_ms(a.after.as_millis() as i64),
             a.log.display()
         );
     }
@@ -295,7 +288,7 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
     .with_extension("csv");
     std::fs::write(&path, failover::table(&outcome))
         .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
-    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
+    let imported = import_if_asked(ctx, &a.record, &path)?;
     let s = |v: Option<f64>| v.map_or("never".to_string(), |v| format!("{v:.1} s"));
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
@@ -339,18 +332,10 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
 }
 
 fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
-    let duration = |flag: &str, text: &str| {
-        parse_duration(text)
-            .ok_or_else(|| Failure::Refused(format!("--{flag} {text}: not a duration (90s, 5m)")))
-    };
     let plan = billing::Plan {
         instance: a.instance.trim().to_string(),
-        compute: duration("seconds", &a.seconds)?,
-        sleep: a
-            .sleep
-            .as_deref()
-            .map(|s| duration("sleep", s))
-            .transpose()?,
+        compute: a.seconds,
+        sleep: a.sleep,
     };
     if plan.instance.is_empty() || plan.instance.contains([',', '"', '\n']) {
         return Err(Failure::Refused(
@@ -379,7 +364,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
     }
     let done = billing::run(&plan, &billing::SystemClock, &mut file)?;
     drop(file);
-    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
+    let imported = import_if_asked(ctx, &a.record, &path)?;
     let wall = (done.ended_ms - done.started_ms) as f64 / 1000.0;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
@@ -482,20 +467,12 @@ stress stability (the four-breakpoint review, §6.2: SM utilisation ≥ 95 %, sw
 }
 
 fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
-    let duration = |flag: &str, text: &str| {
-        parse_duration(text).ok_or_else(|| {
-            Failure::Refused(format!("--{flag} {text}: not a duration (5s, 10m, 1h)"))
-        })
-    };
     let options = Options {
-        every: duration("every", &a.every)?,
-        duration: duration("duration", &a.duration)?,
-        timeout: duration("timeout", &a.timeout)?,
+        every: a.every,
+        duration: a.duration,
+        timeout: a.timeout,
         host: a.host.clone(),
     };
-    if a.import && a.platform.is_none() {
-        return Err(Failure::Refused("--import needs --platform".into()));
-    }
     let targets = a
         .targets
         .iter()
@@ -533,7 +510,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
         eprintln!();
     }
     let stats = stats_by_target(&records);
-    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &path)?;
+    let imported = import_if_asked(ctx, &a.record, &path)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
             "log": path.display().to_string(), "targets": stats, "imported": imported,
@@ -562,11 +539,10 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
 /// Acceptance logs are the probe side's own measurements.
 fn import_if_asked(
     ctx: &Context,
-    platform: Option<&str>,
-    import: bool,
+    record: &crate::args::RecordArgs,
     path: &Path,
 ) -> Result<Option<String>, Failure> {
-    match (platform, import) {
+    match (&record.platform, record.import) {
         (Some(p), true) => super::probe::import_log(ctx, p, None, path).map(Some),
         _ => Ok(None),
     }

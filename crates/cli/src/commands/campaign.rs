@@ -13,7 +13,7 @@ use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
 use breakpoint_campaign::history::history;
 use breakpoint_campaign::ledger::Ledger;
 use breakpoint_campaign::plan::{self, Images, Plan, Request};
-use breakpoint_campaign::recipe::{Recipe, parse_duration};
+use breakpoint_campaign::recipe::Recipe;
 use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, Target, cleanup, forget, prepare};
 use breakpoint_core::domain::LoadScenario;
@@ -205,21 +205,16 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
         .image
         .parse()
         .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
-    let duration = |flag: &str, text: &str| {
-        parse_duration(text).ok_or_else(|| {
-            Failure::Refused(format!("--{flag} {text}: not a duration (5s, 10m, 1h)"))
-        })
-    };
     let options = Options {
         scenario,
         platform: args.platform.clone(),
         offerings: args.offerings.clone(),
         count: args.count,
-        spacing: duration("spacing", &args.spacing)?,
+        spacing: args.spacing,
         images,
         max_instances: args.max_instances,
     };
-    let every = duration("every", &args.every)?;
+    let every = args.every;
     let name = breakpoint_campaign::new_name();
     let name_of = |round: u32| {
         if args.repeat > 1 {
@@ -233,7 +228,11 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     let ledger = ledger(ctx)?;
     let instances = first.plan.attempts.len();
     let repeats = if args.repeat > 1 {
-        format!(", {} times {} apart", args.repeat, args.every)
+        format!(
+            ", {} times {} apart",
+            args.repeat,
+            output::duration_ms(args.every.as_millis() as i64)
+        )
     } else {
         String::new()
     };

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use breakpoint_accept::{drift, verdicts};
-use breakpoint_campaign::recipe::parse_duration;
 use breakpoint_probe::rules;
 
 use super::import_if_asked;
@@ -17,12 +16,7 @@ fn suite_run(a: &SuiteArgs, seed: u64) -> Result<drift::SuiteRun, Failure> {
         python: a.python.clone(),
         device: a.device.clone(),
         seed,
-        timeout: parse_duration(&a.suite_timeout).ok_or_else(|| {
-            Failure::Refused(format!(
-                "--suite-timeout {}: not a duration (10m)",
-                a.suite_timeout
-            ))
-        })?,
+        timeout: a.suite_timeout,
     })
 }
 
@@ -116,7 +110,7 @@ pub(super) fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
     bytes.push(b'\n');
     std::fs::write(&log_path, bytes)
         .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", log_path.display())))?;
-    let imported = import_if_asked(ctx, a.platform.as_deref(), a.import, &log_path)?;
+    let imported = import_if_asked(ctx, &a.record, &log_path)?;
     let (passed, total) = log.coverage();
     if ctx.json {
         output::print_json(&serde_json::json!({
