@@ -357,7 +357,8 @@ fn free_name(taken: impl Fn(&str) -> bool, base: &str) -> String {
         .unwrap_or_else(|| base.to_string())
 }
 
-/// Merge the bundle at `path` into `store`, all or nothing.
+/// Merge the bundle at `path` into `store`, all or nothing: unpack and
+/// check it, plan the merge reading only, then merge in one transaction.
 pub fn import(
     store: &Store,
     path: &Path,
@@ -365,9 +366,27 @@ pub fn import(
 ) -> Result<(WorkspaceManifest, MergeReport)> {
     let scratch = tempfile::tempdir()?;
     let db_path = scratch.path().join("workspace.sqlite");
-    let manifest = unpack(path, &db_path)?;
+    let (manifest, theirs) = open_checked(path, &db_path)?;
+    let plan = Plan::read(store, &theirs)?;
+    drop(theirs);
+    if !plan.conflicts.is_empty() && resolution.is_none() {
+        return Err(Error::BundleConflicts {
+            file: path.display().to_string(),
+            conflicts: plan.conflicts.into_iter().map(|(_, why)| why).collect(),
+        });
+    }
+    store.attach_bundle(&db_path)?;
+    let merged = store.atomically(|store| plan.merge(store, resolution));
+    store.detach_bundle()?;
+    Ok((manifest, merged?))
+}
+
+/// The bundle unpacked into `db_path` and checked as untrusted: its size
+/// as the manifest says, nothing of it that could run, every row valid.
+fn open_checked(path: &Path, db_path: &Path) -> Result<(WorkspaceManifest, Store)> {
+    let manifest = unpack(path, db_path)?;
     if let Some(exact) = manifest.entries[0].inflated_bytes {
-        let size = std::fs::metadata(&db_path)?.len();
+        let size = std::fs::metadata(db_path)?.len();
         if size != exact {
             return Err(bundle_error(
                 path,
@@ -378,10 +397,10 @@ pub fn import(
         }
     }
     // Nothing of theirs may run: tables only, read-only, time-bounded.
-    untrusted::check_database(&db_path, DATABASE).map_err(|reason| bundle_error(path, reason))?;
+    untrusted::check_database(db_path, DATABASE).map_err(|reason| bundle_error(path, reason))?;
     // Bring an older bundle's schema up to ours (the scratch copy is ours
     // to change); a file that is not a Breakpoint database fails here.
-    let theirs = Store::open(&db_path).map_err(|e| {
+    let theirs = Store::open(db_path).map_err(|e| {
         bundle_error(
             path,
             format!("{DATABASE} is not a Breakpoint database: {e}"),
@@ -391,75 +410,74 @@ pub fn import(
     // Every row that would be copied, read and validated as ours are.
     untrusted::check_rows(&theirs, &limit, &format!("{}: {DATABASE}", path.display()))?;
     limit.rearm();
+    Ok((manifest, theirs))
+}
 
-    // First pass, reading only: their rows, what matches, what conflicts.
-    let mut plan: Vec<(TheirPlatform, Option<Platform>)> = Vec::new();
-    let mut conflicts: Vec<(String, String)> = Vec::new();
-    for p in theirs.platforms()? {
-        let t = TheirPlatform {
-            offerings: theirs.offerings(Some(p.id))?,
-            rules: theirs.billing_rules(p.id)?,
-            claims: theirs.claims(Some(p.id))?,
-            energy: theirs.energy_factors(p.id)?,
-            runs: theirs
-                .runs(Some(p.id))?
-                .iter()
-                .map(|r| (r.id, r.offering_id))
-                .collect(),
-            platform: p,
+/// What a merge will do, read before anything is written: their
+/// platforms with ours of the same name, their profiles, the conflicts.
+struct Plan {
+    platforms: Vec<(TheirPlatform, Option<Platform>)>,
+    /// Their profiles, each with whether ours of that name differs.
+    profiles: Vec<(StoredProfile, bool)>,
+    /// (our name, why) for each platform or profile that differs.
+    conflicts: Vec<(String, String)>,
+}
+
+impl Plan {
+    fn read(store: &Store, theirs: &Store) -> Result<Self> {
+        let mut plan = Plan {
+            platforms: Vec::new(),
+            profiles: Vec::new(),
+            conflicts: Vec::new(),
         };
-        let ours = match store.platform(&t.platform.name) {
-            Ok(o) => Some(o),
-            Err(Error::NotFound { .. }) => None,
-            Err(e) => return Err(e),
-        };
-        if let Some(o) = &ours
-            && let Some(why) =
-                platform_difference(o, &store.billing_rules(o.id)?, &t.platform, &t.rules)
-        {
-            conflicts.push((o.name.clone(), why));
-        }
-        plan.push((t, ours));
-    }
-    let comparable = |s: &StoredProfile| {
-        let mut s = s.clone();
-        s.profile.id = 0;
-        s
-    };
-    let mut profiles: Vec<(StoredProfile, bool)> = Vec::new();
-    for p in theirs
-        .weight_profiles()?
-        .into_iter()
-        .filter(|p| !p.profile.builtin)
-    {
-        match store.weight_profile(&p.profile.name) {
-            Ok(o) if comparable(&o) == comparable(&p) => {}
-            Ok(o) => {
-                conflicts.push((
-                    o.profile.name.clone(),
-                    format!(
-                        "weight profile \"{}\": different weights here and in the bundle",
-                        o.profile.name
-                    ),
-                ));
-                profiles.push((p, true));
+        for p in theirs.platforms()? {
+            let t = TheirPlatform::read(theirs, p)?;
+            let ours = match store.platform(&t.platform.name) {
+                Ok(o) => Some(o),
+                Err(Error::NotFound { .. }) => None,
+                Err(e) => return Err(e),
+            };
+            if let Some(o) = &ours
+                && let Some(why) =
+                    platform_difference(o, &store.billing_rules(o.id)?, &t.platform, &t.rules)
+            {
+                plan.conflicts.push((o.name.clone(), why));
             }
-            Err(Error::NotFound { .. }) => profiles.push((p, false)),
-            Err(e) => return Err(e),
+            plan.platforms.push((t, ours));
         }
-    }
-    drop(theirs);
-    if !conflicts.is_empty() && resolution.is_none() {
-        return Err(Error::BundleConflicts {
-            file: path.display().to_string(),
-            conflicts: conflicts.into_iter().map(|(_, why)| why).collect(),
-        });
+        let comparable = |s: &StoredProfile| {
+            let mut s = s.clone();
+            s.profile.id = 0;
+            s
+        };
+        for p in theirs
+            .weight_profiles()?
+            .into_iter()
+            .filter(|p| !p.profile.builtin)
+        {
+            match store.weight_profile(&p.profile.name) {
+                Ok(o) if comparable(&o) == comparable(&p) => {}
+                Ok(o) => {
+                    plan.conflicts.push((
+                        o.profile.name.clone(),
+                        format!(
+                            "weight profile \"{}\": different weights here and in the bundle",
+                            o.profile.name
+                        ),
+                    ));
+                    plan.profiles.push((p, true));
+                }
+                Err(Error::NotFound { .. }) => plan.profiles.push((p, false)),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(plan)
     }
 
-    store.attach_bundle(&db_path)?;
-    let merged = store.atomically(|store| -> Result<MergeReport> {
+    /// Write the merge (inside the caller's transaction).
+    fn merge(&self, store: &Store, resolution: Option<Resolution>) -> Result<MergeReport> {
         let mut report = MergeReport::default();
-        for (_, why) in &conflicts {
+        for (_, why) in &self.conflicts {
             report.conflicts.push(format!(
                 "{why} — {}",
                 match resolution {
@@ -468,117 +486,15 @@ pub fn import(
                 }
             ));
         }
-        for (t, ours) in &plan {
-            let p = &t.platform;
+        for (t, ours) in &self.platforms {
             let conflicting = ours
                 .as_ref()
-                .is_some_and(|o| conflicts.iter().any(|(name, _)| *name == o.name));
-            let (target, fresh) = match (ours, conflicting, resolution) {
-                (Some(o), false, _) | (Some(o), true, Some(Resolution::KeepOurs)) => {
-                    report
-                        .platforms_matched
-                        .push((p.name.clone(), o.name.clone()));
-                    (o.clone(), false)
-                }
-                (Some(_), true, _) => {
-                    let name = free_name(|n| store.platform(n).is_ok(), &p.name);
-                    let created = store.create_platform(&Platform {
-                        id: 0,
-                        name: name.clone(),
-                        ..p.clone()
-                    })?;
-                    report.platforms_added.push(name);
-                    (created, true)
-                }
-                (None, _, _) => {
-                    let created = store.create_platform(&Platform { id: 0, ..p.clone() })?;
-                    report.platforms_added.push(p.name.clone());
-                    (created, true)
-                }
-            };
-            // Offerings: ours kept, theirs added unless the same.
-            let ours_offerings = store.offerings(Some(target.id))?;
-            let mut offering_map: Vec<(i64, i64)> = Vec::new();
-            for o in &t.offerings {
-                let id = match ours_offerings.iter().find(|x| same_offering(x, o)) {
-                    Some(x) => x.id,
-                    None => {
-                        report.offerings_added += 1;
-                        store
-                            .create_offering(&Offering {
-                                id: 0,
-                                platform_id: target.id,
-                                ..o.clone()
-                            })?
-                            .id
-                    }
-                };
-                offering_map.push((o.id, id));
-            }
-            let mapped = |id: Option<i64>| {
-                id.and_then(|id| offering_map.iter().find(|(t, _)| *t == id).map(|m| m.1))
-            };
-            // Billing rules: added where ours has none for that scope.
-            let ours_rules = store.billing_rules(target.id)?;
-            for r in &t.rules {
-                let offering_id = mapped(r.offering_id);
-                if ours_rules
-                    .iter()
-                    .any(|o| o.mode == r.mode && o.offering_id == offering_id)
-                {
-                    continue;
-                }
-                store.set_billing_rule(&BillingRule {
-                    id: 0,
-                    platform_id: target.id,
-                    offering_id,
-                    ..r.clone()
-                })?;
-                report.billing_rules_added += 1;
-            }
-            let ours_claims = store.claims(Some(target.id))?;
-            for c in &t.claims {
-                let same = |x: &crate::domain::Claim| {
-                    (&x.subject, x.value, &x.unit, &x.text, &x.source)
-                        == (&c.subject, c.value, &c.unit, &c.text, &c.source)
-                };
-                if !ours_claims.iter().any(same) {
-                    store.add_claim(&crate::domain::Claim {
-                        id: 0,
-                        platform_id: target.id,
-                        ..c.clone()
-                    })?;
-                    report.claims_added += 1;
-                }
-            }
-            if let Some((pue, grid)) = t.energy
-                && (fresh || store.energy_factors(target.id)?.is_none())
-            {
-                store.set_energy_factors(target.id, pue, grid)?;
-            }
-            for (run_id, offering) in &t.runs {
-                if let Some(ours) = store.run_like_bundle_run(*run_id)? {
-                    report.runs_already_here += 1;
-                    let here = store.run(ours)?;
-                    if here.platform_id != target.id {
-                        report.runs_filed_elsewhere.push(format!(
-                            "{} of their {} is run {} of our {}",
-                            here.provenance.file_name.as_deref().unwrap_or("a run"),
-                            p.name,
-                            ours,
-                            store.platform_by_id(here.platform_id)?.name
-                        ));
-                    }
-                    continue;
-                }
-                report.runs_added.push(store.copy_run_from_bundle(
-                    *run_id,
-                    target.id,
-                    mapped(*offering),
-                )?);
-            }
+                .is_some_and(|o| self.conflicts.iter().any(|(name, _)| *name == o.name));
+            let (target, fresh) =
+                target_platform(store, t, ours, conflicting, resolution, &mut report)?;
+            t.merge_into(store, &target, fresh, &mut report)?;
         }
-        for (p, conflicting) in &profiles {
+        for (p, conflicting) in &self.profiles {
             if *conflicting && resolution == Some(Resolution::KeepOurs) {
                 continue;
             }
@@ -591,9 +507,44 @@ pub fn import(
             store.save_weight_profile(&p)?;
         }
         Ok(report)
-    });
-    store.detach_bundle()?;
-    Ok((manifest, merged?))
+    }
+}
+
+/// Which of our platforms their platform's evidence joins, and whether we
+/// just created it: ours of the same name, unless it conflicts and the user
+/// chose to import theirs under a new name.
+fn target_platform(
+    store: &Store,
+    t: &TheirPlatform,
+    ours: &Option<Platform>,
+    conflicting: bool,
+    resolution: Option<Resolution>,
+    report: &mut MergeReport,
+) -> Result<(Platform, bool)> {
+    let p = &t.platform;
+    match (ours, conflicting, resolution) {
+        (Some(o), false, _) | (Some(o), true, Some(Resolution::KeepOurs)) => {
+            report
+                .platforms_matched
+                .push((p.name.clone(), o.name.clone()));
+            Ok((o.clone(), false))
+        }
+        (Some(_), true, _) => {
+            let name = free_name(|n| store.platform(n).is_ok(), &p.name);
+            let created = store.create_platform(&Platform {
+                id: 0,
+                name: name.clone(),
+                ..p.clone()
+            })?;
+            report.platforms_added.push(name);
+            Ok((created, true))
+        }
+        (None, _, _) => {
+            let created = store.create_platform(&Platform { id: 0, ..p.clone() })?;
+            report.platforms_added.push(p.name.clone());
+            Ok((created, true))
+        }
+    }
 }
 
 /// A platform of the bundle with everything it holds.
@@ -605,4 +556,138 @@ struct TheirPlatform {
     energy: Option<(f64, f64)>,
     /// Each run's id in the bundle and its offering there.
     runs: Vec<(i64, Option<i64>)>,
+}
+
+impl TheirPlatform {
+    fn read(theirs: &Store, platform: Platform) -> Result<Self> {
+        Ok(TheirPlatform {
+            offerings: theirs.offerings(Some(platform.id))?,
+            rules: theirs.billing_rules(platform.id)?,
+            claims: theirs.claims(Some(platform.id))?,
+            energy: theirs.energy_factors(platform.id)?,
+            runs: theirs
+                .runs(Some(platform.id))?
+                .iter()
+                .map(|r| (r.id, r.offering_id))
+                .collect(),
+            platform,
+        })
+    }
+
+    /// Everything of theirs that `target` lacks: offerings, billing rules,
+    /// claims, energy factors (a fresh platform's, or where ours has
+    /// none), and runs not already here.
+    fn merge_into(
+        &self,
+        store: &Store,
+        target: &Platform,
+        fresh: bool,
+        report: &mut MergeReport,
+    ) -> Result<()> {
+        let offering_map = self.merge_offerings(store, target, report)?;
+        let mapped = |id: Option<i64>| {
+            id.and_then(|id| offering_map.iter().find(|(t, _)| *t == id).map(|m| m.1))
+        };
+        // Billing rules: added where ours has none for that scope.
+        let ours_rules = store.billing_rules(target.id)?;
+        for r in &self.rules {
+            let offering_id = mapped(r.offering_id);
+            if ours_rules
+                .iter()
+                .any(|o| o.mode == r.mode && o.offering_id == offering_id)
+            {
+                continue;
+            }
+            store.set_billing_rule(&BillingRule {
+                id: 0,
+                platform_id: target.id,
+                offering_id,
+                ..r.clone()
+            })?;
+            report.billing_rules_added += 1;
+        }
+        let ours_claims = store.claims(Some(target.id))?;
+        for c in &self.claims {
+            let same = |x: &crate::domain::Claim| {
+                (&x.subject, x.value, &x.unit, &x.text, &x.source)
+                    == (&c.subject, c.value, &c.unit, &c.text, &c.source)
+            };
+            if !ours_claims.iter().any(same) {
+                store.add_claim(&crate::domain::Claim {
+                    id: 0,
+                    platform_id: target.id,
+                    ..c.clone()
+                })?;
+                report.claims_added += 1;
+            }
+        }
+        if let Some((pue, grid)) = self.energy
+            && (fresh || store.energy_factors(target.id)?.is_none())
+        {
+            store.set_energy_factors(target.id, pue, grid)?;
+        }
+        for (run_id, offering) in &self.runs {
+            self.merge_run(store, target, *run_id, mapped(*offering), report)?;
+        }
+        Ok(())
+    }
+
+    /// Offerings: ours kept, theirs added unless the same. Returns their
+    /// offering ids with ours.
+    fn merge_offerings(
+        &self,
+        store: &Store,
+        target: &Platform,
+        report: &mut MergeReport,
+    ) -> Result<Vec<(i64, i64)>> {
+        let ours_offerings = store.offerings(Some(target.id))?;
+        let mut offering_map = Vec::new();
+        for o in &self.offerings {
+            let id = match ours_offerings.iter().find(|x| same_offering(x, o)) {
+                Some(x) => x.id,
+                None => {
+                    report.offerings_added += 1;
+                    store
+                        .create_offering(&Offering {
+                            id: 0,
+                            platform_id: target.id,
+                            ..o.clone()
+                        })?
+                        .id
+                }
+            };
+            offering_map.push((o.id, id));
+        }
+        Ok(offering_map)
+    }
+
+    /// One run of theirs: copied, unless a run of the same log is here
+    /// (then said where, when it is filed under another platform).
+    fn merge_run(
+        &self,
+        store: &Store,
+        target: &Platform,
+        run_id: i64,
+        offering: Option<i64>,
+        report: &mut MergeReport,
+    ) -> Result<()> {
+        if let Some(ours) = store.run_like_bundle_run(run_id)? {
+            report.runs_already_here += 1;
+            let here = store.run(ours)?;
+            if here.platform_id != target.id {
+                report.runs_filed_elsewhere.push(format!(
+                    "{} of their {} is run {} of our {}",
+                    here.provenance.file_name.as_deref().unwrap_or("a run"),
+                    self.platform.name,
+                    ours,
+                    store.platform_by_id(here.platform_id)?.name
+                ));
+            }
+            return Ok(());
+        }
+        report
+            .runs_added
+            .push(store.copy_run_from_bundle(run_id, target.id, offering)?);
+        Ok(())
+    }
 }
