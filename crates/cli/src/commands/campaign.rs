@@ -197,24 +197,8 @@ impl Observer for Live {
 }
 
 fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
-    let scenario: LoadScenario = args
-        .scenario
-        .parse()
-        .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
-    let images: Images = args
-        .image
-        .parse()
-        .map_err(|e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string()))?;
-    let options = Options {
-        scenario,
-        platform: args.platform.clone(),
-        offerings: args.offerings.clone(),
-        count: args.count,
-        spacing: args.spacing,
-        images,
-        max_instances: args.max_instances,
-    };
-    let every = args.every;
+    let options = options_of(&args)?;
+    let scenario = options.scenario;
     let name = breakpoint_campaign::new_name();
     let name_of = |round: u32| {
         if args.repeat > 1 {
@@ -242,20 +226,7 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
         estimate_text(&first.plan)
     );
     if args.dry_run {
-        let mut text = String::new();
-        for (i, a) in first.plan.attempts.iter().enumerate() {
-            text.push_str(&format!(
-                "{} ({} {} image, after {:.1} s)\n",
-                a.name,
-                a.offering,
-                a.image,
-                a.start_after_ms as f64 / 1000.0
-            ));
-            for (stage, command) in first.commands(i) {
-                text.push_str(&format!("  {stage:<14} {command}\n"));
-            }
-        }
-        return Ok(output::print(&text)?);
+        return Ok(output::print(&dry_run_text(&first))?);
     }
     if !args.yes
         && !confirm(&format!(
@@ -278,28 +249,11 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     });
     let mut outcomes = Vec::new();
     for round in 0..args.repeat {
-        if round > 0 && !wait(every, &cancel) {
+        if round > 0 && !wait(args.every, &cancel) {
             break;
         }
         let this = first.renamed(&name_of(round)).map_err(Failure::Refused)?;
-        let live = Live {
-            total: this.plan.attempts.len(),
-            done: AtomicUsize::new(0),
-            quiet: ctx.json,
-        };
-        let outcome = breakpoint_campaign::run(
-            &ctx.store,
-            &this.target,
-            &this.recipe,
-            &this.request,
-            &this.plan,
-            &SystemShell,
-            &ledger,
-            &cancel,
-            &live,
-        )
-        .map_err(|e| Failure::Refused(e.to_string()))?;
-        outcomes.push(outcome);
+        outcomes.push(run_round(ctx, &this, &ledger, &cancel)?);
         if cancel.load(Ordering::Relaxed) {
             break;
         }
@@ -308,38 +262,107 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     if ctx.json {
         output::print_json(&outcomes)?;
     } else {
-        let mut text = String::new();
-        for o in &outcomes {
-            let s = &o.summary;
-            let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1} s"));
-            text.push_str(&format!(
-                "{}: {} attempts — {} ok, {} failed, {} timed out, {} stopped; p50 {}, p95 {}; failure rate {}\n",
-                s.scenario,
-                s.attempts,
-                s.ok,
-                s.failed,
-                s.timeouts,
-                s.cancelled,
-                fmt(s.p50_s),
-                fmt(s.p95_s),
-                s.failure_rate_pct.map_or("–".into(), |p| format!("{p:.0} %"))
-            ));
-            match o.run_id {
-                Some(id) => text.push_str(&format!(
-                    "recorded as run {id} ({} on {})\n",
-                    breakpoint_campaign::FORMAT,
-                    first.platform
-                )),
-                None => text.push_str("nothing recorded: no attempt ran to an end\n"),
-            }
-        }
-        if left > 0 {
-            text.push_str(&format!(
-                "the ledger still holds {left} instance(s): see `breakpoint campaign status`\n"
-            ));
-        }
-        output::print(&text)?;
+        output::print(&outcomes_text(&outcomes, &first.platform, left))?;
     }
+    exit_of(&outcomes, left, &cancel)
+}
+
+/// What the command line asks of the campaign.
+fn options_of(args: &CampaignRunArgs) -> Result<Options, Failure> {
+    let refused = |e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string());
+    Ok(Options {
+        scenario: args.scenario.parse().map_err(refused)?,
+        platform: args.platform.clone(),
+        offerings: args.offerings.clone(),
+        count: args.count,
+        spacing: args.spacing,
+        images: args.image.parse::<Images>().map_err(refused)?,
+        max_instances: args.max_instances,
+    })
+}
+
+/// Every attempt and the commands it would run, placeholders filled.
+fn dry_run_text(first: &Prepared) -> String {
+    let mut text = String::new();
+    for (i, a) in first.plan.attempts.iter().enumerate() {
+        text.push_str(&format!(
+            "{} ({} {} image, after {:.1} s)\n",
+            a.name,
+            a.offering,
+            a.image,
+            a.start_after_ms as f64 / 1000.0
+        ));
+        for (stage, command) in first.commands(i) {
+            text.push_str(&format!("  {stage:<14} {command}\n"));
+        }
+    }
+    text
+}
+
+/// One round of the campaign, its attempts shown as they go.
+fn run_round(
+    ctx: &Context,
+    this: &Prepared,
+    ledger: &Ledger,
+    cancel: &Arc<AtomicBool>,
+) -> Result<breakpoint_campaign::Outcome, Failure> {
+    let live = Live {
+        total: this.plan.attempts.len(),
+        done: AtomicUsize::new(0),
+        quiet: ctx.json,
+    };
+    breakpoint_campaign::run(
+        &ctx.store,
+        &this.target,
+        &this.recipe,
+        &this.request,
+        &this.plan,
+        &SystemShell,
+        ledger,
+        cancel,
+        &live,
+    )
+    .map_err(|e| Failure::Refused(e.to_string()))
+}
+
+/// Each round's summary and what became of it, and what the ledger holds.
+fn outcomes_text(outcomes: &[breakpoint_campaign::Outcome], platform: &str, left: usize) -> String {
+    let mut text = String::new();
+    for o in outcomes {
+        let s = &o.summary;
+        let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1} s"));
+        text.push_str(&format!(
+            "{}: {} attempts — {} ok, {} failed, {} timed out, {} stopped; p50 {}, p95 {}; failure rate {}\n",
+            s.scenario,
+            s.attempts,
+            s.ok,
+            s.failed,
+            s.timeouts,
+            s.cancelled,
+            fmt(s.p50_s),
+            fmt(s.p95_s),
+            s.failure_rate_pct.map_or("–".into(), |p| format!("{p:.0} %"))
+        ));
+        match o.run_id {
+            Some(id) => text.push_str(&format!(
+                "recorded as run {id} ({} on {platform})\n",
+                breakpoint_campaign::FORMAT,
+            )),
+            None => text.push_str("nothing recorded: no attempt ran to an end\n"),
+        }
+    }
+    if left > 0 {
+        text.push_str(&format!(
+            "the ledger still holds {left} instance(s): see `breakpoint campaign status`\n"
+        ));
+    }
+    text
+}
+
+/// How the command ends: a teardown that failed or an instance left in
+/// the ledger is an error; a stop by the user is 130; a campaign that
+/// launched nothing measured nothing.
+fn exit_of(outcomes: &[breakpoint_campaign::Outcome], left: usize, cancel: &AtomicBool) -> Outcome {
     if outcomes
         .iter()
         .any(|o| !o.summary.teardown_failures.is_empty())
