@@ -232,64 +232,126 @@ pub use breakpoint_core::text::parse_duration;
 impl Recipe {
     /// Parse and check a recipe; `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<Recipe, RecipeError> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].lines().count().max(1);
-        let at = |needle: &str| text.find(needle).map(line_of);
-        let error = |line: Option<usize>, reason: String| RecipeError {
-            file: file.to_string(),
+        let source = Source { text, file };
+        let raw: RawRecipe = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| source.line_of(s.start + 1));
+            source.error(line, e.message().trim().to_string())
+        })?;
+        source.check_offerings(&raw.offerings)?;
+        let commands = source.commands(&raw.commands)?;
+        let timeouts = source.timeouts(&raw.timeouts)?;
+        Ok(Recipe {
+            platform: raw.platform,
+            offerings: raw
+                .offerings
+                .into_iter()
+                .map(|o| OfferingRecipe {
+                    name: o.name,
+                    price_per_hour: o.price_per_hour,
+                    currency: o.currency,
+                    warm_image: o.warm_image,
+                    cold_image: o.cold_image,
+                })
+                .collect(),
+            commands,
+            timeouts,
+            sha256: breakpoint_core::archive::sha256_hex(text.as_bytes()),
+        })
+    }
+
+    pub fn offering(&self, name: &str) -> Option<&OfferingRecipe> {
+        self.offerings.iter().find(|o| o.name == name)
+    }
+}
+
+/// A recipe's text while it is checked: every refusal names the file and,
+/// where it can, the line.
+struct Source<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Source<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        self.text[..offset.min(self.text.len())]
+            .lines()
+            .count()
+            .max(1)
+    }
+
+    /// The line where `needle` first appears.
+    fn at(&self, needle: &str) -> Option<usize> {
+        self.text.find(needle).map(|o| self.line_of(o))
+    }
+
+    fn error(&self, line: Option<usize>, reason: String) -> RecipeError {
+        RecipeError {
+            file: self.file.to_string(),
             line,
             reason,
-        };
-        let raw: RawRecipe = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(s.start + 1));
-            error(line, e.message().trim().to_string())
-        })?;
-        if raw.offerings.is_empty() {
-            return Err(error(None, "no [[offering]]: name at least one".into()));
+        }
+    }
+
+    /// At least one offering, each named once, with a price if any.
+    fn check_offerings(&self, offerings: &[RawOffering]) -> Result<(), RecipeError> {
+        if offerings.is_empty() {
+            return Err(self.error(None, "no [[offering]]: name at least one".into()));
         }
         let mut names = BTreeSet::new();
-        for o in &raw.offerings {
+        for o in offerings {
             if !names.insert(o.name.as_str()) {
-                return Err(error(
-                    at(&o.name),
+                return Err(self.error(
+                    self.at(&o.name),
                     format!("offering \"{}\" is named twice", o.name),
                 ));
             }
             if let Some(p) = o.price_per_hour
                 && !(p.is_finite() && p >= 0.0)
             {
-                return Err(error(
-                    at(&o.name),
+                return Err(self.error(
+                    self.at(&o.name),
                     format!("price_per_hour of \"{}\" must be a price", o.name),
                 ));
             }
         }
-        let c = &raw.commands;
-        let check = |name: &str, command: &str, allowed: &[&str]| -> Result<(), RecipeError> {
-            for key in
-                placeholders(command).map_err(|r| error(at(command), format!("{name}: {r}")))?
-            {
-                if !allowed.contains(&key.as_str()) {
-                    let known = if AFTER_LAUNCH_KEYS.contains(&key.as_str()) {
-                        format!("{{{key}}} is not known yet when {name} runs")
-                    } else {
-                        format!(
-                            "unknown placeholder {{{key}}} (known: {})",
-                            AFTER_LAUNCH_KEYS
-                                .iter()
-                                .map(|k| format!("{{{k}}}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    };
-                    return Err(error(at(command), format!("{name}: {known}")));
-                }
+        Ok(())
+    }
+
+    /// A command is not empty and uses only the placeholders known when it
+    /// runs.
+    fn check_command(
+        &self,
+        name: &str,
+        command: &str,
+        allowed: &[&str],
+    ) -> Result<(), RecipeError> {
+        for key in placeholders(command)
+            .map_err(|r| self.error(self.at(command), format!("{name}: {r}")))?
+        {
+            if !allowed.contains(&key.as_str()) {
+                let known = if AFTER_LAUNCH_KEYS.contains(&key.as_str()) {
+                    format!("{{{key}}} is not known yet when {name} runs")
+                } else {
+                    format!(
+                        "unknown placeholder {{{key}}} (known: {})",
+                        AFTER_LAUNCH_KEYS
+                            .iter()
+                            .map(|k| format!("{{{k}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                return Err(self.error(self.at(command), format!("{name}: {known}")));
             }
-            if command.trim().is_empty() {
-                return Err(error(None, format!("{name}: the command is empty")));
-            }
-            Ok(())
-        };
-        check("launch", &c.launch, LAUNCH_KEYS)?;
+        }
+        if command.trim().is_empty() {
+            return Err(self.error(None, format!("{name}: the command is empty")));
+        }
+        Ok(())
+    }
+
+    fn commands(&self, c: &RawCommands) -> Result<Commands, RecipeError> {
+        self.check_command("launch", &c.launch, LAUNCH_KEYS)?;
         let after: Vec<&str> = if c.address.is_some() {
             AFTER_LAUNCH_KEYS.to_vec()
         } else {
@@ -306,91 +368,77 @@ impl Recipe {
             ("teardown", Some(c.teardown.as_str())),
         ] {
             if let Some(command) = command {
-                check(name, command, &after)?;
+                self.check_command(name, command, &after)?;
             }
         }
         if c.status.is_some() != c.provisioned.is_some() {
-            return Err(error(
-                at("status").or(at("provisioned")),
+            return Err(self.error(
+                self.at("status").or(self.at("provisioned")),
                 "status and provisioned go together: the status command is polled until its output matches provisioned".into(),
             ));
         }
-        let extract = |name: &str, raw: &RawExtract| -> Result<Extract, RecipeError> {
-            match (&raw.regex, &raw.json_pointer) {
-                (Some(re), None) => regex_lite::Regex::new(re)
-                    .map(Extract::Regex)
-                    .map_err(|e| error(at(re), format!("{name}: not a regular expression: {e}"))),
-                (None, Some(p)) if p.is_empty() || p.starts_with('/') => {
-                    Ok(Extract::JsonPointer(p.clone()))
-                }
-                (None, Some(p)) => Err(error(
-                    at(p),
-                    format!("{name}: a JSON pointer starts with / (\"{p}\")"),
-                )),
-                _ => Err(error(
-                    at(name),
-                    format!("{name}: give either regex or json_pointer"),
-                )),
-            }
-        };
-        let t = &raw.timeouts;
-        let duration =
-            |name: &str, value: &Option<String>, default: u64| -> Result<Duration, RecipeError> {
-                match value {
-                    None => Ok(Duration::from_secs(default)),
-                    Some(v) => parse_duration(v).ok_or_else(|| {
-                        error(
-                            at(v),
-                            format!("timeouts.{name}: \"{v}\" is not a duration (90s, 10m, 1h)"),
-                        )
-                    }),
-                }
-            };
-        Ok(Recipe {
-            platform: raw.platform,
-            offerings: raw
-                .offerings
-                .into_iter()
-                .map(|o| OfferingRecipe {
-                    name: o.name,
-                    price_per_hour: o.price_per_hour,
-                    currency: o.currency,
-                    warm_image: o.warm_image,
-                    cold_image: o.cold_image,
-                })
-                .collect(),
-            commands: Commands {
-                launch: c.launch.clone(),
-                id: extract("id", &c.id)?,
-                address: c
-                    .address
-                    .as_ref()
-                    .map(|a| extract("address", a))
-                    .transpose()?,
-                status: c.status.clone(),
-                provisioned: c
-                    .provisioned
-                    .as_ref()
-                    .map(|p| extract("provisioned", p))
-                    .transpose()?,
-                ready: c.ready.clone(),
-                first_compute: c.first_compute.clone(),
-                teardown: c.teardown.clone(),
-            },
-            timeouts: Timeouts {
-                launch: duration("launch", &t.launch, 120)?,
-                provision: duration("provision", &t.provision, 600)?,
-                ready: duration("ready", &t.ready, 600)?,
-                first_compute: duration("first_compute", &t.first_compute, 300)?,
-                teardown: duration("teardown", &t.teardown, 120)?,
-                poll: duration("poll", &t.poll, 5)?,
-            },
-            sha256: breakpoint_core::archive::sha256_hex(text.as_bytes()),
+        Ok(Commands {
+            launch: c.launch.clone(),
+            id: self.extract("id", &c.id)?,
+            address: c
+                .address
+                .as_ref()
+                .map(|a| self.extract("address", a))
+                .transpose()?,
+            status: c.status.clone(),
+            provisioned: c
+                .provisioned
+                .as_ref()
+                .map(|p| self.extract("provisioned", p))
+                .transpose()?,
+            ready: c.ready.clone(),
+            first_compute: c.first_compute.clone(),
+            teardown: c.teardown.clone(),
         })
     }
 
-    pub fn offering(&self, name: &str) -> Option<&OfferingRecipe> {
-        self.offerings.iter().find(|o| o.name == name)
+    /// How a value is read from a command's output: a regex or a JSON
+    /// pointer, exactly one.
+    fn extract(&self, name: &str, raw: &RawExtract) -> Result<Extract, RecipeError> {
+        match (&raw.regex, &raw.json_pointer) {
+            (Some(re), None) => regex_lite::Regex::new(re).map(Extract::Regex).map_err(|e| {
+                self.error(
+                    self.at(re),
+                    format!("{name}: not a regular expression: {e}"),
+                )
+            }),
+            (None, Some(p)) if p.is_empty() || p.starts_with('/') => {
+                Ok(Extract::JsonPointer(p.clone()))
+            }
+            (None, Some(p)) => Err(self.error(
+                self.at(p),
+                format!("{name}: a JSON pointer starts with / (\"{p}\")"),
+            )),
+            _ => Err(self.error(
+                self.at(name),
+                format!("{name}: give either regex or json_pointer"),
+            )),
+        }
+    }
+
+    fn timeouts(&self, t: &RawTimeouts) -> Result<Timeouts, RecipeError> {
+        let duration = |name: &str, value: &Option<String>, default: u64| match value {
+            None => Ok(Duration::from_secs(default)),
+            Some(v) => parse_duration(v).ok_or_else(|| {
+                self.error(
+                    self.at(v),
+                    format!("timeouts.{name}: \"{v}\" is not a duration (90s, 10m, 1h)"),
+                )
+            }),
+        };
+        Ok(Timeouts {
+            launch: duration("launch", &t.launch, 120)?,
+            provision: duration("provision", &t.provision, 600)?,
+            ready: duration("ready", &t.ready, 600)?,
+            first_compute: duration("first_compute", &t.first_compute, 300)?,
+            teardown: duration("teardown", &t.teardown, 120)?,
+            poll: duration("poll", &t.poll, 5)?,
+        })
     }
 }
 
