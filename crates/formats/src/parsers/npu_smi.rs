@@ -23,7 +23,7 @@ use std::io::BufRead;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{Line, LineReader};
 use super::super::values::{is_missing, parse_field};
 use super::{RoundClock, untimed_snapshot_time};
 use crate::accelerator;
@@ -82,99 +82,154 @@ struct Table {
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     let mut lines = LineReader::new(input);
-    let mut table = Table::default();
-    let mut pending: Option<Pending> = None;
-    let mut watch: Option<Watch> = None;
-    let mut snapshots = 0u64;
-    let mut untimed: Option<RoundClock> = None;
-    let mut last_date: Option<i64> = None;
-    let mut read_any = false;
-
+    let mut reader = Reader::default();
     while let Some(line) = lines.next_line()? {
         let text = line.text.trim_end();
         if text.trim().is_empty() || text.starts_with('+') {
             continue;
         }
-        if !text.starts_with('|') {
-            if let Some(t) = ctx.times.parse_date_line(text.trim()) {
-                last_date = Some(t);
-                table.t_ms = Some(t);
-                if let Some(w) = &mut watch {
-                    w.clock = Some(RoundClock::new(t, w.interval_ms));
-                }
-                continue;
-            }
-            if text.trim_start().starts_with("NpuID") {
-                watch = Some(Watch::new(text, ctx, last_date, b)?);
-                continue;
-            }
-            if let Some(w) = &mut watch {
-                match w.row(text, line.number, b) {
-                    Ok(sample) => {
-                        b.sample(&sample)?;
-                        read_any = true;
-                    }
-                    Err(e) => b.bad_line(&line, e)?,
-                }
-            }
-            continue;
+        if text.starts_with('|') {
+            let cells: Vec<&str> = text
+                .trim_start_matches('|')
+                .trim_end_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect();
+            reader.table_row(&cells, &line, ctx, b)?;
+        } else {
+            reader.outside_table(text, &line, ctx, b)?;
         }
-        let cells: Vec<&str> = text
-            .trim_start_matches('|')
-            .trim_end_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+    }
+    if !reader.read_any && reader.snapshots == 0 && reader.watch.is_none() {
+        return Err(ParseFailure::Whole(
+            "no npu-smi table (\"| npu-smi … Version: …\") or watch header (\"NpuID(Idx) …\") found"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What the lines so far have said: the table being read, an NPU row
+/// waiting for its chip row, a `watch` stream, the time of the snapshot.
+#[derive(Default)]
+struct Reader {
+    table: Table,
+    pending: Option<Pending>,
+    watch: Option<Watch>,
+    snapshots: u64,
+    untimed: Option<RoundClock>,
+    last_date: Option<i64>,
+    read_any: bool,
+}
+
+impl Reader {
+    /// A line outside the tables: a `date` line, or `npu-smi info watch`
+    /// output (its header, then its rows).
+    fn outside_table(
+        &mut self,
+        text: &str,
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        if let Some(t) = ctx.times.parse_date_line(text.trim()) {
+            self.last_date = Some(t);
+            self.table.t_ms = Some(t);
+            if let Some(w) = &mut self.watch {
+                w.clock = Some(RoundClock::new(t, w.interval_ms));
+            }
+            return Ok(());
+        }
+        if text.trim_start().starts_with("NpuID") {
+            self.watch = Some(Watch::new(text, ctx, self.last_date, b)?);
+            return Ok(());
+        }
+        if let Some(w) = &mut self.watch {
+            match w.row(text, line.number, b) {
+                Ok(sample) => {
+                    b.sample(&sample)?;
+                    self.read_any = true;
+                }
+                Err(e) => b.bad_line(line, e)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A row of the `npu-smi info` table: the banner, a header, an NPU's
+    /// first row (kept until its chip row), or the chip row that completes it.
+    fn table_row(
+        &mut self,
+        cells: &[&str],
+        line: &Line<'_>,
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
         let first = cells.first().copied().unwrap_or("");
         if first.starts_with("npu-smi") {
             // A new snapshot: its banner.
-            table.version = first
+            self.table.version = first
                 .split_once("Version:")
                 .map(|(_, v)| v.trim().to_string())
                 .or_else(|| first.split_whitespace().nth(1).map(str::to_string));
-            table.in_processes = false;
-            snapshots += 1;
-            if last_date.is_none() {
-                table.t_ms = untimed_snapshot_time(ctx, &mut untimed, b, line.number, "npu-smi")?;
+            self.table.in_processes = false;
+            self.snapshots += 1;
+            if self.last_date.is_none() {
+                self.table.t_ms =
+                    untimed_snapshot_time(ctx, &mut self.untimed, b, line.number, "npu-smi")?;
             }
-            continue;
+            return Ok(());
         }
         if first.starts_with("NPU") && cells.get(1).is_some_and(|c| c.starts_with("Health")) {
-            table.first = names(cells.get(2).copied().unwrap_or(""));
-            continue;
+            self.table.first = names(cells.get(2).copied().unwrap_or(""));
+            return Ok(());
         }
         if first.starts_with("Chip") && cells.get(1).is_some_and(|c| c.starts_with("Bus-Id")) {
-            table.second = names(cells.get(2).copied().unwrap_or(""));
-            continue;
+            self.table.second = names(cells.get(2).copied().unwrap_or(""));
+            return Ok(());
         }
         if first.starts_with("NPU") && cells.iter().any(|c| c.starts_with("Process")) {
-            table.in_processes = true;
-            continue;
+            self.table.in_processes = true;
+            return Ok(());
         }
-        if table.in_processes || cells.len() < 3 {
-            continue;
+        if self.table.in_processes || cells.len() < 3 {
+            return Ok(());
         }
         let health = cells[1];
         if HEALTH.contains(&health) {
             let mut words = first.split_whitespace();
             let npu = words.next().unwrap_or("").to_string();
             let name = words.collect::<Vec<_>>().join(" ");
-            pending = Some(Pending {
+            self.pending = Some(Pending {
                 npu,
                 name,
                 health: health.to_string(),
-                values: table
+                values: self
+                    .table
                     .first
                     .iter()
                     .cloned()
                     .zip(cell_values(cells[2]))
                     .collect(),
             });
-            continue;
+            return Ok(());
         }
-        let Some(p) = pending.take() else {
-            continue;
-        };
+        match self.pending.take() {
+            Some(p) => self.chip_row(p, cells, line, b),
+            None => Ok(()),
+        }
+    }
+
+    /// The chip row under an NPU's first row: its bus, then one sample of
+    /// both rows' values, and its health when it is not OK.
+    fn chip_row(
+        &mut self,
+        p: Pending,
+        cells: &[&str],
+        line: &Line<'_>,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        let first = cells.first().copied().unwrap_or("");
         // A card with two chips (310P Duo) may show one bus for both.
         let chip = first.split_whitespace().next().unwrap_or("0");
         let bus = if chip == "0" {
@@ -187,18 +242,18 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if info.accelerator.is_none() && !p.name.is_empty() {
             info.accelerator = Some(accelerator::normalise(&format!("Ascend {}", p.name)));
         }
-        if let Some(v) = &table.version {
+        if let Some(v) = &self.table.version {
             info.driver_version = Some(v.clone());
         }
         let values: Vec<(String, String)> = p
             .values
             .into_iter()
-            .chain(table.second.iter().cloned().zip(cell_values(cells[2])))
+            .chain(self.table.second.iter().cloned().zip(cell_values(cells[2])))
             .collect();
-        let Some(t_ms) = table.t_ms else {
-            continue;
+        let Some(t_ms) = self.table.t_ms else {
+            return Ok(());
         };
-        read_any = true;
+        self.read_any = true;
         if p.health != "OK"
             && let Ok(at) = jiff::Timestamp::from_millisecond(t_ms)
         {
@@ -212,25 +267,17 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 ..Event::new(at, EventKind::Note)
             });
         }
-        let sample =
-            table_sample(gpu, t_ms, &values).map_err(|r| LineError::new(line.number, None, r));
-        match sample {
+        match table_sample(gpu, t_ms, &values).map_err(|r| LineError::new(line.number, None, r)) {
             Ok(sample) => {
                 if let Some(total) = sample.get(Field::MemTotalMib) {
                     b.inventory(gpu).vram_mib = Some(total as u64);
                 }
                 b.sample(&sample)?;
             }
-            Err(e) => b.bad_line(&line, e)?,
+            Err(e) => b.bad_line(line, e)?,
         }
+        Ok(())
     }
-    if !read_any && snapshots == 0 && watch.is_none() {
-        return Err(ParseFailure::Whole(
-            "no npu-smi table (\"| npu-smi … Version: …\") or watch header (\"NpuID(Idx) …\") found"
-                .into(),
-        ));
-    }
-    Ok(())
 }
 
 /// Column names of a header cell: "Power(W)    Temp(C)    Hugepages-Usage(page)".
