@@ -143,139 +143,153 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
             e.message().trim()
         )
     })?;
-    let duration = |what: &str, v: &Option<String>, default: u64| -> Result<Duration, String> {
-        match v {
-            None => Ok(Duration::from_secs(default)),
-            Some(t) => parse_duration(t)
-                .ok_or_else(|| format!("{file}: {what} = \"{t}\" is not a duration (5s, 10m)")),
-        }
+    let c = Checker { file };
+    let plan = Plan {
+        host: raw.host,
+        ready: raw.ready.map(|r| c.ready(r)).transpose()?,
+        network: raw.network.map(|n| c.network(n)).transpose()?,
+        stress: raw.stress.map(|s| c.stress(s)).transpose()?,
+        billing: raw.billing_probe.map(|b| c.billing(b)).transpose()?,
+        failover: raw.failover.map(|f| c.failover(f)).transpose()?,
+        drift: raw.drift.map(|d| c.drift(d)).transpose()?,
     };
-    let ready = match raw.ready {
-        None => None,
-        Some(r) => Some((
-            r.first_compute,
-            r.submitted_at.map(|t| t.as_millisecond()),
-            duration("ready.timeout", &r.timeout, 600)?,
-        )),
-    };
-    let network = match raw.network {
-        None => None,
-        Some(n) => {
-            if n.targets.is_empty() {
-                return Err(format!("{file}: network.targets names no endpoint"));
-            }
-            let targets = n
-                .targets
-                .iter()
-                .map(|t| network::resolve(t).map_err(|e| format!("{file}: network.targets: {e}")))
-                .collect::<Result<Vec<_>, _>>()?;
-            Some((
-                targets,
-                duration("network.every", &n.every, 5)?,
-                duration("network.timeout", &n.timeout, 2)?,
-            ))
-        }
-    };
-    let stress = match raw.stress {
-        None => None,
-        Some(s) => {
-            if s.command.is_empty() {
-                return Err(format!("{file}: stress.command is empty"));
-            }
-            let interval = duration("stress.interval", &s.interval, 1)?;
-            Some((
-                s.command,
-                duration("stress.duration", &s.duration, 300)?,
-                interval.as_millis() as u32,
-            ))
-        }
-    };
-    let billing = match raw.billing_probe {
-        None => None,
-        Some(b) => Some(billing::Plan {
-            instance: b.instance,
-            compute: duration("billing_probe.seconds", &b.seconds, 90)?,
-            sleep: b
-                .sleep
-                .as_ref()
-                .map(|s| {
-                    parse_duration(s).ok_or_else(|| {
-                        format!("{file}: billing_probe.sleep = \"{s}\" is not a duration")
-                    })
-                })
-                .transpose()?,
-        }),
-    };
-    let failover = match raw.failover {
-        None => None,
-        Some(f) => {
-            let pattern = f.progress.unwrap_or_else(|| r"step (\d+)".into());
-            let progress = regex_lite::Regex::new(&pattern).map_err(|e| {
-                format!("{file}: failover.progress is not a regular expression: {e}")
-            })?;
-            Some(failover::Options {
-                log: f.log,
-                progress,
-                pattern: f.job,
-                after: duration("failover.after", &f.after, 30)?,
-                window: duration("failover.window", &f.window, 120)?,
-                resume: f.resume,
-                poll: Duration::from_millis(200),
-            })
-        }
-    };
-    let drift = match raw.drift {
-        None => None,
-        Some(d) => {
-            let (reference, reference_sha256) = drift::read_outputs(&d.reference)
-                .map_err(|e| format!("{file}: drift.reference: {e}"))?;
-            let tolerance = d.tolerance.unwrap_or(drift::DEFAULT_TOLERANCE);
-            if !(tolerance.is_finite() && tolerance > 0.0) {
-                return Err(format!(
-                    "{file}: drift.tolerance = {tolerance} must be a positive number"
-                ));
-            }
-            let device = d.device.unwrap_or_else(|| "auto".into());
-            if !drift::DEVICES.contains(&device.as_str()) {
-                return Err(format!(
-                    "{file}: drift.device = \"{device}\": one of {}",
-                    drift::DEVICES.join(", ")
-                ));
-            }
-            let seed = reference.seed;
-            Some(DriftPlan {
-                reference,
-                reference_sha256,
-                tolerance,
-                suite: drift::SuiteRun {
-                    python: d.python.unwrap_or_else(|| "python3".into()),
-                    device,
-                    seed,
-                    timeout: duration("drift.timeout", &d.timeout, 600)?,
-                },
-            })
-        }
-    };
-    if ready.is_none()
-        && network.is_none()
-        && stress.is_none()
-        && billing.is_none()
-        && failover.is_none()
-        && drift.is_none()
+    if plan.ready.is_none()
+        && plan.network.is_none()
+        && plan.stress.is_none()
+        && plan.billing.is_none()
+        && plan.failover.is_none()
+        && plan.drift.is_none()
     {
         return Err(format!(
             "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift])"
         ));
     }
-    Ok(Plan {
-        host: raw.host,
-        ready,
-        network,
-        stress,
-        billing,
-        failover,
-        drift,
-    })
+    Ok(plan)
+}
+
+/// Each section of a plan checked, every refusal naming the file and key.
+struct Checker<'a> {
+    file: &'a str,
+}
+
+impl Checker<'_> {
+    fn duration(&self, what: &str, v: &Option<String>, default: u64) -> Result<Duration, String> {
+        match v {
+            None => Ok(Duration::from_secs(default)),
+            Some(t) => parse_duration(t).ok_or_else(|| {
+                format!(
+                    "{}: {what} = \"{t}\" is not a duration (5s, 10m)",
+                    self.file
+                )
+            }),
+        }
+    }
+
+    fn ready(&self, r: RawReady) -> Result<(String, Option<i64>, Duration), String> {
+        Ok((
+            r.first_compute,
+            r.submitted_at.map(|t| t.as_millisecond()),
+            self.duration("ready.timeout", &r.timeout, 600)?,
+        ))
+    }
+
+    fn network(&self, n: RawNetwork) -> Result<(Vec<network::Target>, Duration, Duration), String> {
+        let file = self.file;
+        if n.targets.is_empty() {
+            return Err(format!("{file}: network.targets names no endpoint"));
+        }
+        let targets = n
+            .targets
+            .iter()
+            .map(|t| network::resolve(t).map_err(|e| format!("{file}: network.targets: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((
+            targets,
+            self.duration("network.every", &n.every, 5)?,
+            self.duration("network.timeout", &n.timeout, 2)?,
+        ))
+    }
+
+    fn stress(&self, s: RawStress) -> Result<(Vec<String>, Duration, u32), String> {
+        if s.command.is_empty() {
+            return Err(format!("{}: stress.command is empty", self.file));
+        }
+        let interval = self.duration("stress.interval", &s.interval, 1)?;
+        Ok((
+            s.command,
+            self.duration("stress.duration", &s.duration, 300)?,
+            interval.as_millis() as u32,
+        ))
+    }
+
+    fn billing(&self, b: RawBilling) -> Result<billing::Plan, String> {
+        Ok(billing::Plan {
+            instance: b.instance,
+            compute: self.duration("billing_probe.seconds", &b.seconds, 90)?,
+            sleep: b
+                .sleep
+                .as_ref()
+                .map(|s| {
+                    parse_duration(s).ok_or_else(|| {
+                        format!(
+                            "{}: billing_probe.sleep = \"{s}\" is not a duration",
+                            self.file
+                        )
+                    })
+                })
+                .transpose()?,
+        })
+    }
+
+    fn failover(&self, f: RawFailover) -> Result<failover::Options, String> {
+        let pattern = f.progress.unwrap_or_else(|| r"step (\d+)".into());
+        let progress = regex_lite::Regex::new(&pattern).map_err(|e| {
+            format!(
+                "{}: failover.progress is not a regular expression: {e}",
+                self.file
+            )
+        })?;
+        Ok(failover::Options {
+            log: f.log,
+            progress,
+            pattern: f.job,
+            after: self.duration("failover.after", &f.after, 30)?,
+            window: self.duration("failover.window", &f.window, 120)?,
+            resume: f.resume,
+            poll: Duration::from_millis(200),
+        })
+    }
+
+    fn drift(&self, d: RawDrift) -> Result<DriftPlan, String> {
+        let file = self.file;
+        let (reference, reference_sha256) = drift::read_outputs(&d.reference)
+            .map_err(|e| format!("{file}: drift.reference: {e}"))?;
+        let tolerance = d.tolerance.unwrap_or(drift::DEFAULT_TOLERANCE);
+        if !(tolerance.is_finite() && tolerance > 0.0) {
+            return Err(format!(
+                "{file}: drift.tolerance = {tolerance} must be a positive number"
+            ));
+        }
+        let device = d.device.unwrap_or_else(|| "auto".into());
+        if !drift::DEVICES.contains(&device.as_str()) {
+            return Err(format!(
+                "{file}: drift.device = \"{device}\": one of {}",
+                drift::DEVICES.join(", ")
+            ));
+        }
+        let seed = reference.seed;
+        Ok(DriftPlan {
+            reference,
+            reference_sha256,
+            tolerance,
+            suite: drift::SuiteRun {
+                python: d.python.unwrap_or_else(|| "python3".into()),
+                device,
+                seed,
+                timeout: self.duration("drift.timeout", &d.timeout, 600)?,
+            },
+        })
+    }
 }
 
 /// What a run of the plan produced: the logs for the bundle, the
