@@ -311,7 +311,6 @@ impl Run<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn attempt(
     recipe: &Recipe,
     plan: &PlannedAttempt,
@@ -330,18 +329,63 @@ fn attempt(
         run.record.ending = Ending::NotStarted;
         return run.record;
     }
-    let c = &recipe.commands;
-    let t = &recipe.timeouts;
     let mut values: Vec<(&'static str, String)> = vec![
         ("image", plan.image_name.clone()),
         ("offering", plan.offering.clone()),
         ("name", plan.name.clone()),
     ];
-    let filled = |values: &[(&str, String)], command: &str| {
-        let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        fill(command, &pairs)
+    let Some(launched) = launch(&mut run, recipe, plan, &mut values, ledger, observer) else {
+        return run.record;
     };
-    // The ledger hears of the instance before it exists.
+    if let Some(e) = &launched.ledger_error {
+        run.record.failure = Some((
+            Stage::Launch,
+            format!("the ledger cannot be written ({e}); tearing down at once"),
+        ));
+        run.record.ending = Ending::Failed;
+    } else if !launched.result.ok() {
+        run.fail(
+            Stage::Launch,
+            &launched.result,
+            "the launch failed after printing an id",
+        );
+    } else if cancel.load(Ordering::Relaxed) {
+        run.record.ending = Ending::Cancelled;
+        run.record.failure = Some((Stage::Launch, "stopped after the launch".into()));
+    } else {
+        stages(&mut run, recipe, &mut values, observer);
+    }
+    // Whatever happened: tear down, never cancelled by the user's stop.
+    tear_down(&mut run, recipe, plan, launched, ledger, observer);
+    run.record
+}
+
+/// An instance that printed its id: what tears it down, how its launch
+/// ended, and whether the ledger could record it.
+struct Launched {
+    id: String,
+    teardown: String,
+    result: CommandResult,
+    ledger_error: Option<std::io::Error>,
+}
+
+fn filled(values: &[(&str, String)], command: &str) -> String {
+    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fill(command, &pairs)
+}
+
+/// Launch the instance, the ledger hearing of it before it exists and of
+/// its id as soon as it is printed. `None` when nothing was launched that
+/// could need a teardown (the record says why).
+fn launch(
+    run: &mut Run<'_>,
+    recipe: &Recipe,
+    plan: &PlannedAttempt,
+    values: &mut Vec<(&'static str, String)>,
+    ledger: &Ledger,
+    observer: &dyn Observer,
+) -> Option<Launched> {
+    let c = &recipe.commands;
     if let Err(e) = ledger.append(&Entry::Launching {
         name: plan.name.clone(),
         campaign: plan
@@ -357,7 +401,7 @@ fn attempt(
             Stage::Launch,
             format!("not launched: the ledger cannot be written ({e})"),
         ));
-        return run.record;
+        return None;
     }
     observer.stage(plan.index, Stage::Launch);
     run.record.submitted_at = Some(Timestamp::now());
@@ -365,72 +409,76 @@ fn attempt(
     // could leave an instance that nobody knows the id of. It runs to its
     // end (within its timeout), and what it started is torn down.
     let never = AtomicBool::new(false);
-    let launch = run.shell.run(&filled(&values, &c.launch), t.launch, &never);
-    run.log(Stage::Launch, &filled(&values, &c.launch), &launch);
+    let command = filled(values, &c.launch);
+    let result = run.shell.run(&command, recipe.timeouts.launch, &never);
+    run.log(Stage::Launch, &command, &result);
     // 126/127: the shell could not run the launch command at all (not
     // found, not executable): no instance can exist.
-    if matches!(launch.exit, Some(126 | 127)) {
+    if matches!(result.exit, Some(126 | 127)) {
         let _ = ledger.append(&Entry::Forgotten {
             name: plan.name.clone(),
             at: Timestamp::now(),
         });
-        run.fail(Stage::Launch, &launch, "the launch command could not run");
-        return run.record;
+        run.fail(Stage::Launch, &result, "the launch command could not run");
+        return None;
     }
-    let id = c.id.find(&launch.stdout);
-    let Some(id) = id else {
+    let Some(id) = c.id.find(&result.stdout) else {
         let what = format!("the launch printed no id ({})", c.id.describe());
-        run.fail(Stage::Launch, &launch, &what);
+        run.fail(Stage::Launch, &result, &what);
         if run.record.ending == Ending::Ok {
             run.record.ending = Ending::Failed;
         }
-        return run.record;
+        return None;
     };
     values.push(("id", id.clone()));
-    if let Some(address) = c.address.as_ref().and_then(|a| a.find(&launch.stdout)) {
+    if let Some(address) = c.address.as_ref().and_then(|a| a.find(&result.stdout)) {
         values.push(("address", address));
     }
-    let teardown = filled(&values, &c.teardown);
+    let teardown = filled(values, &c.teardown);
     run.record.id = Some(id.clone());
-    let written = ledger.append(&Entry::Launched {
-        name: plan.name.clone(),
-        id: id.clone(),
-        teardown: teardown.clone(),
-        at: Timestamp::now(),
-    });
-    if let Err(e) = written {
-        run.record.failure = Some((
-            Stage::Launch,
-            format!("the ledger cannot be written ({e}); tearing down at once"),
-        ));
-        run.record.ending = Ending::Failed;
-    } else if !launch.ok() {
-        run.fail(
-            Stage::Launch,
-            &launch,
-            "the launch failed after printing an id",
-        );
-    } else if cancel.load(Ordering::Relaxed) {
-        run.record.ending = Ending::Cancelled;
-        run.record.failure = Some((Stage::Launch, "stopped after the launch".into()));
-    } else {
-        stages(&mut run, recipe, &mut values, observer);
-    }
-    // Whatever happened: tear down, never cancelled by the user's stop.
+    let ledger_error = ledger
+        .append(&Entry::Launched {
+            name: plan.name.clone(),
+            id: id.clone(),
+            teardown: teardown.clone(),
+            at: Timestamp::now(),
+        })
+        .err();
+    Some(Launched {
+        id,
+        teardown,
+        result,
+        ledger_error,
+    })
+}
+
+/// Tear the instance down, retrying, never cancelled by the user's stop.
+/// The ledger is written before and after: a process killed while the
+/// teardown runs leaves the ledger saying so, and `cleanup` asks the
+/// platform again.
+fn tear_down(
+    run: &mut Run<'_>,
+    recipe: &Recipe,
+    plan: &PlannedAttempt,
+    launched: Launched,
+    ledger: &Ledger,
+    observer: &dyn Observer,
+) {
+    let Launched { id, teardown, .. } = launched;
+    let t = &recipe.timeouts;
     observer.stage(plan.index, Stage::Teardown);
-    // Written before and after: a process killed while the teardown runs
-    // leaves the ledger saying so, and `cleanup` asks the platform again.
     let _ = ledger.append(&Entry::TearingDown {
         name: plan.name.clone(),
         id: id.clone(),
         at: Timestamp::now(),
     });
+    let never = AtomicBool::new(false);
     let mut last = CommandResult::default();
     for attempt in 0..TEARDOWN_TRIES {
         if attempt > 0 {
             std::thread::sleep(t.poll.min(Duration::from_secs(10)));
         }
-        last = shell.run(&teardown, t.teardown, &never);
+        last = run.shell.run(&teardown, t.teardown, &never);
         run.log(Stage::Teardown, &teardown, &last);
         if last.ok() {
             break;
@@ -452,7 +500,6 @@ fn attempt(
         };
         observer.teardown_failed(&plan.name, &id, &why);
     }
-    run.record
 }
 
 /// Provisioned → image ready → first computation.
