@@ -141,22 +141,7 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         ));
     }
     if !r.inventory.is_empty() {
-        let mut t = output::table(&[
-            "GPU", "bus", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
-        ]);
-        for g in &r.inventory {
-            t.add_row(vec![
-                g.index.to_string(),
-                opt(g.pci_bus_id.as_deref()),
-                g.accelerator.as_ref().map_or("–".into(), |a| a.raw.clone()),
-                g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
-                opt(g.driver_version.as_deref()),
-                opt(g.cuda_version.as_deref()),
-                breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
-                breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
-            ]);
-        }
-        text.push_str(&format!("inventory\n{t}\n"));
+        text.push_str(&format!("inventory\n{}\n", inventory_table(r)));
     }
     if let Some(e) = &detail.energy {
         text.push_str(&format!("energy    {}\n", e.summary()));
@@ -170,55 +155,86 @@ fn show(ctx: &Context, id: i64) -> Outcome {
         }
     }
     if !detail.health.is_empty() {
-        let mut t = output::table(&["category", "test", "GPU", "status", "message"]);
-        for c in &detail.health {
-            t.add_row(vec![
-                opt(c.category.as_deref()),
-                c.test.clone(),
-                c.gpu.clone().unwrap_or_else(|| "all".into()),
-                c.status.clone(),
-                c.message
-                    .as_deref()
-                    .map(|m| text::excerpt(m, 120).into_owned())
-                    .unwrap_or_default(),
-            ]);
-        }
-        text.push_str(&format!("health checks\n{t}\n"));
+        text.push_str(&format!("health checks\n{}\n", health_table(&detail)));
     }
     if !detail.events.is_empty() {
-        let mut t = output::table(&["time (UTC)", "GPU", "event", "what", "counted"]);
-        for e in detail.events.iter().take(EVENTS_SHOWN) {
-            t.add_row(vec![
-                e.event.at.strftime("%Y-%m-%d %H:%M:%S").to_string(),
-                e.gpu_label.clone().unwrap_or_else(|| "all".into()),
-                match e.event.code {
-                    Some(code) if e.event.kind == EventKind::Xid => format!("xid {code}"),
-                    _ => e.event.kind.to_string(),
-                },
-                match (e.meaning, e.event.detail.as_deref()) {
-                    (Some(meaning), _) => meaning.to_string(),
-                    (None, Some(d)) => text::printable(&text::excerpt(d, 80)).into_owned(),
-                    (None, None) => String::new(),
-                },
-                if e.counted {
-                    "yes".into()
-                } else if e.interrupts {
-                    "no (application)".into()
-                } else {
-                    "–".into()
-                },
-            ]);
-        }
-        text.push_str(&format!("events\n{t}\n"));
-        if detail.events.len() > EVENTS_SHOWN {
-            text.push_str(&format!(
-                "… and {} more events (--json lists them all)\n",
-                detail.events.len() - EVENTS_SHOWN
-            ));
-        }
+        text.push_str(&events_text(&detail));
     }
     for w in &r.warnings {
         text.push_str(&format!("warning: {w}\n"));
     }
     Ok(output::print(&text)?)
+}
+
+/// A run's GPUs as it saw them.
+fn inventory_table(r: &Run) -> String {
+    let mut t = output::table(&[
+        "GPU", "bus", "name", "VRAM", "driver", "CUDA", "PCIe now", "PCIe max",
+    ]);
+    for g in &r.inventory {
+        t.add_row(vec![
+            g.index.to_string(),
+            opt(g.pci_bus_id.as_deref()),
+            g.accelerator.as_ref().map_or("–".into(), |a| a.raw.clone()),
+            g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
+            opt(g.driver_version.as_deref()),
+            opt(g.cuda_version.as_deref()),
+            breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
+            breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
+        ]);
+    }
+    t.to_string()
+}
+
+/// `dcgmi diag` results the run holds.
+fn health_table(detail: &runs::RunDetail) -> String {
+    let mut t = output::table(&["category", "test", "GPU", "status", "message"]);
+    for c in &detail.health {
+        t.add_row(vec![
+            opt(c.category.as_deref()),
+            c.test.clone(),
+            c.gpu.clone().unwrap_or_else(|| "all".into()),
+            c.status.clone(),
+            c.message
+                .as_deref()
+                .map(|m| text::excerpt(m, 120).into_owned())
+                .unwrap_or_default(),
+        ]);
+    }
+    t.to_string()
+}
+
+/// The first events word for word, then how many more.
+fn events_text(detail: &runs::RunDetail) -> String {
+    let mut t = output::table(&["time (UTC)", "GPU", "event", "what", "counted"]);
+    for e in detail.events.iter().take(EVENTS_SHOWN) {
+        t.add_row(vec![
+            e.event.at.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            e.gpu_label.clone().unwrap_or_else(|| "all".into()),
+            match e.event.code {
+                Some(code) if e.event.kind == EventKind::Xid => format!("xid {code}"),
+                _ => e.event.kind.to_string(),
+            },
+            match (e.meaning, e.event.detail.as_deref()) {
+                (Some(meaning), _) => meaning.to_string(),
+                (None, Some(d)) => text::printable(&text::excerpt(d, 80)).into_owned(),
+                (None, None) => String::new(),
+            },
+            if e.counted {
+                "yes".into()
+            } else if e.interrupts {
+                "no (application)".into()
+            } else {
+                "–".into()
+            },
+        ]);
+    }
+    let mut text = format!("events\n{t}\n");
+    if detail.events.len() > EVENTS_SHOWN {
+        text.push_str(&format!(
+            "… and {} more events (--json lists them all)\n",
+            detail.events.len() - EVENTS_SHOWN
+        ));
+    }
+    text
 }
