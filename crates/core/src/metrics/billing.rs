@@ -47,6 +47,28 @@ fn value(key: &str, v: f64, detail: String) -> RunValue {
     RunValue::new(key, v, Some(detail))
 }
 
+/// The billing unit the bills imply, beside what the typed rule says.
+fn measured_granularity(m: &MeasuredUnit, typed: Option<&BillingRule>) -> PlatformValue {
+    let verdict = match typed {
+        Some(r) if r.granularity_s == m.unit_s => {
+            format!("; the typed rule agrees ({} s)", r.granularity_s)
+        }
+        Some(r) => format!(
+            "; the typed rule says {} s: the bill DISAGREES with it",
+            r.granularity_s
+        ),
+        None => String::new(),
+    };
+    PlatformValue {
+        value: value(
+            "billing.granularity_s",
+            f64::from(m.unit_s),
+            format!("measured: {}{verdict}", m.detail),
+        ),
+        sources: m.sources.clone(),
+    }
+}
+
 pub fn platform_values(
     store: &Store,
     platform: &Platform,
@@ -57,24 +79,7 @@ pub fn platform_values(
     let measured = measured_unit(store, runs)?;
     let typed = rule(store, platform)?;
     if let Some(m) = &measured {
-        let verdict = match &typed {
-            Some(r) if r.granularity_s == m.unit_s => {
-                format!("; the typed rule agrees ({} s)", r.granularity_s)
-            }
-            Some(r) => format!(
-                "; the typed rule says {} s: the bill DISAGREES with it",
-                r.granularity_s
-            ),
-            None => String::new(),
-        };
-        out.push(PlatformValue {
-            value: value(
-                "billing.granularity_s",
-                f64::from(m.unit_s),
-                format!("measured: {}{verdict}", m.detail),
-            ),
-            sources: m.sources.clone(),
-        });
+        out.push(measured_granularity(m, typed.as_ref()));
     }
     let mut platform_wide = |v: RunValue| {
         out.push(PlatformValue {
@@ -134,30 +139,7 @@ pub fn platform_values(
                 .unwrap_or(0.0)
                 .clamp(0.0, 90.0);
             let queue = mid("startup.baseline_p50_s").unwrap_or(0.0);
-            let stretched = Workload {
-                sessions: reference
-                    .sessions
-                    .iter()
-                    .map(|s| billing_sim::Session {
-                        segments: s
-                            .segments
-                            .iter()
-                            .map(|seg| match seg.phase {
-                                Phase::Compute => Segment {
-                                    phase: Phase::Compute,
-                                    seconds: seg.seconds / (1.0 - drop / 100.0),
-                                },
-                                Phase::Queue => Segment {
-                                    phase: Phase::Queue,
-                                    seconds: seg.seconds + queue,
-                                },
-                                _ => seg.clone(),
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-                gpus: reference.gpus,
-            };
+            let stretched = finishing(&reference, drop, queue);
             let finish = billing_sim::bill(&stretched, &rule, price);
             platform_wide(value(
                 "billing.reference_cost",
@@ -171,6 +153,36 @@ pub fn platform_values(
     }
     bill_error(store, runs, &mut out)?;
     Ok(out)
+}
+
+/// The reference job as a platform finishes it: its compute lengthened by
+/// the measured power drop (`drop` %), its queue by the measured start
+/// latency (`queue` s).
+fn finishing(reference: &Workload, drop: f64, queue: f64) -> Workload {
+    Workload {
+        sessions: reference
+            .sessions
+            .iter()
+            .map(|s| billing_sim::Session {
+                segments: s
+                    .segments
+                    .iter()
+                    .map(|seg| match seg.phase {
+                        Phase::Compute => Segment {
+                            phase: Phase::Compute,
+                            seconds: seg.seconds / (1.0 - drop / 100.0),
+                        },
+                        Phase::Queue => Segment {
+                            phase: Phase::Queue,
+                            seconds: seg.seconds + queue,
+                        },
+                        _ => seg.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        gpus: reference.gpus,
+    }
 }
 
 /// Billing units platforms use, smallest first.
