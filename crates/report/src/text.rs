@@ -18,221 +18,296 @@ impl std::str::FromStr for Lang {
     }
 }
 
+/// Every catalogue text: its key, English, Chinese.
+const TEXTS: &[(&str, &str, &str)] = &[
+    (
+        "title",
+        "GPU platform decision matrix",
+        "GPU 算力平台决策矩阵",
+    ),
+    ("date", "Date:", "日期："),
+    (
+        "demo_warning",
+        "DEMO DATA — the platforms and logs in this report are simulated from the four-breakpoint review of domestic GPU clouds (its anonymised platforms A–F); they are not measurements of real providers.",
+        "演示数据 —— 本报告中的平台与日志依据《国产 GPU 云平台四断点评测》中的匿名平台 A–F 模拟生成，并非真实厂商的实测结果。",
+    ),
+    ("platforms_compared", "Platforms compared", "参与比较的平台"),
+    ("platforms", "platforms", "个平台"),
+    ("ranked", "ranked", "个参与排名"),
+    ("mean_coverage", "Mean data coverage", "平均数据覆盖率"),
+    ("profile", "Weight profile", "权重方案"),
+    ("breakpoint", "Breakpoint", "断点"),
+    ("weight", "Weight", "权重"),
+    ("matrix", "Decision matrix", "决策矩阵"),
+    ("rank", "Rank", "排名"),
+    ("platform", "Platform", "平台"),
+    ("startup", "Startup", "启动"),
+    ("sustain", "Sustain", "持续"),
+    ("switch", "Switch", "切换"),
+    ("billing", "Billing", "计费"),
+    ("overall", "Overall", "综合"),
+    ("coverage", "Coverage", "覆盖率"),
+    ("evidence", "Evidence", "证据"),
+    ("runs", "runs", "次运行"),
+    (
+        "matrix_note",
+        "Scores 0–100 under the weight profile; – means not measured, which never counts as 0. Coverage is the share of the profile's weight backed by measurements; platforms under the threshold are listed without a rank.",
+        "得分为 0–100；“–”表示未测量，绝不按 0 分计。覆盖率为有实测支撑的权重占比；低于阈值的平台不参与排名。",
+    ),
+    ("metrics", "metrics", "指标"),
+    ("metric", "Metric", "指标"),
+    ("value", "Value", "数值"),
+    ("range", "Range (runs, units)", "范围（运行、单元）"),
+    ("score", "Score", "得分"),
+    (
+        "runs_col",
+        "Runs (id, file, hash)",
+        "运行（编号、文件、哈希）",
+    ),
+    ("breakpoint_score", "breakpoint score", "断点得分"),
+    ("not_measured", "not measured", "未测量"),
+    ("from_rules", "platform billing rules", "平台计费规则"),
+    (
+        "units_behind",
+        "The worst units behind the figures (node and GPU, share of the fleet's GPU-hours)",
+        "数值背后最差的单元（节点与 GPU，占机群 GPU 时的比例）",
+    ),
+    ("startup_chart", "Startup latency", "启动延迟"),
+    (
+        "billing_chart",
+        "Billing: the reference workload",
+        "计费：参考任务",
+    ),
+    (
+        "billing_chart_title",
+        "The four-breakpoint review's reference job (2 h 17 m wall, 1 h 42 m 18 s compute) on each platform's rule",
+        "四断点评测参考任务（总时长 2 小时 17 分，计算 1 小时 42 分 18 秒）在各平台规则下的费用",
+    ),
+    ("timeline", "Sustain timeline", "持续运行时间线"),
+    (
+        "timelines_left_out",
+        "Timelines of the {} best-ranked platforms with samples; {} more are left out of this report (the app's Runs screen draws any run's).",
+        "此处仅列出排名最前且有采样数据的 {} 个平台的时间线；另有 {} 个未列入本报告（应用的“运行”页面可绘制任一运行）。",
+    ),
+    ("robustness", "Robustness of the ranking", "排名稳健性"),
+    ("flips", "Flip distances", "翻转距离"),
+    (
+        "cannot_overtake",
+        "cannot overtake, whatever single weight changes:",
+        "无论单一权重如何变化都无法超过",
+    ),
+    (
+        "not_fragile",
+        "The winner is not fragile under these checks.",
+        "在上述检验下，第一名的领先是稳健的。",
+    ),
+    (
+        "provenance",
+        "Appendix A — run provenance",
+        "附录 A —— 运行来源",
+    ),
+    (
+        "hardware",
+        "Hardware evidence from the logs",
+        "日志中的硬件证据",
+    ),
+    ("acceptance", "Acceptance checklists", "验收检查清单"),
+    (
+        "acceptance_note",
+        "As each instance printed them at the end of `breakpoint accept all` (the four-breakpoint review, §6.2): the measured figure, the threshold, pass or fail. The figures also enter the metrics above through the logs in the bundle.",
+        "即各实例在 `breakpoint accept all` 结束时打印的清单（《国产 GPU 云平台四断点评测》§6.2）：实测值、阈值、通过与否。这些数据也通过数据包中的日志进入上文的指标。",
+    ),
+    ("acceptance_check", "Check", "检查项"),
+    ("acceptance_measured", "Measured", "实测"),
+    ("acceptance_threshold", "Threshold", "阈值"),
+    ("acceptance_verdict", "Verdict", "结论"),
+    ("pass", "pass", "通过"),
+    ("fail", "FAIL", "未通过"),
+    (
+        "chart_stages_title",
+        "A campaign's attempts, stage by stage",
+        "测试活动的每次尝试（分阶段）",
+    ),
+    ("chart_stage_provision", "provisioning", "资源分配"),
+    ("chart_stage_image", "image", "镜像就绪"),
+    ("chart_stage_compute", "first compute", "首次计算"),
+    (
+        "chart_stage_failed",
+        "× failed or timed out",
+        "× 失败或超时",
+    ),
+    (
+        "chart_stages_axis",
+        "time since the campaign's first submission",
+        "自首次提交起的时间",
+    ),
+    (
+        "campaigns_behind",
+        "Startup campaigns behind these figures",
+        "这些数据背后的启动测试活动",
+    ),
+    ("campaign", "campaign", "测试活动"),
+    ("attempts", "attempts", "尝试次数"),
+    ("recipe", "recipe", "配方"),
+    ("sha256_short", "SHA-256", "SHA-256"),
+    (
+        "hardware_note",
+        "Xid errors from kernel logs, the probe and DCGM, by meaning. An application fault (the program's illegal memory access, a killed context) is shown but not counted against the platform; a recorded warning (a row remap) stopped nothing. Health checks are dcgmi diag results other than pass; a link narrower than the card's own halves its bandwidth to the host.",
+        "来自内核日志、探针与 DCGM 的 Xid 错误，按含义列出。应用故障（程序的非法内存访问、被终止的上下文）列出但不计入平台；记录类警告（行重映射）并未中断工作。健康检查列出 dcgmi diag 中未通过的结果；链路宽度低于卡本身时，到主机的带宽减半。",
+    ),
+    ("xid_meaning", "Meaning", "含义"),
+    ("xid_severity", "Severity", "严重性"),
+    ("xid_blame", "Fault of", "责任方"),
+    ("xid_count", "Count", "次数"),
+    ("xid_counted", "Counted", "计入"),
+    ("xid_runs", "Runs", "运行"),
+    ("fatal", "fatal", "致命"),
+    ("error", "error", "错误"),
+    ("warning", "warning", "警告"),
+    ("degradation", "degradation", "性能退化"),
+    (
+        "evidence_bundle",
+        "Evidence: the bundle {} (SHA-256 {}) holds every platform, run and profile behind this report; `breakpoint bundle import` it into an empty workspace and run `breakpoint report` with the same options to rebuild the ranking.",
+        "证据：数据包 {}（SHA-256 {}）包含本报告所依据的全部平台、运行与权重配置；将其 `breakpoint bundle import` 导入空工作区，并以相同选项运行 `breakpoint report`，即可重建此排名。",
+    ),
+    (
+        "energy",
+        "Energy of the reference job (estimates from measured GPU power)",
+        "参考作业能耗（基于实测 GPU 功率的估算）",
+    ),
+    ("gpu_kwh", "GPU energy", "GPU 能耗"),
+    ("facility_kwh", "facility energy", "设施能耗"),
+    ("factors", "factors", "系数"),
+    (
+        "energy_note",
+        "GPU energy: the job's compute time at the platform's measured working power and its loading time at its waiting power. Facility energy = GPU energy × PUE; CO₂ = facility energy × grid intensity. Both factors are estimates; * marks the documented defaults (PUE 1.58, Uptime Institute 2023; 570.3 g CO₂/kWh, China's 2022 national grid factor).",
+        "GPU 能耗：按平台实测的计算功率计作业的计算时间，按等待功率计其加载时间。设施能耗 = GPU 能耗 × PUE；CO₂ = 设施能耗 × 电网排放因子。两个系数均为估算；* 表示文档中的默认值（PUE 1.58，Uptime Institute 2023；570.3 g CO₂/kWh，中国 2022 年全国电网平均排放因子）。",
+    ),
+    ("blame_platform", "platform", "平台"),
+    ("blame_application", "application", "应用"),
+    ("blame_either", "either", "均有可能"),
+    ("yes", "yes", "是"),
+    ("no", "no", "否"),
+    (
+        "gpus_lost",
+        "GPUs lost outside an Xid (fell off the bus, failed to start, stopped answering)",
+        "Xid 之外丢失的 GPU（掉卡、初始化失败、无响应）",
+    ),
+    ("health_test", "Health check", "健康检查"),
+    ("health_status", "Status", "状态"),
+    ("health_message", "Message", "信息"),
+    ("all_gpus", "all", "全部"),
+    ("link_width", "PCIe width now / max", "PCIe 当前/最大宽度"),
+    ("file", "File", "文件"),
+    ("format", "Format", "格式"),
+    ("period", "Period (UTC)", "时段（UTC）"),
+    ("method", "Appendix B — method", "附录 B —— 方法"),
+    (
+        "method_note",
+        "Every metric is derived from stored runs. With several runs a metric takes the median and keeps the range. A breakpoint score is the weighted mean of its measured metrics; the overall score is the weighted mean of the measured breakpoints. Claims by others (SLAs, reviews) are shown beside the evidence and never scored.",
+        "每项指标均由已存储的运行数据推导；多次运行取中位数并保留范围。断点得分为已测指标的加权平均，综合得分为已测断点的加权平均。他人的声明（SLA、评测）仅并列展示，不计入得分。",
+    ),
+    ("page", "page", "页"),
+    // The charts' words.
+    (
+        "chart_ranking_title",
+        "Overall score by breakpoint contribution — profile {}",
+        "综合得分及各断点贡献 —— 权重方案 {}",
+    ),
+    (
+        "chart_ranking_axis",
+        "overall score (0–100); grey: insufficient evidence, not ranked",
+        "综合得分（0–100）；灰色：证据不足，未参与排名",
+    ),
+    (
+        "chart_score_coverage",
+        "{}  (coverage {} %)",
+        "{}  （覆盖率 {} %）",
+    ),
+    (
+        "chart_heatmap_title",
+        "Scores by breakpoint (0–100)",
+        "各断点得分（0–100）",
+    ),
+    ("chart_startup", "startup", "启动"),
+    ("chart_sustain", "sustain", "持续"),
+    ("chart_switch", "switch", "切换"),
+    ("chart_billing", "billing", "计费"),
+    ("chart_overall", "overall", "综合"),
+    (
+        "chart_acceptability_title",
+        "Rank acceptability — {} weight draws (concentration {}, seed {})",
+        "排名可接受度 —— {} 次权重抽样（集中度 {}，种子 {}）",
+    ),
+    ("chart_rank_n", "rank {}", "第 {} 名"),
+    ("chart_p_first", "P(1st) {} %", "P(第一) {} %"),
+    (
+        "chart_acceptability_axis",
+        "share of weight draws in which the platform takes each rank",
+        "平台取得各名次的权重抽样占比",
+    ),
+    (
+        "chart_startup_title",
+        "Start latency: submit → first compute (log scale)",
+        "启动延迟：提交 → 首次计算（对数坐标）",
+    ),
+    (
+        "chart_startup_axis",
+        "latency (s, log scale); × beyond the axis: failed or timed out",
+        "延迟（秒，对数坐标）；轴外 ×：失败或超时",
+    ),
+    ("chart_baseline", "baseline", "基线"),
+    ("chart_peak", "peak", "高峰"),
+    ("chart_mixed", "mixed", "混合"),
+    ("chart_power", "power (W)", "功耗（W）"),
+    (
+        "chart_temperature",
+        "GPU temperature (°C)",
+        "GPU 温度（°C）",
+    ),
+    ("chart_sm_clock", "SM clock (MHz)", "SM 时钟（MHz）"),
+    ("chart_hours", "hours since start", "开始后的小时数"),
+    ("chart_thermal", "thermal slowdown", "温度降频"),
+    (
+        "chart_hw_slowdown",
+        "HW slowdown / power brake",
+        "硬件降频 / 功率制动",
+    ),
+    ("chart_interruption", "interruption", "中断"),
+    (
+        "chart_gpu_lost",
+        "GPU lost, until it answered again",
+        "GPU 丢失，直至恢复响应",
+    ),
+    (
+        "chart_billed",
+        "billed under the platform's rule",
+        "按平台规则计费",
+    ),
+    (
+        "chart_fair",
+        "fair: compute only, per second",
+        "公平：仅计算时间，按秒",
+    ),
+    (
+        "chart_cost_axis",
+        "cost of the reference workload ({})",
+        "参考任务费用（{}）",
+    ),
+    (
+        "chart_timeline_run",
+        "run #{} {} ({} GPUs, {} samples)",
+        "运行 #{} {}（{} 块 GPU，{} 个样本）",
+    ),
+];
+
 /// The text for `key`; unknown keys come back as they are.
 pub fn t(lang: Lang, key: &str) -> &str {
-    let (en, zh) = match key {
-        "title" => ("GPU platform decision matrix", "GPU 算力平台决策矩阵"),
-        "date" => ("Date:", "日期："),
-        "demo_warning" => (
-            "DEMO DATA — the platforms and logs in this report are simulated from the four-breakpoint review of domestic GPU clouds (its anonymised platforms A–F); they are not measurements of real providers.",
-            "演示数据 —— 本报告中的平台与日志依据《国产 GPU 云平台四断点评测》中的匿名平台 A–F 模拟生成，并非真实厂商的实测结果。",
-        ),
-        "platforms_compared" => ("Platforms compared", "参与比较的平台"),
-        "platforms" => ("platforms", "个平台"),
-        "ranked" => ("ranked", "个参与排名"),
-        "mean_coverage" => ("Mean data coverage", "平均数据覆盖率"),
-        "profile" => ("Weight profile", "权重方案"),
-        "breakpoint" => ("Breakpoint", "断点"),
-        "weight" => ("Weight", "权重"),
-        "matrix" => ("Decision matrix", "决策矩阵"),
-        "rank" => ("Rank", "排名"),
-        "platform" => ("Platform", "平台"),
-        "startup" => ("Startup", "启动"),
-        "sustain" => ("Sustain", "持续"),
-        "switch" => ("Switch", "切换"),
-        "billing" => ("Billing", "计费"),
-        "overall" => ("Overall", "综合"),
-        "coverage" => ("Coverage", "覆盖率"),
-        "evidence" => ("Evidence", "证据"),
-        "runs" => ("runs", "次运行"),
-        "matrix_note" => (
-            "Scores 0–100 under the weight profile; – means not measured, which never counts as 0. Coverage is the share of the profile's weight backed by measurements; platforms under the threshold are listed without a rank.",
-            "得分为 0–100；“–”表示未测量，绝不按 0 分计。覆盖率为有实测支撑的权重占比；低于阈值的平台不参与排名。",
-        ),
-        "metrics" => ("metrics", "指标"),
-        "metric" => ("Metric", "指标"),
-        "value" => ("Value", "数值"),
-        "range" => ("Range (runs, units)", "范围（运行、单元）"),
-        "score" => ("Score", "得分"),
-        "runs_col" => ("Runs (id, file, hash)", "运行（编号、文件、哈希）"),
-        "breakpoint_score" => ("breakpoint score", "断点得分"),
-        "not_measured" => ("not measured", "未测量"),
-        "from_rules" => ("platform billing rules", "平台计费规则"),
-        "units_behind" => (
-            "The worst units behind the figures (node and GPU, share of the fleet's GPU-hours)",
-            "数值背后最差的单元（节点与 GPU，占机群 GPU 时的比例）",
-        ),
-        "startup_chart" => ("Startup latency", "启动延迟"),
-        "billing_chart" => ("Billing: the reference workload", "计费：参考任务"),
-        "billing_chart_title" => (
-            "The four-breakpoint review's reference job (2 h 17 m wall, 1 h 42 m 18 s compute) on each platform's rule",
-            "四断点评测参考任务（总时长 2 小时 17 分，计算 1 小时 42 分 18 秒）在各平台规则下的费用",
-        ),
-        "timeline" => ("Sustain timeline", "持续运行时间线"),
-        "timelines_left_out" => (
-            "Timelines of the {} best-ranked platforms with samples; {} more are left out of this report (the app's Runs screen draws any run's).",
-            "此处仅列出排名最前且有采样数据的 {} 个平台的时间线；另有 {} 个未列入本报告（应用的“运行”页面可绘制任一运行）。",
-        ),
-        "robustness" => ("Robustness of the ranking", "排名稳健性"),
-        "flips" => ("Flip distances", "翻转距离"),
-        "cannot_overtake" => (
-            "cannot overtake, whatever single weight changes:",
-            "无论单一权重如何变化都无法超过",
-        ),
-        "not_fragile" => (
-            "The winner is not fragile under these checks.",
-            "在上述检验下，第一名的领先是稳健的。",
-        ),
-        "provenance" => ("Appendix A — run provenance", "附录 A —— 运行来源"),
-        "hardware" => ("Hardware evidence from the logs", "日志中的硬件证据"),
-        "acceptance" => ("Acceptance checklists", "验收检查清单"),
-        "acceptance_note" => (
-            "As each instance printed them at the end of `breakpoint accept all` (the four-breakpoint review, §6.2): the measured figure, the threshold, pass or fail. The figures also enter the metrics above through the logs in the bundle.",
-            "即各实例在 `breakpoint accept all` 结束时打印的清单（《国产 GPU 云平台四断点评测》§6.2）：实测值、阈值、通过与否。这些数据也通过数据包中的日志进入上文的指标。",
-        ),
-        "acceptance_check" => ("Check", "检查项"),
-        "acceptance_measured" => ("Measured", "实测"),
-        "acceptance_threshold" => ("Threshold", "阈值"),
-        "acceptance_verdict" => ("Verdict", "结论"),
-        "pass" => ("pass", "通过"),
-        "fail" => ("FAIL", "未通过"),
-        "chart_stages_title" => (
-            "A campaign's attempts, stage by stage",
-            "测试活动的每次尝试（分阶段）",
-        ),
-        "chart_stage_provision" => ("provisioning", "资源分配"),
-        "chart_stage_image" => ("image", "镜像就绪"),
-        "chart_stage_compute" => ("first compute", "首次计算"),
-        "chart_stage_failed" => ("× failed or timed out", "× 失败或超时"),
-        "chart_stages_axis" => (
-            "time since the campaign's first submission",
-            "自首次提交起的时间",
-        ),
-        "campaigns_behind" => (
-            "Startup campaigns behind these figures",
-            "这些数据背后的启动测试活动",
-        ),
-        "campaign" => ("campaign", "测试活动"),
-        "attempts" => ("attempts", "尝试次数"),
-        "recipe" => ("recipe", "配方"),
-        "sha256_short" => ("SHA-256", "SHA-256"),
-        "hardware_note" => (
-            "Xid errors from kernel logs, the probe and DCGM, by meaning. An application fault (the program's illegal memory access, a killed context) is shown but not counted against the platform; a recorded warning (a row remap) stopped nothing. Health checks are dcgmi diag results other than pass; a link narrower than the card's own halves its bandwidth to the host.",
-            "来自内核日志、探针与 DCGM 的 Xid 错误，按含义列出。应用故障（程序的非法内存访问、被终止的上下文）列出但不计入平台；记录类警告（行重映射）并未中断工作。健康检查列出 dcgmi diag 中未通过的结果；链路宽度低于卡本身时，到主机的带宽减半。",
-        ),
-        "xid_meaning" => ("Meaning", "含义"),
-        "xid_severity" => ("Severity", "严重性"),
-        "xid_blame" => ("Fault of", "责任方"),
-        "xid_count" => ("Count", "次数"),
-        "xid_counted" => ("Counted", "计入"),
-        "xid_runs" => ("Runs", "运行"),
-        "fatal" => ("fatal", "致命"),
-        "error" => ("error", "错误"),
-        "warning" => ("warning", "警告"),
-        "degradation" => ("degradation", "性能退化"),
-        "evidence_bundle" => (
-            "Evidence: the bundle {} (SHA-256 {}) holds every platform, run and profile behind this report; `breakpoint bundle import` it into an empty workspace and run `breakpoint report` with the same options to rebuild the ranking.",
-            "证据：数据包 {}（SHA-256 {}）包含本报告所依据的全部平台、运行与权重配置；将其 `breakpoint bundle import` 导入空工作区，并以相同选项运行 `breakpoint report`，即可重建此排名。",
-        ),
-        "energy" => (
-            "Energy of the reference job (estimates from measured GPU power)",
-            "参考作业能耗（基于实测 GPU 功率的估算）",
-        ),
-        "gpu_kwh" => ("GPU energy", "GPU 能耗"),
-        "facility_kwh" => ("facility energy", "设施能耗"),
-        "factors" => ("factors", "系数"),
-        "energy_note" => (
-            "GPU energy: the job's compute time at the platform's measured working power and its loading time at its waiting power. Facility energy = GPU energy × PUE; CO₂ = facility energy × grid intensity. Both factors are estimates; * marks the documented defaults (PUE 1.58, Uptime Institute 2023; 570.3 g CO₂/kWh, China's 2022 national grid factor).",
-            "GPU 能耗：按平台实测的计算功率计作业的计算时间，按等待功率计其加载时间。设施能耗 = GPU 能耗 × PUE；CO₂ = 设施能耗 × 电网排放因子。两个系数均为估算；* 表示文档中的默认值（PUE 1.58，Uptime Institute 2023；570.3 g CO₂/kWh，中国 2022 年全国电网平均排放因子）。",
-        ),
-        "blame_platform" => ("platform", "平台"),
-        "blame_application" => ("application", "应用"),
-        "blame_either" => ("either", "均有可能"),
-        "yes" => ("yes", "是"),
-        "no" => ("no", "否"),
-        "gpus_lost" => (
-            "GPUs lost outside an Xid (fell off the bus, failed to start, stopped answering)",
-            "Xid 之外丢失的 GPU（掉卡、初始化失败、无响应）",
-        ),
-        "health_test" => ("Health check", "健康检查"),
-        "health_status" => ("Status", "状态"),
-        "health_message" => ("Message", "信息"),
-        "all_gpus" => ("all", "全部"),
-        "link_width" => ("PCIe width now / max", "PCIe 当前/最大宽度"),
-        "file" => ("File", "文件"),
-        "format" => ("Format", "格式"),
-        "period" => ("Period (UTC)", "时段（UTC）"),
-        "method" => ("Appendix B — method", "附录 B —— 方法"),
-        "method_note" => (
-            "Every metric is derived from stored runs. With several runs a metric takes the median and keeps the range. A breakpoint score is the weighted mean of its measured metrics; the overall score is the weighted mean of the measured breakpoints. Claims by others (SLAs, reviews) are shown beside the evidence and never scored.",
-            "每项指标均由已存储的运行数据推导；多次运行取中位数并保留范围。断点得分为已测指标的加权平均，综合得分为已测断点的加权平均。他人的声明（SLA、评测）仅并列展示，不计入得分。",
-        ),
-        "page" => ("page", "页"),
-        // The charts' words.
-        "chart_ranking_title" => (
-            "Overall score by breakpoint contribution — profile {}",
-            "综合得分及各断点贡献 —— 权重方案 {}",
-        ),
-        "chart_ranking_axis" => (
-            "overall score (0–100); grey: insufficient evidence, not ranked",
-            "综合得分（0–100）；灰色：证据不足，未参与排名",
-        ),
-        "chart_score_coverage" => ("{}  (coverage {} %)", "{}  （覆盖率 {} %）"),
-        "chart_heatmap_title" => ("Scores by breakpoint (0–100)", "各断点得分（0–100）"),
-        "chart_startup" => ("startup", "启动"),
-        "chart_sustain" => ("sustain", "持续"),
-        "chart_switch" => ("switch", "切换"),
-        "chart_billing" => ("billing", "计费"),
-        "chart_overall" => ("overall", "综合"),
-        "chart_acceptability_title" => (
-            "Rank acceptability — {} weight draws (concentration {}, seed {})",
-            "排名可接受度 —— {} 次权重抽样（集中度 {}，种子 {}）",
-        ),
-        "chart_rank_n" => ("rank {}", "第 {} 名"),
-        "chart_p_first" => ("P(1st) {} %", "P(第一) {} %"),
-        "chart_acceptability_axis" => (
-            "share of weight draws in which the platform takes each rank",
-            "平台取得各名次的权重抽样占比",
-        ),
-        "chart_startup_title" => (
-            "Start latency: submit → first compute (log scale)",
-            "启动延迟：提交 → 首次计算（对数坐标）",
-        ),
-        "chart_startup_axis" => (
-            "latency (s, log scale); × beyond the axis: failed or timed out",
-            "延迟（秒，对数坐标）；轴外 ×：失败或超时",
-        ),
-        "chart_baseline" => ("baseline", "基线"),
-        "chart_peak" => ("peak", "高峰"),
-        "chart_mixed" => ("mixed", "混合"),
-        "chart_power" => ("power (W)", "功耗（W）"),
-        "chart_temperature" => ("GPU temperature (°C)", "GPU 温度（°C）"),
-        "chart_sm_clock" => ("SM clock (MHz)", "SM 时钟（MHz）"),
-        "chart_hours" => ("hours since start", "开始后的小时数"),
-        "chart_thermal" => ("thermal slowdown", "温度降频"),
-        "chart_hw_slowdown" => ("HW slowdown / power brake", "硬件降频 / 功率制动"),
-        "chart_interruption" => ("interruption", "中断"),
-        "chart_gpu_lost" => (
-            "GPU lost, until it answered again",
-            "GPU 丢失，直至恢复响应",
-        ),
-        "chart_billed" => ("billed under the platform's rule", "按平台规则计费"),
-        "chart_fair" => ("fair: compute only, per second", "公平：仅计算时间，按秒"),
-        "chart_cost_axis" => ("cost of the reference workload ({})", "参考任务费用（{}）"),
-        "chart_timeline_run" => (
-            "run #{} {} ({} GPUs, {} samples)",
-            "运行 #{} {}（{} 块 GPU，{} 个样本）",
-        ),
-        other => return other_key(other),
-    };
-    match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
+    match TEXTS.iter().find(|(k, _, _)| *k == key) {
+        Some((_, en, _)) if lang == Lang::En => en,
+        Some((_, _, zh)) => zh,
+        None => key,
     }
-}
-
-fn other_key(key: &str) -> &str {
-    key
 }
 
 /// A catalogue text with its `{}` filled in order.
@@ -251,4 +326,20 @@ pub fn fill(template: &str, values: &[&dyn std::fmt::Display]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_listed_once() {
+        let mut keys: Vec<&str> = TEXTS.iter().map(|(k, _, _)| *k).collect();
+        let all = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), all, "a key listed twice reads only its first entry");
+        assert_eq!(t(Lang::Zh, "title"), "GPU 算力平台决策矩阵");
+        assert_eq!(t(Lang::En, "no such key"), "no such key");
+    }
 }
