@@ -9,6 +9,7 @@ mod util;
 
 mod dcgm;
 mod errors;
+mod fragments;
 mod hostile;
 mod kernel;
 mod lspci;

@@ -10,6 +10,7 @@ use breakpoint_core::domain::{
     BillingMode, Breakpoint, FormFactor, Interconnect, PlatformKind, Rounding, RunKind, Vendor,
 };
 use breakpoint_core::import::Format;
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 
 mod accept;
@@ -486,7 +487,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub kind: Option<RunKind>,
     /// Force a format instead of detecting it from the content.
-    #[arg(long)]
+    #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
     /// Time zone of timestamps written without one (IANA name, UTC or +08:00) [default: local].
     #[arg(long, value_name = "ZONE")]
@@ -556,6 +557,12 @@ fn parse_interval_ms(text: &str) -> Result<u32, String> {
 pub(crate) fn parse_duration_arg(text: &str) -> Result<std::time::Duration, String> {
     breakpoint_core::text::parse_duration(text)
         .ok_or_else(|| format!("\"{}\" is not a duration (e.g. 30s, 10m, 1h)", text.trim()))
+}
+
+/// `--format`: one of the formats' labels, listed in `--help`.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    clap::builder::PossibleValuesParser::new(Format::ALL.iter().map(|f| f.as_str()))
+        .try_map(|label| label.parse::<Format>())
 }
 
 /// Seconds from "90", "90s", "5m" or "1h".

@@ -2,6 +2,7 @@
 //! because logs travel as `gpu.log`, `out.txt` or `metrics` whatever they hold.
 
 use super::Format;
+use crate::transcript;
 
 /// The format of a file, from its first (up to 64 KiB) bytes.
 pub fn detect(head: &[u8]) -> Result<Format, String> {
@@ -13,7 +14,12 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && dates.parse_date_line(l).is_none())
+        .filter(|l| {
+            !l.trim().is_empty()
+                && dates.parse_date_line(l).is_none()
+                // A pasted transcript's prompts say nothing of it either.
+                && !transcript::is_prompt(l)
+        })
         .take(64)
         .collect();
     let Some(first) = lines.first().map(|l| l.trim_start()) else {
@@ -115,9 +121,20 @@ fn is_kernel_log(lines: &[&str]) -> bool {
     let journal = lines.first().is_some_and(|l| {
         l.starts_with("-- Logs begin at ") || l.starts_with("-- Journal begins at ")
     });
-    let shaped = lines.iter().filter(|l| is_kernel_line(l)).count();
+    // A pasted transcript's prompts, the tools' own messages and the lines
+    // a terminal wrapped are set aside before the kernel's lines are counted.
+    let judged: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            !(transcript::is_prompt(l)
+                || transcript::is_tool_chatter(l)
+                || (l.starts_with([' ', '\t']) && l.trim_start().starts_with("NVRM: ")))
+        })
+        .collect();
+    let shaped = judged.iter().filter(|l| is_kernel_line(l)).count();
     shaped > 0
-        && (journal || (shaped * 2 > lines.len() && lines.iter().any(|l| mentions_driver(l))))
+        && (journal || (shaped * 2 > judged.len() && judged.iter().any(|l| mentions_driver(l))))
 }
 
 /// AMD's tools: rocm-smi's `"card0"` objects or `device,` CSV header;
@@ -210,14 +227,16 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     {
         return Some(Format::Cnmon);
     }
-    // The `dcgmi diag` table: its header row, or the line dcgmi prints first.
+    // The `dcgmi diag` table: its header row, the line dcgmi prints first,
+    // or — pasted without either — its stages and status rows.
     if lines.iter().any(|l| {
         l.starts_with("Successfully ran diagnostic")
             || (l.starts_with('|') && {
                 let cells: Vec<&str> = l.split('|').map(str::trim).collect();
                 cells.get(1..3) == Some(&["Diagnostic", "Result"][..])
             })
-    }) {
+    }) || super::parsers::dcgm_diag::looks_like_rows(lines)
+    {
         return Some(Format::DcgmDiag);
     }
     // Plain `nvidia-smi`: the boxed table under its banner, whatever the
@@ -314,11 +333,10 @@ fn csv_format(first: &str, text: &str) -> Option<Format> {
     None
 }
 
+/// The formats are listed by `breakpoint import --help` and in
+/// docs/formats.md: the whole list would not fit the one-line message.
 fn unknown() -> String {
-    format!(
-        "cannot tell the format from the content; give it with --format (one of: {})",
-        Format::labels()
-    )
+    "cannot tell the format from the content; give it with --format (`breakpoint import --help` lists them)".into()
 }
 
 /// The documented tables, recognised by their column names.

@@ -18,6 +18,7 @@ mod lines;
 pub mod parsers;
 mod smi_messages;
 pub mod timestamps;
+pub mod transcript;
 mod values;
 
 use breakpoint_model::labelled_enum;

@@ -338,7 +338,11 @@ mod tests {
         let all = keys.len();
         keys.sort_unstable();
         keys.dedup();
-        assert_eq!(keys.len(), all, "a key listed twice reads only its first entry");
+        assert_eq!(
+            keys.len(),
+            all,
+            "a key listed twice reads only its first entry"
+        );
         assert_eq!(t(Lang::Zh, "title"), "GPU 算力平台决策矩阵");
         assert_eq!(t(Lang::En, "no such key"), "no such key");
     }

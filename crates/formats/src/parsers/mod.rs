@@ -3,7 +3,7 @@
 
 mod amd;
 mod cnmon;
-mod dcgm_diag;
+pub(crate) mod dcgm_diag;
 mod dcgm_fields;
 mod dmon;
 pub mod drift_log;

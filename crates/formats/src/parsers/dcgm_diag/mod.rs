@@ -7,6 +7,8 @@
 mod json;
 mod table;
 
+pub(crate) use table::looks_like_rows;
+
 use std::io::BufRead;
 
 use serde_json::Value;

@@ -35,8 +35,12 @@ pub(super) struct Table {
 enum Left<'a> {
     Section(&'a str),
     Empty,
-    /// "Warning", "Info", "Warning: GPU0": a message, maybe about one GPU.
-    Message(Option<String>),
+    /// "Warning", "Info", "Error", "Warning: GPU0": a message, maybe about
+    /// one GPU; `error` for an Error row.
+    Message {
+        gpu: Option<String>,
+        error: bool,
+    },
     Label(&'a str),
 }
 
@@ -51,11 +55,15 @@ fn left_cell(cell: &str) -> Left<'_> {
     }
     for word in ["Warning", "Info", "Error"] {
         if let Some(rest) = cell.strip_prefix(word) {
+            let error = word == "Error";
             if rest.is_empty() {
-                return Left::Message(None);
+                return Left::Message { gpu: None, error };
             }
             if let Some(target) = rest.strip_prefix(':') {
-                return Left::Message(gpu_of(target.trim()));
+                return Left::Message {
+                    gpu: gpu_of(target.trim()),
+                    error,
+                };
             }
         }
     }
@@ -108,6 +116,40 @@ fn status_spec(text: &str) -> Option<(String, Vec<Option<String>>)> {
         }
     };
     Some((status.to_string(), gpus))
+}
+
+/// Whether lines look like rows of the `dcgmi diag` table, headers or not:
+/// a stage's separator ("|-----  Deployment  ---…"), or at least two rows
+/// whose right cell is a diagnostic status ("| Denylist | Pass |").
+pub(crate) fn looks_like_rows(lines: &[&str]) -> bool {
+    const STAGES: [&str; 6] = [
+        "Metadata",
+        "Deployment",
+        "Hardware",
+        "Integration",
+        "Stress",
+        "Performance",
+    ];
+    let mut statuses = 0;
+    for line in lines {
+        let Some(body) = line.trim().strip_prefix('|') else {
+            continue;
+        };
+        let Some((left, right)) = body.split_once(['|', '+']) else {
+            continue;
+        };
+        if let Left::Section(name) = left_cell(left)
+            && STAGES.contains(&name)
+        {
+            return true;
+        }
+        if matches!(left_cell(left), Left::Label(_))
+            && status_spec(right.trim_end_matches(['|', '+'])).is_some()
+        {
+            statuses += 1;
+        }
+    }
+    statuses >= 2
 }
 
 pub(super) fn read(text: &str) -> Table {
@@ -165,10 +207,19 @@ pub(super) fn read(text: &str) -> Table {
                     push(&mut table, &category, label, &status, gpus);
                 }
             }
-            Left::Message(gpu) => {
+            Left::Message { gpu, error } => {
                 flush(&mut table, first_of_test, &mut message);
+                let (gpu, text) = split_gpu_prefix(gpu, right_text);
+                if test.is_none() && error {
+                    // An error outside any test: the run stopped at this
+                    // stage (a Deployment check found the GPU unfit). It
+                    // is the stage's failed result.
+                    let stage = category.clone().unwrap_or_else(|| "Diagnostic".into());
+                    first_of_test = table.results.len();
+                    push(&mut table, &category, &stage, "Fail", vec![gpu.clone()]);
+                    test = Some(stage);
+                }
                 if test.is_some() {
-                    let (gpu, text) = split_gpu_prefix(gpu, right_text);
                     message = Some(Message {
                         gpu,
                         text,

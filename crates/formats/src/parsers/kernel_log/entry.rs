@@ -10,6 +10,7 @@
 //! Jun 01 11:27:05 node-3 kernel: NVRM: …             journalctl -k, syslog (no year)
 //! 2024-06-01T11:27:05+0000 node-3 kernel: NVRM: …    journalctl -o short-iso, rsyslog
 //! {"__REALTIME_TIMESTAMP":"1717241225123456","MESSAGE":"NVRM: …"}   journalctl -o json
+//! kernel: NVRM: Xid …  /  NVRM: Xid …                 a grep or `journalctl -o cat` excerpt (no time)
 //! ```
 //!
 //! Syslog-style lines may carry the kernel's own `[ 1234.5]` after the
@@ -25,6 +26,9 @@ pub(super) enum When {
     Wall { ms: i64, local: bool },
     /// Month, day and milliseconds into the day, without a year (syslog).
     NoYear { month: u8, day: u8, ms_of_day: i64 },
+    /// No time at all: an excerpt of the driver's lines (`grep`, `cut`,
+    /// `journalctl -o cat`).
+    Untimed,
 }
 
 /// How the log was saved; kept in the run's metadata.
@@ -36,6 +40,7 @@ pub(super) enum Style {
     Syslog,
     JournalIso,
     JournalJson,
+    Excerpt,
 }
 
 impl Style {
@@ -47,6 +52,7 @@ impl Style {
             Style::Syslog => "journalctl -k / syslog",
             Style::JournalIso => "journalctl -o short-iso / rsyslog",
             Style::JournalJson => "journalctl -o json",
+            Style::Excerpt => "an excerpt without times",
         }
     }
 }
@@ -100,6 +106,11 @@ pub(super) fn read(line: &str) -> Option<Entry<'_>> {
             Some((host, message)) => entry(when, Style::JournalIso, Some(host), message),
             None => entry(when, Style::DmesgIso, None, rest),
         });
+    }
+    // "kernel: NVRM: …" / "NVRM: …": the driver's words without a time.
+    let driver_words = line.strip_prefix("kernel: ").unwrap_or(line);
+    if driver_words.starts_with("NVRM: ") || driver_words.starts_with("nvidia-nvswitch") {
+        return Some(entry(When::Untimed, Style::Excerpt, None, driver_words));
     }
     // "Jun 01 11:27:05 node-3 kernel: …" / "Jun  1 11:27:05 …"
     let month = MONTHS.iter().position(|m| Some(*m) == line.get(0..3))? as u8 + 1;

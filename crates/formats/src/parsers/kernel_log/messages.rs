@@ -49,6 +49,12 @@ pub(super) enum Message {
     Probed {
         bus: String,
     },
+    /// A tool could not reach the GPU (nvidia-smi's "Unable to determine
+    /// the device handle …" pasted beside the kernel's lines).
+    Unreachable {
+        bus: Option<String>,
+        text: String,
+    },
 }
 
 /// The message a line's text holds, if it is one of the above.

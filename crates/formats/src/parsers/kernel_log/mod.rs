@@ -12,7 +12,15 @@
 //! or from the kernel's own "setting system clock to … (epoch)" line; syslog
 //! lines carry no year — it comes from the journal's "-- Logs begin at …"
 //! line, from `--start`, or from the file's modification time (with a
-//! warning). Anything else is refused with that advice.
+//! warning). Anything else is refused with that advice. Lines without a
+//! time (a `grep` or `journalctl -o cat` excerpt) are placed at `--start`;
+//! without it they are kept with the run and tallied, but are no events.
+//!
+//! Pasted fragments are read as they come: a terminal transcript's prompts
+//! and commands are skipped, nvidia-smi's "cannot reach the GPU" lines
+//! become lost GPUs, and a message the driver wrote over several lines
+//! (the open kernel module's "The NVIDIA GPU … / … has / fallen off the
+//! bus …") is read whole.
 
 mod entry;
 mod messages;
@@ -60,6 +68,10 @@ struct Finding {
 
 #[derive(Default)]
 struct Reading {
+    /// A driver message begun on an earlier line and not yet complete.
+    open: Option<(Seen, String)>,
+    /// Lines of tools that could not reach a GPU, with their line number.
+    unreachable: Vec<(u64, Message)>,
     style: Option<Style>,
     first: Option<Seen>,
     last: Option<Seen>,
@@ -89,7 +101,22 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             r.journal_year.get_or_insert(year);
             continue;
         }
+        // A piece of the message above, wrapped under it in a terminal.
+        if text.starts_with([' ', '\t']) && r.open.is_some() {
+            if let Some(rest) = text.trim().strip_prefix("NVRM: ") {
+                r.continue_open(rest);
+            }
+            continue;
+        }
         let Some(entry) = entry::read(text) else {
+            if let Some(m) = crate::smi_messages::recognise(text) {
+                let bus = match &m.lost {
+                    crate::smi_messages::LostGpus::Bus(bus) => pci_address(bus),
+                    crate::smi_messages::LostGpus::All => None,
+                };
+                r.unreachable
+                    .push((line.number, Message::Unreachable { bus, text: m.text }));
+            }
             continue;
         };
         if r.host.is_none() {
@@ -102,22 +129,15 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         let seen = r.place(&entry, line.number);
         r.entries += 1;
         r.style.get_or_insert(entry.style);
-        r.first.get_or_insert(seen);
-        r.last = Some(seen);
+        if entry.when != When::Untimed {
+            r.first.get_or_insert(seen);
+            r.last = Some(seen);
+        }
         if let (When::Uptime(uptime), Some(epoch_s)) = (seen.when, clock_set_to(&entry.message)) {
             r.boot_at
                 .insert(seen.boot, epoch_s * 1000 - (uptime * 1000.0).round() as i64);
         }
-        match messages::recognise(&entry.message) {
-            Some(Message::Uuid { bus, uuid }) => {
-                r.uuids.insert(bus, uuid);
-            }
-            Some(Message::Probed { bus }) => {
-                r.probed.insert(bus);
-            }
-            Some(message) => r.findings.push(Finding { seen, message }),
-            None => {}
-        }
+        r.message(seen, &entry.message);
     }
     if r.entries == 0 {
         return Err(ParseFailure::Whole(
@@ -129,6 +149,62 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
 }
 
 impl Reading {
+    /// What a line says, or what it completes: a message the driver wrote
+    /// over several lines of the same moment is read when its last piece
+    /// arrives.
+    fn message(&mut self, seen: Seen, text: &str) {
+        let alone = messages::recognise(text);
+        if let Some((at, so_far)) = self.open.take()
+            && at.when == seen.when
+            && let Some(rest) = text.strip_prefix("NVRM: ")
+            // A line that names its GPU is a message of its own.
+            && alone.as_ref().and_then(finding_bus).is_none()
+        {
+            let joined = format!("{so_far} {}", rest.trim());
+            if let Some(m) = messages::recognise(&joined) {
+                self.found(at, m);
+                return;
+            }
+            if alone.is_none() {
+                if !finished(&joined) && joined.len() < 1024 {
+                    self.open = Some((at, joined));
+                }
+                return;
+            }
+        }
+        match alone {
+            Some(m) => self.found(seen, m),
+            None if opens_message(text) => self.open = Some((seen, text.to_string())),
+            None => {}
+        }
+    }
+
+    /// The next piece of the open message.
+    fn continue_open(&mut self, rest: &str) {
+        let Some((at, so_far)) = self.open.take() else {
+            return;
+        };
+        let joined = format!("{so_far} {}", rest.trim());
+        match messages::recognise(&joined) {
+            Some(m) => self.found(at, m),
+            // A message of a few lines, not a runaway join.
+            None if !finished(&joined) && joined.len() < 1024 => self.open = Some((at, joined)),
+            None => {}
+        }
+    }
+
+    fn found(&mut self, seen: Seen, message: Message) {
+        match message {
+            Message::Uuid { bus, uuid } => {
+                self.uuids.insert(bus, uuid);
+            }
+            Message::Probed { bus } => {
+                self.probed.insert(bus);
+            }
+            message => self.findings.push(Finding { seen, message }),
+        }
+    }
+
     /// Where a line's time stands: a new boot when dmesg's seconds go back,
     /// a new year when syslog's month does.
     fn place(&mut self, entry: &Entry<'_>, line: u64) -> Seen {
@@ -146,7 +222,7 @@ impl Reading {
                 }
                 self.last_month = month;
             }
-            When::Wall { .. } => {}
+            When::Wall { .. } | When::Untimed => {}
         }
         Seen {
             when: entry.when,
@@ -155,6 +231,19 @@ impl Reading {
             new_years: self.new_years,
         }
     }
+}
+
+/// A driver line that begins a message of several lines: it names a GPU
+/// by its PCI address, says nothing recognised yet, and does not end a
+/// sentence ("NVRM: The NVIDIA GPU 0000:b3:00.0").
+fn opens_message(text: &str) -> bool {
+    text.starts_with("NVRM: ")
+        && !finished(text)
+        && text.split_whitespace().any(|w| pci_address(w).is_some())
+}
+
+fn finished(text: &str) -> bool {
+    text.trim_end().ends_with(['.', '!'])
 }
 
 /// "-- Logs begin at Sat 2024-06-01 10:00:00 UTC, end at … --" (older
@@ -249,7 +338,12 @@ impl Clock {
         })
     }
 
-    fn utc_ms(&self, seen: Seen, ctx: &mut ParseContext) -> Result<i64, LineError> {
+    /// The line's time in UTC milliseconds; `None` for a line without a
+    /// time when `--start` does not place it.
+    fn utc_ms(&self, seen: Seen, ctx: &mut ParseContext) -> Result<Option<i64>, LineError> {
+        if seen.when == When::Untimed {
+            return Ok(ctx.start.map(|t| t.as_millisecond()));
+        }
         let local = |ctx: &mut ParseContext, civil_ms: i64| {
             let text = jiff::Timestamp::from_millisecond(civil_ms)
                 .ok()
@@ -276,8 +370,10 @@ impl Clock {
                 let midnight = entry::civil_ms(year, i64::from(month), i64::from(day))?;
                 local(ctx, midnight + ms_of_day)
             }),
+            When::Untimed => None,
         };
-        ms.ok_or_else(|| LineError::new(seen.line, None, "the line's time cannot be placed"))
+        ms.map(Some)
+            .ok_or_else(|| LineError::new(seen.line, None, "the line's time cannot be placed"))
     }
 }
 
@@ -287,11 +383,113 @@ impl Clock {
 const SAME_INCIDENT_MS: i64 = 60_000;
 
 fn emit(r: &Reading, clock: &Clock, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    // GPUs in PCI order, as nvidia-smi numbers them.
+    let (gpus, enumerated) = number_gpus(r, b);
+    for at in [r.first, r.last].into_iter().flatten() {
+        if let Some(t) = clock.utc_ms(at, ctx)? {
+            b.saw_time(t);
+        }
+    }
+    // A tool's "cannot reach the GPU" was printed when it was run: no
+    // earlier than the last kernel line beside it.
+    let end = match r.last {
+        Some(last) => Some(last),
+        None => r.findings.last().map(|f| f.seen),
+    };
+    let tool_lines = r.unreachable.iter().map(|(line, message)| {
+        let at = end.unwrap_or(Seen {
+            when: When::Untimed,
+            line: *line,
+            boot: 0,
+            new_years: 0,
+        });
+        (Seen { line: *line, ..at }, message)
+    });
+    let findings = r.findings.iter().map(|f| (f.seen, &f.message));
+    let mut tally = Tally::default();
+    let mut untimed = Vec::new();
+    for (seen, message) in findings.chain(tool_lines) {
+        let t_ms = clock.utc_ms(seen, ctx)?;
+        let gpu = finding_bus(message).and_then(|bus| b.known_gpu(GpuKey::BusId(bus)));
+        let Some((kind, code, detail)) = tally.event_of(message, gpu, t_ms) else {
+            continue;
+        };
+        let Some(t_ms) = t_ms else {
+            // No time to place it at: kept with the run, and tallied.
+            untimed.push(serde_json::json!({
+                "line": seen.line, "gpu": gpu, "kind": kind.as_str(),
+                "code": code, "detail": detail,
+            }));
+            continue;
+        };
+        let at = jiff::Timestamp::from_millisecond(t_ms)
+            .map_err(|_| LineError::new(seen.line, None, "time out of range"))?;
+        b.event(Event {
+            gpu,
+            code,
+            detail: Some(detail),
+            ..Event::new(at, kind)
+        });
+    }
+    if !untimed.is_empty() {
+        b.warn(format!(
+            "{} kernel message(s) carry no time (an excerpt): kept with the run and in its Xid \
+             tally, left out of rates and timelines; give --start to place them",
+            untimed.len()
+        ));
+        b.metadata_records += untimed.len() as u64;
+    }
+    let application = tally.application;
+    if application > 0 {
+        let errors = if application == 1 {
+            "Xid error is an application fault"
+        } else {
+            "Xid errors are application faults"
+        };
+        b.warn(format!(
+            "{application} {errors} (the program's, not the platform's): shown, not \
+             counted against the platform"
+        ));
+    }
+    let counts = tally.counts;
+    let observed = enumerated.then_some(gpus);
+    b.host = b.host.take().or_else(|| r.host.clone());
+    let mut meta = serde_json::Map::new();
+    if let Some(style) = r.style {
+        meta.insert("saved_as".into(), style.label().into());
+    }
+    meta.insert(
+        "xid_counts".into(),
+        counts
+            .iter()
+            .map(|(code, n)| (code.to_string(), serde_json::Value::from(*n)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+    );
+    if let Some(gpus) = observed {
+        // The whole machine was seen for the whole log: the exposure that
+        // turns its interruptions into a rate.
+        meta.insert("observed_gpus".into(), gpus.into());
+    }
+    if !untimed.is_empty() {
+        meta.insert("untimed".into(), untimed.into());
+    }
+    b.metadata.insert("kernel_log".into(), meta.into());
+    Ok(())
+}
+
+/// Number the GPUs the log names in PCI order, as nvidia-smi does, with
+/// their UUIDs where the driver gave them. Returns how many, and whether
+/// the log shows the driver finding every one (the machine's whole count).
+fn number_gpus(r: &Reading, b: &mut RunBuilder<'_>) -> (usize, bool) {
     let mut buses: BTreeSet<&str> = r.probed.iter().map(String::as_str).collect();
     buses.extend(r.uuids.keys().map(String::as_str));
-    for f in &r.findings {
-        if let Some(bus) = finding_bus(&f.message) {
+    for message in r
+        .findings
+        .iter()
+        .map(|f| &f.message)
+        .chain(r.unreachable.iter().map(|(_, m)| m))
+    {
+        if let Some(bus) = finding_bus(message) {
             buses.insert(bus);
         }
     }
@@ -309,104 +507,91 @@ fn emit(r: &Reading, clock: &Clock, ctx: &mut ParseContext, b: &mut RunBuilder<'
              are kept",
         );
     }
-    for at in [r.first, r.last].into_iter().flatten() {
-        let t = clock.utc_ms(at, ctx)?;
-        b.saw_time(t);
-    }
+    (buses.len(), enumerated)
+}
 
-    let mut xid79: Vec<(Option<u32>, i64)> = Vec::new();
-    let mut init_failed: Vec<(Option<u32>, i64)> = Vec::new();
-    let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut application = 0u64;
-    for f in &r.findings {
-        let t_ms = clock.utc_ms(f.seen, ctx)?;
-        let at = jiff::Timestamp::from_millisecond(t_ms)
-            .map_err(|_| LineError::new(f.seen.line, None, "time out of range"))?;
-        let gpu = finding_bus(&f.message).and_then(|bus| b.known_gpu(GpuKey::BusId(bus)));
-        let event = match &f.message {
+/// What the findings add up to as they become events: incidents already
+/// recorded per GPU (so that one fault's several messages are one event),
+/// Xid counts, application faults.
+#[derive(Default)]
+struct Tally {
+    lost: Vec<(Option<u32>, Option<i64>)>,
+    init_failed: Vec<(Option<u32>, Option<i64>)>,
+    counts: BTreeMap<u32, u64>,
+    application: u64,
+}
+
+impl Tally {
+    /// The event a finding makes (kind, code, detail); `None` when it is
+    /// part of an incident already recorded, or no event at all.
+    fn event_of(
+        &mut self,
+        message: &Message,
+        gpu: Option<u32>,
+        t_ms: Option<i64>,
+    ) -> Option<(EventKind, Option<i64>, String)> {
+        Some(match message {
             Message::Xid { code, text, .. } => {
-                *counts.entry(*code).or_default() += 1;
+                *self.counts.entry(*code).or_default() += 1;
                 if *code == 79 {
-                    xid79.push((gpu, t_ms));
+                    self.lost.push((gpu, t_ms));
                 }
                 if !xid::counts_against_platform(Some(i64::from(*code)))
                     && xid::interrupts(Some(i64::from(*code)))
                 {
-                    application += 1;
+                    self.application += 1;
                 }
-                Event {
-                    gpu,
-                    code: Some(i64::from(*code)),
-                    detail: Some(detail(&xid::describe(i64::from(*code)), text)),
-                    ..Event::new(at, EventKind::Xid)
-                }
+                (
+                    EventKind::Xid,
+                    Some(i64::from(*code)),
+                    detail(&xid::describe(i64::from(*code)), text),
+                )
             }
             Message::FellOffBus { .. } => {
-                if near(&xid79, gpu, t_ms) {
-                    continue;
+                if near(&self.lost, gpu, t_ms) {
+                    return None;
                 }
-                Event {
-                    gpu,
-                    detail: Some("kernel: GPU has fallen off the bus".into()),
-                    ..Event::new(at, EventKind::GpuLost)
+                self.lost.push((gpu, t_ms));
+                (
+                    EventKind::GpuLost,
+                    None,
+                    "kernel: GPU has fallen off the bus".into(),
+                )
+            }
+            Message::Unreachable { text, .. } => {
+                if near(&self.lost, gpu, t_ms) {
+                    return None;
                 }
+                self.lost.push((gpu, t_ms));
+                (
+                    EventKind::GpuLost,
+                    None,
+                    format!(
+                        "nvidia-smi cannot reach the GPU: {}",
+                        crate::text::printable_excerpt(text, 160)
+                    ),
+                )
             }
             Message::InitFailed { text, .. } => {
-                if near(&init_failed, gpu, t_ms) {
-                    continue;
+                if near(&self.init_failed, gpu, t_ms) {
+                    return None;
                 }
-                init_failed.push((gpu, t_ms));
-                Event {
-                    gpu,
-                    detail: Some(detail("the driver could not initialise the GPU", text)),
-                    ..Event::new(at, EventKind::GpuLost)
-                }
+                self.init_failed.push((gpu, t_ms));
+                (
+                    EventKind::GpuLost,
+                    None,
+                    detail("the driver could not initialise the GPU", text),
+                )
             }
-            Message::Gsp { text, .. } => Event {
-                gpu,
-                detail: Some(detail("GSP firmware", text)),
-                ..Event::new(at, EventKind::Note)
-            },
-            Message::SXid { code, text } => Event {
-                code: Some(i64::from(*code)),
-                detail: Some(detail(&format!("NVSwitch SXid {code}"), text)),
-                ..Event::new(at, EventKind::Note)
-            },
-            Message::Uuid { .. } | Message::Probed { .. } => continue,
-        };
-        b.event(event);
+            Message::Gsp { text, .. } => (EventKind::Note, None, detail("GSP firmware", text)),
+            Message::SXid { code, text } => (
+                EventKind::Note,
+                Some(i64::from(*code)),
+                detail(&format!("NVSwitch SXid {code}"), text),
+            ),
+            Message::Uuid { .. } | Message::Probed { .. } => return None,
+        })
     }
-    if application > 0 {
-        let errors = if application == 1 {
-            "Xid error is an application fault"
-        } else {
-            "Xid errors are application faults"
-        };
-        b.warn(format!(
-            "{application} {errors} (the program's, not the platform's): shown, not \
-             counted against the platform"
-        ));
-    }
-    b.host = b.host.take().or_else(|| r.host.clone());
-    let mut meta = serde_json::Map::new();
-    if let Some(style) = r.style {
-        meta.insert("saved_as".into(), style.label().into());
-    }
-    meta.insert(
-        "xid_counts".into(),
-        counts
-            .iter()
-            .map(|(code, n)| (code.to_string(), serde_json::Value::from(*n)))
-            .collect::<serde_json::Map<_, _>>()
-            .into(),
-    );
-    if enumerated {
-        // The whole machine was seen for the whole log: the exposure that
-        // turns its interruptions into a rate.
-        meta.insert("observed_gpus".into(), buses.len().into());
-    }
-    b.metadata.insert("kernel_log".into(), meta.into());
-    Ok(())
 }
 
 fn finding_bus(message: &Message) -> Option<&str> {
@@ -416,13 +601,22 @@ fn finding_bus(message: &Message) -> Option<&str> {
         | Message::InitFailed { bus, .. }
         | Message::Gsp { bus, .. } => bus.as_deref(),
         Message::Uuid { bus, .. } | Message::Probed { bus } => Some(bus),
+        Message::Unreachable { bus, .. } => bus.as_deref(),
         Message::SXid { .. } => None,
     }
 }
 
-fn near(seen: &[(Option<u32>, i64)], gpu: Option<u32>, t_ms: i64) -> bool {
-    seen.iter()
-        .any(|(g, t)| *g == gpu && (t_ms - t).abs() <= SAME_INCIDENT_MS)
+/// Whether a GPU's incident was already recorded this close in time (two
+/// messages without a time are of the same moment).
+fn near(seen: &[(Option<u32>, Option<i64>)], gpu: Option<u32>, t_ms: Option<i64>) -> bool {
+    seen.iter().any(|(g, t)| {
+        *g == gpu
+            && match (t, t_ms) {
+                (Some(a), Some(b)) => (a - b).abs() <= SAME_INCIDENT_MS,
+                (None, None) => true,
+                _ => false,
+            }
+    })
 }
 
 /// "Xid 79: GPU has fallen off the bus (fatal, platform fault) — driver:
