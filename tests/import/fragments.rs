@@ -57,6 +57,24 @@ fn a_terminal_transcript_imports_with_the_gpu_nvidia_smi_cannot_reach() {
 }
 
 #[test]
+fn a_csv_loop_pasted_with_its_prompt_reads_as_the_csv() {
+    let (store, r) = import("fragments/transcript-smi-csv.txt", |_| {});
+    assert_eq!((r.format, r.gpus, r.samples), (Format::SmiCsv, 2, 4));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("a terminal transcript: 3 line(s)")),
+        "{:?}",
+        r.warnings
+    );
+    let s = sample_at(&store, r.run_id, 1, "2024-06-01T11:27:06.180Z");
+    assert_eq!(
+        s.get(breakpoint_core::samples::Field::PowerMw),
+        Some(248_530)
+    );
+}
+
+#[test]
 fn a_message_over_several_lines_is_read_whole() {
     let (store, r) = import("fragments/open-module-fell-off.txt", |_| {});
     assert_eq!((r.format, r.gpus), (Format::KernelLog, 2));

@@ -37,6 +37,9 @@ pub enum Capture {
     /// `kubectl logs --timestamps`, `docker logs -t`: an RFC 3339 time and
     /// a space before every line.
     TimestampPrefix,
+    /// A terminal's text pasted whole: a shell prompt and the command on
+    /// the first line, more prompts and `^C` where the user stopped a loop.
+    Terminal,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +66,9 @@ impl Wrapping {
             )),
             Some(Capture::TimestampPrefix) => out.push(format!(
                 "the capture tool's timestamp was removed from the start of {stripped} line(s)"
+            )),
+            Some(Capture::Terminal) => out.push(format!(
+                "a terminal transcript: {blanked} line(s) of prompts, commands and ^C were ignored"
             )),
             None => {}
         }
@@ -144,10 +150,13 @@ pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wr
 /// The capture tool, from the first line.
 fn capture_of(head: &[u8]) -> Option<Capture> {
     let first = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first_line = first.split(|b| *b == b'\n').next().unwrap_or(first);
     if first.starts_with(b"Script started on ") {
         Some(Capture::Script)
     } else if time_prefix_len(first).is_some() {
         Some(Capture::TimestampPrefix)
+    } else if crate::transcript::is_prompt(&String::from_utf8_lossy(first_line)) {
+        Some(Capture::Terminal)
     } else {
         None
     }
@@ -237,6 +246,16 @@ impl<R: BufRead> Unwrap<R> {
                 if let Some(n) = time_prefix_len(&self.line[..body_end]) {
                     self.line.drain(..n);
                     stripped += 1;
+                }
+            }
+            Capture::Terminal => {
+                let body = String::from_utf8_lossy(&self.line[..body_end]);
+                if body_end > 0 && (crate::transcript::is_prompt(&body) || body.trim() == "^C") {
+                    self.line.drain(..body_end);
+                    blanked += 1;
+                } else if body.starts_with("^C") {
+                    self.line.drain(..2);
+                    blanked += 1;
                 }
             }
         }
@@ -485,6 +504,25 @@ mod tests {
         );
         assert_eq!(w.capture, Some(Capture::Script));
         assert_eq!(w.unwrapped.get(), (3, 0));
+    }
+
+    #[test]
+    fn a_pasted_terminal_loses_its_prompts_and_ctrl_c_but_keeps_its_line_numbers() {
+        let log = "root@node1:~# nvidia-smi --query-gpu=timestamp,power.draw --format=csv -l 1\n\
+                   timestamp, power.draw [W]\n\
+                   2024/06/01 11:27:05.177, 61.25 W\n\
+                   ^C\n\
+                   root@node1:~# \n";
+        let (text, w) = read_all(log.as_bytes());
+        assert_eq!(w.capture, Some(Capture::Terminal));
+        assert_eq!(
+            text,
+            "\ntimestamp, power.draw [W]\n2024/06/01 11:27:05.177, 61.25 W\n\n\n"
+        );
+        assert_eq!(w.unwrapped.get().0, 3);
+        // Not a transcript: passed through as it is.
+        let (_, w) = read_all(b"timestamp, power.draw [W]\n");
+        assert_eq!(w.capture, None);
     }
 
     #[test]
