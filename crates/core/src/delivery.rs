@@ -310,7 +310,39 @@ pub fn problems(run: &Run) -> Option<Vec<Mismatch>> {
         });
         checked = true;
     }
+    if let Some(faults) = untimed_faults(run) {
+        checked = true;
+        found.push(faults);
+    }
     checked.then_some(found)
+}
+
+/// Faults a kernel excerpt without times holds (kept in the run's
+/// metadata, since no time places them): each GPU that fell off or failed
+/// to start, each platform-fault Xid. They are no events — a rate needs a
+/// time — but a GPU that failed is a problem with what was delivered.
+fn untimed_faults(run: &Run) -> Option<Mismatch> {
+    let untimed = run.metadata.get("kernel_log")?.get("untimed")?.as_array()?;
+    let faults: Vec<String> = untimed
+        .iter()
+        .filter_map(|u| {
+            let gpu = u["gpu"]
+                .as_u64()
+                .map_or("a GPU".to_string(), |g| format!("GPU {g}"));
+            match (u["kind"].as_str()?, u["code"].as_i64()) {
+                ("gpu-lost", _) => Some(format!("{gpu} lost")),
+                ("xid", Some(code)) if accelerator::xid::counts_against_platform(Some(code)) => {
+                    Some(format!("Xid {code} on {gpu}"))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    (!faults.is_empty()).then(|| Mismatch {
+        what: "health",
+        expected: "no GPU faults in the kernel log".into(),
+        found: format!("{} (an excerpt without times)", faults.join(", ")),
+    })
 }
 
 #[cfg(test)]

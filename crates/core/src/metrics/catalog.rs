@@ -602,7 +602,7 @@ fn number(v: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -622,14 +622,20 @@ mod tests {
 
     #[test]
     fn the_metrics_document_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/metrics.md");
-        let current = std::fs::read_to_string(path).unwrap_or_default();
-        if current != markdown() {
+        assert_generated_document("metrics.md", &markdown(), "the_metrics_document");
+    }
+
+    /// A document generated from code is what the code generates now;
+    /// `BREAKPOINT_BLESS=1` rewrites it.
+    pub(crate) fn assert_generated_document(name: &str, generated: &str, test: &str) {
+        let path = format!("{}/../../docs/{name}", env!("CARGO_MANIFEST_DIR"));
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != generated {
             if std::env::var_os("BREAKPOINT_BLESS").is_some() {
-                std::fs::write(path, markdown()).unwrap();
+                std::fs::write(&path, generated).unwrap();
             } else {
                 panic!(
-                    "docs/metrics.md is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core the_metrics_document` to regenerate it"
+                    "docs/{name} is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core {test}` to regenerate it"
                 );
             }
         }

@@ -145,16 +145,10 @@ mod tests {
 
     #[test]
     fn the_sources_document_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/sources.md");
-        let current = std::fs::read_to_string(path).unwrap_or_default();
-        if current != markdown() {
-            if std::env::var_os("BREAKPOINT_BLESS").is_some() {
-                std::fs::write(path, markdown()).unwrap();
-            } else {
-                panic!(
-                    "docs/sources.md is out of date: run `BREAKPOINT_BLESS=1 cargo test -p breakpoint-core the_sources_document` to regenerate it"
-                );
-            }
-        }
+        crate::metrics::catalog::tests::assert_generated_document(
+            "sources.md",
+            &markdown(),
+            "the_sources_document",
+        );
     }
 }
