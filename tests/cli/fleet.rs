@@ -149,3 +149,63 @@ fn probe_serve_answers_metrics_on_loopback() {
     );
     assert!(body.contains("breakpoint_gpu_up{gpu=\"1\""), "{body}");
 }
+
+/// A server that accepts a connection and never answers: a pull waits on
+/// it until its request timeout.
+fn silent_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn ctrl_c_stops_a_pull_waiting_on_a_silent_server_and_stores_nothing() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Cluster"]);
+    let url = silent_server();
+    let child = ws
+        .process(&[
+            "import",
+            "--prometheus",
+            &url,
+            "--platform",
+            "Cluster",
+            "--from",
+            "2026-06-01T08:00:00Z",
+            "--to",
+            "2026-06-01T09:00:00Z",
+            "--request-timeout",
+            "60s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it connect and wait on the first request.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let asked = std::time::Instant::now();
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("nothing of this pull was stored"),
+        "{stderr}"
+    );
+    // It does not wait out the 60 s request timeout.
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(20),
+        "{stderr}"
+    );
+    assert_eq!(ws.json(&["runs", "list"]).as_array().unwrap().len(), 0);
+}

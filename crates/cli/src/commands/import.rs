@@ -209,6 +209,10 @@ fn parse_start(text: &str, tz: &jiff::tz::TimeZone) -> Result<jiff::Timestamp, S
 
 /// `import --prometheus URL --from T --to T`: the fleet's DCGM history, one
 /// run per node.
+/// How long a stopped pull may take to end by itself before the process
+/// leaves without it.
+const PULL_STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform: &str) -> Outcome {
     use breakpoint_fleet::api::{Credentials, HttpApi};
     use breakpoint_fleet::pull::{self, Progress, PullRequest};
@@ -244,7 +248,19 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
     };
     let cancel = std::sync::Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let _ = ctrlc::set_handler(move || {
+        if !flag.swap(true, Ordering::Relaxed) {
+            eprintln!("stopping: the pull is one transaction and will not be committed…");
+            // A request in flight may wait out its timeout, and nothing it
+            // brings would be kept: the process does not wait for it. The
+            // transaction was never committed, so leaving stores nothing.
+            std::thread::spawn(|| {
+                std::thread::sleep(PULL_STOP_GRACE);
+                eprintln!("stopped: nothing of this pull was stored");
+                std::process::exit(130);
+            });
+        }
+    });
     let live = std::io::stderr().is_terminal() && !ctx.json;
     let report = pull::pull(&ctx.store, &api, &request, &cancel, &|p| {
         if !live {
@@ -256,7 +272,15 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
             Progress::Stored { node, samples } => eprintln!("\r{node}: {samples} samples stored"),
         }
     })
-    .map_err(|e| Failure::Refused(e.to_string()))?;
+    .map_err(|e| {
+        if cancel.load(Ordering::Relaxed) {
+            // Stopped by the user: a script hears it (128 + SIGINT).
+            eprintln!("stopped: nothing of this pull was stored");
+            Failure::Exit(130)
+        } else {
+            Failure::Refused(e.to_string())
+        }
+    })?;
     if ctx.json {
         return Ok(output::print_json(&report)?);
     }
