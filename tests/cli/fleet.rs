@@ -101,9 +101,9 @@ fn a_pull_through_the_binary_with_a_token_from_the_environment() {
     assert_eq!(ws.json(&["runs", "list"]).as_array().unwrap().len(), 1);
 }
 
-#[test]
-fn probe_serve_answers_metrics_on_loopback() {
-    let ws = Workspace::new();
+/// `probe serve` on a free loopback port over the recorded trace: the
+/// child and the address it bound.
+fn start_serve(ws: &Workspace) -> (std::process::Child, String) {
     let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/probe/trace.json");
     let mut child = ws
@@ -132,14 +132,27 @@ fn probe_serve_answers_metrics_on_loopback() {
         .unwrap_or_else(|| panic!("{line}"))
         .to_string();
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-    write!(
-        stream,
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    (child, addr)
+}
+
+fn scrape(addr: &str, head: &[u8]) -> String {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    // A server that refuses early may close before all of it is written.
+    let _ = stream.write_all(head);
     let mut body = String::new();
-    stream.read_to_string(&mut body).unwrap();
+    let _ = stream.read_to_string(&mut body);
+    body
+}
+
+#[test]
+fn probe_serve_answers_metrics_on_loopback() {
+    let ws = Workspace::new();
+    let (mut child, addr) = start_serve(&ws);
+    let body = scrape(
+        &addr,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    let missing = scrape(&addr, b"GET /other HTTP/1.1\r\n\r\n");
     let _ = child.kill();
     let _ = child.wait();
     assert!(body.starts_with("HTTP/1.1 200"), "{body}");
@@ -148,6 +161,23 @@ fn probe_serve_answers_metrics_on_loopback() {
         "{body}"
     );
     assert!(body.contains("breakpoint_gpu_up{gpu=\"1\""), "{body}");
+    assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+}
+
+#[test]
+fn probe_serve_refuses_an_oversized_request_and_goes_on_serving() {
+    let ws = Workspace::new();
+    let (mut child, addr) = start_serve(&ws);
+    // One header line of 8 MiB: refused once the head passes 16 KiB, not
+    // held.
+    let mut huge = b"GET /metrics HTTP/1.1\r\nX-Junk: ".to_vec();
+    huge.resize(huge.len() + (8 << 20), b'a');
+    let refused = scrape(&addr, &huge);
+    let after = scrape(&addr, b"GET /metrics HTTP/1.1\r\n\r\n");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(refused.starts_with("HTTP/1.1 431"), "{refused:.200}");
+    assert!(after.starts_with("HTTP/1.1 200"), "{after:.200}");
 }
 
 /// A server that accepts a connection and never answers: a pull waits on

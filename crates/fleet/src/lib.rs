@@ -7,4 +7,5 @@
 
 pub mod api;
 pub mod pull;
+mod scrape;
 pub mod serve;

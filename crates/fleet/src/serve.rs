@@ -14,6 +14,8 @@ use breakpoint_core::domain::GpuInfo;
 use breakpoint_core::samples::Field;
 use breakpoint_probe::{GpuEvent, GpuSource, ReadError, Reading};
 
+use crate::scrape;
+
 /// Each gauge: the DCGM name, the probe field, the divisor to DCGM's unit,
 /// and its help text.
 const GAUGES: &[(&str, Field, f64, &str)] = &[
@@ -241,43 +243,35 @@ pub fn serve(
             ..GpuState::default()
         })
         .collect();
-    let server = tiny_http::Server::http(options.listen)
+    let server = scrape::Server::bind(options.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let bound = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| "the server has no IP address".to_string())?;
+        .address()
+        .map_err(|e| format!("the server has no address: {e}"))?;
     tick(source, &mut gpus);
     let text = Arc::new(Mutex::new(render(&gpus, &options.host)));
     let scrapes = Arc::new(Mutex::new(0u64));
     ready(bound);
     std::thread::scope(|scope| {
         let (shared, scrapes) = (text.clone(), scrapes.clone());
+        let server = &server;
         scope.spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                let Ok(Some(request)) = server.recv_timeout(Duration::from_millis(200)) else {
-                    continue;
-                };
-                let path = request.url().split('?').next().unwrap_or("");
-                let response = if request.method() == &tiny_http::Method::Get && path == "/metrics"
-                {
-                    if let Ok(mut n) = scrapes.lock() {
-                        *n += 1;
-                    }
-                    let body = shared.lock().map(|t| t.clone()).unwrap_or_default();
-                    tiny_http::Response::from_string(body).with_header(
-                        tiny_http::Header::from_bytes(
-                            &b"Content-Type"[..],
-                            &b"text/plain; version=0.0.4; charset=utf-8"[..],
-                        )
-                        .expect("a valid header"),
-                    )
-                } else {
-                    tiny_http::Response::from_string("only /metrics is served here\n")
-                        .with_status_code(404)
-                };
-                let _ = request.respond(response);
-            }
+            server.run(stop, |request| {
+                if request.path != "/metrics" {
+                    return scrape::plain(404, "only /metrics is served here\n");
+                }
+                if request.method != "GET" {
+                    return scrape::plain(405, "only GET is answered\n");
+                }
+                if let Ok(mut n) = scrapes.lock() {
+                    *n += 1;
+                }
+                scrape::Response {
+                    status: 200,
+                    content_type: "text/plain; version=0.0.4; charset=utf-8",
+                    body: shared.lock().map(|t| t.clone()).unwrap_or_default(),
+                }
+            });
         });
         let mut next = Instant::now() + options.interval;
         while !stop.load(Ordering::Relaxed) {
