@@ -277,3 +277,25 @@ fn a_reviewer_rebuilds_the_reports_ranking_from_its_bundle() {
     };
     assert_eq!(ranks(&reviewer), ranks(&ws));
 }
+
+#[test]
+fn a_scratch_folder_left_by_a_killed_import_is_swept_by_the_next() {
+    let ws = Workspace::new();
+    ws.ok(&["db", "init"]);
+    let temp = tempfile::tempdir().unwrap();
+    // What a bundle import killed mid-way (Ctrl-C, kill -9) leaves: its
+    // folder, named for a process that no longer runs.
+    let left = temp.path().join("breakpoint-bundle-4194399-x1y2z3");
+    std::fs::create_dir(&left).unwrap();
+    std::fs::write(left.join("workspace.sqlite"), vec![0u8; 4096]).unwrap();
+    let missing = ws.dir.path().join("no-such-bundle.tar");
+    let out = ws
+        .cmd(&["bundle", "import", missing.to_str().unwrap()])
+        .env("TMPDIR", temp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!left.exists(), "the dead process's scratch folder is gone");
+    // And this import's own folder did not outlive it.
+    assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0);
+}

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::archive::{self, sha256_hex};
 
+mod scratch;
 mod untrusted;
 
 use crate::domain::{BillingRule, Offering, Platform};
@@ -126,7 +127,7 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
         samples += store.run(*id)?.sample_count;
     }
 
-    let scratch = tempfile::tempdir()?;
+    let scratch = scratch::folder()?;
     let db_path = scratch.path().join("workspace.sqlite");
     {
         let bundle = Store::open(&db_path)?;
@@ -364,7 +365,7 @@ pub fn import(
     path: &Path,
     resolution: Option<Resolution>,
 ) -> Result<(WorkspaceManifest, MergeReport)> {
-    let scratch = tempfile::tempdir()?;
+    let scratch = scratch::folder()?;
     let db_path = scratch.path().join("workspace.sqlite");
     let (manifest, theirs) = open_checked(path, &db_path)?;
     let plan = Plan::read(store, &theirs)?;
