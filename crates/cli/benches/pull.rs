@@ -9,6 +9,11 @@
 //! `prometheus` package: scripts/setup installs it).
 //! Targets: within 2× of the file import; memory flat in the nodes.
 //! `BENCH_NODES`, `BENCH_HOURS` scale it down for a quick look.
+//!
+//! Then a hostile server (a local thread, no Prometheus needed) answers the
+//! same pull with a gzip bomb, a matrix of more series than a node has and
+//! an oversized matrix: each pull's peak memory is printed against the
+//! 256 MiB target, with how it ended.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -18,7 +23,7 @@ use std::time::{Duration, Instant};
 #[path = "support/measure.rs"]
 mod measure;
 
-use measure::measure;
+use measure::{measure, measure_outcome};
 
 const GPUS: u32 = 8;
 const STEP_S: i64 = 15;
@@ -75,10 +80,148 @@ fn ts(s: i64) -> String {
         .unwrap_or_default()
 }
 
+/// What the hostile server answers `query_range` with.
+#[derive(Clone, Copy)]
+enum Hostile {
+    /// 1 GiB of zeros, gzip-compressed to about a megabyte.
+    GzipBomb,
+    /// 5000 series for one node.
+    TooManySeries,
+    /// One series of 4 M points, 60 MB of JSON, nearly all outside the range.
+    Oversized,
+}
+
+/// A server on loopback answering `/api/v1/series` with one node's GPU and
+/// `query_range` as `mode` says; the URL.
+fn hostile_server(mode: Hostile) -> std::io::Result<String> {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let series = br#"{"status":"success","data":[{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","UUID":"GPU-1","Hostname":"node-a"}]}"#.to_vec();
+    let (body, gzip): (Vec<u8>, bool) = match mode {
+        Hostile::GzipBomb => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            let zeros = vec![0u8; 1 << 20];
+            for _ in 0..1024 {
+                gz.write_all(&zeros)?;
+            }
+            (gz.finish()?, true)
+        }
+        Hostile::TooManySeries => {
+            let mut b =
+                String::from(r#"{"status":"success","data":{"resultType":"matrix","result":["#);
+            for g in 0..5000 {
+                if g > 0 {
+                    b.push(',');
+                }
+                b.push_str(&format!(
+                    r#"{{"metric":{{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"{g}","Hostname":"node-a"}},"values":[[1780300800,"650.5"]]}}"#
+                ));
+            }
+            b.push_str("]}}");
+            (b.into_bytes(), false)
+        }
+        Hostile::Oversized => {
+            let mut b = String::from(
+                r#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","Hostname":"node-a"},"values":["#,
+            );
+            for i in 0..4_000_000i64 {
+                if i > 0 {
+                    b.push(',');
+                }
+                b.push_str(&format!("[{},\"6.5\"]", 1_000_000_000 + i));
+            }
+            b.push_str("]}]}}");
+            (b.into_bytes(), false)
+        }
+    };
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).map_or(true, |n| n == 0) || h == "\r\n" {
+                    break;
+                }
+            }
+            let (answer, encoded) = if line.contains("/api/v1/series") {
+                (&series, false)
+            } else {
+                (&body, gzip)
+            };
+            let mut stream = &stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                if encoded {
+                    "Content-Encoding: gzip\r\n"
+                } else {
+                    ""
+                },
+                answer.len()
+            );
+            let _ = stream.write_all(answer);
+        }
+    });
+    Ok(url)
+}
+
+/// Each hostile answer pulled by the binary: how it ended and its peak
+/// memory against the 256 MiB target.
+fn hostile_pulls(bin: &str, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "hostile answers, each pulled by `breakpoint import --prometheus` (target: peak ≤ 256 MiB):"
+    );
+    for (mode, what) in [
+        (Hostile::GzipBomb, "a gzip bomb (1 GiB of zeros in ~1 MB)"),
+        (Hostile::TooManySeries, "5000 series for one node"),
+        (Hostile::Oversized, "4 M points, 60 MB, outside the range"),
+    ] {
+        let url = hostile_server(mode)?;
+        let db = dir.join("hostile.db");
+        let _ = std::fs::remove_file(&db);
+        fresh_db(bin, &db)?;
+        let (secs, mib, ok) = measure_outcome(
+            Command::new(bin)
+                .arg("--db")
+                .arg(&db)
+                .args(["import", "--platform", "fleet", "--prometheus", &url])
+                .args([
+                    "--from",
+                    "2026-06-01T08:00:00Z",
+                    "--to",
+                    "2026-06-01T09:00:00Z",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )?;
+        println!(
+            "  {what:<40} {}  in {secs:.2} s, peak {mib:.0} MiB ({})",
+            if ok {
+                "stored what was in range"
+            } else {
+                "refused, nothing stored"
+            },
+            if mib <= 256.0 {
+                "within"
+            } else {
+                "OVER the target"
+            }
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bin = env!("CARGO_BIN_EXE_breakpoint");
     let nodes = env_or("BENCH_NODES", 64);
     let hours = env_or("BENCH_HOURS", 48);
+    let scratch = tempfile::tempdir()?;
+    hostile_pulls(bin, scratch.path())?;
     for tool in ["prometheus", "promtool"] {
         if Command::new(tool).arg("--version").output().is_err() {
             println!(

@@ -4,8 +4,19 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Run a command, returning its wall time and peak resident memory (MiB),
-/// read from /proc while it runs.
+/// read from /proc while it runs; a command that fails is an error.
+#[allow(dead_code)]
 pub fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
+    match measure_outcome(cmd)? {
+        (s, mib, true) => Ok((s, mib)),
+        _ => Err(std::io::Error::other(format!("{cmd:?} failed"))),
+    }
+}
+
+/// The same for a command that may fail (a refusal is what is measured):
+/// wall time, peak memory (MiB), and whether it succeeded.
+#[allow(dead_code)]
+pub fn measure_outcome(cmd: &mut Command) -> std::io::Result<(f64, f64, bool)> {
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let status_path = format!("/proc/{}/status", child.id());
@@ -20,12 +31,12 @@ pub fn measure(cmd: &mut Command) -> std::io::Result<(f64, f64)> {
             }
         }
         if let Some(status) = child.try_wait()? {
-            if !status.success() {
-                return Err(std::io::Error::other(format!("{cmd:?} failed: {status}")));
-            }
-            break;
+            return Ok((
+                start.elapsed().as_secs_f64(),
+                peak_kib as f64 / 1024.0,
+                status.success(),
+            ));
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    Ok((start.elapsed().as_secs_f64(), peak_kib as f64 / 1024.0))
 }
