@@ -252,14 +252,7 @@ impl HttpApi {
             other => ApiError::Refused(format!("{}: {other}", self.base)),
         })?;
         let status = response.status().as_u16();
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(BODY_LIMIT)
-            .read_to_string()
-            .map_err(|e| {
-                ApiError::Transient(format!("{}: the answer was cut off: {e}", self.base))
-            })?;
+        let body = read_bounded(&mut response.body_mut().as_reader(), &self.base)?;
         match status {
             401 | 403 => {
                 return Err(ApiError::Refused(format!(
@@ -278,6 +271,41 @@ impl HttpApi {
         }
         Ok((body, status))
     }
+}
+
+/// An answer's body, inflated, in at most [`BODY_LIMIT`] bytes of memory:
+/// read in pieces into a buffer that never grows past the limit, and
+/// refused — not retried — at the first byte beyond it (a gzip bomb is as
+/// large the next time).
+fn read_bounded(reader: &mut impl std::io::Read, base: &str) -> Result<String, ApiError> {
+    let mut body = Vec::with_capacity(1 << 20);
+    let mut piece = vec![0u8; 64 << 10];
+    loop {
+        let n = match reader.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(ApiError::Transient(format!(
+                    "{base}: the answer was cut off: {e}"
+                )));
+            }
+        };
+        if body.len() + n > BODY_LIMIT as usize {
+            return Err(ApiError::Refused(format!(
+                "{base}: an answer larger than {} MiB once inflated: refused",
+                BODY_LIMIT >> 20
+            )));
+        }
+        if body.len() + n > body.capacity() {
+            // Doubling, but never past the limit.
+            let want = (body.capacity() * 2).clamp(body.len() + n, BODY_LIMIT as usize);
+            body.reserve_exact(want - body.len());
+        }
+        body.extend_from_slice(&piece[..n]);
+    }
+    String::from_utf8(body)
+        .map_err(|_| ApiError::Refused(format!("{base}: the answer is not UTF-8 text: refused")))
 }
 
 /// The `data` of an API answer, or the server's own error.
@@ -309,6 +337,21 @@ pub fn answer_data(body: &str, status: u16) -> Result<Value, ApiError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_answer_past_the_limit_is_refused_not_retried() {
+        use std::io::Read;
+        let mut small = &b"{\"status\":\"success\"}"[..];
+        assert_eq!(
+            read_bounded(&mut small, "http://p").ok().as_deref(),
+            Some("{\"status\":\"success\"}")
+        );
+        let mut bomb = std::io::repeat(b'0').take(BODY_LIMIT + 1);
+        match read_bounded(&mut bomb, "http://p") {
+            Err(ApiError::Refused(why)) => assert!(why.contains("larger than 64 MiB"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     use super::*;
 
     #[test]

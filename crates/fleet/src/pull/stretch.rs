@@ -3,8 +3,11 @@
 //! into one `query_range` answer for the importer.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -30,7 +33,7 @@ struct RangeAnswer<'a> {
 
 #[derive(Deserialize)]
 struct RangeData<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "at_most_max_series")]
     result: Vec<RangeSeries<'a>>,
 }
 
@@ -38,8 +41,73 @@ struct RangeData<'a> {
 struct RangeSeries<'a> {
     #[serde(borrow, default)]
     metric: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "asked_points")]
     values: Vec<(f64, Cow<'a, str>)>,
+}
+
+thread_local! {
+    /// The chunk being read on this thread (from, to, the most points a
+    /// series can have in it): points outside it are dropped while the
+    /// answer is parsed, so what a hostile answer adds is never held.
+    static WINDOW: Cell<(f64, f64, usize)> = const { Cell::new((f64::MIN, f64::MAX, usize::MAX)) };
+    /// Points dropped while parsing on this thread.
+    static DROPPED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A series' points, kept only where asked for: inside the chunk, each
+/// after the one before, no more than the chunk has steps.
+fn asked_points<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(f64, Cow<'de, str>)>, D::Error> {
+    struct Points;
+    impl<'de> Visitor<'de> for Points {
+        type Value = Vec<(f64, Cow<'de, str>)>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of [time, value] points")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let (from, to, most) = WINDOW.get();
+            let mut kept: Vec<(f64, Cow<'de, str>)> = Vec::new();
+            let mut dropped = 0u64;
+            while let Some((t, v)) = seq.next_element::<(f64, Cow<'de, str>)>()? {
+                let after_last = kept.last().is_none_or(|(last, _)| t > *last);
+                if t < from || t > to || !after_last || kept.len() >= most {
+                    dropped += 1;
+                    continue;
+                }
+                kept.push((t, v));
+            }
+            DROPPED.set(DROPPED.get() + dropped);
+            Ok(kept)
+        }
+    }
+    d.deserialize_seq(Points)
+}
+
+/// An answer's series, refused as soon as there are more than a node has.
+fn at_most_max_series<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RangeSeries<'de>>, D::Error> {
+    struct Series;
+    impl<'de> Visitor<'de> for Series {
+        type Value = Vec<RangeSeries<'de>>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of series")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut all = Vec::new();
+            while let Some(s) = seq.next_element::<RangeSeries<'de>>()? {
+                if all.len() >= MAX_SERIES {
+                    return Err(A::Error::custom(format!(
+                        "more than {MAX_SERIES} series for one node"
+                    )));
+                }
+                all.push(s);
+            }
+            Ok(all)
+        }
+    }
+    d.deserialize_seq(Series)
 }
 
 /// One series of a stretch, merged over its chunks, as the importer reads it.
@@ -74,7 +142,18 @@ pub(super) fn fetch_stretch(
                 ("step", format!("{step}s")),
             ],
         )?;
-        let answer: RangeAnswer<'_> = serde_json::from_str(&text).map_err(|e| {
+        // The most points a series can have in this chunk, one of slack.
+        let most = usize::try_from((b - a) / step.max(1) + 2).unwrap_or(usize::MAX);
+        WINDOW.set((*a as f64, *b as f64, most));
+        DROPPED.set(0);
+        let parsed: Result<RangeAnswer<'_>, _> = serde_json::from_str(&text);
+        dropped += DROPPED.get();
+        let answer = parsed.map_err(|e| {
+            if e.to_string().contains("series for one node") {
+                return PullError::Server(format!(
+                    "the server answered more than {MAX_SERIES} series for one node: refused"
+                ));
+            }
             PullError::Server(format!(
                 "not a query_range answer ({e}): {}",
                 breakpoint_core::text::printable_excerpt(&text, 200)
