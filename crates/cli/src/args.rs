@@ -487,7 +487,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub kind: Option<RunKind>,
     /// Force a format instead of detecting it from the content.
-    #[arg(long, value_parser = format_parser())]
+    #[arg(long, ignore_case = true, value_parser = format_parser())]
     pub format: Option<Format>,
     /// Time zone of timestamps written without one (IANA name, UTC or +08:00) [default: local].
     #[arg(long, value_name = "ZONE")]
