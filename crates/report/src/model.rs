@@ -94,40 +94,8 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
     let reference = Workload::reference();
     for platform in &platforms {
         let platform_runs = store.runs(Some(platform.id))?;
-        let mut attempts = Vec::new();
-        let mut succeeded = Vec::new();
-        for run in &platform_runs {
-            let run_attempts = store.startup_attempts(run.id)?;
-            if run.source == breakpoint_core::domain::SourceKind::Campaign
-                && !run_attempts.is_empty()
-            {
-                campaign_stages.push((
-                    format!("#{} {}", run.id, platform.name),
-                    crate::charts::AttemptStages::of(&run_attempts),
-                ));
-            }
-            for a in run_attempts {
-                let latency = (a.outcome == StartupOutcome::Ok)
-                    .then(|| a.latency_s())
-                    .flatten();
-                attempts.push((
-                    a.scenario.as_str().to_string(),
-                    a.image == ImageState::Cold,
-                    latency,
-                ));
-                if a.outcome == StartupOutcome::Ok {
-                    succeeded.push(a);
-                }
-            }
-        }
-        if !attempts.is_empty() {
-            // The stages as `explain` states them: successful starts.
-            let succeeded: Vec<&StartupAttempt> = succeeded.iter().collect();
-            startup.push(StartupRow {
-                platform: platform.name.clone(),
-                attempts,
-                stages: StageMedians::of(&succeeded).all(),
-            });
+        if let Some(row) = startup_of(store, platform, &platform_runs, &mut campaign_stages)? {
+            startup.push(row);
         }
         let priced = pricing::price_on(store, &reference, platform.clone(), &platform_runs)?;
         if let (Some(b), Some(currency)) = (priced.bill, priced.currency) {
@@ -194,6 +162,51 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         acceptance,
         demo,
     })
+}
+
+/// A platform's startup attempts for the latency chart, with the median
+/// stages of its successful starts; each campaign's attempts go to
+/// `campaign_stages` for a chart of their own.
+fn startup_of(
+    store: &Store,
+    platform: &Platform,
+    platform_runs: &[Run],
+    campaign_stages: &mut Vec<(String, Vec<crate::charts::AttemptStages>)>,
+) -> Result<Option<StartupRow>, ReportError> {
+    let mut attempts = Vec::new();
+    let mut succeeded = Vec::new();
+    for run in platform_runs {
+        let run_attempts = store.startup_attempts(run.id)?;
+        if run.source == breakpoint_core::domain::SourceKind::Campaign && !run_attempts.is_empty() {
+            campaign_stages.push((
+                format!("#{} {}", run.id, platform.name),
+                crate::charts::AttemptStages::of(&run_attempts),
+            ));
+        }
+        for a in run_attempts {
+            let latency = (a.outcome == StartupOutcome::Ok)
+                .then(|| a.latency_s())
+                .flatten();
+            attempts.push((
+                a.scenario.as_str().to_string(),
+                a.image == ImageState::Cold,
+                latency,
+            ));
+            if a.outcome == StartupOutcome::Ok {
+                succeeded.push(a);
+            }
+        }
+    }
+    if attempts.is_empty() {
+        return Ok(None);
+    }
+    // The stages as `explain` states them: successful starts.
+    let succeeded: Vec<&StartupAttempt> = succeeded.iter().collect();
+    Ok(Some(StartupRow {
+        platform: platform.name.clone(),
+        attempts,
+        stages: StageMedians::of(&succeeded).all(),
+    }))
 }
 
 /// What a timeline draws of a run: each GPU's power, temperature, SM clock
