@@ -556,59 +556,7 @@ pub fn render(
         let mut page = document.start_page_with(settings.clone());
         let mut surface = page.surface();
         for op in ops {
-            match op {
-                Op::Text {
-                    x,
-                    y,
-                    size,
-                    text,
-                    bold,
-                    colour,
-                } => {
-                    surface.set_fill(Some(fill(*colour)));
-                    typesetter.draw(&mut surface, Point::from_xy(*x, *y), *size, text, *bold);
-                }
-                Op::Line {
-                    from,
-                    to,
-                    width,
-                    colour,
-                } => {
-                    let mut pb = PathBuilder::new();
-                    pb.move_to(from.0, from.1);
-                    pb.line_to(to.0, to.1);
-                    if let Some(path) = pb.finish() {
-                        surface.set_fill(None);
-                        surface.set_stroke(Some(Stroke {
-                            paint: rgb::Color::new(colour.0, colour.1, colour.2).into(),
-                            width: *width,
-                            ..Default::default()
-                        }));
-                        surface.draw_path(&path);
-                        surface.set_stroke(None);
-                    }
-                }
-                Op::Rect { x, y, w, h, colour } => {
-                    let mut pb = PathBuilder::new();
-                    if let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) {
-                        pb.push_rect(rect);
-                    }
-                    if let Some(path) = pb.finish() {
-                        surface.set_fill(Some(fill(*colour)));
-                        surface.draw_path(&path);
-                    }
-                }
-                Op::Svg { svg, x, y, w, h } => {
-                    let tree = usvg::Tree::from_str(svg, &svg_options)
-                        .map_err(|e| ReportError::Pdf(format!("chart: {e}")))?;
-                    let Some(size) = Size::from_wh(*w, *h) else {
-                        continue;
-                    };
-                    surface.push_transform(&Transform::from_translate(*x, *y));
-                    surface.draw_svg(&tree, size, SvgSettings::default());
-                    surface.pop();
-                }
-            }
+            draw(&mut surface, &mut typesetter, &svg_options, op)?;
         }
         // Footer: title, date, page n of N.
         surface.set_fill(Some(fill(MUTED)));
@@ -632,6 +580,68 @@ pub fn render(
     document
         .finish()
         .map_err(|e| ReportError::Pdf(format!("{e:?}")))
+}
+
+/// One drawing operation of a page.
+fn draw(
+    surface: &mut krilla::surface::Surface<'_>,
+    typesetter: &mut Typesetter<'_>,
+    svg_options: &usvg::Options<'_>,
+    op: &Op,
+) -> Result<(), ReportError> {
+    match op {
+        Op::Text {
+            x,
+            y,
+            size,
+            text,
+            bold,
+            colour,
+        } => {
+            surface.set_fill(Some(fill(*colour)));
+            typesetter.draw(surface, Point::from_xy(*x, *y), *size, text, *bold);
+        }
+        Op::Line {
+            from,
+            to,
+            width,
+            colour,
+        } => {
+            let mut pb = PathBuilder::new();
+            pb.move_to(from.0, from.1);
+            pb.line_to(to.0, to.1);
+            if let Some(path) = pb.finish() {
+                surface.set_fill(None);
+                surface.set_stroke(Some(Stroke {
+                    paint: rgb::Color::new(colour.0, colour.1, colour.2).into(),
+                    width: *width,
+                    ..Default::default()
+                }));
+                surface.draw_path(&path);
+                surface.set_stroke(None);
+            }
+        }
+        Op::Rect { x, y, w, h, colour } => {
+            let mut pb = PathBuilder::new();
+            if let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) {
+                pb.push_rect(rect);
+            }
+            if let Some(path) = pb.finish() {
+                surface.set_fill(Some(fill(*colour)));
+                surface.draw_path(&path);
+            }
+        }
+        Op::Svg { svg, x, y, w, h } => {
+            let tree = usvg::Tree::from_str(svg, svg_options)
+                .map_err(|e| ReportError::Pdf(format!("chart: {e}")))?;
+            if let Some(size) = Size::from_wh(*w, *h) {
+                surface.push_transform(&Transform::from_translate(*x, *y));
+                surface.draw_svg(&tree, size, SvgSettings::default());
+                surface.pop();
+            }
+        }
+    }
+    Ok(())
 }
 
 fn fill(c: (u8, u8, u8)) -> Fill {
