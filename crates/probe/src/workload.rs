@@ -224,21 +224,7 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
         }
     };
     if let Some(at) = first_activity {
-        let ts =
-            |ms: i64| jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-        let attempt = StartupAttempt {
-            scenario: LoadScenario::Baseline,
-            image: ImageState::Warm,
-            submitted_at: ts(launch),
-            provisioned_at: None,
-            image_ready_at: None,
-            first_compute_at: Some(ts(at)),
-            outcome: StartupOutcome::Ok,
-        };
-        session.write(&ProbeRecord::Startup {
-            t: launch,
-            startup: attempt,
-        })?;
+        session.write(&startup_record(launch, at))?;
     }
     let wall_s = (end - launch) as f64 / 1000.0;
     let first_activity_s = first_activity.map(|at| (at - launch) as f64 / 1000.0);
@@ -274,6 +260,24 @@ pub fn wrap<S: GpuSource + ?Sized, C: Clock>(
         gpu_use_unknown,
         stopped,
     })
+}
+
+/// Launch → first GPU activity as a startup attempt in the log: a wrapped
+/// workload is a start measured from inside the machine.
+fn startup_record(launch: i64, first_activity: i64) -> ProbeRecord {
+    let ts = |ms: i64| jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    ProbeRecord::Startup {
+        t: launch,
+        startup: StartupAttempt {
+            scenario: LoadScenario::Baseline,
+            image: ImageState::Warm,
+            submitted_at: ts(launch),
+            provisioned_at: None,
+            image_ready_at: None,
+            first_compute_at: Some(ts(first_activity)),
+            outcome: StartupOutcome::Ok,
+        },
+    }
 }
 
 fn command_for(workload: &Workload) -> Result<Command, ProbeError> {
