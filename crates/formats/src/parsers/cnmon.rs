@@ -100,29 +100,14 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             continue;
         }
         // "0     /   MLU370-X8    v1.1.4" | bus | "0%   0": a card's identity.
-        let mut words = first.split_whitespace();
-        if let Some(index) = words.next().and_then(|w| w.parse::<u32>().ok()) {
-            let bus = cells[1].trim();
-            if !(bus.contains(':') && bus.contains('.')) {
-                continue;
+        if first
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.parse::<u32>().is_ok())
+        {
+            if let Some(identity) = card_identity(first, &cells, driver.as_deref(), b) {
+                card = Some(identity);
             }
-            let gpu = b.gpu(GpuKey::Index(index));
-            b.alias(GpuKey::BusId(bus), gpu);
-            // The VF column ("/" when not virtualised) sits before the name.
-            let rest: Vec<&str> = words.filter(|w| *w != "/").collect();
-            if let Some(name) = rest.first() {
-                let info = b.inventory(gpu);
-                info.accelerator
-                    .get_or_insert_with(|| accelerator::normalise(name));
-                if let Some(d) = &driver {
-                    info.driver_version = Some(d.clone());
-                }
-            }
-            let util = cells[2]
-                .split_whitespace()
-                .find(|w| w.ends_with('%'))
-                .and_then(|w| w.trim_end_matches('%').parse().ok());
-            card = Some((gpu, util.unwrap_or(u32::MAX)));
             continue;
         }
         let Some((gpu, util)) = card.take() else {
@@ -151,6 +136,40 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         ));
     }
     Ok(())
+}
+
+/// A card's first row: its index, PCI bus, name and driver into the
+/// inventory; its GPU and utilisation (`u32::MAX` when not shown) for the
+/// row below. `None` for a row whose second cell is not a bus.
+fn card_identity(
+    first: &str,
+    cells: &[&str],
+    driver: Option<&str>,
+    b: &mut RunBuilder<'_>,
+) -> Option<(u32, u32)> {
+    let mut words = first.split_whitespace();
+    let index: u32 = words.next()?.parse().ok()?;
+    let bus = cells[1].trim();
+    if !(bus.contains(':') && bus.contains('.')) {
+        return None;
+    }
+    let gpu = b.gpu(GpuKey::Index(index));
+    b.alias(GpuKey::BusId(bus), gpu);
+    // The VF column ("/" when not virtualised) sits before the name.
+    let rest: Vec<&str> = words.filter(|w| *w != "/").collect();
+    if let Some(name) = rest.first() {
+        let info = b.inventory(gpu);
+        info.accelerator
+            .get_or_insert_with(|| accelerator::normalise(name));
+        if let Some(d) = driver {
+            info.driver_version = Some(d.to_string());
+        }
+    }
+    let util = cells[2]
+        .split_whitespace()
+        .find(|w| w.ends_with('%'))
+        .and_then(|w| w.trim_end_matches('%').parse().ok());
+    Some((gpu, util.unwrap_or(u32::MAX)))
 }
 
 /// The second row of a card: "0%   35C        47 W/ 250 W" | "0 MiB/ 23374 MiB".
