@@ -204,8 +204,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ("method", "Appendix B — method", "附录 B —— 方法"),
     (
         "method_note",
-        "Every metric is derived from stored runs. With several runs a metric takes the median and keeps the range. A breakpoint score is the weighted mean of its measured metrics; the overall score is the weighted mean of the measured breakpoints. Claims by others (SLAs, reviews) are shown beside the evidence and never scored.",
-        "每项指标均由已存储的运行数据推导；多次运行取中位数并保留范围。断点得分为已测指标的加权平均，综合得分为已测断点的加权平均。他人的声明（SLA、评测）仅并列展示，不计入得分。",
+        "Every metric is derived from stored runs and combines GPUs, nodes and runs as it says: rates are pooled over all their exposure, faults are judged per GPU and node and scored over the share of the fleet they touch, typical values are medians with their range. A breakpoint score is the weighted mean of its measured metrics; the overall score is the weighted mean of the measured breakpoints. Claims by others (SLAs, reviews) are shown beside the evidence and never scored.",
+        "每项指标均由已存储的运行数据推导，并按各自的规则合并 GPU、节点与运行：比率按全部暴露量汇总，故障按 GPU 与节点判定并按其所占集群份额计分，典型值取中位数并保留范围。断点得分为已测指标的加权平均，综合得分为已测断点的加权平均。他人的声明（SLA、评测）仅并列展示，不计入得分。",
     ),
     ("page", "page", "页"),
     // The charts' words.
