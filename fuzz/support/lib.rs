@@ -4,7 +4,7 @@
 //! error, each warning) stays bounded and printable: input is echoed as an
 //! excerpt, never whole.
 
-use breakpoint_formats::{Format, ParseContext, ParseFailure, RunBuilder, timestamps};
+use breakpoint_formats::{Format, ParseContext, ParseFailure, RunBuilder};
 use breakpoint_model::text;
 
 pub fn import(data: &[u8], format: Format) {
@@ -12,12 +12,8 @@ pub fn import(data: &[u8], format: Format) {
     let mut samples = Vec::new();
     let mut builder = RunBuilder::new(&mut samples, skip, Some(1000));
     let mut ctx = ParseContext {
-        file_name: "fuzz".into(),
-        times: timestamps::TimeReader::new(jiff::tz::TimeZone::UTC),
         interval_ms: Some(1000),
-        fields: None,
-        start: None,
-        file_time: None,
+        ..ParseContext::new("fuzz", jiff::tz::TimeZone::UTC)
     };
     match breakpoint_formats::parse(format, data, &mut ctx, &mut builder) {
         // What the user is shown is bounded the way the core bounds it.

@@ -426,7 +426,7 @@ fn run_ready(
     let stages = ready::measure(
         &mut system,
         &ready::Options {
-            boot_ms: verdicts::boot_time_ms()?,
+            boot_ms: ready::boot_time_now_ms()?,
             submitted_ms: *submitted_ms,
             timeout: *timeout,
             poll: Duration::from_secs(1),

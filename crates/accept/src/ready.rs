@@ -17,6 +17,15 @@ pub fn boot_time_ms(proc_stat: &str) -> Option<i64> {
         .map(|s| s * 1000)
 }
 
+/// This machine's boot time, read from `/proc/stat`: where `ready`
+/// starts counting, whether it runs alone or in a plan.
+pub fn boot_time_now_ms() -> Result<i64, String> {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| boot_time_ms(&s))
+        .ok_or_else(|| "cannot read the boot time (/proc/stat btime)".to_string())
+}
+
 /// What the check polls: the driver, and the first computation.
 pub trait Readiness {
     /// Whether the accelerator's driver answers now.

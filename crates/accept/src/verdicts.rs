@@ -12,14 +12,6 @@ use breakpoint_core::metrics::stress::StressFigures;
 
 use crate::{billing, failover, ready};
 
-/// The kernel's boot time, from `/proc/stat`: where `ready` starts counting.
-pub fn boot_time_ms() -> Result<i64, String> {
-    std::fs::read_to_string("/proc/stat")
-        .ok()
-        .and_then(|s| ready::boot_time_ms(&s))
-        .ok_or_else(|| "cannot read the boot time (/proc/stat btime)".to_string())
-}
-
 /// Ready passes when the first computation ran within the timeout.
 pub fn ready(stages: &ready::Stages, from_submission: bool, timeout: Duration) -> ChecklistItem {
     let s = |ms: Option<i64>| {

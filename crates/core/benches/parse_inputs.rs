@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use breakpoint_core::domain::{Platform, PlatformKind};
 use breakpoint_core::import::{
-    Format, ImportOptions, ParseContext, RunBuilder, detect, formats, import_reader, timestamps,
+    Format, ImportOptions, ParseContext, RunBuilder, detect, formats, import_reader,
 };
 use breakpoint_core::store::Store;
 use rand::rngs::StdRng;
@@ -70,12 +70,8 @@ fn parse_alone(format: Format, input: &[u8]) {
     let mut samples = Vec::new();
     let mut builder = RunBuilder::new(&mut samples, true, Some(1000));
     let mut ctx = ParseContext {
-        file_name: "bench".into(),
-        times: timestamps::TimeReader::new(jiff::tz::TimeZone::UTC),
         interval_ms: Some(1000),
-        fields: None,
-        start: None,
-        file_time: None,
+        ..ParseContext::new("bench", jiff::tz::TimeZone::UTC)
     };
     let _ = formats::parse(format, input, &mut ctx, &mut builder);
     std::hint::black_box((builder.finish(), samples));

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::accelerator::{self, Accelerator};
 #[cfg(test)]
 use crate::domain::MigInstance;
-use crate::domain::{GpuInfo, Interconnect, Offering, Run};
+use crate::domain::{EventKind, GpuInfo, Interconnect, Offering, Run};
 
 /// What a delivery should look like. Every part is optional: only what is
 /// stated is checked.
@@ -329,9 +329,12 @@ fn untimed_faults(run: &Run) -> Option<Mismatch> {
             let gpu = u["gpu"]
                 .as_u64()
                 .map_or("a GPU".to_string(), |g| format!("GPU {g}"));
-            match (u["kind"].as_str()?, u["code"].as_i64()) {
-                ("gpu-lost", _) => Some(format!("{gpu} lost")),
-                ("xid", Some(code)) if accelerator::xid::counts_against_platform(Some(code)) => {
+            let kind: EventKind = u["kind"].as_str()?.parse().ok()?;
+            match (kind, u["code"].as_i64()) {
+                (EventKind::GpuLost, _) => Some(format!("{gpu} lost")),
+                (EventKind::Xid, Some(code))
+                    if accelerator::xid::counts_against_platform(Some(code)) =>
+                {
                     Some(format!("Xid {code} on {gpu}"))
                 }
                 _ => None,

@@ -403,7 +403,6 @@ fn finish_block<F: ReadsAhead>(
 #[cfg(test)]
 pub mod testing {
     use super::super::builder::{ParseResult, RunBuilder};
-    use super::super::timestamps::TimeReader;
     use super::ParseContext;
     use crate::samples::Sample;
 
@@ -467,12 +466,8 @@ pub mod testing {
         let mut samples = Vec::new();
         let b = RunBuilder::new(&mut samples, skip_bad_lines, None);
         let mut ctx = ParseContext {
-            file_name: "t.log".into(),
-            times: TimeReader::new(jiff::tz::TimeZone::UTC),
             interval_ms: Some(1000),
-            fields: None,
-            start: None,
-            file_time: None,
+            ..ParseContext::new("t.log", jiff::tz::TimeZone::UTC)
         };
         let out = f(&mut ctx, b);
         (out, samples)

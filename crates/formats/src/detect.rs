@@ -121,14 +121,13 @@ fn is_kernel_log(lines: &[&str]) -> bool {
     let journal = lines.first().is_some_and(|l| {
         l.starts_with("-- Logs begin at ") || l.starts_with("-- Journal begins at ")
     });
-    // A pasted transcript's prompts, the tools' own messages and the lines
-    // a terminal wrapped are set aside before the kernel's lines are counted.
+    // The tools' own messages and the lines a terminal wrapped are set
+    // aside before the kernel's lines are counted (prompts already are).
     let judged: Vec<&str> = lines
         .iter()
         .copied()
         .filter(|l| {
-            !(transcript::is_prompt(l)
-                || transcript::is_tool_chatter(l)
+            !(transcript::is_tool_chatter(l)
                 || (l.starts_with([' ', '\t']) && l.trim_start().starts_with("NVRM: ")))
         })
         .collect();

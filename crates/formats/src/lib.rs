@@ -95,5 +95,20 @@ pub struct ParseContext {
     pub file_time: Option<Timestamp>,
 }
 
+impl ParseContext {
+    /// A file's context with nothing stated about it yet: times without a
+    /// zone read in `zone`, no interval, fields, start or file time.
+    pub fn new(file_name: impl Into<String>, zone: jiff::tz::TimeZone) -> Self {
+        Self {
+            file_name: file_name.into(),
+            times: timestamps::TimeReader::new(zone),
+            interval_ms: None,
+            fields: None,
+            start: None,
+            file_time: None,
+        }
+    }
+}
+
 /// Parse `input` as `format` into `builder`.
 pub use parsers::parse;

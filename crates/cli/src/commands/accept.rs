@@ -102,7 +102,7 @@ fn checklists(ctx: &Context, a: AcceptChecklistsArgs) -> Outcome {
 
 fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
     let timeout = a.timeout;
-    let boot_ms = verdicts::boot_time_ms().map_err(Failure::Refused)?;
+    let boot_ms = ready::boot_time_now_ms().map_err(Failure::Refused)?;
     let options = ready::Options {
         boot_ms,
         submitted_ms: a.submitted_at.map(|t| t.as_millisecond()),

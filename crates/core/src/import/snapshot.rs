@@ -6,7 +6,7 @@
 
 use jiff::Timestamp;
 
-use super::{Format, ImportError, ParseContext, RunBuilder, formats, timestamps};
+use super::{Format, ImportError, ParseContext, RunBuilder, formats};
 use crate::domain::GpuInfo;
 use crate::samples::Sample;
 
@@ -27,12 +27,8 @@ pub fn read_snapshot(
     let mut samples = Vec::new();
     let mut builder = RunBuilder::new(&mut samples, false, None);
     let mut ctx = ParseContext {
-        file_name: format.as_str().to_string(),
-        times: timestamps::TimeReader::new(jiff::tz::TimeZone::UTC),
-        interval_ms: None,
-        fields: None,
         start: Some(at),
-        file_time: None,
+        ..ParseContext::new(format.as_str(), jiff::tz::TimeZone::UTC)
     };
     formats::parse(format, text.as_bytes(), &mut ctx, &mut builder)
         .map_err(|e| ImportError::of_parse(format.as_str(), e))?;

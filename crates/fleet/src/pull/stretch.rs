@@ -191,12 +191,11 @@ pub(super) fn fetch_stretch(
                     .collect(),
                 values: Vec::new(),
             });
+            // Within the chunk the parse kept only asked points, in order;
+            // across chunks a point must still come after the last one.
             let mut last = merged.values.last().map(|(t, _)| *t);
             for (t, v) in s.values {
-                // Only what was asked, once: within the chunk, after the
-                // point before it.
-                let asked = t >= *a as f64 && t <= *b as f64;
-                if !asked || last.is_some_and(|l| t <= l) {
+                if last.is_some_and(|l| t <= l) {
                     dropped += 1;
                     continue;
                 }
