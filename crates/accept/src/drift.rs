@@ -6,10 +6,8 @@
 //! ran and stayed within a tolerance. The comparison is a drift log
 //! (`breakpoint-drift`) that imports as a switch run.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use breakpoint_core::archive::sha256_hex;
@@ -278,60 +276,21 @@ pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<(Outputs, String), Str
             DEVICES.join(", ")
         ));
     }
-    let dir = tempfile::tempdir().map_err(|e| format!("cannot create a scratch folder: {e}"))?;
-    let script = dir.path().join("operators.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| format!("cannot write the suite: {e}"))?;
-    let mut child = Command::new(&run.python)
-        .arg(&script)
-        .args([
-            "--device",
-            &run.device,
-            "--seed",
-            &run.seed.to_string(),
-            "-o",
-        ])
-        .arg(output)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: cannot run it: {e}", run.python))?;
-    // Drain stderr on a thread so a chatty framework never blocks on a full pipe.
-    let mut stderr = child.stderr.take().expect("stderr is piped");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > run.timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "the operator suite did not finish within {:.0} s",
-                    run.timeout.as_secs_f64()
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("waiting for the operator suite: {e}")),
-        }
-    };
-    let said = reader.join().unwrap_or_default();
-    let tail: Vec<&str> = said.lines().rev().take(6).collect();
-    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    if !status.success() {
-        return Err(format!(
-            "the operator suite failed ({status}):\n{}",
-            if tail.is_empty() {
-                "(it printed nothing)"
-            } else {
-                &tail
-            }
-        ));
-    }
+    crate::script::run(&crate::script::Script {
+        name: "operators.py",
+        text: SCRIPT,
+        title: "the operator suite",
+        python: &run.python,
+        args: vec![
+            "--device".into(),
+            run.device.clone().into(),
+            "--seed".into(),
+            run.seed.to_string().into(),
+            "-o".into(),
+            output.into(),
+        ],
+        timeout: run.timeout,
+    })?;
     read_outputs(output)
 }
 

@@ -7,7 +7,8 @@
 //! The checks: readiness at boot ([`ready`]), stress stability
 //! ([`stress`], the user's load under the probe), the billing probe
 //! ([`billing`]), the failover drill ([`failover`]), numeric drift and
-//! operator coverage ([`drift`]) and network stability ([`network`]); a
+//! operator coverage ([`drift`]), network stability ([`network`]) and
+//! delivered performance ([`perf`]); a
 //! [`plan`] runs several and packs their logs into a [`bundle`]. Each
 //! check's verdict is written once, in [`verdicts`].
 
@@ -16,7 +17,9 @@ pub mod bundle;
 pub mod drift;
 pub mod failover;
 pub mod network;
+pub mod perf;
 pub mod plan;
 pub mod ready;
+mod script;
 pub mod stress;
 pub mod verdicts;

@@ -8,7 +8,9 @@ use std::time::Duration;
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::import::formats::drift_log::DriftLog;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
+use breakpoint_core::import::formats::perf_log::PerfLog;
 use breakpoint_core::metrics::stress::StressFigures;
+use breakpoint_core::perf;
 
 use crate::{billing, failover, ready};
 
@@ -108,6 +110,56 @@ pub fn drift(log: &DriftLog, tolerance: f64, reference_device: &str) -> Checklis
             "every operator runs, rel. L2 ≤ {tolerance:.0e} against {reference_device} (the four-breakpoint review, §3.3)"
         ),
         passed: Some(passed == total),
+    }
+}
+
+/// Delivered performance passes when no GPU is more than `share` below its
+/// node's best on any test (stragglers); a GPU whose throughput fell by
+/// more than that share over the timeline fails it too. The worst is named.
+pub fn perf(log: &PerfLog, share: f64) -> ChecklistItem {
+    let stragglers = perf::stragglers(log, share);
+    let decays: Vec<perf::Decay> = log.timeline.as_ref().map(perf::decays).unwrap_or_default();
+    let fallen: Vec<&perf::Decay> = decays
+        .iter()
+        .filter(|d| d.decay_pct > 100.0 * share)
+        .collect();
+    let gpus = log.gpus.len();
+    let mut measured = match stragglers.first() {
+        Some(s) => format!(
+            "{} of {gpus} GPUs are stragglers; worst GPU {} on {}: {} {} against GPU {}'s {} ({:.1} % below)",
+            perf::straggler_gpus(&stragglers).len(),
+            s.gpu,
+            s.test,
+            perf::number(s.value),
+            s.unit,
+            s.best_gpu,
+            perf::number(s.best),
+            s.deficit_pct
+        ),
+        None => format!("no straggler among {gpus} GPUs"),
+    };
+    if let Some(worst) = decays
+        .iter()
+        .max_by(|a, b| a.decay_pct.total_cmp(&b.decay_pct))
+    {
+        measured.push_str(&format!(
+            "; throughput over time: worst GPU {} {}{}",
+            worst.gpu,
+            perf::change(-worst.decay_pct),
+            worst
+                .onset_s
+                .map(|s| format!(" ({})", perf::when(s)))
+                .unwrap_or_default()
+        ));
+    }
+    ChecklistItem {
+        check: "delivered performance".into(),
+        measured,
+        threshold: format!(
+            "every GPU within {:.0} % of its node's best, and of its own first level over time",
+            100.0 * share
+        ),
+        passed: Some(stragglers.is_empty() && fallen.is_empty()),
     }
 }
 

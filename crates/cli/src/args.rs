@@ -156,6 +156,7 @@ impl Command {
             Command::Accept(AcceptCommand::All(_)) => false,
             Command::Accept(AcceptCommand::Ready(a)) => a.record.import,
             Command::Accept(AcceptCommand::Drift(a)) => a.record.import,
+            Command::Accept(AcceptCommand::Perf(a)) => a.record.import,
             Command::Accept(AcceptCommand::Operators(_) | AcceptCommand::Checklists(_)) => false,
         }
     }

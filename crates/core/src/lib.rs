@@ -20,8 +20,9 @@
 //! 3. `samples`, `templates` — the model's samples with the store's codec;
 //!    the built-in platform catalogue
 //! 4. `store` — SQLite
-//! 5. `import`, `billing_sim`, `delivery` — logs in (the pipeline around
-//!    the parsers); bills simulated; the pure delivery comparison
+//! 5. `import`, `billing_sim`, `delivery`, `perf` — logs in (the pipeline
+//!    around the parsers); bills simulated; the pure delivery comparison;
+//!    delivered performance against peers and nominal peaks
 //! 6. `metrics` — numbers derived from runs
 //! 7. `scoring` — ranking and robustness
 //! 8. `demo`, `usecases` — what the faces do
@@ -36,6 +37,7 @@ pub mod destination;
 pub mod error;
 pub mod import;
 pub mod metrics;
+pub mod perf;
 pub mod samples;
 pub mod scoring;
 pub mod store;

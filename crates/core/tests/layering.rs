@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["archive"],
     &["samples", "templates"],
     &["store"],
-    &["import", "billing_sim", "delivery"],
+    &["import", "billing_sim", "delivery", "perf"],
     &["metrics"],
     &["scoring"],
     &["demo", "usecases"],

@@ -78,6 +78,9 @@ fn is_one_field_query(line: &str) -> bool {
 
 /// JSON documents and JSON Lines, by the keys they hold.
 fn json_format(first: &str, text: &str) -> Option<Format> {
+    if text.contains("\"breakpoint-perf\"") {
+        return Some(Format::PerfLog);
+    }
     if text.contains("\"query_time\"") && text.contains("\"gpus\"") {
         return Some(Format::Gpustat);
     }

@@ -42,6 +42,7 @@ labelled_enum! {
         ProbeLog => "probe-log",
         NetworkLog => "network-log",
         DriftLog => "drift-log",
+        PerfLog => "perf-log",
         ScriptLog => "script-log",
         SmiCsv => "nvidia-smi-csv",
         SmiDmon => "nvidia-smi-dmon",

@@ -30,6 +30,11 @@ pub enum AcceptCommand {
     /// platform's: relative L2 and largest error per operator, and the
     /// operators within a tolerance (numeric drift, operator coverage).
     Drift(AcceptDriftArgs),
+    /// Measure what each GPU computes and moves (matrix products per dtype,
+    /// device-memory, host↔device and peer bandwidth, an all-reduce) with
+    /// the platform's PyTorch; name stragglers and, with --duration, a
+    /// throughput decay over time.
+    Perf(AcceptPerfArgs),
     /// Run at boot: the kernel's boot → the driver answering → a first
     /// computation, as a startup attempt.
     Ready(AcceptReadyArgs),
@@ -100,6 +105,44 @@ pub struct AcceptDriftArgs {
     /// The drift log to write; %N host, %T start time.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub record: RecordArgs,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptPerfArgs {
+    /// The perf log to write; %N host, %T start time
+    /// [default: perf-%N-%T.json].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// After the suite, repeat the matrix product on every GPU for this
+    /// long: throughput over time (e.g. 1h, 48h).
+    #[arg(long, value_parser = super::parse_duration_arg)]
+    pub duration: Option<std::time::Duration>,
+    /// How often the timeline measures.
+    #[arg(long, default_value = "1m", value_parser = super::parse_duration_arg)]
+    pub interval: std::time::Duration,
+    /// Smaller sizes and fewer repeats (a first look; the figures are less
+    /// settled).
+    #[arg(long)]
+    pub quick: bool,
+    /// A GPU this many per cent below its node's best is a straggler.
+    #[arg(long, default_value_t = 10.0)]
+    pub straggler_pct: f64,
+    /// Write the suite (a Python script) here instead of running it:
+    /// `python3 FILE -o perf.json`, then `breakpoint import perf.json`.
+    #[arg(long, conflicts_with = "output")]
+    pub write_script: Option<PathBuf>,
+    /// Split the CPU into this many devices run at a fixed pace: a test of
+    /// the analysis that measures nothing.
+    #[arg(long, hide = true)]
+    pub cpu_devices: Option<u32>,
+    /// Slow a device by a share of its time, GPU:SHARE[@AFTER_S]: a test of
+    /// the analysis, recorded as such in the log.
+    #[arg(long, hide = true)]
+    pub plant: Vec<String>,
     #[command(flatten)]
     pub record: RecordArgs,
     #[command(flatten)]

@@ -22,6 +22,7 @@ use crate::args::{
 use crate::output;
 
 mod drift;
+mod perf;
 
 pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
     match command {
@@ -33,6 +34,7 @@ pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
         AcceptCommand::Ready(args) => ready_check(ctx, args),
         AcceptCommand::Operators(args) => drift::operators(ctx, args),
         AcceptCommand::Drift(args) => drift::drift_check(ctx, args),
+        AcceptCommand::Perf(args) => perf::perf(ctx, args),
         AcceptCommand::Checklists(args) => checklists(ctx, args),
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod kernel_log;
 pub(crate) mod lspci;
 pub mod network_log;
 mod npu_smi;
+pub mod perf_log;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -38,6 +39,7 @@ pub fn parse<R: BufRead>(
         Format::ProbeLog => probe_log::parse(input, ctx, b),
         Format::NetworkLog => network_log::parse(input, ctx, b),
         Format::DriftLog => drift_log::parse(input, ctx, b),
+        Format::PerfLog => perf_log::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),
