@@ -70,6 +70,9 @@ pub enum Command {
     Explain(ExplainArgs),
     /// What a workload would cost on every platform's billing rule.
     Bill(BillArgs),
+    /// Delivered performance side by side: each accelerator model's
+    /// platforms, every figure against the datasheet and its peers.
+    Perf,
     /// Weight profiles: how much each breakpoint and metric matters.
     #[command(subcommand)]
     Weights(WeightsCommand),
@@ -143,6 +146,7 @@ impl Command {
             Command::Rank(_)
             | Command::Explain(_)
             | Command::Bill(_)
+            | Command::Perf
             | Command::Report(_)
             | Command::Db(DbCommand::Info) => false,
             Command::Db(DbCommand::Init) => true,

@@ -12,6 +12,7 @@ mod demo;
 mod explain;
 mod import;
 mod offering;
+mod perf;
 mod platform;
 pub mod probe;
 mod rank;
@@ -142,6 +143,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Rank(args) => rank::run(&ctx, args),
         Command::Explain(args) => explain::run(&ctx, args),
         Command::Bill(args) => bill::run(&ctx, args),
+        Command::Perf => perf::run(&ctx),
         Command::Weights(c) => weights::run(&ctx, c),
         Command::Probe(c) => probe::run(&ctx, c),
         Command::Campaign(c) => campaign::run(&ctx, c),

@@ -151,15 +151,28 @@ fn run_label(run: &Run) -> String {
     }
 }
 
-/// Each run a unit of equal weight (a delivery check, a measuring day).
+/// Each run a unit of equal weight (a delivery check, a measuring day, a
+/// node's perf run). A run whose value is its worst GPU's names that GPU,
+/// and its host where it has one.
 fn run_units(values: &[(&Run, &RunValue)]) -> Vec<Unit> {
     values
         .iter()
-        .map(|(run, v)| Unit {
-            node: run_label(run),
-            gpu: None,
-            exposure: 1.0,
-            value: v.value,
+        .map(|(run, v)| {
+            let gpu = v
+                .gpus
+                .iter()
+                .find(|g| g.value == v.value)
+                .map(|g| format!("GPU {}", g.gpu));
+            let node = match (&run.provenance.host, &gpu) {
+                (Some(host), Some(_)) => format!("{host}, run #{}", run.id),
+                _ => run_label(run),
+            };
+            Unit {
+                node,
+                gpu,
+                exposure: 1.0,
+                value: v.value,
+            }
         })
         .collect()
 }

@@ -11,7 +11,7 @@
 
 pub mod reference;
 
-use breakpoint_formats::parsers::perf_log::{PerfLog, PerfResult, Timeline, TimelinePoint};
+pub use breakpoint_formats::parsers::perf_log::{PerfLog, PerfResult, Timeline, TimelinePoint};
 use serde::Serialize;
 
 use crate::stats::percentile;

@@ -16,7 +16,9 @@ pub fn score(anchors: &Anchors, value: f64, best_seen: Option<f64>) -> Option<f6
             if span == 0.0 {
                 return Some(if value == best { 100.0 } else { 0.0 });
             }
-            Some(100.0 * ((f(value) - f(worst)) / span).clamp(0.0, 1.0))
+            // `+ 0.0` turns the −0 of a value at a falling scale's worst
+            // anchor into 0, which every face prints without a sign.
+            Some(100.0 * ((f(value) - f(worst)) / span).clamp(0.0, 1.0) + 0.0)
         }
         Anchors::RelativeToBest { factor } => {
             let best = best_seen?;
@@ -43,6 +45,9 @@ mod tests {
         assert_eq!(score(&power_drop, 2.0, None), Some(100.0));
         assert_eq!(score(&power_drop, 8.5, None), Some(50.0));
         assert_eq!(score(&power_drop, 40.0, None), Some(0.0));
+        // At the worst anchor the score is 0, not −0 (printed "-0.0").
+        let at_worst = score(&fixed(0.0, 25.0, false), 25.0, None).unwrap();
+        assert!(at_worst == 0.0 && at_worst.is_sign_positive());
         // Higher is better: the anchors say so by their order.
         let success = fixed(100.0, 50.0, false);
         assert_eq!(score(&success, 75.0, None), Some(50.0));

@@ -6,6 +6,7 @@ pub mod acceptance;
 pub mod delivery;
 pub mod hardware;
 pub mod importing;
+pub mod performance;
 pub mod platforms;
 pub mod pricing;
 pub mod ranking;
