@@ -252,7 +252,8 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
              [stress]\ncommand = [\"sleep\", \"30\"]\nduration = \"2s\"\ninterval = \"100ms\"\n\
              [billing_probe]\ninstance = \"i-9\"\nseconds = \"1s\"\n\
              [failover]\nlog = \"{}\"\njob = \"train.sh\"\nafter = \"1s\"\nwindow = \"10s\"\n\
-             [drift]\nreference = \"{}\"\ndevice = \"numpy\"\n",
+             [drift]\nreference = \"{}\"\ndevice = \"numpy\"\n\
+             [perf]\ndevice = \"numpy\"\nquick = true\ncpu_devices = 2\n",
             listener.local_addr().unwrap(),
             log.display(),
             reference.display()
@@ -290,11 +291,12 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "failover drill",
         "network 127.0.0.1",
         "numeric drift",
+        "delivered performance",
     ] {
         assert!(stdout.contains(check), "{check} missing: {stdout}");
     }
-    assert!(stdout.contains("(6 logs)"), "{stdout}");
-    assert!(stdout.contains("all 4 checks passed"), "{stdout}");
+    assert!(stdout.contains("(7 logs)"), "{stdout}");
+    assert!(stdout.contains("all 5 checks passed"), "{stdout}");
     assert!(
         bundle.with_extension("operators.json").exists(),
         "this platform's outputs are kept beside the bundle"
@@ -304,7 +306,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let station = Workspace::new();
     station.ok(&["platform", "add", "Lab"]);
     let imported = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
-    assert_eq!(imported.matches("→ run").count(), 6, "{imported}");
+    assert_eq!(imported.matches("→ run").count(), 7, "{imported}");
     let runs = station.json(&["runs", "list"]);
     let formats: Vec<&str> = runs
         .as_array()
@@ -319,6 +321,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "fault-drills",
         "network-log",
         "drift-log",
+        "perf-log",
     ] {
         assert!(formats.contains(&f), "{f} not imported: {formats:?}");
     }
@@ -326,7 +329,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let again = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
     assert_eq!(
         station.json(&["runs", "list"]).as_array().unwrap().len(),
-        6,
+        7,
         "{again}"
     );
     // The cells it measured: startup, sustain, switch.
@@ -338,6 +341,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "sustain.stress_util_floor_pct",
         "sustain.resume_success_pct",
         "sustain.net_loss_pct",
+        "sustain.straggler_pct",
     ] {
         assert!(
             explain.contains(key) && explain.contains("acceptance.tar:"),
@@ -358,14 +362,21 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         .find(|r| r["provenance"]["format"] == "drift-log")
         .unwrap();
     assert_eq!(drift_run["provenance"]["host"], "node-9", "{drift_run}");
+    let perf_run = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["provenance"]["format"] == "perf-log")
+        .unwrap();
+    assert_eq!(perf_run["provenance"]["host"], "node-9", "{perf_run}");
     // Records kept in metadata are counted like any other.
     for r in runs.as_array().unwrap() {
         let format = r["provenance"]["format"].as_str().unwrap();
-        if matches!(format, "drift-log" | "network-log") {
+        if matches!(format, "drift-log" | "network-log" | "perf-log") {
             assert!(r["records"].as_u64().unwrap() > 0, "{r}");
         }
     }
-    assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 6);
+    assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 7);
     let checks: Vec<&str> = bundle_sheet["checklist"]
         .as_array()
         .unwrap()
@@ -373,6 +384,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         .map(|c| c["check"].as_str().unwrap())
         .collect();
     assert!(checks.contains(&"numeric drift"), "{checks:?}");
+    assert!(checks.contains(&"delivered performance"), "{checks:?}");
 
     // The report's acceptance page shows the checklist the instance printed.
     let pdf = dir.join("report.pdf");

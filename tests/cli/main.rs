@@ -18,6 +18,7 @@ mod hostile;
 mod hostile_bundles;
 mod imports;
 mod offerings;
+mod perf;
 mod platforms;
 mod probe;
 mod report;

@@ -27,6 +27,11 @@
 //! [drift]
 //! reference = "operators-lab-a100.json"
 //! tolerance = 1e-4
+//!
+//! [perf]
+//! duration = "1h"
+//! interval = "1m"
+//! straggler_pct = 10
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -41,7 +46,7 @@ use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
 use crate::bundle::Log;
-use crate::{billing, drift, failover, network, ready, stress, verdicts};
+use crate::{billing, drift, failover, network, perf, ready, stress, verdicts};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +58,23 @@ struct RawPlan {
     billing_probe: Option<RawBilling>,
     failover: Option<RawFailover>,
     drift: Option<RawDrift>,
+    perf: Option<RawPerf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPerf {
+    python: Option<String>,
+    device: Option<String>,
+    quick: Option<bool>,
+    duration: Option<String>,
+    interval: Option<String>,
+    straggler_pct: Option<f64>,
+    timeout: Option<String>,
+    /// Tests of the analysis: the CPU split into devices, slowdowns planted.
+    cpu_devices: Option<u32>,
+    #[serde(default)]
+    plant: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,6 +141,9 @@ pub struct Plan {
     pub billing: Option<billing::Plan>,
     pub failover: Option<failover::Options>,
     pub drift: Option<DriftPlan>,
+    /// The perf suite and the share below its node's best that makes a
+    /// straggler.
+    pub perf: Option<(perf::SuiteRun, f64)>,
 }
 
 /// The drift check: the reference platform's outputs (read when the plan
@@ -152,6 +177,7 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
         billing: raw.billing_probe.map(|b| c.billing(b)).transpose()?,
         failover: raw.failover.map(|f| c.failover(f)).transpose()?,
         drift: raw.drift.map(|d| c.drift(d)).transpose()?,
+        perf: raw.perf.map(|p| c.perf(p)).transpose()?,
     };
     if plan.ready.is_none()
         && plan.network.is_none()
@@ -159,9 +185,10 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
         && plan.billing.is_none()
         && plan.failover.is_none()
         && plan.drift.is_none()
+        && plan.perf.is_none()
     {
         return Err(format!(
-            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift])"
+            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift], [perf])"
         ));
     }
     Ok(plan)
@@ -290,6 +317,45 @@ impl Checker<'_> {
             },
         })
     }
+
+    fn perf(&self, p: RawPerf) -> Result<(perf::SuiteRun, f64), String> {
+        let file = self.file;
+        let device = p.device.unwrap_or_else(|| "auto".into());
+        if !perf::DEVICES.contains(&device.as_str()) {
+            return Err(format!(
+                "{file}: perf.device = \"{device}\": one of {}",
+                perf::DEVICES.join(", ")
+            ));
+        }
+        let share = p.straggler_pct.unwrap_or(10.0);
+        if !(share > 0.0 && share < 100.0) {
+            return Err(format!(
+                "{file}: perf.straggler_pct = {share}: a share between 0 and 100"
+            ));
+        }
+        let duration = match &p.duration {
+            Some(_) => Some(self.duration("perf.duration", &p.duration, 0)?),
+            None => None,
+        };
+        let interval = self.duration("perf.interval", &p.interval, 60)?;
+        if interval.is_zero() {
+            return Err(format!("{file}: perf.interval must be longer than zero"));
+        }
+        let timeout =
+            self.duration("perf.timeout", &p.timeout, 600)? + duration.unwrap_or_default();
+        Ok((
+            perf::SuiteRun {
+                python: p.python.unwrap_or_else(|| "python3".into()),
+                device,
+                quick: p.quick.unwrap_or(false),
+                timeline: duration.map(|d| (d, interval)),
+                cpu_devices: p.cpu_devices,
+                plant: p.plant,
+                timeout,
+            },
+            share / 100.0,
+        ))
+    }
 }
 
 /// What a run of the plan produced: the logs for the bundle, the
@@ -341,6 +407,9 @@ pub fn run(
     let mut operator_outputs = None;
     if let Some(d) = &plan.drift {
         operator_outputs = Some(run_drift(d, plan.host.as_deref(), dir, say, &mut done)?);
+    }
+    if let Some((suite, share)) = &plan.perf {
+        run_perf(suite, *share, plan.host.as_deref(), dir, say, &mut done)?;
     }
     if let Some(job) = network_job {
         network_stop.store(true, Ordering::Relaxed);
@@ -540,6 +609,31 @@ fn run_drift(
     bytes.push(b'\n');
     done.log("drift.json", "drift", bytes);
     Ok(outputs_path)
+}
+
+/// The perf suite here: its log, with the plan's host, and its verdict.
+fn run_perf(
+    suite: &perf::SuiteRun,
+    share: f64,
+    host: Option<&str>,
+    dir: &Path,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<(), String> {
+    say(&format!(
+        "delivered performance: the perf suite ({})",
+        suite.device
+    ));
+    let path = dir.join("perf.json");
+    let mut log = perf::run_suite(suite, &path)?;
+    if let Some(host) = host {
+        log.host = Some(host.to_string());
+    }
+    done.checklist.push(verdicts::perf(&log, share));
+    let mut bytes = serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    done.log("perf.json", "perf", bytes);
+    Ok(())
 }
 
 #[cfg(test)]
