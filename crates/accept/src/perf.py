@@ -68,7 +68,9 @@ class Planted:
                 sys.exit(f"perf.py: --plant {spec}: the share must be between 0 and 0.9")
             after = float(match.group(3)) if match.group(3) else None
             self.slow[int(match.group(1))] = (share, after)
-        self.timeline_started = None
+        # Seconds into the timeline of the point being measured: a point
+        # is planted by when it began, not by when its work ended.
+        self.point_s = None
 
     def record(self):
         return [
@@ -82,7 +84,7 @@ class Planted:
             return elapsed
         share, after = self.slow[gpu]
         if after is not None:
-            if self.timeline_started is None or time.monotonic() - self.timeline_started < after:
+            if self.point_s is None or self.point_s < after:
                 return elapsed
         extra = elapsed * share / (1.0 - share)
         time.sleep(extra)
@@ -438,9 +440,11 @@ class Suite:
     def time(self, gpu, work, iterations):
         """Seconds for `iterations` runs of `work` on `gpu`. Devices split off
         the CPU run paced: each run is padded to a fixed period (three times
-        what it took when first timed), so that they differ by what was
-        planted alone and not by the CPU's noise; their figures then measure
-        the pace, never the CPU. One period serves every device of a test."""
+        what it took when first timed) and counts as that period, so that the
+        devices differ by what was planted alone and not by the CPU's noise
+        or load. Their figures measure the pace, never the CPU; the work is
+        done all the same, so every step of the suite runs. One period serves
+        every device of a test."""
         if not self.backend.simulated:
             return self.backend.timed(gpu, work, iterations)
         if self.period is None:
@@ -452,7 +456,7 @@ class Suite:
             rest = started + (i + 1) * period - time.perf_counter()
             if rest > 0:
                 time.sleep(rest)
-        return time.perf_counter() - started
+        return iterations * period
 
     def settings(self):
         return {
@@ -625,7 +629,7 @@ class Suite:
         iterations = max(1, int(burst_s / one))
         loaded = self.backend.module is not None
         points = []
-        self.planted.timeline_started = started = time.monotonic()
+        started = time.monotonic()
         tick = 0
         while True:
             at = started + tick * interval
@@ -637,6 +641,7 @@ class Suite:
                 else:
                     time.sleep(max(0.0, min(0.05, at - time.monotonic())))
             t = time.monotonic() - started
+            self.planted.point_s = t
             stamp = now_text()
             if loaded:
                 telemetry = {}

@@ -12,6 +12,7 @@ use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists_in;
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
+use breakpoint_core::usecases::performance::{self, ModelPeers};
 use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
 
@@ -64,6 +65,9 @@ pub struct ReportData {
     /// Each startup campaign's attempts, stage by stage: (its run's label,
     /// the attempts).
     pub campaign_stages: Vec<(String, Vec<crate::charts::AttemptStages>)>,
+    /// Delivered performance per accelerator model: the report's
+    /// platforms side by side.
+    pub performance: Vec<ModelPeers>,
     /// Any platform in the report is demo data.
     pub demo: bool,
 }
@@ -160,8 +164,21 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         hardware: hardware_evidence,
         campaign_stages,
         acceptance,
+        performance: performance_of(store, &platforms)?,
         demo,
     })
+}
+
+/// The perf comparison, kept to the report's platforms (a model none of
+/// them was measured on is left out; percentiles stay among all measured).
+fn performance_of(store: &Store, platforms: &[Platform]) -> Result<Vec<ModelPeers>, ReportError> {
+    let mut models = performance::compare(store)?;
+    for m in &mut models {
+        m.platforms
+            .retain(|p| platforms.iter().any(|q| q.id == p.platform_id));
+    }
+    models.retain(|m| !m.platforms.is_empty());
+    Ok(models)
 }
 
 /// A platform's startup attempts for the latency chart, with the median

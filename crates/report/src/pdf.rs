@@ -23,10 +23,12 @@ use crate::text::{Lang, t};
 
 mod energy;
 mod findings;
+mod performance;
 mod typeset;
 
 use energy::energy;
 use findings::{acceptance, campaigns_behind, hardware};
+use performance::performance;
 use typeset::{Typesetter, load};
 
 pub struct ReportOptions {
@@ -69,6 +71,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     matrix(&mut l, data, options)?;
     breakpoint_pages(&mut l, data, options)?;
     evidence_charts(&mut l, data, options)?;
+    performance(&mut l, data, options);
     hardware(&mut l, data, options);
     acceptance(&mut l, data, options);
     robustness(&mut l, data, options)?;

@@ -9,7 +9,7 @@ fn demo() -> Store {
     let store = Store::open_in_memory().unwrap();
     let summary = build(&store, 7).unwrap();
     assert!(summary.built);
-    assert_eq!((summary.platforms, summary.runs), (6, 30));
+    assert_eq!((summary.platforms, summary.runs), (6, 36));
     store
 }
 
@@ -55,6 +55,15 @@ fn the_demo_reproduces_the_seed() {
     assert_eq!(value(&ev, 'F', "sustain.max_temp_c"), 87.0);
     assert!(value(&ev, 'F', "sustain.throttle_pct") > 5.0);
     assert!(value(&ev, 'A', "sustain.interruptions_per_100h") > 0.0);
+    // Delivered performance: A's x8 link halves its host copies; F's
+    // hottest GPU trails its node; E's throughput falls 17 % with its power.
+    assert!((value(&ev, 'A', "sustain.host_link_pct") - 39.4).abs() < 1.5);
+    assert!(value(&ev, 'B', "sustain.host_link_pct") > 75.0);
+    assert_eq!(value(&ev, 'F', "sustain.straggler_pct"), 12.5);
+    assert_eq!(value(&ev, 'B', "sustain.straggler_pct"), 0.0);
+    assert!((value(&ev, 'E', "sustain.throughput_decay_pct") - 17.0).abs() < 1.5);
+    assert!(value(&ev, 'D', "sustain.throughput_decay_pct") < 2.0);
+    assert!((value(&ev, 'C', "sustain.gemm_nominal_pct") - 92.0).abs() < 1.5);
     // Switch: E 127/127 at 5e-5; F 119/127; C 102/127; B 37 steps; A's drift above 1e-3.
     assert_eq!(value(&ev, 'E', "switch.op_coverage_pct"), 100.0);
     // Drift is judged by the worst switch: E's typical 5e-5, 7e-5 at worst.

@@ -517,7 +517,13 @@ fn record_counts_add_up_each_runs_events_attempts_drills_and_bill_lines() {
             + store.startup_attempts(run.id).unwrap().len()
             + store.switch_attempts(run.id).unwrap().len()
             + store.fault_drills(run.id).unwrap().len()
-            + store.billing_lines(run.id).unwrap().len();
+            + store.billing_lines(run.id).unwrap().len()
+            // Records kept in the metadata (a perf log's figures).
+            + run
+                .metadata
+                .get(crate::domain::KEPT_RECORDS)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0) as usize;
         assert_eq!(
             counts.get(&run.id).copied().unwrap_or(0),
             expected as u64,

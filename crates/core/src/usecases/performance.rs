@@ -26,6 +26,26 @@ pub struct PlatformPerf {
     pub runs: usize,
     pub gpus: usize,
     pub figures: Vec<PeerFigure>,
+    /// Each GPU of the platform's latest perf run on this model.
+    pub latest: Vec<GpuPerf>,
+}
+
+/// One GPU of a perf run, as a row: its figures and how they read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GpuPerf {
+    pub run_id: i64,
+    pub host: Option<String>,
+    pub gpu: u32,
+    /// "gemm bf16", its TFLOP/s and share of nominal.
+    pub gemm: Option<(String, f64, Option<f64>)>,
+    /// Device copy GB/s and share of nominal.
+    pub copy: Option<(f64, Option<f64>)>,
+    /// The slower host↔device direction, GB/s and share of the link.
+    pub host_link: Option<(f64, Option<f64>)>,
+    /// Its throughput decay over the run's timeline (%).
+    pub decay_pct: Option<f64>,
+    /// The worst test it trails its node's best on, by how much (%).
+    pub straggler: Option<(String, f64)>,
 }
 
 /// One figure of a platform: the median over its GPUs and runs.
@@ -51,6 +71,9 @@ struct Gathered {
     gpus: usize,
     /// test → (unit, values, shares).
     figures: BTreeMap<String, (String, Vec<f64>, Vec<f64>)>,
+    /// The latest run's GPUs, and when that run began.
+    latest: Vec<GpuPerf>,
+    latest_at: i64,
 }
 
 /// Every model measured in the workspace's perf runs (planted test logs
@@ -68,7 +91,8 @@ pub fn compare(store: &Store) -> Result<Vec<ModelPeers>> {
         if !log.planted.is_empty() || log.backend == "numpy" || log.backend == "cpu" {
             continue;
         }
-        gather(&log, run.platform_id, &mut by_model);
+        let at = run.started_at.map_or(0, |t| t.as_millisecond());
+        gather(&log, (run.platform_id, run.id, at), &mut by_model);
     }
     let names: BTreeMap<i64, String> = store
         .platforms()?
@@ -83,7 +107,7 @@ pub fn compare(store: &Store) -> Result<Vec<ModelPeers>> {
 
 fn gather(
     log: &PerfLog,
-    platform_id: i64,
+    (platform_id, run_id, at): (i64, i64, i64),
     by_model: &mut BTreeMap<String, BTreeMap<i64, Gathered>>,
 ) {
     let reading = perf::read(log, perf::DEFAULT_STRAGGLER_SHARE);
@@ -98,6 +122,10 @@ fn gather(
         if !counted.contains(&model) {
             counted.push(model);
             gathered.runs += 1;
+            if at >= gathered.latest_at {
+                gathered.latest.clear();
+                gathered.latest_at = at;
+            }
         }
         gathered.gpus += 1;
         let headline = perf::headline_gemm(log, g.index).map(|r| r.label());
@@ -118,6 +146,46 @@ fn gather(
         if let Some(f) = link {
             add(gathered, "host link", f);
         }
+        if at == gathered.latest_at {
+            let row = gpu_row(log, &reading, run_id, g.index, headline.as_deref(), link);
+            gathered.latest.push(row);
+        }
+    }
+}
+
+fn gpu_row(
+    log: &PerfLog,
+    reading: &perf::Reading,
+    run_id: i64,
+    gpu: u32,
+    headline: Option<&str>,
+    link: Option<&perf::Figure>,
+) -> GpuPerf {
+    let find = |test: &str| {
+        reading
+            .figures
+            .iter()
+            .find(|f| f.gpu == Some(gpu) && f.test == test)
+    };
+    GpuPerf {
+        run_id,
+        host: log.host.clone(),
+        gpu,
+        gemm: headline
+            .and_then(find)
+            .map(|f| (f.test.clone(), f.median, f.share_pct)),
+        copy: find("device_copy").map(|f| (f.median, f.share_pct)),
+        host_link: link.map(|f| (f.median, f.share_pct)),
+        decay_pct: reading
+            .decays
+            .iter()
+            .find(|d| d.gpu == gpu)
+            .map(|d| d.decay_pct),
+        straggler: reading
+            .stragglers
+            .iter()
+            .find(|s| s.gpu == gpu)
+            .map(|s| (s.test.clone(), s.deficit_pct)),
     }
 }
 
@@ -149,6 +217,7 @@ fn peers_of(
             platform: names.get(&id).cloned().unwrap_or_else(|| format!("#{id}")),
             runs: g.runs,
             gpus: g.gpus,
+            latest: g.latest,
             figures: g
                 .figures
                 .into_iter()
