@@ -65,6 +65,46 @@ view! {
         pub claims: Vec<ClaimRow>,
         /// The acceptance bundles imported for the platform, oldest first.
         pub acceptance: Vec<AcceptanceSheetView>,
+        /// Delivered performance, per accelerator model it was measured on.
+        pub performance: Vec<PerfModelView>,
+    }
+
+    /// The platform's perf figures on one model, against the datasheet and
+    /// the other platforms on that model, and its latest run GPU by GPU.
+    pub struct PerfModelView {
+        pub model: String,
+        pub figures: Vec<PerfFigureRow>,
+        pub gpus: Vec<PerfGpuRow>,
+        #[ts(type = "number | null")]
+        pub latest_run: Option<i64>,
+        pub host: Option<String>,
+    }
+
+    pub struct PerfFigureRow {
+        pub test: String,
+        pub unit: String,
+        pub value: f64,
+        pub share_pct: Option<f64>,
+        /// Above this share of the other platforms on the model.
+        pub percentile: Option<f64>,
+        /// The other platforms measured on the model.
+        pub others: u32,
+    }
+
+    pub struct PerfGpuRow {
+        pub gpu: u32,
+        /// "bf16", TFLOP/s, share of nominal.
+        pub gemm_dtype: Option<String>,
+        pub gemm: Option<f64>,
+        pub gemm_share_pct: Option<f64>,
+        pub copy_gbps: Option<f64>,
+        pub copy_share_pct: Option<f64>,
+        pub link_gbps: Option<f64>,
+        pub link_share_pct: Option<f64>,
+        pub decay_pct: Option<f64>,
+        /// The test it trails its node's best on, and by how much (%).
+        pub straggler_test: Option<String>,
+        pub straggler_pct: Option<f64>,
     }
 
     /// One acceptance bundle: where and when it was made, its checklist as

@@ -287,6 +287,18 @@ try {
     await shot("04b-acceptance-checklist");
   });
 
+  await step("a platform's delivered performance: datasheet, peers, and the straggler GPU", async () => {
+    await go("platforms");
+    await session.run("[...document.querySelectorAll('#platform-list button.link')].find((b) => b.textContent === arguments[0]).click()", "Platform F (demo)");
+    await session.until("the performance section", "return document.querySelectorAll('#performance .perf-model').length === 1", 5000);
+    const text = await session.text("#performance");
+    assert(text.includes("NVIDIA A100 80GB SXM") && text.includes("gemm bf16") && text.includes("of 5 other(s)"), `performance reads: ${text.slice(0, 300)}`);
+    const stragglers = await session.run("return [...document.querySelectorAll('#performance .perf-gpus tr.failed')].map((r) => r.textContent)");
+    assert(stragglers.length === 1 && stragglers[0].includes("below the node's best"), `straggler rows: ${JSON.stringify(stragglers)}`);
+    await session.run("document.querySelector('#performance').scrollIntoView()");
+    await shot("04c-delivered-performance");
+  });
+
   await step("a platform that got slower is flagged in its history and in the ranking", async () => {
     breakpoint("platform", "add", "Drifting");
     // Eleven daily startup tables around 60 s; the latest three 15 s slower.

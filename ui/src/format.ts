@@ -94,3 +94,10 @@ export function duration(seconds: number): string {
   const minutes = Math.round(total / 60);
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
+
+/** A measured figure to three significant digits ("771", "53.1", "0.118"),
+ * as the command line and the report print it. */
+export function figure(v: number): string {
+  const a = Math.abs(v);
+  return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
+}

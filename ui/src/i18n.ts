@@ -173,6 +173,21 @@ const en = {
   delete: "Delete",
   acceptance: "Acceptance checklists",
   acceptanceEmpty: "No acceptance bundle imported: run `breakpoint accept all --plan plan.toml` on an instance and import the bundle it writes.",
+  performance: "Delivered performance",
+  performanceEmpty: "No perf run yet: run `breakpoint accept perf` on an instance and import the log it writes.",
+  perfTest: "Test",
+  perfMedian: "Median",
+  ofNominal: "Of nominal",
+  amongPeers: "Among the same model",
+  abovePeers: "above {pct} % of {n} other(s)",
+  perfAlone: "the only platform measured",
+  perGpu: "Run #{run} ({host}), per GPU",
+  perfMatrix: "Matrix",
+  perfCopy: "Memory copy",
+  perfLink: "Host link",
+  perfDecay: "Decay",
+  perfStraggler: "Straggler",
+  trailsBy: "{test}: {pct} % below the node's best",
   check: "Check",
   measured: "Measured",
   threshold: "Threshold",
@@ -410,6 +425,21 @@ const zh: typeof en = {
   delete: "删除",
   acceptance: "验收检查清单",
   acceptanceEmpty: "尚未导入验收包：在实例上运行 `breakpoint accept all --plan plan.toml`，再导入它写出的包。",
+  performance: "交付性能",
+  performanceEmpty: "尚无性能运行：在实例上运行 `breakpoint accept perf`，再导入它写出的日志。",
+  perfTest: "测试",
+  perfMedian: "中位数",
+  ofNominal: "占标称",
+  amongPeers: "同型号平台中",
+  abovePeers: "高于 {pct} % 的其他平台（共 {n} 个）",
+  perfAlone: "唯一测得的平台",
+  perGpu: "运行 #{run}（{host}），逐 GPU",
+  perfMatrix: "矩阵乘",
+  perfCopy: "显存拷贝",
+  perfLink: "主机链路",
+  perfDecay: "衰减",
+  perfStraggler: "掉队",
+  trailsBy: "{test}：比本节点最佳低 {pct} %",
   check: "检查项",
   measured: "实测",
   threshold: "阈值",
@@ -489,6 +519,12 @@ export function language(): "en" | "zh" {
 
 export function t(key: Key): string {
   return (current === "zh" ? zh : en)[key];
+}
+
+/** The text for `key` with its `{name}` places filled: each language puts
+ * them where its grammar wants. */
+export function tf(key: Key, values: Record<string, string | number>): string {
+  return t(key).replace(/\{(\w+)\}/g, (place, name: string) => (name in values ? String(values[name]) : place));
 }
 
 export const dictionaries = { en, zh };

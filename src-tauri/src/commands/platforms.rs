@@ -6,12 +6,14 @@ use breakpoint_core::domain::{BillingRule, Claim, OfferingSpec, Platform, Platfo
 use breakpoint_core::store::PlatformSummary;
 use breakpoint_core::templates;
 use breakpoint_core::usecases::acceptance::checklists;
+use breakpoint_core::usecases::performance;
 use breakpoint_core::usecases::platforms;
 use tauri::State;
 
 use crate::dto::{
     AcceptanceSheetView, ChecklistRow, ClaimRow, NewBillingRule, NewClaim, NewOffering,
-    NewPlatform, OfferingRow, PlatformDetail, PlatformRow, TemplateRow,
+    NewPlatform, OfferingRow, PerfFigureRow, PerfGpuRow, PerfModelView, PlatformDetail,
+    PlatformRow, TemplateRow,
 };
 use crate::error::AppResult;
 use crate::state::AppState;
@@ -120,7 +122,56 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
         billing,
         claims,
         acceptance,
+        performance: performance_of(&store, id)?,
     })
+}
+
+/// The platform's delivered performance on each model it was measured on.
+fn performance_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<Vec<PerfModelView>> {
+    let mut views = Vec::new();
+    for model in performance::compare(store)? {
+        let Some(p) = model.platforms.into_iter().find(|p| p.platform_id == id) else {
+            continue;
+        };
+        views.push(PerfModelView {
+            model: model.model,
+            figures: p
+                .figures
+                .into_iter()
+                .map(|f| PerfFigureRow {
+                    test: f.test,
+                    unit: f.unit,
+                    value: f.value,
+                    share_pct: f.share_pct,
+                    percentile: f.percentile,
+                    others: f.peers.saturating_sub(1) as u32,
+                })
+                .collect(),
+            latest_run: p.latest.first().map(|g| g.run_id),
+            host: p.latest.first().and_then(|g| g.host.clone()),
+            gpus: p
+                .latest
+                .into_iter()
+                .map(|g| PerfGpuRow {
+                    gpu: g.gpu,
+                    gemm_dtype: g
+                        .gemm
+                        .as_ref()
+                        .map(|(t, _, _)| t.trim_start_matches("gemm ").to_string()),
+                    gemm: g.gemm.as_ref().map(|(_, v, _)| *v),
+                    gemm_share_pct: g.gemm.as_ref().and_then(|(_, _, s)| *s),
+                    copy_gbps: g.copy.map(|(v, _)| v),
+                    copy_share_pct: g.copy.and_then(|(_, s)| s),
+                    link_gbps: g.host_link.map(|(v, _)| v),
+                    link_share_pct: g.host_link.and_then(|(_, s)| s),
+                    decay_pct: g.decay_pct,
+                    straggler_test: g.straggler.as_ref().map(|(t, _)| t.clone()),
+                    straggler_pct: g.straggler.as_ref().map(|(_, d)| *d),
+                })
+                .collect(),
+        });
+    }
+    Ok(views)
 }
 
 #[tauri::command]

@@ -2,10 +2,15 @@
 import type { AcceptanceSheetView } from "./AcceptanceSheetView";
 import type { ClaimRow } from "./ClaimRow";
 import type { OfferingRow } from "./OfferingRow";
+import type { PerfModelView } from "./PerfModelView";
 import type { PlatformRow } from "./PlatformRow";
 
 export type PlatformDetail = { platform: PlatformRow, offerings: Array<OfferingRow>, billing: Array<string>, claims: Array<ClaimRow>, 
 /**
  * The acceptance bundles imported for the platform, oldest first.
  */
-acceptance: Array<AcceptanceSheetView>, };
+acceptance: Array<AcceptanceSheetView>, 
+/**
+ * Delivered performance, per accelerator model it was measured on.
+ */
+performance: Array<PerfModelView>, };

@@ -1,13 +1,16 @@
 // Platforms: list, add from a template or by hand (validation shown beside
 // the field), and each platform's offerings, billing rules, claims and the
-// checklists of the acceptance bundles imported for it.
+// checklists of the acceptance bundles imported for it, and its delivered
+// performance against the datasheet and the other platforms on its model.
 
 import { open, save } from "@tauri-apps/plugin-dialog";
 import { api, isAppError, messageOf } from "../api";
 import type { AcceptanceSheetView } from "../bindings/AcceptanceSheetView";
+import type { PerfModelView } from "../bindings/PerfModelView";
 import { numberOrNull, showError } from "../forms";
 import { append, clear, h } from "../dom";
-import { t } from "../i18n";
+import { t, tf } from "../i18n";
+import { figure } from "../format";
 
 const KINDS = ["hyperscaler", "ai-native", "chip-vendor", "marketplace", "other"];
 
@@ -94,7 +97,11 @@ async function showDetail(el: HTMLElement, id: number, root: HTMLElement): Promi
       h("h3", {}, t("acceptance")),
       d.acceptance.length
         ? h("div", { id: "acceptance" }, ...d.acceptance.map(acceptanceSheet))
-        : h("p", { class: "hint" }, t("acceptanceEmpty"))));
+        : h("p", { class: "hint" }, t("acceptanceEmpty")),
+      h("h3", {}, t("performance")),
+      d.performance.length
+        ? h("div", { id: "performance" }, ...d.performance.map(performanceSection))
+        : h("p", { class: "hint" }, t("performanceEmpty"))));
   } catch (e) {
     clear(el);
     append(el, h("p", { class: "error" }, messageOf(e)));
@@ -199,6 +206,41 @@ function acceptanceSheet(sheet: AcceptanceSheetView): HTMLElement {
         h("td", {}, c.measured),
         h("td", {}, c.threshold),
         h("td", {}, c.passed === null ? "–" : c.passed ? t("pass") : t("fail")))))));
+}
+
+function share(s: number | null): string {
+  return s === null ? "–" : `${s.toFixed(0)} %`;
+}
+
+/** With its share in brackets: "1754 GB/s (86 %)". */
+function withShare(v: number | null, unit: string, s: number | null): string {
+  return v === null ? "–" : `${figure(v)} ${unit} (${share(s)})`;
+}
+
+/** The platform's figures on one model side by side with its peers, then
+ * its latest perf run GPU by GPU, stragglers marked. */
+function performanceSection(m: PerfModelView): HTMLElement {
+  const figures = h("table", { class: "perf-figures" },
+    h("thead", {}, h("tr", {}, ...[t("perfTest"), t("perfMedian"), t("ofNominal"), t("amongPeers")].map((k) => h("th", {}, k)))),
+    h("tbody", {}, ...m.figures.map((f) => h("tr", {},
+      h("td", {}, f.test),
+      h("td", { class: "num" }, `${figure(f.value)} ${f.unit}`),
+      h("td", { class: "num" }, share(f.share_pct)),
+      h("td", {}, f.percentile === null ? t("perfAlone") : tf("abovePeers", { pct: f.percentile.toFixed(0), n: f.others }))))));
+  const gpus = h("table", { class: "perf-gpus" },
+    h("thead", {}, h("tr", {}, ...["GPU", t("perfMatrix"), t("perfCopy"), t("perfLink"), t("perfDecay"), t("perfStraggler")].map((k) => h("th", {}, k)))),
+    h("tbody", {}, ...m.gpus.map((g) => h("tr", { class: g.straggler_test ? "failed" : "" },
+      h("td", { class: "num" }, String(g.gpu)),
+      h("td", { class: "num" }, g.gemm === null ? "–" : `${g.gemm_dtype ?? ""} ${withShare(g.gemm, "TFLOP/s", g.gemm_share_pct)}`),
+      h("td", { class: "num" }, withShare(g.copy_gbps, "GB/s", g.copy_share_pct)),
+      h("td", { class: "num" }, withShare(g.link_gbps, "GB/s", g.link_share_pct)),
+      h("td", { class: "num" }, g.decay_pct === null ? "–" : `${g.decay_pct > 0.05 ? "−" : g.decay_pct < -0.05 ? "+" : "±"}${Math.abs(g.decay_pct).toFixed(1)} %`),
+      h("td", {}, g.straggler_test === null || g.straggler_pct === null ? "" : tf("trailsBy", { test: g.straggler_test, pct: g.straggler_pct.toFixed(1) }))))));
+  return h("section", { class: "perf-model" },
+    h("h4", {}, m.model),
+    figures,
+    m.latest_run === null ? null : h("p", {}, tf("perGpu", { run: m.latest_run, host: m.host ?? "?" })),
+    gpus);
 }
 
 function errorSpan(id: string): HTMLElement {
