@@ -82,9 +82,12 @@ pub fn straggler_gpus(stragglers: &[Straggler]) -> Vec<u32> {
     gpus
 }
 
+/// A GPU's figure on a test, in the test's unit.
+type GpuFigure<'a> = (u32, f64, &'a str);
+
 /// Each per-GPU test ("gemm bf16", "device_copy" …) with its GPUs' figures.
-fn per_gpu_tests(log: &PerfLog) -> Vec<(String, Vec<(u32, f64, &str)>)> {
-    let mut tests: Vec<(String, Vec<(u32, f64, &str)>)> = Vec::new();
+fn per_gpu_tests(log: &PerfLog) -> Vec<(String, Vec<GpuFigure<'_>>)> {
+    let mut tests: Vec<(String, Vec<GpuFigure<'_>>)> = Vec::new();
     for r in log
         .results
         .iter()
