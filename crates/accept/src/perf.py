@@ -53,6 +53,14 @@ def summary(values):
     return {"median": middle, "min": ordered[0], "max": ordered[-1], "repeats": n}
 
 
+def wall_time(work, iterations):
+    """Seconds for `iterations` runs of `work` on the CPU, by the wall clock."""
+    started = time.perf_counter()
+    for _ in range(iterations):
+        work()
+    return time.perf_counter() - started
+
+
 class Planted:
     """Slowdowns asked for by --plant: after each timed repeat on a planted
     device, sleep so that its figure is (1 - share) of what it measured."""
@@ -127,10 +135,7 @@ class NumpyBackend:
         return lambda: self.np.copyto(dst, src)
 
     def timed(self, gpu, work, iterations):
-        started = time.perf_counter()
-        for _ in range(iterations):
-            work()
-        return time.perf_counter() - started
+        return wall_time(work, iterations)
 
     def host_transfers(self, gpu, nbytes):
         return None
@@ -243,10 +248,14 @@ class TorchBackend:
     def timed(self, gpu, work, iterations):
         """Seconds for `iterations` runs of `work`, by the device's own events."""
         if not self.module:
-            started = time.perf_counter()
-            for _ in range(iterations):
-                work()
-            return time.perf_counter() - started
+            return wall_time(work, iterations)
+        start, end = self.enqueue(gpu, work, iterations)
+        end.synchronize()
+        return start.elapsed_time(end) / 1000.0
+
+    def enqueue(self, gpu, work, iterations):
+        """`iterations` runs of `work` launched on `gpu` between two timing
+        events; returns the events, the work still running."""
         with self.module.device(gpu):
             start = self.module.Event(enable_timing=True)
             end = self.module.Event(enable_timing=True)
@@ -254,22 +263,12 @@ class TorchBackend:
             for _ in range(iterations):
                 work()
             end.record()
-            end.synchronize()
-            return start.elapsed_time(end) / 1000.0
+        return start, end
 
     def burst(self, works, iterations, midway):
         """`iterations` runs of each GPU's work, on every GPU at once; calls
         `midway` while they run. Seconds each GPU took, by its own events."""
-        events = {}
-        for gpu, work in works.items():
-            with self.module.device(gpu):
-                start = self.module.Event(enable_timing=True)
-                end = self.module.Event(enable_timing=True)
-                start.record()
-                for _ in range(iterations):
-                    work()
-                end.record()
-                events[gpu] = (start, end)
+        events = {gpu: self.enqueue(gpu, work, iterations) for gpu, work in works.items()}
         # The launches return at once; the work takes about a second.
         time.sleep(0.4)
         midway()
