@@ -86,6 +86,9 @@ pub struct AttemptRecord {
     /// Whether the instance was torn down; `None` when there was none to
     /// tear down by id.
     pub torn_down: Option<bool>,
+    /// When the platform confirmed the teardown: the end of the instance's
+    /// life as measured, held against its bill.
+    pub torn_down_at: Option<Timestamp>,
     pub commands: Vec<CommandLog>,
 }
 
@@ -183,6 +186,7 @@ impl AttemptRecord {
             brackets: Vec::new(),
             failure: None,
             torn_down: None,
+            torn_down_at: None,
             commands: Vec::new(),
         }
     }
@@ -485,11 +489,13 @@ fn tear_down(
         }
     }
     if last.ok() {
+        let at = Timestamp::now();
         run.record.torn_down = Some(true);
+        run.record.torn_down_at = Some(at);
         let _ = ledger.append(&Entry::TornDown {
             name: plan.name.clone(),
             id,
-            at: Timestamp::now(),
+            at,
         });
     } else {
         run.record.torn_down = Some(false);

@@ -297,6 +297,10 @@ fn csv_format(first: &str, text: &str) -> Option<Format> {
     if let Some(f) = table_format(first) {
         return Some(f);
     }
+    // A provider's bill export, by what its columns mean.
+    if super::parsers::bill_export::recognise(first).is_some() {
+        return Some(Format::BillExport);
+    }
     // A billing event stream names its events in the rows, not the header.
     if first.split(',').any(|c| c.trim() == "event")
         && table_format(text) == Some(Format::BillingEvents)

@@ -65,6 +65,7 @@ labelled_enum! {
         DrillTable => "fault-drills",
         BillingTable => "billing-lines",
         BillingEvents => "billing-events",
+        BillExport => "bill-export",
     }
 }
 
@@ -78,7 +79,7 @@ impl Format {
             Format::StartupTable => RunKind::Startup,
             Format::SwitchTable | Format::DriftLog => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,
-            Format::BillingTable | Format::BillingEvents => RunKind::Billing,
+            Format::BillingTable | Format::BillingEvents | Format::BillExport => RunKind::Billing,
             _ => RunKind::Sustain,
         }
     }

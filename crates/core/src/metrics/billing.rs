@@ -152,7 +152,61 @@ pub fn platform_values(
         }
     }
     bill_error(store, runs, &mut out)?;
+    reconciled(store, runs, &mut out)?;
     Ok(out)
+}
+
+/// The bills against the measurements: billed idle time and billed time
+/// in question (`reconcile`), pooled over every line.
+fn reconciled(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Result<()> {
+    let r = super::reconcile::reconcile(store, runs)?;
+    if r.lines == 0 {
+        return Ok(());
+    }
+    // Each bill run stands behind the platform's pooled value.
+    let sources = |value: f64| -> Vec<RunSource> {
+        runs.iter()
+            .filter(|run| r.bill_runs.contains(&run.id))
+            .map(|run| source(run, value))
+            .collect()
+    };
+    let amounts: Vec<String> = r
+        .amounts
+        .iter()
+        .map(|(currency, (billed, question))| format!("{question} of {billed} {currency}"))
+        .collect();
+    if r.sampled_billed_seconds > 0.0 {
+        out.push(PlatformValue {
+            value: RunValue::pooled(
+                "billing.billed_idle_pct",
+                r.idle_seconds,
+                r.sampled_billed_seconds,
+                Some(format!(
+                    "{:.0} s of {:.0} billed seconds sampled had no GPU working",
+                    r.idle_seconds, r.sampled_billed_seconds
+                )),
+            ),
+            sources: sources(100.0 * r.idle_seconds / r.sampled_billed_seconds),
+        });
+    }
+    if r.billed_seconds > 0.0 {
+        out.push(PlatformValue {
+            value: RunValue::pooled(
+                "billing.disputed_pct",
+                r.seconds_in_question,
+                r.billed_seconds,
+                Some(format!(
+                    "{:.0} of {:.0} billed seconds in question over {} line(s): {}",
+                    r.seconds_in_question,
+                    r.billed_seconds,
+                    r.lines,
+                    amounts.join(", ")
+                )),
+            ),
+            sources: sources(100.0 * r.seconds_in_question / r.billed_seconds),
+        });
+    }
+    Ok(())
 }
 
 /// The reference job as a platform finishes it: its compute lengthened by

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod energy;
 mod evidence_map;
 pub mod history;
+pub mod reconcile;
 mod run;
 pub mod sources;
 pub mod stages;
@@ -34,7 +35,9 @@ pub use run::compute_run;
 /// each platform's gathered evidence) are recomputed.
 /// 2: runs keep their energy figures with their metrics.
 /// 3: rates pooled, faults judged per GPU history and node, lost GPUs.
-pub const ENGINE_VERSION: i64 = 3;
+/// 4: delivered performance from perf logs; bills reconciled with what was
+///    measured.
+pub const ENGINE_VERSION: i64 = 4;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0006_evidence_cache.sql"),
     include_str!("../../migrations/0007_evidence_summaries.sql"),
     include_str!("../../migrations/0008_sample_runs.sql"),
+    include_str!("../../migrations/0009_bill_line_identity.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

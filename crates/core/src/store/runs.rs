@@ -509,8 +509,8 @@ impl Store {
         let mut stmt = self.conn().prepare_cached(
             "INSERT INTO billing_lines (run_id, instance, start_ms, end_ms, billed_seconds,
                  compute_seconds, queue_seconds, io_wait_seconds, amount, currency, unit_price,
-                 amount_exact, unit_price_exact)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 amount_exact, unit_price_exact, line_id, host, product)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
         for l in lines {
             let l = l.clone().validate()?;
@@ -527,7 +527,10 @@ impl Store {
                 l.currency,
                 money::to_f64(l.unit_price),
                 l.amount.to_string(),
-                l.unit_price.to_string()
+                l.unit_price.to_string(),
+                l.line_id,
+                l.host,
+                l.product
             ])?;
         }
         Ok(())
@@ -536,7 +539,8 @@ impl Store {
     pub fn billing_lines(&self, run_id: i64) -> Result<Vec<BillingLine>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT instance, start_ms, end_ms, billed_seconds, compute_seconds, queue_seconds,
-                    io_wait_seconds, amount, currency, unit_price, amount_exact, unit_price_exact
+                    io_wait_seconds, amount, currency, unit_price, amount_exact, unit_price_exact,
+                    line_id, host, product
              FROM billing_lines WHERE run_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map([run_id], |r| {
@@ -551,6 +555,9 @@ impl Store {
                 amount: exact_money(r, 10, 7)?,
                 currency: r.get(8)?,
                 unit_price: exact_money(r, 11, 9)?,
+                line_id: r.get(12)?,
+                host: r.get(13)?,
+                product: r.get(14)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

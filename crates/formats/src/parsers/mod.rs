@@ -2,6 +2,7 @@
 //! cell splitting lives here.
 
 mod amd;
+pub mod bill_export;
 mod cnmon;
 pub(crate) mod dcgm_diag;
 mod dcgm_fields;
@@ -40,6 +41,7 @@ pub fn parse<R: BufRead>(
         Format::NetworkLog => network_log::parse(input, ctx, b),
         Format::DriftLog => drift_log::parse(input, ctx, b),
         Format::PerfLog => perf_log::parse(input, ctx, b),
+        Format::BillExport => bill_export::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

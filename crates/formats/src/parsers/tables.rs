@@ -50,7 +50,14 @@ fn columns(format: Format) -> (&'static [&'static str], &'static [&'static str])
                 "currency",
                 "unit_price",
             ],
-            &["compute_seconds", "queue_seconds", "io_wait_seconds"],
+            &[
+                "compute_seconds",
+                "queue_seconds",
+                "io_wait_seconds",
+                "line_id",
+                "host",
+                "product",
+            ],
         ),
         _ => (&["timestamp", "event"], &["instance"]),
     }
@@ -398,6 +405,9 @@ fn read_billing_line(
         amount: row.required_money("amount")?,
         currency: row.text("currency")?,
         unit_price: row.required_money("unit_price")?,
+        line_id: row.get("line_id").map(|(_, v)| v.to_string()),
+        host: row.get("host").map(|(_, v)| v.to_string()),
+        product: row.get("product").map(|(_, v)| v.to_string()),
     }
     .validate()
     .map_err(|e| invalid(row, e))?;

@@ -265,6 +265,15 @@ pub struct BillingLine {
     pub currency: String,
     #[serde(with = "rust_decimal::serde::float")]
     pub unit_price: Decimal,
+    /// The provider's own id of the line (what its support asks for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_id: Option<String>,
+    /// The instance's name or host, where the bill gives one besides its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// What was billed ("GPU instance", "ecs.gn7i", "AmazonEC2 p4d.24xlarge").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
 }
 
 impl BillingLine {
@@ -283,6 +292,9 @@ impl BillingLine {
         self.amount = money::non_negative("amount", self.amount)?;
         self.unit_price = money::non_negative("unit_price", self.unit_price)?;
         self.currency = validate::currency("currency", &self.currency)?;
+        self.line_id = validate::optional_text(self.line_id);
+        self.host = validate::optional_text(self.host);
+        self.product = validate::optional_text(self.product);
         Ok(self)
     }
 }
@@ -367,6 +379,9 @@ mod tests {
             amount: Decimal::new(3840, 2),
             currency: "cny".into(),
             unit_price: Decimal::new(128, 1),
+            line_id: None,
+            host: None,
+            product: None,
         };
         assert_eq!(line.clone().validate().unwrap().currency, "CNY");
         let e = BillingLine {

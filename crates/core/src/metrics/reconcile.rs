@@ -1,0 +1,467 @@
+//! A platform's bills against what was measured: each bill line matched to
+//! the evidence of the instance it bills — by instance id (a campaign's
+//! instance, a billing probe's job), else by the instance's name and an
+//! overlap in time (a probe log of that host) — and the billed time that
+//! evidence does not bear out, priced at the line's own rate:
+//!
+//! - **idle**: billed seconds the samples show no GPU working (no GPU above
+//!   10 % utilisation), within the time the samples cover;
+//! - **after teardown**: billed after the platform confirmed the
+//!   instance's teardown to a campaign;
+//! - **rounding**: billed beyond a job measured whole on the instance (a
+//!   billing probe): the billing unit's rounding.
+//!
+//! Lines no evidence matches and evidence no line bills are listed, priced
+//! at nothing: they are questions, not claims. The amount in question is the
+//! line's amount × seconds in question ÷ seconds billed, to the cent.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use crate::domain::money;
+use crate::domain::{BillingLine, EventKind, Run};
+use crate::error::Result;
+use crate::samples::{Field, median_step};
+use crate::store::Store;
+
+use super::sustain::WORKING_UTIL;
+
+/// Why billed time is in question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Finding {
+    Idle,
+    AfterTeardown,
+    Rounding,
+    /// A line no evidence matches.
+    Unmatched,
+    /// Evidence no line bills.
+    NotBilled,
+}
+
+impl Finding {
+    pub fn label(self) -> &'static str {
+        match self {
+            Finding::Idle => "billed while no GPU worked",
+            Finding::AfterTeardown => "billed after the measured teardown",
+            Finding::Rounding => "billed beyond the measured job (rounding)",
+            Finding::Unmatched => "no measurement of this instance",
+            Finding::NotBilled => "measured, but on no bill line",
+        }
+    }
+}
+
+/// One row of the dispute sheet.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dispute {
+    pub finding: Finding,
+    /// The bill run and the provider's line id, where the line has one.
+    pub bill_run: Option<i64>,
+    pub line_id: Option<String>,
+    pub instance: String,
+    pub billed_from: Option<jiff::Timestamp>,
+    pub billed_to: Option<jiff::Timestamp>,
+    pub billed_seconds: f64,
+    pub amount: Option<Decimal>,
+    pub currency: Option<String>,
+    /// What was measured, in words, with the runs it comes from.
+    pub evidence: String,
+    pub evidence_runs: Vec<i64>,
+    pub seconds_in_question: f64,
+    pub amount_in_question: Decimal,
+}
+
+/// Every bill line of a platform read against its evidence.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Reconciliation {
+    pub lines: usize,
+    pub billed_seconds: f64,
+    /// Billed seconds on lines whose GPU work the samples tell.
+    pub sampled_billed_seconds: f64,
+    pub idle_seconds: f64,
+    pub seconds_in_question: f64,
+    /// Per currency: amount billed, amount in question.
+    pub amounts: BTreeMap<String, (Decimal, Decimal)>,
+    pub disputes: Vec<Dispute>,
+    /// The runs holding the bill lines.
+    pub bill_runs: Vec<i64>,
+}
+
+/// What one run says of an instance's life.
+#[derive(Debug, Clone)]
+struct Evidence {
+    run_id: i64,
+    /// The ids and names it answers to.
+    names: Vec<String>,
+    from_ms: i64,
+    to_ms: i64,
+    kind: Kind,
+    matched: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// Samples of a host; busy times are read when a line asks.
+    Samples,
+    /// A job recorded on the instance from its first start to its end.
+    Job,
+    /// A campaign's instance, to its confirmed teardown where there was one.
+    Campaign { torn_down: bool },
+}
+
+/// Slack for clocks that disagree: billed this little past the evidence is
+/// not in question.
+const SLACK_S: f64 = 1.0;
+
+pub fn reconcile(store: &Store, runs: &[Run]) -> Result<Reconciliation> {
+    let mut bills: Vec<(i64, BillingLine)> = Vec::new();
+    for run in runs {
+        for line in store.billing_lines(run.id)? {
+            bills.push((run.id, line));
+        }
+    }
+    let mut out = Reconciliation::default();
+    if bills.is_empty() {
+        return Ok(out);
+    }
+    let mut evidence = gather(store, runs)?;
+    for (bill_run, line) in &bills {
+        let disputes = judge(store, &mut evidence, *bill_run, line, &mut out)?;
+        out.disputes.extend(disputes);
+    }
+    let (first, last) = bills.iter().fold((i64::MAX, i64::MIN), |(a, b), (_, l)| {
+        (
+            a.min(l.start.as_millisecond()),
+            b.max(l.end.as_millisecond()),
+        )
+    });
+    for e in evidence.iter().filter(|e| !e.matched) {
+        // Only evidence from the time the bills cover can miss a line.
+        if e.to_ms < first || e.from_ms > last {
+            continue;
+        }
+        out.disputes.push(Dispute {
+            finding: Finding::NotBilled,
+            bill_run: None,
+            line_id: None,
+            instance: e.names.first().cloned().unwrap_or_default(),
+            billed_from: None,
+            billed_to: None,
+            billed_seconds: 0.0,
+            amount: None,
+            currency: None,
+            evidence: describe(e),
+            evidence_runs: vec![e.run_id],
+            seconds_in_question: 0.0,
+            amount_in_question: Decimal::ZERO,
+        });
+    }
+    out.lines = bills.len();
+    out.bill_runs = bills.iter().map(|(r, _)| *r).collect();
+    out.bill_runs.dedup();
+    Ok(out)
+}
+
+/// Every run's evidence of an instance's life.
+fn gather(store: &Store, runs: &[Run]) -> Result<Vec<Evidence>> {
+    let mut out = Vec::new();
+    for run in runs {
+        if run.sample_count > 0
+            && let (Some(from), Some(to)) = (run.started_at, run.ended_at)
+        {
+            let mut names: Vec<String> = run.provenance.host.iter().cloned().collect();
+            for g in &run.inventory {
+                if let Some(h) = &g.host
+                    && !names.contains(h)
+                {
+                    names.push(h.clone());
+                }
+            }
+            out.push(Evidence {
+                run_id: run.id,
+                names,
+                from_ms: from.as_millisecond(),
+                to_ms: to.as_millisecond() + i64::from(run.interval_ms.unwrap_or(0)),
+                kind: Kind::Samples,
+                matched: false,
+            });
+        }
+        out.extend(jobs(store, run)?);
+        out.extend(campaign_instances(run));
+    }
+    Ok(out)
+}
+
+/// A billing probe's jobs: each instance's first phase start to last end.
+fn jobs(store: &Store, run: &Run) -> Result<Vec<Evidence>> {
+    let mut by_instance: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for e in store.events_of_kind(run.id, EventKind::Phase)? {
+        let Some((_, instance)) = e.detail.as_deref().and_then(|d| d.split_once(" on ")) else {
+            continue;
+        };
+        let start = e.at.as_millisecond();
+        let end = start + e.duration_ms.unwrap_or(0);
+        let span = by_instance
+            .entry(instance.to_string())
+            .or_insert((start, end));
+        span.0 = span.0.min(start);
+        span.1 = span.1.max(end);
+    }
+    Ok(by_instance
+        .into_iter()
+        .map(|(instance, (from_ms, to_ms))| Evidence {
+            run_id: run.id,
+            names: vec![instance],
+            from_ms,
+            to_ms,
+            kind: Kind::Job,
+            matched: false,
+        })
+        .collect())
+}
+
+/// A campaign's instances: launched (submitted) to torn down.
+fn campaign_instances(run: &Run) -> Vec<Evidence> {
+    let Some(attempts) = run
+        .metadata
+        .get("campaign")
+        .and_then(|c| c.get("attempts"))
+        .and_then(|a| a.as_array())
+    else {
+        return Vec::new();
+    };
+    let time = |v: &serde_json::Value, key: &str| {
+        v.get(key)
+            .and_then(|t| t.as_str())
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map(|t| t.as_millisecond())
+    };
+    attempts
+        .iter()
+        .filter_map(|a| {
+            let id = a.get("id")?.as_str()?.to_string();
+            let from = time(a, "submitted_at").or_else(|| time(a, "provisioned_at"))?;
+            let to = time(a, "torn_down_at");
+            let name = a
+                .get("plan")
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            Some(Evidence {
+                run_id: run.id,
+                names: std::iter::once(id).chain(name).collect(),
+                from_ms: from,
+                to_ms: to.unwrap_or(i64::MAX),
+                kind: Kind::Campaign {
+                    torn_down: to.is_some(),
+                },
+                matched: false,
+            })
+        })
+        .collect()
+}
+
+fn describe(e: &Evidence) -> String {
+    let at = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms)
+            .map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string())
+            .unwrap_or_default()
+    };
+    let name = e.names.first().map_or("?", String::as_str);
+    match e.kind {
+        Kind::Samples => format!(
+            "{name} sampled {} → {} (run #{})",
+            at(e.from_ms),
+            at(e.to_ms),
+            e.run_id
+        ),
+        Kind::Job => format!(
+            "a {:.1} s job on {name} {} (run #{})",
+            (e.to_ms - e.from_ms) as f64 / 1000.0,
+            at(e.from_ms),
+            e.run_id
+        ),
+        Kind::Campaign { torn_down: true } => format!(
+            "{name} launched {}, torn down {} (campaign run #{})",
+            at(e.from_ms),
+            at(e.to_ms),
+            e.run_id
+        ),
+        Kind::Campaign { torn_down: false } => {
+            format!(
+                "{name} launched {}, teardown not confirmed (campaign run #{})",
+                at(e.from_ms),
+                e.run_id
+            )
+        }
+    }
+}
+
+/// The line against its evidence: the disputes it gives, and its share of
+/// the totals.
+fn judge(
+    store: &Store,
+    evidence: &mut [Evidence],
+    bill_run: i64,
+    line: &BillingLine,
+    out: &mut Reconciliation,
+) -> Result<Vec<Dispute>> {
+    let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
+    let overlaps = |e: &Evidence| e.from_ms < to && e.to_ms > from;
+    let by_id: Vec<usize> = (0..evidence.len())
+        .filter(|&i| evidence[i].names.iter().any(|n| n == &line.instance))
+        .collect();
+    let matched: Vec<usize> = if by_id.is_empty() {
+        (0..evidence.len())
+            .filter(|&i| {
+                line.host
+                    .as_ref()
+                    .is_some_and(|h| evidence[i].names.contains(h))
+                    && overlaps(&evidence[i])
+            })
+            .collect()
+    } else {
+        by_id
+    };
+    out.billed_seconds += line.billed_seconds;
+    let dispute = |finding: Finding, seconds: f64, evidence: String, runs: Vec<i64>| {
+        let seconds = seconds.clamp(0.0, line.billed_seconds);
+        Dispute {
+            finding,
+            bill_run: Some(bill_run),
+            line_id: line.line_id.clone(),
+            instance: line.instance.clone(),
+            billed_from: Some(line.start),
+            billed_to: Some(line.end),
+            billed_seconds: line.billed_seconds,
+            amount: Some(line.amount),
+            currency: Some(line.currency.clone()),
+            evidence,
+            evidence_runs: runs,
+            seconds_in_question: seconds,
+            amount_in_question: price(line, seconds),
+        }
+    };
+    if matched.is_empty() {
+        out.amounts.entry(line.currency.clone()).or_default().0 += line.amount;
+        return Ok(vec![dispute(
+            Finding::Unmatched,
+            0.0,
+            format!(
+                "no run names {}{}",
+                line.instance,
+                line.host
+                    .as_ref()
+                    .map(|h| format!(" or {h}"))
+                    .unwrap_or_default()
+            ),
+            Vec::new(),
+        )]);
+    }
+    let mut found = Vec::new();
+    for &i in &matched {
+        evidence[i].matched = true;
+        let e = evidence[i].clone();
+        match e.kind {
+            Kind::Samples => {
+                let (covered, busy) = busy_seconds(store, e.run_id, from, to)?;
+                if covered <= 0.0 {
+                    continue;
+                }
+                out.sampled_billed_seconds += covered;
+                let idle = (covered - busy).max(0.0);
+                out.idle_seconds += idle;
+                if idle > SLACK_S {
+                    found.push(dispute(
+                        Finding::Idle,
+                        idle,
+                        format!(
+                            "{}: {busy:.0} s of GPU work in {covered:.0} s sampled",
+                            describe(&e)
+                        ),
+                        vec![e.run_id],
+                    ));
+                }
+            }
+            Kind::Job => {
+                // A job measured whole inside the billed period: billed time
+                // beyond it is the unit's rounding.
+                let measured = (e.to_ms - e.from_ms) as f64 / 1000.0;
+                let extra = line.billed_seconds - measured;
+                if e.from_ms >= from - 1000 && extra > SLACK_S {
+                    found.push(dispute(
+                        Finding::Rounding,
+                        extra,
+                        describe(&e),
+                        vec![e.run_id],
+                    ));
+                }
+            }
+            Kind::Campaign { torn_down: true } => {
+                let after = (to - e.to_ms.max(from)) as f64 / 1000.0;
+                if after > SLACK_S {
+                    found.push(dispute(
+                        Finding::AfterTeardown,
+                        after,
+                        describe(&e),
+                        vec![e.run_id],
+                    ));
+                }
+            }
+            Kind::Campaign { torn_down: false } => {}
+        }
+    }
+    // One line's findings never question more than it billed.
+    let mut left = line.billed_seconds;
+    for d in &mut found {
+        d.seconds_in_question = d.seconds_in_question.min(left);
+        d.amount_in_question = price(line, d.seconds_in_question);
+        left -= d.seconds_in_question;
+    }
+    let amounts = out.amounts.entry(line.currency.clone()).or_default();
+    amounts.0 += line.amount;
+    for d in &found {
+        out.seconds_in_question += d.seconds_in_question;
+        amounts.1 += d.amount_in_question;
+    }
+    Ok(found)
+}
+
+/// The line's amount for `seconds` of its billed time, to the cent.
+fn price(line: &BillingLine, seconds: f64) -> Decimal {
+    if line.billed_seconds <= 0.0 || seconds <= 0.0 {
+        return Decimal::ZERO;
+    }
+    let share = Decimal::from_f64_retain(seconds / line.billed_seconds).unwrap_or(Decimal::ZERO);
+    money::to_cents(line.amount * share)
+}
+
+/// Seconds of `from..to` the run's samples cover, and of those, seconds
+/// with some GPU above 10 % utilisation.
+fn busy_seconds(store: &Store, run_id: i64, from: i64, to: i64) -> Result<(f64, f64)> {
+    let mut covered: Vec<i64> = Vec::new();
+    let mut busy: Vec<i64> = Vec::new();
+    let mut step_ms: Option<i64> = None;
+    for gpu in store.sample_gpus(run_id)? {
+        let frame = store.read_samples(run_id, gpu, Some(from..to), Some(&[Field::UtilGpuPct]))?;
+        let Some(util) = frame.column(Field::UtilGpuPct) else {
+            continue;
+        };
+        step_ms = step_ms.or(median_step(&frame.t_ms));
+        for (t, u) in frame.t_ms.iter().zip(util.iter()) {
+            covered.push(*t);
+            if u.is_some_and(|u| u > WORKING_UTIL) {
+                busy.push(*t);
+            }
+        }
+    }
+    // A moment counts once, whichever GPUs sampled it.
+    for v in [&mut covered, &mut busy] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    let step = step_ms.unwrap_or(1000) as f64 / 1000.0;
+    Ok((covered.len() as f64 * step, busy.len() as f64 * step))
+}

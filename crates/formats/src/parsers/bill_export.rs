@@ -1,0 +1,695 @@
+//! The providers' own bill exports (CSV): Alibaba Cloud's bill details,
+//! Tencent Cloud's bill details, Huawei Cloud's expenditure details, the AWS
+//! Cost and Usage Report, AutoDL-style per-instance charge lists. Columns are
+//! read by meaning, from the headers each provider writes (Chinese or
+//! English, with units in brackets), so that an export with columns added,
+//! dropped or reordered still reads; the provider is named from headers only
+//! it writes, and gives the time zone its zone-less times are in.
+//!
+//! Each line with an instance becomes a bill line (`BillingLine`): the
+//! billed period, the billed seconds (from a usage in time units where the
+//! export has one, else the period), the amount exactly as written, the
+//! currency, the unit price, and the provider's line id, the instance's name
+//! and the product. Lines without an instance (taxes, storage, support) and
+//! credits are left out and counted.
+
+use std::io::BufRead;
+
+use super::super::ParseContext;
+use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
+use super::super::lines::LineReader;
+use super::super::timestamps::TimeReader;
+use super::split_cells;
+use crate::domain::BillingLine;
+use crate::domain::money::{self, Decimal};
+
+/// Who wrote the export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Alibaba,
+    Tencent,
+    Huawei,
+    Aws,
+    AutoDl,
+    /// Recognised by meaning alone.
+    Other,
+}
+
+impl Provider {
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Alibaba => "Alibaba Cloud bill details",
+            Provider::Tencent => "Tencent Cloud bill details",
+            Provider::Huawei => "Huawei Cloud expenditure details",
+            Provider::Aws => "AWS Cost and Usage Report",
+            Provider::AutoDl => "AutoDL-style charge list",
+            Provider::Other => "bill export",
+        }
+    }
+
+    /// The zone of times written without one: the consoles of the Chinese
+    /// clouds write Beijing time, the CUR writes UTC; another export is
+    /// read in the zone the import was given.
+    fn zone(self) -> Option<jiff::tz::TimeZone> {
+        match self {
+            Provider::Aws => Some(jiff::tz::TimeZone::UTC),
+            Provider::Other => None,
+            _ => Some(jiff::tz::TimeZone::fixed(jiff::tz::offset(8))),
+        }
+    }
+
+    /// The currency of an export that names none.
+    fn currency(self) -> Option<&'static str> {
+        match self {
+            Provider::Aws => Some("USD"),
+            Provider::Other => None,
+            _ => Some("CNY"),
+        }
+    }
+}
+
+/// What a column means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Meaning {
+    LineId,
+    Instance,
+    Host,
+    Start,
+    End,
+    Usage,
+    UsageUnit,
+    Amount,
+    Currency,
+    UnitPrice,
+    Product,
+    LineType,
+}
+
+/// Each meaning's header spellings, normalised (lower case; spaces, `_`,
+/// `-`, `/`, `.`, `:` and a bracketed unit removed), in order of
+/// preference: the first present wins (an amount due over a total).
+const VOCABULARY: &[(Meaning, &[&str])] = &[
+    (
+        Meaning::LineId,
+        &[
+            "identitylineitemid",
+            "ordernotransactionid",
+            "transactionid",
+            "交易id",
+            "订单号交易号",
+            "流水号",
+            "账单明细id",
+            "明细id",
+            "billingitemid",
+            "recordid",
+            "lineid",
+        ],
+    ),
+    (
+        Meaning::Instance,
+        &[
+            "lineitemresourceid",
+            "实例id",
+            "资源id",
+            "instanceid",
+            "resourceid",
+            "instance",
+        ],
+    ),
+    (
+        Meaning::Host,
+        &[
+            "resourcetagsusername",
+            "实例昵称",
+            "实例名称",
+            "资源名称",
+            "instancename",
+            "resourcename",
+            "nickname",
+            "host",
+        ],
+    ),
+    (
+        Meaning::Start,
+        &[
+            "lineitemusagestartdate",
+            "服务开始时间",
+            "使用开始时间",
+            "计费开始时间",
+            "开始时间",
+            "usagestarttime",
+            "servicestarttime",
+            "billingstarttime",
+            "starttime",
+            "start",
+        ],
+    ),
+    (
+        Meaning::End,
+        &[
+            "lineitemusageenddate",
+            "服务结束时间",
+            "使用结束时间",
+            "计费结束时间",
+            "结束时间",
+            "usageendtime",
+            "serviceendtime",
+            "billingendtime",
+            "endtime",
+            "end",
+        ],
+    ),
+    (
+        Meaning::Usage,
+        &[
+            "lineitemusageamount",
+            "用量",
+            "使用量",
+            "使用时长",
+            "时长",
+            "usage",
+            "usageamount",
+            "usageduration",
+            "billedseconds",
+        ],
+    ),
+    (
+        Meaning::UsageUnit,
+        &["pricingunit", "用量单位", "使用量单位", "usageunit"],
+    ),
+    (
+        Meaning::Amount,
+        &[
+            "lineitemunblendedcost",
+            "应付金额",
+            "amountdue",
+            "pretaxamount",
+            "总费用",
+            "totalcost",
+            "消费金额",
+            "金额",
+            "费用",
+            "amount",
+            "cost",
+        ],
+    ),
+    (
+        Meaning::Currency,
+        &["lineitemcurrencycode", "币种", "货币", "currency"],
+    ),
+    (
+        Meaning::UnitPrice,
+        &["lineitemunblendedrate", "单价", "组件刊例价", "unitprice"],
+    ),
+    (
+        Meaning::Product,
+        &[
+            "lineitemusagetype",
+            "产品明细",
+            "子产品名称",
+            "产品名称",
+            "产品类型",
+            "产品",
+            "resourcetype",
+            "servicetype",
+            "productname",
+            "product",
+        ],
+    ),
+    (Meaning::LineType, &["lineitemlineitemtype"]),
+];
+
+/// A header cell normalised, and the unit its brackets named ("时长(小时)").
+fn normalise(header: &str) -> (String, Option<String>) {
+    let header = header
+        .trim()
+        .trim_start_matches('\u{feff}')
+        .trim_matches('"');
+    let (name, unit) = match header.find(['(', '（', '[']) {
+        Some(at) => {
+            let rest = &header[at..];
+            let unit = rest
+                .trim_matches(|c| matches!(c, '(' | ')' | '（' | '）' | '[' | ']'))
+                .to_string();
+            (&header[..at], Some(unit))
+        }
+        None => (header, None),
+    };
+    let name = name
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '_' | '-' | '/' | '.' | ':'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    (name, unit)
+}
+
+/// The columns of a header, by meaning.
+#[derive(Debug, Default)]
+struct Columns {
+    at: Vec<(Meaning, usize)>,
+    /// Units named in brackets, per column.
+    units: Vec<Option<String>>,
+}
+
+impl Columns {
+    fn of(header: &[String]) -> Columns {
+        let names: Vec<(String, Option<String>)> = header.iter().map(|h| normalise(h)).collect();
+        let mut at = Vec::new();
+        for (meaning, spellings) in VOCABULARY {
+            if let Some(i) = spellings
+                .iter()
+                .find_map(|s| names.iter().position(|(n, _)| n == s))
+            {
+                at.push((*meaning, i));
+            }
+        }
+        Columns {
+            at,
+            units: names.into_iter().map(|(_, u)| u).collect(),
+        }
+    }
+
+    fn get(&self, m: Meaning) -> Option<usize> {
+        self.at.iter().find(|(k, _)| *k == m).map(|(_, i)| *i)
+    }
+
+    /// Enough to make bill lines of: an instance, an amount, and a period
+    /// or a usage.
+    fn complete(&self) -> bool {
+        self.get(Meaning::Instance).is_some()
+            && self.get(Meaning::Amount).is_some()
+            && self.get(Meaning::Start).is_some()
+            && (self.get(Meaning::End).is_some() || self.get(Meaning::Usage).is_some())
+    }
+}
+
+/// The provider, from headers only it writes.
+fn provider_of(header: &[String]) -> Provider {
+    let names: Vec<String> = header.iter().map(|h| normalise(h).0).collect();
+    let has = |n: &str| names.iter().any(|x| x == n);
+    if names
+        .iter()
+        .any(|n| n.starts_with("lineitem") || n.starts_with("identity"))
+    {
+        Provider::Aws
+    } else if has("ordernotransactionid")
+        || has("订单号交易号")
+        || has("transactiontime") && has("amountdue")
+    {
+        Provider::Huawei
+    } else if has("交易id") || has("组件刊例价") || (has("资源id") && has("总费用")) {
+        Provider::Tencent
+    } else if (has("账期") || has("billingcycle")) && (has("实例id") || has("instanceid")) {
+        Provider::Alibaba
+    } else if has("流水号") && has("实例id") {
+        Provider::AutoDl
+    } else {
+        Provider::Other
+    }
+}
+
+/// Whether a CSV header is a bill export's (read by meaning), and whose.
+pub fn recognise(header_line: &str) -> Option<Provider> {
+    let header: Vec<String> = split_cells(header_line)
+        .into_iter()
+        .map(|c| c.into_owned())
+        .collect();
+    // The documented billing-lines table has a reader of its own.
+    if header.iter().any(|h| h.trim() == "billed_seconds") {
+        return None;
+    }
+    Columns::of(&header)
+        .complete()
+        .then(|| provider_of(&header))
+}
+
+/// Seconds in one unit of a usage, from its unit's name.
+fn seconds_per(unit: &str) -> Option<f64> {
+    let u = unit.trim().to_lowercase();
+    let u = u.trim_end_matches('s');
+    match u {
+        "秒" | "second" | "sec" | "" => (!unit.trim().is_empty()).then_some(1.0),
+        "分钟" | "分" | "minute" | "min" => Some(60.0),
+        "小时" | "时" | "hour" | "hr" | "h" => Some(3600.0),
+        "天" | "day" => Some(86_400.0),
+        _ => None,
+    }
+}
+
+/// An amount as a console writes it: "¥1,234.56", "$32.50", "130.00".
+fn money_of(text: &str) -> Result<Decimal, String> {
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '¥' | '￥' | '$' | ',' | ' ' | '元'))
+        .collect();
+    money::parse("amount", &cleaned).map_err(|e| e.reason)
+}
+
+/// "2026/11/20 16:00:00 GMT+08:00" as the time reader takes it.
+fn time_text(text: &str) -> String {
+    let t = text.trim();
+    for marker in [" GMT", " UTC"] {
+        if let Some(at) = t.find(marker) {
+            let offset = t[at + marker.len()..].trim();
+            return if offset.is_empty() {
+                format!("{}Z", &t[..at])
+            } else {
+                format!("{}{offset}", &t[..at])
+            };
+        }
+    }
+    t.to_string()
+}
+
+/// Lines left out, by why.
+#[derive(Default)]
+struct LeftOut {
+    no_instance: u64,
+    credits: u64,
+}
+
+pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    let mut lines = LineReader::new(input);
+    let mut header: Option<(Vec<String>, Columns, Provider)> = None;
+    let mut times = TimeReader::new(ctx.times.zone().clone());
+    let mut left_out = LeftOut::default();
+    while let Some(line) = lines.next_line()? {
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        let cells: Vec<String> = split_cells(line.text)
+            .into_iter()
+            .map(|c| c.trim().to_string())
+            .collect();
+        let Some((names, columns, provider)) = &header else {
+            let columns = Columns::of(&cells);
+            if !columns.complete() {
+                return Err(ParseFailure::Whole(
+                    "the header names no instance, amount and billed period (docs/formats.md lists the columns read)".into(),
+                ));
+            }
+            let provider = provider_of(&cells);
+            if let Some(zone) = provider.zone() {
+                times = TimeReader::new(zone);
+            }
+            header = Some((cells, columns, provider));
+            continue;
+        };
+        if cells.len() != names.len() {
+            let error = LineError::new(
+                line.number,
+                None,
+                format!(
+                    "the row has {} fields but the header names {}",
+                    cells.len(),
+                    names.len()
+                ),
+            );
+            b.bad_line(&line, error)?;
+            continue;
+        }
+        let row = Row {
+            line: line.number,
+            cells: &cells,
+            names,
+            columns,
+            provider: *provider,
+        };
+        match row.read(&mut times, &mut left_out) {
+            Ok(Some(bill)) => {
+                b.saw_time(bill.start.as_millisecond());
+                b.saw_time(bill.end.as_millisecond());
+                b.billing_lines.push(bill);
+            }
+            Ok(None) => {}
+            Err(e) => b.bad_line(&line, e)?,
+        }
+    }
+    let Some((_, _, provider)) = header else {
+        return Err(ParseFailure::Whole("the bill export is empty".into()));
+    };
+    if b.billing_lines.is_empty() {
+        return Err(ParseFailure::Whole(format!(
+            "the {} holds no line with an instance ({} without one, {} credits)",
+            provider.name(),
+            left_out.no_instance,
+            left_out.credits
+        )));
+    }
+    if left_out.no_instance + left_out.credits > 0 {
+        b.warn(format!(
+            "{} line(s) without an instance (taxes, storage, support) and {} credit(s) left out: they bill no instance time",
+            left_out.no_instance, left_out.credits
+        ));
+    }
+    b.metadata.insert(
+        "bill_export".into(),
+        serde_json::json!({
+            "provider": provider.name(),
+            "without_instance": left_out.no_instance,
+            "credits": left_out.credits,
+        }),
+    );
+    Ok(())
+}
+
+/// One row of the export, read by meaning.
+struct Row<'a> {
+    line: u64,
+    cells: &'a [String],
+    names: &'a [String],
+    columns: &'a Columns,
+    provider: Provider,
+}
+
+impl Row<'_> {
+    fn cell(&self, m: Meaning) -> Option<(usize, &str)> {
+        let i = self.columns.get(m)?;
+        let v = self.cells.get(i)?.trim();
+        (!v.is_empty() && v != "-" && v != "--").then_some((i, v))
+    }
+
+    fn error(&self, column: usize, reason: String) -> LineError {
+        let name = self
+            .names
+            .get(column)
+            .map_or("?", |n| n.trim_start_matches('\u{feff}'));
+        LineError::new(self.line, Some(column + 1), format!("{name}: {reason}"))
+    }
+
+    fn time(
+        &self,
+        times: &mut TimeReader,
+        m: Meaning,
+    ) -> Result<Option<jiff::Timestamp>, LineError> {
+        let Some((i, v)) = self.cell(m) else {
+            return Ok(None);
+        };
+        let ms = times
+            .parse(&time_text(v))
+            .ok_or_else(|| self.error(i, format!("\"{v}\" is not a time")))?;
+        jiff::Timestamp::from_millisecond(ms)
+            .map(Some)
+            .map_err(|e| self.error(i, e.to_string()))
+    }
+
+    /// The bill line, `None` for a line left out (counted in `left_out`).
+    fn read(
+        &self,
+        times: &mut TimeReader,
+        left_out: &mut LeftOut,
+    ) -> Result<Option<BillingLine>, LineError> {
+        let Some((_, instance)) = self.cell(Meaning::Instance) else {
+            left_out.no_instance += 1;
+            return Ok(None);
+        };
+        if let Some((_, kind)) = self.cell(Meaning::LineType)
+            && !kind.contains("Usage")
+        {
+            // The CUR's taxes, credits, refunds and fees bill no instance time.
+            left_out.credits += 1;
+            return Ok(None);
+        }
+        let (ai, amount_text) = self.cell(Meaning::Amount).ok_or_else(|| {
+            self.error(
+                self.columns.get(Meaning::Amount).unwrap_or(0),
+                "the amount is empty".into(),
+            )
+        })?;
+        let amount = money_of(amount_text).map_err(|e| self.error(ai, e))?;
+        if amount.is_sign_negative() {
+            left_out.credits += 1;
+            return Ok(None);
+        }
+        let (si, _) = self.cell(Meaning::Start).ok_or_else(|| {
+            self.error(
+                self.columns.get(Meaning::Start).unwrap_or(0),
+                "the start is empty".into(),
+            )
+        })?;
+        let start = self
+            .time(times, Meaning::Start)?
+            .ok_or_else(|| self.error(si, "the start is empty".into()))?;
+        let end = self.time(times, Meaning::End)?;
+        let usage_s = self.usage_seconds()?;
+        let (end, billed_seconds) = match (end, usage_s) {
+            (Some(end), Some(s)) => (end, s),
+            (Some(end), None) => (
+                end,
+                (end.as_millisecond() - start.as_millisecond()) as f64 / 1000.0,
+            ),
+            (None, Some(s)) => (
+                jiff::Timestamp::from_millisecond(start.as_millisecond() + (s * 1000.0) as i64)
+                    .map_err(|e| self.error(si, e.to_string()))?,
+                s,
+            ),
+            (None, None) => {
+                return Err(self.error(
+                    si,
+                    "neither an end nor a usage in time units gives the billed time".into(),
+                ));
+            }
+        };
+        let currency = match self.cell(Meaning::Currency) {
+            Some((_, c)) => c.to_string(),
+            None => self
+                .bracket_currency(ai)
+                .or(self.provider.currency())
+                .ok_or_else(|| {
+                    self.error(
+                        ai,
+                        "no currency column, and the provider writes none by default".into(),
+                    )
+                })?
+                .to_string(),
+        };
+        let unit_price = match self.cell(Meaning::UnitPrice) {
+            Some((i, p)) => money_of(p).map_err(|e| self.error(i, e))?,
+            // The amount over the billed hours.
+            None if billed_seconds > 0.0 => {
+                let hours =
+                    Decimal::from_f64_retain(billed_seconds / 3600.0).unwrap_or(Decimal::ONE);
+                (amount / hours).round_dp(6)
+            }
+            None => Decimal::ZERO,
+        };
+        let line = BillingLine {
+            instance: instance.to_string(),
+            start,
+            end,
+            billed_seconds,
+            compute_seconds: None,
+            queue_seconds: None,
+            io_wait_seconds: None,
+            amount,
+            currency,
+            unit_price,
+            line_id: self.cell(Meaning::LineId).map(|(_, v)| v.to_string()),
+            host: self.cell(Meaning::Host).map(|(_, v)| v.to_string()),
+            product: self.cell(Meaning::Product).map(|(_, v)| v.to_string()),
+        }
+        .validate()
+        .map_err(|e| LineError::new(self.line, None, e.to_string()))?;
+        Ok(Some(line))
+    }
+
+    /// A usage in time units as seconds: the unit from its own column, or
+    /// from the usage header's brackets ("时长(小时)").
+    fn usage_seconds(&self) -> Result<Option<f64>, LineError> {
+        let Some((i, usage)) = self.cell(Meaning::Usage) else {
+            return Ok(None);
+        };
+        let unit = self
+            .cell(Meaning::UsageUnit)
+            .map(|(_, u)| u.to_string())
+            .or_else(|| self.columns.units.get(i).cloned().flatten())
+            .or_else(|| {
+                // The documented generic column is in seconds; the CUR's
+                // box usage is in hours.
+                let name = normalise(&self.names[i]).0;
+                match name.as_str() {
+                    "billedseconds" => Some("s".into()),
+                    "lineitemusageamount" => Some("h".into()),
+                    _ => None,
+                }
+            });
+        let Some(per) = unit.as_deref().and_then(seconds_per) else {
+            // A usage in GB or requests says nothing of time.
+            return Ok(None);
+        };
+        let v: f64 = usage
+            .replace(',', "")
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| self.error(i, format!("\"{usage}\" is not a usage")))?;
+        Ok(Some((v * per * 1000.0).round() / 1000.0))
+    }
+
+    /// A currency the amount's header names in brackets: "(元)" is CNY.
+    fn bracket_currency(&self, amount_column: usize) -> Option<&'static str> {
+        let unit = self.columns.units.get(amount_column)?.as_deref()?;
+        match unit {
+            "元" | "CNY" | "RMB" | "人民币" => Some("CNY"),
+            "USD" | "美元" => Some("USD"),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_read_by_meaning_in_either_language() {
+        assert_eq!(
+            normalise("时长(小时)"),
+            ("时长".into(), Some("小时".into()))
+        );
+        assert_eq!(
+            normalise("lineItem/UsageStartDate").0,
+            "lineitemusagestartdate"
+        );
+        assert_eq!(
+            normalise("Order No./Transaction ID").0,
+            "ordernotransactionid"
+        );
+        assert_eq!(
+            recognise("账期,实例ID,服务开始时间,服务结束时间,应付金额"),
+            Some(Provider::Alibaba)
+        );
+        assert_eq!(
+            recognise(
+                "identity/LineItemId,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/ResourceId,lineItem/UnblendedCost"
+            ),
+            Some(Provider::Aws)
+        );
+        // The documented billing-lines table is read by its own reader.
+        assert_eq!(
+            recognise("instance,start,end,billed_seconds,amount,currency,unit_price"),
+            None
+        );
+        // Not a bill: no amount.
+        assert_eq!(recognise("实例ID,开始时间,结束时间"), None);
+    }
+
+    #[test]
+    fn usages_amounts_and_times_as_consoles_write_them() {
+        assert_eq!(seconds_per("小时"), Some(3600.0));
+        assert_eq!(seconds_per("Hours"), Some(3600.0));
+        assert_eq!(seconds_per("秒"), Some(1.0));
+        assert_eq!(seconds_per("GB"), None);
+        assert_eq!(money_of("¥1,234.56").unwrap(), Decimal::new(123_456, 2));
+        assert_eq!(
+            money_of("32.5000000000").unwrap().normalize(),
+            Decimal::new(325, 1)
+        );
+        assert!(money_of("n/a").is_err());
+        assert_eq!(
+            time_text("2026/11/20 16:00:00 GMT+08:00"),
+            "2026/11/20 16:00:00+08:00"
+        );
+    }
+}
