@@ -13,14 +13,14 @@ fn fixtures() -> PathBuf {
 }
 
 /// The workspace with the fake cloud on PATH and its state in the workspace.
-struct Cloud {
-    ws: Workspace,
+pub(crate) struct Cloud {
+    pub(crate) ws: Workspace,
     path: String,
     state: PathBuf,
 }
 
 impl Cloud {
-    fn new() -> Cloud {
+    pub(crate) fn new() -> Cloud {
         let ws = Workspace::new();
         ws.ok(&["platform", "add", "Fake cloud"]);
         let path = format!(
@@ -41,7 +41,7 @@ impl Cloud {
         c
     }
 
-    fn output(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    pub(crate) fn output(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
         let out = self.cmd(args, env).stdin(Stdio::null()).output().unwrap();
         (
             out.status.code().unwrap_or(-1),
@@ -65,7 +65,7 @@ impl Cloud {
     }
 }
 
-fn recipe() -> String {
+pub(crate) fn recipe() -> String {
     fixtures().join("fake.toml").display().to_string()
 }
 

@@ -7,6 +7,7 @@
 mod util;
 
 mod accept;
+mod bills;
 mod bundles;
 mod campaign;
 mod database;

@@ -227,6 +227,16 @@ pub struct BillArgs {
     /// Derive the workload from a stored run: utilisation > 10 % is compute.
     #[arg(long, value_name = "RUN", conflicts_with = "workload")]
     pub from_run: Option<i64>,
+    /// Instead: the imported bills against what was measured — each line
+    /// the measurements do not bear out, priced (the dispute sheet).
+    #[arg(long, conflicts_with_all = ["workload", "from_run"])]
+    pub disputes: bool,
+    /// With --disputes: only this platform's bills.
+    #[arg(long, requires = "disputes")]
+    pub platform: Option<String>,
+    /// With --disputes: also write the sheet as CSV here.
+    #[arg(short, long, requires = "disputes")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

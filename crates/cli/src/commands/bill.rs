@@ -1,12 +1,16 @@
 //! `breakpoint bill`: the bill of one workload on every platform.
 
+use breakpoint_core::usecases::disputes;
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 
-use super::{Context, Outcome};
+use super::{Context, Failure, Outcome};
 use crate::args::BillArgs;
 use crate::output;
 
 pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
+    if args.disputes {
+        return disputes(ctx, &args);
+    }
     let source = match args.from_run {
         Some(run) => WorkloadSource::Run(run),
         None => WorkloadSource::from_text(args.workload.as_deref())?,
@@ -90,5 +94,70 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         text.push_str(" Where no waiting power was measured, waiting is costed at working power (an upper bound).");
     }
     text.push('\n');
+    Ok(output::print(&text)?)
+}
+
+/// `bill --disputes`: each platform's bill lines against its measurements.
+fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
+    let sheets = disputes::sheet(&ctx.store, args.platform.as_deref())?;
+    if let Some(path) = &args.output {
+        breakpoint_core::destination::write_atomically(path, disputes::csv(&sheets).as_bytes())
+            .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    if ctx.json {
+        return Ok(output::print_json(&sheets)?);
+    }
+    if sheets.is_empty() {
+        return Ok(output::print(
+            "no bill imported: import the provider's bill export (docs/billing.md says where to find it)\n",
+        )?);
+    }
+    let mut text = String::new();
+    for s in &sheets {
+        let r = &s.reconciliation;
+        let amounts: Vec<String> = r
+            .amounts
+            .iter()
+            .map(|(currency, (billed, question))| format!("{question} of {billed} {currency}"))
+            .collect();
+        text.push_str(&format!(
+            "{}: {} bill line(s), {:.0} of {:.0} billed seconds in question ({})\n",
+            s.platform,
+            r.lines,
+            r.seconds_in_question,
+            r.billed_seconds,
+            amounts.join(", ")
+        ));
+        let mut t = output::table(&[
+            "finding",
+            "line",
+            "instance",
+            "billed",
+            "in question",
+            "evidence",
+        ]);
+        for d in &r.disputes {
+            t.add_row(vec![
+                d.finding.label().to_string(),
+                d.line_id.clone().unwrap_or_else(|| "–".into()),
+                d.instance.clone(),
+                match (&d.amount, &d.currency) {
+                    (Some(a), Some(c)) => format!("{:.0} s, {a} {c}", d.billed_seconds),
+                    _ => "–".into(),
+                },
+                format!(
+                    "{:.0} s, {} {}",
+                    d.seconds_in_question,
+                    d.amount_in_question,
+                    d.currency.as_deref().unwrap_or("")
+                ),
+                d.evidence.clone(),
+            ]);
+        }
+        text.push_str(&format!("{t}\n"));
+    }
+    if let Some(path) = &args.output {
+        text.push_str(&format!("wrote {}\n", path.display()));
+    }
     Ok(output::print(&text)?)
 }

@@ -155,7 +155,7 @@ pub fn reconcile(store: &Store, runs: &[Run]) -> Result<Reconciliation> {
             evidence: describe(e),
             evidence_runs: vec![e.run_id],
             seconds_in_question: 0.0,
-            amount_in_question: Decimal::ZERO,
+            amount_in_question: money::to_cents(Decimal::ZERO),
         });
     }
     out.lines = bills.len();
@@ -354,6 +354,7 @@ fn judge(
                 line.instance,
                 line.host
                     .as_ref()
+                    .filter(|h| **h != line.instance)
                     .map(|h| format!(" or {h}"))
                     .unwrap_or_default()
             ),
@@ -432,7 +433,7 @@ fn judge(
 /// The line's amount for `seconds` of its billed time, to the cent.
 fn price(line: &BillingLine, seconds: f64) -> Decimal {
     if line.billed_seconds <= 0.0 || seconds <= 0.0 {
-        return Decimal::ZERO;
+        return money::to_cents(Decimal::ZERO);
     }
     let share = Decimal::from_f64_retain(seconds / line.billed_seconds).unwrap_or(Decimal::ZERO);
     money::to_cents(line.amount * share)

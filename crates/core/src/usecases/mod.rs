@@ -4,6 +4,7 @@
 
 pub mod acceptance;
 pub mod delivery;
+pub mod disputes;
 pub mod hardware;
 pub mod importing;
 pub mod performance;

@@ -534,12 +534,23 @@ impl Row<'_> {
         let end = self.time(times, Meaning::End)?;
         let usage_s = self.usage_seconds()?;
         let (end, billed_seconds) = match (end, usage_s) {
-            (Some(end), Some(s)) => (end, s),
+            // A usage that is the period written to its own precision
+            // ("0.0333" hours for 120 s) bills the period.
+            (Some(end), Some((s, precision)))
+                if ((end.as_millisecond() - start.as_millisecond()) as f64 / 1000.0 - s).abs()
+                    <= precision =>
+            {
+                (
+                    end,
+                    (end.as_millisecond() - start.as_millisecond()) as f64 / 1000.0,
+                )
+            }
+            (Some(end), Some((s, _))) => (end, s),
             (Some(end), None) => (
                 end,
                 (end.as_millisecond() - start.as_millisecond()) as f64 / 1000.0,
             ),
-            (None, Some(s)) => (
+            (None, Some((s, _))) => (
                 jiff::Timestamp::from_millisecond(start.as_millisecond() + (s * 1000.0) as i64)
                     .map_err(|e| self.error(si, e.to_string()))?,
                 s,
@@ -594,9 +605,10 @@ impl Row<'_> {
         Ok(Some(line))
     }
 
-    /// A usage in time units as seconds: the unit from its own column, or
-    /// from the usage header's brackets ("时长(小时)").
-    fn usage_seconds(&self) -> Result<Option<f64>, LineError> {
+    /// A usage in time units as seconds, and the seconds its last written
+    /// digit stands for: the unit from its own column, or from the usage
+    /// header's brackets ("时长(小时)").
+    fn usage_seconds(&self) -> Result<Option<(f64, f64)>, LineError> {
         let Some((i, usage)) = self.cell(Meaning::Usage) else {
             return Ok(None);
         };
@@ -624,7 +636,9 @@ impl Row<'_> {
             .ok()
             .filter(|v: &f64| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| self.error(i, format!("\"{usage}\" is not a usage")))?;
-        Ok(Some((v * per * 1000.0).round() / 1000.0))
+        let decimals = usage.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        let precision = per * 10f64.powi(-decimals);
+        Ok(Some(((v * per * 1000.0).round() / 1000.0, precision)))
     }
 
     /// A currency the amount's header names in brackets: "(元)" is CNY.

@@ -1,0 +1,113 @@
+//! The dispute sheet: each platform's bill lines the measurements do not
+//! bear out, with the evidence, the seconds and the amount in question and
+//! the provider's line id — what a user sends to the provider's support
+//! (as CSV, or as the report's page).
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::metrics::reconcile::{self, Dispute, Reconciliation};
+use crate::store::Store;
+
+/// One platform's bills read against its measurements.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlatformDisputes {
+    pub platform_id: i64,
+    pub platform: String,
+    pub reconciliation: Reconciliation,
+}
+
+/// The platforms with bill lines (only `platform`, where named), each
+/// reconciled with its runs.
+pub fn sheet(store: &Store, platform: Option<&str>) -> Result<Vec<PlatformDisputes>> {
+    let platforms = match platform {
+        Some(name) => vec![store.platform(name)?],
+        None => store.platforms()?,
+    };
+    let mut out = Vec::new();
+    for p in platforms {
+        let runs = store.runs(Some(p.id))?;
+        let reconciliation = reconcile::reconcile(store, &runs)?;
+        if reconciliation.lines > 0 {
+            out.push(PlatformDisputes {
+                platform_id: p.id,
+                platform: p.name,
+                reconciliation,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The sheet as CSV, one row per dispute, amounts exactly as priced.
+pub fn csv(sheets: &[PlatformDisputes]) -> String {
+    let mut out = String::from(
+        "platform,finding,line_id,instance,billed_from,billed_to,billed_seconds,amount,currency,seconds_in_question,amount_in_question,evidence,evidence_runs,bill_run\n",
+    );
+    for s in sheets {
+        for d in &s.reconciliation.disputes {
+            let cells = row(&s.platform, d);
+            out.push_str(
+                &cells
+                    .iter()
+                    .map(|c| quoted(c))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn row(platform: &str, d: &Dispute) -> Vec<String> {
+    let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string()).unwrap_or_default();
+    vec![
+        platform.to_string(),
+        d.finding.label().to_string(),
+        d.line_id.clone().unwrap_or_default(),
+        d.instance.clone(),
+        time(d.billed_from),
+        time(d.billed_to),
+        format!("{}", d.billed_seconds),
+        d.amount.map(|a| a.to_string()).unwrap_or_default(),
+        d.currency.clone().unwrap_or_default(),
+        format!("{}", d.seconds_in_question),
+        d.amount_in_question.to_string(),
+        d.evidence.clone(),
+        d.evidence_runs
+            .iter()
+            .map(|r| format!("#{r}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        d.bill_run.map(|r| format!("#{r}")).unwrap_or_default(),
+    ]
+}
+
+/// A cell quoted where it must be, and never read as a formula by a
+/// spreadsheet (a leading =, +, - or @ is escaped with a quote).
+fn quoted(cell: &str) -> String {
+    let cell = if cell.starts_with(['=', '+', '-', '@']) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    };
+    if cell.contains([',', '"', '\n']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    #[test]
+    fn cells_are_quoted_and_never_formulas() {
+        assert_eq!(quoted("i-1"), "i-1");
+        assert_eq!(quoted("a, b"), "\"a, b\"");
+        assert_eq!(quoted("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(quoted("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+    }
+}
