@@ -1,15 +1,17 @@
 //! A platform's bills against what was measured: each bill line matched to
 //! the evidence of the instance it bills — by instance id (a campaign's
 //! instance, a billing probe's job), else by the instance's name and an
-//! overlap in time (a probe log of that host) — and the billed time that
+//! overlap in time (a probe log of that host), else by time alone where one
+//! log without a host name covers the line — and the billed time that
 //! evidence does not bear out, priced at the line's own rate:
 //!
-//! - **idle**: billed seconds the samples show no GPU working (no GPU above
-//!   10 % utilisation), within the time the samples cover;
+//! - **idle**: billed seconds beyond those the samples show a GPU working
+//!   (some GPU above 10 % utilisation), within the time they cover;
 //! - **after teardown**: billed after the platform confirmed the
 //!   instance's teardown to a campaign;
 //! - **rounding**: billed beyond a job measured whole on the instance (a
-//!   billing probe): the billing unit's rounding.
+//!   billing probe), or beyond the period the line itself names: the
+//!   billing unit's rounding.
 //!
 //! Lines no evidence matches and evidence no line bills are listed, priced
 //! at nothing: they are questions, not claims. The amount in question is the
@@ -158,6 +160,10 @@ pub fn reconcile(store: &Store, runs: &[Run]) -> Result<Reconciliation> {
             amount_in_question: money::to_cents(Decimal::ZERO),
         });
     }
+    // Amounts in question to the cent, also where there were none.
+    for (_, question) in out.amounts.values_mut() {
+        *question = money::to_cents(*question);
+    }
     out.lines = bills.len();
     out.bill_runs = bills.iter().map(|(r, _)| *r).collect();
     out.bill_runs.dedup();
@@ -269,7 +275,8 @@ fn describe(e: &Evidence) -> String {
             .map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string())
             .unwrap_or_default()
     };
-    let name = e.names.first().map_or("?", String::as_str);
+    let unnamed = format!("a log without a host name (run #{})", e.run_id);
+    let name = e.names.first().map_or(unnamed.as_str(), String::as_str);
     match e.kind {
         Kind::Samples => format!(
             "{name} sampled {} → {} (run #{})",
@@ -313,17 +320,27 @@ fn judge(
     let by_id: Vec<usize> = (0..evidence.len())
         .filter(|&i| evidence[i].names.iter().any(|n| n == &line.instance))
         .collect();
-    let matched: Vec<usize> = if by_id.is_empty() {
-        (0..evidence.len())
-            .filter(|&i| {
-                line.host
-                    .as_ref()
-                    .is_some_and(|h| evidence[i].names.contains(h))
-                    && overlaps(&evidence[i])
-            })
-            .collect()
-    } else {
+    let by_host: Vec<usize> = (0..evidence.len())
+        .filter(|&i| {
+            line.host
+                .as_ref()
+                .is_some_and(|h| evidence[i].names.contains(h))
+                && overlaps(&evidence[i])
+        })
+        .collect();
+    // A log that names no host (a bare nvidia-smi CSV) answers for a line
+    // only by time, and only where it is the one log over that time.
+    let nameless: Vec<usize> = (0..evidence.len())
+        .filter(|&i| evidence[i].names.is_empty() && overlaps(&evidence[i]))
+        .collect();
+    let matched = if !by_id.is_empty() {
         by_id
+    } else if !by_host.is_empty() {
+        by_host
+    } else if nameless.len() == 1 {
+        nameless
+    } else {
+        Vec::new()
     };
     out.billed_seconds += line.billed_seconds;
     let dispute = |finding: Finding, seconds: f64, evidence: String, runs: Vec<i64>| {
@@ -362,6 +379,21 @@ fn judge(
         )]);
     }
     let mut found = Vec::new();
+    // A line that bills more seconds than its own period: the unit's
+    // rounding, whatever was measured.
+    let period_s = (to - from) as f64 / 1000.0;
+    let rounding_s = (line.billed_seconds - period_s).max(0.0);
+    if rounding_s > SLACK_S {
+        found.push(dispute(
+            Finding::Rounding,
+            line.billed_seconds - period_s,
+            format!(
+                "the line bills {:.0} s for a period of {period_s:.0} s",
+                line.billed_seconds
+            ),
+            Vec::new(),
+        ));
+    }
     for &i in &matched {
         evidence[i].matched = true;
         let e = evidence[i].clone();
@@ -371,15 +403,19 @@ fn judge(
                 if covered <= 0.0 {
                     continue;
                 }
-                out.sampled_billed_seconds += covered;
-                let idle = (covered - busy).max(0.0);
+                // Billed within the period (its rounding is its own
+                // finding) beyond the seconds a GPU worked: a line that
+                // bills compute alone questions nothing here.
+                let billed = (line.billed_seconds - rounding_s).min(covered);
+                out.sampled_billed_seconds += billed;
+                let idle = (billed - busy).max(0.0);
                 out.idle_seconds += idle;
                 if idle > SLACK_S {
                     found.push(dispute(
                         Finding::Idle,
                         idle,
                         format!(
-                            "{}: {busy:.0} s of GPU work in {covered:.0} s sampled",
+                            "{}: {busy:.0} s of GPU work in {covered:.0} s sampled, {billed:.0} s billed",
                             describe(&e)
                         ),
                         vec![e.run_id],
