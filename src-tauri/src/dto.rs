@@ -69,6 +69,34 @@ view! {
         pub performance: Vec<PerfModelView>,
     }
 
+    /// One platform's bills against its measurements.
+    pub struct DisputeSheetView {
+        pub platform: String,
+        pub lines: u32,
+        pub billed_seconds: f64,
+        pub seconds_in_question: f64,
+        /// "33.03 of 163.58 CNY" per currency.
+        pub amounts: Vec<String>,
+        pub rows: Vec<DisputeRow>,
+    }
+
+    pub struct DisputeRow {
+        /// idle | after-teardown | rounding | unmatched | not-billed
+        pub finding: String,
+        pub line_id: Option<String>,
+        pub instance: String,
+        pub billed_from: Option<String>,
+        pub billed_to: Option<String>,
+        pub billed_seconds: f64,
+        /// Exactly as billed.
+        pub amount: Option<String>,
+        pub currency: Option<String>,
+        pub seconds_in_question: f64,
+        /// To the cent.
+        pub amount_in_question: String,
+        pub evidence: String,
+    }
+
     /// The platform's perf figures on one model, against the datasheet and
     /// the other platforms on that model, and its latest run GPU by GPU.
     pub struct PerfModelView {

@@ -40,6 +40,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::save_weight_profile,
         ranking::platform_history,
         billing::bill,
+        billing::bill_disputes,
         report::export_report,
         bundles::bundle_export,
         bundles::bundle_import,

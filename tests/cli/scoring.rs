@@ -74,15 +74,18 @@ fn weights_change_the_order_as_rank_says() {
     // Each flip sentence is borne out by ranking at the weight it names.
     let flips = balanced["robustness"]["flips"].as_array().unwrap();
     let flip = flips.iter().find(|f| !f.is_null()).unwrap();
-    let (b, to) = (
+    let (b, from, to) = (
         flip["breakpoint"].as_str().unwrap(),
+        flip["from_share"].as_f64().unwrap(),
         flip["to_share"].as_f64().unwrap(),
     );
+    // Just past the named share, in the direction the weight moves.
+    let to = if to > from { to + 1e-6 } else { to - 1e-6 };
     let others = ["startup", "sustain", "switch", "billing"];
     let mut args: Vec<String> = vec!["rank".into(), "--samples".into(), "0".into()];
     let rest = 1.0 - to;
     for o in others {
-        let w = if o == b { to + 1e-6 } else { rest / 3.0 };
+        let w = if o == b { to } else { rest / 3.0 };
         args.push("--weight".into());
         args.push(format!("{o}={w}"));
     }

@@ -106,4 +106,24 @@ fn billing_prices_a_workload_on_every_platform() {
         .call("bill", json!({ "workload": "compute=soon" }))
         .unwrap_err();
     assert_eq!(err["kind"], "invalid");
+    // The demo's bills against its samples: platform C billed 127 s more
+    // than its GPUs worked, platform D exactly its compute.
+    let sheets = h.ok("bill_disputes", json!({}));
+    let of = |letter: &str| {
+        sheets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| {
+                s["platform"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("Platform {letter}"))
+            })
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(of("C")["seconds_in_question"], 127.0, "{}", of("C"));
+    assert_eq!(of("C")["rows"][0]["finding"], "idle");
+    assert_eq!(of("D")["seconds_in_question"], 0.0);
 }

@@ -4,6 +4,7 @@ import { invoke } from "@tauri-apps/api/core";
 import type { AppError } from "./bindings/AppError";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { BillRow } from "./bindings/BillRow";
+import type { DisputeSheetView } from "./bindings/DisputeSheetView";
 import type { CampaignForm } from "./bindings/CampaignForm";
 import type { CampaignPlanView } from "./bindings/CampaignPlanView";
 import type { CampaignRow } from "./bindings/CampaignRow";
@@ -75,6 +76,7 @@ export const api = {
   weightProfiles: () => invoke<ProfileRow[]>("weight_profiles"),
   saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),
   bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),
+  billDisputes: () => invoke<DisputeSheetView[]>("bill_disputes"),
   exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
   openReport: () => invoke<void>("open_report"),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),

@@ -11,6 +11,7 @@ use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists_in;
+use breakpoint_core::usecases::disputes::{self, PlatformDisputes};
 use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::performance::{self, ModelPeers};
 use breakpoint_core::usecases::pricing;
@@ -68,6 +69,8 @@ pub struct ReportData {
     /// Delivered performance per accelerator model: the report's
     /// platforms side by side.
     pub performance: Vec<ModelPeers>,
+    /// Each platform's bills against its measurements (the dispute sheet).
+    pub disputes: Vec<PlatformDisputes>,
     /// Any platform in the report is demo data.
     pub demo: bool,
 }
@@ -165,6 +168,10 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         campaign_stages,
         acceptance,
         performance: performance_of(store, &platforms)?,
+        disputes: disputes::sheet(store, None)?
+            .into_iter()
+            .filter(|d| platforms.iter().any(|p| p.id == d.platform_id))
+            .collect(),
         demo,
     })
 }

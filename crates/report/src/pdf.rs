@@ -21,11 +21,13 @@ use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_
 use crate::model::ReportData;
 use crate::text::{Lang, t};
 
+mod disputes;
 mod energy;
 mod findings;
 mod performance;
 mod typeset;
 
+use disputes::disputes;
 use energy::energy;
 use findings::{acceptance, campaigns_behind, hardware};
 use performance::performance;
@@ -74,6 +76,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     performance(&mut l, data, options);
     hardware(&mut l, data, options);
     acceptance(&mut l, data, options);
+    disputes(&mut l, data, options);
     robustness(&mut l, data, options)?;
     provenance(&mut l, data, options)?;
     method(&mut l, data, options)?;

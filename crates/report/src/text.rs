@@ -74,6 +74,47 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     ("startup_chart", "Startup latency", "启动延迟"),
     ("performance", "Delivered performance", "交付性能"),
+    ("disputes", "Bills against measurements", "账单与实测对账"),
+    (
+        "disputes_note",
+        "Each imported bill line matched to the evidence of the instance it bills (by instance id, else by its name and time) and priced at its own rate where the evidence does not bear it out: billed while no GPU worked, after the teardown a campaign recorded, or beyond the measured job or the line's own period (rounding). The rows are what to send to the provider's support, with the line id it asks for.",
+        "每条导入的账单明细按实例 ID（否则按实例名称与时间）与该实例的实测证据匹配；证据不支持的计费时长按该明细自身的单价计价：GPU 无负载时计费、活动记录的释放之后仍计费、超出实测任务或明细自身时段的计费（取整）。各行即可提交给服务商客服的内容，附其要求的明细 ID。",
+    ),
+    (
+        "disputes_platform",
+        "{}: {} bill line(s), {} of {} billed seconds in question ({})",
+        "{}：{} 条账单明细，{} 秒存疑（共计费 {} 秒；{}）",
+    ),
+    ("dispute_finding", "Finding", "发现"),
+    ("dispute_line", "Line · instance", "明细 · 实例"),
+    ("dispute_billed", "Billed", "计费"),
+    ("dispute_question", "In question", "存疑"),
+    ("dispute_evidence", "Evidence", "证据"),
+    (
+        "billed while no GPU worked",
+        "billed while no GPU worked",
+        "GPU 无负载时计费",
+    ),
+    (
+        "billed after the measured teardown",
+        "billed after the measured teardown",
+        "实测释放之后仍计费",
+    ),
+    (
+        "billed beyond the measured job (rounding)",
+        "billed beyond the measured job (rounding)",
+        "超出实测任务的计费（取整）",
+    ),
+    (
+        "no measurement of this instance",
+        "no measurement of this instance",
+        "该实例无实测",
+    ),
+    (
+        "measured, but on no bill line",
+        "measured, but on no bill line",
+        "有实测、无账单明细",
+    ),
     (
         "performance_note",
         "Measured by the perf suite (accept perf) on each platform's nodes: each figure is the median over the platform's GPUs, held against the model's dense datasheet peak (host copies: against the card's own PCIe link) and placed among the other platforms measured on the same model. The matrix product is the card's training dtype (BF16 where it has one).",

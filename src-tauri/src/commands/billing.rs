@@ -1,11 +1,14 @@
-//! The billing screen: a workload priced on every platform's rule.
+//! The billing screen: a workload priced on every platform's rule, and the
+//! imported bills against what was measured (the dispute sheet).
 
 use breakpoint_core::domain::money;
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 use tauri::State;
 
 use super::off_thread;
-use crate::dto::BillRow;
+use breakpoint_core::usecases::disputes;
+
+use crate::dto::{BillRow, DisputeRow, DisputeSheetView};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -38,6 +41,50 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             facility_kwh: b.energy.as_ref().map(|e| e.facility_kwh),
             co2_kg: b.energy.as_ref().map(|e| e.co2_kg),
             default_factors: b.energy.as_ref().is_some_and(|e| !e.factors.set),
+        })
+        .collect())
+}
+
+/// Every platform's bills against its measurements.
+#[tauri::command]
+pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeSheetView>> {
+    let sheets = off_thread(&state, move |store| Ok(disputes::sheet(store, None)?)).await?;
+    let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
+    Ok(sheets
+        .into_iter()
+        .map(|s| {
+            let r = s.reconciliation;
+            DisputeSheetView {
+                platform: s.platform,
+                lines: r.lines as u32,
+                billed_seconds: r.billed_seconds,
+                seconds_in_question: r.seconds_in_question,
+                amounts: r
+                    .amounts
+                    .iter()
+                    .map(|(c, (billed, question))| format!("{question} of {billed} {c}"))
+                    .collect(),
+                rows: r
+                    .disputes
+                    .into_iter()
+                    .map(|d| DisputeRow {
+                        finding: serde_json::to_value(d.finding)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default(),
+                        line_id: d.line_id,
+                        instance: d.instance,
+                        billed_from: time(d.billed_from),
+                        billed_to: time(d.billed_to),
+                        billed_seconds: d.billed_seconds,
+                        amount: d.amount.map(|a| a.to_string()),
+                        currency: d.currency,
+                        seconds_in_question: d.seconds_in_question,
+                        amount_in_question: d.amount_in_question.to_string(),
+                        evidence: d.evidence,
+                    })
+                    .collect(),
+            }
         })
         .collect())
 }

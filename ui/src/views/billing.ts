@@ -1,8 +1,10 @@
-// The Billing screen: a workload priced on every platform's rule.
+// The Billing screen: a workload priced on every platform's rule, and the
+// imported bills against what was measured (the dispute sheet).
 
 import { api, messageOf } from "../api";
 import { append, clear, h } from "../dom";
-import { t } from "../i18n";
+import { t, tf } from "../i18n";
+import type { DisputeSheetView } from "../bindings/DisputeSheetView";
 
 export async function billingView(root: HTMLElement): Promise<void> {
   const input = h("input", { id: "workload", value: "compute=1h42m18s,io-wait=34m42s", "aria-label": t("workload"), size: 48 });
@@ -28,7 +30,30 @@ export async function billingView(root: HTMLElement): Promise<void> {
   };
   const go = h("button", { class: "primary", id: "price-it" }, t("compute"));
   go.addEventListener("click", run);
+  const disputes = h("section", { id: "disputes" });
   clear(root);
-  append(root, h("h1", {}, t("billing")), h("div", { class: "inline" }, h("label", {}, h("span", {}, t("workload")), input), go), out);
+  append(root, h("h1", {}, t("billing")), h("div", { class: "inline" }, h("label", {}, h("span", {}, t("workload")), input), go), out,
+    h("h2", {}, t("disputes")), disputes);
   await run();
+  try {
+    const sheets = await api.billDisputes();
+    append(disputes, ...(sheets.length ? sheets.map(disputeSheet) : [h("p", { class: "hint" }, t("disputesEmpty"))]));
+  } catch (e) {
+    append(disputes, h("p", { class: "error" }, messageOf(e)));
+  }
+}
+
+/** One platform's bill lines the measurements do not bear out, priced. */
+function disputeSheet(s: DisputeSheetView): HTMLElement {
+  return h("section", { class: "dispute-sheet" },
+    h("h3", {}, s.platform),
+    h("p", {}, tf("disputesSummary", { lines: s.lines, question: s.seconds_in_question.toFixed(0), billed: s.billed_seconds.toFixed(0), amounts: s.amounts.join(", ") })),
+    h("table", {},
+      h("thead", {}, h("tr", {}, ...[t("disputeFinding"), t("disputeLine"), t("billed"), t("disputeInQuestion"), t("disputeEvidence")].map((k) => h("th", {}, k)))),
+      h("tbody", {}, ...s.rows.map((d) => h("tr", { class: d.amount_in_question !== "0.00" ? "failed" : "" },
+        h("td", {}, t(`finding_${d.finding.replace("-", "_")}` as Parameters<typeof t>[0])),
+        h("td", {}, d.line_id ? `${d.line_id} · ${d.instance}` : d.instance),
+        h("td", { class: "num" }, d.amount === null ? "–" : `${d.billed_seconds.toFixed(0)} s · ${d.amount} ${d.currency ?? ""}`),
+        h("td", { class: "num strong" }, `${d.seconds_in_question.toFixed(0)} s · ${d.amount_in_question} ${d.currency ?? ""}`),
+        h("td", {}, d.evidence))))));
 }
