@@ -394,6 +394,14 @@ try {
         // The demo's platforms sampled power: the job's energy is beside its cost.
         const energy = await session.run("return [...document.querySelectorAll('#bills td.energy')].map((c) => c.textContent)");
         assert(energy.some((e) => / kWh$/.test(e)), `energy column reads: ${JSON.stringify(energy)}`);
+        // The demo's bills against its samples: C's 127 s, marked; D's exact bill, not.
+        await session.until("the dispute sheets", "return document.querySelectorAll('#disputes .dispute-sheet').length >= 6", 5000);
+        const sheets = await session.run("return [...document.querySelectorAll('#disputes .dispute-sheet')].map((s) => [s.querySelector('h3').textContent, s.querySelectorAll('tr.failed').length, s.textContent])");
+        const of = (letter) => sheets.find((s) => s[0].startsWith(`Platform ${letter}`));
+        assert(of("C")[1] === 1 && of("C")[2].includes("127 of 6277"), `C's sheet: ${of("C")[2].slice(0, 200)}`);
+        assert(of("D")[1] === 0, `D's sheet: ${of("D")[2].slice(0, 200)}`);
+        await session.run("document.querySelector('#disputes').scrollIntoView()");
+        await shot("06b-bills-against-measurements");
       }
       if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
       await shot(`06-${view}`);

@@ -101,9 +101,9 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "实测释放之后仍计费",
     ),
     (
-        "billed beyond the measured job (rounding)",
-        "billed beyond the measured job (rounding)",
-        "超出实测任务的计费（取整）",
+        "rounding beyond the job or its period",
+        "rounding beyond the job or its period",
+        "超出实测任务或明细时段的计费（取整）",
     ),
     (
         "no measurement of this instance",

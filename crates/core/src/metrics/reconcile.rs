@@ -48,7 +48,7 @@ impl Finding {
         match self {
             Finding::Idle => "billed while no GPU worked",
             Finding::AfterTeardown => "billed after the measured teardown",
-            Finding::Rounding => "billed beyond the measured job (rounding)",
+            Finding::Rounding => "rounding beyond the job or its period",
             Finding::Unmatched => "no measurement of this instance",
             Finding::NotBilled => "measured, but on no bill line",
         }
@@ -272,36 +272,26 @@ fn campaign_instances(run: &Run) -> Vec<Evidence> {
 fn describe(e: &Evidence) -> String {
     let at = |ms: i64| {
         jiff::Timestamp::from_millisecond(ms)
-            .map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string())
+            .map(|t| t.strftime("%Y-%m-%d %H:%M:%SZ").to_string())
             .unwrap_or_default()
     };
-    let unnamed = format!("a log without a host name (run #{})", e.run_id);
-    let name = e.names.first().map_or(unnamed.as_str(), String::as_str);
+    let run = e.run_id;
+    let name = match e.names.first() {
+        Some(n) => format!("{n}, run #{run}"),
+        None => format!("run #{run} (no host named)"),
+    };
     match e.kind {
-        Kind::Samples => format!(
-            "{name} sampled {} → {} (run #{})",
-            at(e.from_ms),
-            at(e.to_ms),
-            e.run_id
-        ),
+        Kind::Samples => format!("samples of {name}"),
         Kind::Job => format!(
-            "a {:.1} s job on {name} {} (run #{})",
+            "a {:.1} s job from {} ({name})",
             (e.to_ms - e.from_ms) as f64 / 1000.0,
-            at(e.from_ms),
-            e.run_id
+            at(e.from_ms)
         ),
-        Kind::Campaign { torn_down: true } => format!(
-            "{name} launched {}, torn down {} (campaign run #{})",
-            at(e.from_ms),
-            at(e.to_ms),
-            e.run_id
-        ),
+        Kind::Campaign { torn_down: true } => {
+            format!("torn down {} ({name}, a campaign)", at(e.to_ms))
+        }
         Kind::Campaign { torn_down: false } => {
-            format!(
-                "{name} launched {}, teardown not confirmed (campaign run #{})",
-                at(e.from_ms),
-                e.run_id
-            )
+            format!("teardown not confirmed ({name}, a campaign)")
         }
     }
 }
@@ -415,7 +405,7 @@ fn judge(
                         Finding::Idle,
                         idle,
                         format!(
-                            "{}: {busy:.0} s of GPU work in {covered:.0} s sampled, {billed:.0} s billed",
+                            "{busy:.0} s of GPU work in {billed:.0} s billed ({})",
                             describe(&e)
                         ),
                         vec![e.run_id],

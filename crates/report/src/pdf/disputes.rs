@@ -34,11 +34,11 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             ],
         ));
         let cols = [
-            Column::new(t(lang, "dispute_finding"), 150.0, Align::Left),
-            Column::new(t(lang, "dispute_line"), 120.0, Align::Left),
-            Column::new(t(lang, "dispute_billed"), 100.0, Align::Right),
-            Column::new(t(lang, "dispute_question"), 100.0, Align::Right),
-            Column::new(t(lang, "dispute_evidence"), 230.0, Align::Left),
+            Column::new(t(lang, "dispute_finding"), 175.0, Align::Left),
+            Column::new(t(lang, "dispute_line"), 110.0, Align::Left),
+            Column::new(t(lang, "dispute_billed"), 110.0, Align::Right),
+            Column::new(t(lang, "dispute_question"), 95.0, Align::Right),
+            Column::new(t(lang, "dispute_evidence"), 280.0, Align::Left),
         ];
         let rows: Vec<Vec<String>> = r
             .disputes
