@@ -243,3 +243,43 @@ fn an_instance_billed_after_its_measured_teardown_is_priced_exactly() {
     assert_eq!(amount.parse::<f64>().unwrap(), expected);
     assert_eq!(sheets[0]["reconciliation"]["disputes"][0]["line_id"], "L-9");
 }
+
+#[test]
+fn a_bill_row_that_cannot_be_read_is_refused_naming_its_line_and_column() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let text = std::fs::read_to_string(fixture("../bills/tencent-bill-detail.csv")).unwrap();
+    let broken = ws.dir.path().join("tencent.csv");
+    std::fs::write(&broken, text.replacen("1.08,1.08\n", "1.08,abc\n", 1)).unwrap();
+    let path = broken.to_str().unwrap().to_string();
+    ws.fails(
+        &["import", "--platform", "Lab", &path],
+        1,
+        &format!("error: {path}:3:14: 总费用: \"abc\" is not an amount of money"),
+    );
+    // A header that names no amount is not a bill at all.
+    let no_amount = ws.dir.path().join("no-amount.csv");
+    std::fs::write(
+        &no_amount,
+        "实例ID,开始时间,结束时间\ni-1,2026-11-20 16:00:00,2026-11-20 17:00:00\n",
+    )
+    .unwrap();
+    let out = ws
+        .cmd(&[
+            "import",
+            "--platform",
+            "Lab",
+            "--format",
+            "bill-export",
+            no_amount.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the header names no instance, amount and billed period"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
