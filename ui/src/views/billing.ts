@@ -48,7 +48,7 @@ function disputeSheet(s: DisputeSheetView): HTMLElement {
   return h("section", { class: "dispute-sheet" },
     h("h3", {}, s.platform),
     h("p", {}, tf("disputesSummary", { lines: s.lines, question: s.seconds_in_question.toFixed(0), billed: s.billed_seconds.toFixed(0), amounts: s.amounts.join(", ") })),
-    h("table", {},
+    s.rows.length === 0 ? h("p", { class: "hint" }, t("disputesNone")) : h("table", {},
       h("thead", {}, h("tr", {}, ...[t("disputeFinding"), t("disputeLine"), t("billed"), t("disputeInQuestion"), t("disputeEvidence")].map((k) => h("th", {}, k)))),
       h("tbody", {}, ...s.rows.map((d) => h("tr", { class: d.amount_in_question !== "0.00" ? "failed" : "" },
         h("td", {}, t(`finding_${d.finding.replace("-", "_")}` as Parameters<typeof t>[0])),
