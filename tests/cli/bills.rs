@@ -49,6 +49,15 @@ fn every_export_shape_imports_to_the_cent_and_gives_the_same_disputes() {
             "CNY",
             "i-bp1node7",
         ),
+        // The same export saved again by a spreadsheet on Chinese Windows.
+        (
+            "alibaba-instance-bill-gbk.csv",
+            "Alibaba Cloud bill details",
+            3,
+            "163.58",
+            "CNY",
+            "i-bp1node7",
+        ),
         (
             "tencent-bill-detail.csv",
             "Tencent Cloud bill details",

@@ -1,6 +1,7 @@
 //! What sits between a file's bytes and the parsers: logs arrive gzipped
 //! (rotated, or compressed for the copy home), as UTF-16 when nvidia-smi ran
-//! under Windows PowerShell (`nvidia-smi … > log.csv`), and wrapped by the
+//! under Windows PowerShell (`nvidia-smi … > log.csv`), as GB18030 (GBK) when
+//! a Chinese console's export was saved again by a spreadsheet, and wrapped by the
 //! tool that captured them: a `script` transcript's banner lines and `^C`,
 //! or the timestamp `kubectl logs --timestamps` / `docker logs -t` put in
 //! front of every line. All of it is recognised from the first bytes and
@@ -19,6 +20,9 @@ use flate2::bufread::MultiGzDecoder;
 pub struct Wrapping {
     pub gzip: bool,
     pub utf16: Option<Endian>,
+    /// Read as GB18030: the bytes were not UTF-8, and are Chinese text in
+    /// the encoding Chinese Windows and spreadsheets write.
+    pub gb18030: bool,
     /// Set once the gzip stream is found to end early (a log copied while
     /// it was being compressed): what came before the cut is read.
     pub cut: Rc<Cell<bool>>,
@@ -52,7 +56,7 @@ impl Wrapping {
     /// Whether the parsers read anything other than the file's bytes as
     /// they are.
     pub fn transformed(&self) -> bool {
-        self.gzip || self.utf16.is_some() || self.capture.is_some()
+        self.gzip || self.utf16.is_some() || self.gb18030 || self.capture.is_some()
     }
 
     /// What the import report should say: how the file was read, and
@@ -82,10 +86,13 @@ impl Wrapping {
 
     /// Words for a warning, or `None` for plain UTF-8 text.
     pub fn describe(&self) -> Option<String> {
-        let utf16 = self.utf16.map(|e| match e {
-            Endian::Little => "UTF-16LE",
-            Endian::Big => "UTF-16BE",
-        });
+        let utf16 = self
+            .utf16
+            .map(|e| match e {
+                Endian::Little => "UTF-16LE",
+                Endian::Big => "UTF-16BE",
+            })
+            .or(self.gb18030.then_some("GB18030 (GBK)"));
         match (self.gzip, utf16) {
             (false, None) => None,
             (true, None) => Some("gzip-compressed; read decompressed".into()),
@@ -122,11 +129,18 @@ pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wr
         )),
         None => text,
     };
+    let gb18030 = utf16.is_none() && is_gb18030(text.fill_buf()?);
+    let mut text: Box<dyn BufRead + 'a> = if gb18030 {
+        Box::new(BufReader::with_capacity(1 << 16, Gb18030ToUtf8::new(text)))
+    } else {
+        text
+    };
     let capture = capture_of(text.fill_buf()?);
     let unwrapped = Rc::new(Cell::new((0, 0)));
     let wrapping = Wrapping {
         gzip,
         utf16,
+        gb18030,
         cut,
         capture,
         unwrapped: unwrapped.clone(),
@@ -306,6 +320,75 @@ fn utf16_of(head: &[u8]) -> Option<Endian> {
     }
 }
 
+/// Whether the head of a file is GB18030 rather than UTF-8: not valid UTF-8
+/// (a character cut at the end of the head aside), bytes above ASCII, and
+/// every one of them part of a GB18030 character.
+fn is_gb18030(head: &[u8]) -> bool {
+    let invalid = match std::str::from_utf8(head) {
+        Ok(_) => false,
+        // Cut at the end of the head: valid as far as it goes.
+        Err(e) => e.error_len().is_some(),
+    };
+    if !invalid {
+        return false;
+    }
+    // The head may end inside a two- or four-byte character.
+    let whole = (0..4).rev().find_map(|cut| {
+        let end = head.len().saturating_sub(cut);
+        encoding_rs::GB18030.decode_without_bom_handling_and_without_replacement(&head[..end])
+    });
+    whole.is_some_and(|text| text.chars().any(|c| !c.is_ascii()))
+}
+
+/// A streaming GB18030 → UTF-8 transcoder; a byte that is no character
+/// becomes U+FFFD, so the line holding it is still there to be reported.
+struct Gb18030ToUtf8<R> {
+    inner: R,
+    decoder: encoding_rs::Decoder,
+    input: Vec<u8>,
+    out: String,
+    start: usize,
+    done: bool,
+}
+
+impl<R: Read> Gb18030ToUtf8<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            decoder: encoding_rs::GB18030.new_decoder_without_bom_handling(),
+            input: vec![0; 1 << 16],
+            out: String::new(),
+            start: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: Read> Read for Gb18030ToUtf8<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.start == self.out.len() {
+            if self.done {
+                return Ok(0);
+            }
+            let n = self.inner.read(&mut self.input)?;
+            self.done = n == 0;
+            self.out.clear();
+            self.start = 0;
+            self.out
+                .reserve(self.decoder.max_utf8_buffer_length(n).unwrap_or(n * 3 + 16));
+            let (_, read, _) =
+                self.decoder
+                    .decode_to_string(&self.input[..n], &mut self.out, self.done);
+            debug_assert_eq!(read, n, "the output was reserved for the whole input");
+        }
+        let bytes = self.out.as_bytes();
+        let n = buf.len().min(bytes.len() - self.start);
+        buf[..n].copy_from_slice(&bytes[self.start..self.start + n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
 /// A streaming UTF-16 → UTF-8 transcoder. The byte-order mark is dropped;
 /// an unpaired surrogate becomes U+FFFD, so the line holding it is still
 /// there to be reported.
@@ -408,6 +491,22 @@ mod tests {
         let mut s = String::new();
         r.read_to_string(&mut s).unwrap();
         (s, w)
+    }
+
+    #[test]
+    fn a_gbk_export_is_read_as_chinese_text_and_utf8_is_left_alone() {
+        let text = "实例ID,开始时间,应付金额\ni-1,2026-11-20 16:00:00,130.00\n";
+        let (gbk, _, had_errors) = encoding_rs::GB18030.encode(text);
+        assert!(!had_errors);
+        let (read, w) = read_all(&gbk);
+        assert_eq!(read, text);
+        assert!(w.gb18030 && w.describe().unwrap().contains("GB18030"));
+        // The same text in UTF-8 passes through untouched.
+        let (read, w) = read_all(text.as_bytes());
+        assert_eq!(read, text);
+        assert!(!w.gb18030 && w.describe().is_none());
+        // Latin-1 bytes that are no GB18030 text are not taken for it.
+        assert!(!is_gb18030(b"caf\xe9,\xff\xff\n"));
     }
 
     fn utf16le(text: &str, bom: bool) -> Vec<u8> {
