@@ -337,7 +337,7 @@ fn is_gb18030(head: &[u8]) -> bool {
         let end = head.len().saturating_sub(cut);
         encoding_rs::GB18030.decode_without_bom_handling_and_without_replacement(&head[..end])
     });
-    whole.is_some_and(|text| text.chars().any(|c| !c.is_ascii()))
+    whole.is_some_and(|text| !text.is_ascii())
 }
 
 /// A streaming GB18030 → UTF-8 transcoder; a byte that is no character
