@@ -164,5 +164,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "sustain timeline, {samples} samples: draw {:.0} ms median; read from the store and draw {:.0} ms median (target < 300 ms)",
         draw[2], full[2]
     );
+    // What the app's web view is handed to lay out: the drawing's size and
+    // its elements, by kind.
+    let svg = timeline_chart(&TimelineInput {
+        title: "bench".into(),
+        frames: &frames,
+        events: &[],
+        lang: Lang::En,
+    })?;
+    let kinds: Vec<String> = ["<path", "<polyline", "<line", "<rect", "<circle", "<text"]
+        .iter()
+        .map(|k| format!("{} {}", svg.matches(k).count(), k.trim_start_matches('<')))
+        .collect();
+    println!(
+        "  its SVG: {:.0} KB, elements: {}",
+        svg.len() as f64 / 1024.0,
+        kinds.join(", ")
+    );
     Ok(())
 }
