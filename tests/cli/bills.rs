@@ -162,17 +162,7 @@ fn the_bill_moves_the_billing_metrics_and_the_sheet_writes_as_csv() {
         "Lab",
         &fixture("../bills/alibaba-instance-bill.csv"),
     ]);
-    let explain = ws.json(&["explain", "Lab", "billing"]);
-    let metric = |key: &str| {
-        explain["breakpoints"][0]["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["key"] == key)
-            .unwrap()["value"]
-            .as_f64()
-            .unwrap()
-    };
+    let metric = |key: &str| ws.metric("Lab", key)["value"].as_f64().unwrap();
     // 3600 idle of 14400 sampled; 3659 of 18120 billed seconds in question.
     assert_eq!(metric("billing.billed_idle_pct"), 25.0);
     assert!((metric("billing.disputed_pct") - 100.0 * 3659.0 / 18120.0).abs() < 1e-9);

@@ -4,19 +4,6 @@
 
 use crate::util::{Workspace, fixture};
 
-/// The metric `key` of `platform` as `explain --json` gives it.
-fn metric(ws: &Workspace, platform: &str, key: &str) -> serde_json::Value {
-    let explain = ws.json(&["explain", platform]);
-    explain["breakpoints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|b| b["metrics"].as_array().unwrap())
-        .find(|m| m["key"] == key)
-        .unwrap_or_else(|| panic!("{key} missing"))
-        .clone()
-}
-
 fn near(actual: f64, expected: f64, points: f64, what: &str) {
     assert!(
         (actual - expected).abs() <= points,
@@ -104,9 +91,9 @@ fn planted_stragglers_and_decays_are_found_with_their_magnitudes() {
     );
     // Imported, the same log scores: one straggler of four GPUs, and the
     // node's decay is its worst GPU's.
-    let straggler = metric(&ws, "Lab", "sustain.straggler_pct");
+    let straggler = ws.metric("Lab", "sustain.straggler_pct");
     assert_eq!(straggler["value"], 25.0, "{straggler}");
-    let decay = metric(&ws, "Lab", "sustain.throughput_decay_pct");
+    let decay = ws.metric("Lab", "sustain.throughput_decay_pct");
     near(
         decay["value"].as_f64().unwrap(),
         20.0,
@@ -115,7 +102,7 @@ fn planted_stragglers_and_decays_are_found_with_their_magnitudes() {
     );
     assert_eq!(decay["worst"][0]["gpu"], "GPU 1", "{decay}");
     // A CPU has no datasheet: no share of nominal, and no model to compare.
-    assert!(metric(&ws, "Lab", "sustain.gemm_nominal_pct")["value"].is_null());
+    assert!(ws.metric("Lab", "sustain.gemm_nominal_pct")["value"].is_null());
     assert_eq!(ws.json(&["perf"]), serde_json::json!([]));
 }
 
@@ -139,7 +126,7 @@ fn a_perf_log_recorded_on_an_h200_imports_and_scores_exactly() {
             .unwrap()
     };
     let exact = |key: &str, expected: f64| {
-        let v = metric(&ws, "Lab", key)["value"].as_f64().unwrap();
+        let v = ws.metric("Lab", key)["value"].as_f64().unwrap();
         assert!((v - expected).abs() < 1e-9, "{key}: {v} against {expected}");
     };
     // BF16 against the H200's dense 989.5 TFLOP/s, the copy against 4.8 TB/s,
@@ -155,8 +142,8 @@ fn a_perf_log_recorded_on_an_h200_imports_and_scores_exactly() {
     let slower = figure("h2d", None).min(figure("d2h", None));
     exact("sustain.host_link_pct", 100.0 * slower / (3.938 * 16.0));
     // One GPU: no peer to straggle behind.
-    assert!(metric(&ws, "Lab", "sustain.straggler_pct")["value"].is_null());
-    let decay = metric(&ws, "Lab", "sustain.throughput_decay_pct");
+    assert!(ws.metric("Lab", "sustain.straggler_pct")["value"].is_null());
+    let decay = ws.metric("Lab", "sustain.throughput_decay_pct");
     assert!(decay["value"].as_f64().unwrap() < 2.0, "{decay}");
     // The inventory names the card, so the delivery checks see it.
     let runs = ws.json(&["runs", "show", "1"]);
@@ -216,7 +203,7 @@ fn a_planted_log_says_so_and_a_broken_one_changes_nothing() {
         "{planted}"
     );
     // The planted decay on the H200, found as planted.
-    let decay = metric(&ws, "Lab", "sustain.throughput_decay_pct");
+    let decay = ws.metric("Lab", "sustain.throughput_decay_pct");
     near(
         decay["value"].as_f64().unwrap(),
         15.0,

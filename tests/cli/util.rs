@@ -57,6 +57,18 @@ impl Workspace {
         String::from_utf8(out.stdout).expect("utf-8 output")
     }
 
+    /// The metric `key` of `platform` as `explain --json` gives it.
+    pub fn metric(&self, platform: &str, key: &str) -> serde_json::Value {
+        self.json(&["explain", platform])["breakpoints"]
+            .as_array()
+            .expect("breakpoints")
+            .iter()
+            .flat_map(|b| b["metrics"].as_array().expect("metrics"))
+            .find(|m| m["key"] == key)
+            .unwrap_or_else(|| panic!("{key} missing"))
+            .clone()
+    }
+
     pub fn json(&self, args: &[&str]) -> serde_json::Value {
         let mut all = args.to_vec();
         all.push("--json");

@@ -68,10 +68,7 @@ pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeS
                     .disputes
                     .into_iter()
                     .map(|d| DisputeRow {
-                        finding: serde_json::to_value(d.finding)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default(),
+                        finding: d.finding.key().to_string(),
                         line_id: d.line_id,
                         instance: d.instance,
                         billed_from: time(d.billed_from),

@@ -30,7 +30,7 @@ use crate::store::Store;
 
 use super::sustain::WORKING_UTIL;
 
-/// Why billed time is in question.
+/// Why billed time is in question. Serialised by `key`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Finding {
@@ -44,6 +44,17 @@ pub enum Finding {
 }
 
 impl Finding {
+    /// Its name in JSON and in the app's texts ("after-teardown").
+    pub fn key(self) -> &'static str {
+        match self {
+            Finding::Idle => "idle",
+            Finding::AfterTeardown => "after-teardown",
+            Finding::Rounding => "rounding",
+            Finding::Unmatched => "unmatched",
+            Finding::NotBilled => "not-billed",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Finding::Idle => "billed while no GPU worked",
@@ -296,6 +307,61 @@ fn describe(e: &Evidence) -> String {
     }
 }
 
+/// The evidence that answers for a line: by instance id, else by the
+/// instance's name over the billed period, else the one log without a host
+/// name over that period (a bare nvidia-smi CSV answers only so).
+fn matching(evidence: &[Evidence], line: &BillingLine) -> Vec<usize> {
+    let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
+    let overlaps = |e: &Evidence| e.from_ms < to && e.to_ms > from;
+    let select = |keep: &dyn Fn(&Evidence) -> bool| -> Vec<usize> {
+        (0..evidence.len())
+            .filter(|&i| keep(&evidence[i]))
+            .collect()
+    };
+    let by_id = select(&|e| e.names.contains(&line.instance));
+    if !by_id.is_empty() {
+        return by_id;
+    }
+    let by_host =
+        select(&|e| line.host.as_ref().is_some_and(|h| e.names.contains(h)) && overlaps(e));
+    if !by_host.is_empty() {
+        return by_host;
+    }
+    let nameless = select(&|e| e.names.is_empty() && overlaps(e));
+    if nameless.len() == 1 {
+        nameless
+    } else {
+        Vec::new()
+    }
+}
+
+/// A row of the sheet for `line`, priced.
+fn dispute(
+    bill_run: i64,
+    line: &BillingLine,
+    (finding, seconds, evidence, runs): (Finding, f64, String, Vec<i64>),
+) -> Dispute {
+    Dispute {
+        finding,
+        bill_run: Some(bill_run),
+        line_id: line.line_id.clone(),
+        instance: line.instance.clone(),
+        billed_from: Some(line.start),
+        billed_to: Some(line.end),
+        billed_seconds: line.billed_seconds,
+        amount: Some(line.amount),
+        currency: Some(line.currency.clone()),
+        evidence,
+        evidence_runs: runs,
+        seconds_in_question: seconds,
+        amount_in_question: price(line, seconds),
+    }
+}
+
+/// A finding before it is priced: what, how many seconds, the evidence in
+/// words and its runs.
+type Found = (Finding, f64, String, Vec<i64>);
+
 /// The line against its evidence: the disputes it gives, and its share of
 /// the totals.
 fn judge(
@@ -305,155 +371,105 @@ fn judge(
     line: &BillingLine,
     out: &mut Reconciliation,
 ) -> Result<Vec<Dispute>> {
-    let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
-    let overlaps = |e: &Evidence| e.from_ms < to && e.to_ms > from;
-    let by_id: Vec<usize> = (0..evidence.len())
-        .filter(|&i| evidence[i].names.iter().any(|n| n == &line.instance))
-        .collect();
-    let by_host: Vec<usize> = (0..evidence.len())
-        .filter(|&i| {
-            line.host
-                .as_ref()
-                .is_some_and(|h| evidence[i].names.contains(h))
-                && overlaps(&evidence[i])
-        })
-        .collect();
-    // A log that names no host (a bare nvidia-smi CSV) answers for a line
-    // only by time, and only where it is the one log over that time.
-    let nameless: Vec<usize> = (0..evidence.len())
-        .filter(|&i| evidence[i].names.is_empty() && overlaps(&evidence[i]))
-        .collect();
-    let matched = if !by_id.is_empty() {
-        by_id
-    } else if !by_host.is_empty() {
-        by_host
-    } else if nameless.len() == 1 {
-        nameless
-    } else {
-        Vec::new()
-    };
     out.billed_seconds += line.billed_seconds;
-    let dispute = |finding: Finding, seconds: f64, evidence: String, runs: Vec<i64>| {
-        let seconds = seconds.clamp(0.0, line.billed_seconds);
-        Dispute {
-            finding,
-            bill_run: Some(bill_run),
-            line_id: line.line_id.clone(),
-            instance: line.instance.clone(),
-            billed_from: Some(line.start),
-            billed_to: Some(line.end),
-            billed_seconds: line.billed_seconds,
-            amount: Some(line.amount),
-            currency: Some(line.currency.clone()),
-            evidence,
-            evidence_runs: runs,
-            seconds_in_question: seconds,
-            amount_in_question: price(line, seconds),
-        }
-    };
+    out.amounts.entry(line.currency.clone()).or_default().0 += line.amount;
+    let matched = matching(evidence, line);
     if matched.is_empty() {
-        out.amounts.entry(line.currency.clone()).or_default().0 += line.amount;
+        let host = line
+            .host
+            .as_ref()
+            .filter(|h| **h != line.instance)
+            .map(|h| format!(" or {h}"))
+            .unwrap_or_default();
+        let why = format!("no run names {}{host}", line.instance);
         return Ok(vec![dispute(
-            Finding::Unmatched,
-            0.0,
-            format!(
-                "no run names {}{}",
-                line.instance,
-                line.host
-                    .as_ref()
-                    .filter(|h| **h != line.instance)
-                    .map(|h| format!(" or {h}"))
-                    .unwrap_or_default()
-            ),
-            Vec::new(),
+            bill_run,
+            line,
+            (Finding::Unmatched, 0.0, why, Vec::new()),
         )]);
     }
-    let mut found = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     // A line that bills more seconds than its own period: the unit's
     // rounding, whatever was measured.
-    let period_s = (to - from) as f64 / 1000.0;
+    let period_s = (line.end.as_millisecond() - line.start.as_millisecond()) as f64 / 1000.0;
     let rounding_s = (line.billed_seconds - period_s).max(0.0);
     if rounding_s > SLACK_S {
-        found.push(dispute(
-            Finding::Rounding,
-            line.billed_seconds - period_s,
-            format!(
-                "the line bills {:.0} s for a period of {period_s:.0} s",
-                line.billed_seconds
-            ),
-            Vec::new(),
-        ));
+        let why = format!(
+            "the line bills {:.0} s for a period of {period_s:.0} s",
+            line.billed_seconds
+        );
+        found.push((Finding::Rounding, rounding_s, why, Vec::new()));
     }
-    for &i in &matched {
+    for i in matched {
         evidence[i].matched = true;
-        let e = evidence[i].clone();
-        match e.kind {
-            Kind::Samples => {
-                let (covered, busy) = busy_seconds(store, e.run_id, from, to)?;
-                if covered <= 0.0 {
-                    continue;
-                }
-                // Billed within the period (its rounding is its own
-                // finding) beyond the seconds a GPU worked: a line that
-                // bills compute alone questions nothing here.
-                let billed = (line.billed_seconds - rounding_s).min(covered);
-                out.sampled_billed_seconds += billed;
-                let idle = (billed - busy).max(0.0);
-                out.idle_seconds += idle;
-                if idle > SLACK_S {
-                    found.push(dispute(
-                        Finding::Idle,
-                        idle,
-                        format!(
-                            "{busy:.0} s of GPU work in {billed:.0} s billed ({})",
-                            describe(&e)
-                        ),
-                        vec![e.run_id],
-                    ));
-                }
-            }
-            Kind::Job => {
-                // A job measured whole inside the billed period: billed time
-                // beyond it is the unit's rounding.
-                let measured = (e.to_ms - e.from_ms) as f64 / 1000.0;
-                let extra = line.billed_seconds - measured;
-                if e.from_ms >= from - 1000 && extra > SLACK_S {
-                    found.push(dispute(
-                        Finding::Rounding,
-                        extra,
-                        describe(&e),
-                        vec![e.run_id],
-                    ));
-                }
-            }
-            Kind::Campaign { torn_down: true } => {
-                let after = (to - e.to_ms.max(from)) as f64 / 1000.0;
-                if after > SLACK_S {
-                    found.push(dispute(
-                        Finding::AfterTeardown,
-                        after,
-                        describe(&e),
-                        vec![e.run_id],
-                    ));
-                }
-            }
-            Kind::Campaign { torn_down: false } => {}
+        if let Some(f) = finding(store, &evidence[i], line, rounding_s, out)? {
+            found.push(f);
         }
     }
     // One line's findings never question more than it billed.
     let mut left = line.billed_seconds;
-    for d in &mut found {
-        d.seconds_in_question = d.seconds_in_question.min(left);
-        d.amount_in_question = price(line, d.seconds_in_question);
-        left -= d.seconds_in_question;
-    }
-    let amounts = out.amounts.entry(line.currency.clone()).or_default();
-    amounts.0 += line.amount;
-    for d in &found {
+    let disputes: Vec<Dispute> = found
+        .into_iter()
+        .map(|(finding, seconds, why, runs)| {
+            let seconds = seconds.min(left);
+            left -= seconds;
+            dispute(bill_run, line, (finding, seconds, why, runs))
+        })
+        .collect();
+    let question = out.amounts.entry(line.currency.clone()).or_default();
+    for d in &disputes {
         out.seconds_in_question += d.seconds_in_question;
-        amounts.1 += d.amount_in_question;
+        question.1 += d.amount_in_question;
     }
-    Ok(found)
+    Ok(disputes)
+}
+
+/// What one piece of evidence questions in a line's billed time, if
+/// anything; sampled lines add to the idle totals.
+fn finding(
+    store: &Store,
+    e: &Evidence,
+    line: &BillingLine,
+    rounding_s: f64,
+    out: &mut Reconciliation,
+) -> Result<Option<Found>> {
+    let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
+    let (finding, seconds, why) = match e.kind {
+        Kind::Samples => {
+            let (covered, busy) = busy_seconds(store, e.run_id, from, to)?;
+            if covered <= 0.0 {
+                return Ok(None);
+            }
+            // Billed within the period (its rounding is its own finding)
+            // beyond the seconds a GPU worked: a line that bills compute
+            // alone questions nothing here.
+            let billed = (line.billed_seconds - rounding_s).min(covered);
+            let idle = (billed - busy).max(0.0);
+            out.sampled_billed_seconds += billed;
+            out.idle_seconds += idle;
+            let why = format!(
+                "{busy:.0} s of GPU work in {billed:.0} s billed ({})",
+                describe(e)
+            );
+            (Finding::Idle, idle, why)
+        }
+        // A job measured whole inside the billed period: billed time beyond
+        // it is the unit's rounding.
+        Kind::Job if e.from_ms >= from - 1000 => {
+            let measured = (e.to_ms - e.from_ms) as f64 / 1000.0;
+            (
+                Finding::Rounding,
+                line.billed_seconds - measured,
+                describe(e),
+            )
+        }
+        Kind::Campaign { torn_down: true } => {
+            let after = (to - e.to_ms.max(from)) as f64 / 1000.0;
+            (Finding::AfterTeardown, after, describe(e))
+        }
+        Kind::Job | Kind::Campaign { torn_down: false } => return Ok(None),
+    };
+    Ok((seconds > SLACK_S).then(|| (finding, seconds, why, vec![e.run_id])))
 }
 
 /// The line's amount for `seconds` of its billed time, to the cent.
@@ -491,4 +507,22 @@ fn busy_seconds(store: &Store, run_id: i64, from: i64, to: i64) -> Result<(f64, 
     }
     let step = step_ms.unwrap_or(1000) as f64 / 1000.0;
     Ok((covered.len() as f64 * step, busy.len() as f64 * step))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Finding;
+
+    #[test]
+    fn a_finding_serialises_as_its_key() {
+        for f in [
+            Finding::Idle,
+            Finding::AfterTeardown,
+            Finding::Rounding,
+            Finding::Unmatched,
+            Finding::NotBilled,
+        ] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.key());
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The metrics one run gives: startup from its attempts, delivery from its
 //! inventory against the offering it was bought as, sustain from its
-//! samples and events, switch from its attempts, recovery from its drills.
+//! samples and events, switch from its attempts, recovery from its drills,
+//! delivered performance from its perf log (`delivered`).
 
 use super::RunValue;
 use super::stages::StageMedians;
@@ -24,7 +25,7 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     sustain_metrics(store, run, &mut out)?;
     switch(&store.switch_attempts(run.id)?, &mut out);
     operator_suite(run, &mut out);
-    delivered_performance(run, &mut out);
+    super::delivered::values(run, &mut out);
     drills(&store.fault_drills(run.id)?, &mut out);
     Ok(out)
 }
@@ -592,143 +593,6 @@ fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
             )),
         ));
     }
-}
-
-/// Delivered performance of a perf log (`metadata.perf`): each GPU's
-/// figures against the card's nominal peaks and its link, the node's
-/// stragglers, and each GPU's decay over the timeline. A node's value is
-/// its worst GPU's, with every GPU's kept.
-fn delivered_performance(run: &Run, out: &mut Vec<RunValue>) {
-    use crate::perf;
-    let Some(log) = run
-        .metadata
-        .get("perf")
-        .and_then(|v| serde_json::from_value::<perf::PerfLog>(v.clone()).ok())
-    else {
-        return;
-    };
-    let reading = perf::read(&log, perf::DEFAULT_STRAGGLER_SHARE);
-    let span = (
-        run.started_at.map_or(0, |t| t.as_millisecond()),
-        run.ended_at.map_or(0, |t| t.as_millisecond()),
-    );
-    let share_of = |test: &dyn Fn(&perf::Figure) -> bool| -> Vec<(u32, f64, String)> {
-        reading
-            .figures
-            .iter()
-            .filter(|f| test(f))
-            .filter_map(|f| {
-                let text = format!(
-                    "{} {} {} = {:.0} % of {}",
-                    f.test,
-                    perf::number(f.median),
-                    f.unit,
-                    f.share_pct?,
-                    f.nominal.as_deref()?
-                );
-                Some((f.gpu?, f.share_pct?, text))
-            })
-            .collect()
-    };
-    let headline: Vec<String> = log
-        .gpus
-        .iter()
-        .filter_map(|g| perf::headline_gemm(&log, g.index).map(|r| r.label()))
-        .collect();
-    let gemm = share_of(&|f| headline.contains(&f.test));
-    worst_gpu("sustain.gemm_nominal_pct", &gemm, false, span, out);
-    let copy = share_of(&|f| f.test == "device_copy");
-    worst_gpu("sustain.membw_nominal_pct", &copy, false, span, out);
-    // The slower direction of each GPU's host link.
-    let mut link: Vec<(u32, f64, String)> = Vec::new();
-    for f in share_of(&|f| f.test == "h2d" || f.test == "d2h") {
-        match link.iter_mut().find(|l| l.0 == f.0) {
-            Some(l) if f.1 < l.1 => *l = f,
-            Some(_) => {}
-            None => link.push(f),
-        }
-    }
-    worst_gpu("sustain.host_link_pct", &link, false, span, out);
-    let compared = log.gpus.len();
-    if compared >= 2 && !log.results.is_empty() {
-        let slow = perf::straggler_gpus(&reading.stragglers);
-        let detail = match reading.stragglers.first() {
-            Some(s) => format!(
-                "{} of {compared} GPUs; worst GPU {} on {}: {:.1} % below GPU {}",
-                slow.len(),
-                s.gpu,
-                s.test,
-                s.deficit_pct,
-                s.best_gpu
-            ),
-            None => format!("none of {compared} GPUs more than 10 % below the node's best"),
-        };
-        out.push(RunValue::pooled(
-            "sustain.straggler_pct",
-            slow.len() as f64,
-            compared as f64,
-            Some(detail),
-        ));
-    }
-    let decays: Vec<(u32, f64, String)> = reading
-        .decays
-        .iter()
-        .map(|d| {
-            let power = match (d.power_early_w, d.power_late_w) {
-                (Some(a), Some(b)) => format!(", power {a:.0} → {b:.0} W"),
-                _ => String::new(),
-            };
-            let text = format!(
-                "{} {} → {} TFLOP/s ({}{}){power}",
-                log.timeline.as_ref().map_or("", |t| t.dtype.as_str()),
-                perf::number(d.early),
-                perf::number(d.late),
-                perf::change(-d.decay_pct),
-                d.onset_s
-                    .map(|s| format!(", {}", perf::when(s)))
-                    .unwrap_or_default()
-            );
-            (d.gpu, d.decay_pct.max(0.0), text)
-        })
-        .collect();
-    worst_gpu("sustain.throughput_decay_pct", &decays, true, span, out);
-}
-
-/// A node's value as its worst GPU's, every GPU's figure kept.
-fn worst_gpu(
-    key: &str,
-    figures: &[(u32, f64, String)],
-    higher_is_worse: bool,
-    (from_ms, to_ms): (i64, i64),
-    out: &mut Vec<RunValue>,
-) {
-    let worst = figures.iter().max_by(|a, b| {
-        let order = a.1.total_cmp(&b.1);
-        if higher_is_worse {
-            order
-        } else {
-            order.reverse()
-        }
-    });
-    let Some((gpu, value, text)) = worst else {
-        return;
-    };
-    let detail = if figures.len() > 1 {
-        format!("worst of {} GPUs: GPU {gpu}: {text}", figures.len())
-    } else {
-        format!("GPU {gpu}: {text}")
-    };
-    let mut v = RunValue::new(key, *value, Some(detail));
-    v.gpus = figures
-        .iter()
-        .map(|(gpu, value, _)| super::GpuValue {
-            gpu: *gpu,
-            value: *value,
-            from_ms,
-            to_ms,
-        })
-        .collect();
-    out.push(v);
 }
 
 fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {

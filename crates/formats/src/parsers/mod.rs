@@ -145,6 +145,19 @@ pub(crate) fn untimed_snapshot_time(
     Ok(Some(start.as_millisecond()))
 }
 
+/// A row whose cells do not match its header's in number, as the error that
+/// names its line: the one wording every CSV reader gives.
+pub(crate) fn check_row_width(line: u64, cells: usize, header: usize) -> Result<(), LineError> {
+    if cells == header {
+        return Ok(());
+    }
+    Err(LineError::new(
+        line,
+        None,
+        format!("the row has {cells} fields but the header names {header}"),
+    ))
+}
+
 /// Split a CSV line into cells. nvidia-smi never quotes, so the fast path is
 /// a plain split; a line with quotes (a spreadsheet re-save) is read with
 /// CSV quoting rules.

@@ -259,16 +259,7 @@ pub fn parse<R: BufRead>(
                 header = Some(names);
                 continue;
             };
-            if cells.len() != names.len() {
-                let error = LineError::new(
-                    line.number,
-                    None,
-                    format!(
-                        "the row has {} fields but the header names {}",
-                        cells.len(),
-                        names.len()
-                    ),
-                );
+            if let Err(error) = super::check_row_width(line.number, cells.len(), names.len()) {
                 b.bad_line(&line, error)?;
                 continue;
             }

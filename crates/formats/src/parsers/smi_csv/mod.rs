@@ -258,17 +258,7 @@ fn read_cells(
             at += 1;
         }
     }
-    if count != columns.len() {
-        return Err(LineError::new(
-            line.number,
-            None,
-            format!(
-                "the row has {count} fields but the header names {}",
-                columns.len()
-            ),
-        ));
-    }
-    Ok(())
+    super::check_row_width(line.number, count, columns.len())
 }
 
 /// Where the first comma is. Cells are a few bytes to a few dozen long (the
