@@ -234,9 +234,67 @@ view! {
         /// What the GPUs drew, where the run sampled power ("0.500 kWh over
         /// 2.00 GPU-hours, mean 250 W per GPU").
         pub energy: Option<String>,
-        /// Charts as SVG documents, shown as images (never as markup).
-        pub timeline_svg: Option<String>,
+        /// Whether the run has samples: its timeline is asked for on its
+        /// own (`run_timeline`), at the window's width.
+        pub has_timeline: bool,
+        /// The startup chart as an SVG document, shown as an image (never
+        /// as markup).
         pub startup_svg: Option<String>,
+    }
+
+    /// A run's timeline reduced to the columns the app draws (one per
+    /// pixel): per GPU and series the first, smallest, largest and last
+    /// value of each column that has samples.
+    pub struct TimelineView {
+        #[ts(type = "number")]
+        pub run_id: i64,
+        /// The run's first and last sample, ms since the epoch: how far a
+        /// zoom may go out.
+        #[ts(type = "[number, number] | null")]
+        pub span: Option<(i64, i64)>,
+        /// The range shown, ms since the epoch (end excluded).
+        #[ts(type = "number")]
+        pub start_ms: i64,
+        #[ts(type = "number")]
+        pub end_ms: i64,
+        pub columns: u32,
+        pub panels: Vec<TimelinePanel>,
+        /// Per column: 0 none, 1 thermal slowdown, 2 HW slowdown or power
+        /// brake, 3 both (on any GPU).
+        pub throttle: Vec<u8>,
+        pub interruptions: Vec<TimelineMark>,
+        #[ts(type = "number")]
+        pub samples: u64,
+    }
+
+    pub struct TimelinePanel {
+        /// power_mw | temp_gpu_c | sm_clock_mhz
+        pub field: String,
+        /// The unit values are shown in ("W"), and what a stored value is
+        /// divided by to get there.
+        pub unit: String,
+        pub scale: f64,
+        pub gpus: Vec<TimelineSeries>,
+    }
+
+    pub struct TimelineSeries {
+        pub gpu: u32,
+        /// The columns that have samples, in order.
+        pub columns: Vec<u32>,
+        /// Four stored values per entry of `columns`: first, min, max, last.
+        #[ts(type = "number[]")]
+        pub values: Vec<i64>,
+        /// Columns where the line starts afresh after an outage.
+        pub breaks: Vec<u32>,
+    }
+
+    pub struct TimelineMark {
+        #[ts(type = "number")]
+        pub at_ms: i64,
+        pub kind: String,
+        /// When a lost GPU answered again.
+        #[ts(type = "number | null")]
+        pub lost_until_ms: Option<i64>,
     }
 
     pub struct EventRow {

@@ -31,6 +31,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         platforms::add_claim,
         runs::list_runs,
         runs::run_detail,
+        runs::run_timeline,
         runs::delete_run,
         runs::import_files,
         runs::cancel_job,

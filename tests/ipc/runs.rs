@@ -48,6 +48,49 @@ fn importing_reports_each_file_and_a_bad_file_changes_nothing() {
 }
 
 #[test]
+fn a_timeline_is_asked_for_at_the_window_width_and_again_when_zoomed() {
+    let h = Harness::new();
+    let id = h.platform("p");
+    h.ok(
+        "import_files",
+        json!({ "platformId": id, "paths": [fixture("smi-csv/driver-610.csv")] }),
+    );
+    let run = h.ok("list_runs", json!({}))[0]["id"].clone();
+    let detail = h.ok("run_detail", json!({ "id": run }));
+    assert_eq!(detail["has_timeline"], true, "{detail}");
+    let whole = h.ok("run_timeline", json!({ "id": run, "range": null, "columns": 50 }));
+    assert_eq!(whole["columns"], 50);
+    assert_eq!(whole["samples"], 10);
+    let fields: Vec<&str> = whole["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["power_mw", "temp_gpu_c", "sm_clock_mhz"]);
+    let power = &whole["panels"][0];
+    assert_eq!(power["unit"], "W");
+    // GPU 0 reached 566.21 W at 10:41:08, in stored milliwatts.
+    let gpu0 = &power["gpus"][0];
+    let values = gpu0["values"].as_array().unwrap();
+    assert_eq!(values.len(), 4 * gpu0["columns"].as_array().unwrap().len());
+    assert!(values.iter().any(|v| v == 566_210), "{gpu0}");
+    // Zoomed to the first two seconds: only their samples are read.
+    let start = whole["start_ms"].as_i64().unwrap();
+    let zoomed = h.ok(
+        "run_timeline",
+        json!({ "id": run, "range": [start, start + 1_500], "columns": 50 }),
+    );
+    assert_eq!(zoomed["samples"], 4, "{zoomed}");
+    assert_eq!(zoomed["span"], whole["span"]);
+    // What a request may ask is bounded.
+    let refused = h
+        .call("run_timeline", json!({ "id": run, "range": null, "columns": 100_000 }))
+        .unwrap_err();
+    assert_eq!(refused["kind"], "invalid", "{refused}");
+}
+
+#[test]
 fn a_dropped_folder_imports_every_log_in_it_whatever_its_wrapping() {
     let h = Harness::new();
     let id = h.platform("p");

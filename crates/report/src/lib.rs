@@ -13,6 +13,6 @@ pub mod text;
 
 pub use error::ReportError;
 pub use export::{Exported, export};
-pub use model::{ReportData, gather, timeline_frames};
+pub use model::{ReportData, gather};
 pub use pdf::{ReportOptions, compose, render};
 pub use text::Lang;

@@ -7,7 +7,6 @@ use breakpoint_core::domain::{ImageState, Platform, Run, StartupAttempt, Startup
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
 use breakpoint_core::metrics::stages::StageMedians;
-use breakpoint_core::samples::{Field, SeriesFrame};
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists_in;
@@ -16,8 +15,9 @@ use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
 use breakpoint_core::usecases::performance::{self, ModelPeers};
 use breakpoint_core::usecases::pricing;
 use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
+use breakpoint_core::usecases::timeline::{self, TimelineRequest};
 
-use crate::charts::{BillBar, StartupRow, TimelineInput, timeline_chart};
+use crate::charts::{BillBar, StartupRow, TIMELINE_COLUMNS, TimelineInput, timeline_chart};
 use crate::error::ReportError;
 use crate::text::{Lang, t};
 
@@ -233,43 +233,34 @@ fn startup_of(
     }))
 }
 
-/// What a timeline draws of a run: each GPU's power, temperature, SM clock
-/// and throttle reasons (the app's run detail draws the same).
-pub fn timeline_frames(store: &Store, run_id: i64) -> breakpoint_core::Result<Vec<SeriesFrame>> {
-    let fields = [
-        Field::PowerMw,
-        Field::TempGpuC,
-        Field::SmClockMhz,
-        Field::ThrottleMask,
-    ];
-    store
-        .sample_gpus(run_id)?
-        .into_iter()
-        .map(|gpu| store.read_samples(run_id, gpu, None, Some(&fields)))
-        .collect()
-}
-
-/// One run's timeline, its samples read, drawn and let go.
+/// One run's timeline, reduced to the drawing's columns as the app's run
+/// detail reduces it, drawn and let go.
 fn timeline(
     store: &Store,
     platform: &Platform,
     run: &Run,
     lang: Lang,
 ) -> Result<Timeline, ReportError> {
-    let frames = timeline_frames(store, run.id)?;
+    let reduced = timeline::timeline(
+        store,
+        &TimelineRequest {
+            run_id: run.id,
+            range: None,
+            columns: TIMELINE_COLUMNS,
+        },
+    )?;
     let title = crate::text::fill(
         t(lang, "chart_timeline_run"),
         &[
             &run.id,
             &run.provenance.file_name.as_deref().unwrap_or(""),
-            &frames.len(),
+            &reduced.gpus.len(),
             &run.sample_count,
         ],
     );
     let svg = timeline_chart(&TimelineInput {
         title,
-        frames: &frames,
-        events: &store.events(run.id)?,
+        timeline: &reduced,
         lang,
     })?;
     Ok(Timeline {

@@ -7,11 +7,15 @@ use breakpoint_core::domain::{Run, StartupOutcome};
 use breakpoint_core::import::{ImportOptions, ImportOutcome};
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 use breakpoint_core::usecases::runs;
+use breakpoint_core::usecases::timeline::{self, RunTimeline, TimelineRequest};
 use breakpoint_report::Lang;
-use breakpoint_report::charts::{StartupRow, TimelineInput, startup_chart, timeline_chart};
+use breakpoint_report::charts::{StartupRow, startup_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
-use crate::dto::{EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow};
+use crate::dto::{
+    EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow, TimelineMark,
+    TimelinePanel, TimelineSeries, TimelineView,
+};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
@@ -49,8 +53,8 @@ pub async fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
 /// Events listed in a run's detail; the count says how many there are.
 const EVENTS_SHOWN: usize = 100;
 
-/// A run in detail, with its charts drawn: off the UI thread, on a
-/// connection of its own (a long run's timeline takes a while to read).
+/// A run in detail, with its startup chart drawn: off the UI thread, on a
+/// connection of its own. The timeline is asked for on its own.
 #[tauri::command]
 pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDetail> {
     // The charts speak the app's language.
@@ -63,22 +67,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
     let detail = runs::detail(store, id)?;
     let run = &detail.run;
     let platform = detail.platform.clone();
-    let frames = breakpoint_report::timeline_frames(store, id)?;
-    let events: Vec<_> = detail.events.iter().map(|e| e.event.clone()).collect();
-    let timeline_svg = if frames.is_empty() {
-        None
-    } else {
-        let title = format!(
-            "run #{id} {}",
-            run.provenance.file_name.clone().unwrap_or_default()
-        );
-        Some(timeline_chart(&TimelineInput {
-            title,
-            frames: &frames,
-            events: &events,
-            lang,
-        })?)
-    };
+    let has_timeline = !detail.sample_gpus.is_empty();
     let attempts = store.startup_attempts(id)?;
     let startup_svg = if attempts.is_empty() {
         None
@@ -163,7 +152,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
             .map(ToString::to_string)
             .collect(),
         energy: detail.energy.as_ref().map(|e| e.summary()),
-        timeline_svg,
+        has_timeline,
         startup_svg,
         run: run_row(
             run,
@@ -171,6 +160,87 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
             store.record_counts()?.get(&id).copied().unwrap_or(0),
         ),
     })
+}
+
+/// A run's timeline over `range` (ms since the epoch; the whole run when
+/// absent) at `columns` columns, the width the app draws it at. Zooming in
+/// asks again: only the samples in range are read.
+#[tauri::command]
+pub async fn run_timeline(
+    state: State<'_, AppState>,
+    id: i64,
+    range: Option<(i64, i64)>,
+    columns: u32,
+) -> AppResult<TimelineView> {
+    super::off_thread(&state, move |store| {
+        let request = TimelineRequest {
+            run_id: id,
+            range: range.map(|(from, to)| from..to),
+            columns: columns as usize,
+        };
+        Ok(timeline_view(&timeline::timeline(store, &request)?))
+    })
+    .await
+}
+
+fn timeline_view(t: &RunTimeline) -> TimelineView {
+    let panels = t
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(k, field)| {
+            let (unit, scale) = field.display_unit();
+            TimelinePanel {
+                field: field.key().to_string(),
+                unit: unit.to_string(),
+                scale,
+                gpus: t
+                    .gpus
+                    .iter()
+                    .map(|g| {
+                        let mut columns = Vec::new();
+                        let mut values = Vec::new();
+                        for (c, cell) in g.series[k].cells.iter().enumerate() {
+                            if let Some(cell) = cell {
+                                columns.push(c as u32);
+                                values.extend([cell.first, cell.min, cell.max, cell.last]);
+                            }
+                        }
+                        TimelineSeries {
+                            gpu: g.gpu,
+                            columns,
+                            values,
+                            breaks: g.breaks.iter().map(|c| *c as u32).collect(),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    TimelineView {
+        run_id: t.run_id,
+        span: t.span,
+        start_ms: t.columns.start_ms,
+        end_ms: t.columns.end_ms,
+        columns: t.columns.count as u32,
+        panels,
+        throttle: t
+            .thermal
+            .iter()
+            .zip(&t.hardware)
+            .map(|(thermal, hardware)| u8::from(*thermal) | (u8::from(*hardware) << 1))
+            .collect(),
+        interruptions: t
+            .interruptions
+            .iter()
+            .map(|i| TimelineMark {
+                at_ms: i.at_ms,
+                kind: i.kind.to_string(),
+                lost_until_ms: i.lost_until_ms,
+            })
+            .collect(),
+        samples: t.samples,
+    }
 }
 
 #[tauri::command]

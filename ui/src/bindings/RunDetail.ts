@@ -24,6 +24,12 @@ delivery_problems: Array<string>,
  */
 energy: string | null, 
 /**
- * Charts as SVG documents, shown as images (never as markup).
+ * Whether the run has samples: its timeline is asked for on its
+ * own (`run_timeline`), at the window's width.
  */
-timeline_svg: string | null, startup_svg: string | null, };
+has_timeline: boolean, 
+/**
+ * The startup chart as an SVG document, shown as an image (never
+ * as markup).
+ */
+startup_svg: string | null, };

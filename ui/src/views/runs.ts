@@ -16,6 +16,7 @@ import { duration } from "../format";
 import { distinct, filterRuns, type RunFilter } from "../filters";
 import { t } from "../i18n";
 import type { Mount } from "../lifecycle";
+import { runTimeline } from "./run-timeline";
 
 export async function runsView(root: HTMLElement, mount: Mount): Promise<void> {
   const [platforms, runs] = await Promise.all([api.listPlatforms(), api.listRuns()]);
@@ -253,7 +254,7 @@ async function showRun(el: HTMLElement, id: number): Promise<void> {
         : null,
       d.health.length ? healthTable(d.health) : null,
       d.event_list.length ? eventTable(d.event_list, d.events) : null,
-      d.timeline_svg ? svgImage(d.timeline_svg, "sustain timeline") : null,
+      d.has_timeline ? runTimeline(d.run.id) : null,
       d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null));
     // The detail sits below the list, which may hold hundreds of runs.
     el.scrollIntoView({ behavior: "smooth", block: "start" });

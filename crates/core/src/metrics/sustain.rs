@@ -17,7 +17,11 @@ pub use crate::samples::WORKING_UTIL;
 pub const HOT_C: i64 = 83;
 /// Clock-event bits that count as throttling: HW slowdown, SW and HW
 /// thermal slowdown, HW power brake.
-pub const COUNTED_THROTTLE: i64 = 0x8 | 0x20 | 0x40 | 0x80;
+pub const COUNTED_THROTTLE: i64 = THERMAL_THROTTLE | HARDWARE_THROTTLE;
+/// The thermal ones: SW and HW thermal slowdown.
+pub const THERMAL_THROTTLE: i64 = 0x20 | 0x40;
+/// The power and hardware ones: HW slowdown, HW power brake.
+pub const HARDWARE_THROTTLE: i64 = 0x8 | 0x80;
 /// A busy sample this far below the settled level is phantom utilisation.
 pub const PHANTOM_FRACTION: f64 = 0.9;
 

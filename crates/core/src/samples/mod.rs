@@ -5,5 +5,6 @@
 
 mod bitpack;
 pub mod codec;
+pub mod envelope;
 
 pub use breakpoint_model::samples::*;

@@ -12,5 +12,6 @@ pub mod platforms;
 pub mod pricing;
 pub mod ranking;
 pub mod runs;
+pub mod timeline;
 pub mod weights;
 pub mod workspace_bundle;

@@ -267,6 +267,17 @@ impl Column {
         (0..self.values.len()).map(|i| self.get(i))
     }
 
+    /// The values as stored, an absent one as 0; for loops over a slice
+    /// that check [`Column::presence`] themselves.
+    pub fn values(&self) -> &[i64] {
+        &self.values
+    }
+
+    /// Which values are present; `None` when all are.
+    pub fn presence(&self) -> Option<&[bool]> {
+        self.present.as_deref()
+    }
+
     pub fn present_count(&self) -> usize {
         match &self.present {
             Some(p) => p.iter().filter(|x| **x).count(),

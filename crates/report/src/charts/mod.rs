@@ -6,7 +6,6 @@
 
 mod billing;
 mod canvas;
-pub mod downsample;
 mod scores;
 mod stages;
 mod startup;
@@ -18,7 +17,7 @@ pub use billing::{BillBar, billing_chart};
 pub use scores::{acceptability_chart, heatmap_chart, ranking_chart};
 pub use stages::{AttemptStages, stages_chart};
 pub use startup::{StartupRow, startup_chart};
-pub use timeline::{TimelineInput, timeline_chart};
+pub use timeline::{COLUMNS as TIMELINE_COLUMNS, TimelineInput, timeline_chart};
 
 /// Okabe & Ito's palette, distinguishable under the common colour-vision
 /// deficiencies.

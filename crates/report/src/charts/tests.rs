@@ -3,12 +3,14 @@
 //! deterministic, and a 1.4 M-sample timeline keeps its extremes.
 
 use breakpoint_core::domain::{
-    Breakpoint, BreakpointWeights, Platform, PlatformKind, WeightProfile,
+    Breakpoint, BreakpointWeights, Event, EventKind, NewRun, Platform, PlatformKind, RunKind,
+    SourceKind, WeightProfile,
 };
 use breakpoint_core::metrics::{Evidence, PlatformEvidence};
-use breakpoint_core::samples::{Field, Sample, SeriesFrame};
+use breakpoint_core::samples::{Field, Sample};
 use breakpoint_core::scoring::{self, RobustnessOptions};
-use breakpoint_core::store::StoredProfile;
+use breakpoint_core::store::{Store, StoredProfile};
+use breakpoint_core::usecases::timeline::{self, RunTimeline, TimelineRequest};
 
 use super::*;
 use crate::text::Lang;
@@ -173,42 +175,59 @@ fn startup_and_billing_charts() {
     insta::assert_snapshot!("billing", structure(&svg));
 }
 
-fn busy_run(gpus: u32, seconds: i64, spike_gpu: u32) -> Vec<SeriesFrame> {
-    (0..gpus)
-        .map(|gpu| {
-            let samples: Vec<Sample> = (0..seconds)
-                .map(|s| {
-                    let mut power = 250_000 + (s * 7919 % 4000);
-                    let mut temp = 70;
-                    if gpu == spike_gpu && s == seconds / 3 {
-                        power = 912_000; // one second's spike
-                    }
-                    if gpu == spike_gpu && s == 2 * seconds / 3 {
-                        temp = 21; // and one second's dip
-                    }
-                    Sample::new(s * 1000, gpu)
-                        .with(Field::PowerMw, power)
-                        .with(Field::TempGpuC, temp)
-                        .with(Field::SmClockMhz, 1410)
-                        .with(Field::ThrottleMask, if s % 5000 == 0 { 0x20 } else { 0 })
-                })
-                .collect();
-            SeriesFrame::from_samples(gpu, &samples)
+/// A store holding one run of `samples` (with `events`), reduced as the
+/// report reduces it.
+fn reduced(samples: impl Iterator<Item = Sample>, events: &[Event]) -> RunTimeline {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("t.db")).unwrap();
+    let platform = store
+        .create_platform(&Platform::new("P", PlatformKind::Hyperscaler, None).unwrap())
+        .unwrap();
+    let run = store
+        .create_run(NewRun::new(platform.id, RunKind::Sustain, SourceKind::Import))
+        .unwrap()
+        .id;
+    let mut writer = store.sample_writer(run).unwrap();
+    for sample in samples {
+        writer.push(&sample).unwrap();
+    }
+    writer.finish().unwrap();
+    store.add_events(run, events).unwrap();
+    let request = TimelineRequest {
+        run_id: run,
+        range: None,
+        columns: TIMELINE_COLUMNS,
+    };
+    timeline::timeline(&store, &request).unwrap()
+}
+
+fn busy_run(gpus: u32, seconds: i64, spike_gpu: u32) -> impl Iterator<Item = Sample> {
+    (0..seconds).flat_map(move |s| {
+        (0..gpus).map(move |gpu| {
+            let mut power = 250_000 + (s * 7919 % 4000);
+            let mut temp = 70;
+            if gpu == spike_gpu && s == seconds / 3 {
+                power = 912_000; // one second's spike
+            }
+            if gpu == spike_gpu && s == 2 * seconds / 3 {
+                temp = 21; // and one second's dip
+            }
+            Sample::new(s * 1000, gpu)
+                .with(Field::PowerMw, power)
+                .with(Field::TempGpuC, temp)
+                .with(Field::SmClockMhz, 1410)
+                .with(Field::ThrottleMask, if s % 5000 == 0 { 0x20 } else { 0 })
         })
-        .collect()
+    })
 }
 
 #[test]
 fn a_timeline_of_1_4_million_samples_keeps_its_spike_and_dip() {
-    let frames = busy_run(8, 48 * 3600, 5);
-    assert_eq!(
-        frames.iter().map(SeriesFrame::len).sum::<usize>(),
-        1_382_400
-    );
+    let timeline = reduced(busy_run(8, 48 * 3600, 5), &[]);
+    assert_eq!(timeline.samples, 1_382_400);
     let svg = timeline_chart(&TimelineInput {
         title: "48 h × 8 GPUs".into(),
-        frames: &frames,
-        events: &[],
+        timeline: &timeline,
         lang: Lang::En,
     })
     .unwrap();
@@ -226,43 +245,40 @@ fn a_timeline_of_1_4_million_samples_keeps_its_spike_and_dip() {
         labels.contains(&"20.0") || labels.contains(&"10.0"),
         "temperature axis reaches the 21 °C dip: {labels:?}"
     );
-    assert!(svg.len() < 3_000_000, "downsampled: {} bytes", svg.len());
+    assert!(svg.len() < 3_000_000, "reduced: {} bytes", svg.len());
     insta::assert_snapshot!("timeline", structure(&svg));
     let _ = Breakpoint::ALL;
 }
 
 /// One GPU's power only, a sample every 3 s, with an optional silence.
-fn power_run(outage: Option<(i64, i64)>) -> Vec<SeriesFrame> {
-    let samples: Vec<Sample> = (0..200)
+fn power_run(outage: Option<(i64, i64)>) -> impl Iterator<Item = Sample> {
+    (0..200)
         .map(|i| i64::from(i) * 3_000)
-        .filter(|t| outage.is_none_or(|(from, to)| *t < from || *t > to))
+        .filter(move |t| outage.is_none_or(|(from, to)| *t < from || *t > to))
         .map(|t| Sample::new(1_717_200_000_000 + t, 0).with(Field::PowerMw, 250_000 + t % 7_000))
-        .collect();
-    vec![SeriesFrame::from_samples(0, &samples)]
 }
 
 #[test]
 fn a_timeline_breaks_its_line_at_an_outage_shades_the_loss_and_drops_empty_panels() {
-    let draw = |frames: &[SeriesFrame], events: &[breakpoint_core::domain::Event]| {
+    let draw = |timeline: RunTimeline| {
         timeline_chart(&TimelineInput {
             title: "t".into(),
-            frames,
-            events,
+            timeline: &timeline,
             lang: Lang::En,
         })
         .unwrap()
     };
-    let steady = draw(&power_run(None), &[]);
+    let steady = draw(reduced(power_run(None), &[]));
     let lost_at = jiff::Timestamp::from_millisecond(1_717_200_000_000 + 150_000).unwrap();
-    let loss = breakpoint_core::domain::Event {
+    let loss = Event {
         duration_ms: Some(240_000),
         gpu: Some(0),
-        ..breakpoint_core::domain::Event::new(lost_at, breakpoint_core::domain::EventKind::GpuLost)
+        ..Event::new(lost_at, EventKind::GpuLost)
     };
-    let broken = draw(
-        &power_run(Some((150_000, 390_000))),
+    let broken = draw(reduced(
+        power_run(Some((150_000, 390_000))),
         std::slice::from_ref(&loss),
-    );
+    ));
     let count = |svg: &str, what: &str| svg.matches(what).count();
     assert_eq!(
         count(&broken, "<polyline"),
@@ -270,7 +286,7 @@ fn a_timeline_breaks_its_line_at_an_outage_shades_the_loss_and_drops_empty_panel
         "the power line in two pieces, and the loss's marker"
     );
     // The same loss marked on an unbroken series adds only its marker.
-    let marked = draw(&power_run(None), std::slice::from_ref(&loss));
+    let marked = draw(reduced(power_run(None), std::slice::from_ref(&loss)));
     assert_eq!(count(&marked, "<polyline"), count(&steady, "<polyline") + 1);
     assert!(
         count(&broken, "<rect") > count(&steady, "<rect"),

@@ -6,91 +6,56 @@
 //! where the samples stop, instead of bridging an outage. Panels for a
 //! field the run never recorded are left out.
 
-use breakpoint_core::domain::{Event, EventKind};
-use breakpoint_core::samples::{Field, SeriesFrame};
+use breakpoint_core::samples::Field;
+use breakpoint_core::samples::envelope::{Cell, Columns};
+use breakpoint_core::usecases::timeline::RunTimeline;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::downsample::min_max;
 use super::{ChartError, FONT, INK, LIGHT, PURPLE, SERIES, VERMILLION, fail};
 use crate::text::{Lang, t};
 
 pub struct TimelineInput<'a> {
     pub title: String,
-    pub frames: &'a [SeriesFrame],
-    pub events: &'a [Event],
+    /// The run reduced to [`COLUMNS`] columns (the app asks for its own).
+    pub timeline: &'a RunTimeline,
     /// The language of the axes and legend.
     pub lang: Lang,
 }
 
-const COLUMNS: usize = 900;
+/// The plot's width in pixels, so the columns to ask the reduction for.
+pub const COLUMNS: usize = 900;
 /// Where a GPU was lost: a neutral grey, apart from the throttle colours.
 const LOST: RGBAColor = RGBAColor(90, 90, 90, 0.14);
 const CHART: &str = "sustain timeline";
 
-struct Panel {
-    field: Field,
-    label: &'static str,
-    scale: f64,
-}
-
-const PANELS: [Panel; 3] = [
-    Panel {
-        field: Field::PowerMw,
-        label: "chart_power",
-        scale: 1000.0,
-    },
-    Panel {
-        field: Field::TempGpuC,
-        label: "chart_temperature",
-        scale: 1.0,
-    },
-    Panel {
-        field: Field::SmClockMhz,
-        label: "chart_sm_clock",
-        scale: 1.0,
-    },
-];
-
-/// Columns in which any GPU had a counted throttle reason: thermal (SW or
-/// HW thermal slowdown) or power/hardware (HW slowdown, power brake).
-fn throttle_columns(frames: &[SeriesFrame], t0: i64, t1: i64) -> (Vec<bool>, Vec<bool>) {
-    let mut thermal = vec![false; COLUMNS];
-    let mut hardware = vec![false; COLUMNS];
-    let span = (t1 - t0).max(1) as f64;
-    for f in frames {
-        let Some(mask) = f.column(Field::ThrottleMask) else {
-            continue;
-        };
-        for (i, t) in f.t_ms.iter().enumerate() {
-            let Some(m) = mask.get(i) else { continue };
-            let c = ((((t - t0) as f64) / span * COLUMNS as f64) as usize).min(COLUMNS - 1);
-            thermal[c] |= m & (0x20 | 0x40) != 0;
-            hardware[c] |= m & (0x8 | 0x80) != 0;
-        }
+/// A panel's axis label; values are drawn in the field's display unit.
+fn label(field: Field) -> &'static str {
+    match field {
+        Field::TempGpuC => "chart_temperature",
+        Field::SmClockMhz => "chart_sm_clock",
+        _ => "chart_power",
     }
-    (thermal, hardware)
 }
 
-/// What every panel of one timeline shares: the time span, the throttle
-/// shading and where each GPU's line breaks.
+/// What every panel of one timeline shares: the columns' time span.
 struct Span<'a> {
     input: &'a TimelineInput<'a>,
-    t0: i64,
-    t1: i64,
-    thermal: Vec<bool>,
-    hardware: Vec<bool>,
-    /// Per GPU, the silence that counts as an outage (the line stops).
-    breaks: Vec<i64>,
+    columns: Columns,
 }
 
 impl Span<'_> {
     fn hours(&self, t: i64) -> f64 {
-        (t - self.t0) as f64 / 3.6e6
+        (t - self.columns.start_ms) as f64 / 3.6e6
     }
 
     fn end(&self) -> f64 {
-        self.hours(self.t1)
+        self.hours(self.columns.end_ms)
+    }
+
+    /// The middle of column `c`, in hours.
+    fn centre(&self, c: usize) -> f64 {
+        (self.hours(self.columns.start_of(c)) + self.hours(self.columns.start_of(c + 1))) / 2.0
     }
 }
 
@@ -98,50 +63,18 @@ type Panel2d<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
-    let t0 = input
-        .frames
-        .iter()
-        .filter_map(|f| f.t_ms.first())
-        .min()
-        .copied()
-        .unwrap_or(0);
-    let t1 = input
-        .frames
-        .iter()
-        .filter_map(|f| f.t_ms.last())
-        .max()
-        .copied()
-        .unwrap_or(t0 + 1)
-        .max(t0 + 1);
-    let (thermal, hardware) = throttle_columns(input.frames, t0, t1);
-    // A silence longer than three sampling steps is an outage: the line
-    // stops there — if it spans more than a pixel column or two, that is,
-    // since the envelope has one point per column.
-    let column_ms = (t1 - t0) / COLUMNS as i64;
-    let breaks = input
-        .frames
-        .iter()
-        .map(|f| (3 * f.median_step_ms().unwrap_or(0)).max(2 * column_ms))
-        .collect();
+    let timeline = input.timeline;
     let span = Span {
         input,
-        t0,
-        t1,
-        thermal,
-        hardware,
-        breaks,
+        columns: timeline.columns,
     };
-    let recorded: Vec<&Panel> = PANELS
-        .iter()
-        .filter(|p| input.frames.iter().any(|f| f.column(p.field).is_some()))
-        .collect();
     // With nothing recorded at all, an empty power panel says so.
-    let shown = if recorded.is_empty() {
-        vec![&PANELS[0]]
+    let panels: Vec<Option<usize>> = if timeline.fields.is_empty() {
+        vec![None]
     } else {
-        recorded
+        (0..timeline.fields.len()).map(Some).collect()
     };
-    let height = 64 + 232 * shown.len() as u32;
+    let height = 64 + 232 * panels.len() as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1100, height)).into_drawing_area();
@@ -150,13 +83,13 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
             .titled(&input.title, (FONT, 17).into_font().color(&INK))
             .map_err(fail(CHART))?;
         let (legend, body) = root.split_vertically(26);
-        let shows_loss = input
-            .events
+        let shows_loss = timeline
+            .interruptions
             .iter()
-            .any(|e| e.kind == EventKind::GpuLost && e.duration_ms.is_some_and(|ms| ms > 0));
-        legend_row(&legend, input.frames, shows_loss, input.lang)?;
-        let panels = body.split_evenly((shown.len(), 1));
-        for (area, panel) in panels.iter().zip(shown) {
+            .any(|i| i.lost_until_ms.is_some());
+        legend_row(&legend, timeline, shows_loss, input.lang)?;
+        let areas = body.split_evenly((panels.len(), 1));
+        for (area, panel) in areas.iter().zip(panels) {
             draw_panel(area, panel, &span)?;
         }
         root.present().map_err(fail(CHART))?;
@@ -164,33 +97,18 @@ pub fn timeline_chart(input: &TimelineInput<'_>) -> Result<String, ChartError> {
     Ok(super::finish(svg))
 }
 
-/// One field's panel: every GPU's min–max envelope per pixel column over
-/// the throttle shading, with interruptions marked.
+/// One field's panel (the `k`th of the timeline's fields; `None`: an empty
+/// power panel): every GPU's envelope over the throttle shading, with
+/// interruptions marked.
 fn draw_panel(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-    panel: &Panel,
+    k: Option<usize>,
     span: &Span<'_>,
 ) -> Result<(), ChartError> {
-    let buckets: Vec<Vec<super::downsample::Bucket>> = span
-        .input
-        .frames
-        .iter()
-        .map(|f| {
-            let column = f.column(panel.field);
-            min_max(
-                &f.t_ms,
-                |i| {
-                    column
-                        .and_then(|c| c.get(i))
-                        .map(|v| v as f64 / panel.scale)
-                },
-                span.t0,
-                span.t1,
-                COLUMNS,
-            )
-        })
-        .collect();
-    let (lo, hi) = value_range(&buckets);
+    let timeline = span.input.timeline;
+    let field = k.map_or(Field::PowerMw, |k| timeline.fields[k]);
+    let scale = field.display_unit().1;
+    let (lo, hi) = value_range(timeline, k, scale);
     let mut chart = ChartBuilder::on(area)
         .margin_left(10)
         .margin_right(20)
@@ -206,7 +124,7 @@ fn draw_panel(
         .x_labels(12)
         .y_labels(6)
         .x_desc(t(span.input.lang, "chart_hours"))
-        .y_desc(t(span.input.lang, panel.label))
+        .y_desc(t(span.input.lang, label(field)))
         .label_style((FONT, 12))
         .axis_desc_style((FONT, 13))
         .draw()
@@ -214,26 +132,28 @@ fn draw_panel(
     // Throttle shading first, under the series.
     shade_throttling(&mut chart, span, lo, hi)?;
     mark_interruptions(&mut chart, span, lo, hi)?;
-    draw_envelopes(&mut chart, &buckets, span)
+    if let Some(k) = k {
+        draw_envelopes(&mut chart, k, scale, span)?;
+    }
+    Ok(())
 }
 
 /// The value axis: the envelopes' range with a margin, from 0 at least.
-fn value_range(buckets: &[Vec<super::downsample::Bucket>]) -> (f64, f64) {
-    let lo = buckets
-        .iter()
-        .flatten()
-        .map(|b| b.min)
-        .fold(f64::INFINITY, f64::min);
-    let hi = buckets
-        .iter()
-        .flatten()
-        .map(|b| b.max)
-        .fold(f64::NEG_INFINITY, f64::max);
-    if lo.is_finite() && hi.is_finite() {
-        let pad = ((hi - lo) * 0.08).max(1.0);
-        ((lo - pad).max(0.0), hi + pad)
-    } else {
-        (0.0, 1.0)
+fn value_range(timeline: &RunTimeline, k: Option<usize>, scale: f64) -> (f64, f64) {
+    let extent = k.and_then(|k| {
+        timeline
+            .gpus
+            .iter()
+            .filter_map(|g| g.series[k].extent())
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+    });
+    match extent {
+        Some((lo, hi)) => {
+            let (lo, hi) = (lo as f64 / scale, hi as f64 / scale);
+            let pad = ((hi - lo) * 0.08).max(1.0);
+            ((lo - pad).max(0.0), hi + pad)
+        }
+        None => (0.0, 1.0),
     }
 }
 
@@ -243,14 +163,20 @@ fn shade_throttling(
     lo: f64,
     hi: f64,
 ) -> Result<(), ChartError> {
-    let col_w = span.end() / COLUMNS as f64;
-    for (shade, colour) in [(&span.thermal, VERMILLION), (&span.hardware, PURPLE)] {
+    let timeline = span.input.timeline;
+    for (shade, colour) in [
+        (&timeline.thermal, VERMILLION),
+        (&timeline.hardware, PURPLE),
+    ] {
         // One band per stretch of throttled columns: each translucent shape
         // becomes a group of its own in the PDF, and a throttled hour was
         // thousands of them.
         let bands = stretches(shade).map(|(from, to)| {
             Rectangle::new(
-                [(from as f64 * col_w, lo), (to as f64 * col_w, hi)],
+                [
+                    (span.hours(span.columns.start_of(from)), lo),
+                    (span.hours(span.columns.start_of(to)), hi),
+                ],
                 colour.mix(0.18).filled(),
             )
         });
@@ -278,75 +204,98 @@ fn mark_interruptions(
     lo: f64,
     hi: f64,
 ) -> Result<(), ChartError> {
-    for e in span.input.events.iter().filter(|e| e.interrupts()) {
-        let x = span.hours(e.at.as_millisecond());
-        if e.kind == EventKind::GpuLost
-            && let Some(ms) = e.duration_ms.filter(|ms| *ms > 0)
-        {
-            let until = span.hours(e.at.as_millisecond() + ms).min(span.end());
+    let within = |h: f64| h.clamp(0.0, span.end());
+    for i in &span.input.timeline.interruptions {
+        let x = span.hours(i.at_ms);
+        if let Some(until) = i.lost_until_ms {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(x, lo), (until, hi)],
+                    [(within(x), lo), (within(span.hours(until)), hi)],
                     LOST.filled(),
                 )))
                 .map_err(fail(CHART))?;
         }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x, lo), (x, hi)],
-                VERMILLION.stroke_width(2),
-            )))
-            .map_err(fail(CHART))?;
+        if (0.0..=span.end()).contains(&x) {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x, lo), (x, hi)],
+                    VERMILLION.stroke_width(2),
+                )))
+                .map_err(fail(CHART))?;
+        }
     }
     Ok(())
 }
 
-/// Each GPU's envelope as zig-zag paths (min then max per column), one
-/// per stretch without an outage.
+/// Each GPU's envelope as one path per stretch without an outage: per
+/// column its first, smallest, largest and last value, so the stroke
+/// covers every sample's pixel; a column without samples is bridged
+/// unless an outage ended in the next one.
 fn draw_envelopes(
     chart: &mut Panel2d<'_, '_>,
-    buckets: &[Vec<super::downsample::Bucket>],
+    k: usize,
+    scale: f64,
     span: &Span<'_>,
 ) -> Result<(), ChartError> {
-    for (k, b) in buckets.iter().enumerate() {
-        let colour = SERIES[k % SERIES.len()];
-        let gap = span.breaks[k];
-        let mut start = 0;
-        for end_at in 1..=b.len() {
-            let broken =
-                end_at == b.len() || (gap > 0 && b[end_at].t_ms - b[end_at - 1].t_ms > gap);
-            if !broken {
+    for (n, gpu) in span.input.timeline.gpus.iter().enumerate() {
+        let colour = SERIES[n % SERIES.len()];
+        let mut stretch: Vec<(f64, f64)> = Vec::new();
+        let mut breaks = gpu.breaks.iter().peekable();
+        for (c, cell) in gpu.series[k].cells.iter().enumerate() {
+            let Some(Cell {
+                first,
+                min,
+                max,
+                last,
+            }) = *cell
+            else {
                 continue;
+            };
+            while breaks.next_if(|b| **b < c).is_some() {}
+            if breaks.next_if(|b| **b == c).is_some() && !stretch.is_empty() {
+                draw_path(chart, std::mem::take(&mut stretch), colour)?;
             }
-            let points: Vec<(f64, f64)> = b[start..end_at]
-                .iter()
-                .flat_map(|b| [(span.hours(b.t_ms), b.min), (span.hours(b.t_ms), b.max)])
-                .collect();
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    points,
-                    colour.stroke_width(1),
-                )))
-                .map_err(fail(CHART))?;
-            start = end_at;
+            let x = span.centre(c);
+            stretch.extend(
+                [first, min, max, last]
+                    .into_iter()
+                    .map(|v| (x, v as f64 / scale)),
+            );
+        }
+        if !stretch.is_empty() {
+            draw_path(chart, stretch, colour)?;
         }
     }
+    Ok(())
+}
+
+fn draw_path(
+    chart: &mut Panel2d<'_, '_>,
+    points: Vec<(f64, f64)>,
+    colour: RGBColor,
+) -> Result<(), ChartError> {
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            points,
+            colour.stroke_width(1),
+        )))
+        .map_err(fail(CHART))?;
     Ok(())
 }
 
 fn legend_row(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-    frames: &[SeriesFrame],
+    timeline: &RunTimeline,
     shows_loss: bool,
     lang: Lang,
 ) -> Result<(), ChartError> {
     let style = (FONT, 12).into_font().color(&INK);
     let mut x = 80;
-    for (k, f) in frames.iter().enumerate().take(16) {
+    for (k, g) in timeline.gpus.iter().enumerate().take(16) {
         let colour = SERIES[k % SERIES.len()];
         area.draw(&Rectangle::new([(x, 8), (x + 14, 18)], colour.filled()))
             .map_err(fail(CHART))?;
-        area.draw_text(&format!("GPU {}", f.gpu), &style, (x + 18, 7))
+        area.draw_text(&format!("GPU {}", g.gpu), &style, (x + 18, 7))
             .map_err(fail(CHART))?;
         x += 62;
     }
