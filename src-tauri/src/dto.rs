@@ -234,9 +234,6 @@ view! {
         /// What the GPUs drew, where the run sampled power ("0.500 kWh over
         /// 2.00 GPU-hours, mean 250 W per GPU").
         pub energy: Option<String>,
-        /// Whether the run has samples: its timeline is asked for on its
-        /// own (`run_timeline`), at the window's width.
-        pub has_timeline: bool,
         /// The startup chart as an SVG document, shown as an image (never
         /// as markup).
         pub startup_svg: Option<String>,

@@ -43,7 +43,12 @@ let driver = spawn("tauri-driver", ["--port", String(PORT)], { env, stdio: ["ign
 let session;
 const results = [];
 
+// BREAKPOINT_E2E_ONLY=<words> runs only the steps whose name holds them
+// (while working on one screen); CI runs every step.
+const only = process.env.BREAKPOINT_E2E_ONLY;
+
 async function step(name, body) {
+  if (only && !name.includes(only)) return;
   const started = Date.now();
   try {
     await body();
@@ -554,7 +559,13 @@ try {
     t0 = Date.now();
     session = await Session.start(`http://127.0.0.1:${PORT + 20}`, app);
     await session.until("100 platforms ranked", "return document.querySelectorAll('#matrix tr[data-platform]').length === 100", 30_000);
-    console.log(`     launch to visible ranking, 100 platforms: ${Date.now() - t0} ms (WebDriver session setup included; goal ≤ 1 s)`);
+    const launched = Date.now() - t0;
+    // Where the launch went, from the page's own clock: until the page
+    // started (driver, process, web view), then the page's own work.
+    const marks = await session.run(`
+      const at = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;
+      return { origin: performance.timeOrigin, asked: at('rank-asked'), answered: at('rank-answered'), visible: at('ranking-visible') };`);
+    console.log(`     launch to visible ranking, 100 platforms: ${launched} ms (goal ≤ 800 ms): until the page started ${Math.round(marks.origin - t0)} ms (WebDriver session, app process, web view), then ${Math.round(marks.visible)} ms in the page (rank over IPC ${Math.round(marks.answered - marks.asked)} ms, asked at ${Math.round(marks.asked)} ms)`);
     assert(JSON.stringify(await matrixOrder()) === JSON.stringify(ranked), "the matrix is not in the CLI's order");
 
     const latency = await sliderToRedraw([["billing", 100]]);
@@ -596,7 +607,7 @@ try {
         const canvas = document.querySelector('#timeline-canvas');
         // A zoom first marks the old drawing stale, then the new one drawn.
         if (canvas && canvas.dataset.drawn === '0') left = true;
-        if (canvas && canvas.dataset.drawn === '1' && (left || !arguments[1])) done({ ms: performance.now() - t0, worst, samples: Number(canvas.dataset.samples) });
+        if (canvas && canvas.dataset.drawn === '1' && (left || !arguments[1])) done({ ms: performance.now() - t0, worst, samples: Number(canvas.dataset.samples), asked: Number(canvas.dataset.askedMs), drawn: Number(canvas.dataset.drawnMs) });
         else if (now - t0 > 25000) done({ ms: -1, worst });
         else requestAnimationFrame(tick);
       };
@@ -605,7 +616,7 @@ try {
     const drawn = await timed("document.querySelector('#runs-table tr[data-run=\"' + arguments[0] + '\"] button').click();", false);
     assert(drawn.ms > 0, "the long run's timeline was not drawn within 25 s");
     assert(drawn.samples === rows, `the timeline reduced ${drawn.samples} samples, the run has ${rows}`);
-    console.log(`     1.4 M-sample run: click → timeline drawn in ${drawn.ms.toFixed(0)} ms; longest frame meanwhile ${drawn.worst.toFixed(0)} ms (goal ≤ 300 ms, no frame > 50 ms)`);
+    console.log(`     1.4 M-sample run: click → timeline drawn in ${drawn.ms.toFixed(0)} ms (reduction asked over IPC ${drawn.asked} ms, canvas drawn ${drawn.drawn} ms); longest frame meanwhile ${drawn.worst.toFixed(0)} ms (goal ≤ 300 ms, no frame > 50 ms)`);
     assert(drawn.worst < 1000, `the window froze for ${drawn.worst.toFixed(0)} ms while the timeline was drawn`);
     // Drag across a tenth of the plot: the engine reads that range again.
     const zoomed = await timed(`
@@ -614,7 +625,7 @@ try {
       const at = (type, x) => c.dispatchEvent(new PointerEvent(type, { bubbles: true, clientX: r.left + x, clientY: r.top + 60, pointerId: 1 }));
       at('pointerdown', 300); at('pointermove', 380); at('pointerup', 380);`, true);
     assert(zoomed.ms > 0 && zoomed.samples > 0 && zoomed.samples < rows / 5, `the zoom did not read a part of the run: ${JSON.stringify(zoomed)}`);
-    console.log(`     zoomed to a tenth: redrawn in ${zoomed.ms.toFixed(0)} ms from ${zoomed.samples} samples; longest frame ${zoomed.worst.toFixed(0)} ms`);
+    console.log(`     zoomed to a tenth: redrawn in ${zoomed.ms.toFixed(0)} ms from ${zoomed.samples} samples (asked ${zoomed.asked} ms, drawn ${zoomed.drawn} ms); longest frame ${zoomed.worst.toFixed(0)} ms`);
     await session.click("#timeline-whole");
     await session.until("the whole run again", "return document.querySelector('#timeline-canvas').dataset.samples === arguments[0]", 10_000, String(rows));
     await sleep(800); // the smooth scroll to the detail

@@ -19,8 +19,10 @@ export class Session {
         });
         return new Session(base, value.sessionId);
       } catch (e) {
+        // The driver was just started: ask again soon, so that the wait
+        // for it adds little to what a launch is measured to take.
         lastError = e;
-        await sleep(300);
+        await sleep(50);
       }
     }
     throw new Error(`could not start a WebDriver session: ${lastError}`);

@@ -56,9 +56,10 @@ fn a_timeline_is_asked_for_at_the_window_width_and_again_when_zoomed() {
         json!({ "platformId": id, "paths": [fixture("smi-csv/driver-610.csv")] }),
     );
     let run = h.ok("list_runs", json!({}))[0]["id"].clone();
-    let detail = h.ok("run_detail", json!({ "id": run }));
-    assert_eq!(detail["has_timeline"], true, "{detail}");
-    let whole = h.ok("run_timeline", json!({ "id": run, "range": null, "columns": 50 }));
+    let whole = h.ok(
+        "run_timeline",
+        json!({ "id": run, "range": null, "columns": 50 }),
+    );
     assert_eq!(whole["columns"], 50);
     assert_eq!(whole["samples"], 10);
     let fields: Vec<&str> = whole["panels"]
@@ -85,7 +86,10 @@ fn a_timeline_is_asked_for_at_the_window_width_and_again_when_zoomed() {
     assert_eq!(zoomed["span"], whole["span"]);
     // What a request may ask is bounded.
     let refused = h
-        .call("run_timeline", json!({ "id": run, "range": null, "columns": 100_000 }))
+        .call(
+            "run_timeline",
+            json!({ "id": run, "range": null, "columns": 100_000 }),
+        )
         .unwrap_err();
     assert_eq!(refused["kind"], "invalid", "{refused}");
 }

@@ -13,8 +13,8 @@ use breakpoint_report::charts::{StartupRow, startup_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::dto::{
-    EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow, TimelineMark,
-    TimelinePanel, TimelineSeries, TimelineView,
+    EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow, TimelineMark, TimelinePanel,
+    TimelineSeries, TimelineView,
 };
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -67,7 +67,6 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
     let detail = runs::detail(store, id)?;
     let run = &detail.run;
     let platform = detail.platform.clone();
-    let has_timeline = !detail.sample_gpus.is_empty();
     let attempts = store.startup_attempts(id)?;
     let startup_svg = if attempts.is_empty() {
         None
@@ -152,7 +151,6 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
             .map(ToString::to_string)
             .collect(),
         energy: detail.energy.as_ref().map(|e| e.summary()),
-        has_timeline,
         startup_svg,
         run: run_row(
             run,

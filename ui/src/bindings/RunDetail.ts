@@ -24,11 +24,6 @@ delivery_problems: Array<string>,
  */
 energy: string | null, 
 /**
- * Whether the run has samples: its timeline is asked for on its
- * own (`run_timeline`), at the window's width.
- */
-has_timeline: boolean, 
-/**
  * The startup chart as an SVG document, shown as an image (never
  * as markup).
  */

@@ -17,7 +17,8 @@ interface State {
 }
 
 export async function rankingsView(root: HTMLElement, go: (view: string) => void): Promise<void> {
-  const info = await api.appInfo();
+  // Asked together: each round trip is time before the first ranking.
+  const [info, profiles] = await Promise.all([api.appInfo(), api.weightProfiles()]);
   if (info.platforms === 0) {
     const button = h("button", { class: "primary", id: "load-demo" }, t("loadDemo"));
     button.addEventListener("click", async () => {
@@ -34,7 +35,6 @@ export async function rankingsView(root: HTMLElement, go: (view: string) => void
       h("button", { onclick: () => go("platforms") }, t("addPlatform"))));
     return;
   }
-  const profiles = await api.weightProfiles();
   const state: State = {
     profile: "balanced",
     weights: (profiles.find((p) => p.name === "balanced")?.weights ?? [0.25, 0.25, 0.25, 0.25]).slice(),
@@ -61,9 +61,13 @@ export async function rankingsView(root: HTMLElement, go: (view: string) => void
 
   const refresh = coalesce(async () => {
     try {
+      performance.mark("rank-asked");
       const view = await api.rank({ profile: state.profile, weights: state.weights, samples: 2000, seed: 1, since: null, until: null });
+      performance.mark("rank-answered");
       last = view;
       renderMatrix(matrix, view, state, drawer, redraw);
+      // The first ranking on screen: what a launch is measured to.
+      if (!performance.getEntriesByName("ranking-visible").length) performance.mark("ranking-visible");
       renderStrip(strip, view);
     } catch (e) {
       clear(matrix);

@@ -227,7 +227,10 @@ mod tests {
         whole.add_piece(&columns, &t, &values, Some(&present));
         assert_eq!(whole, envelope);
         // First and last are the first and last present values in time.
-        assert_eq!(envelope.cells[0].map(|c| (c.first, c.last)), Some((0, 999 % 7)));
+        assert_eq!(
+            envelope.cells[0].map(|c| (c.first, c.last)),
+            Some((0, 999 % 7))
+        );
         assert_eq!(envelope.cells[400], None);
         assert_eq!(envelope.cells[500].map(|c| c.first), Some(500_001 % 7));
     }

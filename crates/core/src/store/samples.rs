@@ -203,6 +203,95 @@ impl Store {
         })
     }
 
+    /// Every GPU's stored pieces that overlap `range`, folded into a value
+    /// of its own: `fold(&mut value, piece)` per piece in the order
+    /// written, GPUs spread over the machine's cores (decoding is the
+    /// expensive part). Pieces are read here, in turn across the GPUs, and
+    /// handed to the workers through bounded queues, so memory holds a few
+    /// pieces per worker however long the run. In GPU order.
+    pub fn fold_samples<A: Send>(
+        &self,
+        run_id: i64,
+        range: Range<i64>,
+        fields: Option<&[Field]>,
+        init: impl Fn(u32) -> A + Sync,
+        fold: impl Fn(&mut A, SeriesFrame) + Sync,
+    ) -> Result<Vec<(u32, A)>> {
+        let gpus = self.sample_gpus(run_id)?;
+        if gpus.is_empty() {
+            return Ok(Vec::new());
+        }
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(gpus.len());
+        // The pieces' keys in turn across GPUs (seq, then gpu), each piece
+        // then read by its key: sorting the keys alone, not the data.
+        let mut keys = self.conn().prepare_cached(
+            "SELECT gpu, seq FROM sample_chunks
+             WHERE run_id = ?1 AND t_last_ms >= ?2 AND t_first_ms < ?3
+             ORDER BY seq, gpu",
+        )?;
+        let keys: Vec<(u32, i64)> = keys
+            .query_map(params![run_id, range.start, range.end], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut piece = self.conn().prepare_cached(
+            "SELECT data FROM sample_chunks WHERE run_id = ?1 AND gpu = ?2 AND seq = ?3",
+        )?;
+        let (init, fold, gpus) = (&init, &fold, &gpus);
+        std::thread::scope(|scope| {
+            let mut queues = Vec::new();
+            let mut handles = Vec::new();
+            for w in 0..workers {
+                let (queue, pieces) = sync_channel::<(usize, Vec<u8>)>(4);
+                queues.push(queue);
+                handles.push(scope.spawn(move || {
+                    // Worker w folds GPUs w, w + workers, …
+                    let mut values: Vec<(u32, A)> = (w..gpus.len())
+                        .step_by(workers)
+                        .map(|k| (gpus[k], init(gpus[k])))
+                        .collect();
+                    for (k, blob) in pieces {
+                        let chunk = decode_chunk(&blob, fields)?;
+                        let piece = SeriesFrame::new(gpus[k], chunk.t_ms, chunk.columns);
+                        fold(&mut values[k / workers].1, piece);
+                    }
+                    Ok::<_, crate::samples::codec::CodecError>(values)
+                }));
+            }
+            let mut read = || -> Result<()> {
+                for (gpu, seq) in &keys {
+                    let Ok(k) = gpus.binary_search(gpu) else {
+                        continue;
+                    };
+                    let blob: Vec<u8> = piece.query_row(params![run_id, gpu, seq], |r| r.get(0))?;
+                    if queues[k % workers].send((k, blob)).is_err() {
+                        break; // the worker stopped on a bad piece: said below
+                    }
+                }
+                Ok(())
+            };
+            let read = read();
+            drop(queues);
+            let mut folded: Vec<Option<(u32, A)>> = (0..gpus.len()).map(|_| None).collect();
+            for (w, handle) in handles.into_iter().enumerate() {
+                let values = handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .map_err(|e| Error::CorruptSamples {
+                        run_id,
+                        reason: e.to_string(),
+                    })?;
+                for (n, value) in values.into_iter().enumerate() {
+                    folded[w + n * workers] = Some(value);
+                }
+            }
+            read?;
+            Ok(folded.into_iter().flatten().collect())
+        })
+    }
+
     fn each_chunk(
         &self,
         run_id: i64,

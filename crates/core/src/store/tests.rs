@@ -422,6 +422,43 @@ fn samples_round_trip_across_chunks_and_gpus() {
         .unwrap();
     assert_eq!(temps.get(first_missing), None);
     assert_eq!(store.sample_span(run).unwrap(), Some((0, (n - 1) * 1000)));
+
+    // Folded GPU by GPU on several threads: each GPU sees its own pieces,
+    // in order, and the GPUs come back in order.
+    let folded = store
+        .fold_samples(
+            run,
+            start..start + 3_600_000,
+            None,
+            |gpu| (gpu, Vec::<i64>::new()),
+            |(gpu, times): &mut (u32, Vec<i64>), piece| {
+                assert_eq!(piece.gpu, *gpu);
+                times.extend(
+                    piece
+                        .t_ms
+                        .iter()
+                        .filter(|t| (start..start + 3_600_000).contains(*t)),
+                );
+            },
+        )
+        .unwrap();
+    assert_eq!(folded.iter().map(|(g, _)| *g).collect::<Vec<_>>(), [0, 1]);
+    for (_, (_, times)) in &folded {
+        assert_eq!(times, &frame.t_ms, "in order, none lost");
+    }
+    // A damaged piece is named, not folded.
+    store
+        .conn()
+        .execute(
+            "UPDATE sample_chunks SET data = x'00ff' WHERE gpu = 1 AND seq = 1",
+            [],
+        )
+        .unwrap();
+    let damaged = store.fold_samples(run, 0..i64::MAX, None, |_| (), |_, _| ());
+    assert!(
+        matches!(damaged, Err(Error::CorruptSamples { .. })),
+        "{damaged:?}"
+    );
 }
 
 #[test]

@@ -5,8 +5,9 @@
 //! where each GPU's line breaks for an outage, and the interruptions. The
 //! app asks again for the range a user zooms to, at its own width in
 //! pixels; the report draws the whole run. Only the stored pieces of the
-//! range are read, and nothing holds more than one piece of a series: the
-//! cost is the samples in range read once, the answer's size is the pixels.
+//! range are read, GPUs reduced side by side on the machine's cores, and
+//! nothing holds more than a few pieces of a series: the cost is the
+//! samples in range read once, the answer's size is the pixels.
 
 use std::ops::Range;
 
@@ -100,32 +101,29 @@ pub fn timeline(store: &Store, request: &TimelineRequest) -> Result<RunTimeline>
 
     let mut wanted = TIMELINE_FIELDS.to_vec();
     wanted.push(Field::ThrottleMask);
+    let folded = store.fold_samples(
+        run.id,
+        range.clone(),
+        Some(&wanted),
+        |_| Reduced::new(&columns, step),
+        |reduced, piece| reduced.add(&piece, &columns),
+    )?;
     let mut thermal = vec![false; columns.count];
     let mut hardware = vec![false; columns.count];
     let mut samples = 0u64;
     let mut gpus = Vec::new();
-    for gpu in store.sample_gpus(run.id)? {
-        let mut series = vec![Envelope::new(&columns); TIMELINE_FIELDS.len()];
-        let mut breaks = Breaks::new(step);
-        store.visit_samples(run.id, gpu, range.clone(), Some(&wanted), |piece| {
-            let t = &piece.t_ms;
-            let (from, to) = (
-                t.partition_point(|x| *x < range.start),
-                t.partition_point(|x| *x < range.end),
-            );
-            samples += (to - from) as u64;
-            for (envelope, field) in series.iter_mut().zip(TIMELINE_FIELDS) {
-                if let Some(column) = piece.column(field) {
-                    envelope.add_piece(&columns, t, column.values(), column.presence());
-                }
-            }
-            shade_throttling(&piece, &columns, &mut thermal, &mut hardware);
-            breaks.add(&piece, &columns, from..to);
-        })?;
+    for (gpu, reduced) in folded {
+        for (all, one) in [
+            (&mut thermal, &reduced.thermal),
+            (&mut hardware, &reduced.hardware),
+        ] {
+            all.iter_mut().zip(one).for_each(|(a, b)| *a |= *b);
+        }
+        samples += reduced.samples;
         gpus.push(GpuTimeline {
             gpu,
-            series,
-            breaks: breaks.columns,
+            series: reduced.series,
+            breaks: reduced.breaks.columns,
         });
     }
 
@@ -197,25 +195,55 @@ fn shown_range(asked: Option<Range<i64>>, span: Option<(i64, i64)>) -> Result<Ra
     Ok(shown)
 }
 
-/// Throttle shading: a column is shaded where any GPU's counted reasons
-/// were active in it.
-fn shade_throttling(
-    piece: &SeriesFrame,
-    columns: &Columns,
-    thermal: &mut [bool],
-    hardware: &mut [bool],
-) {
-    let Some(mask) = piece.column(Field::ThrottleMask) else {
-        return;
-    };
-    let (values, present) = (mask.values(), mask.presence());
-    columns.split(&piece.t_ms, |c, at| {
-        let active = at
-            .filter(|i| present.is_none_or(|p| p[*i]))
-            .fold(0, |m, i| m | values[i]);
-        thermal[c] |= active & THERMAL_THROTTLE != 0;
-        hardware[c] |= active & HARDWARE_THROTTLE != 0;
-    });
+/// One GPU's run as it is reduced, piece by piece.
+struct Reduced {
+    series: Vec<Envelope>,
+    breaks: Breaks,
+    /// Columns where this GPU had a thermal / hardware slowdown.
+    thermal: Vec<bool>,
+    hardware: Vec<bool>,
+    samples: u64,
+}
+
+impl Reduced {
+    fn new(columns: &Columns, step_ms: Option<i64>) -> Self {
+        Self {
+            series: vec![Envelope::new(columns); TIMELINE_FIELDS.len()],
+            breaks: Breaks::new(step_ms),
+            thermal: vec![false; columns.count],
+            hardware: vec![false; columns.count],
+            samples: 0,
+        }
+    }
+
+    fn add(&mut self, piece: &SeriesFrame, columns: &Columns) {
+        let t = &piece.t_ms;
+        let within = t.partition_point(|x| *x < columns.start_ms)
+            ..t.partition_point(|x| *x < columns.end_ms);
+        self.samples += within.len() as u64;
+        for (envelope, field) in self.series.iter_mut().zip(TIMELINE_FIELDS) {
+            if let Some(column) = piece.column(field) {
+                envelope.add_piece(columns, t, column.values(), column.presence());
+            }
+        }
+        self.shade_throttling(piece, columns);
+        self.breaks.add(piece, columns, within);
+    }
+
+    /// A column is shaded where the counted reasons were active in it.
+    fn shade_throttling(&mut self, piece: &SeriesFrame, columns: &Columns) {
+        let Some(mask) = piece.column(Field::ThrottleMask) else {
+            return;
+        };
+        let (values, present) = (mask.values(), mask.presence());
+        columns.split(&piece.t_ms, |c, at| {
+            let active = at
+                .filter(|i| present.is_none_or(|p| p[*i]))
+                .fold(0, |m, i| m | values[i]);
+            self.thermal[c] |= active & THERMAL_THROTTLE != 0;
+            self.hardware[c] |= active & HARDWARE_THROTTLE != 0;
+        });
+    }
 }
 
 /// Where one GPU's line breaks: the column of the first sample after each
@@ -289,8 +317,16 @@ mod tests {
                 if gpu == 1 && (400..600).contains(&s) {
                     continue;
                 }
-                let power = if gpu == 0 && s == 777 { 900_000 } else { 300_000 };
-                let mask = if gpu == 1 && (650..660).contains(&s) { 0x20 } else { 0 };
+                let power = if gpu == 0 && s == 777 {
+                    900_000
+                } else {
+                    300_000
+                };
+                let mask = if gpu == 1 && (650..660).contains(&s) {
+                    0x20
+                } else {
+                    0
+                };
                 writer
                     .push(
                         &Sample::new(s * 1000, gpu)
@@ -358,7 +394,10 @@ mod tests {
         assert_eq!(zoomed.samples, 40);
         // One sample per column: first, min, max and last coincide.
         let cell = zoomed.gpus[0].series[0].cells[7].unwrap();
-        assert_eq!((cell.first, cell.min, cell.max, cell.last), (900_000, 900_000, 900_000, 900_000));
+        assert_eq!(
+            (cell.first, cell.min, cell.max, cell.last),
+            (900_000, 900_000, 900_000, 900_000)
+        );
         assert!(zoomed.interruptions.is_empty());
         // Beyond the run it is cut to the samples; outside it, refused.
         let wide = TimelineRequest {

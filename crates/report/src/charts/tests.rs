@@ -184,7 +184,11 @@ fn reduced(samples: impl Iterator<Item = Sample>, events: &[Event]) -> RunTimeli
         .create_platform(&Platform::new("P", PlatformKind::Hyperscaler, None).unwrap())
         .unwrap();
     let run = store
-        .create_run(NewRun::new(platform.id, RunKind::Sustain, SourceKind::Import))
+        .create_run(NewRun::new(
+            platform.id,
+            RunKind::Sustain,
+            SourceKind::Import,
+        ))
         .unwrap()
         .id;
     let mut writer = store.sample_writer(run).unwrap();
