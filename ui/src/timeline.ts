@@ -136,8 +136,17 @@ export function canvasHeight(view: TimelineView): number {
   return LAYOUT.top + panels * (LAYOUT.panelHeight + LAYOUT.gap);
 }
 
-/** Draws the view onto a canvas `width` CSS pixels wide. */
-export function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, width: number, text: TimelineText): void {
+/**
+ * Draws the view onto a canvas `width` CSS pixels wide, a panel per
+ * animation frame so that the window keeps painting while a long run is
+ * drawn. Stops early, returning false, once `stale()` says a newer view is
+ * on its way; returns the milliseconds spent drawing otherwise.
+ */
+export async function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, width: number, text: TimelineText,
+  stale: () => boolean): Promise<number | false> {
+  const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+  let spent = 0;
+  let started = performance.now();
   const height = canvasHeight(view);
   const ratio = window.devicePixelRatio || 1;
   canvas.width = Math.round(width * ratio);
@@ -145,7 +154,7 @@ export function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, widt
   canvas.style.width = `${width}px`;
   canvas.style.height = `${height}px`;
   const g = canvas.getContext("2d");
-  if (!g) return;
+  if (!g) return false;
   g.setTransform(ratio, 0, 0, ratio, 0, 0);
   g.fillStyle = "#fff";
   g.fillRect(0, 0, width, height);
@@ -155,7 +164,13 @@ export function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, widt
   const xOfTime = (ms: number) => LAYOUT.left + ((ms - view.start_ms) / (view.end_ms - view.start_ms)) * plotWidth;
   const ticks = timeTicks(view.start_ms, view.end_ms, Math.max(2, Math.floor(plotWidth / 90)));
   g.font = "11px sans-serif";
-  view.panels.forEach((panel, k) => {
+  for (const [k, panel] of view.panels.entries()) {
+    if (k > 0) {
+      spent += performance.now() - started;
+      await nextFrame();
+      if (stale()) return false;
+      started = performance.now();
+    }
     const top = LAYOUT.top + k * (LAYOUT.panelHeight + LAYOUT.gap);
     const bottom = top + LAYOUT.panelHeight;
     const [lo, hi] = valueRange(panel);
@@ -223,5 +238,6 @@ export function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, widt
       g.stroke();
     }
     g.restore();
-  });
+  }
+  return spent + performance.now() - started;
 }

@@ -57,12 +57,13 @@ export function runTimeline(id: number): { section: HTMLElement; drawn: Promise<
       const asking = performance.now();
       const next = await api.runTimeline(id, range, plotColumns(w));
       if (mine !== asked) return;
-      const drawing = performance.now();
+      const answered = performance.now();
       view = next;
-      drawTimeline(canvas, next, w, text);
+      const drawing = await drawTimeline(canvas, next, w, text, () => mine !== asked);
+      if (drawing === false) return;
       // Where the wait went, for whoever measures it.
-      canvas.dataset.askedMs = (drawing - asking).toFixed(0);
-      canvas.dataset.drawnMs = (performance.now() - drawing).toFixed(0);
+      canvas.dataset.askedMs = (answered - asking).toFixed(0);
+      canvas.dataset.drawnMs = drawing.toFixed(0);
       legendSlot.replaceChildren(legend(next));
       const from = new Date(next.start_ms).toISOString().slice(0, 19).replace("T", " ");
       const to = new Date(next.end_ms).toISOString().slice(0, 19).replace("T", " ");
