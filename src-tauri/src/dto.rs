@@ -241,7 +241,9 @@ view! {
 
     /// A run's timeline reduced to the columns the app draws (one per
     /// pixel): per GPU and series the first, smallest, largest and last
-    /// value of each column that has samples.
+    /// value of each column that has samples. It crosses IPC as bytes
+    /// (`timeline_bytes`): this header as JSON, then the values as 32-bit
+    /// integers, which the web view reads without parsing.
     pub struct TimelineView {
         #[ts(type = "number")]
         pub run_id: i64,
@@ -278,9 +280,9 @@ view! {
         pub gpu: u32,
         /// The columns that have samples, in order.
         pub columns: Vec<u32>,
-        /// Four stored values per entry of `columns`: first, min, max, last.
-        #[ts(type = "number[]")]
-        pub values: Vec<i64>,
+        /// Where its values start among the answer's values: four stored
+        /// values per entry of `columns` (first, min, max, last).
+        pub at: u32,
         /// Columns where the line starts afresh after an outage.
         pub breaks: Vec<u32>,
     }

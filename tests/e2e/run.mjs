@@ -256,6 +256,12 @@ try {
     assert(/kWh over .* GPU-hours sampled/.test(energy), `the run's energy is shown: ${energy}`);
     await session.run("document.querySelector('#run-events').scrollIntoView()");
     await shot("05b-run-events");
+    // The timeline shades the lost GPU's time away and says so.
+    await session.until("the run's timeline", "return document.querySelector('#timeline-canvas')?.dataset.drawn === '1'", 10_000);
+    const legend = await session.text("#run-timeline .legend");
+    assert(legend.includes("GPU lost"), `the timeline's legend names the loss: ${legend}`);
+    await session.run("document.querySelector('#run-timeline').scrollIntoView()");
+    await shot("05b-run-timeline");
   });
 
   await step("a kernel log shows its Xid errors by meaning, the program's not counted", async () => {
@@ -629,6 +635,8 @@ try {
     await session.click("#timeline-whole");
     await session.until("the whole run again", "return document.querySelector('#timeline-canvas').dataset.samples === arguments[0]", 10_000, String(rows));
     await sleep(800); // the smooth scroll to the detail
+    await session.run("document.querySelector('#run-timeline').scrollIntoView({ block: 'start' })");
+    await sleep(100);
     await shot("12-long-run-timeline");
   });
 } finally {

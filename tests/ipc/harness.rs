@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use breakpoint_app::consent::{CampaignConsent, CampaignRequest, WorkloadConsent, WorkloadRequest};
 use breakpoint_app::state::AppState;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
 use tauri::test::{
     INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets,
 };
@@ -77,6 +77,14 @@ impl Harness {
         call_on(&self.webview, cmd, args)
     }
 
+    /// Invokes a command that answers with bytes.
+    pub fn call_bytes(&self, cmd: &str, args: Value) -> Result<Vec<u8>, Value> {
+        match get_ipc_response(&self.webview, request(cmd, args))? {
+            InvokeResponseBody::Raw(bytes) => Ok(bytes),
+            InvokeResponseBody::Json(json) => panic!("{cmd} answered JSON, not bytes: {json}"),
+        }
+    }
+
     /// A new platform of kind "other"; its id.
     pub fn platform(&self, name: &str) -> Value {
         self.ok(
@@ -98,17 +106,18 @@ pub fn call_on(
     cmd: &str,
     args: Value,
 ) -> Result<Value, Value> {
-    {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(webview, request).map(|body| body.deserialize::<Value>().unwrap())
+    get_ipc_response(webview, request(cmd, args)).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+fn request(cmd: &str, args: Value) -> InvokeRequest {
+    InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
     }
 }
 

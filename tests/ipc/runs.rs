@@ -56,10 +56,7 @@ fn a_timeline_is_asked_for_at_the_window_width_and_again_when_zoomed() {
         json!({ "platformId": id, "paths": [fixture("smi-csv/driver-610.csv")] }),
     );
     let run = h.ok("list_runs", json!({}))[0]["id"].clone();
-    let whole = h.ok(
-        "run_timeline",
-        json!({ "id": run, "range": null, "columns": 50 }),
-    );
+    let (whole, values) = timeline(&h, json!({ "id": run, "range": null, "columns": 50 }));
     assert_eq!(whole["columns"], 50);
     assert_eq!(whole["samples"], 10);
     let fields: Vec<&str> = whole["panels"]
@@ -71,27 +68,45 @@ fn a_timeline_is_asked_for_at_the_window_width_and_again_when_zoomed() {
     assert_eq!(fields, ["power_mw", "temp_gpu_c", "sm_clock_mhz"]);
     let power = &whole["panels"][0];
     assert_eq!(power["unit"], "W");
-    // GPU 0 reached 566.21 W at 10:41:08, in stored milliwatts.
+    // GPU 0 reached 566.21 W at 10:41:08, in stored milliwatts; its four
+    // values per column start where the header says.
     let gpu0 = &power["gpus"][0];
-    let values = gpu0["values"].as_array().unwrap();
-    assert_eq!(values.len(), 4 * gpu0["columns"].as_array().unwrap().len());
-    assert!(values.iter().any(|v| v == 566_210), "{gpu0}");
+    let at = gpu0["at"].as_u64().unwrap() as usize;
+    let mine = &values[at..at + 4 * gpu0["columns"].as_array().unwrap().len()];
+    assert!(mine.contains(&566_210), "{mine:?}");
+    let gpu1 = &power["gpus"][1];
+    assert_eq!(gpu1["at"].as_u64().unwrap() as usize, at + mine.len());
     // Zoomed to the first two seconds: only their samples are read.
     let start = whole["start_ms"].as_i64().unwrap();
-    let zoomed = h.ok(
-        "run_timeline",
+    let (zoomed, _) = timeline(
+        &h,
         json!({ "id": run, "range": [start, start + 1_500], "columns": 50 }),
     );
     assert_eq!(zoomed["samples"], 4, "{zoomed}");
     assert_eq!(zoomed["span"], whole["span"]);
     // What a request may ask is bounded.
     let refused = h
-        .call(
+        .call_bytes(
             "run_timeline",
             json!({ "id": run, "range": null, "columns": 100_000 }),
         )
         .unwrap_err();
     assert_eq!(refused["kind"], "invalid", "{refused}");
+}
+
+/// A timeline answer read as the web view reads it: the header's length,
+/// the header, padding to four bytes, then 32-bit values.
+fn timeline(h: &Harness, args: serde_json::Value) -> (serde_json::Value, Vec<i32>) {
+    let bytes = h.call_bytes("run_timeline", args).unwrap();
+    let n = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
+    let header = serde_json::from_slice(&bytes[4..4 + n]).unwrap();
+    let start = 4 + n.next_multiple_of(4);
+    assert_eq!((bytes.len() - start) % 4, 0);
+    let values = bytes[start..]
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    (header, values)
 }
 
 #[test]

@@ -32,9 +32,9 @@ import type { RankView } from "./bindings/RankView";
 import type { ReportRequest } from "./bindings/ReportRequest";
 import type { ReportResult } from "./bindings/ReportResult";
 import type { RunDetail } from "./bindings/RunDetail";
-import type { TimelineView } from "./bindings/TimelineView";
 import type { RunRow } from "./bindings/RunRow";
 import type { TemplateRow } from "./bindings/TemplateRow";
+import { decodeTimeline } from "./timeline";
 
 export function isAppError(e: unknown): e is AppError {
   return typeof e === "object" && e !== null && "kind" in e && "message" in e;
@@ -60,8 +60,8 @@ export const api = {
   deletePlatform: (id: number) => invoke<void>("delete_platform", { id }),
   listRuns: () => invoke<RunRow[]>("list_runs"),
   runDetail: (id: number) => invoke<RunDetail>("run_detail", { id }),
-  runTimeline: (id: number, range: [number, number] | null, columns: number) =>
-    invoke<TimelineView>("run_timeline", { id, range, columns }),
+  runTimeline: async (id: number, range: [number, number] | null, columns: number) =>
+    decodeTimeline(await invoke<ArrayBuffer>("run_timeline", { id, range, columns })),
   deleteRun: (id: number) => invoke<void>("delete_run", { id }),
   importFiles: (platformId: number, paths: string[]) => invoke<ImportRow[]>("import_files", { platformId, paths }),
   cancelJob: (job: number) => invoke<boolean>("cancel_job", { job }),

@@ -16,6 +16,32 @@ const HARDWARE = "rgba(204, 121, 167, 0.18)";
 const LOST = "rgba(90, 90, 90, 0.14)";
 const INTERRUPTION = "#d55e00";
 
+/** A timeline as the engine answers it: the header, and the values its series point into. */
+export interface Timeline {
+  view: TimelineView;
+  values: Int32Array;
+}
+
+/**
+ * Reads the engine's answer: the header's length (u32, little-endian), the
+ * header as JSON, spaces up to a multiple of four bytes, then the values
+ * as little-endian 32-bit integers, read in place.
+ */
+export function decodeTimeline(bytes: ArrayBuffer): Timeline {
+  const data = new DataView(bytes);
+  const n = data.getUint32(0, true);
+  const view = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, 4, n))) as TimelineView;
+  const start = 4 + Math.ceil(n / 4) * 4;
+  const count = (bytes.byteLength - start) / 4;
+  // Typed arrays use the machine's byte order; every machine the app runs
+  // on is little-endian, and a big-endian one would be read value by value.
+  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  const values = little
+    ? new Int32Array(bytes, start, count)
+    : Int32Array.from({ length: count }, (_, i) => data.getInt32(start + 4 * i, true));
+  return { view, values };
+}
+
 /** Where panels sit in the canvas, in CSS pixels. */
 export const LAYOUT = { left: 64, right: 12, panelHeight: 170, gap: 26, top: 8 };
 
@@ -25,13 +51,13 @@ export function plotColumns(canvasWidth: number): number {
 }
 
 /** A panel's value range in display units, padded like the report's, from 0 at least. */
-export function valueRange(panel: TimelinePanel): [number, number] {
+export function valueRange(panel: TimelinePanel, values: Int32Array): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const s of panel.gpus) {
-    for (let i = 0; i < s.values.length; i += 4) {
-      lo = Math.min(lo, s.values[i + 1]);
-      hi = Math.max(hi, s.values[i + 2]);
+    for (let i = s.at; i < s.at + 4 * s.columns.length; i += 4) {
+      lo = Math.min(lo, values[i + 1]);
+      hi = Math.max(hi, values[i + 2]);
     }
   }
   if (!Number.isFinite(lo)) return [0, 1];
@@ -46,7 +72,7 @@ export function valueRange(panel: TimelinePanel): [number, number] {
  * stroke per stretch without an outage (a column without samples is
  * bridged unless an outage ended in the next one).
  */
-export function strokes(series: TimelineSeries): Array<Array<[number, number]>> {
+export function strokes(series: TimelineSeries, values: Int32Array): Array<Array<[number, number]>> {
   const out: Array<Array<[number, number]>> = [];
   let current: Array<[number, number]> = [];
   const breaks = new Set(series.breaks);
@@ -55,7 +81,7 @@ export function strokes(series: TimelineSeries): Array<Array<[number, number]>> 
       out.push(current);
       current = [];
     }
-    for (let j = 0; j < 4; j++) current.push([c, series.values[4 * k + j]]);
+    for (let j = 0; j < 4; j++) current.push([c, values[series.at + 4 * k + j]]);
   });
   if (current.length) out.push(current);
   return out;
@@ -142,7 +168,7 @@ export function canvasHeight(view: TimelineView): number {
  * drawn. Stops early, returning false, once `stale()` says a newer view is
  * on its way; returns the milliseconds spent drawing otherwise.
  */
-export async function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView, width: number, text: TimelineText,
+export async function drawTimeline(canvas: HTMLCanvasElement, { view, values }: Timeline, width: number, text: TimelineText,
   stale: () => boolean): Promise<number | false> {
   const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
   let spent = 0;
@@ -173,7 +199,7 @@ export async function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView
     }
     const top = LAYOUT.top + k * (LAYOUT.panelHeight + LAYOUT.gap);
     const bottom = top + LAYOUT.panelHeight;
-    const [lo, hi] = valueRange(panel);
+    const [lo, hi] = valueRange(panel, values);
     const yOf = (v: number) => bottom - ((v / panel.scale - lo) / (hi - lo)) * LAYOUT.panelHeight;
     // Throttling and lost GPUs under the lines.
     for (const [bit, colour] of [[1, THERMAL], [2, HARDWARE]] as const) {
@@ -222,7 +248,7 @@ export async function drawTimeline(canvas: HTMLCanvasElement, view: TimelineView
       g.strokeStyle = SERIES[n % SERIES.length];
       g.lineWidth = 1;
       g.beginPath();
-      for (const stroke of strokes(series)) {
+      for (const stroke of strokes(series, values)) {
         stroke.forEach(([c, v], i) => (i === 0 ? g.moveTo(xOfColumn(c), yOf(v)) : g.lineTo(xOfColumn(c), yOf(v))));
       }
       g.stroke();

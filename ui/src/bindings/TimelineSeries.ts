@@ -6,9 +6,10 @@ export type TimelineSeries = { gpu: number,
  */
 columns: Array<number>, 
 /**
- * Four stored values per entry of `columns`: first, min, max, last.
+ * Where its values start among the answer's values: four stored
+ * values per entry of `columns` (first, min, max, last).
  */
-values: number[], 
+at: number, 
 /**
  * Columns where the line starts afresh after an outage.
  */

@@ -5,7 +5,9 @@ import type { TimelinePanel } from "./TimelinePanel";
 /**
  * A run's timeline reduced to the columns the app draws (one per
  * pixel): per GPU and series the first, smallest, largest and last
- * value of each column that has samples.
+ * value of each column that has samples. It crosses IPC as bytes
+ * (`timeline_bytes`): this header as JSON, then the values as 32-bit
+ * integers, which the web view reads without parsing.
  */
 export type TimelineView = { run_id: number, 
 /**

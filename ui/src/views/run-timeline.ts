@@ -5,6 +5,7 @@
 
 import { api, messageOf } from "../api";
 import type { TimelineView } from "../bindings/TimelineView";
+import type { Timeline } from "../timeline";
 import { h } from "../dom";
 import { t } from "../i18n";
 import { LAYOUT, SERIES, drawTimeline, plotColumns, selectedRange, zoomedOut } from "../timeline";
@@ -20,7 +21,13 @@ const text = {
 };
 
 function legend(view: TimelineView): HTMLElement {
-  const swatch = (colour: string) => h("span", { class: "swatch", style: `background:${colour}` });
+  // Coloured through the CSS object model: the page's policy refuses
+  // inline style attributes.
+  const swatch = (colour: string) => {
+    const el = h("span", { class: "swatch" });
+    el.style.background = colour;
+    return el;
+  };
   const gpus = view.panels[0]?.gpus.map((s) => s.gpu) ?? [];
   return h("div", { class: "legend" },
     ...gpus.map((gpu, n) => h("span", {}, swatch(SERIES[n % SERIES.length]), `GPU ${gpu}`)),
@@ -45,7 +52,7 @@ export function runTimeline(id: number): { section: HTMLElement; drawn: Promise<
     h("div", { class: "timeline-bar" }, zoomOut, whole, status, h("span", { class: "hint" }, t("timelineHint"))),
     legendSlot, plot, error);
 
-  let view: TimelineView | null = null;
+  let shown: Timeline | null = null;
   let asked = 0;
   const width = () => Math.max(plot.clientWidth, 480);
 
@@ -58,22 +65,23 @@ export function runTimeline(id: number): { section: HTMLElement; drawn: Promise<
       const next = await api.runTimeline(id, range, plotColumns(w));
       if (mine !== asked) return;
       const answered = performance.now();
-      view = next;
+      shown = next;
       const drawing = await drawTimeline(canvas, next, w, text, () => mine !== asked);
       if (drawing === false) return;
+      const view = next.view;
       // Where the wait went, for whoever measures it.
       canvas.dataset.askedMs = (answered - asking).toFixed(0);
       canvas.dataset.drawnMs = drawing.toFixed(0);
-      legendSlot.replaceChildren(legend(next));
-      const from = new Date(next.start_ms).toISOString().slice(0, 19).replace("T", " ");
-      const to = new Date(next.end_ms).toISOString().slice(0, 19).replace("T", " ");
-      status.textContent = `${from} → ${to} UTC · ${next.samples.toLocaleString()} ${t("samplesInView")}`;
-      const zoomed = zoomedOut(next) !== null;
+      legendSlot.replaceChildren(legend(view));
+      const from = new Date(view.start_ms).toISOString().slice(0, 19).replace("T", " ");
+      const to = new Date(view.end_ms).toISOString().slice(0, 19).replace("T", " ");
+      status.textContent = `${from} → ${to} UTC · ${view.samples.toLocaleString()} ${t("samplesInView")}`;
+      const zoomed = zoomedOut(view) !== null;
       zoomOut.disabled = !zoomed;
       whole.disabled = !zoomed;
       error.hidden = true;
       canvas.dataset.drawn = "1";
-      canvas.dataset.samples = String(next.samples);
+      canvas.dataset.samples = String(view.samples);
     } catch (e) {
       if (mine !== asked) return;
       error.textContent = messageOf(e);
@@ -81,7 +89,7 @@ export function runTimeline(id: number): { section: HTMLElement; drawn: Promise<
     }
   }
 
-  zoomOut.addEventListener("click", () => { if (view) void show(zoomedOut(view)); });
+  zoomOut.addEventListener("click", () => { if (shown) void show(zoomedOut(shown.view)); });
   whole.addEventListener("click", () => void show(null));
   canvas.addEventListener("dblclick", () => void show(null));
 
@@ -106,11 +114,11 @@ export function runTimeline(id: number): { section: HTMLElement; drawn: Promise<
     const from = anchor;
     anchor = null;
     selection.hidden = true;
-    if (from === null || !view) return;
+    if (from === null || !shown) return;
     const x = xIn(e);
     if (Math.abs(x - from) < 4) return;
     const plotWidth = width() - LAYOUT.left - LAYOUT.right;
-    void show(selectedRange(view, from, x, plotWidth));
+    void show(selectedRange(shown.view, from, x, plotWidth));
   });
 
   // Once in the page, so that the plot's width is known.
