@@ -5,6 +5,18 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 
 /// A log under tests/fixtures/logs, as a path string.
+/// The metric `key` among a platform's breakpoints, as `explain --json`
+/// and `rank --json` write them.
+pub fn metric_in<'a>(platform: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    platform["breakpoints"]
+        .as_array()
+        .expect("breakpoints")
+        .iter()
+        .flat_map(|b| b["metrics"].as_array().expect("metrics"))
+        .find(|m| m["key"] == key)
+        .unwrap_or_else(|| panic!("{key} missing"))
+}
+
 pub fn fixture(path: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/logs")
@@ -59,14 +71,7 @@ impl Workspace {
 
     /// The metric `key` of `platform` as `explain --json` gives it.
     pub fn metric(&self, platform: &str, key: &str) -> serde_json::Value {
-        self.json(&["explain", platform])["breakpoints"]
-            .as_array()
-            .expect("breakpoints")
-            .iter()
-            .flat_map(|b| b["metrics"].as_array().expect("metrics"))
-            .find(|m| m["key"] == key)
-            .unwrap_or_else(|| panic!("{key} missing"))
-            .clone()
+        metric_in(&self.json(&["explain", platform]), key).clone()
     }
 
     pub fn json(&self, args: &[&str]) -> serde_json::Value {

@@ -6,7 +6,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::util::Workspace;
+use crate::util::{Workspace, metric_in};
 
 const GPUS: u32 = 8;
 const HOURS: f64 = 6.0;
@@ -106,16 +106,6 @@ fn breakpoint<'a>(platform: &'a serde_json::Value, b: &str) -> &'a serde_json::V
         .expect("breakpoint")
 }
 
-fn metric<'a>(platform: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
-    platform["breakpoints"]
-        .as_array()
-        .expect("breakpoints")
-        .iter()
-        .flat_map(|b| b["metrics"].as_array().expect("metrics"))
-        .find(|m| m["key"] == key)
-        .unwrap_or_else(|| panic!("{key} missing"))
-}
-
 fn number(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
@@ -162,24 +152,24 @@ fn a_sagging_gpu_and_a_lost_gpu_pull_the_fleet_below_its_healthy_twin() {
 
     // The lost GPU is an interruption, its last two hours lost: 2 of 192
     // GPU-hours expected.
-    let availability = number(&metric(faulty, "sustain.availability_pct")["value"]);
+    let availability = number(&metric_in(faulty, "sustain.availability_pct")["value"]);
     assert!(
         (availability - 100.0 * 190.0 / 192.0).abs() < 0.05,
         "{availability}"
     );
-    let interruptions = number(&metric(faulty, "sustain.interruptions_per_100h")["value"]);
+    let interruptions = number(&metric_in(faulty, "sustain.interruptions_per_100h")["value"]);
     assert!(
         (interruptions - 100.0 / 192.0).abs() < 0.01,
         "{interruptions}"
     );
     assert_eq!(
-        number(&metric(healthy, "sustain.availability_pct")["value"]),
+        number(&metric_in(healthy, "sustain.availability_pct")["value"]),
         100.0
     );
 
     // The sag, named by node and GPU with its share of the fleet, and read
     // once: as the power drop, not again as phantom utilisation.
-    let drop = metric(faulty, "sustain.power_drop_pct");
+    let drop = metric_in(faulty, "sustain.power_drop_pct");
     let worst = &drop["worst"][0];
     assert!(
         worst["node"].as_str().unwrap().contains("node3")
@@ -192,7 +182,7 @@ fn a_sagging_gpu_and_a_lost_gpu_pull_the_fleet_below_its_healthy_twin() {
         "{worst}"
     );
     assert!(number(&drop["score"]) < 85.0, "{drop}");
-    let phantom = metric(faulty, "sustain.phantom_util_pct");
+    let phantom = metric_in(faulty, "sustain.phantom_util_pct");
     assert_eq!(number(&phantom["score"]), 100.0, "{phantom}");
 
     // explain names the same units, in its table and its JSON.
@@ -250,7 +240,7 @@ fn a_sag_split_over_two_logs_is_found_as_in_one() {
     );
     let ranking = ws.json(&["rank", "--samples", "200"]);
     let drop = |name| {
-        let m = metric(platform_score(&ranking, name), "sustain.power_drop_pct");
+        let m = metric_in(platform_score(&ranking, name), "sustain.power_drop_pct");
         (number(&m["value"]), number(&m["score"]), m.clone())
     };
     let (whole, whole_score, _) = drop("Whole");

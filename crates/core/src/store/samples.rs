@@ -181,26 +181,22 @@ impl Store {
         fields: Option<&[Field]>,
     ) -> Result<SeriesFrame> {
         let range = range.unwrap_or(i64::MIN..i64::MAX);
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT data FROM sample_chunks
+             WHERE run_id = ?1 AND gpu = ?2 AND t_last_ms >= ?3 AND t_first_ms < ?4
+             ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![run_id, gpu, range.start, range.end])?;
         let mut chunks = Vec::new();
-        self.each_chunk(run_id, gpu, &range, fields, |chunk| chunks.push(chunk))?;
+        while let Some(row) = rows.next()? {
+            let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+            let chunk = decode_chunk(blob, fields).map_err(|e| Error::CorruptSamples {
+                run_id,
+                reason: e.to_string(),
+            })?;
+            chunks.push(chunk);
+        }
         Ok(assemble(gpu, chunks, &range))
-    }
-
-    /// The stored pieces of one GPU's series that overlap `range`, in the
-    /// order written, each a frame sorted by time (not cut to the range);
-    /// `fields` limits the columns decoded. For a reduction that never
-    /// holds the whole series: only the pieces in range are read.
-    pub fn visit_samples(
-        &self,
-        run_id: i64,
-        gpu: u32,
-        range: Range<i64>,
-        fields: Option<&[Field]>,
-        mut each: impl FnMut(SeriesFrame),
-    ) -> Result<()> {
-        self.each_chunk(run_id, gpu, &range, fields, |chunk| {
-            each(SeriesFrame::new(gpu, chunk.t_ms, chunk.columns));
-        })
     }
 
     /// Every GPU's stored pieces that overlap `range`, folded into a value
@@ -290,31 +286,6 @@ impl Store {
             read?;
             Ok(folded.into_iter().flatten().collect())
         })
-    }
-
-    fn each_chunk(
-        &self,
-        run_id: i64,
-        gpu: u32,
-        range: &Range<i64>,
-        fields: Option<&[Field]>,
-        mut each: impl FnMut(DecodedChunk),
-    ) -> Result<()> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT data FROM sample_chunks
-             WHERE run_id = ?1 AND gpu = ?2 AND t_last_ms >= ?3 AND t_first_ms < ?4
-             ORDER BY seq",
-        )?;
-        let mut rows = stmt.query(params![run_id, gpu, range.start, range.end])?;
-        while let Some(row) = rows.next()? {
-            let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-            let chunk = decode_chunk(blob, fields).map_err(|e| Error::CorruptSamples {
-                run_id,
-                reason: e.to_string(),
-            })?;
-            each(chunk);
-        }
-        Ok(())
     }
 }
 

@@ -1,0 +1,98 @@
+//! Rankings and History screens: the ranking asked for and shown, a cell explained, weight profiles, a platform over time.
+
+use super::*;
+
+view! {
+    pub struct RankRequest {
+        pub profile: Option<String>,
+        /// Startup, sustain, switch, billing (any scale).
+        pub weights: Option<Vec<f64>>,
+        pub samples: Option<u32>,
+        pub seed: Option<u32>,
+        /// Only runs measured from this date or RFC 3339 time.
+        pub since: Option<String>,
+        /// Only runs measured before this time, or up to the end of this date.
+        pub until: Option<String>,
+    }
+
+    pub struct RankRow {
+        #[ts(type = "number")]
+        pub id: i64,
+        pub name: String,
+        pub rank: Option<u32>,
+        pub overall: Option<f64>,
+        pub coverage: f64,
+        pub insufficient: bool,
+        pub scores: Vec<Option<f64>>,
+        pub coverages: Vec<f64>,
+        pub evidence: u32,
+        pub p_first: f64,
+    }
+
+    pub struct RankView {
+        pub profile: String,
+        pub weights: Vec<f64>,
+        pub platforms: Vec<RankRow>,
+        pub flips: Vec<String>,
+        pub fragile: Option<String>,
+        pub samples: u32,
+        /// Platforms whose latest runs are worse than their baseline, in words.
+        pub degradations: Vec<String>,
+    }
+
+    /// A platform's metrics over time.
+    pub struct HistoryView {
+        pub platform: String,
+        pub metrics: Vec<MetricHistoryView>,
+    }
+
+    pub struct MetricHistoryView {
+        pub key: String,
+        pub name: String,
+        pub unit: String,
+        pub breakpoint: String,
+        pub points: Vec<HistoryPointView>,
+        /// The degradation test's verdict in words, when flagged.
+        pub degradation: Option<String>,
+        /// Runs the test needs before it can say anything.
+        pub runs_needed: u32,
+    }
+
+    pub struct HistoryPointView {
+        #[ts(type = "number")]
+        pub run_id: i64,
+        /// RFC 3339.
+        pub at: String,
+        #[ts(type = "number")]
+        pub at_ms: i64,
+        pub value: f64,
+        pub file: Option<String>,
+    }
+
+    pub struct MetricRow {
+        pub key: String,
+        pub name: String,
+        pub unit: String,
+        pub value: Option<f64>,
+        pub min: Option<f64>,
+        pub max: Option<f64>,
+        pub score: Option<f64>,
+        pub weight: f64,
+        pub runs: Vec<String>,
+        pub details: Vec<String>,
+    }
+
+    pub struct CellView {
+        pub platform: String,
+        pub breakpoint: String,
+        pub score: Option<f64>,
+        pub coverage: f64,
+        pub metrics: Vec<MetricRow>,
+    }
+
+    pub struct ProfileRow {
+        pub name: String,
+        pub builtin: bool,
+        pub weights: Vec<f64>,
+    }
+}
