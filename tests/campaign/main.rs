@@ -394,7 +394,9 @@ fn misbehaving_launches_statuses_and_teardowns() {
             .iter()
             .any(|w| w.contains("bp-t-1: the launch printed no id"))
     );
-    let cleaned = cleanup(&cloud.ledger, &SystemShell, Duration::from_secs(5)).unwrap();
+    let cleaned = cleanup(&cloud.ledger, &SystemShell, Duration::from_secs(5))
+        .unwrap()
+        .instances;
     assert_eq!(cleaned.len(), 1);
     assert_eq!(cleaned[0].torn_down, None);
     assert!(breakpoint_campaign::forget(&cloud.ledger, "bp-t-1").unwrap());
@@ -434,11 +436,14 @@ fn cleanup_tears_down_what_a_killed_campaign_left() {
             name: "bp-k-1".into(),
             id: "i-1".into(),
             teardown,
+            gone: None,
             at,
         })
         .unwrap();
     assert_eq!(cloud.running(), vec!["i-1".to_string()]);
-    let cleaned = cleanup(&cloud.ledger, &SystemShell, Duration::from_secs(5)).unwrap();
+    let cleaned = cleanup(&cloud.ledger, &SystemShell, Duration::from_secs(5))
+        .unwrap()
+        .instances;
     assert_eq!(cleaned[0].torn_down, Some(true));
     assert!(cloud.running().is_empty());
     assert!(cloud.ledger.outstanding().unwrap().is_empty());
@@ -551,6 +556,7 @@ fn cleanup_takes_the_platform_at_its_word_that_an_instance_is_gone() {
                 name: name.into(),
                 id: id.into(),
                 teardown: teardown.into(),
+                gone: None,
                 at,
             })
             .unwrap();
@@ -562,7 +568,9 @@ fn cleanup_takes_the_platform_at_its_word_that_an_instance_is_gone() {
             at,
         })
         .unwrap();
-    let cleaned = cleanup(&ledger, &SystemShell, Duration::from_secs(5)).unwrap();
+    let cleaned = cleanup(&ledger, &SystemShell, Duration::from_secs(5))
+        .unwrap()
+        .instances;
     let verdicts: Vec<(&str, Option<bool>)> = cleaned
         .iter()
         .map(|c| (c.instance.name.as_str(), c.torn_down))
@@ -590,4 +598,140 @@ fn cleanup_takes_the_platform_at_its_word_that_an_instance_is_gone() {
     assert_eq!(open[0].name, "bp-x-3");
     let text = std::fs::read_to_string(ledger.path()).unwrap();
     assert!(text.contains("\"event\":\"gone\"") && text.contains("no such instance i-1"));
+}
+
+/// Teardowns that fail for reasons other than the instance being gone:
+/// the tool missing, credentials refused. The instances stay outstanding;
+/// only the recipe's own `gone` answer (or the cloud's code for an unknown
+/// instance id) marks one gone.
+#[test]
+fn cleanup_marks_gone_only_on_the_platforms_answer_about_that_instance() {
+    use breakpoint_campaign::ledger::Entry;
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::beside(&dir.path().join("b.db"));
+    let at = jiff::Timestamp::now();
+    for (name, id, teardown, gone) in [
+        ("bp-y-1", "i-1", "fakecli delete i-1", None),
+        (
+            "bp-y-2",
+            "i-2",
+            "echo 'ERROR: InvalidAccessKeyId.NotFound: Specified access key is not found.' >&2; exit 1",
+            None,
+        ),
+        (
+            "bp-y-3",
+            "i-3",
+            "echo 'E042 unknown machine' >&2; exit 3",
+            Some("E042 unknown machine".to_string()),
+        ),
+        (
+            "bp-y-4",
+            "i-4",
+            "echo 'not found' >&2; exit 3",
+            Some("E042 unknown machine".to_string()),
+        ),
+    ] {
+        ledger
+            .append(&Entry::Launching {
+                name: name.into(),
+                campaign: "bp-y".into(),
+                at,
+            })
+            .unwrap();
+        ledger
+            .append(&Entry::Launched {
+                name: name.into(),
+                id: id.into(),
+                teardown: teardown.into(),
+                gone,
+                at,
+            })
+            .unwrap();
+    }
+    let cleaned = cleanup(&ledger, &SystemShell, Duration::from_secs(5))
+        .unwrap()
+        .instances;
+    let verdicts: Vec<(&str, Option<bool>)> = cleaned
+        .iter()
+        .map(|c| (c.instance.name.as_str(), c.torn_down))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("bp-y-1", Some(false)),
+            ("bp-y-2", Some(false)),
+            ("bp-y-3", Some(true)),
+            ("bp-y-4", Some(false)),
+        ]
+    );
+    let open: Vec<String> = ledger
+        .outstanding()
+        .unwrap()
+        .into_iter()
+        .map(|o| o.name)
+        .collect();
+    assert_eq!(open, ["bp-y-1", "bp-y-2", "bp-y-4"]);
+}
+
+/// `cli launch …; notify-send done`: the cloud started the instance and
+/// printed its id, then the shell could not run the notifier (exit 127).
+/// The instance is an instance: torn down, nothing left running.
+#[test]
+fn a_launch_that_printed_an_id_is_an_instance_whatever_its_exit() {
+    let cloud = Cloud::new(&[]);
+    let mut recipe = cloud.recipe.clone();
+    recipe.commands.launch = format!("{}; no-such-notifier done", recipe.commands.launch);
+    let cloud = Cloud { recipe, ..cloud };
+    let outcome = cloud.campaign(&request(LoadScenario::Peak, 2), &AtomicBool::new(false));
+    for r in &outcome.records {
+        assert!(r.id.is_some(), "{r:?}");
+        assert_eq!(r.torn_down, Some(true), "{r:?}");
+    }
+    assert!(cloud.running().is_empty(), "{:?}", cloud.running());
+    assert!(cloud.ledger.outstanding().unwrap().is_empty());
+}
+
+/// Cleanup while a campaign runs would tear down the instances it is
+/// timing (and the campaign would record them as failed starts): refused.
+#[test]
+fn cleanup_leaves_a_running_campaign_alone() {
+    let cloud = Cloud::new(&[("FAKECLOUD_SLOW", "1500")]);
+    let ledger = Ledger::beside(&cloud.dir.path().join("b.db"));
+    let instances = cloud.dir.path().join("cloud");
+    let running_now = move || {
+        std::fs::read_dir(&instances).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("i-"))
+            })
+            .count()
+        })
+    };
+    // Cleanup from another thread (as from another terminal) once the
+    // campaign's instance exists.
+    let other = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running_now() == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let answer = cleanup(&ledger, &SystemShell, Duration::from_secs(5)).map(|c| c.instances);
+        (answer, running_now())
+    });
+    let outcome = cloud.campaign(&request(LoadScenario::Peak, 1), &AtomicBool::new(false));
+    let (answer, left) = other.join().unwrap();
+    let refused = answer.unwrap_err();
+    assert!(
+        refused.to_string().contains("a campaign is running"),
+        "{refused}"
+    );
+    assert_eq!(left, 1, "cleanup tore down a running instance");
+    assert_eq!(
+        outcome.records[0].ending,
+        Ending::Ok,
+        "{:?}",
+        outcome.records[0]
+    );
+    assert!(cloud.running().is_empty());
+    let done = cleanup(&cloud.ledger, &SystemShell, Duration::from_secs(5)).unwrap();
+    assert!(done.instances.is_empty());
 }

@@ -372,7 +372,7 @@ fn outputs_never_replace_the_workspace_or_what_is_not_a_plain_file() {
             let out = ws.cmd(&args).output().unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-            assert!(stderr.contains("is the open workspace"), "{stderr}");
+            assert!(stderr.contains("is the workspace"), "{stderr}");
             assert_eq!(ws.snapshot(), before);
         }
     }
@@ -419,6 +419,88 @@ fn outputs_never_replace_the_workspace_or_what_is_not_a_plain_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
+}
+
+/// Every other path the command line writes — the dispute sheet, the suites
+/// written out as scripts — is guarded like the report: never the
+/// workspace's database, the files beside it or its campaign ledger; a link
+/// or a pipe only with --force; a plain file replaced whole.
+#[test]
+fn sheets_and_scripts_never_replace_the_workspace_or_its_ledger() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let dir = ws.dir.path();
+    let ledger = dir.join("breakpoint.db.campaigns.jsonl");
+    let ledger_text = "{\"event\":\"launching\",\"name\":\"c-1\",\"campaign\":\"c\",\"at\":\"2026-12-01T00:00:00Z\"}\n";
+    std::fs::write(&ledger, ledger_text).unwrap();
+    let db = ws.db.to_str().unwrap().to_string();
+    let wal = format!("{db}-wal");
+    let db_bytes = std::fs::read(&ws.db).unwrap();
+    for target in [db.as_str(), wal.as_str(), ledger.to_str().unwrap()] {
+        for args in [
+            vec!["bill", "--disputes", "-o", target],
+            vec!["bill", "--disputes", "-o", target, "--force"],
+            vec!["accept", "perf", "--write-script", target, "--force"],
+            vec!["accept", "operators", "--write-script", target],
+        ] {
+            let before = ws.snapshot();
+            let out = ws
+                .cmd(&args)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stderr.contains("is the workspace"), "{args:?}: {stderr}");
+            assert_eq!(ws.snapshot(), before);
+            assert_eq!(std::fs::read_to_string(&ledger).unwrap(), ledger_text);
+        }
+    }
+    assert_eq!(std::fs::read(&ws.db).unwrap(), db_bytes);
+    ws.ok(&["campaign", "status"]);
+
+    // A link: refused, the file it points to untouched; --force replaces
+    // the link itself.
+    let kept = dir.join("kept.py");
+    std::fs::write(&kept, b"keep").unwrap();
+    let link = dir.join("perf.py");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    let link = link.to_str().unwrap();
+    let out = ws
+        .cmd(&["accept", "perf", "--write-script", link])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a symbolic link"));
+    assert_eq!(std::fs::read(&kept).unwrap(), b"keep");
+    ws.ok(&["accept", "perf", "--write-script", link, "--force"]);
+    assert_eq!(std::fs::read(&kept).unwrap(), b"keep");
+    assert!(std::fs::symlink_metadata(link).unwrap().is_file());
+    assert!(std::fs::read_to_string(link).unwrap().contains("import"));
+
+    // A named pipe: refused at once (a plain write would block on it).
+    let fifo = dir.join("sheet.csv");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = ws
+        .cmd(&["bill", "--disputes", "-o", fifo.to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
+
+    // A plain file is replaced whole, nothing left beside it.
+    let sheet = dir.join("old.csv");
+    std::fs::write(&sheet, b"old").unwrap();
+    ws.ok(&["bill", "--disputes", "-o", sheet.to_str().unwrap()]);
+    assert_ne!(std::fs::read(&sheet).unwrap(), b"old");
+    assert!(!dir.join("old.csv.partial").exists());
 }
 
 /// Counts the user types are checked before anything of that size is made.

@@ -2,7 +2,7 @@
 //! entry's check, size and SHA-256) in one tar file, the manifest first.
 //! `breakpoint import BUNDLE` reads it back whole or not at all.
 
-use std::path::Path;
+use breakpoint_core::destination::{Destination, WriteError};
 
 use breakpoint_core::archive::{self, sha256_hex};
 use breakpoint_core::import::bundle::{
@@ -19,11 +19,11 @@ pub struct Log {
 /// Write the bundle atomically (a temporary file renamed into place): a
 /// bundle is never seen half-written.
 pub fn write(
-    path: &Path,
+    destination: &Destination,
     host: Option<String>,
     logs: &[Log],
     checklist: Vec<ChecklistItem>,
-) -> std::io::Result<Manifest> {
+) -> Result<Manifest, WriteError> {
     let manifest = Manifest {
         format: BUNDLE_FORMAT.into(),
         version: BUNDLE_VERSION,
@@ -45,6 +45,6 @@ pub fn write(
         .iter()
         .map(|l| (l.name.as_str(), l.bytes.as_slice()))
         .collect();
-    archive::write(path, &manifest, &entries, mtime)?;
+    archive::write(destination, &manifest, &entries, mtime)?;
     Ok(manifest)
 }

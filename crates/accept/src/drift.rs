@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use breakpoint_core::archive::sha256_hex;
+use breakpoint_core::destination::Destination;
 use breakpoint_core::import::formats::drift_log::{
     DRIFT_FORMAT, DRIFT_VERSION, DriftLog, NotCompared, OperatorDrift, SuiteSide,
 };
@@ -56,9 +57,15 @@ pub struct OperatorOutput {
 
 /// An outputs document read from `path`, and its SHA-256.
 pub fn read_outputs(path: &Path) -> Result<(Outputs, String), String> {
-    let shown = path.display();
+    let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let outputs: Outputs = serde_json::from_slice(&bytes).map_err(|e| {
+    outputs_of(&bytes, &shown)
+}
+
+/// An outputs document's bytes read (`shown` names it in errors), and its
+/// SHA-256.
+fn outputs_of(bytes: &[u8], shown: &str) -> Result<(Outputs, String), String> {
+    let outputs: Outputs = serde_json::from_slice(bytes).map_err(|e| {
         format!(
             "{shown}:{}: not the operator suite's outputs: {e}",
             e.line()
@@ -70,7 +77,7 @@ pub fn read_outputs(path: &Path) -> Result<(Outputs, String), String> {
             outputs.format, outputs.version
         ));
     }
-    Ok((outputs, sha256_hex(&bytes)))
+    Ok((outputs, sha256_hex(bytes)))
 }
 
 impl OperatorOutput {
@@ -266,9 +273,10 @@ pub struct SuiteRun {
 
 pub const DEVICES: &[&str] = &["auto", "cuda", "npu", "cpu", "numpy"];
 
-/// Write the suite out, run it with the platform's Python, and read what
-/// it saved at `output`. The last lines it printed are kept for a failure.
-pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<(Outputs, String), String> {
+/// Write the suite out, run it with the platform's Python, read what it
+/// saved and write it to `output` once it reads whole. The last lines it
+/// printed are kept for a failure.
+pub fn run_suite(run: &SuiteRun, output: &Destination) -> Result<(Outputs, String), String> {
     if !DEVICES.contains(&run.device.as_str()) {
         return Err(format!(
             "device {}: one of {}",
@@ -276,7 +284,7 @@ pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<(Outputs, String), Str
             DEVICES.join(", ")
         ));
     }
-    crate::script::run(&crate::script::Script {
+    let bytes = crate::script::run(&crate::script::Script {
         name: "operators.py",
         text: SCRIPT,
         title: "the operator suite",
@@ -286,12 +294,12 @@ pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<(Outputs, String), Str
             run.device.clone().into(),
             "--seed".into(),
             run.seed.to_string().into(),
-            "-o".into(),
-            output.into(),
         ],
         timeout: run.timeout,
     })?;
-    read_outputs(output)
+    let read = outputs_of(&bytes, &output.path().display().to_string())?;
+    output.write(&bytes).map_err(|e| e.to_string())?;
+    Ok(read)
 }
 
 #[cfg(test)]

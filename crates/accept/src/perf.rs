@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use breakpoint_core::destination::Destination;
 use breakpoint_core::import::formats::perf_log::PerfLog;
 
 /// The suite, as Breakpoint writes it out.
@@ -34,8 +35,9 @@ pub struct SuiteRun {
     pub timeout: Duration,
 }
 
-/// Write the suite out, run it, and read the perf log it saved at `output`.
-pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<PerfLog, String> {
+/// Write the suite out, run it, read the perf log it saved and write it to
+/// `output` once it reads whole.
+pub fn run_suite(run: &SuiteRun, output: &Destination) -> Result<PerfLog, String> {
     if !DEVICES.contains(&run.device.as_str()) {
         return Err(format!(
             "device {}: one of {}",
@@ -64,8 +66,7 @@ pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<PerfLog, String> {
     for p in &run.plant {
         args.extend(["--plant".into(), p.into()]);
     }
-    args.extend(["-o".into(), output.into()]);
-    crate::script::run(&crate::script::Script {
+    let bytes = crate::script::run(&crate::script::Script {
         name: "perf.py",
         text: SCRIPT,
         title: "the perf suite",
@@ -73,7 +74,12 @@ pub fn run_suite(run: &SuiteRun, output: &Path) -> Result<PerfLog, String> {
         args,
         timeout: run.timeout,
     })?;
-    read_log(output)
+    let shown = output.path().display();
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("{shown}: the perf suite saved text that is not UTF-8: {e}"))?;
+    let log = PerfLog::read(text).map_err(|e| format!("{shown}: {e}"))?;
+    output.write(&bytes).map_err(|e| e.to_string())?;
+    Ok(log)
 }
 
 /// A perf log read and checked as the importer checks it.

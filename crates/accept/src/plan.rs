@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::import::formats::network_log::NetworkRecord;
 use breakpoint_core::text::parse_duration;
@@ -443,6 +444,11 @@ impl Done {
     }
 }
 
+/// A file in the run's own scratch folder: no workspace lives there.
+fn scratch(path: &Path) -> Result<Destination, String> {
+    Destination::check(path, &Protected::default(), false).map_err(|e| e.to_string())
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -459,7 +465,7 @@ fn start_network(
     let stop = stop.clone();
     let path = dir.join("network.jsonl");
     std::thread::spawn(move || {
-        let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+        let mut file = scratch(&path)?.create_new().map_err(|e| e.to_string())?;
         let mut records = Vec::new();
         let options = network::Options {
             every,
@@ -558,7 +564,7 @@ fn run_billing(
         b.compute.as_secs_f64()
     ));
     let path = dir.join("billing-probe.csv");
-    let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+    let mut file = scratch(&path)?.create_new().map_err(|e| e.to_string())?;
     let job = billing::run(b, &billing::SystemClock, &mut file).map_err(|e| e.to_string())?;
     done.checklist.push(verdicts::billing(&job, &b.instance));
     done.log("billing-probe.csv", "billing-probe", read(&path)?);
@@ -591,7 +597,7 @@ fn run_drift(
         d.suite.device, d.reference.framework, d.reference.device
     ));
     let outputs_path = dir.join("operators.json");
-    let (outputs, sha256) = drift::run_suite(&d.suite, &outputs_path)?;
+    let (outputs, sha256) = drift::run_suite(&d.suite, &scratch(&outputs_path)?)?;
     let mut log = drift::compare(
         (&d.reference, &d.reference_sha256),
         (&outputs, &sha256),
@@ -624,8 +630,7 @@ fn run_perf(
         "delivered performance: the perf suite ({})",
         suite.device
     ));
-    let path = dir.join("perf.json");
-    let mut log = perf::run_suite(suite, &path)?;
+    let mut log = perf::run_suite(suite, &scratch(&dir.join("perf.json"))?)?;
     if let Some(host) = host {
         log.host = Some(host.to_string());
     }

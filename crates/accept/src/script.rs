@@ -1,7 +1,9 @@
 //! A suite Breakpoint carries as a Python script, written out to a scratch
 //! folder and run by the platform's own interpreter (where the framework
 //! and its device libraries are), with a time limit. What it printed last
-//! is kept for a failure.
+//! is kept for a failure. It saves its document in the scratch folder too:
+//! the user's path is written by Breakpoint, through the destination
+//! checks, once the document has been read and found whole.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -18,15 +20,23 @@ pub struct Script<'a> {
     pub timeout: Duration,
 }
 
-/// Run the script to its end; an error says what it printed last.
-pub fn run(script: &Script<'_>) -> Result<(), String> {
+/// The most a suite's document may hold (the perf log's own bound).
+const DOCUMENT_LIMIT: u64 = 64 << 20;
+
+/// Run the script to its end, with `-o FILE` in a scratch folder, and
+/// return what it saved there; an error says what it printed last.
+pub fn run(script: &Script<'_>) -> Result<Vec<u8>, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a scratch folder: {e}"))?;
     let path = dir.path().join(script.name);
+    let document = dir.path().join("document.json");
+    // writes: a scratch folder of our own, removed when it is dropped.
     std::fs::write(&path, script.text)
         .map_err(|e| format!("cannot write {}: {e}", script.title))?;
     let mut child = Command::new(script.python)
         .arg(&path)
         .args(&script.args)
+        .arg("-o")
+        .arg(&document)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -70,5 +80,16 @@ pub fn run(script: &Script<'_>) -> Result<(), String> {
             }
         ));
     }
-    Ok(())
+    let mut bytes = Vec::new();
+    std::fs::File::open(&document)
+        .and_then(|f| f.take(DOCUMENT_LIMIT + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("{} saved no document: {e}", script.title))?;
+    if bytes.len() as u64 > DOCUMENT_LIMIT {
+        return Err(format!(
+            "{} saved a document larger than {} MiB: refused",
+            script.title,
+            DOCUMENT_LIMIT >> 20
+        ));
+    }
+    Ok(bytes)
 }

@@ -416,9 +416,12 @@ fn launch(
     let command = filled(values, &c.launch);
     let result = run.shell.run(&command, recipe.timeouts.launch, &never);
     run.log(Stage::Launch, &command, &result);
-    // 126/127: the shell could not run the launch command at all (not
-    // found, not executable): no instance can exist.
-    if matches!(result.exit, Some(126 | 127)) {
+    // An id printed is an instance, whatever the exit status: `cli launch
+    // …; notify-send done` exits 127 after the cloud started the instance.
+    let id = c.id.find(&result.stdout);
+    // 126/127 with no id: the shell could not run the launch command at all
+    // (not found, not executable): no instance can exist.
+    if id.is_none() && matches!(result.exit, Some(126 | 127)) {
         let _ = ledger.append(&Entry::Forgotten {
             name: plan.name.clone(),
             at: Timestamp::now(),
@@ -426,7 +429,7 @@ fn launch(
         run.fail(Stage::Launch, &result, "the launch command could not run");
         return None;
     }
-    let Some(id) = c.id.find(&result.stdout) else {
+    let Some(id) = id else {
         let what = format!("the launch printed no id ({})", c.id.describe());
         run.fail(Stage::Launch, &result, &what);
         if run.record.ending == Ending::Ok {
@@ -445,6 +448,7 @@ fn launch(
             name: plan.name.clone(),
             id: id.clone(),
             teardown: teardown.clone(),
+            gone: c.gone_pattern(),
             at: Timestamp::now(),
         })
         .err();

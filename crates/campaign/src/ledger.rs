@@ -31,6 +31,9 @@ pub enum Entry {
         name: String,
         id: String,
         teardown: String,
+        /// The recipe's pattern for the platform's "no such instance".
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gone: Option<String>,
         at: Timestamp,
     },
     /// About to run the teardown command: a process killed while it runs
@@ -69,7 +72,29 @@ pub struct Outstanding {
     /// can tear it down by id; check the platform's console for the name.
     pub id: Option<String>,
     pub teardown: Option<String>,
+    /// The recipe's pattern for the platform's "no such instance".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<String>,
     pub since: Timestamp,
+}
+
+/// The ledger read from its first line to its last.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Replay {
+    /// Every instance not known to be gone, oldest first.
+    pub outstanding: Vec<Outstanding>,
+    /// Lines (counted from 1) that could not be read: cut off by a crash,
+    /// or changed by hand. They are reported, never silently passed over.
+    pub unreadable: Vec<usize>,
+}
+
+/// Held by a running campaign for as long as it runs (a shared lock on the
+/// ledger's lock file, so campaigns run side by side): `cleanup` must not
+/// tear down instances a campaign is still using. The lock goes with the
+/// process, so a campaign that crashed holds nothing.
+#[derive(Debug)]
+pub struct Running {
+    _file: std::fs::File,
 }
 
 pub struct Ledger {
@@ -98,6 +123,38 @@ impl Ledger {
         &self.path
     }
 
+    /// The lock file beside the ledger (`<db>.campaigns.lock`).
+    fn lock_path(&self) -> PathBuf {
+        self.path.with_extension("lock")
+    }
+
+    fn lock_file(&self) -> std::io::Result<std::fs::File> {
+        // writes: the ledger's lock file, never written to, only locked.
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.lock_path())
+    }
+
+    /// Mark a campaign as running until the guard is dropped.
+    pub fn running(&self) -> std::io::Result<Running> {
+        let file = self.lock_file()?;
+        file.lock_shared()?;
+        Ok(Running { _file: file })
+    }
+
+    /// Run `f` only while no campaign is running, holding them off
+    /// meanwhile; `None` when one is running.
+    pub fn while_idle<T>(&self, f: impl FnOnce() -> T) -> std::io::Result<Option<T>> {
+        let file = self.lock_file()?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(f())),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
     /// Append one entry and sync it to disk before returning: only then may
     /// the campaign act on it.
     pub fn append(&self, entry: &Entry) -> std::io::Result<()> {
@@ -109,6 +166,7 @@ impl Ledger {
     /// The ledger file, open for appending under an exclusive lock that
     /// other processes' campaigns wait for (released when it is dropped).
     fn locked(&self) -> std::io::Result<std::fs::File> {
+        // writes: the ledger is the workspace's own file, appended to only.
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -154,6 +212,7 @@ impl Ledger {
     fn campaigns(&self) -> std::io::Result<Vec<String>> {
         Ok(self
             .entries()?
+            .0
             .into_iter()
             .filter_map(|e| match e {
                 Entry::Campaign { campaign, .. } | Entry::Launching { campaign, .. } => {
@@ -164,44 +223,77 @@ impl Ledger {
             .collect())
     }
 
-    /// The entries, in order; a line cut off by a crash mid-write is passed
-    /// over (the entry before it stands).
-    fn entries(&self) -> std::io::Result<Vec<Entry>> {
+    /// The entries, in order, and the numbers of the lines that could not
+    /// be read (a line cut off by a crash mid-write: the entry before it
+    /// stands).
+    fn entries(&self) -> std::io::Result<(Vec<Entry>, Vec<usize>)> {
         let file = match std::fs::File::open(&self.path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Vec::new(), Vec::new()));
+            }
             Err(e) => return Err(e),
         };
         let mut out = Vec::new();
-        for line in BufReader::new(file).lines() {
-            if let Ok(entry) = serde_json::from_str::<Entry>(&line?) {
-                out.push(entry);
+        let mut unreadable = Vec::new();
+        // Bytes, not text: one damaged byte must not hide the lines after it.
+        for (i, line) in BufReader::new(file).split(b'\n').enumerate() {
+            let line = line?;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Entry>(&line) {
+                Ok(entry) => out.push(entry),
+                Err(_) => unreadable.push(i + 1),
             }
         }
-        Ok(out)
+        Ok((out, unreadable))
     }
 
-    /// Every instance not known to be gone, oldest first. A line cut off by
-    /// a crash mid-write is passed over (the entry before it stands).
+    /// Every instance not known to be gone, oldest first.
     pub fn outstanding(&self) -> std::io::Result<Vec<Outstanding>> {
+        Ok(self.replay()?.outstanding)
+    }
+
+    /// The ledger replayed: what is outstanding, and what could not be
+    /// read.
+    pub fn replay(&self) -> std::io::Result<Replay> {
+        let (entries, unreadable) = self.entries()?;
         let mut open: Vec<Outstanding> = Vec::new();
-        for entry in self.entries()? {
+        for entry in entries {
             match entry {
                 Entry::Launching { name, campaign, at } => open.push(Outstanding {
                     name,
                     campaign,
                     id: None,
                     teardown: None,
+                    gone: None,
                     since: at,
                 }),
                 Entry::Launched {
-                    name, id, teardown, ..
-                } => {
-                    if let Some(o) = open.iter_mut().rev().find(|o| o.name == name) {
+                    name,
+                    id,
+                    teardown,
+                    gone,
+                    at,
+                } => match open.iter_mut().rev().find(|o| o.name == name) {
+                    Some(o) => {
                         o.id = Some(id);
                         o.teardown = Some(teardown);
+                        o.gone = gone;
                     }
-                }
+                    // Its `launching` line is lost (unreadable, or cut
+                    // off): the id and the teardown are right here, so the
+                    // instance is outstanding all the same.
+                    None => open.push(Outstanding {
+                        campaign: name.rsplit_once('-').map_or("", |(c, _)| c).to_string(),
+                        name,
+                        id: Some(id),
+                        teardown: Some(teardown),
+                        gone,
+                        since: at,
+                    }),
+                },
                 // Only the instance of that name with that id: a name
                 // reused by an older build's campaign is another instance.
                 Entry::TornDown { name, id, .. } | Entry::Gone { name, id, .. } => {
@@ -213,7 +305,10 @@ impl Ledger {
                 Entry::Campaign { .. } | Entry::TearingDown { .. } => {}
             }
         }
-        Ok(open)
+        Ok(Replay {
+            outstanding: open,
+            unreadable,
+        })
     }
 }
 
@@ -254,6 +349,7 @@ mod tests {
                 name: "bp-1".into(),
                 id: "i-1".into(),
                 teardown: "cloud delete i-1".into(),
+                gone: None,
                 at,
             })
             .unwrap();
@@ -288,5 +384,46 @@ mod tests {
             })
             .unwrap();
         assert!(ledger.outstanding().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_launch_whose_first_line_is_lost_is_outstanding_and_the_loss_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::beside(&dir.path().join("b.db"));
+        std::fs::write(
+            ledger.path(),
+            concat!(
+                "{\"event\":\"launching\",\"name\":\"c1-1\",\"camp\n",
+                "{\"event\":\"launched\",\"name\":\"c1-1\",\"id\":\"i-9\",\"teardown\":\"cloud rm i-9\",\"at\":\"2026-12-01T00:00:00Z\"}\n",
+                "\u{ff}\u{fe} not json\n",
+            ),
+        )
+        .unwrap();
+        let replay = ledger.replay().unwrap();
+        assert_eq!(replay.unreadable, [1, 3]);
+        let [o] = replay.outstanding.as_slice() else {
+            panic!("{replay:?}")
+        };
+        assert_eq!(
+            (o.name.as_str(), o.campaign.as_str(), o.id.as_deref()),
+            ("c1-1", "c1", Some("i-9"))
+        );
+        assert_eq!(o.teardown.as_deref(), Some("cloud rm i-9"));
+    }
+
+    #[test]
+    fn cleanup_waits_for_no_running_campaign() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::beside(&dir.path().join("b.db"));
+        let other = Ledger::beside(&dir.path().join("b.db"));
+        assert_eq!(ledger.while_idle(|| 1).unwrap(), Some(1));
+        let running = ledger.running().unwrap();
+        // Campaigns run side by side; cleanup waits for them all.
+        let second = other.running().unwrap();
+        assert_eq!(other.while_idle(|| 1).unwrap(), None);
+        drop(running);
+        assert_eq!(other.while_idle(|| 1).unwrap(), None);
+        drop(second);
+        assert_eq!(other.while_idle(|| 2).unwrap(), Some(2));
     }
 }

@@ -11,6 +11,7 @@
 //! for whatever the ledger still holds after a crash.
 
 pub mod engine;
+pub mod gone;
 pub mod history;
 pub mod ledger;
 pub mod plan;
@@ -80,6 +81,10 @@ pub enum CampaignError {
     Store(#[from] breakpoint_core::Error),
     #[error("the ledger {path} cannot be read or written: {error}")]
     Ledger { path: String, error: std::io::Error },
+    #[error(
+        "a campaign is running on this workspace (it holds {lock}): it tears down its own instances; run cleanup after it ends, or stop it with Ctrl-C and it tears them down"
+    )]
+    CampaignRunning { lock: String },
     #[error("{0}")]
     Plan(String),
 }
@@ -235,6 +240,13 @@ pub fn run(
     cancel: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Outcome, CampaignError> {
+    let ledger_error = |error| CampaignError::Ledger {
+        path: ledger.path().display().to_string(),
+        error,
+    };
+    // Held until the campaign has recorded its outcome: cleanup leaves its
+    // instances alone meanwhile.
+    let _running = ledger.running().map_err(ledger_error)?;
     // The campaign's name is taken in the ledger before anything launches:
     // another campaign of the same second (this process or another) gets
     // another, so no two instances ever share a name there.
@@ -427,19 +439,45 @@ pub struct Cleaned {
     pub message: Option<String>,
 }
 
+/// What `cleanup` did, and the ledger lines it could not read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cleanup {
+    pub instances: Vec<Cleaned>,
+    pub unreadable_lines: Vec<usize>,
+}
+
 /// Retry teardown for every instance the ledger still holds (after a crash
 /// or kill -9); those without an id are listed for the user to check.
+/// Refused while a campaign runs: its instances are its own to tear down.
 pub fn cleanup(
     ledger: &Ledger,
     shell: &dyn Shell,
     timeout: std::time::Duration,
-) -> Result<Vec<Cleaned>, CampaignError> {
-    let outstanding = ledger
-        .outstanding()
-        .map_err(|error| CampaignError::Ledger {
-            path: ledger.path().display().to_string(),
-            error,
-        })?;
+) -> Result<Cleanup, CampaignError> {
+    let ledger_error = |error| CampaignError::Ledger {
+        path: ledger.path().display().to_string(),
+        error,
+    };
+    ledger
+        .while_idle(|| cleanup_idle(ledger, shell, timeout))
+        .map_err(ledger_error)?
+        .unwrap_or_else(|| {
+            Err(CampaignError::CampaignRunning {
+                lock: ledger.path().with_extension("lock").display().to_string(),
+            })
+        })
+}
+
+fn cleanup_idle(
+    ledger: &Ledger,
+    shell: &dyn Shell,
+    timeout: std::time::Duration,
+) -> Result<Cleanup, CampaignError> {
+    let replay = ledger.replay().map_err(|error| CampaignError::Ledger {
+        path: ledger.path().display().to_string(),
+        error,
+    })?;
+    let outstanding = replay.outstanding;
     let never = AtomicBool::new(false);
     let mut out = Vec::new();
     for o in outstanding {
@@ -473,7 +511,11 @@ pub fn cleanup(
         // The platform no longer knows it (its teardown ran before a crash,
         // or someone stopped it by hand): gone, and said so; the ledger
         // keeps what the platform answered.
-        if !r.timed_out && says_no_such_instance(&r) {
+        let pattern = o
+            .gone
+            .as_deref()
+            .and_then(|p| regex_lite::Regex::new(p).ok());
+        if gone::says_gone(&r, &id, pattern.as_ref()) {
             let said = r.tail(3);
             let _ = ledger.append(&Entry::Gone {
                 name: o.name.clone(),
@@ -502,26 +544,10 @@ pub fn cleanup(
             instance: o,
         });
     }
-    Ok(out)
-}
-
-/// Whether a failed teardown's answer says the instance does not exist, as
-/// the clouds' tools word it ("no such instance", "InvalidInstanceID.NotFound",
-/// "does not exist", "not found", "实例不存在").
-fn says_no_such_instance(r: &shell::CommandResult) -> bool {
-    let said = format!("{}\n{}", r.stdout, r.stderr).to_lowercase();
-    [
-        "no such instance",
-        "notfound",
-        "not found",
-        "does not exist",
-        "doesn't exist",
-        "not exist",
-        "no instance",
-        "不存在",
-    ]
-    .iter()
-    .any(|p| said.contains(p))
+    Ok(Cleanup {
+        instances: out,
+        unreadable_lines: replay.unreadable,
+    })
 }
 
 /// Drop an instance the ledger cannot tear down (no id) once the user has

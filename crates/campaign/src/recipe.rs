@@ -21,6 +21,7 @@
 //! ready = "ssh root@{address} true"
 //! first_compute = "ssh root@{address} python3 -c 'import torch; torch.ones(1).cuda()'"
 //! teardown = "cloud delete {id}"
+//! gone = { regex = "InstanceNotFound" }
 //!
 //! [timeouts]
 //! launch = "2m"
@@ -146,6 +147,19 @@ pub struct Commands {
     /// Run once after ready: the first computation on the accelerator.
     pub first_compute: String,
     pub teardown: String,
+    /// What the platform answers a teardown of an instance it no longer
+    /// has; without it only the built-in answers count (see `gone`).
+    pub gone: Option<Extract>,
+}
+
+impl Commands {
+    /// The `gone` pattern's text, as the ledger keeps it.
+    pub fn gone_pattern(&self) -> Option<String> {
+        match &self.gone {
+            Some(Extract::Regex(re)) => Some(re.as_str().to_string()),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,6 +221,7 @@ struct RawCommands {
     ready: Option<String>,
     first_compute: String,
     teardown: String,
+    gone: Option<RawExtract>,
 }
 
 #[derive(Deserialize)]
@@ -394,6 +409,16 @@ impl Source<'_> {
             ready: c.ready.clone(),
             first_compute: c.first_compute.clone(),
             teardown: c.teardown.clone(),
+            gone: match &c.gone {
+                None => None,
+                Some(g) if g.json_pointer.is_some() => {
+                    return Err(self.error(
+                        self.at("gone"),
+                        "gone: a regex the teardown's answer matches when the instance no longer exists (json_pointer does not apply)".into(),
+                    ));
+                }
+                Some(g) => Some(self.extract("gone", g)?),
+            },
         })
     }
 

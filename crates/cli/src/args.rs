@@ -237,6 +237,10 @@ pub struct BillArgs {
     /// With --disputes: also write the sheet as CSV here.
     #[arg(short, long, requires = "disputes")]
     pub output: Option<std::path::PathBuf>,
+    /// Replace what is at the path even if it is not a plain file (a link,
+    /// a device, a pipe); the workspace itself never.
+    #[arg(long, requires = "output")]
+    pub force: bool,
 }
 
 #[derive(Debug, Subcommand)]

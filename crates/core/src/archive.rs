@@ -36,13 +36,16 @@ pub fn hex(bytes: &[u8]) -> String {
 /// entries in the order given, every one with plain permissions and the
 /// same time, so the same contents give the same bytes.
 pub fn write(
-    path: &Path,
+    destination: &crate::destination::Destination,
     manifest: &impl serde::Serialize,
     entries: &[(&str, &[u8])],
     mtime_s: u64,
-) -> std::io::Result<()> {
-    let json = serde_json::to_vec_pretty(manifest).map_err(std::io::Error::other)?;
-    crate::destination::write_with(path, |file| {
+) -> Result<(), crate::destination::WriteError> {
+    let json = serde_json::to_vec_pretty(manifest).map_err(|e| crate::destination::WriteError {
+        path: destination.path().to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    destination.write_with(|file| {
         let mut tar = tar::Builder::new(file);
         append_entry(&mut tar, MANIFEST, &json, mtime_s)?;
         for (name, bytes) in entries {
@@ -228,6 +231,10 @@ mod tests {
 
     use super::*;
 
+    fn at(path: &Path) -> crate::destination::Destination {
+        crate::destination::Destination::check(path, &Default::default(), false).unwrap()
+    }
+
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct M {
         entries: Vec<String>,
@@ -240,7 +247,7 @@ mod tests {
         let manifest = M {
             entries: vec!["a.log".into()],
         };
-        write(&path, &manifest, &[("a.log", b"hello")], 0).unwrap();
+        write(&at(&path), &manifest, &[("a.log", b"hello")], 0).unwrap();
         assert!(is_manifest_first(&path));
         let mut archive = tar::Archive::new(File::open(&path).unwrap());
         let mut entries = Entries::of(&mut archive).unwrap();
@@ -250,7 +257,7 @@ mod tests {
         entries.end().unwrap();
 
         write(
-            &path,
+            &at(&path),
             &manifest,
             &[("a.log", b"hello"), ("evil.sh", b"x")],
             0,

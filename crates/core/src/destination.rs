@@ -1,57 +1,203 @@
-//! Files the user names for Breakpoint to write (a report, a bundle). Never
-//! the open workspace (its database, the files SQLite keeps beside it, its
-//! campaign ledger); never a folder; never a link, a device, a pipe or a
-//! socket unless the user says `--force`; and always whole: written beside
-//! the target under a fresh name, synced, then renamed over it, so that
-//! whoever opens the path sees the old file or the whole new one.
+//! Files the user names for Breakpoint to write: reports, bundles, dispute
+//! sheets, suites written out as scripts, check logs, a workload's output.
+//! Every one goes through here, and a test fails on a write anywhere else
+//! (`every_write_goes_through_the_destination_module` below).
+//!
+//! Never the workspace (its database, the files SQLite keeps beside it, its
+//! campaign ledger and lock); never a folder; never a link, a device, a pipe
+//! or a socket unless the user says `--force`. A file written at once is
+//! written beside the target under a fresh name, synced, then renamed over
+//! it, so that whoever opens the path sees the old file or the whole new
+//! one; a log that grows while it is written (the probe's) is created new
+//! and never replaces anything.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::ValidationError;
 
+/// The workspaces an output must never replace: the open one, and any other
+/// the user keeps (the default one, the demo's) when the command runs
+/// without opening one.
+#[derive(Debug, Clone, Default)]
+pub struct Protected {
+    databases: Vec<PathBuf>,
+}
+
+impl Protected {
+    /// The workspace whose database is at `db`.
+    pub fn workspace(db: &Path) -> Self {
+        Self::default().and(db)
+    }
+
+    /// This one too.
+    pub fn and(mut self, db: &Path) -> Self {
+        // An in-memory store has no file to protect.
+        if !db.as_os_str().is_empty() && db != Path::new(":memory:") {
+            self.databases.push(db.to_path_buf());
+        }
+        self
+    }
+
+    fn files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.databases.iter().flat_map(|db| workspace_files(db))
+    }
+}
+
+/// A file the user named for an output, checked (see [`Destination::check`]).
+#[derive(Debug, Clone)]
+pub struct Destination {
+    path: PathBuf,
+}
+
+/// An output that could not be written; the message names the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: cannot write: {source}", crate::text::printable(&path.display().to_string()))]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl Destination {
+    /// Whether `path` may be written as an output: never one of the
+    /// `protected` workspaces' files or a folder; `force` allows replacing
+    /// what is not a plain file (a link, a device, a pipe).
+    pub fn check(path: &Path, protected: &Protected, force: bool) -> Result<Self, ValidationError> {
+        let refuse = |why: String| {
+            ValidationError::new(
+                "output",
+                format!(
+                    "{}: {why}",
+                    crate::text::printable(&path.display().to_string())
+                ),
+            )
+        };
+        if path.as_os_str().is_empty() {
+            return Err(ValidationError::new("output", "an empty file name"));
+        }
+        if protected.files().any(|own| same_file(path, &own)) {
+            return Err(refuse(
+                "is the workspace (its database or a file beside it); writing there would destroy it: refused".into(),
+            ));
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            // Nothing there yet: a new file.
+            return Ok(Self {
+                path: path.to_path_buf(),
+            });
+        };
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Err(refuse(
+                "is a folder; name a file in it (…/report.pdf)".into(),
+            ));
+        }
+        if kind.is_file() || force {
+            return Ok(Self {
+                path: path.to_path_buf(),
+            });
+        }
+        let what = if kind.is_symlink() {
+            "a symbolic link (the link itself would be replaced by a file)"
+        } else {
+            special_kind(&kind)
+        };
+        Err(refuse(format!(
+            "is {what}, not a plain file: refused; --force replaces it"
+        )))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn failed(&self, source: std::io::Error) -> WriteError {
+        WriteError {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Write `bytes` whole (beside, synced, renamed over the target).
+    pub fn write(&self, bytes: &[u8]) -> Result<(), WriteError> {
+        write_atomically(&self.path, bytes).map_err(|e| self.failed(e))
+    }
+
+    /// Write through `fill` whole (see [`write_with`]).
+    pub fn write_with(
+        &self,
+        fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> Result<(), WriteError> {
+        write_with(&self.path, fill).map_err(|e| self.failed(e))
+    }
+
+    /// A log that is read while it grows (the probe's, a workload's
+    /// output): created new, so it replaces nothing, and a link planted
+    /// under its name is not followed.
+    pub fn create_new(&self) -> Result<std::fs::File, WriteError> {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&self.path)
+            .map_err(|e| self.failed(e))
+    }
+
+    /// A file written piece by piece that takes the target's place only
+    /// when [`Stream::finish`] is called: a check's table written as it
+    /// measures. A crash leaves the target as it was and the pieces in a
+    /// `.partial` file beside it.
+    pub fn stream(&self) -> Result<Stream, WriteError> {
+        let tmp = partial_name(&self.path);
+        remove_stale(&tmp).map_err(|e| self.failed(e))?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| self.failed(e))?;
+        Ok(Stream {
+            file,
+            tmp,
+            target: self.clone(),
+        })
+    }
+}
+
+/// See [`Destination::stream`].
+#[derive(Debug)]
+pub struct Stream {
+    file: std::fs::File,
+    tmp: PathBuf,
+    target: Destination,
+}
+
+impl Stream {
+    pub fn file(&mut self) -> &mut std::fs::File {
+        &mut self.file
+    }
+
+    /// Sync what was written and put it in the target's place.
+    pub fn finish(self) -> Result<(), WriteError> {
+        self.file
+            .sync_all()
+            .and_then(|()| std::fs::rename(&self.tmp, &self.target.path))
+            .map_err(|e| self.target.failed(e))
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Whether `path` may be written as an output of the workspace whose
-/// database is `workspace`. `force` allows replacing what is not a plain
-/// file (a link, a device, a pipe); the workspace and folders never.
+/// database is `workspace` (see [`Destination::check`]).
 pub fn check(path: &Path, workspace: &Path, force: bool) -> Result<(), ValidationError> {
-    let refuse = |why: String| {
-        ValidationError::new(
-            "output",
-            format!(
-                "{}: {why}",
-                crate::text::printable(&path.display().to_string())
-            ),
-        )
-    };
-    if workspace_files(workspace)
-        .iter()
-        .any(|own| same_file(path, own))
-    {
-        return Err(refuse(
-            "is the open workspace (its database or a file beside it); writing there would destroy it: refused".into(),
-        ));
-    }
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        // Nothing there yet: a new file.
-        return Ok(());
-    };
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Err(refuse(
-            "is a folder; name a file in it (…/report.pdf)".into(),
-        ));
-    }
-    if kind.is_file() || force {
-        return Ok(());
-    }
-    let what = if kind.is_symlink() {
-        "a symbolic link (the link itself would be replaced by a file)"
-    } else {
-        special_kind(&kind)
-    };
-    Err(refuse(format!(
-        "is {what}, not a plain file: refused; --force replaces it"
-    )))
+    Destination::check(path, &Protected::workspace(workspace), force).map(|_| ())
 }
 
 #[cfg(unix)]
@@ -87,6 +233,7 @@ fn workspace_files(db: &Path) -> Vec<PathBuf> {
         beside("-shm"),
         beside("-journal"),
         beside(".campaigns.jsonl"),
+        beside(".campaigns.lock"),
     ]
 }
 
@@ -123,15 +270,8 @@ pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(".partial");
-    let tmp = path.with_file_name(tmp_name);
-    // A partial file left by a crash (or anything else under that name).
-    match std::fs::remove_file(&tmp) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
+    let tmp = partial_name(path);
+    remove_stale(&tmp)?;
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -145,6 +285,21 @@ pub fn write_with(
         return Err(e);
     }
     Ok(())
+}
+
+fn partial_name(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// A partial file left by a crash (or anything else under that name).
+fn remove_stale(tmp: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(tmp) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
@@ -169,13 +324,13 @@ mod tests {
             dir.path().join("work.db.campaigns.jsonl"),
         ] {
             let e = check(&p, true).unwrap_err();
-            assert!(e.contains("open workspace"), "{e}");
+            assert!(e.contains("is the workspace"), "{e}");
         }
         #[cfg(unix)]
         {
             let link = dir.path().join("link.pdf");
             std::os::unix::fs::symlink(&db, &link).unwrap();
-            assert!(check(&link, true).unwrap_err().contains("open workspace"));
+            assert!(check(&link, true).unwrap_err().contains("is the workspace"));
             let other = dir.path().join("other.pdf");
             std::fs::write(&other, b"x").unwrap();
             let link = dir.path().join("link2.pdf");
@@ -221,5 +376,66 @@ mod tests {
         write_atomically(&dir.path().join("r.pdf"), b"new").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
         assert_eq!(std::fs::read(dir.path().join("r.pdf")).unwrap(), b"new");
+    }
+
+    /// Every write of a file outside this module is a scratch file of the
+    /// program's own or the ledger, and says so in a `// writes:` comment
+    /// on it or just above it; anything else is a path the user named, and
+    /// goes through [`Destination`].
+    #[test]
+    fn every_write_goes_through_the_destination_module() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        let mut folders = vec![root.join("src-tauri/src")];
+        for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+            folders.push(krate.unwrap().path().join("src"));
+        }
+        while let Some(folder) = folders.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if path.is_dir() && name != "tests" {
+                    folders.push(path);
+                } else if name.ends_with(".rs") && name != "tests.rs" {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 50, "the sources were not found");
+        let writes = [
+            "fs::write(",
+            "File::create(",
+            "OpenOptions::new()",
+            "fs::rename(",
+            "fs::copy(",
+            ".persist(",
+        ];
+        let mut unguarded = Vec::new();
+        for file in files
+            .iter()
+            .filter(|f| !f.ends_with("core/src/destination.rs"))
+        {
+            let text = std::fs::read_to_string(file).unwrap();
+            let lines: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("#[cfg(test)]"))
+                .collect();
+            for (i, line) in lines.iter().enumerate() {
+                let said = lines[i.saturating_sub(2)..=i]
+                    .iter()
+                    .any(|l| l.contains("// writes:"));
+                if writes.iter().any(|w| line.contains(w)) && !said {
+                    unguarded.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            unguarded.is_empty(),
+            "writes that bypass breakpoint_core::destination:\n{}",
+            unguarded.join("\n")
+        );
     }
 }

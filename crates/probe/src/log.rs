@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
+use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::import::formats::{ProbeHeader, ProbeRecord};
 
 pub struct ProbeLogWriter {
@@ -21,10 +22,10 @@ pub struct ProbeLogWriter {
 impl ProbeLogWriter {
     /// Create the log (refusing to overwrite one) and write its header.
     pub fn create(path: &Path, header: &ProbeHeader, now_ms: i64) -> io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)?;
+        let file = Destination::check(path, &Protected::default(), false)
+            .map_err(|e| io::Error::other(e.to_string()))?
+            .create_new()
+            .map_err(|e| e.source)?;
         let mut w = ProbeLogWriter {
             out: BufWriter::with_capacity(64 * 1024, file),
             last_flush_ms: now_ms,

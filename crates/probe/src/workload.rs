@@ -5,11 +5,11 @@
 //! period, SIGKILL — sampling goes on until it has gone, so the log ends
 //! with its exit.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::domain::{ImageState, LoadScenario, StartupAttempt, StartupOutcome};
 use breakpoint_core::import::formats::ProbeRecord;
 use serde::Serialize;
@@ -298,7 +298,11 @@ fn command_for(workload: &Workload) -> Result<Command, ProbeError> {
             path: out.clone(),
             error,
         };
-        let file = File::create(out).map_err(output_error)?;
+        // Created new, beside its log: it replaces nothing.
+        let file = Destination::check(out, &Protected::default(), false)
+            .map_err(|e| output_error(std::io::Error::other(e.to_string())))?
+            .create_new()
+            .map_err(|e| output_error(e.source))?;
         let err = file.try_clone().map_err(output_error)?;
         command
             .stdin(Stdio::null())

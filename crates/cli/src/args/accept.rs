@@ -86,6 +86,10 @@ pub struct AcceptOperatorsArgs {
     /// it by hand: `python3 FILE -o outputs.json`.
     #[arg(long, conflicts_with = "output")]
     pub write_script: Option<PathBuf>,
+    /// Replace what is at the path even if it is not a plain file (a link,
+    /// a device, a pipe); the workspace itself never.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub suite: SuiteArgs,
 }
@@ -143,6 +147,11 @@ pub struct AcceptPerfArgs {
     /// the analysis, recorded as such in the log.
     #[arg(long, hide = true)]
     pub plant: Vec<String>,
+    /// Replace what is at the path even if it is not a plain file (a link,
+    /// a device, a pipe); the workspace itself never.
+    #[arg(long)]
+    pub force: bool,
+
     #[command(flatten)]
     pub record: RecordArgs,
     #[command(flatten)]

@@ -125,8 +125,8 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("csv");
-    std::fs::write(&path, ready::table(&stages))
-        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    ctx.destination(&path, false)?
+        .write(ready::table(&stages).as_bytes())?;
     let imported = import_if_asked(ctx, &a.record, &path)?;
     let since = |ms: Option<i64>| {
         ms.map_or("never".to_string(), |ms| {
@@ -168,10 +168,24 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("tar");
-    // The logs are written beside the bundle first, then packed.
-    let work = bundle_path.with_extension("logs");
-    std::fs::create_dir_all(&work)
-        .map_err(|e| Failure::Refused(format!("{}: cannot create: {e}", work.display())))?;
+    let bundle_destination = ctx.destination(&bundle_path, false)?;
+    let outputs_destination =
+        ctx.destination(&bundle_path.with_extension("operators.json"), false)?;
+    // The logs are written in a scratch folder beside the bundle first,
+    // then packed.
+    let beside = bundle_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let work = tempfile::Builder::new()
+        .prefix(".acceptance-")
+        .tempdir_in(beside)
+        .map_err(|e| {
+            Failure::Refused(format!(
+                "{}: cannot create a scratch folder: {e}",
+                beside.display()
+            ))
+        })?;
     let mut source = if plan.stress.is_some() {
         Some(super::probe::open_source(&a.source)?)
     } else {
@@ -186,7 +200,7 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
     };
     let results = accept_plan::run(
         &plan,
-        &work,
+        work.path(),
         a.source.replay_trace.as_deref(),
         source.as_mut().map(|s| s.as_dyn()),
         &stop,
@@ -194,24 +208,23 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
     )
     .map_err(Failure::Refused)?;
     let manifest = bundle::write(
-        &bundle_path,
+        &bundle_destination,
         plan.host.clone(),
         &results.logs,
         results.checklist,
-    )
-    .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", bundle_path.display())))?;
+    )?;
     // This platform's operator outputs outlive the scratch folder: they are
     // the reference when the next platform is compared with this one.
     let operator_outputs = match &results.operator_outputs {
         Some(from) => {
-            let to = bundle_path.with_extension("operators.json");
-            std::fs::rename(from, &to)
-                .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", to.display())))?;
-            Some(to)
+            let bytes = std::fs::read(from)
+                .map_err(|e| Failure::Refused(format!("{}: cannot read: {e}", from.display())))?;
+            outputs_destination.write(&bytes)?;
+            Some(outputs_destination.path().to_path_buf())
         }
         None => None,
     };
-    let _ = std::fs::remove_dir_all(&work);
+    drop(work);
     let failed = manifest.checklist.iter().any(|c| c.passed == Some(false));
     if ctx.json {
         output::print_json(&serde_json::json!({
@@ -279,7 +292,6 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
             a.log.display()
         );
     }
-    let outcome = failover::drill(&options, &failover::System).map_err(Failure::Refused)?;
     let path = rules::log_path(
         a.output.as_deref(),
         Path::new(""),
@@ -288,8 +300,9 @@ fn failover_drill(ctx: &Context, a: AcceptFailoverArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("csv");
-    std::fs::write(&path, failover::table(&outcome))
-        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    let destination = ctx.destination(&path, false)?;
+    let outcome = failover::drill(&options, &failover::System).map_err(Failure::Refused)?;
+    destination.write(failover::table(&outcome).as_bytes())?;
     let imported = import_if_asked(ctx, &a.record, &path)?;
     let s = |v: Option<f64>| v.map_or("never".to_string(), |v| format!("{v:.1} s"));
     if ctx.json {
@@ -352,8 +365,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("csv");
-    let mut file = std::fs::File::create(&path)
-        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    let mut file = ctx.destination(&path, false)?.stream()?;
     if !ctx.json {
         eprintln!(
             "billing probe on {}: {:.0} s of work{} — keep the instance running until it ends, then release it at once",
@@ -365,7 +377,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
         );
     }
     let done = billing::run(&plan, &billing::SystemClock, &mut file)?;
-    drop(file);
+    file.finish()?;
     let imported = import_if_asked(ctx, &a.record, &path)?;
     let wall = (done.ended_ms - done.started_ms) as f64 / 1000.0;
     if ctx.json {
@@ -389,7 +401,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
 /// The load under the probe for `--duration`, then the verdict from the
 /// log it wrote.
 fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
-    let (options, mut source, log) = super::probe::prepare(&a.session, a.interval)?;
+    let (options, mut source, log) = super::probe::prepare(ctx, &a.session, a.interval)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
@@ -488,8 +500,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
         a.host.as_deref(),
         jiff::Timestamp::now(),
     );
-    let mut file = std::fs::File::create(&path)
-        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    let mut file = ctx.destination(&path, false)?.stream()?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
@@ -507,7 +518,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
         }
         records.push(r.clone());
     })?;
-    drop(file);
+    file.finish()?;
     if !ctx.json {
         eprintln!();
     }

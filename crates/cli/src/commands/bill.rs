@@ -3,7 +3,7 @@
 use breakpoint_core::usecases::disputes;
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use crate::args::BillArgs;
 use crate::output;
 
@@ -99,10 +99,14 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
 
 /// `bill --disputes`: each platform's bill lines against its measurements.
 fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
+    let destination = args
+        .output
+        .as_deref()
+        .map(|path| ctx.destination(path, args.force))
+        .transpose()?;
     let sheets = disputes::sheet(&ctx.store, args.platform.as_deref())?;
-    if let Some(path) = &args.output {
-        breakpoint_core::destination::write_atomically(path, disputes::csv(&sheets).as_bytes())
-            .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+    if let Some(destination) = destination {
+        destination.write(disputes::csv(&sheets).as_bytes())?;
     }
     if ctx.json {
         return Ok(output::print_json(&sheets)?);

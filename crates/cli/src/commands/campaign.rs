@@ -443,11 +443,26 @@ fn list(ctx: &Context) -> Outcome {
     Ok(output::print(&t.to_string())?)
 }
 
+/// Ledger lines that could not be read, said on stderr: never passed over
+/// in silence (an instance may be named there).
+fn warn_unreadable(ledger: &Ledger, lines: &[usize]) {
+    if !lines.is_empty() {
+        let shown: Vec<String> = lines.iter().map(usize::to_string).collect();
+        eprintln!(
+            "warning: {}: line(s) {} cannot be read (cut off by a crash, or changed by hand); an instance named there is not listed — check the platform's console",
+            ledger.path().display(),
+            shown.join(", ")
+        );
+    }
+}
+
 fn status(ctx: &Context) -> Outcome {
     let ledger = ledger(ctx)?;
-    let open = ledger
-        .outstanding()
+    let replay = ledger
+        .replay()
         .map_err(|e| Failure::Refused(format!("{}: {e}", ledger.path().display())))?;
+    warn_unreadable(&ledger, &replay.unreadable);
+    let open = replay.outstanding;
     if ctx.json {
         return Ok(output::print_json(&open)?);
     }
@@ -475,8 +490,10 @@ fn status(ctx: &Context) -> Outcome {
 
 fn clean(ctx: &Context) -> Outcome {
     let ledger = ledger(ctx)?;
-    let cleaned = cleanup(&ledger, &SystemShell, Duration::from_secs(300))
+    let done = cleanup(&ledger, &SystemShell, Duration::from_secs(300))
         .map_err(|e| Failure::Refused(e.to_string()))?;
+    warn_unreadable(&ledger, &done.unreadable_lines);
+    let cleaned = done.instances;
     if ctx.json {
         output::print_json(&cleaned)?;
     } else if cleaned.is_empty() {

@@ -20,8 +20,9 @@ mod report;
 mod runs;
 mod weights;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::store::{self, Store};
 
 use crate::args::{CampaignCommand, Cli, Command, PlatformCommand};
@@ -41,6 +42,8 @@ pub enum Failure {
     Refused(String),
     #[error(transparent)]
     Report(#[from] breakpoint_report::ReportError),
+    #[error(transparent)]
+    Write(#[from] breakpoint_core::destination::WriteError),
     /// Already told the user (one line per problem); just exit non-zero.
     #[error("")]
     Reported,
@@ -61,6 +64,31 @@ pub struct Context {
     /// The database file, where there is one (a campaign's ledger lies
     /// beside it).
     pub db: Option<PathBuf>,
+    /// The workspaces no output may replace: the one named or opened, the
+    /// default one and the demo's, also for commands that open none.
+    pub protected: Protected,
+}
+
+impl Context {
+    /// `path` checked as an output (see `breakpoint_core::destination`).
+    pub fn destination(&self, path: &Path, force: bool) -> Result<Destination, Failure> {
+        Ok(Destination::check(path, &self.protected, force)?)
+    }
+}
+
+/// Every workspace the user has that this command could name: the one
+/// given, the default one and the demo's beside it.
+fn protected(explicit: Option<&Path>, open: &Store) -> Protected {
+    let mut protected = Protected::workspace(open.path());
+    if let Some(db) = explicit {
+        protected = protected.and(db);
+    }
+    if let Some(default) = store::default_path() {
+        protected = protected
+            .and(&default)
+            .and(&default.with_file_name("demo.db"));
+    }
+    protected
 }
 
 fn database_path(explicit: Option<PathBuf>) -> Result<PathBuf, Failure> {
@@ -94,6 +122,7 @@ pub fn run(cli: Cli) -> Outcome {
     // The demo gets a file of its own unless told otherwise, so it never
     // mixes with real evidence.
     let mut db_file = None;
+    let explicit_db = cli.db.clone();
     let store = match (&cli.command, cli.db) {
         (Command::Probe(p), _) if !p.needs_database() => Store::open_in_memory()?,
         // A check that imports nothing needs no database: on a rented
@@ -128,10 +157,12 @@ pub fn run(cli: Cli) -> Outcome {
         }
         (_, db) => Store::open_existing(&database_path(db)?)?,
     };
+    let protected = protected(explicit_db.as_deref(), &store);
     let ctx = Context {
         store,
         json: cli.json,
         db: db_file,
+        protected,
     };
     match cli.command {
         Command::Platform(c) => platform::run(&ctx, c),

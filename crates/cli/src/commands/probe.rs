@@ -264,6 +264,7 @@ fn session_options(
 
 /// A session's options, its GPU source and the log path it writes.
 pub(super) fn prepare(
+    ctx: &Context,
     a: &SessionArgs,
     interval: u32,
 ) -> Result<(SessionOptions, ProbeSource, PathBuf), Failure> {
@@ -281,6 +282,8 @@ pub(super) fn prepare(
             .as_deref()
             .or_else(|| gpus.iter().find_map(|g| g.host.as_deref())),
     );
+    // Checked before the GPUs are sampled; the log is then created new.
+    ctx.destination(&log, false)?;
     Ok((options, source, log))
 }
 
@@ -297,7 +300,7 @@ pub(super) fn import_if_asked(
 }
 
 fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
-    let (options, mut source, log) = prepare(&a.session, a.interval)?;
+    let (options, mut source, log) = prepare(ctx, &a.session, a.interval)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
@@ -332,7 +335,7 @@ fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
 }
 
 fn wrap(ctx: &Context, a: WrapArgs) -> Outcome {
-    let (options, mut source, log) = prepare(&a.session, a.interval)?;
+    let (options, mut source, log) = prepare(ctx, &a.session, a.interval)?;
     // Ctrl-C reaches the workload from the terminal: keep sampling until
     // it has exited, so the log ends with its exit. A second Ctrl-C stops
     // it for good (SIGTERM, then SIGKILL after the grace period).

@@ -44,8 +44,8 @@ fn ran(o: &drift::Outputs) -> String {
 
 pub(super) fn operators(ctx: &Context, a: AcceptOperatorsArgs) -> Outcome {
     if let Some(path) = &a.write_script {
-        std::fs::write(path, drift::SCRIPT)
-            .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+        ctx.destination(path, a.force)?
+            .write(drift::SCRIPT.as_bytes())?;
         return Ok(output::print(&format!(
             "wrote {}: run it with `python3 {} -o outputs.json` (--device, --seed: see --help)\n",
             path.display(),
@@ -61,7 +61,8 @@ pub(super) fn operators(ctx: &Context, a: AcceptOperatorsArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("json");
-    let (outputs, sha256) = drift::run_suite(&run, &path).map_err(Failure::Refused)?;
+    let destination = ctx.destination(&path, a.force)?;
+    let (outputs, sha256) = drift::run_suite(&run, &destination).map_err(Failure::Refused)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
             "outputs": path.display().to_string(),
@@ -84,15 +85,17 @@ pub(super) fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
     let now = jiff::Timestamp::now();
     let log_path = rules::log_path(a.output.as_deref(), Path::new(""), "drift", None, now)
         .with_extension("json");
+    let log_destination = ctx.destination(&log_path, false)?;
     let (subject, subject_sha) = match &a.outputs {
         Some(path) => drift::read_outputs(path).map_err(Failure::Refused)?,
         None => {
             let run = suite_run(&a.suite, reference.seed)?;
             let path = log_path.with_extension("operators.json");
+            let destination = ctx.destination(&path, false)?;
             if !ctx.json {
                 eprintln!("running the operator suite ({}) …", run.device);
             }
-            let done = drift::run_suite(&run, &path).map_err(Failure::Refused)?;
+            let done = drift::run_suite(&run, &destination).map_err(Failure::Refused)?;
             if !ctx.json {
                 eprintln!("wrote {}: {}", path.display(), ran(&done.0));
             }
@@ -108,8 +111,7 @@ pub(super) fn drift_check(ctx: &Context, a: AcceptDriftArgs) -> Outcome {
     .map_err(Failure::Refused)?;
     let mut bytes = serde_json::to_vec_pretty(&log).map_err(|e| Failure::Refused(e.to_string()))?;
     bytes.push(b'\n');
-    std::fs::write(&log_path, bytes)
-        .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", log_path.display())))?;
+    log_destination.write(&bytes)?;
     let imported = import_if_asked(ctx, &a.record, &log_path)?;
     let (passed, total) = log.coverage();
     if ctx.json {

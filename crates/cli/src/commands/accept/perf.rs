@@ -14,8 +14,8 @@ use crate::output;
 
 pub(super) fn perf(ctx: &Context, a: AcceptPerfArgs) -> Outcome {
     if let Some(path) = &a.write_script {
-        std::fs::write(path, perf::SCRIPT)
-            .map_err(|e| Failure::Refused(format!("{}: cannot write: {e}", path.display())))?;
+        ctx.destination(path, a.force)?
+            .write(perf::SCRIPT.as_bytes())?;
         return Ok(output::print(&format!(
             "wrote {}: run it with `python3 {} -o perf.json` (--device, --quick, --duration: see its --help), then `breakpoint import perf.json`\n",
             path.display(),
@@ -48,6 +48,7 @@ pub(super) fn perf(ctx: &Context, a: AcceptPerfArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("json");
+    let destination = ctx.destination(&path, a.force)?;
     if !ctx.json {
         eprintln!(
             "running the perf suite ({}{}) …",
@@ -57,7 +58,7 @@ pub(super) fn perf(ctx: &Context, a: AcceptPerfArgs) -> Outcome {
                 .unwrap_or_default()
         );
     }
-    let log = perf::run_suite(&run, &path).map_err(Failure::Refused)?;
+    let log = perf::run_suite(&run, &destination).map_err(Failure::Refused)?;
     let imported = import_if_asked(ctx, &a.record, &path)?;
     let reading = analysis::read(&log, share);
     let verdict = verdicts::perf(&log, share);

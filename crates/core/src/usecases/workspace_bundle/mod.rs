@@ -92,7 +92,11 @@ fn bundle_error(path: &Path, reason: impl Into<String>) -> Error {
 /// Write a bundle of what `request` picks to `path` (atomically: under a
 /// temporary name, renamed when whole).
 pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exported> {
-    crate::destination::check(path, store.path(), request.force)?;
+    let destination = crate::destination::Destination::check(
+        path,
+        &crate::destination::Protected::workspace(store.path()),
+        request.force,
+    )?;
     let mut platform_ids: Vec<i64> = Vec::new();
     let mut run_ids: Vec<i64> = Vec::new();
     let everything = request.platforms.is_empty() && request.runs.is_empty();
@@ -162,7 +166,8 @@ pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exp
         }],
     };
     let mtime = manifest.created_at.as_second().max(0) as u64;
-    archive::write(path, &manifest, &[(DATABASE, &database)], mtime)?;
+    archive::write(&destination, &manifest, &[(DATABASE, &database)], mtime)
+        .map_err(|e| std::io::Error::new(e.source.kind(), e.to_string()))?;
     Ok(Exported {
         path: path.to_path_buf(),
         sha256: sha256_hex(&std::fs::read(path)?),
@@ -217,13 +222,10 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
         )));
     }
     let compressed = into.with_extension("gz");
-    let digest = archive::copy_hashed(
-        &mut entry,
-        DATABASE,
-        expected.bytes,
-        &mut std::fs::File::create(&compressed)?,
-    )
-    .map_err(refuse)?;
+    // writes: the import's own scratch folder (see `scratch`).
+    let mut scratch_file = std::fs::File::create(&compressed)?;
+    let digest = archive::copy_hashed(&mut entry, DATABASE, expected.bytes, &mut scratch_file)
+        .map_err(refuse)?;
     if digest != expected.sha256 {
         return Err(refuse(format!(
             "{DATABASE} does not match the manifest's SHA-256: the bundle was changed or damaged"
@@ -240,6 +242,7 @@ fn unpack(path: &Path, into: &Path) -> Result<WorkspaceManifest> {
 fn inflate(from: &Path, to: &Path, limit: u64) -> std::result::Result<(), String> {
     let input = std::fs::File::open(from).map_err(|e| format!("{DATABASE}: {e}"))?;
     let mut gz = flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
+    // writes: the import's own scratch folder (see `scratch`).
     let mut out = std::fs::File::create(to).map_err(|e| format!("{DATABASE}: {e}"))?;
     let written = std::io::copy(&mut gz, &mut out)
         .map_err(|e| format!("{DATABASE} is cut off or damaged: {e}"))?;
