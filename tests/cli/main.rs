@@ -17,6 +17,7 @@ mod fleet;
 mod history;
 mod hostile;
 mod hostile_bundles;
+mod hostile_corpus;
 mod imports;
 mod offerings;
 mod perf;

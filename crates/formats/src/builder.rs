@@ -148,6 +148,8 @@ pub struct RunBuilder<'s> {
     lost: Vec<OpenLoss>,
     /// Losses reported before any time was seen: stamped with the next.
     lost_untimed: Vec<(Loss, String)>,
+    /// Each provider line id of the bill so far, and the line it was on.
+    bill_line_ids: HashMap<String, u64>,
 }
 
 /// Which GPUs a loss is about, as far as the source lets us tell.
@@ -197,6 +199,7 @@ impl<'s> RunBuilder<'s> {
             metadata_records: 0,
             t_first: None,
             t_last: None,
+            bill_line_ids: HashMap::new(),
             seen: Vec::new(),
             last_t: Vec::new(),
             backward_steps: 0,
@@ -204,6 +207,33 @@ impl<'s> RunBuilder<'s> {
             lost: Vec::new(),
             lost_untimed: Vec::new(),
         }
+    }
+
+    /// A bill line read on `line`. A provider's line id names one line: a
+    /// second line with the same id (two exports joined, a line repeated)
+    /// is refused, naming both lines (`column`: the id's).
+    pub fn add_billing_line(
+        &mut self,
+        bill: BillingLine,
+        line: u64,
+        column: Option<usize>,
+    ) -> Result<(), LineError> {
+        if let Some(id) = &bill.line_id {
+            if let Some(first) = self.bill_line_ids.get(id) {
+                return Err(LineError::new(
+                    line,
+                    column,
+                    format!(
+                        "the line id \"{id}\" was already on line {first}: a bill names each line once (two exports joined, or one line repeated)"
+                    ),
+                ));
+            }
+            self.bill_line_ids.insert(id.clone(), line);
+        }
+        self.saw_time(bill.start.as_millisecond());
+        self.saw_time(bill.end.as_millisecond());
+        self.billing_lines.push(bill);
+        Ok(())
     }
 
     #[inline]

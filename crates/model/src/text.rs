@@ -108,6 +108,26 @@ pub fn printable_multiline(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A cell of a CSV file Breakpoint writes for a spreadsheet: control and
+/// steering characters shown as escapes (a CR, LF or ESC in a cell reaches
+/// the file as the text `\r`, never raw), a cell a spreadsheet would run
+/// as a formula (=, +, -, @ first, even after spaces) kept as text with a
+/// leading quote, then quoted where it holds a separator or a quote.
+pub fn csv_cell(cell: &str) -> String {
+    let shown = printable(cell);
+    let formula = shown.trim_start().starts_with(['=', '+', '-', '@']);
+    let cell = if formula {
+        format!("'{shown}")
+    } else {
+        shown.into_owned()
+    };
+    if cell.contains([',', ';', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell
+    }
+}
+
 /// A message that may quote input (a parser's reason, a warning), bounded
 /// as a whole so that no path lets a huge line through.
 pub fn bounded_message(message: &str) -> String {

@@ -15,6 +15,7 @@
 
 pub mod bundle;
 mod hashing;
+mod known_bill_lines;
 mod numbering;
 mod paths;
 mod plausibility;
@@ -486,6 +487,17 @@ fn complete(
     }
     if format == Format::KernelLog {
         numbering::adopt(store, run_id, &mut built)?;
+    }
+    if format == Format::PerfLog
+        && let Some(log) = built
+            .metadata
+            .get("perf")
+            .and_then(|v| serde_json::from_value::<crate::perf::PerfLog>(v.clone()).ok())
+    {
+        plausibility::refuse_beyond_datasheet(&log)?;
+    }
+    if let Some(warning) = known_bill_lines::leave_out(store, run_id, &mut built.billing_lines)? {
+        built.warnings.push(warning);
     }
     // Each GPU's steps as the writer tallied them; read back only where it
     // could not (samples out of order, a run renumbered since).

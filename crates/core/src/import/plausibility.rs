@@ -129,6 +129,54 @@ pub fn check_times(gpu: u32, steps: &StepTally) -> Result<Vec<String>, ParseFail
     Ok(warnings)
 }
 
+/// A measured figure may pass its card's datasheet peak by this much (boost
+/// clocks above the rated ones, a datasheet rounded down); a figure beyond
+/// it was not measured on that card.
+pub const DATASHEET_MULTIPLE: f64 = 1.5;
+
+/// Refuse a perf log claiming more than [`DATASHEET_MULTIPLE`] times its
+/// card's datasheet peak (matrix rates, memory bandwidth), or a host copy
+/// more than that multiple of what the card's own link carries.
+pub fn refuse_beyond_datasheet(log: &crate::perf::PerfLog) -> Result<(), ParseFailure> {
+    use crate::perf::reference;
+    // A CPU split into devices to test the suite has no datasheet.
+    if log.backend == "numpy" || log.backend == "cpu" {
+        return Ok(());
+    }
+    for (i, r) in log.results.iter().enumerate() {
+        let Some(name) = r.gpu.and_then(|g| log.gpu_name(g)) else {
+            continue;
+        };
+        let card = crate::accelerator::normalise(name);
+        let bound = match r.test.as_str() {
+            "h2d" | "d2h" => r
+                .link
+                .and_then(|l| l.capacity_gbps())
+                .map(|c| (c, format!("its PCIe link's {c:.1} GB/s"))),
+            _ => reference::figure_of(&r.test, r.dtype.as_deref())
+                .and_then(|figure| reference::nominal(&card, figure))
+                .map(|peak| {
+                    (
+                        peak.value,
+                        format!("the {} datasheet's {}", card.model, peak.cited()),
+                    )
+                }),
+        };
+        if let Some((peak, what)) = bound
+            && r.median > DATASHEET_MULTIPLE * peak
+        {
+            return Err(ParseFailure::Whole(format!(
+                "results[{i}] ({}): median {} {} is {:.1}× {what}; more than {DATASHEET_MULTIPLE}× was not measured on that card",
+                r.label(),
+                crate::perf::number(r.median),
+                r.unit,
+                r.median / peak
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -536,6 +536,51 @@ impl Store {
         Ok(())
     }
 
+    /// The run (of the same platform as `run_id`, other than it) that holds
+    /// `line` already: the same provider line id or, for a line without
+    /// one, the same instance, period, amount and currency.
+    pub fn bill_line_imported_before(
+        &self,
+        run_id: i64,
+        line: &BillingLine,
+    ) -> Result<Option<i64>> {
+        let found = match &line.line_id {
+            Some(id) => self
+                .conn()
+                .prepare_cached(
+                    "SELECT b.run_id FROM billing_lines b JOIN runs r ON r.id = b.run_id
+                     WHERE b.line_id = ?2 AND b.run_id != ?1
+                       AND r.platform_id IS (SELECT platform_id FROM runs WHERE id = ?1)
+                     LIMIT 1",
+                )?
+                .query_row(params![run_id, id], |r| r.get(0))
+                .optional()?,
+            None => self
+                .conn()
+                .prepare_cached(
+                    "SELECT b.run_id FROM billing_lines b JOIN runs r ON r.id = b.run_id
+                     WHERE b.instance = ?2 AND b.start_ms = ?3 AND b.end_ms = ?4
+                       AND b.amount_exact = ?5 AND b.currency = ?6 AND b.line_id IS NULL
+                       AND b.run_id != ?1
+                       AND r.platform_id IS (SELECT platform_id FROM runs WHERE id = ?1)
+                     LIMIT 1",
+                )?
+                .query_row(
+                    params![
+                        run_id,
+                        line.instance,
+                        to_ms(line.start),
+                        to_ms(line.end),
+                        line.amount.to_string(),
+                        line.currency
+                    ],
+                    |r| r.get(0),
+                )
+                .optional()?,
+        };
+        Ok(found)
+    }
+
     pub fn billing_lines(&self, run_id: i64) -> Result<Vec<BillingLine>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT instance, start_ms, end_ms, billed_seconds, compute_seconds, queue_seconds,

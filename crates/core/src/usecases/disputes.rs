@@ -50,7 +50,7 @@ pub fn csv(sheets: &[PlatformDisputes]) -> String {
             out.push_str(
                 &cells
                     .iter()
-                    .map(|c| quoted(c))
+                    .map(|c| crate::text::csv_cell(c))
                     .collect::<Vec<_>>()
                     .join(","),
             );
@@ -84,24 +84,9 @@ fn row(platform: &str, d: &Dispute) -> Vec<String> {
     ]
 }
 
-/// A cell quoted where it must be, and never read as a formula by a
-/// spreadsheet (a leading =, +, - or @ is escaped with a quote).
-fn quoted(cell: &str) -> String {
-    let cell = if cell.starts_with(['=', '+', '-', '@']) {
-        format!("'{cell}")
-    } else {
-        cell.to_string()
-    };
-    if cell.contains([',', '"', '\n']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::quoted;
+    use crate::text::csv_cell as quoted;
 
     #[test]
     fn cells_are_quoted_and_never_formulas() {
@@ -109,5 +94,14 @@ mod tests {
         assert_eq!(quoted("a, b"), "\"a, b\"");
         assert_eq!(quoted("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(quoted("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        // A CR would end the row in a spreadsheet and start the next one
+        // with a live formula; escapes never reach the file raw.
+        assert_eq!(
+            quoted("node\r=HYPERLINK(\"x\")"),
+            "\"node\\r=HYPERLINK(\"\"x\"\")\""
+        );
+        assert_eq!(quoted("a\u{1b}[31mb\u{7}"), "a\\u{1b}[31mb\\u{7}");
+        assert_eq!(quoted("  =1+1"), "'  =1+1");
+        assert!(!quoted("x\ny").contains('\n'));
     }
 }

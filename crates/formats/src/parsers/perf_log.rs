@@ -95,6 +95,32 @@ pub const TESTS: &[(&str, &str, &str)] = &[
 
 pub const DTYPES: &[&str] = &["fp32", "tf32", "bf16", "fp16", "fp8"];
 
+/// Figures no device of any vendor reaches, per test: about four times the
+/// fastest parts announced (a dense FP8 product near 10 PFLOP/s, HBM near
+/// 16 TB/s, a host link near 450 GB/s one way, NVLink near 1.8 TB/s). A log
+/// beyond them measured nothing; the import holds each figure against its
+/// own card's datasheet as well, where the card is known.
+pub const CEILINGS: &[(&str, f64)] = &[
+    ("gemm", 40_000.0),
+    ("device_copy", 60_000.0),
+    ("h2d", 2_000.0),
+    ("d2h", 2_000.0),
+    ("p2p", 8_000.0),
+    ("all_reduce", 8_000.0),
+];
+
+/// A device draws less than this (a whole 8-GPU board is ~10 kW).
+const MAX_POWER_W: f64 = 5_000.0;
+/// No accelerator clocks its cores this fast.
+const MAX_CLOCK_MHZ: f64 = 10_000.0;
+
+fn ceiling(test: &str) -> f64 {
+    CEILINGS
+        .iter()
+        .find(|(t, _)| *t == test)
+        .map_or(f64::INFINITY, |(_, c)| *c)
+}
+
 /// One figure: the median of the timed repeats, with their spread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfResult {
@@ -254,9 +280,17 @@ impl PerfLog {
                     r.unit, r.test
                 ));
             }
+            // A test that ran measured something: a rate of zero or less
+            // is a failed test written as a figure.
             for (what, v) in [("median", r.median), ("min", r.min), ("max", r.max)] {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!("{at}: {what} must be a non-negative number"));
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(format!("{at}: {what} must be a rate above zero ({v})"));
+                }
+                if v > ceiling(&r.test) {
+                    return Err(format!(
+                        "{at}: {what} {v:.3e} {unit} is beyond what any device delivers (at most {} {unit}): the log measured nothing",
+                        ceiling(&r.test)
+                    ));
                 }
             }
             if !(r.min <= r.median && r.median <= r.max) || r.repeats == 0 {
@@ -285,6 +319,13 @@ impl PerfLog {
             }
         }
         if let Some(t) = &self.timeline {
+            for (what, v) in [("interval_s", t.interval_s), ("duration_s", t.duration_s)] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(format!(
+                        "timeline: {what} must be a duration above zero ({v})"
+                    ));
+                }
+            }
             if !DTYPES.contains(&t.dtype.as_str()) {
                 return Err(format!(
                     "timeline: dtype {:?} is not one of {}",
@@ -295,12 +336,23 @@ impl PerfLog {
             for (i, p) in t.points.iter().enumerate() {
                 let at = format!("timeline.points[{i}]");
                 known(p.gpu, &at)?;
+                // Zero throughput at a point is a stall: evidence, kept.
                 if !(p.t_s.is_finite() && p.t_s >= 0.0 && p.tflops.is_finite() && p.tflops >= 0.0) {
                     return Err(format!("{at}: t_s and tflops must be non-negative numbers"));
                 }
-                for (what, v) in [("power_w", p.power_w), ("sm_clock_mhz", p.sm_clock_mhz)] {
-                    if v.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
-                        return Err(format!("{at}: {what} must be a non-negative number"));
+                if p.tflops > ceiling("gemm") {
+                    return Err(format!(
+                        "{at}: tflops {:.3e} is beyond what any device delivers (at most {}): the log measured nothing",
+                        p.tflops,
+                        ceiling("gemm")
+                    ));
+                }
+                for (what, v, most) in [
+                    ("power_w", p.power_w, MAX_POWER_W),
+                    ("sm_clock_mhz", p.sm_clock_mhz, MAX_CLOCK_MHZ),
+                ] {
+                    if v.is_some_and(|v| !(v.is_finite() && (0.0..=most).contains(&v))) {
+                        return Err(format!("{at}: {what} must be a number from 0 to {most}"));
                     }
                 }
             }
@@ -448,6 +500,17 @@ mod tests {
                 "test \"fft\"",
             ),
             (r#""version":1"#, r#""version":2"#, "version 2 is not"),
+            // Beyond physics, and rates of nothing.
+            (
+                r#""median":700,"min":690,"max":710"#,
+                r#""median":1e300,"min":1e300,"max":1e300"#,
+                "results[0] (gemm bf16): median 1.000e300 TFLOP/s is beyond what any device delivers",
+            ),
+            (
+                r#""median":600,"min":590"#,
+                r#""median":600,"min":0"#,
+                "results[1] (gemm bf16): min must be a rate above zero (0)",
+            ),
         ] {
             let text = log().replacen(from, to, 1);
             let e = PerfLog::read(&text).unwrap_err();

@@ -402,10 +402,8 @@ fn read_billing_line(
     }
     .validate()
     .map_err(|e| invalid(row, e))?;
-    b.saw_time(line.start.as_millisecond());
-    b.saw_time(line.end.as_millisecond());
-    b.billing_lines.push(line);
-    Ok(())
+    let column = row.cells.get("line_id").map(|(i, _)| i + 1);
+    b.add_billing_line(line, row.line, column)
 }
 
 /// A billing event: a phase starting or ending on an instance; a start and its end become one `phase` event with its duration.

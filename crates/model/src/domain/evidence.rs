@@ -286,16 +286,58 @@ impl BillingLine {
             ));
         }
         self.billed_seconds = validate::non_negative("billed_seconds", self.billed_seconds)?;
+        self.check_billed_within_period()?;
         self.compute_seconds = validate::non_negative_opt("compute_seconds", self.compute_seconds)?;
         self.queue_seconds = validate::non_negative_opt("queue_seconds", self.queue_seconds)?;
         self.io_wait_seconds = validate::non_negative_opt("io_wait_seconds", self.io_wait_seconds)?;
         self.amount = money::non_negative("amount", self.amount)?;
         self.unit_price = money::non_negative("unit_price", self.unit_price)?;
         self.currency = validate::currency("currency", &self.currency)?;
-        self.line_id = validate::optional_text(self.line_id);
-        self.host = validate::optional_text(self.host);
-        self.product = validate::optional_text(self.product);
+        self.line_id = validate::optional_cell("line_id", self.line_id)?;
+        self.host = validate::optional_cell("host", self.host)?;
+        self.product = validate::optional_cell("product", self.product)?;
         Ok(self)
+    }
+
+    /// The seconds of the billed period.
+    pub fn period_seconds(&self) -> f64 {
+        (self.end.as_millisecond() - self.start.as_millisecond()) as f64 / 1000.0
+    }
+
+    /// A line bills its period, less (usage within it), or its period
+    /// rounded up to a whole unit of billing — minute, hour, day or a
+    /// month of 28 to 31 days (ten minutes billed as an hour). Anything
+    /// beyond is not time spent in that period: 10¹⁸ s inside one hour
+    /// would dilute every share of the bill that is in question.
+    fn check_billed_within_period(&self) -> Checked<()> {
+        const UNITS_S: [f64; 7] = [
+            60.0,
+            3_600.0,
+            86_400.0,
+            28.0 * 86_400.0,
+            29.0 * 86_400.0,
+            30.0 * 86_400.0,
+            31.0 * 86_400.0,
+        ];
+        // Exports round times and usages to the second.
+        const SLACK_S: f64 = 1.0;
+        let period = self.period_seconds();
+        let billed = self.billed_seconds;
+        if billed <= period + SLACK_S {
+            return Ok(());
+        }
+        let rounded =
+            |unit: f64| ((period / unit).ceil().max(1.0) * unit - billed).abs() <= SLACK_S;
+        if UNITS_S.iter().any(|u| rounded(*u)) {
+            return Ok(());
+        }
+        Err(ValidationError::new(
+            "billed_seconds",
+            format!(
+                "{billed} s billed for a period of {period} s ({} to {}): a line bills its period, or its period rounded up to a whole minute, hour, day or month",
+                self.start, self.end
+            ),
+        ))
     }
 }
 
@@ -398,5 +440,77 @@ mod tests {
         .validate()
         .unwrap_err();
         assert_eq!(e.field, "end");
+    }
+
+    #[test]
+    fn a_line_bills_its_period_or_the_period_rounded_to_a_whole_unit() {
+        let line = |start: &str, end: &str, billed: f64| {
+            BillingLine {
+                instance: "i-1".into(),
+                start: at(start),
+                end: at(end),
+                billed_seconds: billed,
+                compute_seconds: None,
+                queue_seconds: None,
+                io_wait_seconds: None,
+                amount: Decimal::ONE,
+                currency: "CNY".into(),
+                unit_price: Decimal::ONE,
+                line_id: None,
+                host: None,
+                product: None,
+            }
+            .validate()
+        };
+        let hour = ("2026-11-01T10:00:00Z", "2026-11-01T11:00:00Z");
+        assert!(line(hour.0, hour.1, 3600.0).is_ok());
+        assert!(line(hour.0, hour.1, 1200.0).is_ok(), "usage within it");
+        assert!(line(hour.0, hour.1, 86_400.0).is_ok(), "a day's minimum");
+        // Ten minutes billed as an hour; 2 h 17 m billed as three hours.
+        assert!(line("2026-11-01T10:00:00Z", "2026-11-01T10:10:00Z", 3600.0).is_ok());
+        assert!(line("2026-11-01T10:00:00Z", "2026-11-01T12:17:00Z", 10_800.0).is_ok());
+        // A month's subscription over the days it ran.
+        assert!(
+            line(
+                "2026-11-01T00:00:00Z",
+                "2026-11-20T00:00:00Z",
+                30.0 * 86_400.0
+            )
+            .is_ok()
+        );
+        for billed in [1e18, 7200.0, 3600.0 * 5.5] {
+            let e = line(hour.0, hour.1, billed).unwrap_err();
+            assert_eq!(e.field, "billed_seconds", "{billed}");
+            assert!(e.reason.contains("a period of 3600 s"), "{}", e.reason);
+        }
+    }
+
+    #[test]
+    fn cells_that_would_split_a_row_are_refused() {
+        let line = BillingLine {
+            instance: "i-1".into(),
+            start: at("2026-11-01T10:00:00Z"),
+            end: at("2026-11-01T11:00:00Z"),
+            billed_seconds: 3600.0,
+            compute_seconds: None,
+            queue_seconds: None,
+            io_wait_seconds: None,
+            amount: Decimal::ONE,
+            currency: "CNY".into(),
+            unit_price: Decimal::ONE,
+            line_id: Some(" L-1 ".into()),
+            host: Some("node\r=HYPERLINK(\"x\")".into()),
+            product: None,
+        };
+        let e = line.clone().validate().unwrap_err();
+        assert_eq!(e.field, "host");
+        assert!(e.reason.contains("U+000D"), "{}", e.reason);
+        let fine = BillingLine {
+            host: Some("node-1".into()),
+            ..line
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(fine.line_id.as_deref(), Some("L-1"));
     }
 }

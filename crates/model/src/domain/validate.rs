@@ -124,6 +124,32 @@ pub fn currency(field: &str, value: &str) -> Checked<String> {
     }
 }
 
+/// An id or a cell of text read from a file (a bill's line id, a host, a
+/// product): trimmed, blank is `None`, at most 500 characters, and no
+/// control characters — a carriage return or an escape in a cell would
+/// split a row or steer a terminal wherever the text is written again.
+pub fn optional_cell(field: &str, value: Option<String>) -> Checked<Option<String>> {
+    let Some(value) = optional_text(value) else {
+        return Ok(None);
+    };
+    if value.chars().count() > 500 {
+        return Err(ValidationError::new(field, "is longer than 500 characters"));
+    }
+    if let Some(c) = value
+        .chars()
+        .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(ValidationError::new(
+            field,
+            format!(
+                "must not contain control characters (found U+{:04X})",
+                c as u32
+            ),
+        ));
+    }
+    Ok(Some(value))
+}
+
 /// Trim an optional free-text field, turning blank into `None`.
 pub fn optional_text(value: Option<String>) -> Option<String> {
     value

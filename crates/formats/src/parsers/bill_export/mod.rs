@@ -10,8 +10,11 @@
 //! billed period, the billed seconds (from a usage in time units where the
 //! export has one, else the period), the amount exactly as written, the
 //! currency, the unit price, and the provider's line id, the instance's name
-//! and the product. Lines without an instance (taxes, storage, support) and
-//! credits are left out and counted.
+//! and the product. Lines without an instance (taxes, storage, support),
+//! lines billed in other units than time (data transfer in GB, disks,
+//! requests) and credits are left out and counted: only instance time is
+//! reconciled with what was measured. A provider's line id names one line:
+//! a second line with the same id is refused.
 
 use std::io::BufRead;
 
@@ -86,7 +89,25 @@ fn time_text(text: &str) -> String {
 struct LeftOut {
     no_instance: u64,
     credits: u64,
+    /// Billed in other units than time: data in GB, requests, disks.
+    not_time: u64,
 }
+
+/// A usage longer than this in one line is no instance's time.
+const MAX_USAGE_S: f64 = 366.0 * 86_400.0;
+
+/// What a CUR's usage type says a line bills when no unit column is there:
+/// these bill data, storage or requests, not an instance's hours.
+const NOT_INSTANCE_TIME: &[&str] = &[
+    "datatransfer",
+    "bytes",
+    "ebs:",
+    "volumeusage",
+    "snapshotusage",
+    "timedstorage",
+    "requests",
+    "storage",
+];
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     let mut lines = LineReader::new(input);
@@ -128,9 +149,8 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         };
         match row.read(&mut times, &mut left_out) {
             Ok(Some(bill)) => {
-                b.saw_time(bill.start.as_millisecond());
-                b.saw_time(bill.end.as_millisecond());
-                b.billing_lines.push(bill);
+                let column = columns.get(Meaning::LineId).map(|c| c + 1);
+                b.add_billing_line(bill, line.number, column)?;
             }
             Ok(None) => {}
             Err(e) => b.bad_line(&line, e)?,
@@ -141,16 +161,17 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     };
     if b.billing_lines.is_empty() {
         return Err(ParseFailure::Whole(format!(
-            "the {} holds no line with an instance ({} without one, {} credits)",
+            "the {} holds no line of instance time ({} without an instance, {} billed in other units, {} credits)",
             provider.name(),
             left_out.no_instance,
+            left_out.not_time,
             left_out.credits
         )));
     }
-    if left_out.no_instance + left_out.credits > 0 {
+    if left_out.no_instance + left_out.credits + left_out.not_time > 0 {
         b.warn(format!(
-            "{} line(s) without an instance (taxes, storage, support) and {} credit(s) left out: they bill no instance time",
-            left_out.no_instance, left_out.credits
+            "{} line(s) without an instance (taxes, storage, support), {} billed in other units than time (data, disks, requests) and {} credit(s) left out: they bill no instance time",
+            left_out.no_instance, left_out.not_time, left_out.credits
         ));
     }
     b.metadata.insert(
@@ -158,10 +179,21 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         serde_json::json!({
             "provider": provider.name(),
             "without_instance": left_out.no_instance,
+            "not_time": left_out.not_time,
             "credits": left_out.credits,
         }),
     );
     Ok(())
+}
+
+/// A line's usage, read by its unit.
+enum Usage {
+    /// No usage column, or no unit to read it by.
+    None,
+    /// Seconds, and the seconds its last written digit stands for.
+    Time(f64, f64),
+    /// In other units than time (GB, requests).
+    NotTime,
 }
 
 /// One row of the export, read by meaning.
@@ -242,7 +274,14 @@ impl Row<'_> {
             .time(times, Meaning::Start)?
             .ok_or_else(|| self.error(si, "the start is empty".into()))?;
         let end = self.time(times, Meaning::End)?;
-        let usage_s = self.usage_seconds()?;
+        let usage_s = match self.usage_seconds()? {
+            Usage::Time(s, precision) => Some((s, precision)),
+            Usage::None => None,
+            Usage::NotTime => {
+                left_out.not_time += 1;
+                return Ok(None);
+            }
+        };
         let (end, billed_seconds) = match (end, usage_s) {
             // A usage that is the period written to its own precision
             // ("0.0333" hours for 120 s) bills the period.
@@ -260,11 +299,30 @@ impl Row<'_> {
                 end,
                 (end.as_millisecond() - start.as_millisecond()) as f64 / 1000.0,
             ),
-            (None, Some((s, _))) => (
-                jiff::Timestamp::from_millisecond(start.as_millisecond() + (s * 1000.0) as i64)
-                    .map_err(|e| self.error(si, e.to_string()))?,
-                s,
-            ),
+            (None, Some((s, _))) => {
+                let ui = self.columns.get(Meaning::Usage).unwrap_or(si);
+                if s > MAX_USAGE_S {
+                    return Err(self.error(
+                        ui,
+                        format!(
+                            "a usage of {s} s is longer than a year: no line bills that much of one instance"
+                        ),
+                    ));
+                }
+                // At most a year: the milliseconds fit, and the end is a
+                // time (or the error says why not).
+                let end = start
+                    .as_millisecond()
+                    .checked_add((s * 1000.0).round() as i64)
+                    .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+                    .ok_or_else(|| {
+                        self.error(
+                            ui,
+                            "the usage ends after the last time a timestamp can hold".into(),
+                        )
+                    })?;
+                (end, s)
+            }
             (None, None) => {
                 return Err(self.error(
                     si,
@@ -317,10 +375,11 @@ impl Row<'_> {
 
     /// A usage in time units as seconds, and the seconds its last written
     /// digit stands for: the unit from its own column, or from the usage
-    /// header's brackets ("时长(小时)").
-    fn usage_seconds(&self) -> Result<Option<(f64, f64)>, LineError> {
+    /// header's brackets ("时长(小时)"). A usage in other units (GB,
+    /// requests) is no instance time.
+    fn usage_seconds(&self) -> Result<Usage, LineError> {
         let Some((i, usage)) = self.cell(Meaning::Usage) else {
-            return Ok(None);
+            return Ok(Usage::None);
         };
         let unit = self
             .cell(Meaning::UsageUnit)
@@ -332,13 +391,16 @@ impl Row<'_> {
                 let name = normalise(&self.names[i]).0;
                 match name.as_str() {
                     "billedseconds" => Some("s".into()),
-                    "lineitemusageamount" => Some("h".into()),
+                    "lineitemusageamount" => Some(self.cur_unit().into()),
                     _ => None,
                 }
             });
-        let Some(per) = unit.as_deref().and_then(seconds_per) else {
+        let Some(unit) = unit else {
+            return Ok(Usage::None);
+        };
+        let Some(per) = seconds_per(&unit) else {
             // A usage in GB or requests says nothing of time.
-            return Ok(None);
+            return Ok(Usage::NotTime);
         };
         let v: f64 = usage
             .replace(',', "")
@@ -348,7 +410,21 @@ impl Row<'_> {
             .ok_or_else(|| self.error(i, format!("\"{usage}\" is not a usage")))?;
         let decimals = usage.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
         let precision = per * 10f64.powi(-decimals);
-        Ok(Some(((v * per * 1000.0).round() / 1000.0, precision)))
+        Ok(Usage::Time((v * per * 1000.0).round() / 1000.0, precision))
+    }
+
+    /// The unit of a CUR usage with no unit column: hours for an
+    /// instance's usage, none of time for data, storage and requests.
+    fn cur_unit(&self) -> &'static str {
+        let kind = self
+            .cell(Meaning::Product)
+            .map(|(_, p)| p.to_lowercase())
+            .unwrap_or_default();
+        if NOT_INSTANCE_TIME.iter().any(|k| kind.contains(k)) {
+            "GB"
+        } else {
+            "h"
+        }
     }
 
     /// A currency the amount's header names in brackets: "(元)" is CNY.
