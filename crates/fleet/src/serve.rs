@@ -227,8 +227,9 @@ pub struct ServeOptions {
 }
 
 /// Serve until `stop`: the sampling on this thread (GPU libraries like to
-/// stay on one), the HTTP server on another. `ready` hears the address
-/// bound (port 0 picks one).
+/// stay on one), the HTTP server on others (one per connection, so a slow
+/// client never holds up a scrape). `ready` hears the address bound (port
+/// 0 picks one).
 pub fn serve(
     source: &mut dyn GpuSource,
     options: &ServeOptions,

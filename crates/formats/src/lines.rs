@@ -85,6 +85,119 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// A text whose lines may end in a carriage return alone — an old Mac
+/// file, or a terminal's output saved with its `\r` — with each lone CR
+/// made a line feed, for a `LineReader` to read. CRLF stays one line break
+/// (and so does a terminal's doubled `\r\r\n`): only CRs not followed by
+/// LF break lines. Without it a file of CR-ended lines is one line, read
+/// as its first entry with the rest lost in its text (or refused past the
+/// 1 MiB a line may hold). Line numbers count these breaks, as an editor
+/// that honours them does.
+pub struct LoneCrBreaks<R> {
+    inner: R,
+    out: Vec<u8>,
+    at: usize,
+    /// CRs read and not yet written: whether they break lines depends on
+    /// the byte after them, which may lie in the next chunk.
+    crs: usize,
+}
+
+/// How much translated text is held at once, even for a file of nothing
+/// but CRs.
+const CR_CHUNK: usize = 64 << 10;
+
+impl<R: BufRead> LoneCrBreaks<R> {
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            out: Vec::new(),
+            at: 0,
+            crs: 0,
+        }
+    }
+
+    /// Translates the next piece of input into `out`, which is empty
+    /// afterwards only at the end.
+    fn refill(&mut self) -> io::Result<()> {
+        self.out.clear();
+        self.at = 0;
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                // CRs that end the text end lines.
+                let n = self.crs.min(CR_CHUNK);
+                self.crs -= n;
+                self.out.resize(n, b'\n');
+                return Ok(());
+            }
+            let mut used = 0;
+            while used < available.len() && self.out.len() < CR_CHUNK {
+                let rest = &available[used..];
+                if self.crs == 0 {
+                    // Up to the next CR in one copy.
+                    match memchr::memchr(b'\r', rest) {
+                        Some(i) => {
+                            self.out.extend_from_slice(&rest[..i]);
+                            used += i + 1;
+                            self.crs = 1;
+                        }
+                        None => {
+                            self.out.extend_from_slice(rest);
+                            used += rest.len();
+                        }
+                    }
+                    continue;
+                }
+                match rest[0] {
+                    b'\r' => {
+                        self.crs += 1;
+                        used += 1;
+                    }
+                    // CRs before an LF: one line break, the LF's.
+                    b'\n' => self.crs = 0,
+                    // Lone CRs: a line break each.
+                    _ => {
+                        let n = self.crs.min(CR_CHUNK - self.out.len());
+                        self.out.resize(self.out.len() + n, b'\n');
+                        self.crs -= n;
+                    }
+                }
+            }
+            self.inner.consume(used);
+            if !self.out.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Read for LoneCrBreaks<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for LoneCrBreaks<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.out.len() {
+            self.refill()?;
+        }
+        Ok(&self.out[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.out.len());
+    }
+}
+
 /// A line's bytes that are not UTF-8, from byte `valid_up_to` (0-based) on.
 pub fn not_utf8(line: u64, valid_up_to: usize) -> io::Error {
     io::Error::new(
@@ -259,6 +372,56 @@ mod tests {
         let l = r.next_line().unwrap().unwrap();
         assert_eq!((l.number, l.text, l.terminated), (3, "c,d", false));
         assert!(r.next_line().unwrap().is_none());
+    }
+
+    /// Every line `LoneCrBreaks` gives, read through a `LineReader` whose
+    /// input arrives `chunk` bytes at a time.
+    fn cr_lines(bytes: &[u8], chunk: usize) -> Vec<(u64, String, bool)> {
+        let inner = std::io::BufReader::with_capacity(chunk, bytes);
+        let mut r = LineReader::new(LoneCrBreaks::new(inner));
+        let mut out = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            out.push((l.number, l.text.to_string(), l.terminated));
+        }
+        out
+    }
+
+    #[test]
+    fn lone_carriage_returns_break_lines_and_crlf_stays_one_break() {
+        let line = |n: u64, t: &str| (n, t.to_string(), true);
+        for chunk in [1, 2, 3, 4096] {
+            // Old Mac: CR alone, a blank line as two.
+            assert_eq!(
+                cr_lines(b"a\rb\r\rc\r", chunk),
+                vec![line(1, "a"), line(2, "b"), line(3, ""), line(4, "c")],
+                "{chunk}"
+            );
+            // CRLF, a terminal's CRCRLF, LF and CR mixed.
+            assert_eq!(
+                cr_lines(b"a\r\nb\r\r\nc\nd\re", chunk),
+                vec![
+                    line(1, "a"),
+                    line(2, "b"),
+                    line(3, "c"),
+                    line(4, "d"),
+                    (5, "e".to_string(), false)
+                ],
+                "{chunk}"
+            );
+        }
+        // Nothing to change: the bytes pass as they are.
+        assert_eq!(cr_lines(b"", 8), vec![]);
+        assert_eq!(
+            cr_lines(b"x\ny", 8),
+            vec![line(1, "x"), (2, "y".into(), false)]
+        );
+        // A file of nothing but CRs is lines, not one held in memory whole.
+        let crs = vec![b'\r'; 3 * CR_CHUNK + 5];
+        let lines = cr_lines(&crs, 8192);
+        assert_eq!(lines.len(), crs.len());
+        assert!(lines.iter().all(|(_, t, end)| t.is_empty() && *end));
+        let mut r = LoneCrBreaks::new(&crs[..]);
+        assert!(r.fill_buf().unwrap().len() <= CR_CHUNK);
     }
 
     #[test]

@@ -8,9 +8,130 @@
 //! is cached per civil minute — a 48 h log at 1 Hz needs 2 880 look-ups, not
 //! 1.4 million.
 
+use std::fmt;
+
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
+
+/// Why a text is not a time, in words for the user. Callers put the file,
+/// line and column in front, as they do for every bad cell
+/// (`"2026-02-30 10:00:00" is not a time for timestamp: 2026-02-30 does not
+/// exist: February 2026 has 28 days`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeError {
+    /// In none of the shapes read.
+    Shape,
+    Month(i64),
+    Day {
+        year: i64,
+        month: i64,
+        day: i64,
+    },
+    Hour(i64),
+    Minute(i64),
+    Second(i64),
+    /// A zone offset that is not `±HH`, `±HHMM` or `±HH:MM`.
+    OffsetShape(String),
+    /// A zone offset no clock is set to (hours past 18, minutes past 59).
+    OffsetRange(String),
+    /// Text after the time, or after its zone offset.
+    Trailing {
+        after: &'static str,
+        text: String,
+    },
+    /// A time outside what a timestamp can hold (about the years -9999 to
+    /// 9999): the instant the text gives, in milliseconds, or none when it
+    /// is too large even for that.
+    OutOfRange(Option<i64>),
+    /// An epoch that is not a non-negative number.
+    Epoch(String),
+}
+
+impl fmt::Display for TimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MONTHS: [&str; 12] = [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ];
+        let quoted = |t: &str| crate::text::printable_excerpt(t, 40);
+        match self {
+            TimeError::Shape => f.write_str(
+                "not a date and time (2024-06-01 11:27:05, 2024/06/01 11:27:05.177 or \
+                 20240601 11:27:05, optionally with Z or ±HH:MM)",
+            ),
+            TimeError::Month(m) => write!(f, "there is no month {m:02}"),
+            TimeError::Day { year, month, day } => {
+                let name = usize::try_from(*month - 1)
+                    .ok()
+                    .and_then(|i| MONTHS.get(i))
+                    .copied()
+                    .unwrap_or("the month");
+                write!(
+                    f,
+                    "{year:04}-{month:02}-{day:02} does not exist: {name} {year} has {} days",
+                    days_in_month(*year, *month)
+                )
+            }
+            TimeError::Hour(h) => write!(f, "there is no hour {h:02} (00 to 23)"),
+            TimeError::Minute(m) => write!(f, "there is no minute {m:02} (00 to 59)"),
+            TimeError::Second(s) => write!(f, "there is no second {s:02} (00 to 60)"),
+            TimeError::OffsetShape(o) => write!(
+                f,
+                "the zone offset \"{}\" is not ±HH:MM, ±HHMM or ±HH",
+                quoted(o)
+            ),
+            TimeError::OffsetRange(o) => write!(
+                f,
+                "the zone offset {o} does not exist (offsets run from -18:00 to +18:00, \
+                 minutes 00 to 59)"
+            ),
+            TimeError::Trailing { after, text } => {
+                write!(f, "\"{}\" follows the {after}", quoted(text))
+            }
+            TimeError::OutOfRange(Some(ms)) => write!(
+                f,
+                "{ms} ms since 1970 is outside the times that can be stored (years -9999 to 9999)"
+            ),
+            TimeError::OutOfRange(None) => {
+                f.write_str("it is outside the times that can be stored (years -9999 to 9999)")
+            }
+            TimeError::Epoch(text) => write!(
+                f,
+                "\"{}\" is not seconds or milliseconds since 1970",
+                quoted(text)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TimeError {}
+
+/// Milliseconds since 1970 a timestamp can hold; a time outside them would
+/// wrap or panic wherever it is turned into an instant or a duration.
+fn storable(ms: i64) -> Result<i64, TimeError> {
+    if (Timestamp::MIN.as_millisecond()..=Timestamp::MAX.as_millisecond()).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(TimeError::OutOfRange(Some(ms)))
+    }
+}
+
+/// The widest zone offset accepted, in minutes: real zones run from -12:00
+/// to +14:00; ±18:00 is the bound ISO 8601 tools such as java.time accept
+/// (jiff's own, ±25:59:59, is wider still), so no clock a real machine is
+/// set to is refused, and `+99:99` — no offset at all — is.
+const MAX_OFFSET_MINUTES: i64 = 18 * 60;
 
 pub struct TimeReader {
     tz: TimeZone,
@@ -65,6 +186,16 @@ fn four(b: &[u8], i: usize) -> Option<i64> {
     Some(two(b, i)? * 100 + two(b, i + 2)?)
 }
 
+/// Days in a month of the proleptic Gregorian calendar.
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
 /// algorithm), so that the hot path avoids the zone database entirely.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
@@ -85,24 +216,45 @@ struct Civil {
 }
 
 /// `YYYY?MM?DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` where `?` is `/` or `-`, or
-/// dmon's `YYYYMMDD HH:MM:SS`.
-fn parse_civil(text: &str) -> Option<Civil> {
+/// dmon's `YYYYMMDD HH:MM:SS`; after an offset, RFC 9557's bracketed
+/// annotations (`+08:00[Asia/Shanghai]`, as jiff and java.time write
+/// them). Dates that do not exist (2026-02-30) are refused, not rolled
+/// over into the next month.
+fn parse_civil(text: &str) -> Result<Civil, TimeError> {
+    use TimeError::Shape;
     let b = text.trim_ascii().as_bytes();
     let (y, mo, d, rest) = if b.len() >= 10 && matches!(b[4], b'/' | b'-') && b[7] == b[4] {
-        (four(b, 0)?, two(b, 5)?, two(b, 8)?, 10)
+        (
+            four(b, 0).ok_or(Shape)?,
+            two(b, 5).ok_or(Shape)?,
+            two(b, 8).ok_or(Shape)?,
+            10,
+        )
     } else if b.len() >= 8 && b[..8].iter().all(u8::is_ascii_digit) {
-        (four(b, 0)?, two(b, 4)?, two(b, 6)?, 8)
+        (
+            four(b, 0).ok_or(Shape)?,
+            two(b, 4).ok_or(Shape)?,
+            two(b, 6).ok_or(Shape)?,
+            8,
+        )
     } else {
-        return None;
+        return Err(Shape);
     };
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
+    if !(1..=12).contains(&mo) {
+        return Err(TimeError::Month(mo));
+    }
+    if !(1..=days_in_month(y, mo)).contains(&d) {
+        return Err(TimeError::Day {
+            year: y,
+            month: mo,
+            day: d,
+        });
     }
     let mut i = rest;
     let (mut h, mut mi, mut s, mut ms) = (0, 0, 0, 0);
     if i < b.len() {
         if !matches!(b[i], b' ' | b'T' | b't' | b'_') {
-            return None;
+            return Err(Shape);
         }
         while i < b.len() && b[i] == b' ' {
             i += 1;
@@ -110,14 +262,14 @@ fn parse_civil(text: &str) -> Option<Civil> {
         if i < b.len() && matches!(b[i], b'T' | b't' | b'_') {
             i += 1;
         }
-        h = two(b, i)?;
+        h = two(b, i).ok_or(Shape)?;
         if b.get(i + 2) != Some(&b':') {
-            return None;
+            return Err(Shape);
         }
-        mi = two(b, i + 3)?;
+        mi = two(b, i + 3).ok_or(Shape)?;
         i += 5;
         if b.get(i) == Some(&b':') {
-            s = two(b, i + 1)?;
+            s = two(b, i + 1).ok_or(Shape)?;
             i += 3;
         }
         if matches!(b.get(i), Some(b'.' | b',')) {
@@ -130,31 +282,105 @@ fn parse_civil(text: &str) -> Option<Civil> {
             }
         }
     }
-    if h > 23 || mi > 59 || s > 60 {
-        return None;
+    if h > 23 {
+        return Err(TimeError::Hour(h));
     }
-    let offset_ms = match b.get(i) {
-        None => None,
-        Some(b'Z' | b'z') if i + 1 == b.len() => Some(0),
+    if mi > 59 {
+        return Err(TimeError::Minute(mi));
+    }
+    // 60: a leap second, as `date` prints it.
+    if s > 60 {
+        return Err(TimeError::Second(s));
+    }
+    let (offset_ms, end) = match b.get(i) {
+        None => (None, i),
+        Some(b'Z' | b'z') => (Some(0), i + 1),
         Some(&sign @ (b'+' | b'-')) => {
-            let oh = two(b, i + 1)?;
-            let om = match b.get(i + 3) {
-                Some(b':') => two(b, i + 4)?,
-                Some(_) => two(b, i + 3)?,
-                None => 0,
-            };
-            let o = (oh * 60 + om) * 60_000;
-            Some(if sign == b'-' { -o } else { o })
+            let (minutes, end) = offset_minutes(b, i)?;
+            let o = minutes * 60_000;
+            (Some(if sign == b'-' { -o } else { o }), end)
         }
-        Some(b' ') if b[i..].iter().all(|c| *c == b' ') => None,
-        _ => return None,
+        Some(_) => {
+            return Err(TimeError::Trailing {
+                after: "time",
+                text: String::from_utf8_lossy(&b[i..]).into_owned(),
+            });
+        }
     };
+    // Only RFC 9557 annotations may follow an offset; without an offset a
+    // zone name in brackets would be read in the wrong zone, so it is
+    // refused like any other trailing text.
+    if end < b.len() && !(offset_ms.is_some() && is_annotation(&b[end..])) {
+        return Err(TimeError::Trailing {
+            after: if offset_ms.is_some() {
+                "zone offset"
+            } else {
+                "time"
+            },
+            text: String::from_utf8_lossy(&b[end..]).into_owned(),
+        });
+    }
     let days = days_from_civil(y, mo, d);
     let naive_ms = ((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + ms;
-    Some(Civil {
+    Ok(Civil {
         naive_ms,
         offset_ms,
     })
+}
+
+/// The zone offset at `b[i]` (its sign): its size in minutes and where it
+/// ends. `±HH`, `±HHMM` or `±HH:MM`, within ±18:00.
+fn offset_minutes(b: &[u8], i: usize) -> Result<(i64, usize), TimeError> {
+    // What is quoted when the offset is refused: up to where it should end.
+    let quoted = |end: usize| String::from_utf8_lossy(&b[i..end.min(b.len())]).into_owned();
+    let Some(oh) = two(b, i + 1) else {
+        return Err(TimeError::OffsetShape(quoted(i + 6)));
+    };
+    let (om, end) = match b.get(i + 3) {
+        Some(b':') => match two(b, i + 4) {
+            Some(om) => (om, i + 6),
+            None => return Err(TimeError::OffsetShape(quoted(i + 6))),
+        },
+        Some(c) if c.is_ascii_digit() => match two(b, i + 3) {
+            Some(om) => (om, i + 5),
+            None => return Err(TimeError::OffsetShape(quoted(i + 5))),
+        },
+        _ => (0, i + 3),
+    };
+    let minutes = oh * 60 + om;
+    if om > 59 || minutes > MAX_OFFSET_MINUTES {
+        return Err(TimeError::OffsetRange(quoted(end)));
+    }
+    Ok((minutes, end))
+}
+
+/// `[Asia/Shanghai]`, `[u-ca=iso8601]`, `[!Europe/Berlin]`, one or more:
+/// RFC 9557's suffixes, read past (the offset before them says the
+/// instant).
+fn is_annotation(mut b: &[u8]) -> bool {
+    while let Some(rest) = b.strip_prefix(b"[") {
+        let Some(close) = rest.iter().position(|c| *c == b']') else {
+            return false;
+        };
+        let inside = &rest[..close];
+        let fine = !inside.is_empty()
+            && inside.iter().all(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'-' | b'+' | b'=' | b'!')
+            });
+        if !fine {
+            return false;
+        }
+        b = &rest[close + 1..];
+    }
+    b.is_empty()
+}
+
+/// A date-time as a log writes it, read as `TimeReader` reads it but
+/// without a zone: its milliseconds as if it were UTC, and the offset it
+/// carried, if any (for parsers with their own shapes, as the kernel log's
+/// ISO times, so that they refuse what this reader refuses).
+pub(crate) fn read_civil(text: &str) -> Result<(i64, Option<i64>), TimeError> {
+    parse_civil(text).map(|c| (c.naive_ms, c.offset_ms))
 }
 
 impl TimeReader {
@@ -172,8 +398,13 @@ impl TimeReader {
         &self.tz
     }
 
-    /// A date-time as text; `None` when it is not one.
+    /// A date-time as text; `None` when it is not one (`read` says why).
     pub fn parse(&mut self, text: &str) -> Option<i64> {
+        self.read(text).ok()
+    }
+
+    /// A date-time as text, in UTC milliseconds, or why it is not one.
+    pub fn read(&mut self, text: &str) -> Result<i64, TimeError> {
         let b = text.trim_ascii().as_bytes();
         // The last byte first: where texts differ, it is mostly there
         // (the milliseconds of nvidia-smi's rows), and a compare is spared.
@@ -182,7 +413,7 @@ impl TimeReader {
             && b.last() == seen.get(len.wrapping_sub(1))
             && seen[..*len] == *b
         {
-            return Some(*t_ms);
+            return Ok(*t_ms);
         }
         // As arrays, the prefixes compare in a few loads, not a call.
         let split = b.split_first_chunk::<SECOND_PREFIX>();
@@ -190,13 +421,16 @@ impl TimeReader {
             && prefix == seen
             && let Some(ms) = fraction_ms(rest)
         {
-            return Some(utc_ms + ms);
+            // The second was storable; its last millisecond may not be.
+            return storable(utc_ms + ms);
         }
         let civil = parse_civil(text)?;
         let utc_ms = match civil.offset_ms {
-            Some(offset) => civil.naive_ms - offset,
+            // Years 0000 to 9999 and offsets within ±18:00: no overflow,
+            // though the edges fall outside what a timestamp holds.
+            Some(offset) => storable(civil.naive_ms - offset)?,
             None => {
-                let utc_ms = civil.naive_ms - self.offset_at(civil.naive_ms)?;
+                let utc_ms = storable(civil.naive_ms - self.offset_at(civil.naive_ms)?)?;
                 if let Some((prefix, rest)) = split
                     && let Some(ms) = fraction_ms(rest)
                 {
@@ -212,18 +446,19 @@ impl TimeReader {
             seen[..b.len()].copy_from_slice(b);
             self.last = Some((seen, b.len(), utc_ms));
         }
-        Some(utc_ms)
+        Ok(utc_ms)
     }
 
     /// The zone's offset for a civil time given as naive milliseconds.
-    fn offset_at(&mut self, naive_ms: i64) -> Option<i64> {
+    fn offset_at(&mut self, naive_ms: i64) -> Result<i64, TimeError> {
         let minute = naive_ms.div_euclid(60_000);
         if let Some((m, offset)) = self.cached
             && m == minute
         {
-            return Some(offset);
+            return Ok(offset);
         }
-        let naive = Timestamp::from_millisecond(minute * 60_000).ok()?;
+        let out_of_range = |_| TimeError::OutOfRange(Some(naive_ms));
+        let naive = Timestamp::from_millisecond(minute * 60_000).map_err(out_of_range)?;
         let civil: DateTime = TimeZone::UTC.to_datetime(naive);
         // Ambiguous times (the repeated hour in autumn) take the earlier
         // instant, as `date` does; skipped times move forward.
@@ -231,27 +466,37 @@ impl TimeReader {
             .tz
             .to_ambiguous_zoned_datetime(civil)
             .compatible()
-            .ok()?;
+            .map_err(out_of_range)?;
         let offset = i64::from(zoned.offset().seconds()) * 1000;
         self.cached = Some((minute, offset));
-        Some(offset)
+        Ok(offset)
     }
 
     /// nvidia-smi's C-library date, "Mon Jun  3 10:00:00 2024" (local
     /// time), as `-q` and the default table print it; other date-times as
     /// `parse` reads them.
     pub fn parse_ctime(&mut self, value: &str) -> Option<i64> {
+        self.read_ctime(value).ok()
+    }
+
+    /// `parse_ctime`, or why the text is not a time ("Fri Feb 30 …" is
+    /// refused with the date that does not exist).
+    pub fn read_ctime(&mut self, value: &str) -> Result<i64, TimeError> {
         const MONTHS: [&str; 12] = [
             "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
         ];
         let words: Vec<&str> = value.split_whitespace().collect();
         match words.as_slice() {
             [_, month, day, time, year] => {
-                let m = MONTHS.iter().position(|x| x == month)? + 1;
-                let d: u32 = day.parse().ok()?;
-                self.parse(&format!("{year}-{m:02}-{d:02} {time}"))
+                let m = MONTHS
+                    .iter()
+                    .position(|x| x == month)
+                    .ok_or(TimeError::Shape)?
+                    + 1;
+                let d: u32 = day.parse().map_err(|_| TimeError::Shape)?;
+                self.read(&format!("{year}-{m:02}-{d:02} {time}"))
             }
-            _ => self.parse(value),
+            _ => self.read(value),
         }
     }
 
@@ -325,15 +570,30 @@ impl TimeReader {
 /// Epoch seconds or milliseconds as a number ("1717200000", "1717200000.5",
 /// "1717200000000"): values above 10¹¹ are taken as milliseconds.
 pub fn parse_epoch(text: &str) -> Option<i64> {
-    let v: f64 = text.trim().parse().ok()?;
+    read_epoch(text).ok()
+}
+
+/// `parse_epoch`, or why the text is not an epoch. An epoch past what a
+/// timestamp holds (2⁶³−1, `1e300`) is refused here: cast to an integer it
+/// would saturate, and the arithmetic on it downstream overflow.
+pub fn read_epoch(text: &str) -> Result<i64, TimeError> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| TimeError::Epoch(text.trim().to_string()))?;
     if !v.is_finite() || v < 0.0 {
-        return None;
+        return Err(TimeError::Epoch(text.trim().to_string()));
     }
-    Some(if v >= 1e11 {
-        v.round() as i64
-    } else {
-        (v * 1000.0).round() as i64
-    })
+    let ms = if v >= 1e11 { v } else { v * 1000.0 }.round();
+    // Compared as floats, so that nothing is cast before it is known to fit.
+    let (min, max) = (
+        Timestamp::MIN.as_millisecond(),
+        Timestamp::MAX.as_millisecond(),
+    );
+    if ms < min as f64 || ms > max as f64 {
+        return Err(TimeError::OutOfRange(None));
+    }
+    Ok(ms as i64)
 }
 
 /// The machine's own zone, or UTC where it cannot be found.
@@ -350,11 +610,15 @@ pub fn zone_named(name: &str) -> Result<TimeZone, String> {
     if n.eq_ignore_ascii_case("utc") || n == "Z" {
         return Ok(TimeZone::UTC);
     }
-    if let Some(civil) = parse_civil(&format!("2000-01-01T00:00:00{n}"))
-        && let Some(offset) = civil.offset_ms
-    {
-        let offset =
-            jiff::tz::Offset::from_seconds((offset / 1000) as i32).map_err(|e| e.to_string())?;
+    // A name that starts with a sign is an offset (no IANA name does): it
+    // is refused with what is wrong with it, not as an unknown zone.
+    if n.starts_with(['+', '-']) {
+        let civil = parse_civil(&format!("2000-01-01T00:00:00{n}"))
+            .map_err(|e| format!("\"{n}\" is not a zone offset: {e}"))?;
+        let seconds = civil.offset_ms.unwrap_or(0) / 1000;
+        let offset = i32::try_from(seconds)
+            .map_err(|e| e.to_string())
+            .and_then(|s| jiff::tz::Offset::from_seconds(s).map_err(|e| e.to_string()))?;
         return Ok(TimeZone::fixed(offset));
     }
     TimeZone::get(n).map_err(|_| {
@@ -486,6 +750,217 @@ mod tests {
             zone_named("Mars/Olympus")
                 .unwrap_err()
                 .contains("unknown time zone")
+        );
+    }
+
+    #[test]
+    fn dates_that_do_not_exist_are_refused_not_rolled_over() {
+        let mut r = TimeReader::new(TimeZone::UTC);
+        for (text, why) in [
+            (
+                "2026-02-30 10:00:00",
+                "2026-02-30 does not exist: February 2026 has 28 days",
+            ),
+            (
+                "2026/02/29 10:00:00.177",
+                "2026-02-29 does not exist: February 2026 has 28 days",
+            ),
+            (
+                "20260230 10:00:00",
+                "2026-02-30 does not exist: February 2026 has 28 days",
+            ),
+            (
+                "2100-02-29T00:00:00Z",
+                "2100-02-29 does not exist: February 2100 has 28 days",
+            ),
+            (
+                "2024-04-31T00:00:00+08:00",
+                "2024-04-31 does not exist: April 2024 has 30 days",
+            ),
+            (
+                "2024-06-00 10:00:00",
+                "2024-06-00 does not exist: June 2024 has 30 days",
+            ),
+            ("2024-13-01 10:00:00", "there is no month 13"),
+            ("2024-06-01 24:00:00", "there is no hour 24 (00 to 23)"),
+            ("2024-06-01 10:60:00", "there is no minute 60 (00 to 59)"),
+            ("2024-06-01 10:00:61", "there is no second 61 (00 to 60)"),
+        ] {
+            assert_eq!(r.read(text).map_err(|e| e.to_string()), Err(why.into()));
+            assert_eq!(r.parse(text), None, "{text}");
+        }
+        // Leap days that exist, and a leap second, still read.
+        assert_eq!(
+            r.parse("2024-02-29 10:00:00"),
+            Some(utc("2024-02-29T10:00:00Z"))
+        );
+        assert_eq!(
+            r.parse("2000-02-29 10:00:00"),
+            Some(utc("2000-02-29T10:00:00Z"))
+        );
+        assert!(r.parse("2016-12-31 23:59:60").is_some());
+        // nvidia-smi's C-library date and `date` lines go through the same check.
+        assert_eq!(
+            r.read_ctime("Mon Feb 30 10:00:00 2026")
+                .map_err(|e| e.to_string()),
+            Err("2026-02-30 does not exist: February 2026 has 28 days".into())
+        );
+        assert_eq!(r.parse_date_line("Mon, 30 Feb 2026 10:00:00 +0000"), None);
+        assert_eq!(r.parse_date_line("Mon Feb 30 10:00:00 UTC 2026"), None);
+    }
+
+    #[test]
+    fn offsets_no_clock_has_and_text_after_them_are_refused() {
+        let mut r = TimeReader::new(TimeZone::get("Asia/Shanghai").unwrap());
+        for (text, why) in [
+            (
+                "2024-06-01T10:00:00+99:99",
+                "the zone offset +99:99 does not exist (offsets run from -18:00 to +18:00, \
+                 minutes 00 to 59)",
+            ),
+            (
+                "2024-06-01T10:00:00+18:01",
+                "the zone offset +18:01 does not exist (offsets run from -18:00 to +18:00, \
+                 minutes 00 to 59)",
+            ),
+            (
+                "2024-06-01T10:00:00-0560",
+                "the zone offset -0560 does not exist (offsets run from -18:00 to +18:00, \
+                 minutes 00 to 59)",
+            ),
+            (
+                "2024-06-01T10:00:00+8",
+                "the zone offset \"+8\" is not ±HH:MM, ±HHMM or ±HH",
+            ),
+            (
+                "2024-06-01T10:00:00+08:0",
+                "the zone offset \"+08:0\" is not ±HH:MM, ±HHMM or ±HH",
+            ),
+            (
+                "2024-06-01T10:00:00+08:00junk",
+                "\"junk\" follows the zone offset",
+            ),
+            (
+                "2024-06-01T10:00:00Zjunk",
+                "\"junk\" follows the zone offset",
+            ),
+            (
+                "2024-06-01T10:00:00+08:00 x",
+                "\" x\" follows the zone offset",
+            ),
+            (
+                "2024-06-01T10:00:00+08:00[",
+                "\"[\" follows the zone offset",
+            ),
+            // A zone name alone would be read in the wrong zone.
+            (
+                "2024-06-01T10:00:00[Asia/Tokyo]",
+                "\"[Asia/Tokyo]\" follows the time",
+            ),
+            ("2024-06-01 10:00:00 junk", "\" junk\" follows the time"),
+        ] {
+            assert_eq!(
+                r.read(text).map_err(|e| e.to_string()),
+                Err(why.into()),
+                "{text}"
+            );
+        }
+        // The offsets clocks are set to, and RFC 9557's annotations after one.
+        for (text, expected) in [
+            ("2024-06-01T10:00:00+18:00", "2024-05-31T16:00:00Z"),
+            ("2024-06-01T10:00:00-18:00", "2024-06-02T04:00:00Z"),
+            ("2024-06-01T10:00:00+14:00", "2024-05-31T20:00:00Z"),
+            ("2024-06-01T10:00:00-12:00", "2024-06-01T22:00:00Z"),
+            ("2024-06-01T10:00:00+0530", "2024-06-01T04:30:00Z"),
+            ("2024-06-01T10:00:00+05", "2024-06-01T05:00:00Z"),
+            (
+                "2024-06-01T10:00:00.5+08:00[Asia/Shanghai]",
+                "2024-06-01T02:00:00.5Z",
+            ),
+            (
+                "2024-06-01T10:00:00Z[UTC][u-ca=iso8601]",
+                "2024-06-01T10:00:00Z",
+            ),
+        ] {
+            assert_eq!(r.read(text), Ok(utc(expected)), "{text}");
+        }
+        // The reader's caches of the last second and the last text refuse
+        // the same as a fresh reader.
+        let mut cached = TimeReader::new(TimeZone::UTC);
+        for text in [
+            "2024/06/01 00:00:00.177",
+            "2024/06/01 00:00:00.178+99:99",
+            "2024/06/01 00:00:00.177",
+            "2024/06/01 00:00:00.177junk",
+            "2026/02/28 00:00:00.100",
+            "2026/02/30 00:00:00.100",
+        ] {
+            let fresh = TimeReader::new(TimeZone::UTC).read(text);
+            assert_eq!(cached.read(text), fresh, "{text}");
+        }
+    }
+
+    #[test]
+    fn times_past_what_a_timestamp_holds_are_refused_without_overflow() {
+        let mut r = TimeReader::new(TimeZone::UTC);
+        assert!(matches!(
+            r.read("9999-12-31T23:59:59-18:00"),
+            Err(TimeError::OutOfRange(_))
+        ));
+        assert!(matches!(
+            r.read("9999-12-31 23:59:59.999"),
+            Err(TimeError::OutOfRange(_))
+        ));
+        assert!(r.read("9999-01-01 00:00:00").is_ok());
+        assert!(r.read("0000-01-01T00:00:00+18:00").is_ok());
+        // Epochs: 2⁶³−1 and 1e300 would saturate when cast and overflow
+        // after; they are refused, as are non-numbers.
+        for text in [
+            "9223372036854775807",
+            "9223372036854775807000",
+            "1e300",
+            "99999999999999999999.000000",
+        ] {
+            assert_eq!(read_epoch(text), Err(TimeError::OutOfRange(None)), "{text}");
+            assert_eq!(parse_epoch(text), None);
+        }
+        assert_eq!(
+            read_epoch("inf").map_err(|e| e.to_string()),
+            Err("\"inf\" is not seconds or milliseconds since 1970".into())
+        );
+        assert_eq!(read_epoch("-1").ok(), None);
+        assert_eq!(
+            read_epoch("253402207200000"),
+            Ok(253_402_207_200_000),
+            "the last storable hour"
+        );
+    }
+
+    #[test]
+    fn zone_offsets_given_by_the_user_are_checked_too() {
+        assert!(
+            zone_named("+99:99").unwrap_err().starts_with(
+                "\"+99:99\" is not a zone offset: the zone offset +99:99 does not exist"
+            )
+        );
+        assert!(
+            zone_named("+8")
+                .unwrap_err()
+                .contains("is not ±HH:MM, ±HHMM or ±HH")
+        );
+        assert!(
+            zone_named("+08:00junk")
+                .unwrap_err()
+                .contains("\"junk\" follows the zone offset")
+        );
+        let at: Timestamp = "2024-07-01T00:00:00Z".parse().unwrap();
+        assert_eq!(
+            zone_named("+14:00").unwrap().to_offset(at).seconds(),
+            14 * 3600
+        );
+        assert_eq!(
+            zone_named("-0930").unwrap().to_offset(at).seconds(),
+            -(9 * 3600 + 1800)
         );
     }
 

@@ -9,6 +9,7 @@ use jiff::Timestamp;
 
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::{LineReader, read_document};
+use super::super::timestamps::TimeError;
 use super::super::values::is_missing;
 use super::super::{Format, ParseContext};
 use super::split_cells;
@@ -136,11 +137,15 @@ impl Row {
         let Some((_, v)) = self.get(key) else {
             return Ok(None);
         };
-        let ms = ctx
-            .times
-            .parse(v)
-            .or_else(|| super::super::timestamps::parse_epoch(v))
-            .ok_or_else(|| self.error(key, format!("\"{v}\" is not a time for {key}")))?;
+        // A time in a shape the reader knows says what is wrong with it (a
+        // day February does not have, an offset no clock is set to); any
+        // other text may still be seconds since 1970.
+        let ms = match ctx.times.read(v) {
+            Ok(ms) => ms,
+            Err(TimeError::Shape) => super::super::timestamps::parse_epoch(v)
+                .ok_or_else(|| self.error(key, format!("\"{v}\" is not a time for {key}")))?,
+            Err(e) => return Err(self.error(key, format!("\"{v}\" is not a time for {key}: {e}"))),
+        };
         if ms < EARLIEST_MS {
             return Err(self.error(
                 key,

@@ -21,7 +21,7 @@ use std::io::BufRead;
 use super::super::ParseContext;
 use super::super::builder::{LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
-use super::super::timestamps::TimeReader;
+use super::super::timestamps::{TimeError, TimeReader};
 use super::split_cells;
 use crate::domain::BillingLine;
 use crate::domain::money::{self, Decimal};
@@ -228,9 +228,10 @@ impl Row<'_> {
         let Some((i, v)) = self.cell(m) else {
             return Ok(None);
         };
-        let ms = times
-            .parse(&time_text(v))
-            .ok_or_else(|| self.error(i, format!("\"{v}\" is not a time")))?;
+        let ms = times.read(&time_text(v)).map_err(|e| match e {
+            TimeError::Shape => self.error(i, format!("\"{v}\" is not a time")),
+            e => self.error(i, format!("\"{v}\" is not a time: {e}")),
+        })?;
         jiff::Timestamp::from_millisecond(ms)
             .map(Some)
             .map_err(|e| self.error(i, e.to_string()))
@@ -305,7 +306,7 @@ impl Row<'_> {
                     return Err(self.error(
                         ui,
                         format!(
-                            "a usage of {s} s is longer than a year: no line bills that much of one instance"
+                            "a usage of {s:.3e} s is longer than a year: no line bills that much of one instance"
                         ),
                     ));
                 }

@@ -51,6 +51,7 @@ pub(super) fn walk(v: &Value, category: Option<&str>, out: &mut Vec<DiagResult>)
                         gpu,
                         status,
                         message,
+                        unread: false,
                     });
                 }
                 return;

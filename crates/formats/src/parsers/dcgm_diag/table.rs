@@ -21,6 +21,12 @@
 //! DCGM 4.x names them as plugins ("memory") with a line per GPU
 //! ("GPU0: Fail") and messages as "Warning: GPU0". Messages are wrapped at
 //! the cell's width, mid-word, so their pieces are joined as they stand.
+//!
+//! A result cell that cannot be read is never dropped: it is kept as the
+//! test's result for every GPU — a failure or a warning when its status
+//! word says so ("Fail - GPU: 0 (ECC)", "FAIL"), `unknown` otherwise — with
+//! the line it stands on, so that the run's warnings name it and a failure
+//! still counts.
 
 use super::DiagResult;
 
@@ -29,6 +35,8 @@ pub(super) struct Table {
     pub results: Vec<DiagResult>,
     pub dcgm_version: Option<String>,
     pub driver_version: Option<String>,
+    /// What could not be read and is not a result either, by line.
+    pub warnings: Vec<String>,
 }
 
 /// What the left cell of a row says.
@@ -165,7 +173,21 @@ pub(super) fn read(text: &str) -> Table {
             attach(&mut table.results[first..], gpu, text.trim());
         }
     };
-    for line in text.lines() {
+    // A test whose own row gave no result (an empty cell): the line, so
+    // that a test left without any result is named.
+    let mut empty_row: Option<(String, usize)> = None;
+    let no_result = |table: &mut Table, first: usize, empty_row: &mut Option<(String, usize)>| {
+        if let Some((test, line)) = empty_row.take()
+            && table.results.len() == first
+        {
+            table.warnings.push(format!(
+                "line {line}: dcgmi diag: {test} has an empty result cell and no result \
+                 after it; it was left out"
+            ));
+        }
+    };
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
         let line = line.trim_end();
         let Some(body) = line.strip_prefix('|').or_else(|| line.strip_prefix('+')) else {
             continue;
@@ -186,10 +208,19 @@ pub(super) fn read(text: &str) -> Table {
         match left_cell(left) {
             Left::Section(name) => {
                 flush(&mut table, first_of_test, &mut message);
+                no_result(&mut table, first_of_test, &mut empty_row);
                 category = Some(name.to_string()).filter(|n| !n.is_empty());
                 test = None;
             }
-            Left::Label(label) if category.as_deref() == Some("Metadata") => {
+            // The border under the header ("+=====+=====+").
+            Left::Label(label) if label.bytes().all(|c| c == b'=') => {
+                flush(&mut table, first_of_test, &mut message);
+                no_result(&mut table, first_of_test, &mut empty_row);
+                test = None;
+            }
+            Left::Label(label)
+                if category.as_deref() == Some("Metadata") || is_metadata_label(label) =>
+            {
                 let value = right_text.trim().to_string();
                 match label {
                     "DCGM Version" => table.dcgm_version = Some(value),
@@ -197,14 +228,23 @@ pub(super) fn read(text: &str) -> Table {
                     _ => {}
                 }
             }
-            Left::Label("Diagnostic") => {}
+            // The header ("| Diagnostic | Result |"), not DCGM 3's
+            // Hardware test of the same name.
+            Left::Label("Diagnostic") if right_text.trim() == "Result" => {}
             Left::Label(label) => {
                 flush(&mut table, first_of_test, &mut message);
-                test = None;
-                if let Some((status, gpus)) = status_spec(right_text) {
-                    first_of_test = table.results.len();
-                    test = Some(label.to_string());
-                    push(&mut table, &category, label, &status, gpus);
+                no_result(&mut table, first_of_test, &mut empty_row);
+                // The test stands whatever its cell says, so that its
+                // messages and further rows are read with it.
+                first_of_test = table.results.len();
+                test = Some(label.to_string());
+                match status_spec(right_text) {
+                    Some((status, gpus)) => push(&mut table, &category, label, &status, gpus),
+                    // Its statuses may follow on rows of their own.
+                    None if right_text.trim().is_empty() => {
+                        empty_row = Some((label.to_string(), number));
+                    }
+                    None => unreadable(&mut table, &category, label, right_text, number),
                 }
             }
             Left::Message { gpu, error } => {
@@ -234,26 +274,110 @@ pub(super) fn read(text: &str) -> Table {
                     }
                     m.text.push_str(right_text);
                     m.cut = fills_cell;
-                } else if let (Some(name), Some((status, gpus))) =
-                    (test.clone(), status_spec(right_text))
-                {
+                } else if right_text.trim().is_empty() {
+                    // A blank row.
+                } else if let Some(name) = test.clone() {
+                    let Some((status, gpus)) = status_spec(right_text) else {
+                        unreadable(&mut table, &category, &name, right_text, number);
+                        continue;
+                    };
                     // More statuses of the same test, for other GPUs: they
-                    // replace the test's blanket result where one was given.
-                    let blanket = table.results[first_of_test..]
-                        .iter()
-                        .position(|r| r.gpu.is_none() && r.test == name);
+                    // replace the test's blanket result where one was given
+                    // — but a failure or warning only by rows that carry
+                    // it, and a result that could not be read never, so
+                    // that no trouble is replaced by a pass.
+                    let blanket = table.results[first_of_test..].iter().position(|r| {
+                        r.gpu.is_none()
+                            && r.test == name
+                            && !r.unread
+                            && (!trouble(r) || r.status == status)
+                    });
                     if let Some(at) = blanket
                         && gpus.iter().all(Option::is_some)
                     {
                         table.results.remove(first_of_test + at);
                     }
                     push(&mut table, &category, &name, &status, gpus);
+                } else if status_spec(right_text).is_some() || status_word(right_text).is_some() {
+                    table.warnings.push(format!(
+                        "line {number}: dcgmi diag: the result \"{}\" follows no test; it was \
+                         left out",
+                        crate::text::printable_excerpt(right_text.trim(), 60)
+                    ));
                 }
             }
         }
     }
     flush(&mut table, first_of_test, &mut message);
+    no_result(&mut table, first_of_test, &mut empty_row);
     table
+}
+
+/// The status of a result whose cell could not be read and names no
+/// failure or warning.
+const UNKNOWN: &str = "unknown";
+
+/// Rows of the Metadata stage that also appear without its separator (a
+/// paste of part of the table): "DCGM Version", "Driver Version Detected",
+/// "GPU Device IDs Detected".
+fn is_metadata_label(label: &str) -> bool {
+    label.ends_with(" Version") || label.ends_with(" Detected")
+}
+
+/// "Fail", "FAILED", "Warning": the status word a cell opens with, when it
+/// names trouble, whatever the case and whatever follows.
+fn status_word(cell: &str) -> Option<&'static str> {
+    let word = cell
+        .trim()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "fail" | "failed" | "failure" => Some("Fail"),
+        "warn" | "warning" => Some("Warn"),
+        _ => None,
+    }
+}
+
+/// A result cell that cannot be read ("Fail - GPU: 0 (ECC)", "FAIL - All",
+/// "Pass - GPUs: 1, x"): kept as the test's result for every GPU — the
+/// only result the data can hold without naming GPUs — with its status
+/// when the cell names a failure or warning, `unknown` otherwise; the
+/// message quotes the cell and names the line.
+fn unreadable(table: &mut Table, category: &Option<String>, test: &str, cell: &str, line: usize) {
+    let quoted = crate::text::printable_excerpt(cell.trim(), 60);
+    let (status, message) = match status_word(cell) {
+        Some(status) => (
+            status,
+            format!(
+                "line {line}: the result \"{quoted}\" cannot be read; kept as {} on every GPU",
+                if status == "Fail" {
+                    "a failure"
+                } else {
+                    "a warning"
+                }
+            ),
+        ),
+        None => (
+            UNKNOWN,
+            format!("line {line}: the result \"{quoted}\" cannot be read"),
+        ),
+    };
+    table.results.push(DiagResult {
+        category: category.clone(),
+        test: test.to_string(),
+        gpu: None,
+        status: status.to_string(),
+        message: Some(message),
+        unread: true,
+    });
+}
+
+/// A result other than a pass or a skip: a failure, a warning, one that
+/// could not be read.
+fn trouble(r: &DiagResult) -> bool {
+    !matches!(r.status.as_str(), "Pass" | "Skip")
 }
 
 /// A message being read, piece by piece.
@@ -278,6 +402,7 @@ fn push(
             gpu,
             status: status.to_string(),
             message: None,
+            unread: false,
         });
     }
 }
@@ -303,7 +428,6 @@ fn attach(results: &mut [DiagResult], gpu: Option<String>, text: &str) {
     if text.is_empty() {
         return;
     }
-    let trouble = |r: &DiagResult| !matches!(r.status.as_str(), "Pass" | "Skip");
     let target = results
         .iter()
         .position(|r| gpu.is_some() && r.gpu == gpu)
@@ -322,6 +446,30 @@ fn attach(results: &mut [DiagResult], gpu: Option<String>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_diagnostic_test_is_a_result_and_the_header_is_not() {
+        let t = read(
+            "| Diagnostic                | Result                                         |\n\
+             +===========================+================================================+\n\
+             +-----  Hardware  ----------+------------------------------------------------+\n\
+             | GPU Memory                | Pass - All                                     |\n\
+             | Diagnostic                | Fail - GPU: 1                                  |\n",
+        );
+        let kept: Vec<_> = t
+            .results
+            .iter()
+            .map(|r| (r.test.as_str(), r.gpu.as_deref(), r.status.as_str()))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("GPU Memory", None, "Pass"),
+                ("Diagnostic", Some("1"), "Fail")
+            ]
+        );
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    }
 
     #[test]
     fn status_specs_of_every_generation() {

@@ -71,42 +71,94 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// The entry a line holds, or `None` for a line in no kernel log shape
-/// (a journal marker, a continuation, noise).
+/// (a journal marker, a continuation, noise) or one whose time cannot be
+/// read (`parse` says why).
 pub(super) fn read(line: &str) -> Option<Entry<'_>> {
+    parse(line).ok().flatten()
+}
+
+/// The most seconds since boot a dmesg time is read as: a century. The
+/// kernel prints `[%5lu.%06lu]`; more than that is a corrupt line, and as
+/// milliseconds added to a boot time it could overflow.
+const MAX_UPTIME_S: f64 = 100.0 * 365.25 * 86_400.0;
+
+/// `read`, telling a line in no kernel log shape (`Ok(None)`) from one in
+/// a kernel log's shape whose time cannot be read (`Err`, why: a date that
+/// does not exist, an offset no clock has, `[1e300]`).
+pub(super) fn parse(line: &str) -> Result<Option<Entry<'_>>, String> {
     let line = line.trim_end();
     if line.starts_with('{') {
         return json_entry(line);
     }
     let line = strip_decorations(line);
     if let Some(rest) = line.strip_prefix('[') {
-        let (inside, message) = rest.split_once(']')?;
+        let Some((inside, message)) = rest.split_once(']') else {
+            return Ok(None);
+        };
         let message = message.strip_prefix(' ').unwrap_or(message);
-        if let Ok(secs) = inside.trim().parse::<f64>() {
-            if !secs.is_finite() || secs < 0.0 {
-                return None;
-            }
-            return Some(entry(When::Uptime(secs), Style::Dmesg, None, message));
-        }
-        let ms = civil_ms_of_ctime(inside.trim())?;
-        return Some(entry(
-            When::Wall { ms, local: true },
-            Style::DmesgReadable,
-            None,
-            message,
-        ));
+        let Some((when, style)) = bracketed_time(inside.trim())? else {
+            return Ok(None);
+        };
+        return Ok(Some(entry(when, style, None, message)));
     }
     if line.as_bytes().first().is_some_and(u8::is_ascii_digit) {
-        let (stamp, rest) = line.split_once(' ')?;
-        let ms = iso_ms(stamp)?;
+        let Some((stamp, rest)) = line.split_once(' ') else {
+            return Ok(None);
+        };
+        let Some(ms) = iso_ms(stamp)? else {
+            return Ok(None);
+        };
         let when = When::Wall {
             ms: ms.0,
             local: !ms.1,
         };
-        return Some(match syslog_tail(rest) {
+        return Ok(Some(match syslog_tail(rest) {
             Some((host, message)) => entry(when, Style::JournalIso, Some(host), message),
             None => entry(when, Style::DmesgIso, None, rest),
-        });
+        }));
     }
+    Ok(syslog_or_excerpt(line))
+}
+
+/// What `[…]` at the start of a line holds: dmesg's seconds since boot or
+/// `dmesg -T`'s date; `None` when it is neither (`[drm] …`).
+fn bracketed_time(inside: &str) -> Result<Option<(When, Style)>, String> {
+    let quoted = || crate::text::printable_excerpt(inside, 40);
+    if is_uptime(inside) {
+        // Digits and a point: a float, finite and not negative.
+        let secs: f64 = inside
+            .parse()
+            .map_err(|_| format!("[{}] is not seconds since boot", quoted()))?;
+        if secs > MAX_UPTIME_S {
+            return Err(format!(
+                "[{}] is not seconds since boot: more than a century (a corrupt line)",
+                quoted()
+            ));
+        }
+        return Ok(Some((When::Uptime(secs), Style::Dmesg)));
+    }
+    // A number in another spelling ("1e300", "-5", "inf"): not what the
+    // kernel prints, and not to be read as one.
+    if inside.parse::<f64>().is_ok() {
+        return Err(format!(
+            "[{}] is not seconds since boot as dmesg writes them (digits, a point, digits)",
+            quoted()
+        ));
+    }
+    Ok(civil_ms_of_ctime(inside)?.map(|ms| (When::Wall { ms, local: true }, Style::DmesgReadable)))
+}
+
+/// dmesg's seconds since boot: digits, then a point and digits.
+fn is_uptime(text: &str) -> bool {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    !whole.is_empty()
+        && whole.bytes().all(|c| c.is_ascii_digit())
+        && fraction.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// The shapes without a leading time of their own: a `grep` excerpt of the
+/// driver's words, or syslog's month and day.
+fn syslog_or_excerpt(line: &str) -> Option<Entry<'_>> {
     // "kernel: NVRM: …" / "NVRM: …": the driver's words without a time.
     let driver_words = line.strip_prefix("kernel: ").unwrap_or(line);
     if driver_words.starts_with("NVRM: ") || driver_words.starts_with("nvidia-nvswitch") {
@@ -171,7 +223,7 @@ fn strip_decorations(line: &str) -> &str {
 fn strip_uptime(message: &str) -> &str {
     if let Some(rest) = message.strip_prefix('[')
         && let Some((inside, after)) = rest.split_once(']')
-        && inside.trim().parse::<f64>().is_ok()
+        && is_uptime(inside.trim())
     {
         return after.trim_start();
     }
@@ -192,46 +244,49 @@ fn syslog_tail(rest: &str) -> Option<(&str, &str)> {
     (!host.is_empty() && tag_ok).then_some((host, message))
 }
 
-/// "Sat Jun  1 11:27:05 2024" → civil milliseconds (as if UTC).
-fn civil_ms_of_ctime(text: &str) -> Option<i64> {
+/// "Sat Jun  1 11:27:05 2024" → civil milliseconds (as if UTC); `None`
+/// when the text is not in that shape, an error when it is but names a
+/// time that does not exist ("Fri Feb 30 …").
+fn civil_ms_of_ctime(text: &str) -> Result<Option<i64>, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [_, month, day, time, year] = words.as_slice() else {
-        return None;
+        return Ok(None);
     };
-    let m = MONTHS.iter().position(|x| x == month)? as i64 + 1;
-    let d: i64 = day.parse().ok()?;
-    let y: i64 = year.parse().ok()?;
-    Some(civil_ms(y, m, d)? + time_of_day_ms(time)?)
+    let Some(m) = MONTHS.iter().position(|x| x == month) else {
+        return Ok(None);
+    };
+    // Read as the time reader every format shares reads it, so that the
+    // same dates are refused for the same reasons.
+    let iso = format!("{year:0>4}-{:02}-{day:0>2} {time}", m + 1);
+    match crate::timestamps::read_civil(&iso) {
+        Ok((ms, _)) => Ok(Some(ms)),
+        Err(e) => Err(format!(
+            "[{}] is not a time: {e}",
+            crate::text::printable_excerpt(text, 60)
+        )),
+    }
 }
 
 /// "2024-06-01T11:27:05,123456+00:00" → (milliseconds, whether the zone
-/// was given): UTC when it was, civil otherwise.
-fn iso_ms(stamp: &str) -> Option<(i64, bool)> {
+/// was given): UTC when it was, civil otherwise. `None` for text in
+/// another shape; an error for one in this shape that is no time (a date
+/// that does not exist, an offset no clock has, text after the offset).
+fn iso_ms(stamp: &str) -> Result<Option<(i64, bool)>, String> {
     let b = stamp.as_bytes();
     if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') {
-        return None;
+        return Ok(None);
     }
-    let y: i64 = stamp.get(0..4)?.parse().ok()?;
-    let m: i64 = stamp.get(5..7)?.parse().ok()?;
-    let d: i64 = stamp.get(8..10)?.parse().ok()?;
-    let rest = &stamp[11..];
-    let zone_at = rest.find(['+', '-', 'Z']).unwrap_or(rest.len());
-    let ms = civil_ms(y, m, d)? + time_of_day_ms(&rest[..zone_at].replace(',', "."))?;
-    let zone = &rest[zone_at..];
-    if zone.is_empty() {
-        return Some((ms, false));
-    }
-    if zone == "Z" {
-        return Some((ms, true));
-    }
-    let sign = if zone.starts_with('-') { -1 } else { 1 };
-    let digits: String = zone[1..].chars().filter(char::is_ascii_digit).collect();
-    if digits.len() != 4 {
-        return None;
-    }
-    let h: i64 = digits[..2].parse().ok()?;
-    let mi: i64 = digits[2..].parse().ok()?;
-    Some((ms - sign * (h * 60 + mi) * 60_000, true))
+    let (naive_ms, offset_ms) = crate::timestamps::read_civil(stamp).map_err(|e| {
+        format!(
+            "\"{}\" is not a time: {e}",
+            crate::text::printable_excerpt(stamp, 60)
+        )
+    })?;
+    Ok(Some(match offset_ms {
+        // Years 0000 to 9999 and offsets within ±18:00: no overflow.
+        Some(offset) => (naive_ms - offset, true),
+        None => (naive_ms, false),
+    }))
 }
 
 /// "11:27:05" or "11:27:05.123456" → milliseconds into the day.
@@ -264,11 +319,30 @@ pub(super) fn civil_ms(y: i64, m: i64, d: i64) -> Option<i64> {
 }
 
 /// `journalctl -o json`: one object per line; the message is a string, or
-/// an array of bytes when it was not valid UTF-8.
-fn json_entry(line: &str) -> Option<Entry<'static>> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let micros: i64 = v.get("__REALTIME_TIMESTAMP")?.as_str()?.parse().ok()?;
-    let message = match v.get("MESSAGE")? {
+/// an array of bytes when it was not valid UTF-8. An entry whose time is
+/// not microseconds since 1970 that a timestamp can hold is an error.
+fn json_entry(line: &str) -> Result<Option<Entry<'static>>, String> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return Ok(None);
+    };
+    let Some(stamp) = v.get("__REALTIME_TIMESTAMP") else {
+        return Ok(None);
+    };
+    let micros = stamp
+        .as_str()
+        .and_then(|s| s.parse::<i64>().ok())
+        .filter(|us| jiff::Timestamp::from_microsecond(*us).is_ok())
+        .ok_or_else(|| {
+            format!(
+                "__REALTIME_TIMESTAMP {} is not microseconds since 1970 within the years \
+                 -9999 to 9999",
+                crate::text::printable_excerpt(&stamp.to_string(), 40)
+            )
+        })?;
+    let Some(message) = v.get("MESSAGE") else {
+        return Ok(None);
+    };
+    let message = match message {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(bytes) => {
             let bytes: Vec<u8> = bytes
@@ -277,9 +351,9 @@ fn json_entry(line: &str) -> Option<Entry<'static>> {
                 .collect();
             String::from_utf8_lossy(&bytes).into_owned()
         }
-        _ => return None,
+        _ => return Ok(None),
     };
-    Some(Entry {
+    Ok(Some(Entry {
         when: When::Wall {
             ms: micros.div_euclid(1000),
             local: false,
@@ -287,7 +361,7 @@ fn json_entry(line: &str) -> Option<Entry<'static>> {
         style: Style::JournalJson,
         host: None,
         message: std::borrow::Cow::Owned(message),
-    })
+    }))
 }
 
 /// The host a JSON entry names (`_HOSTNAME`).
@@ -377,6 +451,41 @@ mod tests {
         );
         let e = read(r#"{"__REALTIME_TIMESTAMP":"1","MESSAGE":[78,86,82,77,255]}"#).unwrap();
         assert!(e.message.starts_with("NVRM"));
+    }
+
+    #[test]
+    fn a_kernel_shape_with_a_time_that_cannot_be_read_is_an_error_not_noise() {
+        for line in [
+            "[99999999999999999999.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=0",
+            "[1e300] NVRM: x",
+            "[-5] NVRM: x",
+            "[NaN] NVRM: x",
+            "[Mon Feb 30 10:00:00 2026] NVRM: x",
+            "[Mon Jun  1 25:00:00 2026] NVRM: x",
+            "2026-02-30T10:00:00,000000+00:00 NVRM: x",
+            "2026-06-01T10:00:00+99:99 node kernel: NVRM: x",
+            "2026-06-01T10:00:00+05:30junk NVRM: x",
+            r#"{"__REALTIME_TIMESTAMP":"9223372036854775807","MESSAGE":"NVRM: x"}"#,
+            r#"{"__REALTIME_TIMESTAMP":"soon","MESSAGE":"NVRM: x"}"#,
+        ] {
+            assert!(parse(line).is_err(), "{line}");
+            assert_eq!(read(line), None, "{line}");
+        }
+        // Not a kernel time at all: not an entry, and no error.
+        for line in [
+            "[drm] Initialized nvidia-drm 0.0.0",
+            "3b:00.0 VGA compatible",
+            "[] x",
+        ] {
+            assert_eq!(parse(line), Ok(None), "{line}");
+        }
+        // The largest uptime read: a century; the kernel's own stamps.
+        assert_eq!(
+            read("[3155760000.000000] x").map(|e| e.when),
+            Some(When::Uptime(3_155_760_000.0))
+        );
+        assert!(parse("[3155760000.000001] x").is_err());
+        assert_eq!(read("[   12] x").map(|e| e.when), Some(When::Uptime(12.0)));
     }
 
     #[test]

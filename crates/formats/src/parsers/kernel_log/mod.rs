@@ -21,6 +21,11 @@
 //! become lost GPUs, and a message the driver wrote over several lines
 //! (the open kernel module's "The NVIDIA GPU … / … has / fallen off the
 //! bus …") is read whole.
+//!
+//! Logs saved from a terminal are read as the terminal showed them: the
+//! escape sequences that coloured them (`dmesg | grep --color` in a
+//! `script` transcript) are taken out before anything is matched, and a
+//! carriage return alone ends a line as a line feed does.
 
 mod entry;
 mod messages;
@@ -34,18 +39,32 @@ pub(crate) use messages::pci_address;
 
 use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
-use super::super::lines::LineReader;
+use super::super::lines::{LineReader, LoneCrBreaks};
 use crate::accelerator::xid;
 use crate::domain::{Event, EventKind};
+use crate::transcript::strip_terminal_escapes;
 
 /// Whether a line is in one of the kernel log shapes (for detection).
+/// Detection splits lines at LF only, so a file whose lines end in CR
+/// alone reaches it as one line: it is a kernel log line when most of its
+/// CR-ended pieces are.
 pub(crate) fn is_kernel_line(line: &str) -> bool {
-    entry::read(line).is_some()
+    let line = strip_terminal_escapes(line);
+    if !line.trim_end().contains('\r') {
+        return entry::read(&line).is_some();
+    }
+    let (mut pieces, mut shaped) = (0, 0);
+    for piece in line.split('\r').filter(|p| !p.trim().is_empty()) {
+        pieces += 1;
+        shaped += usize::from(entry::read(piece).is_some());
+    }
+    shaped > 0 && shaped * 2 > pieces
 }
 
 /// Whether a line is the driver's (for detection: a syslog full of other
 /// daemons is a kernel log only if the driver speaks in it).
 pub(crate) fn mentions_driver(line: &str) -> bool {
+    let line = strip_terminal_escapes(line);
     line.contains("NVRM:") || line.contains("nvidia")
 }
 
@@ -93,10 +112,13 @@ struct Reading {
 }
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let mut lines = LineReader::new(input);
+    let mut lines = LineReader::new(LoneCrBreaks::new(input));
     let mut r = Reading::default();
     while let Some(line) = lines.next_line()? {
-        let text = line.text;
+        // `grep --color` cuts "NVRM: Xid" apart with escapes; matched as
+        // the terminal showed it.
+        let stripped = strip_terminal_escapes(line.text);
+        let text: &str = &stripped;
         if let Some(year) = journal_begins_year(text) {
             r.journal_year.get_or_insert(year);
             continue;
@@ -108,7 +130,20 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             }
             continue;
         }
-        let Some(entry) = entry::read(text) else {
+        let entry = match entry::parse(text) {
+            Ok(Some(entry)) => Some(entry),
+            // The driver's line in a kernel log's shape, with a time that
+            // cannot be read: a bad line (refused, or skipped with a warning
+            // under --skip-bad-lines), never an Xid silently lost.
+            Err(reason) if mentions_driver(text) => {
+                b.bad_line(&line, LineError::new(line.number, None, reason))?;
+                continue;
+            }
+            // Another daemon's line with a corrupt time says nothing of
+            // the GPUs; read as it was before, as noise.
+            Ok(None) | Err(_) => None,
+        };
+        let Some(entry) = entry else {
             if let Some(m) = crate::smi_messages::recognise(text) {
                 let bus = match &m.lost {
                     crate::smi_messages::LostGpus::Bus(bus) => pci_address(bus),
@@ -133,9 +168,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             r.first.get_or_insert(seen);
             r.last = Some(seen);
         }
-        if let (When::Uptime(uptime), Some(epoch_s)) = (seen.when, clock_set_to(&entry.message)) {
-            r.boot_at
-                .insert(seen.boot, epoch_s * 1000 - (uptime * 1000.0).round() as i64);
+        if let (When::Uptime(uptime), Some(epoch)) = (seen.when, clock_set_to(&entry.message)) {
+            match epoch.and_then(|epoch_s| boot_time_ms(epoch_s, uptime)) {
+                Ok(boot_ms) => {
+                    r.boot_at.insert(seen.boot, boot_ms);
+                }
+                Err(reason) => b.bad_line(&line, LineError::new(line.number, None, reason))?,
+            }
         }
         r.message(seen, &entry.message);
     }
@@ -258,11 +297,35 @@ fn journal_begins_year(line: &str) -> Option<i64> {
 }
 
 /// "rtc_cmos 00:04: setting system clock to 2024-06-01T10:00:00 UTC
-/// (1717236000)": the wall clock at that moment since boot.
-fn clock_set_to(message: &str) -> Option<i64> {
+/// (1717236000)": the wall clock at that moment since boot. An error when
+/// the line is the kernel's clock line but its seconds are no number.
+fn clock_set_to(message: &str) -> Option<Result<i64, String>> {
     let (_, rest) = message.split_once("setting system clock to ")?;
-    let inside = rest.rsplit_once('(')?.1.split_once(')')?.0;
-    inside.trim().parse().ok()
+    let inside = rest.rsplit_once('(')?.1.split_once(')')?.0.trim();
+    Some(inside.parse().map_err(|_| {
+        format!(
+            "the kernel's clock line gives ({}), which is not seconds since 1970",
+            crate::text::printable_excerpt(inside, 40)
+        )
+    }))
+}
+
+/// When the machine booted (UTC ms), from the wall clock the kernel set
+/// and the seconds since boot at which it did; refused when that is no
+/// time a timestamp can hold (an epoch of 2⁶³−1 would overflow).
+fn boot_time_ms(epoch_s: i64, uptime_s: f64) -> Result<i64, String> {
+    // The uptime is at most a century (entry::MAX_UPTIME_S): exact in ms.
+    let uptime_ms = (uptime_s * 1000.0).round() as i64;
+    epoch_s
+        .checked_mul(1000)
+        .and_then(|ms| ms.checked_sub(uptime_ms))
+        .filter(|ms| jiff::Timestamp::from_millisecond(*ms).is_ok())
+        .ok_or_else(|| {
+            format!(
+                "the kernel's clock line gives {epoch_s} s since 1970 at {uptime_s} s since \
+                 boot, which is no time a timestamp can hold (years -9999 to 9999)"
+            )
+        })
 }
 
 /// Turns the times lines gave into UTC milliseconds.
@@ -344,36 +407,62 @@ impl Clock {
         if seen.when == When::Untimed {
             return Ok(ctx.start.map(|t| t.as_millisecond()));
         }
+        let fail = |reason: String| LineError::new(seen.line, None, reason);
         let local = |ctx: &mut ParseContext, civil_ms: i64| {
             let text = jiff::Timestamp::from_millisecond(civil_ms)
-                .ok()
-                .map(|t| t.strftime("%Y-%m-%d %H:%M:%S%.3f").to_string())?;
-            ctx.times.parse(&text)
+                .map_err(|_| fail(format!("the line's time ({civil_ms} ms) is out of range")))?
+                .strftime("%Y-%m-%d %H:%M:%S%.3f")
+                .to_string();
+            ctx.times
+                .read(&text)
+                .map_err(|e| fail(format!("the line's time {text} cannot be placed: {e}")))
         };
         let ms = match seen.when {
-            When::Uptime(secs) => self
-                .boot_at
-                .get(&seen.boot)
-                .map(|boot| boot + (secs * 1000.0).round() as i64),
-            When::Wall { ms, local: false } => Some(ms),
-            When::Wall { ms, local: true } => local(ctx, ms),
+            When::Uptime(secs) => {
+                let boot = self
+                    .boot_at
+                    .get(&seen.boot)
+                    .ok_or_else(|| fail("the line's time cannot be placed".into()))?;
+                // At most a century since boot (entry::MAX_UPTIME_S), added
+                // checked: the boot time came from the log too.
+                boot.checked_add((secs * 1000.0).round() as i64)
+                    .ok_or_else(|| fail(format!("{secs} s after boot is out of range")))?
+            }
+            When::Wall { ms, local: false } => ms,
+            When::Wall { ms, local: true } => local(ctx, ms)?,
             When::NoYear {
                 month,
                 day,
                 ms_of_day,
-            } => self.year.and_then(|(year, from_end)| {
+            } => {
+                let (year, from_end) = self
+                    .year
+                    .ok_or_else(|| fail("the line's time cannot be placed".into()))?;
                 let year = if from_end {
                     year - (self.total_new_years - seen.new_years)
                 } else {
                     year + seen.new_years
                 };
-                let midnight = entry::civil_ms(year, i64::from(month), i64::from(day))?;
-                local(ctx, midnight + ms_of_day)
-            }),
-            When::Untimed => None,
+                let midnight =
+                    entry::civil_ms(year, i64::from(month), i64::from(day)).ok_or_else(|| {
+                        fail(format!(
+                            "the line's date {year:04}-{month:02}-{day:02} does not exist (the \
+                             year is {year}, as the log's start or --start gives it)"
+                        ))
+                    })?;
+                local(ctx, midnight + ms_of_day)?
+            }
+            When::Untimed => return Ok(None),
         };
-        ms.map(Some)
-            .ok_or_else(|| LineError::new(seen.line, None, "the line's time cannot be placed"))
+        // Every time becomes an instant: one a timestamp cannot hold is
+        // refused here, before it is compared or subtracted.
+        jiff::Timestamp::from_millisecond(ms)
+            .map(|_| Some(ms))
+            .map_err(|_| {
+                fail(format!(
+                    "the line's time ({ms} ms since 1970) is out of range"
+                ))
+            })
     }
 }
 
@@ -612,7 +701,7 @@ fn near(seen: &[(Option<u32>, Option<i64>)], gpu: Option<u32>, t_ms: Option<i64>
     seen.iter().any(|(g, t)| {
         *g == gpu
             && match (t, t_ms) {
-                (Some(a), Some(b)) => (a - b).abs() <= SAME_INCIDENT_MS,
+                (Some(a), Some(b)) => a.abs_diff(b) <= SAME_INCIDENT_MS.unsigned_abs(),
                 (None, None) => true,
                 _ => false,
             }
@@ -627,4 +716,246 @@ fn detail(meaning: &str, driver_said: &str) -> String {
     }
     let said = crate::text::printable_excerpt(driver_said, 160);
     format!("{meaning} — driver: {said}")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::io::Read;
+
+    use super::*;
+    use crate::Format;
+    use crate::blocks::testing::with_builder;
+
+    const COLOUR: &[u8] =
+        include_bytes!("../../../../../tests/fixtures/hostile/dmesg-color-transcript.log");
+    const CR_ONLY: &[u8] =
+        include_bytes!("../../../../../tests/fixtures/hostile/dmesg-cr-only.log");
+    const HUGE_STAMP: &[u8] =
+        include_bytes!("../../../../../tests/fixtures/hostile/dmesg-huge-stamp.log");
+
+    /// The boot time the fixtures' clock line gives: 2026-03-02T08:00:03Z
+    /// at 1.734512 s since boot.
+    const BOOT_MS: i64 = 1_772_438_403_000 - 1_735;
+
+    /// A file's text as an import reads it (a `script` transcript's
+    /// banners taken off).
+    fn decoded(bytes: &[u8]) -> Vec<u8> {
+        let (mut reader, _) = crate::decode::decode(bytes).unwrap();
+        let mut text = Vec::new();
+        reader.read_to_end(&mut text).unwrap();
+        text
+    }
+
+    /// Xid events as (GPU, code, UTC ms), and the run's warnings; or the
+    /// error, as `line N: reason`.
+    type Xids = Vec<(Option<u32>, i64, i64)>;
+
+    fn read(
+        bytes: &[u8],
+        skip_bad_lines: bool,
+        start: Option<&str>,
+    ) -> Result<(Xids, Vec<String>), String> {
+        let text = decoded(bytes);
+        with_builder(skip_bad_lines, |ctx, mut b| {
+            ctx.start = start.map(|s| s.parse().unwrap());
+            let outcome = parse(&text[..], ctx, &mut b);
+            let built = b.finish();
+            match outcome {
+                Ok(()) => Ok((
+                    built
+                        .events
+                        .iter()
+                        .filter(|e| e.kind == EventKind::Xid)
+                        .map(|e| (e.gpu, e.code.unwrap(), e.at.as_millisecond()))
+                        .collect(),
+                    built.warnings,
+                )),
+                Err(ParseFailure::Line(e)) => Err(format!("line {}: {}", e.line, e.reason)),
+                Err(e) => Err(format!("{e:?}")),
+            }
+        })
+        .0
+    }
+
+    #[test]
+    fn a_coloured_grep_in_a_script_transcript_keeps_every_xid() {
+        assert_eq!(crate::detect(&decoded(COLOUR)), Ok(Format::KernelLog));
+        let (xids, _) = read(COLOUR, false, None).unwrap();
+        assert_eq!(
+            xids,
+            vec![
+                (Some(0), 48, BOOT_MS + 123_457),
+                (Some(1), 79, BOOT_MS + 5_021_338)
+            ]
+        );
+        // `grep --color NVRM` cuts "NVRM:" itself apart; the driver is
+        // still recognised, by the detector too.
+        let nvrm = "\x1b[01;31m\x1b[KNVRM\x1b[m\x1b[K: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n\
+                    \x1b[01;31m\x1b[KNVRM\x1b[m\x1b[K: Xid (PCI:0000:3b:00): 45, pid=77, Preemptive cleanup.\n";
+        assert_eq!(crate::detect(nvrm.as_bytes()), Ok(Format::KernelLog));
+        let (xids, _) = read(nvrm.as_bytes(), false, Some("2026-03-02T08:00:00Z")).unwrap();
+        assert_eq!(xids.iter().map(|x| x.1).collect::<Vec<_>>(), vec![79, 45]);
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines_and_every_xid_is_kept() {
+        assert_eq!(crate::detect(CR_ONLY), Ok(Format::KernelLog));
+        let (xids, _) = read(CR_ONLY, false, None).unwrap();
+        assert_eq!(
+            xids,
+            vec![
+                (Some(0), 48, BOOT_MS + 123_457),
+                (Some(0), 63, BOOT_MS + 124_001),
+                (Some(1), 79, BOOT_MS + 5_021_338)
+            ]
+        );
+        // The same lines ended CRLF, or LF: the same events.
+        let text = std::str::from_utf8(CR_ONLY).unwrap();
+        for ending in ["\r\n", "\n"] {
+            let other = text.replace('\r', ending);
+            assert_eq!(read(other.as_bytes(), false, None).unwrap().0, xids);
+        }
+        // A terminal that ended lines with CR: the prompt first is not
+        // taken for the whole file.
+        let pasted = format!("root@gpu-node-07:~# dmesg\r{text}");
+        assert_eq!(crate::detect(pasted.as_bytes()), Ok(Format::KernelLog));
+        assert_eq!(read(pasted.as_bytes(), false, None).unwrap().0, xids);
+    }
+
+    #[test]
+    fn a_huge_dmesg_stamp_is_a_bad_line_not_an_overflow() {
+        assert_eq!(
+            read(HUGE_STAMP, false, None),
+            Err(
+                "line 4: [99999999999999999999.000000] is not seconds since boot: more than a \
+                 century (a corrupt line)"
+                    .into()
+            )
+        );
+        let (xids, warnings) = read(HUGE_STAMP, true, None).unwrap();
+        assert_eq!(
+            xids.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(Some(0), 48), (Some(0), 63)]
+        );
+        assert!(
+            warnings.iter().any(|w| w
+                .starts_with("line 4: [99999999999999999999.000000] is not seconds")
+                && w.ends_with("(skipped)")),
+            "{warnings:?}"
+        );
+    }
+
+    const CLOCK: &str = "[    1.734512] rtc_cmos 00:04: setting system clock to 2026-03-02T08:00:03 UTC (1772438403)\n";
+    const XID_79: &str = "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.";
+    const XID_48: &str = "NVRM: Xid (PCI:0000:18:00): 48, pid=1234, name=python, An uncorrectable \
+                          double bit error (DBE) has been detected on GPU in the framebuffer at \
+                          partition 0, subpartition 0.";
+
+    #[test]
+    fn numbers_no_clock_can_hold_are_refused_with_their_line() {
+        for (log, error) in [
+            // A float in another spelling, as large as floats go.
+            (
+                format!("{CLOCK}[1e300] {XID_79}\n"),
+                "line 2: [1e300] is not seconds since boot as dmesg writes them (digits, a \
+                 point, digits)",
+            ),
+            (
+                format!("{CLOCK}[inf] {XID_79}\n"),
+                "line 2: [inf] is not seconds since boot as dmesg writes them (digits, a point, \
+                 digits)",
+            ),
+            // The kernel's clock at 2⁶³−1 seconds: × 1000 would overflow.
+            (
+                format!(
+                    "[    1.734512] rtc_cmos 00:04: setting system clock to 2026-03-02T08:00:03 \
+                     UTC (9223372036854775807)\n[  123.456789] {XID_79}\n"
+                ),
+                "line 1: the kernel's clock line gives 9223372036854775807 s since 1970 at \
+                 1.734512 s since boot, which is no time a timestamp can hold (years -9999 to \
+                 9999)",
+            ),
+            (
+                format!(
+                    "[    1.734512] rtc_cmos 00:04: setting system clock to 2026-03-02T08:00:03 \
+                     UTC (99999999999999999999)\n[  123.456789] {XID_79}\n"
+                ),
+                "line 1: the kernel's clock line gives (99999999999999999999), which is not \
+                 seconds since 1970",
+            ),
+            // The journal's microseconds at 2⁶³−1.
+            (
+                format!(
+                    "{{\"__REALTIME_TIMESTAMP\":\"9223372036854775807\",\"MESSAGE\":\"{XID_79}\"}}\n"
+                ),
+                "line 1: __REALTIME_TIMESTAMP \"9223372036854775807\" is not microseconds since \
+                 1970 within the years -9999 to 9999",
+            ),
+        ] {
+            assert_eq!(
+                read(log.as_bytes(), false, None),
+                Err(error.into()),
+                "{log}"
+            );
+        }
+        // Another daemon's line with a corrupt time is noise, as before.
+        let log =
+            format!("{CLOCK}[1e300] usb 1-1: new high-speed USB device\n[  123.456789] {XID_79}\n");
+        let (xids, _) = read(log.as_bytes(), false, None).unwrap();
+        assert_eq!(xids, vec![(Some(0), 79, BOOT_MS + 123_457)]);
+    }
+
+    #[test]
+    fn times_that_do_not_exist_are_bad_lines_not_dropped_or_rolled_over() {
+        // `dmesg --time-format iso`, its fraction after a comma.
+        let good = format!("2026-03-01T10:00:00,000000+00:00 {XID_48}\n");
+        for (bad, error) in [
+            (
+                format!("2026-02-30T10:00:00,000000+00:00 {XID_79}\n"),
+                "line 2: \"2026-02-30T10:00:00,000000+00:00\" is not a time: 2026-02-30 does \
+                 not exist: February 2026 has 28 days",
+            ),
+            (
+                format!("2026-03-01T10:00:00,000000+99:99 {XID_79}\n"),
+                "line 2: \"2026-03-01T10:00:00,000000+99:99\" is not a time: the zone offset \
+                 +99:99 does not exist (offsets run from -18:00 to +18:00, minutes 00 to 59)",
+            ),
+            (
+                format!("2026-03-01T10:00:00,000000+05:30junk {XID_79}\n"),
+                "line 2: \"2026-03-01T10:00:00,000000+05:30junk\" is not a time: \"junk\" \
+                 follows the zone offset",
+            ),
+            (
+                format!("[Mon Feb 30 10:00:00 2026] {XID_79}\n"),
+                "line 2: [Mon Feb 30 10:00:00 2026] is not a time: 2026-02-30 does not exist: \
+                 February 2026 has 28 days",
+            ),
+        ] {
+            let log = format!("{good}{bad}");
+            assert_eq!(
+                read(log.as_bytes(), false, None),
+                Err(error.into()),
+                "{log}"
+            );
+            // Skipped on request, with the reason; the good line is kept.
+            let (xids, warnings) = read(log.as_bytes(), true, None).unwrap();
+            assert_eq!(xids.iter().map(|x| x.1).collect::<Vec<_>>(), vec![48]);
+            assert!(
+                warnings.iter().any(|w| w.ends_with("(skipped)")),
+                "{warnings:?}"
+            );
+        }
+        // Syslog's day without a year is checked once the year is known.
+        let log = format!("Feb 30 10:00:00 gpu-node-7 kernel: {XID_79}\n");
+        assert_eq!(
+            read(log.as_bytes(), false, Some("2026-01-01T00:00:00Z")),
+            Err(
+                "line 1: the line's date 2026-02-30 does not exist (the year is 2026, as the \
+                 log's start or --start gives it)"
+                    .into()
+            )
+        );
+    }
 }
