@@ -69,10 +69,18 @@ fn a_usage_longer_than_its_period_is_refused() {
 fn cells_that_would_split_a_sheet_or_steer_a_terminal_are_refused() {
     let ws = lab();
     let file = hostile("bill-escape-in-cell.csv");
-    refused(&ws, &file, "must not contain control characters (found U+001B)");
+    refused(
+        &ws,
+        &file,
+        "must not contain control characters (found U+001B)",
+    );
     // A CR inside a quoted cell: the row is refused, never stored to reach
     // the dispute sheet as a row break followed by a live formula.
-    refused(&ws, &hostile("bill-cr-formula.csv"), "bill-cr-formula.csv:2");
+    refused(
+        &ws,
+        &hostile("bill-cr-formula.csv"),
+        "bill-cr-formula.csv:2",
+    );
 }
 
 #[test]
@@ -114,7 +122,8 @@ fn a_bill_imported_twice_in_other_bytes_is_not_counted_twice() {
     let ws = lab();
     let utf8 = fixture("../bills/alibaba-instance-bill.csv");
     ws.ok(&["import", "--platform", "Lab", &utf8]);
-    let lines = |ws: &Workspace| ws.json(&["bill", "--disputes"])[0]["reconciliation"]["lines"].clone();
+    let lines =
+        |ws: &Workspace| ws.json(&["bill", "--disputes"])[0]["reconciliation"]["lines"].clone();
     assert_eq!(lines(&ws), 3);
     refused(
         &ws,
@@ -152,4 +161,158 @@ fn a_bill_imported_twice_in_other_bytes_is_not_counted_twice() {
         "{out}"
     );
     assert_eq!(lines(&ws), 6);
+}
+
+/// The Xid events of run `id`, as (code, GPU).
+fn xids(ws: &Workspace, id: &str) -> Vec<(i64, i64)> {
+    ws.json(&["runs", "show", id])["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| Some((e["code"].as_i64()?, e["gpu"].as_i64()?)))
+        .collect()
+}
+
+#[test]
+fn kernel_transcripts_are_read_whole() {
+    // `dmesg | grep --color` in a `script` transcript: the coloured Xid 79
+    // is there.
+    let ws = lab();
+    ws.ok(&[
+        "import",
+        "--platform",
+        "Lab",
+        &hostile("dmesg-color-transcript.log"),
+    ]);
+    let found = xids(&ws, "1");
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().any(|(code, _)| *code == 79), "{found:?}");
+    // Lines ended by CR alone: three Xids on two GPUs, not one event.
+    let ws = lab();
+    ws.ok(&["import", "--platform", "Lab", &hostile("dmesg-cr-only.log")]);
+    let found = xids(&ws, "1");
+    assert_eq!(found.len(), 3, "{found:?}");
+    let gpus: std::collections::BTreeSet<i64> = found.iter().map(|(_, g)| *g).collect();
+    assert_eq!(gpus.len(), 2, "{found:?}");
+}
+
+#[test]
+fn a_stamp_no_clock_holds_is_a_bad_line_not_an_overflow() {
+    let ws = lab();
+    refused(
+        &ws,
+        &hostile("dmesg-huge-stamp.log"),
+        "dmesg-huge-stamp.log:4: [99999999999999999999.000000] is not seconds since boot",
+    );
+    let out = ws.ok(&[
+        "import",
+        "--platform",
+        "Lab",
+        "--skip-bad-lines",
+        &hostile("dmesg-huge-stamp.log"),
+    ]);
+    assert!(out.contains("1 line(s) skipped"), "{out}");
+    assert_eq!(xids(&ws, "1").len(), 2);
+}
+
+#[test]
+fn a_dcgmi_result_that_cannot_be_read_is_a_warning_never_silence() {
+    let ws = lab();
+    let out = ws.ok(&[
+        "import",
+        "--platform",
+        "Lab",
+        &hostile("dcgmi-unreadable-fail.txt"),
+    ]);
+    for said in [
+        "line 15: the result \"Fail - GPU: 0 (ECC)\" cannot be read; kept as a failure on every GPU",
+        "line 20: the result \"FAIL - All\" cannot be read",
+        "line 21: the result \"Pass - GPUs: 0, 1, 2, x\" cannot be read",
+    ] {
+        assert!(out.contains(said), "{said}: {out}");
+    }
+}
+
+/// Dates that do not exist and offsets no clock has, in the reader every
+/// format shares: refused with line, column and why.
+#[test]
+fn times_that_are_not_times_are_refused_with_why() {
+    let ws = lab();
+    let file = ws.dir.path().join("times.csv");
+    for (start, why) in [
+        (
+            "2026-02-30 16:00:00",
+            "2026-02-30 does not exist: February 2026 has 28 days",
+        ),
+        (
+            "2026-11-20T16:00:00+99:99",
+            "the zone offset +99:99 does not exist",
+        ),
+        (
+            "2026-11-20T16:00:00+08:00junk",
+            "\"junk\" follows the zone offset",
+        ),
+    ] {
+        std::fs::write(
+            &file,
+            format!(
+                "line_id,instance,start,end,billed_seconds,amount,currency,unit_price\n\
+                 L-1,i-1,{start},2026-11-20T17:00:00+08:00,3600,1,CNY,1\n"
+            ),
+        )
+        .unwrap();
+        refused(
+            &ws,
+            file.to_str().unwrap(),
+            &format!("times.csv:2:3: \"{start}\" is not a time for start: {why}"),
+        );
+    }
+    // A usage of 10^300 hours with no end: refused, not an overflow.
+    let usage = ws.dir.path().join("usage.csv");
+    std::fs::write(
+        &usage,
+        "交易ID,资源ID,实例名称,使用开始时间,使用量,使用量单位,总费用\ntx-1,i-1,n1,2026-11-20 16:00:00,1e300,小时,1.00\n",
+    )
+    .unwrap();
+    refused(
+        &ws,
+        usage.to_str().unwrap(),
+        "usage.csv:2:5: 使用量: a usage of 3.600e303 s is longer than a year",
+    );
+}
+
+/// A bill longer than a sheet shows: the CSV has every row, written as
+/// found; JSON, the table and the report keep the rows with the most in
+/// question and count the rest.
+#[test]
+fn a_long_bill_is_written_whole_and_summarised_where_it_is_read() {
+    let ws = lab();
+    let bill = ws.dir.path().join("long.csv");
+    let mut text =
+        String::from("line_id,instance,start,end,billed_seconds,amount,currency,unit_price\n");
+    for i in 0..1200 {
+        text.push_str(&format!(
+            "L-{i},i-{i},2026-11-20T{:02}:00:00Z,2026-11-20T{:02}:00:00Z,3600,1.00,CNY,1.00\n",
+            i % 23,
+            i % 23 + 1
+        ));
+    }
+    std::fs::write(&bill, text).unwrap();
+    ws.ok(&["import", "--platform", "Lab", bill.to_str().unwrap()]);
+    let sheet = ws.dir.path().join("sheet.csv");
+    let out = ws.ok(&["bill", "--disputes", "-o", sheet.to_str().unwrap()]);
+    assert!(
+        out.contains("200 more row(s) not shown (1200 in all: 1200 unmatched)"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&sheet).unwrap().lines().count(),
+        1201
+    );
+    let r = &ws.json(&["bill", "--disputes"])[0]["reconciliation"];
+    assert_eq!(r["disputes"].as_array().unwrap().len(), 1000);
+    assert_eq!(
+        (r["unlisted"].as_u64(), r["lines"].as_u64()),
+        (Some(200), Some(1200))
+    );
 }

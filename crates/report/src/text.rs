@@ -85,6 +85,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "{}: {} bill line(s), {} of {} billed seconds in question ({})",
         "{}：{} 条账单明细，{} 秒存疑（共计费 {} 秒；{}）",
     ),
+    (
+        "disputes_more",
+        "{} more row(s) of {} are not shown here (those with the most in question are); `breakpoint bill --disputes -o sheet.csv` writes every one.",
+        "另有 {} 行未在此列出（共 {} 行；此处列出存疑金额最大的行）；`breakpoint bill --disputes -o sheet.csv` 写出全部各行。",
+    ),
     ("dispute_finding", "Finding", "发现"),
     ("dispute_line", "Line · instance", "明细 · 实例"),
     ("dispute_billed", "Billed", "计费"),

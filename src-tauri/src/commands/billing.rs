@@ -64,6 +64,7 @@ pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeS
                     .iter()
                     .map(|(c, (billed, question))| format!("{question} of {billed} {c}"))
                     .collect(),
+                unlisted: u32::try_from(r.unlisted).unwrap_or(u32::MAX),
                 rows: r
                     .disputes
                     .into_iter()

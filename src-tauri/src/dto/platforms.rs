@@ -55,7 +55,10 @@ view! {
         pub seconds_in_question: f64,
         /// "33.03 of 163.58 CNY" per currency.
         pub amounts: Vec<String>,
+        /// The rows with the most in question (at most a thousand).
         pub rows: Vec<DisputeRow>,
+        /// Rows of the sheet not in `rows`; `bill --disputes -o` writes them all.
+        pub unlisted: u32,
     }
 
     pub struct DisputeRow {

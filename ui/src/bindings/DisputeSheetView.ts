@@ -8,4 +8,12 @@ export type DisputeSheetView = { platform: string, lines: number, billed_seconds
 /**
  * "33.03 of 163.58 CNY" per currency.
  */
-amounts: Array<string>, rows: Array<DisputeRow>, };
+amounts: Array<string>, 
+/**
+ * The rows with the most in question (at most a thousand).
+ */
+rows: Array<DisputeRow>, 
+/**
+ * Rows of the sheet not in `rows`; `bill --disputes -o` writes them all.
+ */
+unlisted: number, };

@@ -55,5 +55,6 @@ function disputeSheet(s: DisputeSheetView): HTMLElement {
         h("td", {}, d.line_id ? `${d.line_id} · ${d.instance}` : d.instance),
         h("td", { class: "num" }, d.amount === null ? "–" : `${d.billed_seconds.toFixed(0)} s · ${d.amount} ${d.currency ?? ""}`),
         h("td", { class: "num strong" }, `${d.seconds_in_question.toFixed(0)} s · ${d.amount_in_question} ${d.currency ?? ""}`),
-        h("td", {}, d.evidence))))));
+        h("td", {}, d.evidence))))),
+    s.unlisted > 0 ? h("p", { class: "hint" }, tf("disputesUnlisted", { count: s.unlisted })) : null);
 }

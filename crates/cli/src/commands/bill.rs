@@ -1,5 +1,7 @@
 //! `breakpoint bill`: the bill of one workload on every platform.
 
+use std::io::Write;
+
 use breakpoint_core::usecases::disputes;
 use breakpoint_core::usecases::pricing::{self, WorkloadSource};
 
@@ -104,10 +106,39 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
         .as_deref()
         .map(|path| ctx.destination(path, args.force))
         .transpose()?;
-    let sheets = disputes::sheet(&ctx.store, args.platform.as_deref())?;
-    if let Some(destination) = destination {
-        destination.write(disputes::csv(&sheets).as_bytes())?;
-    }
+    let platform = args.platform.as_deref();
+    let sheets = match destination {
+        // Every row goes to the file as it is found: a bill of a million
+        // lines is written without holding its sheet.
+        Some(destination) => {
+            let mut made = None;
+            let written = destination.write_with(|file| {
+                let mut out = std::io::BufWriter::new(file);
+                match disputes::write_csv(&ctx.store, platform, &mut out) {
+                    Ok(sheets) => {
+                        made = Some(Ok(sheets));
+                        out.flush()
+                    }
+                    Err(e) => {
+                        made = Some(Err(e));
+                        Err(std::io::Error::other("the sheet could not be made"))
+                    }
+                }
+            });
+            match made {
+                Some(Err(e)) => return Err(e.into()),
+                Some(Ok(sheets)) => {
+                    written?;
+                    sheets
+                }
+                None => {
+                    written?;
+                    Vec::new()
+                }
+            }
+        }
+        None => disputes::sheet(&ctx.store, platform)?,
+    };
     if ctx.json {
         return Ok(output::print_json(&sheets)?);
     }
@@ -159,6 +190,15 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
             ]);
         }
         text.push_str(&format!("{t}\n"));
+        if r.unlisted > 0 {
+            let rows: Vec<String> = r.rows.iter().map(|(f, n)| format!("{n} {f}")).collect();
+            text.push_str(&format!(
+                "{} more row(s) not shown ({} in all: {}); those with the most in question are above — `-o sheet.csv` writes every one\n",
+                r.unlisted,
+                r.rows.values().sum::<usize>(),
+                rows.join(", ")
+            ));
+        }
     }
     if let Some(path) = &args.output {
         text.push_str(&format!("wrote {}\n", path.display()));

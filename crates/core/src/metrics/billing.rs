@@ -296,9 +296,10 @@ fn measured_unit(store: &Store, runs: &[Run]) -> Result<Option<MeasuredUnit>> {
     }
     let mut found: Vec<(u32, String, i64)> = Vec::new();
     for run in runs {
-        for line in store.billing_lines(run.id)? {
+        // One line at a time: a bill may hold a million.
+        store.visit_billing_lines(run.id, |line| {
             let Some((start, end, job_run)) = jobs.get(&line.instance) else {
-                continue;
+                return Ok(());
             };
             let wall = (end - start) as f64 / 1000.0;
             if let Some(unit) = unit_for(wall, line.billed_seconds) {
@@ -311,7 +312,8 @@ fn measured_unit(store: &Store, runs: &[Run]) -> Result<Option<MeasuredUnit>> {
                     *job_run,
                 ));
             }
-        }
+            Ok(())
+        })?;
     }
     // The largest unit seen wins: a platform rounds at least that much.
     let Some(max) = found.iter().map(|f| f.0).max() else {
@@ -342,9 +344,9 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     let mut sources = Vec::new();
     let mut details = Vec::new();
     for run in runs {
-        for line in store.billing_lines(run.id)? {
+        store.visit_billing_lines(run.id, |line| {
             let Some(billed) = line.compute_seconds else {
-                continue;
+                return Ok(());
             };
             let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
             let mut measured: Option<f64> = None;
@@ -377,7 +379,8 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
                     line.instance
                 ));
             }
-        }
+            Ok(())
+        })?;
     }
     if let Some(e) = median(&mut errors) {
         out.push(PlatformValue {

@@ -16,8 +16,15 @@
 //! Lines no evidence matches and evidence no line bills are listed, priced
 //! at nothing: they are questions, not claims. The amount in question is the
 //! line's amount × seconds in question ÷ seconds billed, to the cent.
+//!
+//! Bills are read a line at a time: a million lines take the memory of a
+//! few. Every row of the sheet goes to the caller as it is found (the CSV
+//! is written that way); the reconciliation keeps [`LISTED`] of them for
+//! screens and reports — the most money in question first — and counts the
+//! rest.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -97,9 +104,105 @@ pub struct Reconciliation {
     pub seconds_in_question: f64,
     /// Per currency: amount billed, amount in question.
     pub amounts: BTreeMap<String, (Decimal, Decimal)>,
+    /// The rows kept for reading (at most [`LISTED`]), in line order.
     pub disputes: Vec<Dispute>,
+    /// Rows of the sheet found but not kept in `disputes`: the CSV
+    /// (`bill --disputes -o`) has every one.
+    pub unlisted: usize,
+    /// Every row of the sheet by finding (`idle`, `unmatched`, …), listed or
+    /// not.
+    pub rows: BTreeMap<String, usize>,
     /// The runs holding the bill lines.
     pub bill_runs: Vec<i64>,
+}
+
+/// How many rows of the sheet a reconciliation keeps for screens, the
+/// report and JSON.
+pub const LISTED: usize = 1000;
+
+/// The rows kept: all while there are fewer than the limit, then those
+/// with the most money (then seconds) in question, earlier rows first.
+struct Listing {
+    kept: BinaryHeap<Reverse<Ranked>>,
+    next: u64,
+    limit: usize,
+    unlisted: usize,
+}
+
+/// A row by what it questions; the order of the heap.
+struct Ranked {
+    amount: Decimal,
+    seconds: f64,
+    seq: u64,
+    dispute: Dispute,
+}
+
+impl Ranked {
+    fn key(&self) -> (Decimal, f64, Reverse<u64>) {
+        (self.amount, self.seconds, Reverse(self.seq))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let (a, b) = (self.key(), other.key());
+        a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2))
+    }
+}
+
+impl Listing {
+    fn new(limit: usize) -> Self {
+        Self {
+            kept: BinaryHeap::new(),
+            next: 0,
+            limit,
+            unlisted: 0,
+        }
+    }
+
+    fn add(&mut self, dispute: Dispute) {
+        let ranked = Ranked {
+            amount: dispute.amount_in_question,
+            seconds: dispute.seconds_in_question,
+            seq: self.next,
+            dispute,
+        };
+        self.next += 1;
+        if self.kept.len() < self.limit {
+            self.kept.push(Reverse(ranked));
+            return;
+        }
+        self.unlisted += 1;
+        if self
+            .kept
+            .peek()
+            .is_some_and(|Reverse(least)| ranked > *least)
+        {
+            self.kept.pop();
+            self.kept.push(Reverse(ranked));
+        }
+    }
+
+    /// The kept rows in the order they were found.
+    fn rows(self) -> (Vec<Dispute>, usize) {
+        let mut kept: Vec<Ranked> = self.kept.into_iter().map(|Reverse(r)| r).collect();
+        kept.sort_by_key(|r| r.seq);
+        (kept.into_iter().map(|r| r.dispute).collect(), self.unlisted)
+    }
 }
 
 /// What one run says of an instance's life.
@@ -128,34 +231,57 @@ enum Kind {
 /// not in question.
 const SLACK_S: f64 = 1.0;
 
+/// The runs' bill lines read against their evidence; the sheet's rows kept
+/// as [`Reconciliation::disputes`] (at most [`LISTED`]).
 pub fn reconcile(store: &Store, runs: &[Run]) -> Result<Reconciliation> {
-    let mut bills: Vec<(i64, BillingLine)> = Vec::new();
-    for run in runs {
-        for line in store.billing_lines(run.id)? {
-            bills.push((run.id, line));
-        }
-    }
+    reconcile_each(store, runs, &mut |_| Ok(()))
+}
+
+/// [`reconcile`], handing every row of the sheet to `each` as it is found,
+/// in line order (evidence no line bills last).
+pub fn reconcile_each(
+    store: &Store,
+    runs: &[Run],
+    each: &mut dyn FnMut(&Dispute) -> Result<()>,
+) -> Result<Reconciliation> {
     let mut out = Reconciliation::default();
-    if bills.is_empty() {
+    let mut listing = Listing::new(LISTED);
+    let mut row = |d: Dispute, out: &mut Reconciliation| -> Result<()> {
+        each(&d)?;
+        *out.rows.entry(d.finding.key().to_string()).or_default() += 1;
+        listing.add(d);
+        Ok(())
+    };
+    // Evidence is gathered once, when the first line asks for it.
+    let mut evidence: Option<Vec<Evidence>> = None;
+    let (mut first, mut last) = (i64::MAX, i64::MIN);
+    for run in runs {
+        store.visit_billing_lines(run.id, |line| {
+            let evidence = match &mut evidence {
+                Some(e) => e,
+                None => evidence.insert(gather(store, runs)?),
+            };
+            if out.bill_runs.last() != Some(&run.id) {
+                out.bill_runs.push(run.id);
+            }
+            out.lines += 1;
+            first = first.min(line.start.as_millisecond());
+            last = last.max(line.end.as_millisecond());
+            for d in judge(store, evidence, run.id, &line, &mut out)? {
+                row(d, &mut out)?;
+            }
+            Ok(())
+        })?;
+    }
+    let Some(evidence) = evidence else {
         return Ok(out);
-    }
-    let mut evidence = gather(store, runs)?;
-    for (bill_run, line) in &bills {
-        let disputes = judge(store, &mut evidence, *bill_run, line, &mut out)?;
-        out.disputes.extend(disputes);
-    }
-    let (first, last) = bills.iter().fold((i64::MAX, i64::MIN), |(a, b), (_, l)| {
-        (
-            a.min(l.start.as_millisecond()),
-            b.max(l.end.as_millisecond()),
-        )
-    });
+    };
     for e in evidence.iter().filter(|e| !e.matched) {
         // Only evidence from the time the bills cover can miss a line.
         if e.to_ms < first || e.from_ms > last {
             continue;
         }
-        out.disputes.push(Dispute {
+        let d = Dispute {
             finding: Finding::NotBilled,
             bill_run: None,
             line_id: None,
@@ -169,15 +295,14 @@ pub fn reconcile(store: &Store, runs: &[Run]) -> Result<Reconciliation> {
             evidence_runs: vec![e.run_id],
             seconds_in_question: 0.0,
             amount_in_question: money::to_cents(Decimal::ZERO),
-        });
+        };
+        row(d, &mut out)?;
     }
     // Amounts in question to the cent, also where there were none.
     for (_, question) in out.amounts.values_mut() {
         *question = money::to_cents(*question);
     }
-    out.lines = bills.len();
-    out.bill_runs = bills.iter().map(|(r, _)| *r).collect();
-    out.bill_runs.dedup();
+    (out.disputes, out.unlisted) = listing.rows();
     Ok(out)
 }
 
@@ -511,7 +636,41 @@ fn busy_seconds(store: &Store, run_id: i64, from: i64, to: i64) -> Result<(f64, 
 
 #[cfg(test)]
 mod tests {
-    use super::Finding;
+    use super::{Decimal, Dispute, Finding, Listing};
+
+    #[test]
+    fn a_listing_keeps_the_most_in_question_in_the_order_found() {
+        let row = |amount: i64, seconds: f64| Dispute {
+            finding: Finding::Idle,
+            bill_run: Some(1),
+            line_id: None,
+            instance: format!("i-{amount}"),
+            billed_from: None,
+            billed_to: None,
+            billed_seconds: 3600.0,
+            amount: None,
+            currency: None,
+            evidence: String::new(),
+            evidence_runs: Vec::new(),
+            seconds_in_question: seconds,
+            amount_in_question: Decimal::new(amount, 2),
+        };
+        let mut listing = Listing::new(3);
+        for (amount, seconds) in [(5, 1.0), (1, 1.0), (9, 1.0), (0, 9.0), (7, 1.0), (0, 0.0)] {
+            listing.add(row(amount, seconds));
+        }
+        let (kept, unlisted) = listing.rows();
+        let names: Vec<&str> = kept.iter().map(|d| d.instance.as_str()).collect();
+        assert_eq!(names, ["i-5", "i-9", "i-7"]);
+        assert_eq!(unlisted, 3);
+        // Fewer rows than the limit: all of them, as found.
+        let mut listing = Listing::new(10);
+        listing.add(row(1, 1.0));
+        listing.add(row(5, 1.0));
+        let (kept, unlisted) = listing.rows();
+        assert_eq!(kept.len(), 2);
+        assert_eq!((kept[0].instance.as_str(), unlisted), ("i-1", 0));
+    }
 
     #[test]
     fn a_finding_serialises_as_its_key() {

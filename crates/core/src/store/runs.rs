@@ -582,6 +582,21 @@ impl Store {
     }
 
     pub fn billing_lines(&self, run_id: i64) -> Result<Vec<BillingLine>> {
+        let mut lines = Vec::new();
+        self.visit_billing_lines(run_id, |line| {
+            lines.push(line);
+            Ok(())
+        })?;
+        Ok(lines)
+    }
+
+    /// Each bill line of the run in order, one at a time: a bill of a
+    /// million lines is read without holding it.
+    pub fn visit_billing_lines(
+        &self,
+        run_id: i64,
+        mut visit: impl FnMut(BillingLine) -> Result<()>,
+    ) -> Result<()> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT instance, start_ms, end_ms, billed_seconds, compute_seconds, queue_seconds,
                     io_wait_seconds, amount, currency, unit_price, amount_exact, unit_price_exact,
@@ -605,7 +620,10 @@ impl Store {
                 product: r.get(14)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        for row in rows {
+            visit(row?)?;
+        }
+        Ok(())
     }
 
     /// How many events each run has, for listings.

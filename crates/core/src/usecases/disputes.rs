@@ -18,8 +18,19 @@ pub struct PlatformDisputes {
 }
 
 /// The platforms with bill lines (only `platform`, where named), each
-/// reconciled with its runs.
+/// reconciled with its runs; each sheet keeps its rows with the most money
+/// in question (`reconcile::LISTED`) and counts the rest.
 pub fn sheet(store: &Store, platform: Option<&str>) -> Result<Vec<PlatformDisputes>> {
+    sheet_each(store, platform, &mut |_, _| Ok(()))
+}
+
+/// [`sheet`], handing every row of every platform's sheet to `each` as it
+/// is found.
+fn sheet_each(
+    store: &Store,
+    platform: Option<&str>,
+    each: &mut dyn FnMut(&str, &Dispute) -> Result<()>,
+) -> Result<Vec<PlatformDisputes>> {
     let platforms = match platform {
         Some(name) => vec![store.platform(name)?],
         None => store.platforms()?,
@@ -27,7 +38,7 @@ pub fn sheet(store: &Store, platform: Option<&str>) -> Result<Vec<PlatformDisput
     let mut out = Vec::new();
     for p in platforms {
         let runs = store.runs(Some(p.id))?;
-        let reconciliation = reconcile::reconcile(store, &runs)?;
+        let reconciliation = reconcile::reconcile_each(store, &runs, &mut |d| each(&p.name, d))?;
         if reconciliation.lines > 0 {
             out.push(PlatformDisputes {
                 platform_id: p.id,
@@ -39,25 +50,27 @@ pub fn sheet(store: &Store, platform: Option<&str>) -> Result<Vec<PlatformDisput
     Ok(out)
 }
 
-/// The sheet as CSV, one row per dispute, amounts exactly as priced.
-pub fn csv(sheets: &[PlatformDisputes]) -> String {
-    let mut out = String::from(
-        "platform,finding,line_id,instance,billed_from,billed_to,billed_seconds,amount,currency,seconds_in_question,amount_in_question,evidence,evidence_runs,bill_run\n",
-    );
-    for s in sheets {
-        for d in &s.reconciliation.disputes {
-            let cells = row(&s.platform, d);
-            out.push_str(
-                &cells
-                    .iter()
-                    .map(|c| crate::text::csv_cell(c))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
-            out.push('\n');
-        }
-    }
-    out
+const CSV_HEADER: &str = "platform,finding,line_id,instance,billed_from,billed_to,billed_seconds,amount,currency,seconds_in_question,amount_in_question,evidence,evidence_runs,bill_run\n";
+
+/// The sheet as CSV into `out`, every row (also those a sheet does not
+/// keep), amounts exactly as priced, each row written as it is found; the
+/// sheets as [`sheet`] gives them.
+pub fn write_csv(
+    store: &Store,
+    platform: Option<&str>,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<PlatformDisputes>> {
+    out.write_all(CSV_HEADER.as_bytes())?;
+    sheet_each(store, platform, &mut |platform, d| {
+        let line = row(platform, d)
+            .iter()
+            .map(|c| crate::text::csv_cell(c))
+            .collect::<Vec<_>>()
+            .join(",");
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(())
+    })
 }
 
 fn row(platform: &str, d: &Dispute) -> Vec<String> {

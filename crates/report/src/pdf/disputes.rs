@@ -7,6 +7,10 @@ use crate::text::{fill, t};
 
 use super::ReportOptions;
 
+/// Rows a platform's sheet shows on the page: the most in question; the
+/// CSV has them all.
+const PAGE_ROWS: usize = 40;
+
 pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
     let lang = options.lang;
     if data.disputes.is_empty() {
@@ -40,9 +44,20 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             Column::new(t(lang, "dispute_question"), 95.0, Align::Right),
             Column::new(t(lang, "dispute_evidence"), 280.0, Align::Left),
         ];
-        let rows: Vec<Vec<String>> = r
-            .disputes
+        // The rows with the most in question, in the sheet's order.
+        let mut shown: Vec<usize> = (0..r.disputes.len()).collect();
+        shown.sort_by(|&a, &b| {
+            let (x, y) = (&r.disputes[a], &r.disputes[b]);
+            y.amount_in_question
+                .cmp(&x.amount_in_question)
+                .then(y.seconds_in_question.total_cmp(&x.seconds_in_question))
+                .then(a.cmp(&b))
+        });
+        shown.truncate(PAGE_ROWS);
+        shown.sort_unstable();
+        let rows: Vec<Vec<String>> = shown
             .iter()
+            .map(|&i| &r.disputes[i])
             .map(|d| {
                 let currency = d.currency.as_deref().unwrap_or("");
                 vec![
@@ -63,5 +78,13 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             })
             .collect();
         l.table(&cols, &rows, 8.5);
+        let total: usize = r.rows.values().sum();
+        if total > rows.len() {
+            l.paragraph(
+                &fill(t(lang, "disputes_more"), &[&(total - rows.len()), &total]),
+                8.5,
+                MUTED,
+            );
+        }
     }
 }
