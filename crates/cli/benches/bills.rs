@@ -65,12 +65,27 @@ fn run(dir: &Path, lines: u64) -> std::io::Result<Vec<(&'static str, f64, f64)>>
     let db = dir.join(format!("bills-{lines}.db"));
     measure(&mut breakpoint(&db, &["platform", "add", "Cloud"]))?;
     let bill_arg = bill.to_string_lossy().to_string();
-    let sheet = dir.join(format!("sheet-{lines}.csv")).to_string_lossy().to_string();
-    let pdf = dir.join(format!("report-{lines}.pdf")).to_string_lossy().to_string();
+    let sheet = dir
+        .join(format!("sheet-{lines}.csv"))
+        .to_string_lossy()
+        .to_string();
+    let pdf = dir
+        .join(format!("report-{lines}.pdf"))
+        .to_string_lossy()
+        .to_string();
     let steps: [(&'static str, Vec<&str>); 5] = [
-        ("import the bill", vec!["import", "--platform", "Cloud", &bill_arg]),
-        ("bill --disputes -o sheet.csv", vec!["bill", "--disputes", "-o", &sheet]),
-        ("bill --disputes --json", vec!["bill", "--disputes", "--json"]),
+        (
+            "import the bill",
+            vec!["import", "--platform", "Cloud", &bill_arg],
+        ),
+        (
+            "bill --disputes -o sheet.csv",
+            vec!["bill", "--disputes", "-o", &sheet],
+        ),
+        (
+            "bill --disputes --json",
+            vec!["bill", "--disputes", "--json"],
+        ),
         ("rank", vec!["rank"]),
         ("report -o report.pdf", vec!["report", "-o", &pdf]),
     ];
@@ -96,7 +111,9 @@ fn main() -> std::io::Result<()> {
     let dir = tempfile::tempdir()?;
     let whole = run(dir.path(), lines)?;
     let half = run(dir.path(), lines / 2)?;
-    println!("bills: an hourly bill of {lines} lines over {INSTANCES} instances, none measured (every line a row of the sheet)");
+    println!(
+        "bills: an hourly bill of {lines} lines over {INSTANCES} instances, none measured (every line a row of the sheet)"
+    );
     println!(
         "  {:<30} {:>8} {:>10}   {:>8} {:>10}   peak ratio",
         "command", "s", "peak MiB", "half: s", "peak MiB"
@@ -107,6 +124,8 @@ fn main() -> std::io::Result<()> {
             mib / hmib.max(1.0)
         );
     }
-    println!("  targets: peak ≤ 128 MiB and flat (≤ 1.2× for 2× the lines) for every command that reads the bill; the PDF within a minute");
+    println!(
+        "  targets: peak ≤ 128 MiB and flat (≤ 1.2× for 2× the lines) for every command that reads the bill; the PDF within a minute"
+    );
     Ok(())
 }
