@@ -21,19 +21,30 @@ pub(super) fn leave_out(
         return Ok(None);
     }
     let mut earlier_runs: Vec<i64> = Vec::new();
-    let mut kept = Vec::with_capacity(lines.len());
     let total = lines.len();
-    for line in lines.drain(..) {
-        match store.bill_line_imported_before(run_id, &line)? {
-            Some(run) => {
+    // In place: a bill of a million lines is not held twice.
+    let mut failed = None;
+    lines.retain(|line| {
+        if failed.is_some() {
+            return true;
+        }
+        match store.bill_line_imported_before(run_id, line) {
+            Ok(Some(run)) => {
                 if !earlier_runs.contains(&run) {
                     earlier_runs.push(run);
                 }
+                false
             }
-            None => kept.push(line),
+            Ok(None) => true,
+            Err(e) => {
+                failed = Some(e);
+                true
+            }
         }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
     }
-    *lines = kept;
     if earlier_runs.is_empty() {
         return Ok(None);
     }
