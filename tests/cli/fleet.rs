@@ -239,3 +239,43 @@ fn ctrl_c_stops_a_pull_waiting_on_a_silent_server_and_stores_nothing() {
     );
     assert_eq!(ws.json(&["runs", "list"]).as_array().unwrap().len(), 0);
 }
+
+/// Ten clients that connect and say nothing (or half a request line) do not
+/// hold up a real scrape: each connection is served on its own.
+#[test]
+fn idle_connections_do_not_delay_a_scrape_of_probe_serve() {
+    let ws = Workspace::new();
+    let (mut child, addr) = start_serve(&ws);
+    let idle: Vec<std::net::TcpStream> = (0..10)
+        .map(|i| {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            if i % 2 == 1 {
+                let _ = s.write_all(b"GET /met");
+            }
+            s
+        })
+        .collect();
+    let body = scrape(
+        &addr,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    // Served one at a time, the scrape would have been answered only after
+    // every idle connection had been refused for its silence (408); here
+    // they are still waiting, unanswered, when the scrape has its answer.
+    let unanswered = idle
+        .iter()
+        .filter(|s| {
+            s.set_nonblocking(true).unwrap();
+            let mut byte = [0u8; 1];
+            matches!((&**s).read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+        })
+        .count();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body:.200}");
+    assert_eq!(
+        unanswered,
+        idle.len(),
+        "the scrape waited behind idle connections"
+    );
+}
