@@ -77,7 +77,11 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
         t.add_row(vec![
             r.id.to_string(),
             listed.platform.clone(),
-            r.kind.to_string(),
+            if listed.not_scored {
+                format!("{} (not scored)", r.kind)
+            } else {
+                r.kind.to_string()
+            },
             r.source.to_string(),
             opt(r.provenance.format.as_deref()),
             opt(r.provenance.file_name.as_deref().map(text::printable)),
@@ -159,6 +163,9 @@ fn show(ctx: &Context, id: i64) -> Outcome {
     }
     if !detail.events.is_empty() {
         text.push_str(&events_text(&detail));
+    }
+    if let Some(why) = &detail.not_scored {
+        text.push_str(&format!("NOT SCORED: {why}\n"));
     }
     for w in &r.warnings {
         text.push_str(&format!("warning: {w}\n"));

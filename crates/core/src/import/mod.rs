@@ -495,6 +495,16 @@ fn complete(
             .and_then(|v| serde_json::from_value::<crate::perf::PerfLog>(v.clone()).ok())
     {
         plausibility::refuse_beyond_datasheet(&log)?;
+        // Kept and shown, never scored: the run says so, and why.
+        if let Some(why) = crate::perf::measures_nothing(&log) {
+            built.warnings.push(format!(
+                "{why}: its figures measure no platform; kept, never scored"
+            ));
+            built.metadata.insert(
+                crate::domain::MEASURES_NOTHING.into(),
+                serde_json::Value::from(why),
+            );
+        }
     }
     if let Some(warning) = known_bill_lines::leave_out(store, run_id, &mut built.billing_lines)? {
         built.warnings.push(warning);

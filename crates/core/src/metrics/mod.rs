@@ -30,7 +30,7 @@ pub use aggregate::{Share, UnitFigure};
 pub(crate) use cache::cached_values;
 use cache::{Fresh, read_then_cache, run_values};
 pub use evidence_map::EvidenceMap;
-pub use run::compute_run;
+pub use run::{compute_run, not_evidence};
 
 /// Bump when a computation changes, so cached values (each run's metrics,
 /// each platform's gathered evidence) are recomputed.
@@ -38,7 +38,9 @@ pub use run::compute_run;
 /// 3: rates pooled, faults judged per GPU history and node, lost GPUs.
 /// 4: delivered performance from perf logs; bills reconciled with what was
 ///    measured.
-pub const ENGINE_VERSION: i64 = 4;
+/// 5: evidence that measures nothing (planted, CPU-simulated) scores
+///    nothing; bills read a line at a time.
+pub const ENGINE_VERSION: i64 = 5;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -398,10 +400,12 @@ fn gather_runs(
     window: &TimeWindow,
     fresh: &mut Fresh,
 ) -> Result<PlatformEvidence> {
+    // Evidence that measures no platform (see `not_evidence`) is kept and
+    // shown, never counted for the platform.
     let runs: Vec<Run> = store
         .runs(Some(platform.id))?
         .into_iter()
-        .filter(|r| window.contains(r))
+        .filter(|r| window.contains(r) && not_evidence(r).is_none())
         .collect();
     let figures: Vec<aggregate::RunFigures> = runs
         .iter()

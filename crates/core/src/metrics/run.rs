@@ -19,6 +19,10 @@ fn value(key: &str, value: f64, detail: Option<String>) -> RunValue {
 
 pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     let mut out = Vec::new();
+    // Evidence that measures no platform scores nothing.
+    if not_evidence(run).is_some() {
+        return Ok(out);
+    }
     startup(&store.startup_attempts(run.id)?, &mut out);
     delivery(run, &mut out);
     network(run, &mut out);
@@ -28,6 +32,19 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     super::delivered::values(run, &mut out);
     drills(&store.fault_drills(run.id)?, &mut out);
     Ok(out)
+}
+
+/// Why a run's evidence measures no platform, if it does not: marked so at
+/// import, or a perf log that tests the analysis (runs imported before the
+/// mark existed).
+pub fn not_evidence(run: &Run) -> Option<String> {
+    if let Some(why) = run.measures_nothing() {
+        return Some(why.to_string());
+    }
+    run.metadata
+        .get("perf")
+        .and_then(|v| serde_json::from_value::<crate::perf::PerfLog>(v.clone()).ok())
+        .and_then(|log| crate::perf::measures_nothing(&log))
 }
 
 fn fmt_s(v: f64) -> String {

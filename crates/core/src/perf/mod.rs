@@ -237,6 +237,30 @@ pub struct Reading {
     pub skipped: Vec<String>,
 }
 
+/// Why a perf log measures no platform, if it does not: slowdowns were
+/// planted in it to test the analysis, or its devices are the CPU split to
+/// test the suite. Such a log is kept and shown, never scored or compared.
+pub fn measures_nothing(log: &PerfLog) -> Option<String> {
+    if !log.planted.is_empty() {
+        let planted: Vec<String> = log
+            .planted
+            .iter()
+            .map(|p| format!("GPU {} by {:.0} %", p.gpu, 100.0 * p.share))
+            .collect();
+        return Some(format!(
+            "slowdowns were planted in this perf log to test the analysis ({})",
+            planted.join(", ")
+        ));
+    }
+    if log.backend == "numpy" || log.backend == "cpu" {
+        return Some(format!(
+            "this perf log's devices are the CPU ({}) split to test the suite",
+            log.backend
+        ));
+    }
+    None
+}
+
 pub fn read(log: &PerfLog, straggler_share: f64) -> Reading {
     let cards: Vec<(u32, crate::accelerator::Accelerator)> =
         if log.backend == "numpy" || log.backend == "cpu" {

@@ -88,7 +88,7 @@ pub fn compare(store: &Store) -> Result<Vec<ModelPeers>> {
         else {
             continue;
         };
-        if !log.planted.is_empty() || log.backend == "numpy" || log.backend == "cpu" {
+        if crate::metrics::not_evidence(&run).is_some() {
             continue;
         }
         let at = run.started_at.map_or(0, |t| t.as_millisecond());

@@ -86,6 +86,10 @@ pub struct RunDetail {
     pub delivery_problems: Option<Vec<Mismatch>>,
     /// What its GPUs drew, where it sampled power.
     pub energy: Option<RunEnergy>,
+    /// Why the run is not scored: its evidence measures no platform
+    /// (slowdowns planted to test the analysis, devices simulated on the
+    /// CPU).
+    pub not_scored: Option<String>,
 }
 
 /// A run as the runs list shows it: with its platform's name and how many
@@ -95,6 +99,8 @@ pub struct ListedRun {
     pub run: Run,
     pub platform: String,
     pub records: u64,
+    /// Its evidence measures no platform (see [`RunDetail::not_scored`]).
+    pub not_scored: bool,
 }
 
 /// Every run, or one platform's, newest last, as the runs list shows them.
@@ -111,6 +117,7 @@ pub fn list(store: &Store, platform_id: Option<i64>) -> Result<Vec<ListedRun>> {
         .map(|run| ListedRun {
             platform: names.get(&run.platform_id).cloned().unwrap_or_default(),
             records: records.get(&run.id).copied().unwrap_or(0),
+            not_scored: crate::metrics::not_evidence(&run).is_some(),
             run,
         })
         .collect())
@@ -123,7 +130,9 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         .into_iter()
         .map(|e| EventView::of(e, &run.inventory))
         .collect();
+    let not_scored = crate::metrics::not_evidence(&run);
     Ok(RunDetail {
+        not_scored,
         platform: store.platform_by_id(run.platform_id)?.name,
         sample_gpus: store.sample_gpus(id)?,
         events,

@@ -425,17 +425,6 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
             info.pcie_width_max = link.width_max;
         }
     }
-    if !log.planted.is_empty() {
-        let planted: Vec<String> = log
-            .planted
-            .iter()
-            .map(|p| format!("GPU {} by {:.0} %", p.gpu, 100.0 * p.share))
-            .collect();
-        b.warn(format!(
-            "this perf log tests the analysis: slowdowns were planted ({}); its figures measure no platform",
-            planted.join(", ")
-        ));
-    }
     if log.results.is_empty() && log.timeline.is_none() {
         return Err(ParseFailure::Whole("the perf log holds no figure".into()));
     }

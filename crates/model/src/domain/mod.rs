@@ -26,5 +26,7 @@ pub use offering::{
     BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor, pcie_link,
 };
 pub use platform::{Platform, PlatformKind};
-pub use run::{Duplicate, KEPT_RECORDS, NewRun, Provenance, Run, RunKind, SourceKind};
+pub use run::{
+    Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SourceKind,
+};
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

@@ -56,6 +56,11 @@ pub struct Provenance {
 /// probes, health-check results, PCIe links): counted with its records.
 pub const KEPT_RECORDS: &str = "kept_records";
 
+/// The run's metadata key for why its evidence measures no platform
+/// (slowdowns planted to test the analysis, devices simulated on the CPU):
+/// such a run is kept and shown, and never scored.
+pub const MEASURES_NOTHING: &str = "measures_nothing";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     pub id: i64,
@@ -101,6 +106,14 @@ impl Run {
             .get(KEPT_RECORDS)
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(0)
+    }
+
+    /// Why the run's evidence measures no platform, where it was marked so
+    /// at import (see [`MEASURES_NOTHING`]).
+    pub fn measures_nothing(&self) -> Option<&str> {
+        self.metadata
+            .get(MEASURES_NOTHING)
+            .and_then(serde_json::Value::as_str)
     }
 }
 
