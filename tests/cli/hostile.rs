@@ -137,7 +137,7 @@ fn run_ids_are_not_handed_out_again() {
     };
     import("smi-csv/header-units.csv");
     let second = import("smi-csv/nounits.csv");
-    ws.ok(&["runs", "rm", &second.to_string()]);
+    ws.ok(&["runs", "rm", &second.to_string(), "--yes"]);
     let third = import("smi-csv/nounits.csv");
     assert!(
         third > second,

@@ -258,7 +258,7 @@ fn killing_an_import_leaves_the_whole_run_or_none_of_it() {
             1 => {
                 assert_eq!(runs[0]["sample_count"], rows, "a run is whole");
                 assert_eq!(info["samples"], rows);
-                ws.ok(&["runs", "rm", &runs[0]["id"].to_string()]);
+                ws.ok(&["runs", "rm", &runs[0]["id"].to_string(), "--yes"]);
             }
             n => panic!("{n} runs after one import"),
         }

@@ -56,7 +56,13 @@ fn runs_are_listed_shown_and_removed() {
     assert!(text.contains(&"ab".repeat(32)), "{text}");
 
     assert_eq!(ws.json(&["db", "info"])["samples"], 100);
-    ws.ok(&["runs", "rm", &id.to_string()]);
+    // Evidence is not deleted on a typo: like `platform rm`, it asks.
+    ws.fails(
+        &["runs", "rm", &id.to_string()],
+        1,
+        &format!("error: run {id} holds 100 sample(s) and 0 record(s) (from gpu.csv); add --yes to delete them"),
+    );
+    ws.ok(&["runs", "rm", &id.to_string(), "--yes"]);
     assert_eq!(ws.json(&["runs", "list"]), serde_json::json!([]));
     assert_eq!(ws.json(&["db", "info"])["samples"], 0);
 }

@@ -534,8 +534,14 @@ pub enum RunsCommand {
     },
     /// Show one run: provenance, inventory, snapshot, evidence counts.
     Show { id: i64 },
-    /// Delete a run with its samples and evidence.
-    Rm { id: i64 },
+    /// Delete a run with its samples and evidence; a run that holds any,
+    /// only with --yes.
+    Rm {
+        id: i64,
+        /// Delete its samples and records too.
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

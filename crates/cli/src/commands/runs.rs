@@ -5,7 +5,7 @@ use breakpoint_core::text;
 use breakpoint_core::usecases::runs;
 use serde::Serialize;
 
-use super::{Context, Outcome};
+use super::{Context, Failure, Outcome};
 use crate::args::RunsCommand;
 use crate::output::{self, opt};
 
@@ -13,8 +13,23 @@ pub fn run(ctx: &Context, command: RunsCommand) -> Outcome {
     match command {
         RunsCommand::List { platform } => list(ctx, platform.as_deref()),
         RunsCommand::Show { id } => show(ctx, id),
-        RunsCommand::Rm { id } => {
+        RunsCommand::Rm { id, yes } => {
             let run = ctx.store.run(id)?;
+            let records = runs::list(&ctx.store, Some(run.platform_id))?
+                .into_iter()
+                .find(|r| r.run.id == id)
+                .map_or(0, |r| r.records);
+            // As `platform rm`: evidence is not deleted on a typo.
+            if (run.sample_count > 0 || records > 0) && !yes {
+                return Err(Failure::Refused(format!(
+                    "run {id} holds {} sample(s) and {records} record(s) (from {}); add --yes to delete them",
+                    run.sample_count,
+                    run.provenance
+                        .file_name
+                        .as_deref()
+                        .map_or("no file".into(), text::printable)
+                )));
+            }
             ctx.store.delete_run(id)?;
             if ctx.json {
                 return Ok(output::print_json(&serde_json::json!({
