@@ -316,3 +316,26 @@ fn a_long_bill_is_written_whole_and_summarised_where_it_is_read() {
         (Some(200), Some(1200))
     );
 }
+
+/// Single `-q` dumps are snapshots: no sampled time to weigh nodes by. No
+/// "NaN" reaches a reader: explain prints numbers and says why.
+#[test]
+fn snapshots_give_readable_figures_not_nan() {
+    let ws = lab();
+    for f in ["a100-535.txt", "d-power-temperature.txt", "h200-610.txt"] {
+        ws.ok(&[
+            "import",
+            "--platform",
+            "Lab",
+            &fixture(&format!("smi-q/{f}")),
+        ]);
+    }
+    let explained = ws.ok(&["explain", "Lab", "sustain"]);
+    assert!(!explained.contains("NaN"), "{explained}");
+    assert!(explained.contains("snapshots only"), "{explained}");
+    let throttle = ws.metric("Lab", "sustain.throttle_pct");
+    assert!(
+        throttle["value"].as_f64().is_some_and(f64::is_finite),
+        "{throttle}"
+    );
+}

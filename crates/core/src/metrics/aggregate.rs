@@ -101,7 +101,19 @@ pub(super) fn combine(
         Aggregation::Median => (median, Vec::new(), Vec::new()),
         Aggregation::Pooled => (pooled(values).unwrap_or(median), Vec::new(), Vec::new()),
         Aggregation::PerUnit => {
-            let units = histories.units(def).unwrap_or_else(|| run_units(values));
+            let mut units = histories.units(def).unwrap_or_else(|| run_units(values));
+            // Snapshots (one `-q` dump per node) cover no sampled time: with
+            // nothing to weigh by, each node counts the same — said, not a
+            // 0/0 that reaches the reader as NaN.
+            if !units.is_empty() && units.iter().all(|u| u.exposure <= 0.0) {
+                for u in &mut units {
+                    u.exposure = 1.0;
+                }
+                details.push(format!(
+                    "snapshots only ({} node(s), no sampled time): each node counts the same",
+                    units.len()
+                ));
+            }
             for u in &units {
                 min = min.min(u.value);
                 max = max.max(u.value);
