@@ -288,3 +288,98 @@ fn a_gpu_that_stops_reporting_is_an_event_of_its_run() {
         "{text}"
     );
 }
+
+/// A probe log of `host` with two GPUs at the journal fixture's PCI
+/// addresses, sampled every minute from 00:00 to 02:00 UTC on 3 February
+/// 2025, busy and healthy throughout.
+fn probe_log(ws: &Workspace, host: &str) -> String {
+    let mut lines = vec![
+        serde_json::json!({
+            "format": "breakpoint-probe", "version": 1, "host": host,
+            "started_at": "2025-02-03T00:00:00Z", "interval_ms": 60000,
+            "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0"},
+                     {"index": 1, "pci_bus_id": "00000000:43:00.0"}]
+        })
+        .to_string(),
+    ];
+    let t0: i64 = 1_738_540_800_000;
+    for k in 0..121 {
+        for gpu in 0..2 {
+            lines.push(
+                serde_json::json!({
+                    "t": t0 + k * 60_000, "gpu": gpu, "power_mw": 650_000, "temp_gpu_c": 65,
+                    "sm_clock_mhz": 1980, "util_gpu_pct": 99, "mem_used_mib": 60_000,
+                    "throttle_mask": 0
+                })
+                .to_string(),
+            );
+        }
+    }
+    let path = ws.dir.path().join(format!("{host}.jsonl"));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn sustain_of(ws: &Workspace) -> (f64, f64) {
+    let explained = ws.json(&["explain", "P"]);
+    let score = explained["breakpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["breakpoint"] == "sustain")
+        .unwrap()["score"]
+        .as_f64()
+        .unwrap();
+    let rate = metric_in(&explained, "sustain.interruptions_per_100h")["value"]
+        .as_f64()
+        .unwrap();
+    (score, rate)
+}
+
+/// The node's own kernel log, at the same hours as its samples, holds an
+/// NVLink fault (Xid 149 with Xid 74 behind it) and a context-switch fault
+/// (Xid 109 with 44): two incidents against the sampled GPU-hours, each
+/// counted once — below the healthy twin that has the samples alone.
+#[test]
+fn faults_in_the_nodes_kernel_log_count_against_its_sampled_hours() {
+    let journal = crate::util::fixture("kernel/journal-short-iso-nvlink.log");
+    let healthy = Workspace::new();
+    healthy.ok(&["platform", "add", "P"]);
+    healthy.ok(&[
+        "import",
+        "--platform",
+        "P",
+        &probe_log(&healthy, "gpu-node-12"),
+    ]);
+    let faulty = Workspace::new();
+    faulty.ok(&["platform", "add", "P"]);
+    faulty.ok(&[
+        "import",
+        "--platform",
+        "P",
+        &probe_log(&faulty, "gpu-node-12"),
+    ]);
+    faulty.ok(&["import", "--platform", "P", &journal]);
+    let (healthy_score, healthy_rate) = sustain_of(&healthy);
+    let (faulty_score, faulty_rate) = sustain_of(&faulty);
+    assert_eq!((healthy_score, healthy_rate), (100.0, 0.0));
+    assert!(faulty_score < healthy_score, "{faulty_score}");
+    // Two incidents over 2 GPUs × 2 h 1 min of samples.
+    let expected = 100.0 * 2.0 / (2.0 * 121.0 / 60.0);
+    assert!(
+        (faulty_rate - expected).abs() < 1e-9,
+        "{faulty_rate} vs {expected}"
+    );
+
+    // The same log of another node's host changes nothing here.
+    let elsewhere = Workspace::new();
+    elsewhere.ok(&["platform", "add", "P"]);
+    elsewhere.ok(&[
+        "import",
+        "--platform",
+        "P",
+        &probe_log(&elsewhere, "gpu-node-7"),
+    ]);
+    elsewhere.ok(&["import", "--platform", "P", &journal]);
+    assert_eq!(sustain_of(&elsewhere), (100.0, 0.0));
+}

@@ -251,7 +251,7 @@ pub const METRICS: &[MetricDef] = &[
         why: "Five interruptions per 100 GPU-hours is one a day on an 8-GPU node: a multi-day training run cannot finish without restarts.",
         default_weight: 1.5,
         aggregation: Aggregation::Pooled,
-        combines: "pooled: counted interruptions ÷ GPU-hours expected, over every GPU of every run",
+        combines: "pooled: counted interruptions ÷ GPU-hours expected, over every GPU of every run. A fault in a log without samples (a kernel log, a journal) counts against the sampled run of the same node that covers its time — matched by host name, a host-less log only where one node's samples cover it — once: not where that run recorded it itself (the same kind and code within two minutes), and the Xids one GPU reports within a minute are one incident. A kernel log's own GPU-hours (its span × the GPUs it saw the driver take) count only from an hour up, so that an excerpt of seconds never gives a rate",
     },
     MetricDef {
         key: "sustain.availability_pct",

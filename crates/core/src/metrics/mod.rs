@@ -10,6 +10,7 @@ pub mod catalog;
 mod delivered;
 pub mod energy;
 mod evidence_map;
+mod faults;
 pub mod history;
 pub mod reconcile;
 mod run;
@@ -407,7 +408,7 @@ fn gather_runs(
         .into_iter()
         .filter(|r| window.contains(r) && not_evidence(r).is_none())
         .collect();
-    let figures: Vec<aggregate::RunFigures> = runs
+    let mut figures: Vec<aggregate::RunFigures> = runs
         .iter()
         .map(|run| {
             Ok(aggregate::RunFigures {
@@ -416,6 +417,7 @@ fn gather_runs(
             })
         })
         .collect::<Result<_>>()?;
+    faults::attach(store, &mut figures)?;
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     let mut values_by_key: BTreeMap<&str, Vec<(&Run, &RunValue)>> = BTreeMap::new();
     for f in &figures {

@@ -404,8 +404,14 @@ fn event_log_exposure_ms(run: &Run) -> Option<i64> {
         .get("observed_gpus")?
         .as_i64()?;
     let span = run.ended_at?.as_millisecond() - run.started_at?.as_millisecond();
-    (span > 0 && gpus > 0).then(|| span * gpus)
+    // An excerpt of a few seconds around a fault is no exposure: one Xid
+    // over it would read as thousands per 100 GPU-hours. Its faults count
+    // where a sampled run of the node covers them (`faults`).
+    (span >= MIN_EVENT_LOG_SPAN_MS && gpus > 0).then(|| span * gpus)
 }
+
+/// The shortest kernel log whose own span is taken as the time it watched.
+const MIN_EVENT_LOG_SPAN_MS: i64 = 3_600_000;
 
 /// GPU-milliseconds a sampled run's GPUs were expected to deliver, and
 /// those they lost. Each GPU is expected from its first sample to the end of
