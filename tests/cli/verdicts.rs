@@ -383,3 +383,64 @@ fn faults_in_the_nodes_kernel_log_count_against_its_sampled_hours() {
     elsewhere.ok(&["import", "--platform", "P", &journal]);
     assert_eq!(sustain_of(&elsewhere), (100.0, 0.0));
 }
+
+/// A real `nvidia-smi -l 1` loop pauses ~3.9 s after every ~32 rows: its
+/// rhythm, not 83 outages in 48 minutes. A true outage of ten minutes in
+/// the same rhythm still counts, once.
+#[test]
+fn a_loggers_own_pauses_are_not_outages() {
+    let write = |ws: &Workspace, outage: Option<(usize, usize)>| {
+        let mut csv = String::from("timestamp, index, power.draw [W], utilization.gpu [%]\n");
+        let mut t = jiff::Timestamp::from_second(1_764_576_000).unwrap();
+        for row in 0..2880 {
+            if outage.is_some_and(|(from, to)| (from..to).contains(&row)) {
+                t = t.checked_add(jiff::SignedDuration::from_secs(1)).unwrap();
+                continue;
+            }
+            csv.push_str(&format!(
+                "{}, 0, 650.00 W, 99 %\n",
+                t.strftime("%Y/%m/%d %H:%M:%S%.3f")
+            ));
+            let pause = if row % 32 == 31 { 3_900 } else { 1_000 };
+            t = t
+                .checked_add(jiff::SignedDuration::from_millis(pause))
+                .unwrap();
+        }
+        let path = ws.dir.path().join("loop.csv");
+        std::fs::write(&path, csv).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let rate = |ws: &Workspace| {
+        ws.metric("P", "sustain.interruptions_per_100h")["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    let out = ws.ok(&[
+        "import",
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+        &write(&ws, None),
+    ]);
+    assert!(out.contains("0 gap(s) stored as interruptions"), "{out}");
+    assert_eq!(rate(&ws), 0.0);
+    assert_eq!(
+        ws.metric("P", "sustain.availability_pct")["value"].as_f64(),
+        Some(100.0)
+    );
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    let out = ws.ok(&[
+        "import",
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+        &write(&ws, Some((1000, 1600))),
+    ]);
+    assert!(out.contains("1 gap(s) stored as interruptions"), "{out}");
+    assert!(rate(&ws) > 0.0);
+}

@@ -1,5 +1,6 @@
 //! Where a log falls silent: a GPU's samples stopping for longer than three
-//! of its steps (a gap, an interruption until they resume), and a GPU whose
+//! of its steps, half a minute and the logger's own recurring pause
+//! (`samples::rhythm`: a gap, an interruption until they resume), and a GPU whose
 //! samples stop for good while others in the same log go on (a lost GPU,
 //! an interruption at its last sample). A silence the log already explains
 //! (a loss it records, an XID 79 at the end) is that incident, not another.
@@ -82,7 +83,8 @@ pub(super) fn find(
                     .collect()
             }
         };
-        for (from, delta) in long_steps {
+        // Only those beyond the logger's own pauses are outages.
+        for (from, delta) in crate::samples::rhythm::outages(step, &long_steps) {
             if !explained_by_a_loss(events, gpu, from, from + delta)
                 && let Some(event) = RunBuilder::gap_event(gpu, from, delta)
             {
