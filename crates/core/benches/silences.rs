@@ -156,8 +156,17 @@ fn main() {
             let Some(step) = tally.median_step() else {
                 continue;
             };
-            let silences = tally.steps_longer_than(3 * step).unwrap_or_default();
-            now.add(&rhythm::outages(step, &silences), &planted);
+            // As the import does where the tally did not keep them all:
+            // from the times themselves.
+            let silences = tally.steps_longer_than(3 * step).unwrap_or_else(|| {
+                times
+                    .windows(2)
+                    .map(|w| (w[0], w[1] - w[0]))
+                    .filter(|(_, d)| *d > 3 * step)
+                    .collect()
+            });
+            let found = rhythm::outages(step, &silences);
+            now.add(&found, &planted);
             old.add(&silences, &planted);
         }
         println!(

@@ -245,7 +245,7 @@ pub const METRICS: &[MetricDef] = &[
         name: "Interruptions per 100 GPU-hours",
         unit: "/100 GPU-h",
         higher_is_better: false,
-        definition: "Lost GPUs, XID errors, lost instances and sample gaps longer than three intervals, per 100 GPU-hours observed.",
+        definition: "Lost GPUs, XID errors, lost instances and sample gaps, per 100 GPU-hours observed. A gap is a silence longer than three intervals, half a minute and half as long again as the logger's own recurring pause (five or more pauses of about one length, up to five minutes: a `nvidia-smi -l` loop that stalls a few seconds every few dozen rows has no gaps).",
         inputs: "events (gap, gpu-lost, xid, instance-lost); samples for the GPU-hours",
         anchors: fixed(0.0, 5.0, false),
         why: "Five interruptions per 100 GPU-hours is one a day on an 8-GPU node: a multi-day training run cannot finish without restarts.",

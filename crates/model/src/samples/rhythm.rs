@@ -11,7 +11,7 @@
 //! - longer than three sampling steps (a sample or two late is not one);
 //! - longer than [`FLOOR_MS`], whatever the step (no instance is lost and
 //!   back within seconds: a GPU that falls off the bus stays off); and
-//! - longer than three times the logger's own recurring pause: where a log
+//! - half as long again as the logger's own recurring pause: where a log
 //!   falls silent again and again for about as long ([`RECURRING`] times
 //!   or more) and for no more than [`RHYTHM_MAX_MS`], that length is its
 //!   rhythm, and only silences well beyond it stand out. Longer silences
@@ -26,8 +26,9 @@ pub const RECURRING: usize = 5;
 /// The longest pause taken for a logger's own rhythm.
 pub const RHYTHM_MAX_MS: i64 = 5 * 60_000;
 
-/// How many times the rhythm's pause a silence must last to stand out.
-const BEYOND_RHYTHM: i64 = 3;
+/// A silence must last this much longer than the rhythm's longest pause
+/// to stand out (as a fraction: half as long again).
+const BEYOND_RHYTHM: (i64, i64) = (3, 2);
 
 /// The silences longer than three steps (`(from, length)`, as a tally
 /// keeps them) that are outages, in order; `step_ms` is the series' typical
@@ -45,7 +46,7 @@ pub fn outages(step_ms: i64, silences: &[(i64, i64)]) -> Vec<(i64, i64)> {
 pub fn threshold_ms(step_ms: i64, silences: &[(i64, i64)]) -> i64 {
     let mut threshold = (3 * step_ms).max(FLOOR_MS);
     if let Some(pause) = recurring_pause(silences) {
-        threshold = threshold.max(BEYOND_RHYTHM.saturating_mul(pause));
+        threshold = threshold.max(pause.saturating_mul(BEYOND_RHYTHM.0) / BEYOND_RHYTHM.1);
     }
     threshold
 }
