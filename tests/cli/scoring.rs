@@ -1,6 +1,6 @@
 //! rank, explain, bill, weights and demo through the binary.
 
-use crate::util::Workspace;
+use crate::util::{Workspace, fixture};
 
 fn demo() -> Workspace {
     let ws = Workspace::new();
@@ -275,4 +275,45 @@ fn ranking_an_empty_workspace_says_what_to_do() {
         out.contains("Insufficient evidence") && out.contains("AutoDL"),
         "{out}"
     );
+}
+
+/// The answer in words: "pick" only where the evidence and the ranking's
+/// robustness support it, else "no decision yet" and why; both name what
+/// to measure next, with the command that gathers it.
+#[test]
+fn rank_says_pick_or_not_yet_and_what_to_measure_next() {
+    let ws = Workspace::new();
+    ws.ok(&["demo"]);
+    let decision = ws.json(&["rank"])["decision"].clone();
+    assert_eq!(decision["verdict"]["kind"], "pick", "{decision}");
+    assert_eq!(decision["verdict"]["platform"], "Platform D (demo)");
+    let text = ws.ok(&["rank"]);
+    assert!(
+        text.contains("Pick Platform D (demo) because it ranks first under"),
+        "{text}"
+    );
+
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    ws.ok(&["platform", "add", "Q"]);
+    ws.ok(&["import", "--platform", "P", &fixture("smi-q/h200-610.txt")]);
+    let decision = ws.json(&["rank"])["decision"].clone();
+    assert_eq!(decision["verdict"]["kind"], "not_yet", "{decision}");
+    let reasons = decision["verdict"]["reasons"].to_string();
+    assert!(
+        reasons.contains("not ranked for want of evidence: P ("),
+        "{reasons}"
+    );
+    let next = decision["next"].as_array().unwrap();
+    assert!(!next.is_empty() && next.len() <= 5);
+    assert!(
+        next.iter().any(|n| n["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("breakpoint campaign run")),
+        "{next:?}"
+    );
+    let text = ws.ok(&["rank"]);
+    assert!(text.contains("No decision yet:"), "{text}");
+    assert!(!text.contains("Pick "), "{text}");
 }

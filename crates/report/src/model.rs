@@ -73,6 +73,8 @@ pub struct ReportData {
     pub disputes: Vec<PlatformDisputes>,
     /// Any platform in the report is demo data.
     pub demo: bool,
+    /// "Pick X because …" or "no decision yet", and what to measure next.
+    pub decision: breakpoint_core::usecases::decision::Decision,
 }
 
 /// Gather everything the report shows, ranked as the request asks; the
@@ -81,6 +83,7 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
     let RankOutcome {
         ranking,
         robustness: robust,
+        decision,
         degradations,
         profile,
     } = ranking::rank(store, request)?;
@@ -173,6 +176,7 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
             .filter(|d| platforms.iter().any(|p| p.id == d.platform_id))
             .collect(),
         demo,
+        decision,
     })
 }
 

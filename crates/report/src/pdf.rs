@@ -152,6 +152,7 @@ fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(
         })
         .collect();
     l.table(&cols, &rows, 10.0);
+    decision(l, data, lang);
     if let Some(w) = &data.robustness.fragile_winner {
         l.paragraph(&format!("⚠ {w}"), 11.0, WARN);
     }
@@ -418,9 +419,45 @@ fn robustness(
     }
     match &rb.fragile_winner {
         Some(w) => l.paragraph(&format!("⚠ {w}"), 11.0, WARN),
-        None => l.paragraph(t(lang, "not_fragile"), 10.0, INK),
+        // With fewer than two ranked there is no winner to test.
+        None if ranked.len() >= 2 => l.paragraph(t(lang, "not_fragile"), 10.0, INK),
+        None => l.paragraph(t(lang, "no_winner"), 10.0, WARN),
     }
     Ok(())
+}
+
+/// The answer in words, and what to measure next to reach or firm it.
+fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
+    use breakpoint_core::usecases::decision::Verdict;
+    let d = &data.decision;
+    l.subheading(t(lang, "decision"));
+    let colour = match d.verdict {
+        Verdict::Pick { .. } => INK,
+        Verdict::NotYet { .. } => WARN,
+    };
+    l.paragraph(&d.sentence(), 11.0, colour);
+    if d.next.is_empty() {
+        return;
+    }
+    l.paragraph(t(lang, "next_measurements"), 10.0, INK);
+    for n in &d.next {
+        let names: Vec<&str> = n.names.iter().map(|name| t(lang, name)).collect();
+        let whom = if n.platforms.is_empty() {
+            t(lang, "every_platform").to_string()
+        } else {
+            n.platforms.join(", ")
+        };
+        l.paragraph(
+            &format!(
+                "• {} — {} ({:.0} %; {whom})",
+                n.command,
+                names.join(", "),
+                100.0 * n.weight
+            ),
+            9.5,
+            MUTED,
+        );
+    }
 }
 
 /// Appendix A: run provenance.

@@ -173,6 +173,18 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "cannot overtake, whatever single weight changes:",
         "无论单一权重如何变化都无法超过",
     ),
+    ("decision", "Decision", "结论"),
+    ("every_platform", "every platform", "所有平台"),
+    (
+        "no_winner",
+        "No winner yet: fewer than two platforms have the evidence to be ranked.",
+        "尚无胜出者：具备排名证据的平台不足两个。",
+    ),
+    (
+        "next_measurements",
+        "What to measure next (the missing metrics that weigh most, with the command that gathers each):",
+        "下一步应测量（权重最大的缺失指标，及采集各指标的命令）：",
+    ),
     (
         "not_fragile",
         "The winner is not fragile under these checks.",

@@ -116,9 +116,19 @@ pub fn render(out: &RankOutcome) -> String {
         text.push_str(&format!("degradation: {}\n", d.sentence()));
     }
     let rb = &out.robustness;
-    if rb.acceptability.is_empty() {
-        return text;
+    if !rb.acceptability.is_empty() {
+        text.push_str(&robustness(out));
     }
+    text.push_str(&decision(&out.decision));
+    text
+}
+
+/// The robustness of the order: who ranks first how often, the nearest
+/// flips, a fragile winner.
+fn robustness(out: &RankOutcome) -> String {
+    let rb = &out.robustness;
+    let r = &out.ranking;
+    let mut text = String::new();
     text.push_str(&format!(
         "\nRobustness ({} weight draws, concentration {}, seed {}):\n  P(rank 1): {}\n",
         rb.samples,
@@ -150,6 +160,28 @@ pub fn render(out: &RankOutcome) -> String {
     }
     if let Some(warning) = &rb.fragile_winner {
         text.push_str(&format!("  warning: {warning}\n"));
+    }
+    text
+}
+
+/// "Pick X because …" or "No decision yet: …", and what to measure next.
+fn decision(d: &breakpoint_core::usecases::decision::Decision) -> String {
+    let mut text = format!("\n{}\n", d.sentence());
+    if !d.next.is_empty() {
+        text.push_str("what to measure next (the missing metrics that weigh most):\n");
+        for n in &d.next {
+            let whom = if n.platforms.is_empty() {
+                "every platform".to_string()
+            } else {
+                n.platforms.join(", ")
+            };
+            text.push_str(&format!(
+                "  {}\n    {} ({:.0} % of the score) for {whom}\n",
+                n.command,
+                n.names.join(", "),
+                100.0 * n.weight,
+            ));
+        }
     }
     text
 }

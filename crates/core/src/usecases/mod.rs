@@ -3,6 +3,7 @@
 //! returns. Nothing here prints or knows about windows.
 
 pub mod acceptance;
+pub mod decision;
 pub mod delivery;
 pub mod disputes;
 pub mod hardware;

@@ -110,6 +110,8 @@ fn check_robustness(options: &RobustnessOptions) -> Result<()> {
 pub struct RankOutcome {
     pub ranking: Ranking,
     pub robustness: Robustness,
+    /// "Pick X because …" or "no decision yet", and what to measure next.
+    pub decision: super::decision::Decision,
     /// Platforms whose latest runs are worse than their baseline.
     pub degradations: Vec<DegradationWarning>,
     #[serde(skip)]
@@ -222,9 +224,11 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let degradations = degradations_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
+    let decision = super::decision::decide(&ranking, &robustness);
     Ok(RankOutcome {
         ranking,
         robustness,
+        decision,
         degradations,
         profile,
     })

@@ -1,0 +1,291 @@
+//! The answer a buyer asks for, in words: "pick X because …" where the
+//! evidence and the ranking's robustness support it, else "no decision
+//! yet" and why — and in both cases the measurements that would most
+//! change the answer, each with the command that gathers it.
+//!
+//! A ranking of platforms that are "not ranked" for want of evidence, or a
+//! winner that a small change of weights unseats, is no decision: saying
+//! "pick" there would present the order of a few samples as a verdict.
+
+use serde::Serialize;
+
+use crate::domain::Breakpoint;
+use crate::scoring::{PlatformScore, Ranking, Robustness};
+
+/// How many measurements to suggest.
+const NEXT_SHOWN: usize = 5;
+
+/// A breakpoint lead worth naming, in points.
+const LEAD_NAMED: f64 = 5.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    pub verdict: Verdict,
+    /// What to measure next, most telling first.
+    pub next: Vec<NextMeasurement>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Verdict {
+    Pick {
+        platform: String,
+        because: Vec<String>,
+    },
+    NotYet {
+        reasons: Vec<String>,
+    },
+}
+
+/// A command that gathers metrics the ranking lacks for some platforms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NextMeasurement {
+    pub command: &'static str,
+    /// The metrics it gathers that are missing, by key.
+    pub metrics: Vec<&'static str>,
+    /// Their names, as the ranking shows them.
+    pub names: Vec<&'static str>,
+    /// Their share of the overall score under the profile, together.
+    pub weight: f64,
+    /// The platforms without them; empty: every platform.
+    pub platforms: Vec<String>,
+}
+
+impl Decision {
+    /// One line: "Pick X because …" or "No decision yet: …".
+    pub fn sentence(&self) -> String {
+        match &self.verdict {
+            Verdict::Pick { platform, because } => {
+                format!("Pick {platform} because {}", because.join("; "))
+            }
+            Verdict::NotYet { reasons } => format!("No decision yet: {}", reasons.join("; ")),
+        }
+    }
+}
+
+/// The decision a ranking and its robustness support.
+pub fn decide(ranking: &Ranking, robustness: &Robustness) -> Decision {
+    let mut ranked: Vec<&PlatformScore> = ranking
+        .platforms
+        .iter()
+        .filter(|p| p.rank.is_some())
+        .collect();
+    ranked.sort_by_key(|p| p.rank);
+    let unranked: Vec<&PlatformScore> = ranking
+        .platforms
+        .iter()
+        .filter(|p| p.rank.is_none())
+        .collect();
+    let threshold = 100.0 * ranking.coverage_threshold;
+    let mut reasons = Vec::new();
+    if ranked.len() < 2 {
+        reasons.push(format!(
+            "{} platform(s) have the evidence to be ranked (coverage of at least {threshold:.0} %); a choice needs two",
+            ranked.len()
+        ));
+    }
+    if !unranked.is_empty() {
+        let named: Vec<String> = unranked
+            .iter()
+            .map(|p| format!("{} ({:.0} %)", p.platform.name, 100.0 * p.coverage))
+            .collect();
+        reasons.push(format!(
+            "not ranked for want of evidence: {} (coverage below {threshold:.0} %)",
+            named.join(", ")
+        ));
+    }
+    if let Some(fragile) = &robustness.fragile_winner {
+        reasons.push(fragile.clone());
+    }
+    let verdict = match (ranked.first(), ranked.get(1)) {
+        (Some(first), Some(second)) if reasons.is_empty() => Verdict::Pick {
+            platform: first.platform.name.clone(),
+            because: because(first, second, robustness),
+        },
+        _ => Verdict::NotYet { reasons },
+    };
+    Decision {
+        verdict,
+        next: next_measurements(ranking),
+    }
+}
+
+/// Why the first beats the second: how often it ranks first, the
+/// breakpoints where it leads, and by how much overall.
+fn because(first: &PlatformScore, second: &PlatformScore, robustness: &Robustness) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = robustness
+        .acceptability
+        .iter()
+        .find(|a| a.platform == first.platform.name)
+        .and_then(|a| a.ranks.first())
+    {
+        out.push(format!(
+            "it ranks first under {:.0} % of {} weight draws around your profile",
+            100.0 * p,
+            robustness.samples
+        ));
+    }
+    let leads: Vec<String> = Breakpoint::ALL
+        .iter()
+        .filter_map(|b| {
+            let (a, c) = (first.breakpoint(*b).score?, second.breakpoint(*b).score?);
+            (a - c >= LEAD_NAMED).then(|| format!("{b} {a:.0} vs {c:.0}"))
+        })
+        .collect();
+    if !leads.is_empty() {
+        out.push(format!(
+            "it leads {} at {}",
+            second.platform.name,
+            leads.join(", ")
+        ));
+    }
+    if let (Some(a), Some(c)) = (first.overall, second.overall) {
+        out.push(format!("overall {a:.1} vs {c:.1}"));
+    }
+    out
+}
+
+/// The commands that would gather the metrics missing for some platforms,
+/// by the metrics' share of the overall score times the platforms that
+/// lack them.
+fn next_measurements(ranking: &Ranking) -> Vec<NextMeasurement> {
+    let Some(any) = ranking.platforms.first() else {
+        return Vec::new();
+    };
+    let everyone = ranking.platforms.len();
+    let mut found: Vec<(f64, NextMeasurement)> = Vec::new();
+    for (b, share) in Breakpoint::ALL.iter().zip(ranking.weights) {
+        let metrics = &any.breakpoint(*b).metrics;
+        let total: f64 = metrics.iter().map(|m| m.weight).sum();
+        for (i, m) in metrics.iter().enumerate() {
+            if m.weight <= 0.0 || total <= 0.0 {
+                continue;
+            }
+            let missing: Vec<String> = ranking
+                .platforms
+                .iter()
+                .filter(|p| {
+                    p.breakpoint(*b)
+                        .metrics
+                        .get(i)
+                        .is_none_or(|x| x.value.is_none())
+                })
+                .map(|p| p.platform.name.clone())
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let weight = share * m.weight / total;
+            let command = gathered_by(m.key);
+            let gain = weight * missing.len() as f64;
+            match found.iter_mut().find(|(_, n)| n.command == command) {
+                Some((g, n)) => {
+                    *g += gain;
+                    n.weight += weight;
+                    n.metrics.push(m.key);
+                    n.names.push(m.name);
+                    for p in missing {
+                        if !n.platforms.contains(&p) {
+                            n.platforms.push(p);
+                        }
+                    }
+                }
+                None => found.push((
+                    gain,
+                    NextMeasurement {
+                        command,
+                        metrics: vec![m.key],
+                        names: vec![m.name],
+                        weight,
+                        platforms: missing,
+                    },
+                )),
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.command.cmp(b.1.command)));
+    found
+        .into_iter()
+        .take(NEXT_SHOWN)
+        .map(|(_, mut n)| {
+            if n.platforms.len() == everyone {
+                n.platforms.clear();
+            }
+            n
+        })
+        .collect()
+}
+
+/// The command that gathers a metric's evidence (docs/acceptance.md and
+/// docs/campaigns.md say more about each).
+pub fn gathered_by(key: &str) -> &'static str {
+    match key {
+        "startup.delivery_mismatches" => {
+            "breakpoint probe check (on the instance, against the order)"
+        }
+        k if k.starts_with("startup.") => {
+            "breakpoint campaign run RECIPE (startup attempts at baseline, peak and mixed load)"
+        }
+        "sustain.stress_util_floor_pct" | "sustain.stress_util_swing_pct" => {
+            "breakpoint accept stress -- YOUR_LOAD"
+        }
+        "sustain.net_connect_p95_ms" | "sustain.net_jitter_ms" | "sustain.net_loss_pct" => {
+            "breakpoint accept network --target HOST:PORT"
+        }
+        "sustain.recovery_s" | "sustain.resume_success_pct" => {
+            "breakpoint accept failover --log JOB.log --job train.py"
+        }
+        "sustain.gemm_nominal_pct"
+        | "sustain.membw_nominal_pct"
+        | "sustain.host_link_pct"
+        | "sustain.straggler_pct"
+        | "sustain.throughput_decay_pct" => {
+            "breakpoint accept perf (with --duration for the decay)"
+        }
+        k if k.starts_with("sustain.") => {
+            "breakpoint probe sample --duration 24h -o run.jsonl (under your load), then import it"
+        }
+        "switch.drift_rel_l2" | "switch.op_coverage_pct" => {
+            "breakpoint accept operators here, accept drift --reference on the other platform"
+        }
+        k if k.starts_with("switch.") => {
+            "a switch-attempts table (docs/formats.md), then import it"
+        }
+        "billing.granularity_s" => {
+            "breakpoint accept billing-probe --instance ID, then import it with the platform's bill"
+        }
+        "billing.bill_error_pct" | "billing.billed_idle_pct" | "billing.disputed_pct" => {
+            "import the provider's bill export (docs/billing.md) beside the run's logs"
+        }
+        _ => "breakpoint offering add … --price-on-demand X, and breakpoint billing set",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_names_the_command_that_gathers_it() {
+        for m in crate::metrics::catalog::METRICS {
+            let command = gathered_by(m.key);
+            assert!(!command.is_empty(), "{}", m.key);
+        }
+        // The fallback is for prices and rules only.
+        for m in crate::metrics::catalog::METRICS {
+            if gathered_by(m.key).starts_with("breakpoint offering add") {
+                assert!(
+                    matches!(
+                        m.key,
+                        "billing.overcharge_pct"
+                            | "billing.cost_per_useful_gpu_hour"
+                            | "billing.reference_cost"
+                    ),
+                    "{} falls through to the price command",
+                    m.key
+                );
+            }
+        }
+    }
+}
