@@ -172,6 +172,10 @@ try {
     const expected = cli.ranking.platforms.map((p) => p.name);
     assert(JSON.stringify(await matrixOrder()) === JSON.stringify(expected), `matrix order ${await matrixOrder()} != CLI ${expected}`);
     await session.until("the robustness strip", "return document.querySelector('#robustness .chip')", 10_000);
+    // The answer in words, as the CLI gives it, and what to measure next.
+    assert(cli.decision.verdict.kind === "pick", `the demo's decision: ${JSON.stringify(cli.decision.verdict)}`);
+    await session.until("the decision", "return (document.querySelector('#decision')?.textContent ?? '').startsWith('Pick ' + arguments[0] + ' because')", 5000, cli.decision.verdict.platform);
+    await session.until("what to measure next", "return document.querySelectorAll('#next-measurements li').length > 0", 5000);
     await shot("02-rankings");
   });
 

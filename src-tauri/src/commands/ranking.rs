@@ -13,8 +13,8 @@ use tauri::State;
 
 use super::off_thread;
 use crate::dto::{
-    CellView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, ProfileRow, RankRequest,
-    RankRow, RankView,
+    CellView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, NextMeasurementView,
+    ProfileRow, RankRequest, RankRow, RankView,
 };
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -152,6 +152,22 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         fragile: out.robustness.fragile_winner.clone(),
         samples,
         degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
+        decision: out.decision.sentence(),
+        decided: matches!(
+            out.decision.verdict,
+            breakpoint_core::usecases::decision::Verdict::Pick { .. }
+        ),
+        next: out
+            .decision
+            .next
+            .iter()
+            .map(|n| NextMeasurementView {
+                command: n.command.to_string(),
+                metrics: n.names.iter().map(|m| m.to_string()).collect(),
+                weight: n.weight,
+                platforms: n.platforms.clone(),
+            })
+            .collect(),
     })
 }
 

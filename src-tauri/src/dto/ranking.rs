@@ -38,6 +38,21 @@ view! {
         pub samples: u32,
         /// Platforms whose latest runs are worse than their baseline, in words.
         pub degradations: Vec<String>,
+        /// "Pick X because …" or "No decision yet: …".
+        pub decision: String,
+        pub decided: bool,
+        /// What to measure next, the command first.
+        pub next: Vec<NextMeasurementView>,
+    }
+
+    /// A command that gathers metrics the ranking lacks.
+    pub struct NextMeasurementView {
+        pub command: String,
+        pub metrics: Vec<String>,
+        /// Their share of the overall score, 0–1.
+        pub weight: f64,
+        /// The platforms without them; empty: every platform.
+        pub platforms: Vec<String>,
     }
 
     /// A platform's metrics over time.

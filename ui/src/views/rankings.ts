@@ -163,6 +163,11 @@ function renderStrip(el: HTMLElement, view: RankView): void {
   const ranked = view.platforms.filter((p) => p.rank !== null);
   append(el, h("h2", {}, `${t("robustness")} · ${view.samples}`),
     h("div", { class: "chips" }, ...ranked.map((p) => h("span", { class: "chip" }, `${p.name} ${t("pFirst")} ${percent(p.p_first)}`))),
+    h("p", { class: view.decided ? "decision" : "warning", id: "decision" }, view.decision),
+    view.next.length
+      ? h("ul", { id: "next-measurements" }, ...view.next.map((n) => h("li", {},
+        h("code", {}, n.command), ` — ${n.metrics.join(", ")} (${percent(n.weight)}; ${n.platforms.length ? n.platforms.join(", ") : t("everyPlatform")})`)))
+      : null,
     view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
     view.degradations.length
       ? h("ul", { id: "degradations", class: "warning" }, ...view.degradations.map((d) => h("li", {}, `${t("degradation")}: ${d}`)))
