@@ -233,13 +233,7 @@ fn a_folder_whose_links_loop_imports_each_file_once_and_says_what_it_skipped() {
 fn a_pipe_given_as_a_file_is_named_for_what_it_is() {
     let ws = with_platform();
     let fifo = ws.dir.path().join("live.csv");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let message = format!(
         "error: {}: is a named pipe (FIFO), not a file; save the log to a file and import that",
         fifo.display()
@@ -351,82 +345,17 @@ fn a_database_that_cannot_be_written_is_still_read_ranked_and_reported() {
     assert_eq!(ws.json(&["platform", "list"]).as_array().unwrap().len(), 1);
 }
 
-/// `report -o` and `bundle export -o` never write over the open workspace
-/// (its database or the files beside it), a folder, or — unless forced — a
-/// link or a named pipe; the workspace is unchanged after each refusal.
-#[test]
-fn outputs_never_replace_the_workspace_or_what_is_not_a_plain_file() {
-    let ws = Workspace::new();
-    ws.ok(&["platform", "add", "Lab"]);
-    let db = ws.db.to_str().unwrap().to_string();
-    let dir = ws.dir.path();
-    let beside = format!("{db}-wal");
-    let again = dir.join(".").join("breakpoint.db");
-    for target in [db.as_str(), beside.as_str(), again.to_str().unwrap()] {
-        for args in [
-            vec!["report", "-o", target, "--samples", "50"],
-            vec!["report", "-o", target, "--samples", "50", "--force"],
-            vec!["bundle", "export", "-o", target, "--force"],
-        ] {
-            let before = ws.snapshot();
-            let out = ws.cmd(&args).output().unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-            assert!(stderr.contains("is the workspace"), "{stderr}");
-            assert_eq!(ws.snapshot(), before);
-        }
-    }
-    let folder = dir.to_str().unwrap();
-    let out = ws.cmd(&["report", "-o", folder]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is a folder"));
-
-    // A link and a named pipe: refused, then replaced only when forced.
-    let target = dir.join("elsewhere.pdf");
-    std::fs::write(&target, b"keep").unwrap();
-    let link = dir.join("link.pdf");
-    std::os::unix::fs::symlink(&target, &link).unwrap();
-    let out = ws
-        .cmd(&["report", "-o", link.to_str().unwrap(), "--samples", "50"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
-    ws.ok(&[
-        "report",
-        "-o",
-        link.to_str().unwrap(),
-        "--samples",
-        "50",
-        "--force",
-    ]);
-    assert_eq!(
-        std::fs::read(&target).unwrap(),
-        b"keep",
-        "the link's target is untouched"
-    );
-    assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
-    let fifo = dir.join("pipe.tar");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let out = ws
-        .cmd(&["bundle", "export", "-o", fifo.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
+/// A named pipe at `path`.
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
-/// Every other path the command line writes — the dispute sheet, the suites
-/// written out as scripts — is guarded like the report: never the
-/// workspace's database, the files beside it or its campaign ledger; a link
-/// or a pipe only with --force; a plain file replaced whole.
+/// No output — the report, a bundle, the dispute sheet, the suites written
+/// out as scripts — is written over the workspace (its database under any
+/// name, the files beside it, its campaign ledger), forced or not; the
+/// workspace and its ledger are unchanged after each refusal.
 #[test]
-fn sheets_and_scripts_never_replace_the_workspace_or_its_ledger() {
+fn outputs_never_replace_the_workspace_or_its_ledger() {
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "Lab"]);
     let dir = ws.dir.path();
@@ -434,11 +363,19 @@ fn sheets_and_scripts_never_replace_the_workspace_or_its_ledger() {
     let ledger_text = "{\"event\":\"launching\",\"name\":\"c-1\",\"campaign\":\"c\",\"at\":\"2026-12-01T00:00:00Z\"}\n";
     std::fs::write(&ledger, ledger_text).unwrap();
     let db = ws.db.to_str().unwrap().to_string();
-    let wal = format!("{db}-wal");
     let db_bytes = std::fs::read(&ws.db).unwrap();
-    for target in [db.as_str(), wal.as_str(), ledger.to_str().unwrap()] {
+    let beside = format!("{db}-wal");
+    let again = dir.join(".").join("breakpoint.db");
+    for target in [
+        db.as_str(),
+        beside.as_str(),
+        again.to_str().unwrap(),
+        ledger.to_str().unwrap(),
+    ] {
         for args in [
-            vec!["bill", "--disputes", "-o", target],
+            vec!["report", "-o", target, "--samples", "50"],
+            vec!["report", "-o", target, "--samples", "50", "--force"],
+            vec!["bundle", "export", "-o", target, "--force"],
             vec!["bill", "--disputes", "-o", target, "--force"],
             vec!["accept", "perf", "--write-script", target, "--force"],
             vec!["accept", "operators", "--write-script", target],
@@ -458,44 +395,68 @@ fn sheets_and_scripts_never_replace_the_workspace_or_its_ledger() {
     }
     assert_eq!(std::fs::read(&ws.db).unwrap(), db_bytes);
     ws.ok(&["campaign", "status"]);
+}
 
-    // A link: refused, the file it points to untouched; --force replaces
-    // the link itself.
-    let kept = dir.join("kept.py");
+/// A folder is refused; a link or a named pipe is replaced only when
+/// forced (the link itself, never what it points to); a plain file is
+/// replaced whole, nothing left beside it.
+#[test]
+fn outputs_replace_only_plain_files_unless_forced() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let dir = ws.dir.path();
+    let out = ws
+        .cmd(&["report", "-o", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a folder"));
+
+    let kept = dir.join("kept");
     std::fs::write(&kept, b"keep").unwrap();
-    let link = dir.join("perf.py");
-    std::os::unix::fs::symlink(&kept, &link).unwrap();
-    let link = link.to_str().unwrap();
-    let out = ws
-        .cmd(&["accept", "perf", "--write-script", link])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a symbolic link"));
-    assert_eq!(std::fs::read(&kept).unwrap(), b"keep");
-    ws.ok(&["accept", "perf", "--write-script", link, "--force"]);
-    assert_eq!(std::fs::read(&kept).unwrap(), b"keep");
-    assert!(std::fs::symlink_metadata(link).unwrap().is_file());
-    assert!(std::fs::read_to_string(link).unwrap().contains("import"));
-
-    // A named pipe: refused at once (a plain write would block on it).
-    let fifo = dir.join("sheet.csv");
+    for (name, command) in [
+        ("link.pdf", vec!["report", "--samples", "50", "-o"]),
+        ("perf.py", vec!["accept", "perf", "--write-script"]),
+    ] {
+        let link = dir.join(name);
+        std::os::unix::fs::symlink(&kept, &link).unwrap();
+        let mut args = command.clone();
+        args.push(link.to_str().unwrap());
+        let out = ws.cmd(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
+        args.push("--force");
+        ws.ok(&args);
+        assert_eq!(
+            std::fs::read(&kept).unwrap(),
+            b"keep",
+            "the link's target is untouched"
+        );
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
+    }
     assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
+        std::fs::read_to_string(dir.join("perf.py"))
             .unwrap()
-            .success()
+            .contains("import")
     );
-    let out = ws
-        .cmd(&["bill", "--disputes", "-o", fifo.to_str().unwrap()])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
 
-    // A plain file is replaced whole, nothing left beside it.
+    // Named pipes: refused at once (a plain write would block on them).
+    for (name, command) in [
+        ("pipe.tar", vec!["bundle", "export", "-o"]),
+        ("sheet.csv", vec!["bill", "--disputes", "-o"]),
+    ] {
+        let fifo = dir.join(name);
+        mkfifo(&fifo);
+        let mut args = command.clone();
+        args.push(fifo.to_str().unwrap());
+        let out = ws
+            .cmd(&args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"));
+    }
+
     let sheet = dir.join("old.csv");
     std::fs::write(&sheet, b"old").unwrap();
     ws.ok(&["bill", "--disputes", "-o", sheet.to_str().unwrap()]);

@@ -320,6 +320,17 @@ fn probe_log(ws: &Workspace, host: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// Platform P with `host`'s probe log and `logs` imported.
+fn node(host: &str, logs: &[&str]) -> Workspace {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    ws.ok(&["import", "--platform", "P", &probe_log(&ws, host)]);
+    for log in logs {
+        ws.ok(&["import", "--platform", "P", log]);
+    }
+    ws
+}
+
 fn sustain_of(ws: &Workspace) -> (f64, f64) {
     let explained = ws.json(&["explain", "P"]);
     let score = explained["breakpoints"]
@@ -343,23 +354,8 @@ fn sustain_of(ws: &Workspace) -> (f64, f64) {
 #[test]
 fn faults_in_the_nodes_kernel_log_count_against_its_sampled_hours() {
     let journal = crate::util::fixture("kernel/journal-short-iso-nvlink.log");
-    let healthy = Workspace::new();
-    healthy.ok(&["platform", "add", "P"]);
-    healthy.ok(&[
-        "import",
-        "--platform",
-        "P",
-        &probe_log(&healthy, "gpu-node-12"),
-    ]);
-    let faulty = Workspace::new();
-    faulty.ok(&["platform", "add", "P"]);
-    faulty.ok(&[
-        "import",
-        "--platform",
-        "P",
-        &probe_log(&faulty, "gpu-node-12"),
-    ]);
-    faulty.ok(&["import", "--platform", "P", &journal]);
+    let healthy = node("gpu-node-12", &[]);
+    let faulty = node("gpu-node-12", &[&journal]);
     let (healthy_score, healthy_rate) = sustain_of(&healthy);
     let (faulty_score, faulty_rate) = sustain_of(&faulty);
     assert_eq!((healthy_score, healthy_rate), (100.0, 0.0));
@@ -372,15 +368,7 @@ fn faults_in_the_nodes_kernel_log_count_against_its_sampled_hours() {
     );
 
     // The same log of another node's host changes nothing here.
-    let elsewhere = Workspace::new();
-    elsewhere.ok(&["platform", "add", "P"]);
-    elsewhere.ok(&[
-        "import",
-        "--platform",
-        "P",
-        &probe_log(&elsewhere, "gpu-node-7"),
-    ]);
-    elsewhere.ok(&["import", "--platform", "P", &journal]);
+    let elsewhere = node("gpu-node-7", &[&journal]);
     assert_eq!(sustain_of(&elsewhere), (100.0, 0.0));
 }
 

@@ -124,7 +124,7 @@ impl Ledger {
     }
 
     /// The lock file beside the ledger (`<db>.campaigns.lock`).
-    fn lock_path(&self) -> PathBuf {
+    pub fn lock_path(&self) -> PathBuf {
         self.path.with_extension("lock")
     }
 

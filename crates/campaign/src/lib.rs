@@ -463,7 +463,7 @@ pub fn cleanup(
         .map_err(ledger_error)?
         .unwrap_or_else(|| {
             Err(CampaignError::CampaignRunning {
-                lock: ledger.path().with_extension("lock").display().to_string(),
+                lock: ledger.lock_path().display().to_string(),
             })
         })
 }

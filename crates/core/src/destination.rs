@@ -194,12 +194,6 @@ impl Write for Stream {
     }
 }
 
-/// Whether `path` may be written as an output of the workspace whose
-/// database is `workspace` (see [`Destination::check`]).
-pub fn check(path: &Path, workspace: &Path, force: bool) -> Result<(), ValidationError> {
-    Destination::check(path, &Protected::workspace(workspace), force).map(|_| ())
-}
-
 #[cfg(unix)]
 fn special_kind(kind: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
@@ -257,7 +251,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Write `bytes` to `path` whole (see [`write_with`]).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_with(path, |f| f.write_all(bytes))
 }
 
@@ -266,7 +260,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// at most a `.partial` file beside it), never half of the new one. The
 /// `.partial` file is created new: a link planted under its name is not
 /// followed.
-pub fn write_with(
+fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
@@ -314,7 +308,12 @@ mod tests {
         let db = dir.path().join("work.db");
         std::fs::write(&db, b"db").unwrap();
         std::fs::write(dir.path().join("work.db-wal"), b"wal").unwrap();
-        let check = |p: &Path, force: bool| check(p, &db, force).map_err(|e| e.to_string());
+        let protected = Protected::workspace(&db);
+        let check = |p: &Path, force: bool| {
+            Destination::check(p, &protected, force)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
         // The database under any name, its files beside it, forced or not.
         for p in [
             db.clone(),

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::store::Store;
 use breakpoint_core::usecases::ranking::RankRequest;
 
@@ -28,16 +29,14 @@ pub fn export(
     path: &Path,
     force: bool,
 ) -> Result<Exported, ReportError> {
-    breakpoint_core::destination::check(path, store.path(), force)
+    let destination = Destination::check(path, &Protected::workspace(store.path()), force)
         .map_err(|e| ReportError::Store(e.into()))?;
     let data = crate::gather(store, request, options.lang)?;
     let layout = compose(&data, options)?;
     let pdf = render(&layout, options, &FontSet::discover())?;
-    breakpoint_core::destination::write_atomically(path, &pdf).map_err(|error| {
-        ReportError::Write {
-            path: path.to_path_buf(),
-            error,
-        }
+    destination.write(&pdf).map_err(|e| ReportError::Write {
+        path: e.path,
+        error: e.source,
     })?;
     Ok(Exported {
         file: path.to_path_buf(),

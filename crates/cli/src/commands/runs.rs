@@ -15,10 +15,7 @@ pub fn run(ctx: &Context, command: RunsCommand) -> Outcome {
         RunsCommand::Show { id } => show(ctx, id),
         RunsCommand::Rm { id, yes } => {
             let run = ctx.store.run(id)?;
-            let records = runs::list(&ctx.store, Some(run.platform_id))?
-                .into_iter()
-                .find(|r| r.run.id == id)
-                .map_or(0, |r| r.records);
+            let records = ctx.store.record_counts()?.get(&id).copied().unwrap_or(0);
             // As `platform rm`: evidence is not deleted on a typo.
             if (run.sample_count > 0 || records > 0) && !yes {
                 return Err(Failure::Refused(format!(

@@ -21,7 +21,7 @@
 
 use super::RunValue;
 use super::aggregate::RunFigures;
-use crate::domain::{Event, EventKind, Run};
+use crate::domain::{Event, EventKind};
 use crate::error::Result;
 use crate::store::Store;
 
@@ -30,22 +30,6 @@ const KEY: &str = "sustain.interruptions_per_100h";
 /// Two records of one fault are at most this far apart (a kernel log's
 /// time and the probe's, on clocks that disagree a little).
 const SAME_FAULT_MS: i64 = 120_000;
-
-/// Faults of one GPU this close together are one incident.
-const SAME_INCIDENT_MS: i64 = 60_000;
-
-/// The names a run answers to: its host and its GPUs' hosts.
-fn node_names(run: &Run) -> Vec<String> {
-    let mut names: Vec<String> = run.provenance.host.iter().cloned().collect();
-    for g in &run.inventory {
-        if let Some(h) = &g.host
-            && !names.contains(h)
-        {
-            names.push(h.clone());
-        }
-    }
-    names
-}
 
 /// A sampled run: where it is in `figures`, its node, its time and the
 /// faults it recorded itself.
@@ -73,6 +57,10 @@ fn same_fault(a: &Event, b: &Event) -> bool {
 /// same node that covers its time (see the module's comment); the fault
 /// leaves the sample-less run's own count, so that it counts once.
 pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
+    // Most platforms hold no log without samples: nothing to read then.
+    if figures.iter().all(|f| f.run.sample_count > 0) {
+        return Ok(());
+    }
     let mut sampled: Vec<Sampled> = Vec::new();
     for (index, f) in figures.iter().enumerate() {
         let r = f.run;
@@ -84,7 +72,7 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
         };
         sampled.push(Sampled {
             index,
-            names: node_names(r),
+            names: r.hosts(),
             from_ms: from.as_millisecond(),
             to_ms: to.as_millisecond() + i64::from(r.interval_ms.unwrap_or(0)),
             events: store.events(r.id)?,
@@ -99,7 +87,7 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
         if run.sample_count > 0 {
             continue;
         }
-        let names = node_names(run);
+        let names = run.hosts();
         for event in store
             .events(run.id)?
             .into_iter()
@@ -125,7 +113,9 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
                 .iter()
                 .any(|&k| sampled[k].events.iter().any(|e| same_fault(e, &event)));
             let same_incident = sampled[first].attached.iter().any(|e| {
-                e.gpu == event.gpu && (e.at.as_millisecond() - t).abs() <= SAME_INCIDENT_MS
+                e.gpu == event.gpu
+                    && (e.at.as_millisecond() - t).abs()
+                        <= crate::accelerator::xid::SAME_INCIDENT_MS
             });
             if !recorded && !same_incident {
                 add(

@@ -313,17 +313,9 @@ fn gather(store: &Store, runs: &[Run]) -> Result<Vec<Evidence>> {
         if run.sample_count > 0
             && let (Some(from), Some(to)) = (run.started_at, run.ended_at)
         {
-            let mut names: Vec<String> = run.provenance.host.iter().cloned().collect();
-            for g in &run.inventory {
-                if let Some(h) = &g.host
-                    && !names.contains(h)
-                {
-                    names.push(h.clone());
-                }
-            }
             out.push(Evidence {
                 run_id: run.id,
-                names,
+                names: run.hosts(),
                 from_ms: from.as_millisecond(),
                 to_ms: to.as_millisecond() + i64::from(run.interval_ms.unwrap_or(0)),
                 kind: Kind::Samples,

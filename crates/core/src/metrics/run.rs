@@ -43,8 +43,8 @@ pub fn not_evidence(run: &Run) -> Option<String> {
     }
     run.metadata
         .get("perf")
-        .and_then(|v| serde_json::from_value::<crate::perf::PerfLog>(v.clone()).ok())
-        .and_then(|log| crate::perf::measures_nothing(&log))
+        .and_then(crate::perf::Marks::of)
+        .and_then(|marks| marks.measures_nothing())
 }
 
 fn fmt_s(v: f64) -> String {

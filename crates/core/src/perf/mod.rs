@@ -11,7 +11,9 @@
 
 pub mod reference;
 
-pub use breakpoint_formats::parsers::perf_log::{PerfLog, PerfResult, Timeline, TimelinePoint};
+pub use breakpoint_formats::parsers::perf_log::{
+    PerfLog, PerfResult, Planted, Timeline, TimelinePoint,
+};
 use serde::Serialize;
 
 use crate::stats::percentile;
@@ -241,9 +243,35 @@ pub struct Reading {
 /// planted in it to test the analysis, or its devices are the CPU split to
 /// test the suite. Such a log is kept and shown, never scored or compared.
 pub fn measures_nothing(log: &PerfLog) -> Option<String> {
-    if !log.planted.is_empty() {
-        let planted: Vec<String> = log
-            .planted
+    why_nothing(&log.planted, &log.backend)
+}
+
+/// The marks that say a perf log tests the analysis, read from a stored
+/// log (`run.metadata.perf`) without its figures: listings and the
+/// evidence ask this of every run.
+#[derive(serde::Deserialize)]
+pub struct Marks {
+    #[serde(default)]
+    planted: Vec<Planted>,
+    #[serde(default)]
+    backend: String,
+}
+
+impl Marks {
+    /// The marks of a stored perf log, if `value` is one.
+    pub fn of(value: &serde_json::Value) -> Option<Marks> {
+        serde::Deserialize::deserialize(value).ok()
+    }
+
+    /// See [`measures_nothing`].
+    pub fn measures_nothing(&self) -> Option<String> {
+        why_nothing(&self.planted, &self.backend)
+    }
+}
+
+fn why_nothing(planted: &[Planted], backend: &str) -> Option<String> {
+    if !planted.is_empty() {
+        let planted: Vec<String> = planted
             .iter()
             .map(|p| format!("GPU {} by {:.0} %", p.gpu, 100.0 * p.share))
             .collect();
@@ -252,10 +280,9 @@ pub fn measures_nothing(log: &PerfLog) -> Option<String> {
             planted.join(", ")
         ));
     }
-    if log.backend == "numpy" || log.backend == "cpu" {
+    if backend == "numpy" || backend == "cpu" {
         return Some(format!(
-            "this perf log's devices are the CPU ({}) split to test the suite",
-            log.backend
+            "this perf log's devices are the CPU ({backend}) split to test the suite"
         ));
     }
     None

@@ -248,7 +248,9 @@ impl Reduced {
 
 /// Where one GPU's line breaks: the column of the first sample after each
 /// silence longer than [`OUTAGE_STEPS`] sampling steps (the run's
-/// interval, or the first piece's typical step). A silence within one
+/// interval, or the first piece's typical step) and than the shortest
+/// outage (`samples::rhythm::FLOOR_MS`), so that a logger's pause of a few
+/// seconds breaks no line, as it counts as no gap. A silence within one
 /// column breaks nothing: the column's stroke covers it.
 struct Breaks {
     gap_ms: Option<i64>,
@@ -256,10 +258,15 @@ struct Breaks {
     columns: Vec<usize>,
 }
 
+/// The silence that breaks a line at sampling step `step_ms`.
+fn outage_ms(step_ms: i64) -> i64 {
+    (step_ms * OUTAGE_STEPS).max(crate::samples::rhythm::FLOOR_MS)
+}
+
 impl Breaks {
     fn new(step_ms: Option<i64>) -> Self {
         Self {
-            gap_ms: step_ms.map(|s| s * OUTAGE_STEPS),
+            gap_ms: step_ms.map(outage_ms),
             previous: None,
             columns: Vec::new(),
         }
@@ -267,7 +274,7 @@ impl Breaks {
 
     fn add(&mut self, piece: &SeriesFrame, columns: &Columns, within: Range<usize>) {
         if self.gap_ms.is_none() {
-            self.gap_ms = piece.median_step_ms().map(|s| s * OUTAGE_STEPS);
+            self.gap_ms = piece.median_step_ms().map(outage_ms);
         }
         let Some(gap) = self.gap_ms else { return };
         for &t in &piece.t_ms[within] {

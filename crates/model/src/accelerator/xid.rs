@@ -210,6 +210,11 @@ pub fn interrupts(code: Option<i64>) -> bool {
         .is_none_or(XidInfo::interrupts)
 }
 
+/// Two faults of the same GPU this close are one incident: a fallen-off
+/// line next to its Xid 79, an NVLink error behind its link event, a failed
+/// initialisation retried by every nvidia-smi call.
+pub const SAME_INCIDENT_MS: i64 = 60_000;
+
 /// "Xid 79: GPU has fallen off the bus (fatal, platform)" — or the bare
 /// code when it is not in the catalogue.
 pub fn describe(code: i64) -> String {

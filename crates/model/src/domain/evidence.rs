@@ -442,23 +442,33 @@ mod tests {
         assert_eq!(e.field, "end");
     }
 
+    /// One hour of instance i-1 billed as one hour.
+    fn hour_line() -> BillingLine {
+        BillingLine {
+            instance: "i-1".into(),
+            start: at("2026-11-01T10:00:00Z"),
+            end: at("2026-11-01T11:00:00Z"),
+            billed_seconds: 3600.0,
+            compute_seconds: None,
+            queue_seconds: None,
+            io_wait_seconds: None,
+            amount: Decimal::ONE,
+            currency: "CNY".into(),
+            unit_price: Decimal::ONE,
+            line_id: None,
+            host: None,
+            product: None,
+        }
+    }
+
     #[test]
     fn a_line_bills_its_period_or_the_period_rounded_to_a_whole_unit() {
         let line = |start: &str, end: &str, billed: f64| {
             BillingLine {
-                instance: "i-1".into(),
                 start: at(start),
                 end: at(end),
                 billed_seconds: billed,
-                compute_seconds: None,
-                queue_seconds: None,
-                io_wait_seconds: None,
-                amount: Decimal::ONE,
-                currency: "CNY".into(),
-                unit_price: Decimal::ONE,
-                line_id: None,
-                host: None,
-                product: None,
+                ..hour_line()
             }
             .validate()
         };
@@ -488,19 +498,9 @@ mod tests {
     #[test]
     fn cells_that_would_split_a_row_are_refused() {
         let line = BillingLine {
-            instance: "i-1".into(),
-            start: at("2026-11-01T10:00:00Z"),
-            end: at("2026-11-01T11:00:00Z"),
-            billed_seconds: 3600.0,
-            compute_seconds: None,
-            queue_seconds: None,
-            io_wait_seconds: None,
-            amount: Decimal::ONE,
-            currency: "CNY".into(),
-            unit_price: Decimal::ONE,
             line_id: Some(" L-1 ".into()),
             host: Some("node\r=HYPERLINK(\"x\")".into()),
-            product: None,
+            ..hour_line()
         };
         let e = line.clone().validate().unwrap_err();
         assert_eq!(e.field, "host");

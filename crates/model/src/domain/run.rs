@@ -108,6 +108,18 @@ impl Run {
             .unwrap_or(0)
     }
 
+    /// The hosts the run names: its own, then its GPUs' (a fleet pull's
+    /// runs name a host per GPU), each once.
+    pub fn hosts(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.provenance.host.iter().cloned().collect();
+        for h in self.inventory.iter().filter_map(|g| g.host.as_ref()) {
+            if !names.contains(h) {
+                names.push(h.clone());
+            }
+        }
+        names
+    }
+
     /// Why the run's evidence measures no platform, where it was marked so
     /// at import (see [`MEASURES_NOTHING`]).
     pub fn measures_nothing(&self) -> Option<&str> {

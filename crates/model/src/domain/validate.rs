@@ -20,20 +20,7 @@ pub fn name(field: &str, value: &str) -> Checked<String> {
     if trimmed.chars().count() > 200 {
         return Err(ValidationError::new(field, "is longer than 200 characters"));
     }
-    // Line and paragraph separators (U+2028, U+2029) break a name over
-    // lines as a control character would.
-    if let Some(c) = trimmed
-        .chars()
-        .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
-    {
-        return Err(ValidationError::new(
-            field,
-            format!(
-                "must not contain control characters (found U+{:04X})",
-                c as u32
-            ),
-        ));
-    }
+    refuse_control(field, trimmed)?;
     if let Some(c) = trimmed
         .chars()
         .find(|c| text::is_bidi_control(*c) || text::is_invisible(*c))
@@ -135,19 +122,27 @@ pub fn optional_cell(field: &str, value: Option<String>) -> Checked<Option<Strin
     if value.chars().count() > 500 {
         return Err(ValidationError::new(field, "is longer than 500 characters"));
     }
-    if let Some(c) = value
+    refuse_control(field, &value)?;
+    Ok(Some(value))
+}
+
+/// No control character in `text`: a CR, an escape or a line or paragraph
+/// separator (U+2028, U+2029) would break it over lines or steer a terminal
+/// wherever it is written again.
+fn refuse_control(field: &str, text: &str) -> Checked<()> {
+    match text
         .chars()
         .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
     {
-        return Err(ValidationError::new(
+        Some(c) => Err(ValidationError::new(
             field,
             format!(
                 "must not contain control characters (found U+{:04X})",
                 c as u32
             ),
-        ));
+        )),
+        None => Ok(()),
     }
-    Ok(Some(value))
 }
 
 /// Trim an optional free-text field, turning blank into `None`.
