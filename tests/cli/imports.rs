@@ -77,6 +77,67 @@ fn the_same_file_twice_stores_nothing_the_second_time() {
     assert_eq!(ws.snapshot(), before);
 }
 
+/// A log read in the wrong zone is imported again with `--tz`: the new
+/// run takes the old one's place, and the summary says so and how.
+#[test]
+fn the_same_file_read_differently_replaces_its_run() {
+    let ws = with_platform();
+    let file = fixture("smi-csv/header-units.csv");
+    ws.ok(&["import", &file, "--platform", "AutoDL", "--tz", "UTC"]);
+    let before = ws.json(&["runs", "list"]);
+    let out = ws.ok(&[
+        "import",
+        &file,
+        "--platform",
+        "AutoDL",
+        "--tz",
+        "Asia/Shanghai",
+    ]);
+    assert!(
+        out.contains("replaces run 1, the same log read differently then (tz UTC → Asia/Shanghai)"),
+        "{out}"
+    );
+    let after = ws.json(&["runs", "list"]);
+    assert_eq!(after.as_array().unwrap().len(), 1, "{after}");
+    assert_eq!(after[0]["id"], 2);
+    // Eight hours earlier: the same wall-clock times, read in UTC+8.
+    let start = |runs: &serde_json::Value| {
+        runs[0]["started_at"]
+            .as_str()
+            .unwrap()
+            .parse::<jiff::Timestamp>()
+            .unwrap()
+    };
+    assert_eq!(
+        start(&before).as_second() - start(&after).as_second(),
+        8 * 3600
+    );
+    // Read the same way again: nothing stored.
+    let again = ws.ok(&[
+        "import",
+        &file,
+        "--platform",
+        "AutoDL",
+        "--tz",
+        "Asia/Shanghai",
+    ]);
+    assert!(again.contains("already imported as run 2"), "{again}");
+}
+
+/// The summary names what the log held, by kind, GPU and time.
+#[test]
+fn an_import_names_the_events_it_found() {
+    let ws = with_platform();
+    let out = ws.ok(&[
+        "import",
+        &fixture("kernel/journal-short-iso-nvlink.log"),
+        "--platform",
+        "AutoDL",
+    ]);
+    assert!(out.contains("found: 1 × Xid 149: NVLink"), "{out}");
+    assert!(out.contains("2025-02-03 00:15 UTC"), "{out}");
+}
+
 #[test]
 fn a_bad_line_is_one_message_and_nothing_is_stored() {
     let ws = with_platform();

@@ -130,12 +130,14 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
         (Some("platform"), Some(true))
     );
 
-    // The health check: the failing test by GPU, as a delivery problem.
+    // The health check: the failing hardware test by GPU, a faulty GPU
+    // rather than a difference from the order.
     let out = ws.ok(&["runs", "show", &diag]);
     assert!(
-        out.contains("delivery problem: health: GPU Memory failed on GPU 0"),
+        out.contains("faulty GPU: GPU 0: dcgmi diag GPU Memory failed"),
         "{out}"
     );
+    assert!(!out.contains("delivery problem"), "{out}");
     assert!(out.contains("health checks"), "{out}");
 
     // lspci: the narrowed link.

@@ -317,3 +317,58 @@ fn rank_says_pick_or_not_yet_and_what_to_measure_next() {
     assert!(text.contains("No decision yet:"), "{text}");
     assert!(!text.contains("Pick "), "{text}");
 }
+
+/// A metric measured everywhere whose runs lie far apart is worth
+/// measuring again: one node ran at 60 °C, another at 90 °C.
+#[test]
+fn runs_that_disagree_are_named_among_what_to_measure_next() {
+    let ws = Workspace::new();
+    let log = |name: &str, temp: u32| {
+        let mut csv = String::from("timestamp, index, temperature.gpu, power.draw [W]\n");
+        for minute in 0..120 {
+            csv.push_str(&format!(
+                "2026/06/01 {:02}:{:02}:00.000, 0, {temp}, 300.00 W\n",
+                8 + minute / 60,
+                minute % 60
+            ));
+        }
+        let path = ws.dir.path().join(name);
+        std::fs::write(&path, csv).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    ws.ok(&["platform", "add", "P"]);
+    ws.ok(&["platform", "add", "Q"]);
+    for (platform, name, temp) in [("P", "p1.csv", 60), ("P", "p2.csv", 90), ("Q", "q.csv", 61)] {
+        ws.ok(&[
+            "import",
+            "--platform",
+            platform,
+            "--tz",
+            "UTC",
+            &log(name, temp),
+        ]);
+    }
+    let sustain_only = [
+        "rank",
+        "--weight",
+        "startup=0",
+        "--weight",
+        "switch=0",
+        "--weight",
+        "billing=0",
+    ];
+    let next = ws.json(&sustain_only)["decision"]["next"].clone();
+    let spread: Vec<&str> = next
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|n| n["spread"].as_array().unwrap().iter())
+        .filter_map(|s| s.as_str())
+        .collect();
+    assert!(spread.contains(&"Maximum GPU temperature"), "{next}");
+    let text = ws.ok(&sustain_only);
+    assert!(
+        text.contains("Maximum GPU temperature (runs disagree)"),
+        "{text}"
+    );
+}

@@ -367,9 +367,69 @@ fn faults_in_the_nodes_kernel_log_count_against_its_sampled_hours() {
         "{faulty_rate} vs {expected}"
     );
 
-    // The same log of another node's host changes nothing here.
+    // The same log of another node's host counts in no rate here: its
+    // faults fall outside every sampled hour. It still names two of the
+    // platform's GPUs as faulty.
     let elsewhere = node("gpu-node-7", &[&journal]);
-    assert_eq!(sustain_of(&elsewhere), (100.0, 0.0));
+    let (score, rate) = sustain_of(&elsewhere);
+    assert_eq!(rate, 0.0);
+    assert!(score < healthy_score, "{score}");
+    let faulty = elsewhere.metric("P", "sustain.faulty_gpus_pct");
+    assert_eq!(faulty["value"].as_f64(), Some(50.0), "{faulty}");
+}
+
+fn faulty_share(ws: &Workspace) -> f64 {
+    ws.metric("P", "sustain.faulty_gpus_pct")["value"]
+        .as_f64()
+        .unwrap()
+}
+
+/// A kernel excerpt of a few seconds around a double-bit error, from the
+/// node whose GPUs were sampled the day before: no GPU-hours cover it and
+/// it gives no rate, but it names the card — one of the node's two GPUs
+/// is found faulty, once however often it is imported beside others. A
+/// passing `dcgmi diag` changes nothing; a failed memory test is a faulty
+/// GPU, not a difference from the order.
+#[test]
+fn a_fault_without_gpu_hours_counts_as_a_faulty_gpu() {
+    let healthy = node("gpu-node-12", &[]);
+    let (healthy_score, _) = sustain_of(&healthy);
+    assert_eq!(faulty_share(&healthy), 0.0);
+
+    let ws = node("gpu-node-12", &[]);
+    let excerpt = ws.dir.path().join("excerpt.log");
+    std::fs::write(
+        &excerpt,
+        "2025-02-04T03:00:01+00:00 gpu-node-12 kernel: NVRM: Xid (PCI:0000:1b:00): 48, pid=0, DBE (0x1,0x8) GPU has a double bit error\n\
+         2025-02-04T03:00:02+00:00 gpu-node-12 kernel: NVRM: Xid (PCI:0000:1b:00): 64, pid=0, Dynamic Page Retirement: Failed to retire page\n",
+    )
+    .unwrap();
+    ws.ok(&["import", "--platform", "P", excerpt.to_str().unwrap()]);
+    let (score, rate) = sustain_of(&ws);
+    assert_eq!(rate, 0.0, "an excerpt of a second gives no rate");
+    assert_eq!(faulty_share(&ws), 50.0);
+    assert!(score < healthy_score, "{score} vs {healthy_score}");
+    let detail = ws.metric("P", "sustain.faulty_gpus_pct").to_string();
+    assert!(detail.contains("Xid 48"), "{detail}");
+
+    let passing = node(
+        "gpu-node-12",
+        &[&crate::util::fixture("dcgm-diag/r1-pass.json")],
+    );
+    assert_eq!(sustain_of(&passing).0, healthy_score);
+    assert_eq!(faulty_share(&passing), 0.0);
+
+    let failing = node(
+        "gpu-node-12",
+        &[&crate::util::fixture("dcgm-diag/r3-memory-fail-8gpu.txt")],
+    );
+    assert!(sustain_of(&failing).0 < healthy_score);
+    assert!(faulty_share(&failing) > 0.0);
+    let delivery = failing.json(&["explain", "P"]).to_string();
+    assert!(
+        !delivery.contains("GPU Memory failed on GPU 0 for"),
+        "a faulty GPU is no delivery mismatch: {delivery}"
+    );
 }
 
 /// A real `nvidia-smi -l 1` loop pauses ~3.9 s after every ~32 rows: its

@@ -274,30 +274,47 @@ fn dcgm_diag_tables_of_three_generations() {
     assert_eq!(run.metadata["driver_version"], "570.148.08");
 }
 
+/// A failed hardware test is a faulty GPU (counted in the platform's share
+/// of GPUs found faulty); a failed test of the machine's setup is a
+/// difference from what was ordered. One finding per GPU and test.
 #[test]
-fn a_failed_health_check_is_a_delivery_problem() {
-    let mismatches = |path: &str| {
+fn a_failed_hardware_test_is_a_faulty_gpu_and_a_failed_setup_test_a_delivery_problem() {
+    let read = |path: &str| {
         let (store, r) = import(path, |_| {});
         let run = store.run(r.run_id).unwrap();
-        breakpoint_core::metrics::compute_run(&store, &run)
+        let delivery = breakpoint_core::metrics::compute_run(&store, &run)
             .unwrap()
             .into_iter()
             .find(|v| v.key == "startup.delivery_mismatches")
-            .map(|v| (v.value, v.detail.unwrap_or_default()))
+            .map(|v| (v.value, v.detail.unwrap_or_default()));
+        let faulty = breakpoint_core::usecases::runs::detail(&store, r.run_id)
             .unwrap()
+            .faulty_gpus;
+        (delivery, faulty)
     };
     assert_eq!(
-        mismatches("dcgm-diag/r1-pass.json"),
-        (0.0, "health checks passed".into())
+        read("dcgm-diag/r1-pass.json"),
+        (
+            Some((0.0, "setup checks passed (dcgmi diag)".into())),
+            vec![]
+        )
     );
     assert_eq!(
-        mismatches("dcgm-diag/r3-memory-fail-8gpu.txt"),
-        (1.0, "GPU Memory failed on GPU 0".into())
+        read("dcgm-diag/r3-memory-fail-8gpu.txt"),
+        (
+            Some((0.0, "setup checks passed (dcgmi diag)".into())),
+            vec!["GPU 0: dcgmi diag GPU Memory failed".to_string()]
+        )
     );
-    // One problem per failed test, whatever the number of GPUs it failed on.
     assert_eq!(
-        mismatches("dcgm-diag/r2-dcgm4-memory-fail.txt"),
-        (1.0, "memory failed on GPU 1".into())
+        read("dcgm-diag/r2-dcgm4-memory-fail.txt").1,
+        vec!["GPU 1: dcgmi diag memory failed".to_string()]
+    );
+    // A row remap that failed, found by the deployment checks: the GPU the
+    // result does not name is still one found faulty.
+    assert_eq!(
+        read("dcgm-diag/r1-row-remap-fail.txt").1,
+        vec!["a GPU: dcgmi diag Page Retirement/Row Remap failed".to_string()]
     );
 }
 

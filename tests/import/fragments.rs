@@ -129,17 +129,14 @@ fn an_excerpt_without_times_is_kept_and_tallied_or_placed_at_start() {
         vec![("xid", Some(149)), ("xid", Some(45)), ("gpu-lost", None)]
     );
     assert_eq!(bus(&store, r.run_id, 0), "00000000:DC:00.0");
-    // A GPU that failed is a problem with the delivery, time or not; the
-    // application's Xid 45 is not.
-    let problems = breakpoint_core::usecases::runs::detail(&store, r.run_id)
+    // A GPU that failed is a faulty GPU, time or not; the application's
+    // Xid 45 is not.
+    let faulty = breakpoint_core::usecases::runs::detail(&store, r.run_id)
         .unwrap()
-        .delivery_problems
-        .unwrap();
-    assert_eq!(problems.len(), 1, "{problems:?}");
-    assert_eq!(
-        problems[0].found,
-        "Xid 149 on GPU 0, GPU 0 lost (an excerpt without times)"
-    );
+        .faulty_gpus;
+    assert_eq!(faulty.len(), 2, "{faulty:?}");
+    assert!(faulty[0].starts_with("GPU 0: Xid 149"), "{faulty:?}");
+    assert_eq!(faulty[1], "GPU 0: lost (an excerpt without times)");
 
     // With --start: events at that time.
     let start = "2025-11-04T00:00:00Z";

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::accelerator::{self, Accelerator};
 #[cfg(test)]
 use crate::domain::MigInstance;
-use crate::domain::{EventKind, GpuInfo, Interconnect, Offering, Run};
+use crate::domain::{GpuInfo, Interconnect, Offering, Run};
 
 /// What a delivery should look like. Every part is optional: only what is
 /// stated is checked.
@@ -54,7 +54,8 @@ impl Expectation {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mismatch {
     /// model, count, unreadable, vram, mig, pcie_gen, pcie_width, driver,
-    /// cuda, nvlink
+    /// cuda, nvlink; setup (a failed check of the machine's software and
+    /// settings), pcie_link (narrower than the GPU's own width)
     pub what: &'static str,
     pub expected: String,
     pub found: String,
@@ -215,6 +216,34 @@ impl HealthCheck {
         self.status.eq_ignore_ascii_case("fail") || self.status.eq_ignore_ascii_case("failed")
     }
 
+    /// Whether the test checks the machine's software and settings (its
+    /// libraries, permissions, persistence mode, environment, other
+    /// processes) rather than the GPU: such a failure is a setup the
+    /// platform delivered, not a faulty GPU.
+    pub fn checks_configuration(&self) -> bool {
+        const SETUP: [&str; 8] = [
+            "librar",
+            "permission",
+            "persistence",
+            "environment",
+            "graphics process",
+            "denylist",
+            "blacklist",
+            "driver version",
+        ];
+        let test = self.test.to_ascii_lowercase();
+        SETUP.iter().any(|s| test.contains(s))
+    }
+
+    /// The GPU the result names, by its number; `None` for every GPU the
+    /// test ran on (or a name that is no number).
+    pub fn gpu_index(&self) -> Option<u32> {
+        let gpu = self.gpu.as_deref()?;
+        gpu.trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .ok()
+    }
+
     pub fn warned(&self) -> bool {
         self.status.eq_ignore_ascii_case("warn") || self.status.eq_ignore_ascii_case("warning")
     }
@@ -252,29 +281,38 @@ pub fn narrowed_links(inventory: &[GpuInfo]) -> Vec<&GpuInfo> {
 }
 
 /// Everything wrong with what a run saw delivered: the differences from
-/// the offering it was bought as, each failed health check (one per test),
-/// and links narrower than the GPU's own. `None` when the run checked
-/// nothing (no offering to compare, no health checks, no link evidence).
+/// the offering it was bought as, and links narrower than the GPU's own.
+/// `None` when the run checked nothing (no offering to compare, no link
+/// evidence). A GPU found faulty (a failed health check, a fault in a
+/// kernel excerpt) is no difference from the order but a fault, counted
+/// in the share of GPUs found faulty (`metrics::faulty_gpus`).
 pub fn problems(run: &Run) -> Option<Vec<Mismatch>> {
     let mut found = Vec::new();
     let mut checked = false;
     if let (Some(offering), false) = (&run.offering_snapshot, run.inventory.is_empty()) {
         checked = true;
-        found = mismatches(&Expectation::from(offering), &run.inventory);
+        let mut expected = Expectation::from(offering);
+        if !lists_every_gpu(run) {
+            expected.count = None;
+        }
+        found = mismatches(&expected, &run.inventory);
     }
+    let mut failed_setup: Vec<(&str, Vec<String>)> = Vec::new();
     let checks = health_checks(run);
-    checked |= !checks.is_empty();
-    let mut failed_tests: Vec<(&str, Vec<String>)> = Vec::new();
-    for c in checks.iter().filter(|c| c.failed()) {
+    for c in checks
+        .iter()
+        .filter(|c| c.failed() && c.checks_configuration())
+    {
         let gpu = c.gpu.clone().unwrap_or_else(|| "every GPU".into());
-        match failed_tests.iter_mut().find(|(t, _)| *t == c.test) {
+        match failed_setup.iter_mut().find(|(t, _)| *t == c.test) {
             Some((_, gpus)) => gpus.push(gpu),
-            None => failed_tests.push((&c.test, vec![gpu])),
+            None => failed_setup.push((&c.test, vec![gpu])),
         }
     }
-    for (test, gpus) in failed_tests {
+    checked |= checks.iter().any(HealthCheck::checks_configuration);
+    for (test, gpus) in failed_setup {
         found.push(Mismatch {
-            what: "health",
+            what: "setup",
             expected: format!("{test} passing"),
             found: format!("{test} failed on GPU {}", gpus.join(", ")),
         });
@@ -310,42 +348,14 @@ pub fn problems(run: &Run) -> Option<Vec<Mismatch>> {
         });
         checked = true;
     }
-    if let Some(faults) = untimed_faults(run) {
-        checked = true;
-        found.push(faults);
-    }
     checked.then_some(found)
 }
 
-/// Faults a kernel excerpt without times holds (kept in the run's
-/// metadata, since no time places them): each GPU that fell off or failed
-/// to start, each platform-fault Xid. They are no events — a rate needs a
-/// time — but a GPU that failed is a problem with what was delivered.
-fn untimed_faults(run: &Run) -> Option<Mismatch> {
-    let untimed = run.metadata.get("kernel_log")?.get("untimed")?.as_array()?;
-    let faults: Vec<String> = untimed
-        .iter()
-        .filter_map(|u| {
-            let gpu = u["gpu"]
-                .as_u64()
-                .map_or("a GPU".to_string(), |g| format!("GPU {g}"));
-            let kind: EventKind = u["kind"].as_str()?.parse().ok()?;
-            match (kind, u["code"].as_i64()) {
-                (EventKind::GpuLost, _) => Some(format!("{gpu} lost")),
-                (EventKind::Xid, Some(code))
-                    if accelerator::xid::counts_against_platform(Some(code)) =>
-                {
-                    Some(format!("Xid {code} on {gpu}"))
-                }
-                _ => None,
-            }
-        })
-        .collect();
-    (!faults.is_empty()).then(|| Mismatch {
-        what: "health",
-        expected: "no GPU faults in the kernel log".into(),
-        found: format!("{} (an excerpt without times)", faults.join(", ")),
-    })
+/// Whether the run's inventory is the machine's whole list of GPUs: a
+/// kernel log names only the GPUs the driver spoke of, so one Xid on one
+/// GPU is no delivery of one GPU for eight.
+fn lists_every_gpu(run: &Run) -> bool {
+    !run.metadata.contains_key("kernel_log")
 }
 
 #[cfg(test)]

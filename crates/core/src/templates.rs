@@ -20,7 +20,13 @@ pub struct PlatformTemplate {
     pub kind: PlatformKind,
     pub notes: &'static str,
     pub claims: &'static [ClaimTemplate],
+    /// The zone its machines' clocks keep (their region's): times a log
+    /// writes without a zone are read in it unless `--tz` says otherwise.
+    pub zone: &'static str,
 }
+
+/// China Standard Time: the zone of every provider the templates name.
+const CHINA: &str = "Asia/Shanghai";
 
 const STABILITY_REVIEW: &str = "7-day high-load stability review (AutoDL, 润云, 阿里云, 腾讯云)";
 const PARTNER_ASSESSMENT: &str = "long-term partner assessment of GPU clouds";
@@ -46,6 +52,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "AutoDL",
         aliases: &["autodl"],
         kind: PlatformKind::AiNative,
+        zone: CHINA,
         notes: "GPU rental aimed at individuals and research groups (notebook and terminal workflow).",
         claims: &[
             claim(
@@ -75,6 +82,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "润云",
         aliases: &["runyun", "run-yun"],
         kind: PlatformKind::AiNative,
+        zone: CHINA,
         notes: "Specialised AI compute platform with distributed nodes and RDMA interconnect.",
         claims: &[
             claim(
@@ -104,6 +112,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "阿里云",
         aliases: &["aliyun", "alibaba-cloud", "alibaba"],
         kind: PlatformKind::Hyperscaler,
+        zone: CHINA,
         notes: "Public cloud; GPU instances integrate with VPC, access control, snapshots and billing tags.",
         claims: &[
             claim(
@@ -126,6 +135,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "腾讯云",
         aliases: &["tencent", "tencent-cloud", "tencentcloud"],
         kind: PlatformKind::Hyperscaler,
+        zone: CHINA,
         notes: "Public cloud; GPU compute for production, HAI for quick AI prototypes.",
         claims: &[
             claim(
@@ -148,6 +158,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "智星云",
         aliases: &["zhixingyun", "zhi-xing-yun"],
         kind: PlatformKind::AiNative,
+        zone: CHINA,
         notes: "GPU cloud hosts, containers, bare metal and enterprise clusters.",
         claims: &[claim(
             "accelerators offered",
@@ -161,6 +172,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "百度智能云",
         aliases: &["baidu", "baidu-cloud", "baidu-ai-cloud"],
         kind: PlatformKind::Hyperscaler,
+        zone: CHINA,
         notes: "Public cloud with GPU monitoring and fault detection.",
         claims: &[claim(
             "diagnostics",
@@ -174,6 +186,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "华为云",
         aliases: &["huawei", "huawei-cloud", "huaweicloud"],
         kind: PlatformKind::Hyperscaler,
+        zone: CHINA,
         notes: "Public cloud offering NVIDIA GPUs and Ascend accelerators.",
         claims: &[claim(
             "accelerators offered",
@@ -187,6 +200,7 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "UCloud",
         aliases: &["ucloud"],
         kind: PlatformKind::Hyperscaler,
+        zone: CHINA,
         notes: "Public cloud; spot GPU instances suit interruptible, checkpointed work.",
         claims: &[claim(
             "interruption",

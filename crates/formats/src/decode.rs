@@ -167,13 +167,34 @@ fn capture_of(head: &[u8]) -> Option<Capture> {
     let first_line = first.split(|b| *b == b'\n').next().unwrap_or(first);
     if first.starts_with(b"Script started on ") {
         Some(Capture::Script)
-    } else if time_prefix_len(first).is_some() {
+    } else if time_prefix_len(first_line).is_some() && !times_are_the_lines_own(first) {
         Some(Capture::TimestampPrefix)
     } else if crate::transcript::is_prompt(&String::from_utf8_lossy(first_line)) {
         Some(Capture::Terminal)
     } else {
         None
     }
+}
+
+/// Whether the RFC 3339 times that open the first lines of `head` are the
+/// lines' own rather than a capture tool's, judged by what follows them:
+/// rsyslog's RFC 3339 format and `journalctl -o short-iso` put the time
+/// before the host and the program's tag ("node1 kernel: NVRM: …");
+/// kubectl and docker put theirs before whatever the program printed — a
+/// CSV row, a table, a kernel line with its own time — which is not that.
+/// Most of the first lines decide, so that one odd line (rsyslog's "--
+/// MARK --") does not.
+fn times_are_the_lines_own(head: &[u8]) -> bool {
+    let (mut timed, mut own) = (0, 0);
+    for line in head.split(|b| *b == b'\n').take(16) {
+        let Some(n) = time_prefix_len(line) else {
+            continue;
+        };
+        timed += 1;
+        let rest = String::from_utf8_lossy(&line[n..]);
+        own += usize::from(crate::parsers::kernel_log::is_syslog_body(rest.trim_end()));
+    }
+    own * 2 > timed
 }
 
 /// The length of an RFC 3339 time and the space after it at the start of
@@ -639,6 +660,49 @@ mod tests {
         // Our own tables put ISO times first too, followed by a comma: untouched.
         let table = "2024-06-01T11:27:05Z,ok\n";
         assert_eq!(read_all(table.as_bytes()).0, table);
+    }
+
+    /// rsyslog's RFC 3339 file format (`RSYSLOG_FileFormat`), as
+    /// /var/log/kern.log holds it on a UTC+8 machine.
+    const RSYSLOG_ISO: &str = "\
+2026-11-30T08:12:40.517204+08:00 node1 kernel: nvidia 0000:17:00.0: enabling device (0000 -> 0002)
+2026-11-30T08:12:44.123456+08:00 node1 kernel: NVRM: Xid (PCI:0000:17:00): 79, pid=0, GPU has fallen off the bus.
+2026-11-30T08:12:44.123902+08:00 node1 kernel: NVRM: GPU 0000:17:00.0: GPU has fallen off the bus.
+2026-11-30T08:12:44.200000+08:00 node1 -- MARK --
+2026-11-30T08:12:45.001337+08:00 node1 systemd[1]: nvidia-persistenced.service: Main process exited, code=exited, status=1/FAILURE
+";
+
+    #[test]
+    fn a_syslog_lines_own_iso_time_is_not_taken_for_a_capture_tools() {
+        let (text, w) = read_all(RSYSLOG_ISO.as_bytes());
+        assert_eq!(text, RSYSLOG_ISO);
+        assert_eq!(w.capture, None);
+        assert_eq!(crate::detect(text.as_bytes()), Ok(crate::Format::KernelLog));
+        // The kernel log parser reads the times the lines carry.
+        let (events, _) = crate::blocks::testing::with_builder(false, |ctx, mut b| {
+            crate::parse(crate::Format::KernelLog, text.as_bytes(), ctx, &mut b).unwrap();
+            b.finish().events
+        });
+        let xid = events
+            .iter()
+            .find(|e| e.kind == crate::domain::EventKind::Xid)
+            .unwrap();
+        assert_eq!((xid.code, xid.gpu), (Some(79), Some(0)));
+        assert_eq!(
+            xid.at,
+            "2026-11-30T00:12:44.123Z"
+                .parse::<jiff::Timestamp>()
+                .unwrap()
+        );
+        // The same lines as `kubectl logs --timestamps` shows them from a
+        // pod that tails the file: the pod's time goes, the line's stays.
+        let kubectl: String = RSYSLOG_ISO
+            .lines()
+            .map(|l| format!("2026-11-30T00:12:46.000000000Z {l}\n"))
+            .collect();
+        let (text, w) = read_all(kubectl.as_bytes());
+        assert_eq!(w.capture, Some(Capture::TimestampPrefix));
+        assert_eq!(text, RSYSLOG_ISO);
     }
 
     #[test]

@@ -280,6 +280,11 @@ fn tool_output_format(lines: &[&str], text: &str) -> Option<Format> {
     }) {
         return Some(Format::DcgmiDmon);
     }
+    // Part of an `nvidia-smi -q` report copied from under a GPU, without
+    // the report's banner or the GPU's header line.
+    if super::parsers::smi_query::looks_like_excerpt(lines) {
+        return Some(Format::SmiQuery);
+    }
     None
 }
 

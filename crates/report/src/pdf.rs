@@ -441,7 +441,17 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
     }
     l.paragraph(t(lang, "next_measurements"), 10.0, INK);
     for n in &d.next {
-        let names: Vec<&str> = n.names.iter().map(|name| t(lang, name)).collect();
+        let names: Vec<String> = n
+            .names
+            .iter()
+            .map(|name| {
+                if n.spread.contains(name) {
+                    format!("{} ({})", t(lang, name), t(lang, "runs_disagree"))
+                } else {
+                    t(lang, name).to_string()
+                }
+            })
+            .collect();
         let whom = if n.platforms.is_empty() {
             t(lang, "every_platform").to_string()
         } else {

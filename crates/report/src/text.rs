@@ -182,9 +182,10 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     (
         "next_measurements",
-        "What to measure next (the missing metrics that weigh most, with the command that gathers each):",
-        "下一步应测量（权重最大的缺失指标，及采集各指标的命令）：",
+        "What to measure next (the missing metrics, and those whose runs disagree, that weigh most, with the command that gathers each):",
+        "下一步应测量（权重最大的缺失指标及各次运行结果分歧大的指标，及采集各指标的命令）：",
     ),
+    ("runs_disagree", "runs disagree", "各次运行结果分歧大"),
     (
         "not_fragile",
         "The winner is not fragile under these checks.",

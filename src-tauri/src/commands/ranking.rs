@@ -163,7 +163,17 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .iter()
             .map(|n| NextMeasurementView {
                 command: n.command.to_string(),
-                metrics: n.names.iter().map(|m| m.to_string()).collect(),
+                metrics: n
+                    .names
+                    .iter()
+                    .map(|m| {
+                        if n.spread.contains(m) {
+                            format!("{m} (runs disagree)")
+                        } else {
+                            m.to_string()
+                        }
+                    })
+                    .collect(),
                 weight: n.weight,
                 platforms: n.platforms.clone(),
             })

@@ -389,9 +389,10 @@ pub async fn import_files<R: Runtime>(
         total: 0,
     };
     let result = tauri::async_runtime::spawn_blocking(move || -> AppResult<Vec<ImportRow>> {
+        let platform = store.platform_by_id(platform_id)?;
         let options = ImportOptions {
             cancel: Some(cancelled),
-            ..ImportOptions::new(platform_id)
+            ..ImportOptions::for_platform(&platform)
         };
         let batch = importing::import_paths(&store, &paths, &options, &mut progress)?;
         let mut rows: Vec<ImportRow> = batch.files.into_iter().map(import_row).collect();

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use breakpoint_core::import::{Duplicate, ImportOptions, ImportOutcome, timestamps};
+use breakpoint_core::import::{Duplicate, ImportOptions, ImportOutcome, ZoneFrom, timestamps};
 use breakpoint_core::text;
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 
@@ -66,12 +66,13 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     if let Some(url) = &args.pull.prometheus {
         return pull(ctx, &args, url, platform.id, &platform.name);
     }
-    let tz = match &args.tz {
-        Some(name) => {
-            timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?
-        }
-        None => timestamps::local_zone(),
-    };
+    let mut options = ImportOptions::for_platform(&platform);
+    if let Some(name) = &args.tz {
+        options.tz =
+            timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?;
+        options.zone_from = ZoneFrom::Given;
+    }
+    let tz = options.tz.clone();
     let start = args
         .start
         .as_deref()
@@ -91,13 +92,13 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         offering_id: args.offering,
         kind: args.kind,
         format: args.format,
-        tz,
         interval_ms: args.interval,
         fields: args.fields.clone(),
         start,
         skip_bad_lines: args.skip_bad_lines,
-        ..ImportOptions::new(platform.id)
+        ..options
     };
+
     let mut terminal = Terminal {
         name: String::new(),
         size: 0,
@@ -184,6 +185,18 @@ fn describe(result: &FileResult) -> String {
                 "  {} gap(s) stored as interruptions, {} line(s) skipped\n",
                 r.gaps, r.skipped_lines
             ));
+            if let Some(note) = &r.zone_note {
+                text.push_str(&format!("  {note}\n"));
+            }
+            if let Some(replaced) = &r.replaced {
+                text.push_str(&format!(
+                    "  replaces run {}, the same log read differently then ({})\n",
+                    replaced.run_id, replaced.change
+                ));
+            }
+            for found in &r.found {
+                text.push_str(&format!("  found: {found}\n"));
+            }
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}\n"));
             }

@@ -168,7 +168,9 @@ fn robustness(out: &RankOutcome) -> String {
 fn decision(d: &breakpoint_core::usecases::decision::Decision) -> String {
     let mut text = format!("\n{}\n", d.sentence());
     if !d.next.is_empty() {
-        text.push_str("what to measure next (the missing metrics that weigh most):\n");
+        text.push_str(
+            "what to measure next (the missing metrics, and those whose runs disagree, that weigh most):\n",
+        );
         for n in &d.next {
             let whom = if n.platforms.is_empty() {
                 "every platform".to_string()
@@ -178,7 +180,15 @@ fn decision(d: &breakpoint_core::usecases::decision::Decision) -> String {
             text.push_str(&format!(
                 "  {}\n    {} ({:.0} % of the score) for {whom}\n",
                 n.command,
-                n.names.join(", "),
+                n.names
+                    .iter()
+                    .map(|name| if n.spread.contains(name) {
+                        format!("{name} (runs disagree)")
+                    } else {
+                        name.to_string()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 100.0 * n.weight,
             ));
         }

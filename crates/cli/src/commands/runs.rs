@@ -164,11 +164,18 @@ fn show(ctx: &Context, id: i64) -> Outcome {
     }
     if let Some(problems) = &detail.delivery_problems {
         if problems.is_empty() {
-            text.push_str("delivery  as ordered, health checks passed\n");
+            text.push_str(if r.offering_snapshot.is_some() {
+                "delivery  as ordered\n"
+            } else {
+                "delivery  setup checks passed\n"
+            });
         }
         for m in problems {
             text.push_str(&format!("delivery problem: {m}\n"));
         }
+    }
+    for faulty in &detail.faulty_gpus {
+        text.push_str(&format!("faulty GPU: {faulty}\n"));
     }
     if !detail.health.is_empty() {
         text.push_str(&format!("health checks\n{}\n", health_table(&detail)));

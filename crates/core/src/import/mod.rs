@@ -55,6 +55,8 @@ pub struct ImportOptions {
     pub format: Option<Format>,
     /// Zone of timestamps written without one (nvidia-smi's).
     pub tz: TimeZone,
+    /// Where `tz` came from, said in the import's summary.
+    pub zone_from: ZoneFrom,
     /// Sampling interval for logs whose rows carry no time.
     pub interval_ms: Option<u32>,
     /// Field list of a header-less nvidia-smi CSV (the `--query-gpu` list).
@@ -70,6 +72,18 @@ pub struct ImportOptions {
     pub extra_metadata: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Where the zone of times written without one came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZoneFrom {
+    /// The user named it (`--tz`).
+    Given,
+    /// The platform's region, from its template (named).
+    Region(String),
+    /// This workstation's zone: nothing else was known.
+    Workstation,
+}
+
 impl ImportOptions {
     pub fn new(platform_id: i64) -> Self {
         Self {
@@ -78,6 +92,7 @@ impl ImportOptions {
             kind: None,
             format: None,
             tz: timestamps::local_zone(),
+            zone_from: ZoneFrom::Workstation,
             interval_ms: None,
             fields: None,
             start: None,
@@ -86,6 +101,43 @@ impl ImportOptions {
             cancel: None,
             extra_metadata: serde_json::Map::new(),
         }
+    }
+
+    /// Options for a platform's logs: times written without a zone are
+    /// read in the zone of its region where its template knows it (a
+    /// Beijing-time log read on a UTC workstation is eight hours off its
+    /// bill), else in this workstation's.
+    pub fn for_platform(platform: &crate::domain::Platform) -> Self {
+        let region = platform
+            .template
+            .as_deref()
+            .and_then(crate::templates::find)
+            .and_then(|t| Some((t.name, TimeZone::get(t.zone).ok()?)));
+        match region {
+            Some((template, tz)) => Self {
+                tz,
+                zone_from: ZoneFrom::Region(template.to_string()),
+                ..Self::new(platform.id)
+            },
+            None => Self::new(platform.id),
+        }
+    }
+
+    /// "times written without a zone are read in Asia/Shanghai (AutoDL's
+    /// region; --tz to change)"; nothing where the user named the zone.
+    pub fn zone_note(&self) -> Option<String> {
+        let zone = self.tz.iana_name().map_or_else(
+            || self.tz.to_offset(Timestamp::now()).to_string(),
+            str::to_string,
+        );
+        let why = match &self.zone_from {
+            ZoneFrom::Given => return None,
+            ZoneFrom::Region(template) => format!("{template}'s region"),
+            ZoneFrom::Workstation => "this workstation's zone".to_string(),
+        };
+        Some(format!(
+            "times written without a zone are read in {zone} ({why}; --tz to change)"
+        ))
     }
 }
 
@@ -184,6 +236,165 @@ pub struct ImportReport {
     pub skipped_lines: u64,
     pub warnings: Vec<String>,
     pub sha256: String,
+    /// The events found, by kind (and Xid code): what the import read in
+    /// the log, beside the counts.
+    pub found: Vec<EventTally>,
+    /// The earlier run of the same log this one replaced, read differently
+    /// then, and how.
+    pub replaced: Option<Replaced>,
+    /// Which zone times written without one were read in, and why, where
+    /// the log wrote such times and the user named no zone.
+    pub zone_note: Option<String>,
+}
+
+/// A run of the same log, read with other options, that a new import took
+/// the place of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replaced {
+    pub run_id: i64,
+    /// "tz UTC → Asia/Shanghai; start – → 2026-06-01T00:00:00Z"
+    pub change: String,
+}
+
+/// The run metadata key for how a log was read (`reading`).
+const READ_WITH: &str = "read_with";
+
+/// What the options said of how to read a file: a log imported again read
+/// differently takes its earlier run's place.
+fn reading(options: &ImportOptions, format: Format) -> serde_json::Value {
+    let zone = options.tz.iana_name().map_or_else(
+        || options.tz.to_offset(Timestamp::now()).to_string(),
+        str::to_string,
+    );
+    serde_json::json!({
+        "format": format.as_str(),
+        "kind": options.kind.map(|k| k.to_string()),
+        "tz": zone,
+        "start": options.start.map(|t| t.to_string()),
+        "interval_ms": options.interval_ms,
+        "fields": options.fields,
+        "skip_bad_lines": options.skip_bad_lines,
+    })
+}
+
+/// How this import reads the earlier run's log differently, where it is of
+/// the same platform and its reading is on record; `None` leaves it be.
+fn changed_reading(
+    store: &Store,
+    earlier_run: i64,
+    options: &ImportOptions,
+    format: Format,
+) -> crate::Result<Option<String>> {
+    let earlier = store.run(earlier_run)?;
+    if earlier.platform_id != options.platform_id {
+        return Ok(None);
+    }
+    let Some(serde_json::Value::Object(before)) = earlier.metadata.get(READ_WITH) else {
+        return Ok(None);
+    };
+    let serde_json::Value::Object(now) = reading(options, format) else {
+        return Ok(None);
+    };
+    let shown = |v: Option<&serde_json::Value>| match v {
+        None | Some(serde_json::Value::Null) => "–".to_string(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    // The format is the file's own: forcing another one on the same bytes
+    // is a slip, answered "already imported" as before, not a new run.
+    let changes: Vec<String> = now
+        .iter()
+        .filter(|(k, _)| k.as_str() != "format")
+        .filter(|(k, v)| before.get(k.as_str()).unwrap_or(&serde_json::Value::Null) != *v)
+        .map(|(k, v)| format!("{k} {} → {}", shown(before.get(k.as_str())), shown(Some(v))))
+        .collect();
+    Ok((!changes.is_empty()).then(|| changes.join("; ")))
+}
+
+/// Events of one kind (one Xid code) a log holds: how many, on which GPUs,
+/// over what time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventTally {
+    pub kind: crate::domain::EventKind,
+    pub code: Option<i64>,
+    pub count: usize,
+    pub gpus: Vec<u32>,
+    pub first: Timestamp,
+    pub last: Timestamp,
+    /// Whether they count against the platform (an application's Xid and
+    /// a recorded warning do not).
+    pub counted: bool,
+}
+
+impl EventTally {
+    /// Every event but a billing phase, a note and a gap (counted on its
+    /// own), by kind and code, in the order of their first time.
+    pub fn of(events: &[crate::domain::Event]) -> Vec<EventTally> {
+        use crate::domain::EventKind;
+        let mut out: Vec<EventTally> = Vec::new();
+        for e in events
+            .iter()
+            .filter(|e| !matches!(e.kind, EventKind::Phase | EventKind::Note | EventKind::Gap))
+        {
+            let code = if e.kind == EventKind::Xid {
+                e.code
+            } else {
+                None
+            };
+            let at = e.at;
+            match out.iter_mut().find(|t| t.kind == e.kind && t.code == code) {
+                Some(t) => {
+                    t.count += 1;
+                    t.first = t.first.min(at);
+                    t.last = t.last.max(at);
+                    if let Some(g) = e.gpu
+                        && !t.gpus.contains(&g)
+                    {
+                        t.gpus.push(g);
+                    }
+                }
+                None => out.push(EventTally {
+                    kind: e.kind,
+                    code,
+                    count: 1,
+                    gpus: e.gpu.into_iter().collect(),
+                    first: at,
+                    last: at,
+                    counted: e.counts_against_platform() || e.kind == EventKind::HealthFault,
+                }),
+            }
+        }
+        for t in &mut out {
+            t.gpus.sort_unstable();
+        }
+        out.sort_by_key(|t| t.first);
+        out
+    }
+}
+
+impl std::fmt::Display for EventTally {
+    /// "2 × Xid 48: double-bit ECC error (…) on GPU 1, 3, 10 Oct 15:02–15:40 UTC"
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.code {
+            Some(code) => crate::accelerator::xid::describe(code),
+            None => self.kind.to_string(),
+        };
+        write!(f, "{} × {what}", self.count)?;
+        if !self.gpus.is_empty() {
+            let gpus: Vec<String> = self.gpus.iter().map(u32::to_string).collect();
+            write!(f, " on GPU {}", gpus.join(", "))?;
+        }
+        let day = |t: Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
+        if self.first == self.last {
+            write!(f, ", {}", day(self.first))?;
+        } else {
+            write!(f, ", {} → {}", day(self.first), day(self.last))?;
+        }
+        if !self.counted {
+            write!(f, " (not counted against the platform)")?;
+        }
+        Ok(())
+    }
 }
 
 /// Import one file as one run. The file is named in results as given
@@ -225,8 +436,12 @@ pub fn import_file(
             .map_err(whole)?,
     };
     let head_sha256 = source::sha256_hex(&head);
+    let mut replacing = None;
     if let Some(earlier) = seen_before(store, path, &head_sha256)? {
-        return Ok(earlier.outcome(&shown_as));
+        match changed_reading(store, earlier.run_id, options, format)? {
+            Some(change) => replacing = Some((earlier.run_id, change)),
+            None => return Ok(earlier.outcome(&shown_as)),
+        }
     }
     let reader = source::Cancellable {
         inner: File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?,
@@ -246,7 +461,7 @@ pub fn import_file(
         file_name: &file_name,
         shown_as: &shown_as,
     };
-    read_into_run(
+    let mut outcome = read_into_run(
         store,
         reader,
         names,
@@ -254,7 +469,12 @@ pub fn import_file(
         options,
         progress,
         Some(&check),
-    )
+        replacing.as_ref().map(|(id, _)| *id),
+    )?;
+    if let (Some((run_id, change)), ImportOutcome::Imported(report)) = (replacing, &mut outcome) {
+        report.replaced = Some(Replaced { run_id, change });
+    }
+    Ok(outcome)
 }
 
 /// How a file is named: in its run's provenance (its name alone, as it
@@ -280,7 +500,7 @@ pub fn import_reader(
         file_name,
         shown_as: file_name,
     };
-    read_into_run(store, reader, names, format, options, progress, None)
+    read_into_run(store, reader, names, format, options, progress, None, None)
 }
 
 /// An earlier run that holds the same log.
@@ -356,6 +576,7 @@ fn read_into_run(
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
     check: Option<&UnchangedCheck<'_>>,
+    replacing: Option<i64>,
 ) -> Result<ImportOutcome, ImportError> {
     let shown_as = names.shown_as;
     let kind = options.kind.unwrap_or(format.default_kind());
@@ -390,6 +611,11 @@ fn read_into_run(
             source::ContentHasher::new(text, wrapping.transformed()),
         );
         formats::parse(format, &mut text, &mut ctx, &mut builder)?;
+        let zone_note = ctx
+            .times
+            .read_zoneless()
+            .then(|| options.zone_note())
+            .flatten();
         if wrapping.transformed() {
             // The content hash is of the whole text, read or not.
             std::io::copy(&mut text, &mut std::io::sink())?;
@@ -399,6 +625,12 @@ fn read_into_run(
         let written = writer.finish()?;
         for (k, v) in &options.extra_metadata {
             built.metadata.insert(k.clone(), v.clone());
+        }
+        if check.is_some() {
+            // A file can be offered again, read another way.
+            built
+                .metadata
+                .insert(READ_WITH.into(), reading(options, format));
         }
         built.warnings.extend(wrapping.warnings());
         let (sha256, bytes_read) = hashing
@@ -413,21 +645,30 @@ fn read_into_run(
             return Err(ParseFailure::Whole(reason));
         }
         let content_sha256 = content_sha256.unwrap_or_else(|| sha256.clone());
-        if let Some(earlier) = Earlier::find(store, &sha256, &content_sha256)? {
+        if let Some(earlier) = Earlier::find(store, &sha256, &content_sha256)?
+            && Some(earlier.run_id) != replacing
+        {
             // Failing the transaction undoes this run.
             return Err(ParseFailure::AlreadyImported {
                 run_id: earlier.run_id,
                 matched: earlier.matched,
             });
         }
+        if let Some(earlier) = replacing {
+            // In the transaction that stores the new run: the swap is
+            // whole or not at all.
+            store.delete_run(earlier)?;
+        }
         let identity = Identity {
             sha256,
             content_sha256,
             head_sha256: check.map(|c| c.head_sha256.clone()),
         };
-        complete(
+        let (records, completion, mut report) = complete(
             store, run.id, format, kind, shown_as, identity, built, written,
-        )
+        )?;
+        report.zone_note = zone_note;
+        Ok((records, completion, report))
     });
     match result {
         Ok((_, report)) => Ok(ImportOutcome::Imported(report)),
@@ -551,6 +792,7 @@ fn complete(
     }
     let gpus = built.inventory.len();
     let events = records.events.len();
+    let found = EventTally::of(&records.events);
     let completion = RunCompletion {
         started_at,
         ended_at,
@@ -579,6 +821,9 @@ fn complete(
         skipped_lines: built.skipped_lines,
         warnings: built.warnings,
         sha256: identity.sha256,
+        found,
+        replaced: None,
+        zone_note: None,
     };
     Ok((records, completion, report))
 }

@@ -22,17 +22,39 @@ pub(super) fn adopt(store: &Store, run_id: i64, built: &mut BuiltRun) -> Result<
     let platform_id = store.run(run_id)?.platform_id;
     let mut runs = store.runs(Some(platform_id))?;
     runs.sort_by_key(|r| std::cmp::Reverse(r.id));
-    let reference = runs.into_iter().find(|r| {
-        r.id != run_id
-            && match (&built.host, &r.provenance.host) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
-            && buses
-                .iter()
-                .all(|bus| index_of(&r.inventory, bus).is_some())
-    });
-    let Some(reference) = reference else {
+    let candidates: Vec<_> = runs
+        .into_iter()
+        .filter(|r| {
+            r.id != run_id
+                && match (&built.host, &r.provenance.host) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+                && buses
+                    .iter()
+                    .all(|bus| index_of(&r.inventory, bus).is_some())
+        })
+        .collect();
+    // A log that names no host may take numbers only where one machine of
+    // the platform has GPUs at its addresses: every node of a fleet has a
+    // GPU at 0000:17:00.0, and borrowing one's UUID would make another
+    // machine's fault that GPU's.
+    if built.host.is_none() {
+        let mut hosts: Vec<&String> = candidates
+            .iter()
+            .filter_map(|r| r.provenance.host.as_ref())
+            .collect();
+        hosts.sort();
+        hosts.dedup();
+        if hosts.len() > 1 {
+            built.warnings.push(format!(
+                "the log names no host and {} machines of the platform have GPUs at its PCI addresses: its GPUs keep their own numbers and are matched to no other run's",
+                hosts.len()
+            ));
+            return Ok(None);
+        }
+    }
+    let Some(reference) = candidates.into_iter().next() else {
         return Ok(None);
     };
     // Old number → the reference's number for the same address.

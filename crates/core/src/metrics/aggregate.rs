@@ -100,7 +100,7 @@ pub(super) fn combine(
     let (value, spread, worst) = match def.aggregation {
         Aggregation::Median => (median, Vec::new(), Vec::new()),
         Aggregation::Pooled => (pooled(values).unwrap_or(median), Vec::new(), Vec::new()),
-        Aggregation::PerUnit => {
+        Aggregation::PerUnit | Aggregation::PerUnitPeak => {
             let mut units = histories.units(def).unwrap_or_else(|| run_units(values));
             // Snapshots (one `-q` dump per node) cover no sampled time: with
             // nothing to weigh by, each node counts the same — said, not a
@@ -118,7 +118,11 @@ pub(super) fn combine(
                 min = min.min(u.value);
                 max = max.max(u.value);
             }
-            let (value, spread, worst) = judge(def, units);
+            let (mean, spread, worst) = judge(def, units);
+            let value = match (def.aggregation, worst.first()) {
+                (Aggregation::PerUnitPeak, Some(hottest)) => hottest.value,
+                _ => mean,
+            };
             // Named only where the units differ: a line of equal figures
             // says nothing.
             let differ = spread
@@ -351,6 +355,31 @@ impl GpuHistories {
     }
 }
 
+/// The host a run's GPU is on: its own entry's, else the run's.
+fn gpu_host(r: &Run, gpu: u32) -> Option<String> {
+    r.inventory
+        .iter()
+        .find(|g| g.index == gpu)
+        .and_then(|g| g.host.clone())
+        .or_else(|| r.provenance.host.clone())
+        .filter(|h| !h.trim().is_empty())
+}
+
+/// Who a run's GPU is across runs: its UUID, else its host and PCI
+/// address, else its host and index; none where the run says too little
+/// to tell (a host-less log's GPU 0 is no other machine's GPU 0).
+pub(super) fn gpu_identity(r: &Run, gpu: u32) -> Option<String> {
+    let info = r.inventory.iter().find(|g| g.index == gpu);
+    let host = gpu_host(r, gpu);
+    let pci = info.and_then(|g| g.pci_bus_id.as_deref());
+    match (info.and_then(|g| g.uuid.as_deref()), &host, pci) {
+        (Some(uuid), _, _) => Some(format!("uuid {uuid}")),
+        (None, Some(host), Some(pci)) => Some(format!("{host} pci {pci}")),
+        (None, Some(host), None) => Some(format!("{host} index {gpu}")),
+        (None, None, _) => None,
+    }
+}
+
 /// One GPU's stretch in one run.
 #[derive(Debug, Clone)]
 struct Segment {
@@ -371,17 +400,9 @@ struct Segment {
 impl Segment {
     fn new(run: usize, r: &Run, gpu: u32, from_ms: i64, to_ms: i64) -> Segment {
         let info = r.inventory.iter().find(|g| g.index == gpu);
-        let host = info
-            .and_then(|g| g.host.clone())
-            .or_else(|| r.provenance.host.clone())
-            .filter(|h| !h.trim().is_empty());
+        let host = gpu_host(r, gpu);
         let pci = info.and_then(|g| g.pci_bus_id.clone());
-        let identity = match (info.and_then(|g| g.uuid.clone()), &host, &pci) {
-            (Some(uuid), _, _) => Some(format!("uuid {uuid}")),
-            (None, Some(host), Some(pci)) => Some(format!("{host} pci {pci}")),
-            (None, Some(host), None) => Some(format!("{host} index {gpu}")),
-            (None, None, _) => None,
-        };
+        let identity = gpu_identity(r, gpu);
         Segment {
             run,
             run_id: r.id,

@@ -46,6 +46,10 @@ pub enum Aggregation {
     /// (by their share of the exposure); the value is the share-weighted
     /// mean, and the worst units are named.
     PerUnit,
+    /// Judged and scored per unit as `PerUnit`, for a metric that is itself
+    /// a maximum (the hottest a GPU ran): the figure shown is the worst
+    /// unit's, since a mean of maxima is no temperature any GPU reached.
+    PerUnitPeak,
 }
 
 const fn fixed(best: f64, worst: f64, log: bool) -> Anchors {
@@ -160,8 +164,8 @@ pub const METRICS: &[MetricDef] = &[
         name: "Delivery mismatches",
         unit: "count",
         higher_is_better: false,
-        definition: "Kinds of difference between the offering and the inventory a delivery check saw (model, VRAM, count, PCIe generation, PCIe width x8 for x16, driver or CUDA below the promise, NVLink missing), plus each health-check test that failed (dcgmi diag) and a PCIe link running narrower than the GPU's own width.",
-        inputs: "runs with a GPU inventory and an offering snapshot; dcgmi diag results; lspci link status",
+        definition: "Kinds of difference between the offering and the inventory a delivery check saw (model, VRAM, count where the evidence lists every GPU, PCIe generation, PCIe width x8 for x16, driver or CUDA below the promise, NVLink missing), plus each `dcgmi diag` test of the machine's software and settings that failed and a PCIe link running narrower than the GPU's own width. A hardware test that failed is a faulty GPU, counted in its own metric.",
+        inputs: "runs with a GPU inventory and an offering snapshot; dcgmi diag software and settings results; lspci link status",
         anchors: fixed(0.0, 2.0, false),
         why: "The long-term partner assessment's first test of a long-term partner; the four-breakpoint review's x8-for-x16 PCIe trap cost a customer two weeks. Two kinds of mismatch already mean the order was not honoured.",
         default_weight: 1.5,
@@ -236,8 +240,8 @@ pub const METRICS: &[MetricDef] = &[
         anchors: fixed(80.0, 87.0, false),
         why: "The four-breakpoint review: edge GPUs of platform F's full cluster reached 87 °C while alerts were set at 90 °C. Below 80 °C leaves margin to the 83 °C throttle point.",
         default_weight: 0.5,
-        aggregation: Aggregation::PerUnit,
-        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
+        aggregation: Aggregation::PerUnitPeak,
+        combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its hottest GPU, nodes weigh by their GPU-hours in the score; the figure shown is the hottest node's",
     },
     MetricDef {
         key: "sustain.interruptions_per_100h",
@@ -252,6 +256,20 @@ pub const METRICS: &[MetricDef] = &[
         default_weight: 1.5,
         aggregation: Aggregation::Pooled,
         combines: "pooled: counted interruptions ÷ GPU-hours expected, over every GPU of every run. A fault in a log without samples (a kernel log, a journal) counts against the sampled run of the same node that covers its time — matched by host name, a host-less log only where one node's samples cover it — once: not where that run recorded it itself (the same kind and code within two minutes), and the Xids one GPU reports within a minute are one incident. A kernel log's own GPU-hours (its span × the GPUs it saw the driver take) count only from an hour up, so that an excerpt of seconds never gives a rate",
+    },
+    MetricDef {
+        key: "sustain.faulty_gpus_pct",
+        breakpoint: Sustain,
+        name: "GPUs found faulty",
+        unit: "%",
+        higher_is_better: false,
+        definition: "Share of the platform's GPUs found faulty by evidence that has no GPU-hours of its own: a hardware test of `dcgmi diag` that failed (its software and settings tests count as delivery), retired pages or row remaps waiting for a reset and failed remaps (`nvidia-smi -q`, XML, CSV), and platform faults (an Xid blamed on the platform, a GPU lost or needing a reset) in a kernel excerpt too short for a rate or without times, where no sampled run of its node covers them. A fault an interruption rate holds is not counted again.",
+        inputs: "dcgmi diag results; health-fault events; kernel-log faults outside every rate; every run's GPUs",
+        anchors: fixed(0.0, 25.0, false),
+        why: "A synchronous job needs every GPU it is given: one faulty card in eight (12.5 %) stops an 8-GPU node's job at every restart until the card is replaced, and scores 50; a quarter of the GPUs faulty is a fleet that was not maintained. An excerpt of seconds cannot give a rate, but it does name the card that failed.",
+        default_weight: 1.0,
+        aggregation: Aggregation::Pooled,
+        combines: "pooled: GPUs found faulty ÷ GPUs observed (those sampled, and those a finding names), each GPU once across every run of the platform (by UUID, else host and PCI address; a GPU a host-less log names is its own)",
     },
     MetricDef {
         key: "sustain.availability_pct",
@@ -641,6 +659,10 @@ pub fn markdown() -> String {
          - **Per unit** faults are judged as a buyer meets them. Sample figures are read per GPU: the runs of one GPU (its UUID, else its host and PCI address, else its host and index) that touch or overlap in time are read as one history, so a log split at the onset of a sag still shows it. A node counts as its worst GPU, since a synchronous job runs at its slowest GPU's pace; a node weighs by its share of the fleet's GPU-hours. The metric's score is the expected score over the nodes a buyer may be given, so a fault on any share of the fleet moves it in proportion to that share; the value shown is the share-weighted mean, and the worst nodes and GPUs are named with their share. Runs without GPUs (a delivery check, a network log) are units of equal weight.\n\
          - **Median** keeps a typical value typical: start latency and switch duration are the median over runs, with the minimum and maximum kept.\n\n\
          A GPU that stops reporting while the others in its log go on is a lost GPU: an interruption at its last sample, its time lost until the log ends.\n\n\
+         ## How every fault counts, once\n\n\
+         - **With GPU-hours**: a fault in a sampled log (an Xid the probe or DCGM saw, a lost GPU, a gap past the logger's own rhythm) is an interruption over that log's GPU-hours. A fault in a log without samples (a kernel log, a journal) counts against the sampled run of the same node that covers its time; a kernel log that saw the driver take every GPU and spans an hour or more is a rate of its own. The Xids one GPU reports within a minute are one incident, and a fault two logs tell of counts once.\n\
+         - **Without GPU-hours**: a failed hardware test of `dcgmi diag`, retired pages or row remaps waiting for a reset, a failed remap, and a platform fault in a kernel excerpt that no rate covers (seconds around the fault, or no times at all) make the GPU *faulty*: the share of the platform's GPUs found faulty, each GPU once across every run. A fault an interruption rate holds is not counted in the share.\n\
+         - **Not counted**: an Xid the catalogue blames on the program (an illegal memory access, a killed context) and a recorded warning (a corrected error, a row remap that worked) are shown, never counted. A passing health check adds nothing. Evidence that measures no platform (planted slowdowns, devices simulated on the CPU) is kept and shown, never scored.\n\n\
          Scores: 100 at the best anchor, 0 at the worst, linear (or logarithmic where marked) between, clamped. \
          Breakpoint score = weighted mean of its measured metrics' scores; coverage = measured weight ÷ total weight. \
          Overall = weighted mean of the measured breakpoints' scores.\n",

@@ -19,6 +19,8 @@
 //! reports in the same minute (an NVLink error behind its link event) are
 //! one interruption.
 
+use std::collections::BTreeSet;
+
 use super::RunValue;
 use super::aggregate::RunFigures;
 use crate::domain::{Event, EventKind};
@@ -53,13 +55,19 @@ fn same_fault(a: &Event, b: &Event) -> bool {
         && (a.kind != EventKind::Xid || b.kind != EventKind::Xid || a.code == b.code)
 }
 
+/// The faults of sample-less runs that a sampled run's interruptions hold
+/// (attached here, or recorded by the run itself): by run id and the
+/// event's place in the run's events.
+pub(super) type Placed = BTreeSet<(i64, usize)>;
+
 /// Count each fault of a sample-less run against the sampled run of the
 /// same node that covers its time (see the module's comment); the fault
 /// leaves the sample-less run's own count, so that it counts once.
-pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
+pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed> {
+    let mut placed = Placed::new();
     // Most platforms hold no log without samples: nothing to read then.
     if figures.iter().all(|f| f.run.sample_count > 0) {
-        return Ok(());
+        return Ok(placed);
     }
     let mut sampled: Vec<Sampled> = Vec::new();
     for (index, f) in figures.iter().enumerate() {
@@ -80,7 +88,7 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
         });
     }
     if sampled.is_empty() {
-        return Ok(());
+        return Ok(placed);
     }
     for i in 0..figures.len() {
         let run = figures[i].run;
@@ -88,10 +96,11 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
             continue;
         }
         let names = run.hosts();
-        for event in store
+        for (position, event) in store
             .events(run.id)?
             .into_iter()
-            .filter(Event::counts_against_platform)
+            .enumerate()
+            .filter(|(_, e)| e.counts_against_platform())
         {
             let t = event.at.as_millisecond();
             let covering: Vec<usize> = (0..sampled.len())
@@ -132,13 +141,14 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<()> {
             }
             // Counted with the sampled run (now, or by its own record).
             add(&mut figures[i].values, -1.0, "");
+            placed.insert((run.id, position));
         }
     }
-    Ok(())
+    Ok(placed)
 }
 
 /// "Xid 48: double-bit ECC error (…)", or the event's kind.
-fn describe(event: &Event) -> String {
+pub(super) fn describe(event: &Event) -> String {
     match (event.kind, event.code) {
         (EventKind::Xid, Some(code)) => crate::accelerator::xid::describe(code),
         (kind, _) => kind.to_string(),

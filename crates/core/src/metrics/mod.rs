@@ -11,6 +11,7 @@ mod delivered;
 pub mod energy;
 mod evidence_map;
 mod faults;
+pub(crate) mod faulty_gpus;
 pub mod history;
 pub mod reconcile;
 mod run;
@@ -41,7 +42,8 @@ pub use run::{compute_run, not_evidence};
 ///    measured.
 /// 5: evidence that measures nothing (planted, CPU-simulated) scores
 ///    nothing; bills read a line at a time.
-pub const ENGINE_VERSION: i64 = 5;
+/// 6: the share of GPUs found faulty; failed health checks leave delivery.
+pub const ENGINE_VERSION: i64 = 6;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -417,7 +419,8 @@ fn gather_runs(
             })
         })
         .collect::<Result<_>>()?;
-    faults::attach(store, &mut figures)?;
+    let placed = faults::attach(store, &mut figures)?;
+    faulty_gpus::add(store, &mut figures, &placed)?;
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     let mut values_by_key: BTreeMap<&str, Vec<(&Run, &RunValue)>> = BTreeMap::new();
     for f in &figures {

@@ -165,13 +165,13 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
                 run.inventory.len(),
                 offering.accelerator.canonical
             ),
-            _ => "health checks passed".to_string(),
+            _ => "setup checks passed (dcgmi diag)".to_string(),
         }
     } else {
         found
             .iter()
             .map(|m| match m.what {
-                "health" => m.found.clone(),
+                "setup" => m.found.clone(),
                 _ => format!("{} for {}", m.found, m.expected),
             })
             .collect::<Vec<_>>()

@@ -18,6 +18,11 @@ const NEXT_SHOWN: usize = 5;
 /// A breakpoint lead worth naming, in points.
 const LEAD_NAMED: f64 = 5.0;
 
+/// A measured metric whose runs' scores lie this far apart (of 100) is as
+/// worth measuring again as a share of a missing one: the evidence says
+/// both answers.
+const WIDE_SPREAD: f64 = 30.0;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     pub verdict: Verdict,
@@ -41,10 +46,14 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NextMeasurement {
     pub command: &'static str,
-    /// The metrics it gathers that are missing, by key.
+    /// The metrics it gathers that are missing, or whose runs disagree
+    /// widely, by key.
     pub metrics: Vec<&'static str>,
     /// Their names, as the ranking shows them.
     pub names: Vec<&'static str>,
+    /// The names of those measured everywhere whose runs' scores lie far
+    /// apart (more runs would settle them).
+    pub spread: Vec<&'static str>,
     /// Their share of the overall score under the profile, together.
     pub weight: f64,
     /// The platforms without them; empty: every platform.
@@ -147,8 +156,9 @@ fn because(first: &PlatformScore, second: &PlatformScore, robustness: &Robustnes
 }
 
 /// The commands that would gather the metrics missing for some platforms,
-/// by the metrics' share of the overall score times the platforms that
-/// lack them.
+/// or measured with runs far apart, by the metrics' share of the overall
+/// score times the doubt they leave: a missing figure the whole range, a
+/// measured one the range between its runs' scores.
 fn next_measurements(ranking: &Ranking) -> Vec<NextMeasurement> {
     let Some(any) = ranking.platforms.first() else {
         return Vec::new();
@@ -162,29 +172,39 @@ fn next_measurements(ranking: &Ranking) -> Vec<NextMeasurement> {
             if m.weight <= 0.0 || total <= 0.0 {
                 continue;
             }
-            let missing: Vec<String> = ranking
-                .platforms
-                .iter()
-                .filter(|p| {
-                    p.breakpoint(*b)
-                        .metrics
-                        .get(i)
-                        .is_none_or(|x| x.value.is_none())
-                })
-                .map(|p| p.platform.name.clone())
-                .collect();
+            let (mut doubt, mut missing, mut any_missing) = (0.0, Vec::new(), false);
+            for p in &ranking.platforms {
+                let figure = p.breakpoint(*b).metrics.get(i);
+                let absent = figure.is_none_or(|x| x.value.is_none());
+                let this = match figure {
+                    _ if absent => 1.0,
+                    Some(x) => x
+                        .score_range
+                        .map(|(lo, hi)| (hi - lo).abs())
+                        .filter(|w| *w >= WIDE_SPREAD)
+                        .map_or(0.0, |w| w / 100.0),
+                    None => 1.0,
+                };
+                if this > 0.0 {
+                    any_missing |= absent;
+                    doubt += this;
+                    missing.push(p.platform.name.clone());
+                }
+            }
             if missing.is_empty() {
                 continue;
             }
             let weight = share * m.weight / total;
             let command = gathered_by(m.key);
-            let gain = weight * missing.len() as f64;
+            let gain = weight * doubt;
+            let spread: Vec<&'static str> = if any_missing { vec![] } else { vec![m.name] };
             match found.iter_mut().find(|(_, n)| n.command == command) {
                 Some((g, n)) => {
                     *g += gain;
                     n.weight += weight;
                     n.metrics.push(m.key);
                     n.names.push(m.name);
+                    n.spread.extend(spread);
                     for p in missing {
                         if !n.platforms.contains(&p) {
                             n.platforms.push(p);
@@ -197,6 +217,7 @@ fn next_measurements(ranking: &Ranking) -> Vec<NextMeasurement> {
                         command,
                         metrics: vec![m.key],
                         names: vec![m.name],
+                        spread,
                         weight,
                         platforms: missing,
                     },

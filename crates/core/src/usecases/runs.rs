@@ -81,6 +81,10 @@ pub struct RunDetail {
     pub kept_records: u64,
     /// `dcgmi diag` results, where the run holds them.
     pub health: Vec<HealthCheck>,
+    /// The GPUs this run's health evidence found faulty ("GPU 0: dcgmi diag
+    /// GPU Memory failed"), counted in the platform's share of GPUs found
+    /// faulty.
+    pub faulty_gpus: Vec<String>,
     /// What the run saw wrong with the delivery; `None` when it checked
     /// nothing.
     pub delivery_problems: Option<Vec<Mismatch>>,
@@ -125,8 +129,15 @@ pub fn list(store: &Store, platform_id: Option<i64>) -> Result<Vec<ListedRun>> {
 
 pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
     let run = store.run(id)?;
-    let events = store
-        .events(id)?
+    let stored = store.events(id)?;
+    let faulty_gpus = crate::metrics::faulty_gpus::health_findings(&run, &stored)
+        .into_iter()
+        .map(|(gpu, what)| match gpu {
+            Some(g) => format!("GPU {g}: {what}"),
+            None => format!("a GPU: {what}"),
+        })
+        .collect();
+    let events = stored
         .into_iter()
         .map(|e| EventView::of(e, &run.inventory))
         .collect();
@@ -142,6 +153,7 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         billing_lines: store.billing_lines(id)?.len(),
         kept_records: run.kept_records(),
         health: delivery::health_checks(&run),
+        faulty_gpus,
         delivery_problems: delivery::problems(&run),
         energy: energy::run_energy(store, &run)?,
         run,

@@ -8,6 +8,17 @@
 //!
 //! Several outputs appended to one file (a script calling `nvidia-smi -q`
 //! in a loop) give one sample per GPU per `Timestamp`.
+//!
+//! A GPU in MIG mode lists its MIG devices ("MIG Devices" → "MIG Device",
+//! each with its own "FB Memory Usage"): they become the GPU's MIG
+//! instances, and their memory is never taken for the GPU's. Retired pages
+//! or row remaps waiting for a reset, and a failed remap, are health
+//! faults (`memory_health`).
+//!
+//! People paste part of the report: a section or two copied from under a
+//! GPU, without the "GPU 00000000:17:00.0" line above them. Lines that are
+//! clearly a GPU's sections (indented `key : value` lines under the
+//! section names `-q` prints) are read as one GPU, index 0, with a warning.
 
 use std::io::BufRead;
 
@@ -15,7 +26,9 @@ use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::values::{is_missing, parse_field, split_unit};
+use super::memory_health::{Finding, Findings, Reported, is_found};
 use crate::accelerator;
+use crate::domain::MigInstance;
 use crate::samples::{Field, Sample};
 
 /// Drop "[Deprecated…]"-style suffixes of keys and values: "610.43.02
@@ -36,6 +49,9 @@ pub(super) struct GpuSection {
     /// The power reading by preference: Power Draw, then instantaneous, then average.
     power: [Option<i64>; 3],
     mask: Option<i64>,
+    /// The MIG devices listed under the GPU, in order.
+    mig: Vec<MigInstance>,
+    found: Findings,
 }
 
 impl GpuSection {
@@ -45,6 +61,120 @@ impl GpuSection {
             ..Self::default()
         }
     }
+
+    /// A section header was read; `path` ends with it. Each "MIG Device"
+    /// opens the next MIG instance, so that a device none of whose values
+    /// can be read still counts.
+    pub(super) fn section_opened(&mut self, path: &[&str]) {
+        if mig_device_path(path).is_some_and(<[&str]>::is_empty) {
+            self.mig.push(MigInstance::default());
+        }
+    }
+}
+
+/// The sections of a GPU as `-q` names them (and its XML, once
+/// translated), in every driver generation: a line under one of them is a
+/// GPU's, whether or not the GPU's header line came with it.
+pub(crate) const GPU_SECTIONS: &[&str] = &[
+    "MIG Mode",
+    "MIG Devices",
+    "MIG Device",
+    "Driver Model",
+    "GPU Operation Mode",
+    "GPU Virtualization Mode",
+    "GPU Reset Status",
+    "Inforom Version",
+    "Inforom BBX Object Flush",
+    "PCI",
+    "Clocks Event Reasons",
+    "Clocks Throttle Reasons",
+    "Clocks Reasons",
+    "Clocks Event Reasons Counters",
+    "FB Memory Usage",
+    "BAR1 Memory Usage",
+    "Conf Compute Protected Memory Usage",
+    "Utilization",
+    "Encoder Stats",
+    "FBC Stats",
+    "DRAM Encryption Mode",
+    "ECC Mode",
+    "ECC Errors",
+    "Retired Pages",
+    "Remapped Rows",
+    "Temperature",
+    "Supported GPU Target Temp",
+    "Power Readings",
+    "GPU Power Readings",
+    "GPU Memory Power Readings",
+    "Module Power Readings",
+    "Power Smoothing",
+    "Workload Power Profiles",
+    "Power Samples",
+    "Clocks",
+    "Applications Clocks",
+    "Default Applications Clocks",
+    "Deferred Clocks",
+    "Max Clocks",
+    "Max Customer Boost Clocks",
+    "Clock Policy",
+    "Voltage",
+    "Fabric",
+    "Processes",
+    "Accounted Processes",
+    "Capabilities",
+];
+
+/// Keys a GPU's section opens with, outside any sub-section: an excerpt of
+/// these alone is a GPU's too.
+const GPU_KEYS: &[&str] = &[
+    "Product Name",
+    "Product Brand",
+    "Product Architecture",
+    "Serial Number",
+    "GPU UUID",
+    "VBIOS Version",
+    "Persistence Mode",
+    "Performance State",
+    "Fan Speed",
+    "Compute Mode",
+];
+
+/// Whether a `key : value` line under `path` is a GPU's, by the names `-q`
+/// gives its sections and keys.
+fn is_gpu_line(path: &[&str], key: &str) -> bool {
+    match path.first() {
+        Some(section) => GPU_SECTIONS.contains(section),
+        None => GPU_KEYS.contains(&key),
+    }
+}
+
+/// What follows "MIG Device" in a path under a MIG device, with or without
+/// the "MIG Devices" list around it; `None` outside one.
+fn mig_device_path<'p, 'a>(path: &'p [&'a str]) -> Option<&'p [&'a str]> {
+    match path {
+        ["MIG Devices", "MIG Device", rest @ ..] | ["MIG Device", rest @ ..] => Some(rest),
+        _ => None,
+    }
+}
+
+/// Whether `lines` (as detection sees them) are part of a `-q` report cut
+/// from under a GPU: a section name `-q` prints on a line of its own, with
+/// padded `key  : value` lines indented under it — two of them at least.
+pub(crate) fn looks_like_excerpt(lines: &[&str]) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let padded = |l: &str| {
+        split_key_value(l.trim()).is_some() && l.contains("  :") && !l.trim_start().starts_with('|')
+    };
+    let mut under_section = false;
+    for pair in lines.windows(2) {
+        let (head, next) = (pair[0], pair[1]);
+        if GPU_SECTIONS.contains(&clean(head.trim())) && indent(next) > indent(head) && padded(next)
+        {
+            under_section = true;
+            break;
+        }
+    }
+    under_section && lines.iter().filter(|l| padded(l)).count() >= 2
 }
 
 pub(super) struct Snapshot {
@@ -64,6 +194,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     let mut current: Option<GpuSection> = None;
     let mut gpus_seen = 0usize;
     let mut untimed_warned = false;
+    let mut reported = Reported::default();
+    // Lines read as a GPU's with no GPU header line above them.
+    let mut excerpt = false;
 
     while let Some(line) = lines.next_line()? {
         let raw = line.text;
@@ -78,7 +211,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         let Some((key, value)) = split_key_value(content) else {
             // A section header. "GPU 00000000:07:00.0" at the top opens a GPU.
             if indent == 0 && content.starts_with("GPU ") {
-                finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
+                finish_gpu(
+                    b,
+                    current.take(),
+                    &snapshot,
+                    &mut untimed_warned,
+                    &mut reported,
+                )?;
                 let bus = content[4..].trim();
                 let gpu = b.gpu(GpuKey::BusId(bus));
                 b.inventory(gpu).pci_bus_id = Some(bus.to_string());
@@ -96,6 +235,10 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
                 stack.clear();
             } else {
                 stack.push((indent, clean(content).to_string()));
+                if let Some(section) = current.as_mut() {
+                    let path: Vec<&str> = stack.iter().map(|(_, n)| n.as_str()).collect();
+                    section.section_opened(&path);
+                }
             }
             continue;
         };
@@ -105,7 +248,13 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             // The top block, before any GPU.
             match key {
                 "Timestamp" => {
-                    finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
+                    finish_gpu(
+                        b,
+                        current.take(),
+                        &snapshot,
+                        &mut untimed_warned,
+                        &mut reported,
+                    )?;
                     snapshot.t_ms = ctx.times.parse_ctime(value);
                     if snapshot.t_ms.is_none() {
                         let error = LineError::new(
@@ -126,22 +275,53 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             }
             continue;
         }
+        let path: Vec<&str> = stack.iter().map(|(_, n)| n.as_str()).collect();
+        if current.is_none() && gpus_seen == 0 && is_gpu_line(&path, key) {
+            // Part of a GPU's section, pasted without the GPU's header.
+            if !excerpt {
+                b.warn(format!(
+                    "line {}: the excerpt names no GPU (no \"GPU 0000…:…\" line above it); \
+                     it was read as one GPU, index 0",
+                    line.number
+                ));
+                excerpt = true;
+            }
+            current = Some(excerpt_gpu(b, &snapshot));
+        }
         let Some(section) = current.as_mut() else {
             continue;
         };
-        let path: Vec<&str> = stack.iter().map(|(_, n)| n.as_str()).collect();
         if let Err(reason) = apply(b, section, &path, key, value) {
             let column = indent + 1;
             b.bad_line(&line, LineError::new(line.number, Some(column), reason))?;
         }
     }
-    finish_gpu(b, current.take(), &snapshot, &mut untimed_warned)?;
-    if gpus_seen == 0 {
+    finish_gpu(
+        b,
+        current.take(),
+        &snapshot,
+        &mut untimed_warned,
+        &mut reported,
+    )?;
+    if gpus_seen == 0 && !excerpt {
         return Err(ParseFailure::Whole(
             "no GPU section (GPU 0000…:…) found in the nvidia-smi -q output".into(),
         ));
     }
     Ok(())
+}
+
+/// The one GPU an excerpt without a GPU header line is read as.
+fn excerpt_gpu(b: &mut RunBuilder<'_>, snapshot: &Snapshot) -> GpuSection {
+    let gpu = b.gpu(GpuKey::Index(0));
+    let info = b.inventory(gpu);
+    if let Some(d) = &snapshot.driver {
+        info.driver_version.get_or_insert_with(|| d.clone());
+    }
+    if let Some(c) = &snapshot.cuda {
+        info.cuda_version.get_or_insert_with(|| c.clone());
+    }
+    GpuSection::new(gpu)
 }
 
 /// "Product Name      : NVIDIA A100" → ("Product Name", "NVIDIA A100"). A
@@ -199,6 +379,9 @@ pub(super) fn apply(
         }
         Ok(())
     };
+    if let Some(within) = mig_device_path(path) {
+        return mig_device_key(s, within, key, value);
+    }
     let section = path.first().copied().unwrap_or("");
     let sub = path.get(1).copied().unwrap_or("");
     match (section, sub, key) {
@@ -219,6 +402,22 @@ pub(super) fn apply(
         ("MIG Mode", _, "Current") => b.inventory(gpu).mig_enabled = enabled(value),
         ("ECC Mode", _, "Current") => b.inventory(gpu).ecc_enabled = enabled(value),
         ("", _, "Performance State") => set(Field::Pstate, value)?,
+        // The GPU's own bus id, for an excerpt whose GPU header was not
+        // copied: the GPU header gives it otherwise.
+        ("PCI", "", "Bus Id") if !is_missing(value) && b.inventory(gpu).pci_bus_id.is_none() => {
+            b.alias(GpuKey::BusId(value), gpu)
+        }
+        ("Retired Pages", "", "Pending Page Blacklist" | "Pending Page Retirement" | "Pending")
+            if is_found(value) =>
+        {
+            s.found.insert(Finding::RetiredPagesPending)
+        }
+        ("Remapped Rows", "", "Pending") if is_found(value) => {
+            s.found.insert(Finding::RowRemapPending)
+        }
+        ("Remapped Rows", "", "Remapping Failure Occurred") if is_found(value) => {
+            s.found.insert(Finding::RowRemapFailed)
+        }
         ("", _, "Fan Speed") => set(Field::FanPct, value)?,
         ("PCI", "GPU Link Info", k) => {
             let generation = path.get(2).copied() == Some("PCIe Generation");
@@ -285,15 +484,44 @@ pub(super) fn apply(
     Ok(())
 }
 
+/// One `key : value` of a MIG device; `path`: the sections below "MIG
+/// Device". Its memory is the instance's, never the GPU's.
+fn mig_device_key(s: &mut GpuSection, path: &[&str], key: &str, value: &str) -> Result<(), String> {
+    if s.mig.is_empty() {
+        // An excerpt that starts inside the first device's block.
+        s.mig.push(MigInstance::default());
+    }
+    let Some(device) = s.mig.last_mut() else {
+        return Ok(());
+    };
+    match (path.first().copied().unwrap_or(""), key) {
+        ("", "Name" | "Product Name") if !is_missing(value) => device.name = Some(value.into()),
+        ("", "UUID" | "MIG UUID" | "Device UUID") if !is_missing(value) => {
+            device.uuid = Some(value.into())
+        }
+        ("FB Memory Usage", "Total") => {
+            device.vram_mib = parse_field(Field::MemTotalMib, value, None)?.map(|m| m as u64)
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 pub(super) fn finish_gpu(
     b: &mut RunBuilder<'_>,
     section: Option<GpuSection>,
     snapshot: &Snapshot,
     untimed_warned: &mut bool,
+    reported: &mut Reported,
 ) -> ParseResult {
     let Some(section) = section else {
         return Ok(());
     };
+    // A later report of the same GPU lists its devices as they are now.
+    if !section.mig.is_empty() {
+        b.inventory(section.gpu).mig_instances = section.mig;
+    }
+    reported.report(b, section.gpu, section.found, snapshot.t_ms);
     let Some(mut sample) = section.sample else {
         return Ok(());
     };
@@ -319,7 +547,254 @@ pub(super) fn finish_gpu(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+    use crate::BuiltRun;
+    use crate::blocks::testing::with_builder;
+    use crate::domain::EventKind;
+
+    /// The parse's outcome, what the run holds, and its samples.
+    fn read(text: &str) -> (Result<(), String>, BuiltRun, Vec<Sample>) {
+        let ((outcome, built), samples) = with_builder(false, |ctx, mut b| {
+            let outcome = parse(text.as_bytes(), ctx, &mut b).map_err(|e| format!("{e:?}"));
+            (outcome, b.finish())
+        });
+        (outcome, built, samples)
+    }
+
+    /// The `Clocks Event Reasons` and `Clocks` blocks of a GPU braking on
+    /// power, copied from `nvidia-smi -q` without the GPU's header line —
+    /// after the report's Timestamp line.
+    const BRAKING: &str = "\
+Timestamp                                 : Mon Nov 30 08:12:44 2026
+    Clocks Event Reasons
+        Idle                              : Not Active
+        Applications Clocks Setting       : Not Active
+        SW Power Cap                      : Not Active
+        HW Slowdown                       : Active
+            HW Thermal Slowdown           : Not Active
+            HW Power Brake Slowdown       : Active
+        Sync Boost                        : Not Active
+        SW Thermal Slowdown               : Not Active
+        Display Clock Setting             : Not Active
+    Clocks
+        Graphics                          : 382 MHz
+        SM                                : 382 MHz
+        Memory                            : 1593 MHz
+        Video                             : 555 MHz
+";
+
+    #[test]
+    fn an_excerpt_without_its_gpu_header_is_read_as_one_gpu() {
+        assert_eq!(
+            crate::detect(BRAKING.as_bytes()),
+            Ok(crate::Format::SmiQuery)
+        );
+        let (outcome, built, samples) = read(BRAKING);
+        assert_eq!(outcome, Ok(()));
+        assert_eq!(built.inventory.len(), 1);
+        assert_eq!(samples.len(), 1);
+        let s = &samples[0];
+        assert_eq!((s.gpu, s.t_ms), (0, 1_796_026_364_000));
+        // HW Slowdown (0x8) and HW Power Brake Slowdown (0x80).
+        assert_eq!(s.get(Field::ThrottleMask), Some(0x88));
+        assert_eq!(s.get(Field::SmClockMhz), Some(382));
+        assert_eq!(
+            built
+                .warnings
+                .iter()
+                .filter(|w| w.contains("names no GPU"))
+                .count(),
+            1,
+            "{:?}",
+            built.warnings
+        );
+    }
+
+    #[test]
+    fn an_excerpt_without_a_time_keeps_the_inventory_and_says_so() {
+        // The PCI block of a GPU trained at x8 of x16, pasted with its
+        // indentation taken off and under the throttle block's R470 name.
+        let text = "\
+PCI
+    Bus                                   : 0x17
+    Device                                : 0x00
+    Domain                                : 0x0000
+    Device Id                             : 0x20B010DE
+    Bus Id                                : 00000000:17:00.0
+    Sub System Id                         : 0x134F10DE
+    GPU Link Info
+        PCIe Generation
+            Max                           : 4
+            Current                       : 4
+        Link Width
+            Max                           : 16x
+            Current                       : 8x
+Clocks Throttle Reasons
+    HW Power Brake Slowdown               : Active
+";
+        assert_eq!(crate::detect(text.as_bytes()), Ok(crate::Format::SmiQuery));
+        let (outcome, built, samples) = read(text);
+        assert_eq!(outcome, Ok(()));
+        assert!(samples.is_empty());
+        let gpu = &built.inventory[0];
+        assert_eq!(
+            (gpu.index, gpu.pcie_width_current, gpu.pcie_width_max),
+            (0, Some(8), Some(16))
+        );
+        assert_eq!((gpu.pcie_gen_current, gpu.pcie_gen_max), (Some(4), Some(4)));
+        assert_eq!(gpu.pci_bus_id.as_deref(), Some("00000000:17:00.0"));
+        assert!(
+            built.warnings.iter().any(|w| w.contains("names no GPU"))
+                && built
+                    .warnings
+                    .iter()
+                    .any(|w| w.contains("no Timestamp line")),
+            "{:?}",
+            built.warnings
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_a_gpus_report_is_still_refused() {
+        for text in [
+            "hello world\n",
+            "Settings\n    Colour                                : blue\n    Size      : 3\n",
+            "Driver Version                            : 535.104.05\n",
+        ] {
+            let (outcome, built, _) = read(text);
+            assert!(outcome.unwrap_err().contains("no GPU section"), "{text:?}");
+            assert!(built.inventory.is_empty(), "{text:?}");
+        }
+        assert!(
+            crate::detect(b"Settings\n    Colour                                : blue\n").is_err()
+        );
+    }
+
+    #[test]
+    fn mig_devices_are_the_gpus_instances_and_their_memory_is_not_the_gpus() {
+        let (outcome, built, samples) = read(include_str!(
+            "../../../../tests/fixtures/logs/smi-q/a100-mig-535.txt"
+        ));
+        assert_eq!(outcome, Ok(()));
+        let gpu = &built.inventory[0];
+        assert_eq!(gpu.mig_enabled, Some(true));
+        assert_eq!(gpu.vram_mib, Some(81_920));
+        let memory: Vec<Option<u64>> = gpu.mig_instances.iter().map(|m| m.vram_mib).collect();
+        assert_eq!(
+            memory,
+            vec![
+                Some(19_968),
+                Some(19_968),
+                Some(9_984),
+                Some(9_984),
+                Some(9_984)
+            ]
+        );
+        assert_eq!(samples.len(), 1);
+        assert_eq!(
+            (
+                samples[0].get(Field::MemTotalMib),
+                samples[0].get(Field::MemUsedMib)
+            ),
+            (Some(81_920), Some(25_444))
+        );
+    }
+
+    /// Two reports of a loop (`nvidia-smi -q -d ECC,PAGE_RETIREMENT`-like
+    /// sections only): GPU 0 has a remap pending, then a failed one; GPU 1
+    /// pages waiting to be retired.
+    const MEMORY_FAULTS: &str = "\
+==============NVSMI LOG==============
+
+Timestamp                                 : Mon Nov 30 08:12:44 2026
+Driver Version                            : 535.104.05
+CUDA Version                              : 12.2
+
+Attached GPUs                             : 2
+GPU 00000000:07:00.0
+    Retired Pages
+        Single Bit ECC                    : N/A
+        Double Bit ECC                    : N/A
+        Pending Page Blacklist            : N/A
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : 2
+        Pending                           : Yes
+        Remapping Failure Occurred        : No
+        Bank Remap Availability Histogram
+            Max                           : 638 bank(s)
+            High                          : 0 bank(s)
+            Partial                       : 2 bank(s)
+            Low                           : 0 bank(s)
+            None                          : 0 bank(s)
+
+GPU 00000000:0F:00.0
+    Retired Pages
+        Single Bit ECC                    : 0
+        Double Bit ECC                    : 3
+        Pending Page Blacklist            : Yes
+    Remapped Rows                         : N/A
+
+==============NVSMI LOG==============
+
+Timestamp                                 : Mon Nov 30 08:12:49 2026
+Driver Version                            : 535.104.05
+CUDA Version                              : 12.2
+
+Attached GPUs                             : 2
+GPU 00000000:07:00.0
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : 3
+        Pending                           : Yes
+        Remapping Failure Occurred        : Yes
+
+GPU 00000000:0F:00.0
+    Retired Pages
+        Pending Page Blacklist            : Yes
+";
+
+    #[test]
+    fn pending_retirements_and_remaps_are_health_faults_once_each() {
+        let (outcome, built, _) = read(MEMORY_FAULTS);
+        assert_eq!(outcome, Ok(()));
+        let faults: Vec<(Option<u32>, i64, &str)> = built
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::HealthFault)
+            .map(|e| {
+                (
+                    e.gpu,
+                    e.at.as_millisecond(),
+                    e.detail.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            faults,
+            vec![
+                (Some(0), 1_796_026_364_000, "row remap pending a reset"),
+                (Some(1), 1_796_026_364_000, "retired pages pending a reset"),
+                (Some(0), 1_796_026_369_000, "row remapping failed"),
+            ]
+        );
+        assert_eq!(built.events.len(), 3);
+        // Without a Timestamp line no time is made up: a warning names it.
+        let untimed = MEMORY_FAULTS.replace("Timestamp", "Generated");
+        let (_, built, _) = read(&untimed);
+        assert!(built.events.is_empty());
+        assert!(
+            built
+                .warnings
+                .iter()
+                .any(|w| w
+                    == "GPU 0: row remapping failed (no time in the output: kept as a warning)"),
+            "{:?}",
+            built.warnings
+        );
+    }
 
     #[test]
     fn keys_and_values_split_at_the_padded_colon() {

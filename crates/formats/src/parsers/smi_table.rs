@@ -189,14 +189,28 @@ fn identity<'a>(cells: &[&'a str]) -> Option<(u32, &'a str, &'a str)> {
         return None;
     }
     // The name runs from after the index to before Persistence-M (On, Off,
-    // N/A); truncated names end in "...".
+    // N/A) — or, on Windows, the driver model (WDDM, TCC, MCDM) that
+    // column shows there instead; truncated names end in "...".
     let rest = first.trim_start();
     let rest = rest[rest.find(char::is_whitespace)?..].trim();
     let name = match rest.rsplit_once(char::is_whitespace) {
         Some((name, "On" | "Off" | "N/A")) => name.trim(),
         _ => rest,
     };
-    Some((index, name.trim_end_matches("..."), bus))
+    let name = without_driver_model(name)
+        .trim_end_matches("...")
+        .trim_end();
+    Some((index, name, bus))
+}
+
+/// "NVIDIA GeForce RTX 4090      WDDM" → "NVIDIA GeForce RTX 4090": the
+/// Windows driver model the table prints after a card's name is not part
+/// of it.
+fn without_driver_model(name: &str) -> &str {
+    match name.trim().rsplit_once(char::is_whitespace) {
+        Some((name, "WDDM" | "TCC" | "MCDM")) => name.trim_end(),
+        _ => name.trim(),
+    }
 }
 
 /// The second row of a GPU: fan, temperature, performance state, power
@@ -307,11 +321,64 @@ mod tests {
                 "NVIDIA GeForce RTX 4090",
                 "00000000:01:00.0",
             ),
+            // Windows: the driver model stands where Persistence-M does.
+            (
+                "|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0  On |                  Off |",
+                0,
+                "NVIDIA GeForce RTX 4090",
+                "00000000:01:00.0",
+            ),
+            (
+                "|   1  NVIDIA RTX A6000            TCC   |   00000000:65:00.0 Off |                  Off |",
+                1,
+                "NVIDIA RTX A6000",
+                "00000000:65:00.0",
+            ),
+            (
+                "|   0  NVIDIA GeForce RTX 3080 ... WDDM  | 00000000:01:00.0  On |                  N/A |",
+                0,
+                "NVIDIA GeForce RTX 3080",
+                "00000000:01:00.0",
+            ),
+            (
+                "|   2  NVIDIA RTX PRO 6000 Blac...  MCDM  |   00000000:C1:00.0 Off |                  Off |",
+                2,
+                "NVIDIA RTX PRO 6000 Blac",
+                "00000000:C1:00.0",
+            ),
         ] {
             assert_eq!(identity(&cells(row)), Some((index, name, bus)), "{row}");
         }
         let header = "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |";
         assert_eq!(identity(&cells(header)), None);
+        let header = "| GPU  Name                     TCC/WDDM  | Bus-Id          Disp.A | Volatile Uncorr. ECC |";
+        assert_eq!(identity(&cells(header)), None);
+    }
+
+    #[test]
+    fn a_windows_table_names_the_card_without_its_driver_model() {
+        let text = "Thu Oct 17 21:03:44 2024\n\
++-----------------------------------------------------------------------------------------+\n\
+| NVIDIA-SMI 560.94                 Driver Version: 560.94         CUDA Version: 12.6     |\n\
+|-----------------------------------------+------------------------+----------------------+\n\
+| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n\
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n\
+|                                         |                        |               MIG M. |\n\
+|=========================================+========================+======================|\n\
+|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0  On |                  Off |\n\
+|  0%   38C    P8             22W /  450W |    1651MiB /  24564MiB |      4%      Default |\n\
+|                                         |                        |                  N/A |\n\
++-----------------------------------------+------------------------+----------------------+\n";
+        let (built, samples) = crate::blocks::testing::with_builder(false, |ctx, mut b| {
+            parse(text.as_bytes(), ctx, &mut b).unwrap();
+            b.finish()
+        });
+        assert_eq!(
+            built.inventory[0].accelerator,
+            Some(accelerator::normalise("NVIDIA GeForce RTX 4090"))
+        );
+        assert_eq!(samples.len(), 1);
+        assert_eq!(samples[0].get(Field::PowerMw), Some(22_000));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::super::ParseContext;
 use super::super::builder::{GpuKey, LineError, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::LineReader;
 use super::super::values::is_missing;
+use super::memory_health::Reported;
 use super::smi_query::{GpuSection, Snapshot, apply, clean, finish_gpu};
 
 /// One document may be this large (an 8-GPU report is about 400 KB).
@@ -26,6 +27,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     let mut first_line = 0u64;
     let mut documents = 0u64;
     let mut gpus = 0usize;
+    // Across documents: a finding repeated by every report of a loop is
+    // one finding.
+    let mut reported = Reported::default();
     while let Some(line) = lines.next_line()? {
         if document.is_empty() {
             if line.text.trim().is_empty() {
@@ -43,7 +47,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
             )));
         }
         if line.text.trim_end().ends_with("</nvidia_smi_log>") {
-            gpus += read_document(&document, first_line, ctx, b)?;
+            gpus += read_document(&document, first_line, ctx, b, &mut reported)?;
             documents += 1;
             document.clear();
         } else if !line.terminated {
@@ -74,6 +78,7 @@ fn read_document(
     first_line: u64,
     ctx: &mut ParseContext,
     b: &mut RunBuilder<'_>,
+    reported: &mut Reported,
 ) -> ParseResult<usize> {
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
@@ -143,7 +148,11 @@ fn read_document(
         }
         let mut section = GpuSection::new(gpu);
         let mut path = Vec::new();
-        walk(node, &mut path, &mut |path, key, value| {
+        walk(node, &mut path, &mut |path, leaf| {
+            let Some((key, value)) = leaf else {
+                section.section_opened(path);
+                return Ok(());
+            };
             apply(b, &mut section, path, key, value).map_err(|reason| {
                 let pos = doc.text_pos_at(node.range().start);
                 LineError::new(
@@ -153,17 +162,19 @@ fn read_document(
                 )
             })
         })?;
-        finish_gpu(b, Some(section), &snapshot, &mut untimed_warned)?;
+        finish_gpu(b, Some(section), &snapshot, &mut untimed_warned, reported)?;
         gpus += 1;
     }
     Ok(gpus)
 }
 
-/// What is done with one leaf: its section path, key and value, named as
-/// `-q` names them.
-type Visit<'v> = dyn FnMut(&[&str], &str, &str) -> Result<(), LineError> + 'v;
+/// What is done with one leaf — its section path, key and value, named as
+/// `-q` names them — or with a section as it opens (no key and value; the
+/// path ends with the section).
+type Visit<'v> = dyn FnMut(&[&str], Option<(&str, &str)>) -> Result<(), LineError> + 'v;
 
-/// Every leaf under `node`, with the `-q` names of its sections and key.
+/// Every section and leaf under `node`, with the `-q` names of its
+/// sections and key.
 fn walk(
     node: roxmltree::Node<'_, '_>,
     path: &mut Vec<&'static str>,
@@ -176,11 +187,12 @@ fn walk(
         };
         if child.children().any(|c| c.is_element()) {
             path.push(name);
+            visit(path, None)?;
             walk(child, path, visit)?;
             path.pop();
         } else {
             let value = clean(child.text().unwrap_or("").trim());
-            visit(path, name, value)?;
+            visit(path, Some((name, value)))?;
         }
     }
     Ok(())
@@ -224,6 +236,23 @@ fn q_name(path: &[&str], tag: &str) -> Option<&'static str> {
         ("", "max_clocks") => "Max Clocks",
         ("", "clocks_throttle_reasons") => "Clocks Throttle Reasons",
         ("", "clocks_event_reasons") => "Clocks Event Reasons",
+        ("", "mig_devices") => "MIG Devices",
+        ("", "retired_pages") => "Retired Pages",
+        ("", "remapped_rows") => "Remapped Rows",
+        // Under a MIG device (the path keeps "MIG Devices" first): its
+        // identity and its own memory; its other blocks are passed over.
+        ("MIG Devices", "mig_device") => "MIG Device",
+        ("MIG Devices", "index") => "Index",
+        ("MIG Devices", "gpu_instance_id") => "GPU Instance ID",
+        ("MIG Devices", "compute_instance_id") => "Compute Instance ID",
+        ("MIG Devices", "name" | "product_name") => "Name",
+        ("MIG Devices", "uuid") => "UUID",
+        ("MIG Devices", "fb_memory_usage") => "FB Memory Usage",
+        ("MIG Devices", "total") => "Total",
+        ("Retired Pages", "pending_blacklist") => "Pending Page Blacklist",
+        ("Retired Pages", "pending_retirement") => "Pending Page Retirement",
+        ("Remapped Rows", "remapped_row_pending") => "Pending",
+        ("Remapped Rows", "remapped_row_failure") => "Remapping Failure Occurred",
         ("MIG Mode", "current_mig") | ("ECC Mode", "current_ecc") => "Current",
         ("PCI", "pci_gpu_link_info") => "GPU Link Info",
         ("PCI", "pcie_gen") => "PCIe Generation",
@@ -260,7 +289,53 @@ fn q_name(path: &[&str], tag: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+    use crate::blocks::testing::with_builder;
+    use crate::domain::EventKind;
+    use crate::samples::Field;
+
+    #[test]
+    fn mig_devices_and_pending_remaps_of_a_loop_of_reports() {
+        let ((outcome, built), samples) = with_builder(false, |ctx, mut b| {
+            let text = include_str!("../../../../tests/fixtures/logs/smi-xml/a100-mig-loop.xml");
+            (parse(text.as_bytes(), ctx, &mut b), b.finish())
+        });
+        outcome.unwrap();
+        let gpu = &built.inventory[0];
+        assert_eq!((gpu.mig_enabled, gpu.vram_mib), (Some(true), Some(81_920)));
+        let memory: Vec<Option<u64>> = gpu.mig_instances.iter().map(|m| m.vram_mib).collect();
+        assert_eq!(memory, vec![Some(19_968), Some(9_984), Some(9_984)]);
+        // The devices' memory is theirs: the GPU's samples hold its own.
+        assert_eq!(samples.len(), 2);
+        assert!(
+            samples
+                .iter()
+                .all(|s| s.get(Field::MemTotalMib) == Some(81_920))
+        );
+        // A remap pending in both reports is one fault; the failure the
+        // second adds is another, at its own time.
+        let faults: Vec<(Option<u32>, i64, &str)> = built
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::HealthFault)
+            .map(|e| {
+                (
+                    e.gpu,
+                    e.at.as_millisecond(),
+                    e.detail.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            faults,
+            vec![
+                (Some(0), 1_796_117_412_000, "row remap pending a reset"),
+                (Some(0), 1_796_117_417_000, "row remapping failed"),
+            ]
+        );
+    }
 
     #[test]
     fn elements_take_the_text_reports_names() {

@@ -144,6 +144,9 @@ pub struct TimeReader {
     /// The last text read, whole, and its time: rows of one round without
     /// a fraction share it (dmon's eight GPUs, one second).
     last: Option<([u8; LAST_TEXT], usize, i64)>,
+    /// Whether a time was read in `tz` (it was written without a zone): an
+    /// import says then which zone it took.
+    zoneless: bool,
 }
 
 /// The longest text kept as the last one read.
@@ -390,12 +393,20 @@ impl TimeReader {
             cached: None,
             second: None,
             last: None,
+            zoneless: false,
         }
     }
 
     /// The zone zone-less times are read in.
     pub fn zone(&self) -> &TimeZone {
         &self.tz
+    }
+
+    /// Whether any time read was written without a zone (and so read in
+    /// `zone`). Parsers that read ahead on workers read their first rows
+    /// here, in order, and a log writes its times one way throughout.
+    pub fn read_zoneless(&self) -> bool {
+        self.zoneless
     }
 
     /// A date-time as text; `None` when it is not one (`read` says why).
@@ -451,6 +462,7 @@ impl TimeReader {
 
     /// The zone's offset for a civil time given as naive milliseconds.
     fn offset_at(&mut self, naive_ms: i64) -> Result<i64, TimeError> {
+        self.zoneless = true;
         let minute = naive_ms.div_euclid(60_000);
         if let Some((m, offset)) = self.cached
             && m == minute

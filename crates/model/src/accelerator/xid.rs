@@ -7,10 +7,20 @@
 //! its owner. A buyer judges the platform only on the first kind, so each
 //! code carries who is at fault; the second kind is shown, never counted.
 //!
-//! Written from NVIDIA's public Xid catalogue (the "Xid Errors" chapter of
-//! the GPU deployment and management documentation): the meanings are
-//! summarised, and where the documentation lists both driver or hardware and
-//! user program as causes the code is marked `Either`.
+//! Checked, code by code, against NVIDIA's public Xid catalogue for Ampere
+//! and newer GPUs ("Analyzing Xid Errors with the Xid Catalog" in the Xid
+//! Errors documentation: each code's mnemonic, whether it applies to A100,
+//! H100, B100 and GB200, its immediate and investigatory resolution and when
+//! it is raised), with the older "Xid Errors" chapter for the few codes only
+//! earlier GPUs raise; codes marked unused everywhere are left out. The
+//! meanings are summarised. The severity follows the immediate resolution:
+//! nothing to do is a warning, restarting the program an error, resetting
+//! the GPU or restarting or servicing the machine fatal. Where NVIDIA names
+//! both the program and the driver or hardware as causes the code is marked
+//! `Either`. NVIDIA resolves the NVLink codes 144–150 by sub-error; each
+//! code here takes the gravest verdict among its sub-errors that nothing
+//! else reports, since a sub-error needing a GPU reset that also raises
+//! Xid 48 or 154 is counted there.
 
 use serde::Serialize;
 
@@ -74,31 +84,63 @@ use Severity::{Error, Fatal, Warning};
 
 /// Sorted by code (looked up by binary search).
 const CATALOGUE: &[XidInfo] = &[
-    x(8, "GPU stopped processing", Error, Either),
+    x(
+        8,
+        "GPU stopped processing (a channel timed out)",
+        Error,
+        Either,
+    ),
+    x(11, "invalid or corrupted push buffer stream", Error, Either),
     x(
         13,
-        "graphics engine exception (illegal instruction or address in a kernel)",
+        "graphics engine exception (usually the program: an out-of-bounds access or illegal instruction in a kernel)",
         Error,
         Application,
     ),
+    x(
+        14,
+        "injected test error (raised on purpose from user space)",
+        Warning,
+        Application,
+    ),
+    x(25, "invalid or illegal push buffer stream", Error, Either),
     x(
         31,
         "GPU memory page fault (illegal memory access by the program)",
         Error,
         Application,
     ),
-    x(32, "invalid or corrupted push buffer stream", Error, Either),
-    x(38, "driver firmware error", Error, Platform),
+    x(
+        32,
+        "invalid or corrupted push buffer stream (often poor PCIe signal quality)",
+        Error,
+        Either,
+    ),
+    x(
+        37,
+        "driver firmware error (unimplemented firmware method)",
+        Warning,
+        Either,
+    ),
+    x(
+        38,
+        "driver firmware error (firmware watchdog timeout)",
+        Warning,
+        Platform,
+    ),
+    x(39, "copy engine exception (CE0)", Error, Platform),
+    x(40, "copy engine exception (CE1)", Error, Platform),
+    x(41, "copy engine exception (CE2)", Error, Platform),
     x(
         43,
-        "GPU stopped processing a context (the program faulted or was stopped)",
+        "GPU stopped processing a context (the program faulted or was stopped; the GPU is healthy)",
         Error,
         Application,
     ),
     x(
         44,
         "graphics engine fault during a context switch",
-        Error,
+        Warning,
         Platform,
     ),
     x(
@@ -107,22 +149,30 @@ const CATALOGUE: &[XidInfo] = &[
         Error,
         Application,
     ),
+    x(46, "GPU stopped processing (GPU timeout)", Fatal, Platform),
     x(
         48,
         "double-bit ECC error (uncorrectable memory error)",
         Fatal,
         Platform,
     ),
-    x(56, "display engine error", Error, Platform),
     x(
-        57,
-        "error programming the video memory interface",
+        54,
+        "auxiliary power is not connected to the GPU board (clocks reduced)",
         Fatal,
         Platform,
     ),
+    x(56, "display engine error (older GPUs)", Error, Platform),
+    x(
+        57,
+        "error programming the video memory interface (older GPUs)",
+        Fatal,
+        Platform,
+    ),
+    x(60, "video processor exception (SEC2)", Error, Either),
     x(
         61,
-        "internal micro-controller breakpoint or warning",
+        "internal micro-controller breakpoint or warning (older GPUs)",
         Error,
         Platform,
     ),
@@ -139,11 +189,54 @@ const CATALOGUE: &[XidInfo] = &[
         Fatal,
         Platform,
     ),
-    x(68, "video decoder exception", Error, Either),
+    x(66, "illegal register access by the driver", Warning, Either),
+    x(
+        67,
+        "illegal access by the driver (verification violation)",
+        Warning,
+        Either,
+    ),
+    x(68, "video decoder exception (NVDEC0)", Error, Platform),
     x(69, "graphics engine class error", Error, Either),
-    x(74, "NVLink error", Fatal, Platform),
+    x(70, "copy engine exception (CE3)", Error, Platform),
+    x(71, "copy engine exception (CE4)", Error, Platform),
+    x(72, "copy engine exception (CE5)", Error, Platform),
+    x(
+        74,
+        "NVLink error (link to a GPU or NVSwitch failed)",
+        Fatal,
+        Platform,
+    ),
+    x(75, "copy engine exception (CE6)", Error, Platform),
+    x(76, "copy engine exception (CE7)", Error, Platform),
+    x(77, "copy engine exception (CE8)", Error, Platform),
+    x(
+        78,
+        "vGPU could not start (guest and host drivers incompatible, or vGPU type unsupported)",
+        Fatal,
+        Either,
+    ),
     x(79, "GPU has fallen off the bus", Fatal, Platform),
+    x(
+        80,
+        "corrupted data sent to the GPU (push buffer CRC mismatch)",
+        Error,
+        Either,
+    ),
+    x(82, "JPEG engine exception (NVJPG0)", Error, Platform),
+    x(83, "video decoder exception (NVDEC1)", Error, Platform),
+    x(84, "video decoder exception (NVDEC2)", Error, Platform),
+    x(85, "copy engine exception (CE9)", Error, Platform),
+    x(86, "optical flow engine exception (OFA0)", Error, Platform),
+    x(88, "video decoder exception (NVDEC3)", Error, Platform),
+    x(89, "video decoder exception (NVDEC4)", Error, Platform),
     x(92, "high single-bit ECC error rate", Warning, Platform),
+    x(
+        93,
+        "InfoROM wear limit reached (InfoROM not updated)",
+        Warning,
+        Platform,
+    ),
     x(
         94,
         "contained ECC error (the affected program was stopped)",
@@ -156,30 +249,219 @@ const CATALOGUE: &[XidInfo] = &[
         Fatal,
         Platform,
     ),
-    x(109, "context switch timeout", Error, Either),
+    x(96, "video decoder exception (NVDEC5)", Error, Platform),
+    x(97, "video decoder exception (NVDEC6)", Error, Platform),
+    x(98, "video decoder exception (NVDEC7)", Error, Platform),
+    x(99, "JPEG engine exception (NVJPG1)", Error, Platform),
+    x(100, "JPEG engine exception (NVJPG2)", Error, Platform),
+    x(101, "JPEG engine exception (NVJPG3)", Error, Platform),
+    x(102, "JPEG engine exception (NVJPG4)", Error, Platform),
+    x(103, "JPEG engine exception (NVJPG5)", Error, Platform),
+    x(104, "JPEG engine exception (NVJPG6)", Error, Platform),
+    x(105, "JPEG engine exception (NVJPG7)", Error, Platform),
+    x(
+        106,
+        "SMBPBI test message (out-of-band management)",
+        Warning,
+        Platform,
+    ),
+    x(
+        107,
+        "SMBPBI silent test message (out-of-band management)",
+        Warning,
+        Platform,
+    ),
+    x(109, "context switch timeout", Fatal, Either),
+    x(110, "security fault", Fatal, Platform),
     x(119, "GSP firmware RPC timeout", Fatal, Platform),
     x(120, "GSP firmware error", Fatal, Platform),
     x(121, "C2C link corrected error", Warning, Platform),
-    x(122, "SPI PMU RPC read failure", Error, Platform),
-    x(123, "SPI PMU RPC write failure", Error, Platform),
-    x(124, "SPI PMU RPC erase failure", Error, Platform),
+    x(
+        122,
+        "SPI PMU RPC read failure (older GPUs)",
+        Error,
+        Platform,
+    ),
+    x(
+        123,
+        "SPI PMU RPC write failure (older GPUs)",
+        Error,
+        Platform,
+    ),
+    x(
+        124,
+        "SPI PMU RPC erase failure (older GPUs)",
+        Error,
+        Platform,
+    ),
+    x(126, "copy engine exception (CE10)", Error, Platform),
+    x(127, "copy engine exception (CE11)", Error, Platform),
+    x(128, "copy engine exception (CE12)", Error, Platform),
+    x(129, "copy engine exception (CE13)", Error, Platform),
+    x(130, "copy engine exception (CE14)", Error, Platform),
+    x(131, "copy engine exception (CE15)", Error, Platform),
+    x(132, "copy engine exception (CE16)", Error, Platform),
+    x(133, "copy engine exception (CE17)", Error, Platform),
+    x(134, "copy engine exception (CE18)", Error, Platform),
+    x(135, "copy engine exception (CE19)", Error, Platform),
+    x(136, "NVLink training failed", Fatal, Platform),
+    x(
+        137,
+        "NVLink privilege error (illegal peer-to-peer access by the program)",
+        Error,
+        Application,
+    ),
+    x(139, "optical flow engine exception (OFA1)", Error, Platform),
     x(140, "unrecovered ECC error", Fatal, Platform),
+    x(141, "CUDA fast path error", Warning, Platform),
+    x(142, "video encoder exception (NVENC3)", Error, Platform),
     x(143, "GPU initialisation failure", Fatal, Platform),
-    x(144, "NVLink: SAW MVB non-fatal error", Warning, Platform),
-    x(145, "NVLink: RLW error", Fatal, Platform),
-    x(146, "NVLink: TLW error", Fatal, Platform),
-    x(147, "NVLink: TREX error", Fatal, Platform),
-    x(148, "NVLink: NVLPW_CTRL error", Fatal, Platform),
+    x(
+        144,
+        "NVLink: SAW error (mostly non-fatal; a fatal one also raises Xid 48)",
+        Warning,
+        Platform,
+    ),
+    x(
+        145,
+        "NVLink: RLW error (may stop the program; a fatal one also raises Xid 48)",
+        Error,
+        Platform,
+    ),
+    x(
+        146,
+        "NVLink: TLW error (mostly non-fatal; a fatal one also raises Xid 48)",
+        Warning,
+        Platform,
+    ),
+    x(147, "NVLink: TREX error (non-fatal)", Warning, Platform),
+    x(
+        148,
+        "NVLink: NVLPW control error (non-fatal)",
+        Warning,
+        Platform,
+    ),
     x(
         149,
         "NVLink: NETIR link event (link down or fatal link error)",
         Fatal,
         Platform,
     ),
-    x(150, "NVLink: MSE watchdog timeout", Fatal, Platform),
+    x(
+        150,
+        "NVLink: MSE error (firmware watchdog or degraded)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        151,
+        "confidential computing key rotation failed (the VM must restart)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        152,
+        "DLA SMMU error (not on data-centre GPUs)",
+        Warning,
+        Platform,
+    ),
+    x(
+        153,
+        "DLA timeout (not on data-centre GPUs)",
+        Warning,
+        Platform,
+    ),
     x(
         154,
-        "GPU recovery action changed (reset or reboot required)",
+        "GPU recovery action changed (the driver asks to drain, reset or reboot)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        155,
+        "NVLink: link taken down on purpose by software or a user",
+        Fatal,
+        Either,
+    ),
+    x(
+        156,
+        "resource retirement event (GPU reset required to apply it)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        157,
+        "resource retirement failed (no spare resources left)",
+        Warning,
+        Platform,
+    ),
+    x(158, "GPU fatal timeout", Fatal, Platform),
+    x(
+        159,
+        "C2C: CHI non-data error (reset needed where UVM or vGPU is in use)",
+        Fatal,
+        Platform,
+    ),
+    x(160, "channel retirement event", Warning, Either),
+    x(161, "channel retirement failed", Warning, Either),
+    x(
+        162,
+        "power smoothing circuitry re-engaged",
+        Warning,
+        Platform,
+    ),
+    x(
+        163,
+        "power smoothing circuitry disengaged",
+        Warning,
+        Platform,
+    ),
+    x(
+        164,
+        "power smoothing circuitry near the end of its lifetime",
+        Warning,
+        Platform,
+    ),
+    x(
+        165,
+        "power smoothing circuitry lifetime exhausted (power smoothing disabled)",
+        Warning,
+        Platform,
+    ),
+    x(
+        166,
+        "NVLink: confidential traffic before the link was set up for encryption",
+        Error,
+        Platform,
+    ),
+    x(167, "PCIe fatal timeout", Fatal, Platform),
+    x(
+        168,
+        "reduced GPU memory capacity (errors in the write-protected region)",
+        Warning,
+        Platform,
+    ),
+    x(
+        169,
+        "internal micro-controller halt (SEC2)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        170,
+        "NVLink: unexpected interrupt in confidential computing mode",
+        Error,
+        Platform,
+    ),
+    x(
+        171,
+        "uncorrectable DRAM error (detail of an Xid 48)",
+        Fatal,
+        Platform,
+    ),
+    x(
+        172,
+        "uncorrectable SRAM error (detail of an Xid 48)",
         Fatal,
         Platform,
     ),
@@ -239,7 +521,65 @@ mod tests {
 
     #[test]
     fn the_catalogue_is_sorted_and_unique() {
-        assert!(CATALOGUE.windows(2).all(|w| w[0].code < w[1].code));
+        // Binary search needs strictly increasing codes: a code out of
+        // place or repeated would be missed by `lookup`.
+        for w in CATALOGUE.windows(2) {
+            assert!(
+                w[0].code < w[1].code,
+                "Xid {} is followed by Xid {}",
+                w[0].code,
+                w[1].code
+            );
+        }
+        for info in CATALOGUE {
+            assert_eq!(lookup(info.code), Some(info), "{}", info.code);
+            assert!(!info.meaning.is_empty(), "{}", info.code);
+        }
+    }
+
+    fn verdict(code: u32) -> (Severity, Blame) {
+        let info = lookup(code).unwrap_or_else(|| panic!("Xid {code} is not in the catalogue"));
+        (info.severity, info.blame)
+    }
+
+    #[test]
+    fn codes_checked_against_nvidias_catalogue() {
+        // Uncorrectable memory, a lost GPU, GPU timeouts and firmware
+        // faults need a reset or a reboot: the platform's, fatal.
+        for code in [46, 48, 62, 64, 79, 95, 119, 120, 140, 143, 158, 171, 172] {
+            assert_eq!(verdict(code), (Fatal, Platform), "{code}");
+        }
+        // The program's faults: shown, never counted.
+        for code in [13, 31, 43, 45, 137] {
+            assert_eq!(verdict(code).1, Application, "{code}");
+            assert!(!counts_against_platform(Some(code.into())), "{code}");
+        }
+        // Engine exceptions the program is restarted after: errors of the
+        // platform's hardware.
+        for code in [39, 68, 94, 126, 135, 139] {
+            assert_eq!(verdict(code), (Error, Platform), "{code}");
+        }
+        // NVIDIA's answer is "no action": recorded, not counted.
+        for code in [14, 38, 44, 63, 92, 121, 141, 147, 148, 157, 162] {
+            assert_eq!(verdict(code).0, Warning, "{code}");
+            assert!(!interrupts(Some(code.into())), "{code}");
+            assert!(!counts_against_platform(Some(code.into())), "{code}");
+        }
+        // A context switch timeout now asks for a GPU reset; the cause
+        // may be the program or the driver.
+        assert_eq!(verdict(109), (Fatal, Either));
+        // NVLink: a link that went down, a broken link, the recovery
+        // action that follows.
+        for code in [74, 149, 150, 154] {
+            assert_eq!(verdict(code), (Fatal, Platform), "{code}");
+            assert!(counts_against_platform(Some(code.into())), "{code}");
+        }
+        assert!(describe(149).starts_with("Xid 149: NVLink"));
+        // Codes NVIDIA marks unused on every GPU are not catalogued (and
+        // so count, as any unknown code does).
+        for code in [1, 9, 47, 90, 108, 111, 118, 125, 138] {
+            assert!(lookup(code).is_none(), "{code}");
+        }
     }
 
     #[test]

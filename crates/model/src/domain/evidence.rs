@@ -29,6 +29,11 @@ labelled_enum! {
         Fault => "fault",
         /// Work resumed after an interruption.
         Recovered => "recovered",
+        /// A health check found the GPU faulty without stopping it: a
+        /// failed `dcgmi diag` test, retired pages waiting for a reset, a
+        /// row remap that failed (what was found is in `detail`). Counted
+        /// in the share of GPUs found faulty, never as an interruption.
+        HealthFault => "health-fault",
         /// A billing phase (compute, queue, io-wait, idle) with its duration;
         /// the phase name is in `detail`.
         Phase => "phase",

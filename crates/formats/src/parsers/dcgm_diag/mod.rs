@@ -260,6 +260,86 @@ mod tests {
         );
     }
 
+    /// Rows pasted from the middle of a DCGM 3.x table — no header box, no
+    /// stage row — whose warning dcgmi cut into 45-character pieces
+    /// (in a cell of 46), mid-word, over seven rows; the last row lost its
+    /// right border to the paste.
+    const CUT_WARNING: &[&str] = &[
+        "| Memory Bandwidth          | Pass - GPUs: 1, 2, 3                           |",
+        "|                           | Fail - GPU: 0                                  |",
+        "| Warning                   | GPU 0 Thermal violations totaling 13.3 second  |",
+        "|                           | s started at 16.4 seconds into the test for G  |",
+        "|                           | PU 0 Verify that the cooling on this machine   |",
+        "|                           | is functional, including external, thermal ma  |",
+        "|                           | terial interface, fans, and any other compone  |",
+        "|                           | nts. Memory bandwidth fell to 98.1 GB/s while  |",
+        "|                           |  it was held.",
+    ];
+
+    #[test]
+    fn rows_without_their_header_are_detected_and_a_cut_warning_is_joined_whole() {
+        let text = CUT_WARNING.join("\n") + "\n";
+        assert_eq!(crate::detect(text.as_bytes()), Ok(crate::Format::DcgmDiag));
+        let (results, warnings) = read(&text);
+        assert_eq!(
+            of(&results, "Memory Bandwidth"),
+            vec![
+                (Some("1"), "Pass"),
+                (Some("2"), "Pass"),
+                (Some("3"), "Pass"),
+                (Some("0"), "Fail")
+            ]
+        );
+        let message = results
+            .iter()
+            .find(|r| r.1.as_deref() == Some("0"))
+            .unwrap();
+        // Pieces of the full width go on mid-word ("second"+"s",
+        // "G"+"PU"); one that ended in a space the padding swallowed
+        // ("machine ") takes it back; one that starts with its space keeps it.
+        assert_eq!(
+            message.3.as_deref(),
+            Some(
+                "GPU 0 Thermal violations totaling 13.3 seconds started at 16.4 seconds into \
+                 the test for GPU 0 Verify that the cooling on this machine is functional, \
+                 including external, thermal material interface, fans, and any other \
+                 components. Memory bandwidth fell to 98.1 GB/s while it was held."
+            )
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("dcgmi diag: Memory Bandwidth Fail on GPU 0: GPU 0 Thermal")),
+            "{warnings:?}"
+        );
+        // The cells' widths do not matter: narrower boxes read alike.
+        let (results, _) = read(
+            "| Memory Bandwidth    | Pass - GPUs: 1, 2, 3 |\n\
+             |                     | Fail - GPU: 0        |\n\
+             | Warning             | GPU 0 Bandwidth of 1 |\n\
+             |                     | 213.7 GB/s is below  |\n\
+             |                     | the minimum 1500.0 G |\n\
+             |                     | B/s for GPU 0.       |\n",
+        );
+        assert_eq!(
+            results[3].3.as_deref(),
+            Some("GPU 0 Bandwidth of 1213.7 GB/s is below the minimum 1500.0 GB/s for GPU 0.")
+        );
+        // A table with one two-piece message shows no width: its first
+        // piece, one short of the cell, ended in a space.
+        let (results, _) = read(include_str!(
+            "../../../../../tests/fixtures/logs/fragments/dcgmi-diag-deployment-stopped.txt"
+        ));
+        assert_eq!(
+            results[0].3.as_deref(),
+            Some("GPU 3 has uncorrectable memory errors and row remappings are pending")
+        );
+        // Fewer rows than that are not taken for a table: one status row
+        // alone says too little.
+        assert!(!table::looks_like_rows(&CUT_WARNING[..1]));
+        assert!(table::looks_like_rows(&CUT_WARNING[..2]));
+    }
+
     #[test]
     fn tables_that_read_whole_give_no_such_warning() {
         for text in [

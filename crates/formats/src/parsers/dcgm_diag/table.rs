@@ -19,8 +19,10 @@
 //! DCGM 2.x and 3.x name tests for people ("GPU Memory") and give each a
 //! status with the GPUs it applies to ("Pass - All", "Fail - GPU: 0");
 //! DCGM 4.x names them as plugins ("memory") with a line per GPU
-//! ("GPU0: Fail") and messages as "Warning: GPU0". Messages are wrapped at
-//! the cell's width, mid-word, so their pieces are joined as they stand.
+//! ("GPU0: Fail") and messages as "Warning: GPU0". Messages are cut into
+//! pieces of one width, mid-word, so a piece of that width is joined to
+//! the next as they stand, and a shorter one — it ended at a space the
+//! padding swallowed — with a space.
 //!
 //! A result cell that cannot be read is never dropped: it is kept as the
 //! test's result for every GPU — a failure or a warning when its status
@@ -128,7 +130,10 @@ fn status_spec(text: &str) -> Option<(String, Vec<Option<String>>)> {
 
 /// Whether lines look like rows of the `dcgmi diag` table, headers or not:
 /// a stage's separator ("|-----  Deployment  ---…"), or at least two rows
-/// whose right cell is a diagnostic status ("| Denylist | Pass |").
+/// of a test's results — a row whose right cell is a diagnostic status
+/// ("| Denylist | Pass |"), under a test's name or under the row before
+/// ("|  | Fail - GPU: 0 |"), or a message about one ("| Warning | … |") —
+/// one of them naming a test and its status.
 pub(crate) fn looks_like_rows(lines: &[&str]) -> bool {
     const STAGES: [&str; 6] = [
         "Metadata",
@@ -138,7 +143,7 @@ pub(crate) fn looks_like_rows(lines: &[&str]) -> bool {
         "Stress",
         "Performance",
     ];
-    let mut statuses = 0;
+    let (mut tests, mut rows) = (0, 0);
     for line in lines {
         let Some(body) = line.trim().strip_prefix('|') else {
             continue;
@@ -146,18 +151,19 @@ pub(crate) fn looks_like_rows(lines: &[&str]) -> bool {
         let Some((left, right)) = body.split_once(['|', '+']) else {
             continue;
         };
-        if let Left::Section(name) = left_cell(left)
-            && STAGES.contains(&name)
-        {
-            return true;
-        }
-        if matches!(left_cell(left), Left::Label(_))
-            && status_spec(right.trim_end_matches(['|', '+'])).is_some()
-        {
-            statuses += 1;
+        let status = status_spec(right.trim_end_matches(['|', '+'])).is_some();
+        match left_cell(left) {
+            Left::Section(name) if STAGES.contains(&name) => return true,
+            Left::Label(_) if status => {
+                tests += 1;
+                rows += 1;
+            }
+            Left::Empty if status => rows += 1,
+            Left::Message { .. } => rows += 1,
+            _ => {}
         }
     }
-    statuses >= 2
+    tests >= 1 && rows >= 2
 }
 
 pub(super) fn read(text: &str) -> Table {
@@ -186,25 +192,20 @@ pub(super) fn read(text: &str) -> Table {
             ));
         }
     };
+    let wrap = message_width(text);
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
-        let line = line.trim_end();
-        let Some(body) = line.strip_prefix('|').or_else(|| line.strip_prefix('+')) else {
+        let Some((left, right)) = row_cells(line) else {
             continue;
         };
-        let body = body
-            .strip_suffix('|')
-            .or_else(|| body.strip_suffix('+'))
-            .unwrap_or(body);
-        let Some((left, right)) = body.split_once(['|', '+']) else {
-            continue;
-        };
-        // The right cell's text: one space after the border, padding after.
-        // A piece that fills the cell was cut mid-word; a shorter one ended
-        // at a space the padding swallowed.
         let cell = right.strip_prefix(' ').unwrap_or(right);
-        let right_text = cell.trim_end();
-        let fills_cell = right_text.chars().count() + 1 >= cell.chars().count();
+        let right_text = piece(right);
+        // A piece as long as dcgmi cuts them, or one that fills its cell,
+        // was cut at that width, mid-word or not: the next piece goes on
+        // from its last character. A shorter one ended at a space the
+        // padding swallowed.
+        let length = right_text.chars().count();
+        let fills_cell = wrap.is_some_and(|w| length >= w) || length + 1 >= cell.chars().count();
         match left_cell(left) {
             Left::Section(name) => {
                 flush(&mut table, first_of_test, &mut message);
@@ -311,6 +312,57 @@ pub(super) fn read(text: &str) -> Table {
     flush(&mut table, first_of_test, &mut message);
     no_result(&mut table, first_of_test, &mut empty_row);
     table
+}
+
+/// A row's left and right cells, without its outer borders; `None` for a
+/// line that is no row of the table. A row pasted without its right
+/// border (trailing blanks trimmed by an editor) is a row all the same.
+fn row_cells(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_end();
+    let body = line.strip_prefix('|').or_else(|| line.strip_prefix('+'))?;
+    let body = body
+        .strip_suffix('|')
+        .or_else(|| body.strip_suffix('+'))
+        .unwrap_or(body);
+    body.split_once(['|', '+'])
+}
+
+/// A right cell's text: after the one space that follows the border, and
+/// without the padding that fills the cell.
+fn piece(right: &str) -> &str {
+    right.strip_prefix(' ').unwrap_or(right).trim_end()
+}
+
+/// The width dcgmi cut the table's messages at, where the table shows it:
+/// the longest piece of any message, when more than one piece is that
+/// long. Every piece but a message's last is cut at one width, mid-word or
+/// not, and that width is not always the cell's (DCGM 3.x cuts at 45
+/// characters in a cell of 46), so it is measured rather than assumed; a
+/// single long piece could be one whose last character was a space the
+/// padding swallowed, and measures nothing.
+fn message_width(text: &str) -> Option<usize> {
+    let (mut width, mut pieces) = (0, 0);
+    let mut in_message = false;
+    for line in text.lines() {
+        let Some((left, right)) = row_cells(line) else {
+            continue;
+        };
+        in_message = match left_cell(left) {
+            Left::Message { .. } => true,
+            Left::Empty => in_message,
+            _ => false,
+        };
+        if !in_message {
+            continue;
+        }
+        let length = piece(right).chars().count();
+        if length > width {
+            (width, pieces) = (length, 1);
+        } else if length == width {
+            pieces += 1;
+        }
+    }
+    (pieces > 1).then_some(width)
 }
 
 /// The status of a result whose cell could not be read and names no

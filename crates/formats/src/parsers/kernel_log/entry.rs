@@ -233,7 +233,7 @@ fn strip_uptime(message: &str) -> &str {
 /// "node-3 kernel: message" → (host, message). Other tags (a daemon's
 /// lines in a whole-system syslog) are entries too: their messages are
 /// simply not the driver's.
-fn syslog_tail(rest: &str) -> Option<(&str, &str)> {
+pub(super) fn syslog_tail(rest: &str) -> Option<(&str, &str)> {
     let (host, rest) = rest.split_once(' ')?;
     let (tag, message) = rest.split_once(": ")?;
     let tag_ok = !tag.is_empty()

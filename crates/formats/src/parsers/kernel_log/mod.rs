@@ -63,6 +63,13 @@ pub(crate) fn is_kernel_line(line: &str) -> bool {
     shaped > 0 && shaped * 2 > pieces
 }
 
+/// Whether `text` is what follows the time on a syslog or journal line
+/// ("node1 kernel: NVRM: …", "node1 systemd[1]: …"): a host name, then a
+/// program's tag and a colon. A time before such text is the line's own.
+pub(crate) fn is_syslog_body(text: &str) -> bool {
+    entry::syslog_tail(text).is_some_and(|(host, _)| !host.contains(':'))
+}
+
 /// Whether a line is the driver's (for detection: a syslog full of other
 /// daemons is a kernel log only if the driver speaks in it).
 pub(crate) fn mentions_driver(line: &str) -> bool {

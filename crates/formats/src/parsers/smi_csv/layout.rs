@@ -4,6 +4,7 @@
 //! header-less file's columns must be, judged from the shape of its values.
 
 use super::super::super::values::ValueReader;
+use super::super::memory_health::Finding;
 use crate::samples::Field;
 
 /// What a column holds and how it is read.
@@ -19,6 +20,8 @@ pub(super) enum Column {
     /// One throttle/event reason as `Active` / `Not Active`.
     Reason(i64),
     Inventory(Inv),
+    /// A memory health finding as `Yes` / `No` (`remapped_rows.failure`).
+    Health(Finding),
     /// Known but not stored (e.g. `count`, `pci.domain`).
     Ignored,
     /// Not a field this build knows: kept in the run's metadata.
@@ -113,6 +116,9 @@ pub(super) fn classify(name: &str) -> Column {
         "persistence_mode" => Inventory(Inv::Persistence),
         "mig.mode.current" => Inventory(Inv::Mig),
         "ecc.mode.current" => Inventory(Inv::Ecc),
+        "retired_pages.pending" => Health(Finding::RetiredPagesPending),
+        "remapped_rows.pending" => Health(Finding::RowRemapPending),
+        "remapped_rows.failure" => Health(Finding::RowRemapFailed),
         n if n.starts_with("clocks_event_reasons_counters.")
             || n.starts_with("clocks.")
             || n.starts_with("pci.")
@@ -324,6 +330,11 @@ mod tests {
             Column::Value(Field::ThrottleMask)
         );
         assert_eq!(classify("kmd_version"), Column::Unknown);
+        assert_eq!(
+            classify("remapped_rows.failure"),
+            Column::Health(Finding::RowRemapFailed)
+        );
+        assert_eq!(classify("remapped_rows.correctable"), Column::Ignored);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, 
 use super::super::lines::Line;
 use super::super::timestamps::TimeReader;
 use super::super::values::{is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit};
+use super::memory_health::{Findings, is_found};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
@@ -72,6 +73,8 @@ struct RowCells {
     reasons: Option<i64>,
     mem_free: Option<i64>,
     lost: bool,
+    /// Memory health findings the row reports ("Yes" cells).
+    health: Findings,
 }
 
 impl Default for RowCells {
@@ -92,6 +95,7 @@ impl RowCells {
         self.reasons = None;
         self.mem_free = None;
         self.lost = false;
+        self.health = Findings::default();
     }
 
     fn new() -> Self {
@@ -104,6 +108,7 @@ impl RowCells {
             reasons: None,
             mem_free: None,
             lost: false,
+            health: Findings::default(),
         }
     }
 }
@@ -194,6 +199,7 @@ fn read_cells(
                     row.mem_free = parse_field(Field::MemUsedMib, cell, unit.as_deref())
                         .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
                 }
+                Column::Health(finding) if is_found(cell) => row.health.insert(*finding),
                 Column::Reason(bit) => match cell.trim() {
                     "Active" | "active" => row.reasons = Some(row.reasons.unwrap_or(0) | bit),
                     "Not Active" | "not active" | "Not active" => {
@@ -575,6 +581,77 @@ mod tests {
             let input = file(&picks, last_cut);
             prop_assert_eq!(parsed(&input, Some(size), skip), parsed(&input, None, skip));
         }
+    }
+
+    /// A 1 Hz query loop on two A100s: GPU 1's row remap is pending from
+    /// the start, and fails from the third second on.
+    const REMAPS: &str = "\
+timestamp, index, pci.bus_id, retired_pages.pending, remapped_rows.pending, remapped_rows.failure, memory.used [MiB]
+2026/11/30 08:12:44.117, 0, 00000000:07:00.0, [N/A], No, No, 61227 MiB
+2026/11/30 08:12:44.120, 1, 00000000:0F:00.0, [N/A], Yes, No, 4 MiB
+2026/11/30 08:12:45.118, 0, 00000000:07:00.0, [N/A], No, No, 61227 MiB
+2026/11/30 08:12:45.121, 1, 00000000:0F:00.0, [N/A], Yes, No, 4 MiB
+2026/11/30 08:12:46.119, 0, 00000000:07:00.0, [N/A], No, No, 61229 MiB
+2026/11/30 08:12:46.123, 1, 00000000:0F:00.0, [N/A], Yes, Yes, 4 MiB
+2026/11/30 08:12:47.118, 0, 00000000:07:00.0, [N/A], No, No, 61229 MiB
+2026/11/30 08:12:47.122, 1, 00000000:0F:00.0, [N/A], Yes, Yes, 4 MiB
+";
+
+    /// A health fault's GPU, time and detail.
+    type Fault = (Option<u32>, i64, String);
+
+    fn health_faults(text: &str) -> (Vec<Fault>, Vec<String>) {
+        blocks::testing::with_builder(false, |ctx, mut b| {
+            parse(text.as_bytes(), ctx, &mut b).unwrap();
+            let built = b.finish();
+            let faults = built
+                .events
+                .iter()
+                .filter(|e| e.kind == crate::domain::EventKind::HealthFault)
+                .map(|e| (e.gpu, e.at.as_millisecond(), e.detail.clone().unwrap()))
+                .collect();
+            (faults, built.warnings)
+        })
+        .0
+    }
+
+    #[test]
+    fn a_finding_repeated_every_second_is_one_health_fault_at_its_first_time() {
+        let (faults, _) = health_faults(REMAPS);
+        assert_eq!(
+            faults,
+            vec![
+                (
+                    Some(1),
+                    1_796_026_364_120,
+                    "row remap pending a reset".to_string()
+                ),
+                (
+                    Some(1),
+                    1_796_026_366_123,
+                    "row remapping failed".to_string()
+                ),
+            ]
+        );
+        blocks::testing::assert_blocks_read_like_lines(PARSE, REMAPS.as_bytes(), &[1, 64, 300]);
+        // Rows without a time (the query had no `timestamp`): a warning, not
+        // an event at a made-up time.
+        let untimed: String = REMAPS
+            .lines()
+            .map(|l| format!("{}\n", l.split_once(", ").unwrap().1))
+            .collect();
+        let (faults, warnings) = health_faults(&untimed);
+        assert!(faults.is_empty(), "{faults:?}");
+        assert_eq!(
+            warnings
+                .iter()
+                .filter(|w| w.starts_with("GPU 1: "))
+                .collect::<Vec<_>>(),
+            vec![
+                "GPU 1: row remap pending a reset (no time in the output: kept as a warning)",
+                "GPU 1: row remapping failed (no time in the output: kept as a warning)",
+            ]
+        );
     }
 
     #[test]

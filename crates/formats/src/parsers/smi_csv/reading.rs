@@ -11,6 +11,7 @@ use super::super::super::builder::{LineError, ParseFailure, ParseResult, RunBuil
 use super::super::super::lines::Line;
 use super::super::super::smi_messages;
 use super::super::RoundClock;
+use super::super::memory_health::Reported;
 use super::layout::{Column, Layout, infer_layout, is_header};
 use super::{RowCells, RowError, finish_row, is_blank, read_cells};
 
@@ -21,7 +22,13 @@ pub(super) struct Reading {
     /// layout are read again.
     pub(super) layout_version: u64,
     clock: Option<RoundClock>,
+    /// Whether the clock's times are the output's or the user's (a `date`
+    /// line, `--start`) rather than made up (from 1970, or the file's
+    /// time): only those time a health finding.
+    clock_given: bool,
     inventory_done: Vec<bool>,
+    /// Health findings already on the run.
+    reported: Reported,
     unknown_reported: bool,
     /// With no id column, GPUs are told apart by their place among rows
     /// that share a timestamp.
@@ -43,7 +50,9 @@ impl Reading {
             layout,
             layout_version: 0,
             clock: None,
+            clock_given: false,
             inventory_done: Vec::new(),
+            reported: Reported::default(),
             unknown_reported: false,
             positional: (i64::MIN, 0),
             snapshot: false,
@@ -103,6 +112,7 @@ impl Reading {
                 // A `date` line before the first header-less rows.
                 Err(_) if let Some(t) = ctx.times.parse_date_line(text) => {
                     self.clock = Some(clock_from_date(t, ctx, b));
+                    self.clock_given = true;
                     return Ok(());
                 }
                 Err(e) => return Err(LineError::new(line.number, None, e).into()),
@@ -113,6 +123,7 @@ impl Reading {
             // times them, interval or not.
             if let Some(t) = ctx.times.parse_date_line(text) {
                 self.clock = Some(clock_from_date(t, ctx, b));
+                self.clock_given = true;
                 return Ok(());
             }
             self.start_clock(ctx, b)?;
@@ -177,6 +188,7 @@ impl Reading {
             }
             (None, _, _) => return Err(no_times()),
         };
+        self.clock_given = ctx.start.is_some();
         let start_ms = match ctx.start {
             Some(s) => s.as_millisecond(),
             None => {
@@ -204,7 +216,9 @@ impl Reading {
             layout,
             inventory_done,
             clock,
+            clock_given,
             positional,
+            reported,
             ..
         } = self;
         let Some(layout) = layout.as_deref() else {
@@ -221,7 +235,14 @@ impl Reading {
                 inventory_done,
                 clock.as_mut(),
                 positional,
-            ),
+            )
+            .map(|()| {
+                if !cells.health.is_empty() {
+                    let timed = cells.t_ms.is_some() || *clock_given;
+                    let at = timed.then_some(cells.sample.t_ms);
+                    reported.report(b, cells.sample.gpu, cells.health, at);
+                }
+            }),
             Err(e) => Err(RowError::Line(e)),
         };
         match outcome {
@@ -231,6 +252,7 @@ impl Reading {
             Err(RowError::Line(_)) if let Some(t) = ctx.times.parse_date_line(line.text) => {
                 if !layout.has_time {
                     *clock = Some(clock_from_date(t, ctx, b));
+                    *clock_given = true;
                 }
                 Ok(())
             }
