@@ -42,7 +42,7 @@ pub fn try_import(
 pub fn import(path: &str, adjust: impl FnOnce(&mut ImportOptions)) -> (Store, ImportReport) {
     let (store, result) = try_import(path, adjust);
     match result {
-        Ok(ImportOutcome::Imported(report)) => (store, report),
+        Ok(ImportOutcome::Imported(report)) => (store, *report),
         other => panic!("{path}: {other:?}"),
     }
 }

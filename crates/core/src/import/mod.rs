@@ -205,7 +205,7 @@ impl ImportError {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ImportOutcome {
-    Imported(ImportReport),
+    Imported(Box<ImportReport>),
     /// The same log was imported before; nothing was stored.
     AlreadyImported {
         file: String,
@@ -452,6 +452,7 @@ pub fn import_file(
         before,
         head_sha256,
         file_time,
+        replacing: replacing.as_ref().map(|(id, _)| *id),
     };
     let file_name = path
         .file_name()
@@ -469,7 +470,6 @@ pub fn import_file(
         options,
         progress,
         Some(&check),
-        replacing.as_ref().map(|(id, _)| *id),
     )?;
     if let (Some((run_id, change)), ImportOutcome::Imported(report)) = (replacing, &mut outcome) {
         report.replaced = Some(Replaced { run_id, change });
@@ -500,7 +500,7 @@ pub fn import_reader(
         file_name,
         shown_as: file_name,
     };
-    read_into_run(store, reader, names, format, options, progress, None, None)
+    read_into_run(store, reader, names, format, options, progress, None)
 }
 
 /// An earlier run that holds the same log.
@@ -566,6 +566,9 @@ struct UnchangedCheck<'p> {
     before: source::FileState,
     head_sha256: String,
     file_time: Option<Timestamp>,
+    /// An earlier run of this same log, read with other options, that the
+    /// new run takes the place of.
+    replacing: Option<i64>,
 }
 
 fn read_into_run(
@@ -576,8 +579,8 @@ fn read_into_run(
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
     check: Option<&UnchangedCheck<'_>>,
-    replacing: Option<i64>,
 ) -> Result<ImportOutcome, ImportError> {
+    let replacing = check.and_then(|c| c.replacing);
     let shown_as = names.shown_as;
     let kind = options.kind.unwrap_or(format.default_kind());
     let mut hashing = Some(hashing::HashingReader::new(reader, progress));
@@ -671,7 +674,7 @@ fn read_into_run(
         Ok((records, completion, report))
     });
     match result {
-        Ok((_, report)) => Ok(ImportOutcome::Imported(report)),
+        Ok((_, report)) => Ok(ImportOutcome::Imported(Box::new(report))),
         Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
             run_id,
             file: store.run(run_id)?.provenance.file_name,

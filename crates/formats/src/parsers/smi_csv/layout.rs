@@ -260,10 +260,15 @@ pub(super) fn is_header(text: &str) -> bool {
     any_known
 }
 
-/// Guess the columns of a header-less file from the shape of its values,
-/// where that is unambiguous; otherwise say which column could not be told.
-pub(super) fn infer_layout(text: &str) -> Result<Layout, String> {
+/// Guess the columns of a header-less file from the shape of its values:
+/// each column whose values can be only one field is read, the others
+/// (a "45 %" may be the GPU's or the memory's utilisation) are left out and
+/// named, so that a log reads on the first try and `--fields` reads the
+/// rest. Refused, naming the first column that could not be told, where
+/// no time or no reading could be told: that is no nvidia-smi row.
+pub(super) fn infer_layout(text: &str) -> Result<(Layout, Vec<String>), String> {
     let mut names = Vec::new();
+    let mut left_out: Vec<String> = Vec::new();
     let mut watts = 0;
     for (i, cell) in text.split(',').enumerate() {
         let c = cell.trim();
@@ -286,18 +291,44 @@ pub(super) fn infer_layout(text: &str) -> Result<Layout, String> {
             "index"
         } else if c.starts_with("NVIDIA ") || c.starts_with("Tesla ") {
             "name"
+        } else if c.len() >= 2 && c.starts_with('P') && c[1..].parse::<u8>().is_ok_and(|p| p <= 15)
+        {
+            "pstate"
         } else {
-            return Err(format!(
-                "this nvidia-smi CSV has no header, and column {} (\"{c}\") could be several fields; give the --query-gpu field list with --fields",
-                i + 1
-            ));
+            left_out.push(format!("column {} (\"{c}\")", i + 1));
+            "unread"
         };
         names.push(name);
     }
-    Layout::from_names(
+    let read_something = names.iter().any(|n| {
+        matches!(
+            *n,
+            "power.draw" | "clocks_throttle_reasons.active" | "pstate"
+        )
+    });
+    if !names.contains(&"timestamp") || !read_something {
+        let first = left_out
+            .first()
+            .map_or("a column".to_string(), String::clone);
+        return Err(format!(
+            "this nvidia-smi CSV has no header, and {first} could be several fields; give the --query-gpu field list with --fields"
+        ));
+    }
+    let layout = Layout::from_names(
         &names.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         None,
-    )
+    )?;
+    let warnings = if left_out.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "this nvidia-smi CSV has no header: {} could be several fields and {} left out; give the --query-gpu field list with --fields and import it again to read {}",
+            left_out.join(", "),
+            if left_out.len() == 1 { "was" } else { "were" },
+            if left_out.len() == 1 { "it" } else { "them" },
+        )]
+    };
+    Ok((layout, warnings))
 }
 
 #[cfg(test)]
@@ -339,9 +370,21 @@ mod tests {
 
     #[test]
     fn header_less_files_are_inferred_only_when_unambiguous() {
-        let l = infer_layout("2024/06/01 11:27:05.177, 0, 33.09 W, GPU-1234").unwrap();
+        let (l, warnings) = infer_layout("2024/06/01 11:27:05.177, 0, 33.09 W, GPU-1234").unwrap();
         assert_eq!(l.columns[2].0, Column::Value(Field::PowerMw));
+        assert!(warnings.is_empty());
+        // No reading that can be told: refused, naming the column.
         let e = infer_layout("2024/06/01 11:27:05.177, 0, 45 %, 30 %").unwrap_err();
         assert!(e.contains("column 3") && e.contains("--fields"), "{e}");
+        // The power and the state are read; the two shares are named.
+        let (l, warnings) =
+            infer_layout("2024/06/01 11:27:05.177, 0, P0, 312.40 W, 45 %, 30 %").unwrap();
+        assert_eq!(l.columns[3].0, Column::Value(Field::PowerMw));
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0]
+                .contains("column 5 (\"45 %\"), column 6 (\"30 %\") could be several fields"),
+            "{warnings:?}"
+        );
     }
 }

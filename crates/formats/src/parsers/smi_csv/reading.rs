@@ -104,7 +104,10 @@ impl Reading {
         let layout = match &self.layout {
             Some(layout) => layout.clone(),
             None => match infer_layout(text) {
-                Ok(inferred) => {
+                Ok((inferred, warnings)) => {
+                    for w in warnings {
+                        b.warn(w);
+                    }
                     let inferred = Arc::new(inferred);
                     self.set_layout(inferred.clone());
                     inferred
