@@ -492,3 +492,44 @@ fn a_loggers_own_pauses_are_not_outages() {
     assert!(out.contains("1 gap(s) stored as interruptions"), "{out}");
     assert!(rate(&ws) > 0.0);
 }
+
+/// A `-q` report whose GPU's row remapping failed counts that GPU as
+/// faulty, timed or not: with its Timestamp line the finding is an event,
+/// without one it is kept with the run and counted the same.
+#[test]
+fn a_failed_row_remap_in_a_q_report_is_a_faulty_gpu() {
+    let text = std::fs::read_to_string(crate::util::fixture("smi-q/a100-535.txt"))
+        .unwrap()
+        .replace(
+            "Remapping Failure Occurred        : No",
+            "Remapping Failure Occurred        : Yes",
+        );
+    for timed in [true, false] {
+        let ws = Workspace::new();
+        ws.ok(&["platform", "add", "P"]);
+        let body = if timed {
+            text.clone()
+        } else {
+            text.lines()
+                .filter(|l| !l.starts_with("Timestamp"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let path = ws.dir.path().join("q.txt");
+        std::fs::write(&path, body).unwrap();
+        let out = ws.ok(&[
+            "import",
+            "--platform",
+            "P",
+            "--tz",
+            "UTC",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.contains("row remapping failed"), "{out}");
+        let faulty = ws.metric("P", "sustain.faulty_gpus_pct");
+        assert!(
+            faulty["value"].as_f64().is_some_and(|v| v > 0.0),
+            "timed {timed}: {faulty}"
+        );
+    }
+}

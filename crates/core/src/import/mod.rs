@@ -317,6 +317,9 @@ fn changed_reading(
 pub struct EventTally {
     pub kind: crate::domain::EventKind,
     pub code: Option<i64>,
+    /// What a health check found ("row remapping failed"): its findings
+    /// are told apart by it.
+    pub finding: Option<String>,
     pub count: usize,
     pub gpus: Vec<u32>,
     pub first: Timestamp,
@@ -341,8 +344,16 @@ impl EventTally {
             } else {
                 None
             };
+            let finding = if e.kind == EventKind::HealthFault {
+                e.detail.clone()
+            } else {
+                None
+            };
             let at = e.at;
-            match out.iter_mut().find(|t| t.kind == e.kind && t.code == code) {
+            match out
+                .iter_mut()
+                .find(|t| t.kind == e.kind && t.code == code && t.finding == finding)
+            {
                 Some(t) => {
                     t.count += 1;
                     t.first = t.first.min(at);
@@ -356,6 +367,7 @@ impl EventTally {
                 None => out.push(EventTally {
                     kind: e.kind,
                     code,
+                    finding,
                     count: 1,
                     gpus: e.gpu.into_iter().collect(),
                     first: at,
@@ -375,9 +387,10 @@ impl EventTally {
 impl std::fmt::Display for EventTally {
     /// "2 × Xid 48: double-bit ECC error (…) on GPU 1, 3, 10 Oct 15:02–15:40 UTC"
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match self.code {
-            Some(code) => crate::accelerator::xid::describe(code),
-            None => self.kind.to_string(),
+        let what = match (self.code, &self.finding) {
+            (Some(code), _) => crate::accelerator::xid::describe(code),
+            (None, Some(finding)) => format!("{}: {finding}", self.kind),
+            (None, None) => self.kind.to_string(),
         };
         write!(f, "{} × {what}", self.count)?;
         if !self.gpus.is_empty() {

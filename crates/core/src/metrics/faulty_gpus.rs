@@ -146,6 +146,16 @@ pub(crate) fn health_findings(run: &Run, events: &[Event]) -> Vec<(Option<u32>, 
         }
     }
     found.extend(untimed_faults(run));
+    if let Some(serde_json::Value::Array(untimed)) = run.metadata.get(crate::domain::UNTIMED_HEALTH)
+    {
+        found.extend(untimed.iter().filter_map(|u| {
+            let gpu = u["gpu"].as_u64().and_then(|g| u32::try_from(g).ok());
+            Some((
+                gpu,
+                format!("{} (output without a time)", u["what"].as_str()?),
+            ))
+        }));
+    }
     for e in events.iter().filter(|e| e.kind == EventKind::HealthFault) {
         let what = e.detail.clone().unwrap_or_else(|| "health fault".into());
         found.push((e.gpu, what));

@@ -9,7 +9,7 @@
 //! Each finding is one `health-fault` event per GPU, at the first time the
 //! output shows it: a loop printing "Yes" every second for an hour found
 //! one fault, not 3600. Output without a time gets no invented one: the
-//! finding is a warning instead.
+//! finding is kept in the run's metadata (`untimed_health`), and said.
 
 use jiff::Timestamp;
 
@@ -99,10 +99,19 @@ impl Reported {
                     detail: Some(finding.detail().to_string()),
                     ..Event::new(at, EventKind::HealthFault)
                 }),
-                None => b.warn(format!(
-                    "GPU {gpu}: {} (no time in the output: kept as a warning)",
-                    finding.detail()
-                )),
+                None => {
+                    b.warn(format!(
+                        "GPU {gpu}: {} (no time in the output: counted as a faulty GPU, without a time)",
+                        finding.detail()
+                    ));
+                    let kept = b
+                        .metadata
+                        .entry(crate::domain::UNTIMED_HEALTH)
+                        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                    if let serde_json::Value::Array(list) = kept {
+                        list.push(serde_json::json!({"gpu": gpu, "what": finding.detail()}));
+                    }
+                }
             }
         }
     }
@@ -175,8 +184,8 @@ mod tests {
         assert_eq!(
             built.warnings,
             vec![
-                "GPU 2: row remap pending a reset (no time in the output: kept as a warning)",
-                "GPU 2: row remapping failed (no time in the output: kept as a warning)",
+                "GPU 2: row remap pending a reset (no time in the output: counted as a faulty GPU, without a time)",
+                "GPU 2: row remapping failed (no time in the output: counted as a faulty GPU, without a time)",
             ]
         );
     }

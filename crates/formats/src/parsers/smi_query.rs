@@ -790,7 +790,7 @@ GPU 00000000:0F:00.0
                 .warnings
                 .iter()
                 .any(|w| w
-                    == "GPU 0: row remapping failed (no time in the output: kept as a warning)"),
+                    == "GPU 0: row remapping failed (no time in the output: counted as a faulty GPU, without a time)"),
             "{:?}",
             built.warnings
         );

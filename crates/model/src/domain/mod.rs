@@ -28,5 +28,6 @@ pub use offering::{
 pub use platform::{Platform, PlatformKind};
 pub use run::{
     Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SourceKind,
+    UNTIMED_HEALTH,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

@@ -56,6 +56,11 @@ pub struct Provenance {
 /// probes, health-check results, PCIe links): counted with its records.
 pub const KEPT_RECORDS: &str = "kept_records";
 
+/// The run's metadata key for health findings of output without a time (a
+/// `-q` report with pages waiting for retirement, no Timestamp line): each
+/// `{"gpu": 0, "what": "…"}`, counted as a faulty GPU as a timed finding is.
+pub const UNTIMED_HEALTH: &str = "untimed_health";
+
 /// The run's metadata key for why its evidence measures no platform
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):
 /// such a run is kept and shown, and never scored.

@@ -648,8 +648,8 @@ timestamp, index, pci.bus_id, retired_pages.pending, remapped_rows.pending, rema
                 .filter(|w| w.starts_with("GPU 1: "))
                 .collect::<Vec<_>>(),
             vec![
-                "GPU 1: row remap pending a reset (no time in the output: kept as a warning)",
-                "GPU 1: row remapping failed (no time in the output: kept as a warning)",
+                "GPU 1: row remap pending a reset (no time in the output: counted as a faulty GPU, without a time)",
+                "GPU 1: row remapping failed (no time in the output: counted as a faulty GPU, without a time)",
             ]
         );
     }
