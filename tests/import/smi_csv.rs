@@ -73,12 +73,30 @@ fn header_less_files_need_or_infer_their_fields() {
         (v(&s, PowerMw), v(&s, TempGpuC), v(&s, MemUsedMib)),
         (Some(142_660), Some(52), Some(77_481))
     );
-    // Without the list the ambiguous column is named.
-    let (_, result) = try_import("smi-csv/noheader.csv", |_| {});
-    let e = result.unwrap_err().to_string();
+    // Without the list: what can be only one field is read (the time, the
+    // power, the throttle reasons), the ambiguous columns are named and
+    // left out, and `--fields` is said.
+    let (store, r) = import("smi-csv/noheader.csv", |_| {});
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:10.190Z");
+    assert_eq!(
+        (v(&s, PowerMw), v(&s, UtilGpuPct), v(&s, ThrottleMask)),
+        (Some(142_660), None, Some(0))
+    );
     assert!(
-        e.contains("noheader.csv:1") && e.contains("--fields"),
-        "{e}"
+        r.warnings
+            .iter()
+            .any(|w| w.contains("could be several fields") && w.contains("--fields")),
+        "{:?}",
+        r.warnings
+    );
+    // Bare numbers: only the throttle reasons can be told.
+    let (store, r) = import("smi-csv/noheader-nounits.csv", |_| {});
+    let s = sample_at(&store, r.run_id, 0, "2024-06-01T11:27:10.190Z");
+    assert_eq!((v(&s, PowerMw), v(&s, ThrottleMask)), (None, Some(0)));
+    assert!(
+        r.warnings[0].contains("column 5 (\"61.25\"), column 6 (\"33\")"),
+        "{:?}",
+        r.warnings
     );
 }
 
