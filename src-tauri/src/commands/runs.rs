@@ -150,6 +150,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
             .flatten()
             .map(ToString::to_string)
             .collect(),
+        faulty_gpus: detail.faulty_gpus.clone(),
         energy: detail.energy.as_ref().map(|e| e.summary()),
         startup_svg,
         run: run_row(

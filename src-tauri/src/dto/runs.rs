@@ -38,6 +38,9 @@ view! {
         /// What the run saw wrong with the delivery, one line each; empty
         /// when it saw nothing wrong or checked nothing.
         pub delivery_problems: Vec<String>,
+        /// The GPUs the run's health evidence found faulty, one line each
+        /// ("GPU 0: dcgmi diag GPU Memory failed").
+        pub faulty_gpus: Vec<String>,
         /// What the GPUs drew, where the run sampled power ("0.500 kWh over
         /// 2.00 GPU-hours, mean 250 W per GPU").
         pub energy: Option<String>,

@@ -19,6 +19,11 @@ health: Array<HealthRow>,
  */
 delivery_problems: Array<string>, 
 /**
+ * The GPUs the run's health evidence found faulty, one line each
+ * ("GPU 0: dcgmi diag GPU Memory failed").
+ */
+faulty_gpus: Array<string>, 
+/**
  * What the GPUs drew, where the run sampled power ("0.500 kWh over
  * 2.00 GPU-hours, mean 250 W per GPU").
  */

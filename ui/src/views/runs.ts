@@ -267,6 +267,9 @@ async function showRun(el: HTMLElement, id: number, hasSamples: boolean): Promis
       d.delivery_problems.length
         ? h("div", { id: "run-delivery" }, h("h3", {}, t("deliveryProblems")), h("ul", { class: "warnings" }, ...d.delivery_problems.map((p) => h("li", {}, p))))
         : null,
+      d.faulty_gpus.length
+        ? h("div", { id: "run-faulty" }, h("h3", {}, t("faultyGpus")), h("ul", { class: "warnings" }, ...d.faulty_gpus.map((p) => h("li", {}, p))))
+        : null,
       d.health.length ? healthTable(d.health) : null,
       d.event_list.length ? eventTable(d.event_list, d.events) : null,
       d.startup_svg ? svgImage(d.startup_svg, "startup latency") : null);
