@@ -19,6 +19,7 @@ mod hostile;
 mod hostile_bundles;
 mod hostile_corpus;
 mod imports;
+mod money;
 mod offerings;
 mod perf;
 mod platforms;

@@ -157,12 +157,14 @@ fn bill_prices_the_reference_job_on_every_rule() {
             .iter()
             .find(|b| b["platform"] == name)
             .unwrap()["bill"]["amount"]
-            .as_f64()
+            .as_str()
             .unwrap()
+            .to_string()
     };
-    // Money to the cent, printed exactly (38.4, not 38.400000000000006).
-    assert_eq!(amount("Platform A (demo)"), 38.4);
-    assert_eq!(amount("Platform D (demo)"), 21.82);
+    // Money to the cent, written as exact decimal text ("38.40", never
+    // 38.400000000000006).
+    assert_eq!(amount("Platform A (demo)"), "38.40");
+    assert_eq!(amount("Platform D (demo)"), "21.82");
     let raw = ws.ok(&["bill", "--json"]);
     assert!(!raw.contains("00000000"), "float dust in {raw}");
     let spec = ws.json(&["bill", "--workload", "compute=20s,sessions=288"]);

@@ -59,6 +59,9 @@ pub enum Command {
     /// Claims: figures stated by others (SLAs, reviews), kept with their source.
     #[command(subcommand)]
     Claim(ClaimCommand),
+    /// Exchange rates and the currency money is reported in.
+    #[command(subcommand)]
+    Rates(RatesCommand),
     /// Import run logs (nvidia-smi, dmon, DCGM, Prometheus, probe logs, tables).
     Import(ImportArgs),
     /// Runs: the evidence gathered about platforms.
@@ -123,6 +126,8 @@ pub struct RankArgs {
     pub spread: bool,
     #[command(flatten)]
     pub window: WindowArgs,
+    #[command(flatten)]
+    pub money: MoneyArgs,
 }
 
 impl Command {
@@ -141,6 +146,11 @@ impl Command {
             Command::Offering(c) => !matches!(c, OfferingCommand::List { .. }),
             Command::Billing(c) => !matches!(c, BillingCommand::Show { .. }),
             Command::Claim(c) => !matches!(c, ClaimCommand::List { .. }),
+            Command::Rates(c) => match c {
+                RatesCommand::List => false,
+                RatesCommand::Currency { code } => code.is_some(),
+                _ => true,
+            },
             Command::Runs(c) => matches!(c, RunsCommand::Rm { .. }),
             Command::Weights(c) => !matches!(c, WeightsCommand::List | WeightsCommand::Show { .. }),
             Command::Rank(_)
@@ -192,6 +202,8 @@ pub struct ReportArgs {
     pub seed: u64,
     #[command(flatten)]
     pub window: WindowArgs,
+    #[command(flatten)]
+    pub money: MoneyArgs,
     /// Also write the evidence behind it beside the PDF (a workspace
     /// bundle, FILE.bundle.tar); the PDF names the bundle's SHA-256.
     #[arg(long)]
@@ -216,6 +228,8 @@ pub struct ExplainArgs {
     pub history: bool,
     #[command(flatten)]
     pub window: WindowArgs,
+    #[command(flatten)]
+    pub money: MoneyArgs,
 }
 
 #[derive(Debug, Args)]
@@ -591,6 +605,39 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
 }
 
 /// Seconds from "90", "90s", "5m" or "1h".
+#[derive(Debug, Subcommand)]
+pub enum RatesCommand {
+    /// Record a dated rate: how many TO one FROM is worth (USD CNY 7.10).
+    Add {
+        from: String,
+        to: String,
+        rate: String,
+        /// The day the rate held (2026-12-01) [default: today].
+        #[arg(long)]
+        on: Option<String>,
+        /// Where the rate comes from (a bank, the ECB, a contract).
+        #[arg(long)]
+        source: Option<String>,
+    },
+    /// Import rates: the ECB's reference-rate CSV as downloaded, or a table
+    /// of date,from,to,rate[,source].
+    Import { file: PathBuf },
+    /// Every rate held.
+    List,
+    /// Show the workspace's reporting currency, or set it (CNY, USD…).
+    Currency { code: Option<String> },
+}
+
+/// The currency money is compared and shown in.
+#[derive(Debug, Args, Clone, Default)]
+pub struct MoneyArgs {
+    /// Report money in this currency (CNY, USD…), converting at the rates
+    /// `breakpoint rates` holds [default: the workspace's, else the one
+    /// most platforms' prices are in].
+    #[arg(long, value_name = "CODE")]
+    pub currency: Option<String>,
+}
+
 fn parse_seconds(text: &str) -> Result<u32, String> {
     let text = text.trim();
     let (digits, factor) = match text.char_indices().last() {

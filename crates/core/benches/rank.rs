@@ -48,6 +48,7 @@ fn platforms(n: i64) -> Vec<PlatformEvidence> {
             claims: Vec::new(),
             runs: 3,
             currency: Some("CNY".into()),
+            not_comparable: Vec::new(),
             degradations: Vec::new(),
         })
         .collect()

@@ -214,10 +214,10 @@ pub struct Bill {
     pub compute_seconds: f64,
     pub wall_seconds: f64,
     /// The bill, to the cent.
-    #[serde(with = "rust_decimal::serde::float")]
+    /// Exact decimal text in JSON ("108.32", never 108.32399999999961).
     pub amount: Decimal,
     /// What per-second billing of compute alone would cost, to the cent.
-    #[serde(with = "rust_decimal::serde::float")]
+    /// Exact decimal text in JSON ("108.32", never 108.32399999999961).
     pub fair_amount: Decimal,
     /// The amount before rounding to the cent, for figures derived from
     /// it (a cost per hour must not inherit the bill's rounding).

@@ -38,6 +38,7 @@ pub mod error;
 pub mod import;
 pub mod metrics;
 pub mod perf;
+pub mod rates;
 pub mod samples;
 pub mod scoring;
 pub mod store;

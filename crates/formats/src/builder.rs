@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::lines::Line;
 use crate::domain::{
-    BillingLine, Event, EventKind, FaultDrill, GpuInfo, StartupAttempt, SwitchAttempt,
+    BillingLine, Event, EventKind, FaultDrill, GpuInfo, PriceQuote, StartupAttempt, SwitchAttempt,
 };
 use crate::samples::Sample;
 
@@ -122,6 +122,8 @@ pub struct RunBuilder<'s> {
     pub switch_attempts: Vec<SwitchAttempt>,
     pub fault_drills: Vec<FaultDrill>,
     pub billing_lines: Vec<BillingLine>,
+    /// Prices a catalog or price answer states.
+    pub price_quotes: Vec<PriceQuote>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub host: Option<String>,
     /// The sampling interval the source states (header, option).
@@ -189,6 +191,7 @@ impl<'s> RunBuilder<'s> {
             switch_attempts: Vec::new(),
             fault_drills: Vec::new(),
             billing_lines: Vec::new(),
+            price_quotes: Vec::new(),
             metadata: serde_json::Map::new(),
             host: None,
             interval_ms,
@@ -233,6 +236,17 @@ impl<'s> RunBuilder<'s> {
         self.saw_time(bill.start.as_millisecond());
         self.saw_time(bill.end.as_millisecond());
         self.billing_lines.push(bill);
+        Ok(())
+    }
+
+    /// A price a catalog states, validated; its time (where it has one)
+    /// is part of the run's period.
+    pub fn price_quote(&mut self, quote: PriceQuote) -> Result<(), String> {
+        let quote = quote.validate().map_err(|e| e.to_string())?;
+        if let Some(at) = quote.observed_at {
+            self.saw_time(at.as_millisecond());
+        }
+        self.price_quotes.push(quote);
         Ok(())
     }
 
@@ -524,6 +538,7 @@ impl<'s> RunBuilder<'s> {
             switch_attempts: self.switch_attempts,
             fault_drills: self.fault_drills,
             billing_lines: self.billing_lines,
+            price_quotes: self.price_quotes,
             metadata: self.metadata,
             host: self.host,
             interval_ms: self.interval_ms,
@@ -545,6 +560,7 @@ pub struct BuiltRun {
     pub switch_attempts: Vec<SwitchAttempt>,
     pub fault_drills: Vec<FaultDrill>,
     pub billing_lines: Vec<BillingLine>,
+    pub price_quotes: Vec<PriceQuote>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub host: Option<String>,
     pub interval_ms: Option<u32>,

@@ -51,6 +51,12 @@ pub struct ReportData {
     pub runs: Vec<(String, Run)>,
     pub startup: Vec<StartupRow>,
     pub bills: Vec<BillBar>,
+    /// Bills in another currency that no rate brings into the report's:
+    /// "Platform A (USD)", left out of the chart and named under it.
+    pub bills_not_comparable: Vec<String>,
+    /// The currency money is shown in, and the rates that brought other
+    /// currencies into it.
+    pub money: ranking::Money,
     /// The reference job's energy per platform, where power was sampled.
     pub energy: Vec<(String, WorkloadEnergy)>,
     pub timelines: Vec<Timeline>,
@@ -85,8 +91,13 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         robustness: robust,
         decision,
         degradations,
+        money: ranked_money,
         profile,
     } = ranking::rank(store, request)?;
+    let book = breakpoint_core::rates::RateBook::of(store)?;
+    let today = breakpoint_core::rates::today();
+    let mut money_used = ranked_money;
+    let mut bills_not_comparable = Vec::new();
     let platforms: Vec<Platform> = ranking
         .platforms
         .iter()
@@ -109,12 +120,25 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         }
         let priced = pricing::price_on(store, &reference, platform.clone(), &platform_runs)?;
         if let (Some(b), Some(currency)) = (priced.bill, priced.currency) {
-            bills.push(BillBar {
-                platform: platform.name.clone(),
-                billed: money::to_f64(b.amount),
-                fair: money::to_f64(b.fair_amount),
-                currency,
-            });
+            // One axis, one currency: each bar in the report's, at its rate.
+            let to = money_used
+                .currency
+                .as_ref()
+                .map_or(currency.clone(), |r| r.currency.clone());
+            match book.rate(&currency, &to, today) {
+                Some(rate) => {
+                    if rate.from != rate.to && !money_used.rates.contains(&rate) {
+                        money_used.rates.push(rate.clone());
+                    }
+                    bills.push(BillBar {
+                        platform: platform.name.clone(),
+                        billed: rate.convert(money::to_f64(b.amount)),
+                        fair: rate.convert(money::to_f64(b.fair_amount)),
+                        currency: to,
+                    });
+                }
+                None => bills_not_comparable.push(format!("{} ({currency})", platform.name)),
+            }
         }
         if let Some(e) = priced.energy {
             energy.push((platform.id, (platform.name.clone(), e)));
@@ -164,6 +188,8 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         runs,
         startup,
         bills,
+        bills_not_comparable,
+        money: money_used,
         energy,
         timelines,
         timelines_left_out,

@@ -367,6 +367,23 @@ fn evidence_charts(
         let svg = charts::billing_chart(t(lang, "billing_chart_title"), &data.bills, lang)?;
         let h = svg_height(&svg);
         l.svg(svg, 900.0, h, 470.0);
+        for rate in &data.money.rates {
+            l.paragraph(
+                &crate::text::fill(t(lang, "converted_at"), &[&rate.to_string()]),
+                9.0,
+                MUTED,
+            );
+        }
+    }
+    if !data.bills_not_comparable.is_empty() {
+        l.paragraph(
+            &crate::text::fill(
+                t(lang, "bills_not_comparable"),
+                &[&data.bills_not_comparable.join(", ")],
+            ),
+            9.5,
+            WARN,
+        );
     }
     energy(l, data, options);
     for tl in &data.timelines {

@@ -20,6 +20,7 @@ pub fn run(ctx: &Context, args: DemoArgs) -> Outcome {
             args.rank.profile.as_deref(),
             &args.rank.weights,
             &args.rank.window,
+            &args.rank.money,
         )?
     };
     let ranked = ranking::rank(&ctx.store, &request)?;

@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         return Ok(output::print(&catalog::markdown())?);
     }
     let name = args.platform.clone().unwrap_or_default();
-    let request = super::rank::request(args.profile.as_deref(), &[], &args.window)?;
+    let request = super::rank::request(args.profile.as_deref(), &[], &args.window, &args.money)?;
     if args.history {
         return history(ctx, &args, &request.window, &name);
     }
@@ -35,6 +35,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         profile,
         score,
         hardware,
+        money,
     } = ranking::explain(&ctx.store, &request, PlatformRef::Name(&name))?;
     let breakpoints: Vec<_> = score
         .breakpoints
@@ -51,6 +52,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             "breakpoints": breakpoints,
             "claims": score.claims,
             "hardware": hardware,
+            "money": money,
         }))?);
     }
     let mut text = format!(
@@ -65,6 +67,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             .map_or("not ranked".into(), |r| format!("rank {r}")),
         profile.profile.name
     );
+    text.push_str(&super::rank::money_note(&money));
     for b in breakpoints {
         text.push_str(&format!(
             "\n{} — {} (coverage {:.0} %)\n",
@@ -95,7 +98,16 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
                 .join("\n");
             t.add_row(vec![
                 format!("{}\n{}", m.name, m.key),
-                m.value.map_or("not measured".into(), |v| value(v, m.unit)),
+                m.value.map_or_else(
+                    || {
+                        if m.details.iter().any(|d| d.starts_with("not comparable")) {
+                            "not comparable".into()
+                        } else {
+                            "not measured".into()
+                        }
+                    },
+                    |v| value(v, m.unit),
+                ),
                 range,
                 m.score.map_or("–".into(), |s| format!("{s:.1}")),
                 output::number(m.weight),

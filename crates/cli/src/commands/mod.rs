@@ -16,6 +16,7 @@ mod perf;
 mod platform;
 pub mod probe;
 mod rank;
+mod rates;
 mod report;
 mod runs;
 mod weights;
@@ -169,6 +170,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Offering(c) => offering::run(&ctx, c),
         Command::Billing(c) => billing::run(&ctx, c),
         Command::Claim(c) => claim::run(&ctx, c),
+        Command::Rates(c) => rates::run(&ctx, c),
         Command::Import(args) => import::run(&ctx, args),
         Command::Runs(c) => runs::run(&ctx, c),
         Command::Rank(args) => rank::run(&ctx, args),

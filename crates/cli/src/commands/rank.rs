@@ -5,14 +5,16 @@ use breakpoint_core::usecases::ranking::{
 };
 
 use super::{Context, Outcome};
-use crate::args::{RankArgs, WindowArgs};
+use crate::args::{MoneyArgs, RankArgs, WindowArgs};
 use crate::output;
 
-/// The request `--profile`, `--weight`, `--since` and `--until` make.
+/// The request `--profile`, `--weight`, `--since`, `--until` and
+/// `--currency` make.
 pub fn request(
     profile: Option<&str>,
     weights: &[String],
     window: &WindowArgs,
+    money: &MoneyArgs,
 ) -> Result<RankRequest, breakpoint_core::Error> {
     Ok(RankRequest {
         profile: profile.map(str::to_string),
@@ -21,6 +23,7 @@ pub fn request(
             .map(|w| ranking::parse_weight(w))
             .collect::<Result<_, _>>()?,
         window: TimeWindow::parse(window.since.as_deref(), window.until.as_deref())?,
+        currency: money.currency.clone(),
         ..RankRequest::default()
     })
 }
@@ -50,17 +53,40 @@ pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
         } else {
             Sources::None
         },
-        ..request(args.profile.as_deref(), &args.weights, &args.window)?
+        ..request(
+            args.profile.as_deref(),
+            &args.weights,
+            &args.window,
+            &args.money,
+        )?
     };
     let out = ranking::rank(&ctx.store, &request)?;
     if ctx.json {
         return Ok(output::print_json(&out)?);
     }
     Ok(output::print(&format!(
-        "{}{}",
+        "{}{}{}",
         render(&out),
-        window_note(&request.window)
+        window_note(&request.window),
+        money_note(&out.money)
     ))?)
+}
+
+/// "money in CNY (the workspace's currency); converted at 7.1 CNY per USD
+/// on 2026-12-01 (bank)", where another currency was converted.
+pub fn money_note(money: &ranking::Money) -> String {
+    match &money.currency {
+        Some(c) if !money.rates.is_empty() => {
+            let rates: Vec<String> = money.rates.iter().map(ToString::to_string).collect();
+            format!(
+                "money in {} ({}); converted at {}\n",
+                c.currency,
+                c.chosen_by,
+                rates.join("; ")
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 fn cell(score: Option<f64>) -> String {

@@ -15,7 +15,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             seed: args.seed,
             ..RobustnessOptions::default()
         },
-        ..super::rank::request(args.profile.as_deref(), &[], &args.window)?
+        ..super::rank::request(args.profile.as_deref(), &[], &args.window, &args.money)?
     };
     // The evidence first: the PDF names its hash.
     let bundle = if args.bundle {

@@ -247,6 +247,7 @@ impl CachedSummary {
             claims: self.claims,
             runs: self.runs,
             currency: self.currency,
+            not_comparable: Vec::new(),
             degradations: self.degradations,
         }
     }

@@ -172,6 +172,10 @@ pub struct PlatformEvidence {
     pub runs: usize,
     /// The currency of its prices, for comparing costs like with like.
     pub currency: Option<String>,
+    /// Money metrics left out for want of a rate into the reporting
+    /// currency (`rates::make_comparable`), with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_comparable: Vec<crate::rates::NotComparable>,
     /// The metrics its latest runs are worse on (the history test over
     /// each metric's per-run values), found while the runs are at hand so
     /// that evidence without its sources still carries them.
@@ -483,6 +487,7 @@ fn gather_runs(
         .collect();
     Ok(PlatformEvidence {
         currency: billing::price(store, &platform)?.map(|(_, c)| c),
+        not_comparable: Vec::new(),
         claims: store.claims(Some(platform.id))?,
         runs: runs.len(),
         degradations: degradations(&metrics),

@@ -144,7 +144,15 @@ pub fn rank_evidence(evidence: Vec<PlatformEvidence>, profile: &StoredProfile) -
                 .map(|(b, group)| {
                     let metrics: Vec<MetricScore> = group
                         .iter()
-                        .map(|&i| scorers[i].score(slots[i].take(), best.get(i, currency)))
+                        .map(|&i| {
+                            let mut m = scorers[i].score(slots[i].take(), best.get(i, currency));
+                            if m.value.is_none()
+                                && let Some(n) = e.not_comparable.iter().find(|n| n.key == m.key)
+                            {
+                                m.details.push(n.reason.clone());
+                            }
+                            m
+                        })
                         .collect();
                     let (score, coverage) = breakpoint_score(&metrics);
                     BreakpointScore {

@@ -7,6 +7,7 @@
 
 mod bundle;
 mod migrations;
+mod money;
 mod platforms;
 mod runs;
 mod samples;

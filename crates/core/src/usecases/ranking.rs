@@ -33,6 +33,35 @@ pub struct RankRequest {
     /// files, hashes and details) [default: every platform's]. A face that
     /// shows the table alone asks for none.
     pub sources: Sources,
+    /// The currency money is compared in [default: the workspace's, else
+    /// the one most platforms' prices are in].
+    pub currency: Option<String>,
+}
+
+/// The reporting currency, and the rates that brought other currencies
+/// into it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Money {
+    pub currency: Option<crate::rates::Reporting>,
+    pub rates: Vec<crate::rates::RateUsed>,
+}
+
+/// Bring the evidence's money into one currency (`rates::make_comparable`).
+fn comparable(
+    store: &Store,
+    evidence: &mut [metrics::PlatformEvidence],
+    asked: Option<&str>,
+) -> Result<Money> {
+    let currencies: Vec<Option<String>> = evidence.iter().map(|e| e.currency.clone()).collect();
+    let Some(reporting) = crate::rates::reporting(store, asked, &currencies)? else {
+        return Ok(Money::default());
+    };
+    let book = crate::rates::RateBook::of(store)?;
+    let rates = crate::rates::make_comparable(evidence, &reporting, &book, crate::rates::today());
+    Ok(Money {
+        currency: Some(reporting),
+        rates,
+    })
 }
 
 /// "startup=0.4": one breakpoint weight, as the command line writes it.
@@ -114,6 +143,8 @@ pub struct RankOutcome {
     pub decision: super::decision::Decision,
     /// Platforms whose latest runs are worse than their baseline.
     pub degradations: Vec<DegradationWarning>,
+    /// The currency costs are compared in, and the rates used.
+    pub money: Money,
     #[serde(skip)]
     pub profile: StoredProfile,
 }
@@ -220,7 +251,8 @@ impl RankOutcome {
 pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let profile = profile(store, request)?;
     check_robustness(&request.robustness)?;
-    let evidence = metrics::platform_evidence_in(store, &request.window, request.sources)?;
+    let mut evidence = metrics::platform_evidence_in(store, &request.window, request.sources)?;
+    let money = comparable(store, &mut evidence, request.currency.as_deref())?;
     let degradations = degradations_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
@@ -230,6 +262,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
         robustness,
         decision,
         degradations,
+        money,
         profile,
     })
 }
@@ -243,6 +276,8 @@ pub struct Explanation {
     /// What the platform's logs say about its hardware (Xid errors, lost
     /// GPUs, failed health checks, narrowed links).
     pub hardware: super::hardware::HardwareEvidence,
+    /// The currency costs are compared in, and the rates used.
+    pub money: Money,
 }
 
 /// Explain a platform (by name, alias or id) under the request's profile.
@@ -259,7 +294,9 @@ pub fn explain(
     };
     // Every platform's values (the best of each sets relative anchors),
     // this one's sources.
-    let evidence = metrics::platform_evidence_in(store, &request.window, Sources::Of(platform.id))?;
+    let mut evidence =
+        metrics::platform_evidence_in(store, &request.window, Sources::Of(platform.id))?;
+    let money = comparable(store, &mut evidence, request.currency.as_deref())?;
     let score = scoring::rank_evidence(evidence, &profile)
         .platforms
         .into_iter()
@@ -270,6 +307,7 @@ pub fn explain(
         profile,
         score,
         hardware,
+        money,
     })
 }
 

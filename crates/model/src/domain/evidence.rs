@@ -265,10 +265,10 @@ pub struct BillingLine {
     pub compute_seconds: Option<f64>,
     pub queue_seconds: Option<f64>,
     pub io_wait_seconds: Option<f64>,
-    #[serde(with = "rust_decimal::serde::float")]
+    /// Exact decimal text in JSON ("108.32", never 108.32399999999961).
     pub amount: Decimal,
     pub currency: String,
-    #[serde(with = "rust_decimal::serde::float")]
+    /// Exact decimal text in JSON ("108.32", never 108.32399999999961).
     pub unit_price: Decimal,
     /// The provider's own id of the line (what its support asks for).
     #[serde(default, skip_serializing_if = "Option::is_none")]

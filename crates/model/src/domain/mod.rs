@@ -11,6 +11,7 @@ mod inventory;
 pub mod money;
 mod offering;
 mod platform;
+mod price_quote;
 mod run;
 pub mod validate;
 mod weights;
@@ -26,6 +27,7 @@ pub use offering::{
     BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor, pcie_link,
 };
 pub use platform::{Platform, PlatformKind};
+pub use price_quote::{PricePer, PriceQuote, QuoteMode};
 pub use run::{
     Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SourceKind,
     UNTIMED_HEALTH,

@@ -1,0 +1,127 @@
+//! Money like for like through the binary: platforms priced in different
+//! currencies are compared only through a dated rate, shown beside every
+//! converted figure.
+
+use crate::util::{Workspace, metric_in};
+
+/// AWS at 10 USD and 阿里云 at 50 CNY per A100-hour, both billed per second.
+fn two_currencies() -> Workspace {
+    let ws = Workspace::new();
+    for (name, currency, price) in [("AWS", "USD", "10"), ("阿里云", "CNY", "50")] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            "A100",
+            "--count",
+            "8",
+            "--currency",
+            currency,
+            "--price-on-demand",
+            price,
+        ]);
+        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+    }
+    ws
+}
+
+fn cost(ws: &Workspace, platform: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["explain", platform];
+    args.extend_from_slice(extra);
+    metric_in(&ws.json(&args), "billing.cost_per_useful_gpu_hour").clone()
+}
+
+#[test]
+fn two_currencies_are_compared_only_through_a_rate() {
+    let ws = two_currencies();
+    // No rate: reported in CNY (the tie goes to the first code), the USD
+    // platform's cost is not comparable — not a second "cheapest".
+    let aws = cost(&ws, "AWS", &[]);
+    assert!(aws["value"].is_null(), "{aws}");
+    assert!(
+        aws["details"][0]
+            .as_str()
+            .unwrap()
+            .contains("no rate joins them (breakpoint rates add USD CNY"),
+        "{aws}"
+    );
+    assert!(
+        ws.ok(&["explain", "AWS", "billing"])
+            .contains("not comparable")
+    );
+    assert_eq!(cost(&ws, "阿里云", &[])["score"].as_f64(), Some(100.0));
+
+    // With a rate, the one cheaper in CNY scores higher, and the converted
+    // figure says its rate.
+    let out = ws.ok(&[
+        "rates",
+        "add",
+        "USD",
+        "CNY",
+        "7.1",
+        "--on",
+        "2026-12-01",
+        "--source",
+        "bank",
+    ]);
+    assert_eq!(out, "1 USD = 7.1 CNY on 2026-12-01 (bank)\n");
+    let aws = cost(&ws, "AWS", &[]);
+    let ali = cost(&ws, "阿里云", &[]);
+    assert!(
+        aws["score"].as_f64().unwrap() < ali["score"].as_f64().unwrap(),
+        "{aws} {ali}"
+    );
+    assert!(
+        aws["details"][0]
+            .as_str()
+            .unwrap()
+            .contains("converted from USD at 7.1 CNY per USD on 2026-12-01 (bank)"),
+        "{aws}"
+    );
+    // Reported in USD instead: the same order, the CNY figure converted.
+    let ali_usd = cost(&ws, "阿里云", &["--currency", "USD"]);
+    assert!(ali_usd["details"][0].as_str().unwrap().contains("in USD"));
+    let rank = ws.ok(&["rank"]);
+    assert!(rank.contains("money in CNY"), "{rank}");
+    // The workspace's currency is kept.
+    ws.ok(&["rates", "currency", "usd"]);
+    assert_eq!(ws.ok(&["rates", "currency"]), "money is reported in USD\n");
+    assert!(
+        ws.ok(&["rank"])
+            .contains("money in USD (the workspace's currency)")
+    );
+}
+
+#[test]
+fn the_ecbs_reference_rates_import_as_downloaded() {
+    let ws = two_currencies();
+    let path = ws.dir.path().join("eurofxref-hist.csv");
+    std::fs::write(
+        &path,
+        "Date,USD,JPY,CNY,CYP,\n2026-12-01,1.0500,160.10,7.4550,N/A,\n2026-11-30,1.0480,159.90,7.4400,N/A,\n",
+    )
+    .unwrap();
+    let out = ws.ok(&["rates", "import", path.to_str().unwrap()]);
+    assert!(
+        out.contains("6 rate(s) stored, 2026-11-30 to 2026-12-01"),
+        "{out}"
+    );
+    // USD → CNY crossed through the euro.
+    let aws = cost(&ws, "AWS", &[]);
+    let detail = aws["details"][0].as_str().unwrap();
+    assert!(detail.contains("CNY per USD on 2026-12-01"), "{detail}");
+    assert!(detail.contains("via EUR"), "{detail}");
+    // A bad cell is named by line and column; nothing is stored.
+    std::fs::write(&path, "date,from,to,rate\n2026-12-01,USD,CNY,seven\n").unwrap();
+    ws.fails(
+        &["rates", "import", path.to_str().unwrap()],
+        1,
+        &format!(
+            "error: {}:2:4: \"seven\" is not an amount of money",
+            path.display()
+        ),
+    );
+}
