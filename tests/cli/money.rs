@@ -125,3 +125,118 @@ fn the_ecbs_reference_rates_import_as_downloaded() {
         ),
     );
 }
+
+/// A platform measured on A100s is priced at its A100 offering, not at its
+/// cheaper RTX 4090; with two offerings and nothing measured, it is not
+/// priced at all.
+#[test]
+fn the_offering_measured_is_the_one_priced() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    for (card, price) in [("RTX 4090", "2"), ("A100-SXM4-80GB", "7")] {
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            "P",
+            "--accelerator",
+            card,
+            "--count",
+            "1",
+            "--currency",
+            "CNY",
+            "--price-on-demand",
+            price,
+        ]);
+    }
+    ws.ok(&["billing", "set", "--platform", "P", "--granularity", "1"]);
+    let bill = ws.json(&["bill"]);
+    assert!(bill["bills"][0]["bill"].is_null(), "{bill}");
+    assert!(
+        bill["bills"][0]["missing"]
+            .as_str()
+            .unwrap()
+            .contains("no run tells which was measured"),
+        "{bill}"
+    );
+    ws.ok(&[
+        "import",
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+        &crate::util::fixture("smi-csv/header-units.csv"),
+    ]);
+    let bill = ws.json(&["bill"]);
+    assert_eq!(
+        bill["bills"][0]["price_per_hour"].as_f64(),
+        Some(7.0),
+        "{bill}"
+    );
+    assert!(
+        bill["bills"][0]["offering"]
+            .as_str()
+            .unwrap()
+            .contains("the card its runs measured, NVIDIA A100"),
+        "{bill}"
+    );
+    let cost = cost(&ws, "P", &[]);
+    assert!(
+        cost["details"][0].as_str().unwrap().contains("at 7 CNY/h"),
+        "{cost}"
+    );
+}
+
+/// A 90-day job on 8 GPUs: the monthly price where it is cheaper than the
+/// hours, with the other modes shown; granularity in days is accepted and
+/// said in words.
+#[test]
+fn a_long_job_is_priced_under_the_cheapest_mode_that_fits() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    ws.ok(&[
+        "offering",
+        "add",
+        "--platform",
+        "P",
+        "--accelerator",
+        "A100",
+        "--count",
+        "8",
+        "--currency",
+        "CNY",
+        "--price-on-demand",
+        "8",
+        "--price-monthly",
+        "3000",
+        "--price-spot",
+        "3",
+    ]);
+    ws.ok(&["billing", "set", "--platform", "P", "--granularity", "1h"]);
+    let bill = ws.json(&["bill", "--workload", "compute=90d,gpus=8"]);
+    let p = &bill["bills"][0];
+    assert_eq!(p["cheapest"], "monthly", "{p}");
+    let amount = |mode: &str| {
+        p["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mode"] == mode)
+            .unwrap()["amount"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(amount("monthly"), "72000.00");
+    assert_eq!(amount("on-demand"), "138240.00");
+    // Spot is cheaper still, shown, and not chosen: it may be reclaimed.
+    assert_eq!(amount("spot"), "51840.00");
+    let text = ws.ok(&["bill", "--workload", "compute=90d,gpus=8"]);
+    assert!(
+        text.contains("cheapest: monthly 72000.00 CNY (3 month(s) × 8 GPU(s)"),
+        "{text}"
+    );
+    assert!(text.contains("1 hour units"), "{text}");
+    ws.ok(&["billing", "set", "--platform", "P", "--granularity", "1d"]);
+    assert!(ws.ok(&["bill"]).contains("1 day units"));
+}

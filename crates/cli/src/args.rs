@@ -449,10 +449,10 @@ pub struct BillingArgs {
     pub offering: Option<i64>,
     #[arg(long, default_value = "on-demand")]
     pub mode: BillingMode,
-    /// Billing unit: seconds, or with a unit: 1s, 1m, 1h.
+    /// Billing unit: seconds, or with a unit: 1s, 1m, 1h, 1d, 30d.
     #[arg(long, value_parser = parse_seconds)]
     pub granularity: u32,
-    /// Shortest duration charged: seconds, or 1s, 1m, 1h.
+    /// Shortest duration charged: seconds, or 1s, 1m, 1h, 1d.
     #[arg(long, value_parser = parse_seconds, default_value = "0")]
     pub minimum: u32,
     #[arg(long, default_value = "ceil")]
@@ -644,6 +644,7 @@ fn parse_seconds(text: &str) -> Result<u32, String> {
         Some((i, 's')) => (&text[..i], 1),
         Some((i, 'm')) => (&text[..i], 60),
         Some((i, 'h')) => (&text[..i], 3600),
+        Some((i, 'd')) => (&text[..i], 86_400),
         _ => (text, 1),
     };
     digits
@@ -651,7 +652,7 @@ fn parse_seconds(text: &str) -> Result<u32, String> {
         .parse::<u32>()
         .ok()
         .and_then(|n| n.checked_mul(factor))
-        .ok_or_else(|| format!("\"{text}\" is not a duration in seconds (e.g. 1, 60, 1m, 1h)"))
+        .ok_or_else(|| format!("\"{text}\" is not a duration in seconds (e.g. 1, 60, 1m, 1h, 1d)"))
 }
 
 #[cfg(test)]

@@ -153,6 +153,49 @@ pub fn printable_excerpt(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// A length of time in words, as a bill's reader says it: "1 second",
+/// "1 minute", "1 hour", "30 days (a month)", "2 h 17 m 0 s".
+pub fn duration_words(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "–".into();
+    }
+    let plural = |n: u64, one: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {one}s")
+        }
+    };
+    let whole = seconds.round() as u64;
+    if (seconds - whole as f64).abs() > 1e-6 {
+        return format!("{seconds:.1} s");
+    }
+    match whole {
+        0 => "0 seconds".into(),
+        2_592_000 => "30 days (a month)".into(),
+        31_536_000 => "365 days (a year)".into(),
+        s if s % 86_400 == 0 => plural(s / 86_400, "day"),
+        s if s % 3600 == 0 => plural(s / 3600, "hour"),
+        s if s % 60 == 0 && s < 3600 => plural(s / 60, "minute"),
+        s if s < 60 => plural(s, "second"),
+        s => {
+            let (d, h, m, sec) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60, s % 60);
+            let mut parts = Vec::new();
+            if d > 0 {
+                parts.push(format!("{d} d"));
+            }
+            if d > 0 || h > 0 {
+                parts.push(format!("{h} h"));
+            }
+            parts.push(format!("{m} m"));
+            if sec > 0 {
+                parts.push(format!("{sec} s"));
+            }
+            parts.join(" ")
+        }
+    }
+}
+
 /// "90s", "10m", "2h", "500ms" → a duration.
 pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
     let t = text.trim();
@@ -172,6 +215,19 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_a_bill_says_them() {
+        assert_eq!(duration_words(1.0), "1 second");
+        assert_eq!(duration_words(60.0), "1 minute");
+        assert_eq!(duration_words(900.0), "15 minutes");
+        assert_eq!(duration_words(3600.0), "1 hour");
+        assert_eq!(duration_words(86_400.0), "1 day");
+        assert_eq!(duration_words(2_592_000.0), "30 days (a month)");
+        assert_eq!(duration_words(8220.0), "2 h 17 m");
+        assert_eq!(duration_words(6138.0), "1 h 42 m 18 s");
+        assert_eq!(duration_words(f64::NAN), "–");
+    }
 
     #[test]
     fn excerpts_cut_on_character_boundaries_and_say_what_was_left_out() {

@@ -78,6 +78,33 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         };
     }
     text.push_str(&t.to_string());
+    for b in &bills {
+        let currency = b.currency.clone().unwrap_or_default();
+        if let Some(offering) = &b.offering {
+            text.push_str(&format!("\n{}: priced at {offering}", b.platform));
+        }
+        if b.modes.len() > 1 {
+            let modes: Vec<String> = b
+                .modes
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}{} {:.2} {currency} ({})",
+                        if Some(m.mode) == b.cheapest {
+                            "cheapest: "
+                        } else {
+                            ""
+                        },
+                        m.mode,
+                        m.amount,
+                        m.how
+                    )
+                })
+                .collect();
+            text.push_str(&format!("\n  by price mode: {}", modes.join("; ")));
+        }
+    }
+    text.push('\n');
     text.push_str(
         "\nEnergy: the workload at each platform's measured GPU power (working / waiting, from its runs' power samples); \
          facility energy × PUE, CO₂ × grid intensity — estimates, not measurements.",

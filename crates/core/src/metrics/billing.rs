@@ -33,14 +33,94 @@ pub fn rule(store: &Store, platform: &Platform) -> Result<Option<BillingRule>> {
         .cloned())
 }
 
-/// The cheapest on-demand price per accelerator-hour among the platform's
-/// offerings, with its currency.
-pub fn price(store: &Store, platform: &Platform) -> Result<Option<(f64, String)>> {
-    Ok(store
+/// The on-demand price a platform's figures are costed at: the offering
+/// its evidence was measured on, so that a platform measured on A100s is
+/// never priced at its RTX 4090.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Priced {
+    pub offering_id: i64,
+    /// Per accelerator-hour.
+    pub price: f64,
+    pub currency: String,
+    /// "the offering its runs were imported for (#3, 8 × NVIDIA A100)".
+    pub why: String,
+}
+
+/// The offering a platform's evidence is priced at (`Priced`): the one
+/// most of its runs name, else the cheapest of the card most of its runs
+/// saw, else its only priced offering. `None` where it has none priced, or
+/// several and nothing tells which was measured: a price chosen by chance
+/// would compare unlike with like.
+pub fn price(store: &Store, platform: &Platform, runs: &[Run]) -> Result<Option<Priced>> {
+    let offerings: Vec<_> = store
         .offerings(Some(platform.id))?
         .into_iter()
-        .filter_map(|o| Some((o.prices.on_demand?, o.prices.currency)))
-        .min_by(|a, b| a.0.total_cmp(&b.0)))
+        .filter(|o| o.prices.on_demand.is_some())
+        .collect();
+    let priced = |o: &crate::domain::Offering, why: String| Priced {
+        offering_id: o.id,
+        price: o.prices.on_demand.unwrap_or(0.0),
+        currency: o.prices.currency.clone(),
+        why,
+    };
+    let named = |o: &crate::domain::Offering| {
+        format!("#{}, {} × {}", o.id, o.count, o.accelerator.canonical)
+    };
+    // The offering the runs were imported for.
+    let mut by_offering: BTreeMap<i64, usize> = BTreeMap::new();
+    for id in runs.iter().filter_map(|r| r.offering_id) {
+        *by_offering.entry(id).or_default() += 1;
+    }
+    if let Some((id, _)) = by_offering
+        .iter()
+        .max_by_key(|(id, n)| (**n, std::cmp::Reverse(**id)))
+        && let Some(o) = offerings.iter().find(|o| o.id == *id)
+    {
+        return Ok(Some(priced(
+            o,
+            format!("the offering its runs were made on ({})", named(o)),
+        )));
+    }
+    // The card the runs saw.
+    let mut cards: Vec<(crate::accelerator::Accelerator, usize)> = Vec::new();
+    for a in runs
+        .iter()
+        .flat_map(|r| r.inventory.iter().filter_map(|g| g.accelerator.as_ref()))
+    {
+        match cards.iter_mut().find(|(c, _)| c.same_product(a)) {
+            Some((_, n)) => *n += 1,
+            None => cards.push((a.clone(), 1)),
+        }
+    }
+    cards.sort_by(|a, b| b.1.cmp(&a.1));
+    if let Some((card, _)) = cards.first() {
+        let cheapest = offerings
+            .iter()
+            .filter(|o| o.accelerator.same_product(card) || card.same_product(&o.accelerator))
+            .min_by(|a, b| {
+                a.prices
+                    .on_demand
+                    .unwrap_or(f64::INFINITY)
+                    .total_cmp(&b.prices.on_demand.unwrap_or(f64::INFINITY))
+            });
+        if let Some(o) = cheapest {
+            return Ok(Some(priced(
+                o,
+                format!(
+                    "the offering of the card its runs measured, {} ({})",
+                    card.canonical,
+                    named(o)
+                ),
+            )));
+        }
+    }
+    match offerings.as_slice() {
+        [only] => Ok(Some(priced(
+            only,
+            format!("its only priced offering ({})", named(only)),
+        ))),
+        _ => Ok(None),
+    }
 }
 
 fn value(key: &str, v: f64, detail: String) -> RunValue {
@@ -116,13 +196,19 @@ pub fn platform_values(
                 ),
             ));
         }
-        if let Some((price, currency)) = price(store, platform)? {
+        if let Some(Priced {
+            price,
+            currency,
+            why,
+            ..
+        }) = price(store, platform, runs)?
+        {
             let b = billing_sim::bill(&reference, &rule, price);
             platform_wide(value(
                 "billing.cost_per_useful_gpu_hour",
                 money::to_f64(b.exact_amount) / (b.compute_seconds / 3600.0),
                 format!(
-                    "{:.2} {currency} for {:.2} compute hours at {price} {currency}/h",
+                    "{:.2} {currency} for {:.2} compute hours at {price} {currency}/h, {why}",
                     b.amount,
                     b.compute_seconds / 3600.0
                 ),

@@ -486,7 +486,7 @@ fn gather_runs(
         })
         .collect();
     Ok(PlatformEvidence {
-        currency: billing::price(store, &platform)?.map(|(_, c)| c),
+        currency: billing::price(store, &platform, &runs)?.map(|p| p.currency),
         not_comparable: Vec::new(),
         claims: store.claims(Some(platform.id))?,
         runs: runs.len(),

@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use crate::billing_sim::{self, Bill, Workload};
-use crate::domain::{BillingRule, Platform, Run};
+use crate::domain::money::{self, Decimal};
+use crate::domain::{BillingMode, BillingRule, Platform, Prices, Run};
 use crate::error::{Result, ValidationError};
 use crate::metrics::billing;
 use crate::metrics::energy::{self, EnergyFactors, PowerProfile, WorkloadEnergy};
@@ -84,10 +85,18 @@ pub struct PlatformBill {
     /// The rule in words ("60 s units, up, io-wait billed, idle free").
     pub rule: Option<String>,
     pub price_per_hour: Option<f64>,
+    /// Which offering's price, and why that one.
+    pub offering: Option<String>,
     pub currency: Option<String>,
     pub bill: Option<Bill>,
     /// Why there is no bill.
     pub missing: Option<&'static str>,
+    /// The workload under each price mode the offering has, cheapest
+    /// first; `bill` is the on-demand one.
+    pub modes: Vec<ModeCost>,
+    /// The cheapest mode that fits the workload (spot is shown, never
+    /// chosen: a preemptible instance may not finish it).
+    pub cheapest: Option<BillingMode>,
     /// The workload's energy at the platform's measured power, where its
     /// runs sampled power.
     pub energy: Option<WorkloadEnergy>,
@@ -95,11 +104,73 @@ pub struct PlatformBill {
     pub power: Option<PowerProfile>,
 }
 
+/// What the workload costs under one price mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeCost {
+    pub mode: BillingMode,
+    /// Exact decimal text in JSON, to the cent.
+    pub amount: Decimal,
+    /// How it was reckoned: "3 months × 8 GPUs at 25000 CNY/month".
+    pub how: String,
+}
+
+/// A month as providers bill it.
+const MONTH_S: f64 = 30.0 * 86_400.0;
+
+/// The workload under each mode the offering prices: on-demand (its bill
+/// under the rule), monthly (each session rounded up to whole months of
+/// every GPU), spot (the on-demand rule at the spot price).
+fn mode_costs(
+    workload: &Workload,
+    rule: &BillingRule,
+    on_demand: &Bill,
+    prices: &Prices,
+) -> Vec<ModeCost> {
+    let currency = &prices.currency;
+    let mut out = vec![ModeCost {
+        mode: BillingMode::OnDemand,
+        amount: on_demand.amount,
+        how: format!(
+            "{} billed at {} {currency}/GPU-hour under the rule",
+            crate::text::duration_words(on_demand.billed_seconds),
+            prices.on_demand.map_or("–".into(), |p| p.to_string())
+        ),
+    }];
+    if let Some(monthly) = prices.monthly {
+        let months: f64 = workload
+            .sessions
+            .iter()
+            .map(|s| (s.wall_seconds() / MONTH_S).ceil().max(1.0))
+            .sum();
+        let amount = money::to_cents(
+            money::exact(monthly) * money::exact(months) * Decimal::from(workload.gpus),
+        );
+        out.push(ModeCost {
+            mode: BillingMode::Monthly,
+            amount,
+            how: format!(
+                "{months} month(s) × {} GPU(s) at {monthly} {currency}/GPU-month",
+                workload.gpus
+            ),
+        });
+    }
+    if let Some(spot) = prices.spot {
+        let b = billing_sim::bill(workload, rule, spot);
+        out.push(ModeCost {
+            mode: BillingMode::Spot,
+            amount: b.amount,
+            how: format!("at {spot} {currency}/GPU-hour; may be reclaimed before the work is done"),
+        });
+    }
+    out.sort_by(|a, b| a.amount.cmp(&b.amount));
+    out
+}
+
 /// A billing rule in words, the same everywhere it is shown.
 pub fn describe_rule(r: &BillingRule) -> String {
     format!(
-        "{} s units, {}{}{}",
-        r.granularity_s,
+        "{} units, {}{}{}",
+        crate::text::duration_words(f64::from(r.granularity_s)),
         r.rounding,
         if r.bills_io_wait {
             ", io-wait billed"
@@ -135,21 +206,46 @@ pub fn price_on(
     runs: &[Run],
 ) -> Result<PlatformBill> {
     let rule = billing::rule(store, &platform)?;
-    let price = billing::price(store, &platform)?;
+    let price = billing::price(store, &platform, runs)?;
+    let priced_offerings = store
+        .offerings(Some(platform.id))?
+        .iter()
+        .filter(|o| o.prices.on_demand.is_some())
+        .count();
     let (bill, missing) = match (&rule, &price) {
-        (Some(rule), Some((price, _))) => (Some(billing_sim::bill(workload, rule, *price)), None),
+        (Some(rule), Some(p)) => (Some(billing_sim::bill(workload, rule, p.price)), None),
         (None, _) => (None, Some("no billing rule")),
+        (_, None) if priced_offerings > 1 => (
+            None,
+            Some(
+                "several priced offerings and no run tells which was measured (import with --offering)",
+            ),
+        ),
         (_, None) => (None, Some("no on-demand price")),
     };
+    let modes = match (&rule, &price, &bill) {
+        (Some(rule), Some(p), Some(on_demand)) => {
+            let offering = store.offering(p.offering_id)?;
+            mode_costs(workload, rule, on_demand, &offering.prices)
+        }
+        _ => Vec::new(),
+    };
+    let cheapest = modes
+        .iter()
+        .find(|m| m.mode != BillingMode::Spot)
+        .map(|m| m.mode);
     let power = energy::power_profile(store, runs)?;
     let factors = EnergyFactors::of_platform(store, platform.id)?;
     Ok(PlatformBill {
         platform: platform.name,
         rule: rule.as_ref().map(describe_rule),
-        price_per_hour: price.as_ref().map(|p| p.0),
-        currency: price.map(|p| p.1),
+        price_per_hour: price.as_ref().map(|p| p.price),
+        offering: price.as_ref().map(|p| p.why.clone()),
+        currency: price.map(|p| p.currency),
         bill,
         missing,
+        modes,
+        cheapest,
         energy: power
             .as_ref()
             .map(|p| energy::workload_energy(workload, p, factors)),
