@@ -511,3 +511,28 @@ mod tests {
         assert_eq!(detect(b"").unwrap_err(), "the file is empty");
     }
 }
+
+#[cfg(test)]
+mod tmp_baseline {
+    #[test]
+    fn tmp_dump_detection() {
+        use std::io::Read;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut out = Vec::new();
+        let mut stack = vec![root.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() { stack.push(p); continue; }
+                let f = std::fs::File::open(&p).unwrap();
+                let got = match crate::decode::decode(f) {
+                    Ok((r, _)) => { let mut h = Vec::new(); let _ = r.take(64 << 10).read_to_end(&mut h); format!("{:?}", super::detect(&h)) }
+                    Err(e) => format!("decode error {e}"),
+                };
+                out.push(format!("{}\t{}", p.strip_prefix(&root).unwrap().display(), got));
+            }
+        }
+        out.sort();
+        std::fs::write("/tmp/detect_baseline.txt", out.join("\n")).unwrap();
+    }
+}

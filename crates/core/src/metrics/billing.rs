@@ -92,7 +92,7 @@ pub fn price(store: &Store, platform: &Platform, runs: &[Run]) -> Result<Option<
             None => cards.push((a.clone(), 1)),
         }
     }
-    cards.sort_by(|a, b| b.1.cmp(&a.1));
+    cards.sort_by_key(|c| std::cmp::Reverse(c.1));
     if let Some((card, _)) = cards.first() {
         let cheapest = offerings
             .iter()

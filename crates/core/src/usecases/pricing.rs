@@ -162,7 +162,7 @@ fn mode_costs(
             how: format!("at {spot} {currency}/GPU-hour; may be reclaimed before the work is done"),
         });
     }
-    out.sort_by(|a, b| a.amount.cmp(&b.amount));
+    out.sort_by_key(|m| m.amount);
     out
 }
 
