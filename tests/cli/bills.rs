@@ -282,3 +282,56 @@ fn a_bill_row_that_cannot_be_read_is_refused_naming_its_line_and_column() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A 3-hour line over a log of its first 44 minutes: the rest is billed
+/// time no measurement covers — counted and priced as unmeasured, never
+/// read as borne out — and the CSV writes its seconds and money exactly.
+#[test]
+fn a_bill_beyond_the_logs_is_unmeasured_not_borne_out() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Lab"]);
+    let mut log = vec![
+        serde_json::json!({
+            "format": "breakpoint-probe", "version": 1, "host": "gpu-a",
+            "started_at": "2026-11-20T08:00:00Z", "interval_ms": 60000,
+            "gpus": [{"index": 0}]
+        })
+        .to_string(),
+    ];
+    for minute in 0..44 {
+        log.push(
+            serde_json::json!({
+                "t": 1_763_625_600_000i64 + minute * 60_000, "gpu": 0,
+                "util_gpu_pct": 99, "power_mw": 300_000
+            })
+            .to_string(),
+        );
+    }
+    let probe = ws.dir.path().join("gpu-a.jsonl");
+    std::fs::write(&probe, log.join("\n") + "\n").unwrap();
+    ws.ok(&["import", "--platform", "Lab", probe.to_str().unwrap()]);
+    let bill = ws.dir.path().join("bill.csv");
+    std::fs::write(
+        &bill,
+        "instance,start,end,billed_seconds,amount,currency,unit_price,host\n\
+         i-9,2026-11-20T08:00:00Z,2026-11-20T11:00:00Z,10800,108.324,CNY,36.108,gpu-a\n",
+    )
+    .unwrap();
+    ws.ok(&["import", "--platform", "Lab", bill.to_str().unwrap()]);
+    let r = sheet(&ws);
+    assert!(r["seconds_unmeasured"].as_f64().unwrap() >= 8000.0, "{r}");
+    assert_eq!(r["seconds_in_question"].as_f64(), Some(0.0), "{r}");
+    let text = ws.ok(&["bill", "--disputes"]);
+    assert!(
+        text.contains("billed seconds no measurement covers (") && text.contains("not borne out"),
+        "{text}"
+    );
+    assert!(text.contains("billed beyond what was measured"), "{text}");
+    let csv = ws.dir.path().join("disputes.csv");
+    ws.ok(&["bill", "--disputes", "-o", csv.to_str().unwrap()]);
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert!(written.contains(",10800,108.324,CNY,0,0.00,"), "{written}");
+    assert!(!written.contains("0000000"), "float dust in {written}");
+    let detail = ws.metric("Lab", "billing.disputed_pct").to_string();
+    assert!(detail.contains("no measurement covers"), "{detail}");
+}

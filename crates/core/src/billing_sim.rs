@@ -321,7 +321,7 @@ mod tests {
     fn amounts_print_exactly_in_json() {
         let b = bill(&Workload::reference(), &rule(3600, true, true), 12.8);
         let json = serde_json::to_string(&b).unwrap_or_default();
-        assert!(json.contains("\"amount\":38.4,"), "{json}");
+        assert!(json.contains("\"amount\":\"38.40\","), "{json}");
         assert!(!json.contains("0000000"), "{json}");
     }
 

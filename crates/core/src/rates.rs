@@ -15,53 +15,11 @@ use std::collections::BTreeMap;
 use jiff::civil::Date;
 use serde::Serialize;
 
+pub use crate::domain::money::ExchangeRate;
 use crate::domain::money::{self, Decimal};
 use crate::domain::validate;
-use crate::error::{Result, ValidationError};
+use crate::error::Result;
 use crate::store::Store;
-
-/// A rate as the user states it: `to` units for one `from`, on a day.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExchangeRate {
-    pub from: String,
-    pub to: String,
-    /// Written as exact decimal text.
-    pub rate: Decimal,
-    pub on: Date,
-    pub source: Option<String>,
-}
-
-impl ExchangeRate {
-    pub fn new(
-        from: &str,
-        to: &str,
-        rate: Decimal,
-        on: Date,
-        source: Option<String>,
-    ) -> std::result::Result<Self, ValidationError> {
-        let from = validate::currency("from", from)?;
-        let to = validate::currency("to", to)?;
-        if from == to {
-            return Err(ValidationError::new(
-                "to",
-                format!("a rate from {from} to itself is 1"),
-            ));
-        }
-        if rate <= Decimal::ZERO {
-            return Err(ValidationError::new(
-                "rate",
-                format!("{rate} is not a rate: it must be above 0"),
-            ));
-        }
-        Ok(ExchangeRate {
-            from,
-            to,
-            rate,
-            on,
-            source: validate::optional_text(source),
-        })
-    }
-}
 
 /// The rate a conversion used: how many `to` for one `from`, and what it
 /// rests on.
@@ -392,15 +350,6 @@ pub fn reporting(
     }))
 }
 
-/// A money metric a platform has no figure for in the reporting currency:
-/// its prices are in another and no rate joins the two.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct NotComparable {
-    pub key: String,
-    /// "not comparable: USD prices and no USD→CNY rate (breakpoint rates add USD CNY RATE)"
-    pub reason: String,
-}
-
 /// Whether a metric is an amount of money (its unit names the currency).
 pub fn is_money(def: &crate::metrics::catalog::MetricDef) -> bool {
     def.unit.starts_with("currency")
@@ -461,7 +410,7 @@ pub fn make_comparable(
             None => {
                 for key in money_keys {
                     e.metrics.remove(&key);
-                    e.not_comparable.push(NotComparable {
+                    e.not_comparable.push(crate::metrics::NotComparable {
                         reason: format!(
                             "not comparable: its prices are in {from}, the report in {to}, and no rate joins them (breakpoint rates add {from} {to} RATE --on DATE)"
                         ),

@@ -21,7 +21,9 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["import", "billing_sim", "delivery"],
     &["metrics"],
-    &["scoring"],
+    // `rates` brings platforms' evidence into one currency; scoring never
+    // needs it.
+    &["scoring", "rates"],
     &["demo", "usecases"],
 ];
 

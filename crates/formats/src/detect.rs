@@ -26,6 +26,11 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
         return Err("the file is empty".into());
     };
 
+    // A provider's price answer (JSON), perhaps under the command that
+    // printed it: by keys only those answers have.
+    if let Some(format) = super::parsers::price_catalogs::json_format(&lines, text) {
+        return Ok(format);
+    }
     if first.starts_with('<') && text.contains("<nvidia_smi_log") {
         return Ok(Format::SmiXml);
     }
@@ -299,6 +304,10 @@ fn is_smi_banner(line: &str) -> bool {
 /// CSV: nvidia-smi query output (with or without a header), or one of the
 /// documented tables.
 fn csv_format(first: &str, text: &str) -> Option<Format> {
+    // A price catalog, by the columns only it has.
+    if let Some(f) = super::parsers::price_catalogs::csv_format(first, text) {
+        return Some(f);
+    }
     if let Some(f) = table_format(first) {
         return Some(f);
     }
@@ -504,35 +513,117 @@ mod tests {
         }
     }
 
+    /// The first 64 KiB of a file as the importer hands them to `detect`:
+    /// decompressed and decoded to UTF-8.
+    fn head_of(path: &std::path::Path) -> Vec<u8> {
+        use std::io::Read;
+        let file = std::fs::File::open(path).unwrap();
+        let (text, _) = crate::decode::decode(file).unwrap();
+        let mut head = Vec::new();
+        // A cut-off gzip still leaves a head.
+        let _ = text.take(64 << 10).read_to_end(&mut head);
+        head
+    }
+
+    fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+
+    const PRICE_FORMATS: &[Format] = &[
+        Format::SkypilotCatalog,
+        Format::GpuhuntCatalog,
+        Format::AwsPriceList,
+        Format::AliyunPrice,
+        Format::TencentPrice,
+        Format::HuaweiPrice,
+    ];
+
+    /// Every price catalog and answer fixture is recognised as its format,
+    /// and no other fixture is taken for one: the catalogs' checks come
+    /// before other formats' and must steal none of them.
+    #[test]
+    fn price_fixtures_are_recognised_and_steal_no_other_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let catalogs: &[(&str, Format)] = &[
+            ("skypilot-aws-vms.csv", Format::SkypilotCatalog),
+            ("gpuhunt-aws.csv", Format::GpuhuntCatalog),
+            ("aws-price-list-ec2.csv", Format::AwsPriceList),
+            ("aliyun-describe-price.json", Format::AliyunPrice),
+            ("aliyun-describe-price-list.json", Format::AliyunPrice),
+            ("aliyun-describe-price-bare.json", Format::AliyunPrice),
+            ("tencent-inquiry-price.json", Format::TencentPrice),
+            ("tencent-inquiry-price-bare.txt", Format::TencentPrice),
+            ("huawei-resource-ratings.json", Format::HuaweiPrice),
+            ("huawei-resource-ratings-bare.json", Format::HuaweiPrice),
+        ];
+        for (name, want) in catalogs {
+            let path = root.join("logs/catalogs").join(name);
+            assert_eq!(detect(&head_of(&path)), Ok(*want), "{name}");
+        }
+        let mut files = Vec::new();
+        files_under(&root, &mut files);
+        let mut others = 0;
+        for path in files {
+            if path.starts_with(root.join("logs/catalogs")) {
+                continue;
+            }
+            others += 1;
+            let got = detect(&head_of(&path));
+            assert!(
+                !got.as_ref().is_ok_and(|f| PRICE_FORMATS.contains(f)),
+                "{} is now read as {got:?}",
+                path.display()
+            );
+        }
+        assert!(others > 100, "{others} other fixtures");
+    }
+
+    #[test]
+    fn price_shapes_are_recognised() {
+        let cases: &[(&str, Format)] = &[
+            (
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,AvailabilityZone\n",
+                Format::SkypilotCatalog,
+            ),
+            (
+                "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags\n",
+                Format::GpuhuntCatalog,
+            ),
+            (
+                "\"SKU\",\"OfferTermCode\",\"RateCode\",\"TermType\",\"Unit\",\"PricePerUnit\",\"Currency\",\"Instance Type\"\n",
+                Format::AwsPriceList,
+            ),
+            (
+                "{\"RequestId\": \"x\", \"PriceInfo\": {\"Price\": {\"TradePrice\": 45.6}}}\n",
+                Format::AliyunPrice,
+            ),
+            (
+                "Inquiry result:\n{\"Response\": {\"Price\": {\"InstancePrice\": {\"UnitPrice\": 30.2}}}}\n",
+                Format::TencentPrice,
+            ),
+            (
+                "[{\"request\": {}, \"response\": {\"amount\": 1, \"official_website_amount\": 1, \"product_rating_results\": []}}]\n",
+                Format::HuaweiPrice,
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(detect(text.as_bytes()), Ok(*want), "{text:?}");
+        }
+        // The offer file's metadata alone, without its header, is no catalog.
+        assert!(detect(b"\"FormatVersion\",\"v1.0\"\n\"OfferCode\",\"AmazonEC2\"\n").is_err());
+    }
+
     #[test]
     fn unknown_content_asks_for_the_format() {
         let e = detect(b"hello world\n").unwrap_err();
         assert!(e.contains("--format"), "{e}");
         assert_eq!(detect(b"").unwrap_err(), "the file is empty");
-    }
-}
-
-#[cfg(test)]
-mod tmp_baseline {
-    #[test]
-    fn tmp_dump_detection() {
-        use std::io::Read;
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-        let mut out = Vec::new();
-        let mut stack = vec![root.clone()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() { stack.push(p); continue; }
-                let f = std::fs::File::open(&p).unwrap();
-                let got = match crate::decode::decode(f) {
-                    Ok((r, _)) => { let mut h = Vec::new(); let _ = r.take(64 << 10).read_to_end(&mut h); format!("{:?}", super::detect(&h)) }
-                    Err(e) => format!("decode error {e}"),
-                };
-                out.push(format!("{}\t{}", p.strip_prefix(&root).unwrap().display(), got));
-            }
-        }
-        out.sort();
-        std::fs::write("/tmp/detect_baseline.txt", out.join("\n")).unwrap();
     }
 }

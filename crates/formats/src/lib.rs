@@ -66,6 +66,12 @@ labelled_enum! {
         BillingTable => "billing-lines",
         BillingEvents => "billing-events",
         BillExport => "bill-export",
+        SkypilotCatalog => "skypilot-catalog",
+        GpuhuntCatalog => "gpuhunt-catalog",
+        AwsPriceList => "aws-price-list",
+        AliyunPrice => "aliyun-price",
+        TencentPrice => "tencent-price",
+        HuaweiPrice => "huawei-price",
     }
 }
 
@@ -79,7 +85,15 @@ impl Format {
             Format::StartupTable => RunKind::Startup,
             Format::SwitchTable | Format::DriftLog => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,
-            Format::BillingTable | Format::BillingEvents | Format::BillExport => RunKind::Billing,
+            Format::BillingTable
+            | Format::BillingEvents
+            | Format::BillExport
+            | Format::SkypilotCatalog
+            | Format::GpuhuntCatalog
+            | Format::AwsPriceList
+            | Format::AliyunPrice
+            | Format::TencentPrice
+            | Format::HuaweiPrice => RunKind::Billing,
             _ => RunKind::Sustain,
         }
     }

@@ -48,6 +48,8 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
         window: window(r.since.as_deref(), r.until.as_deref())?,
         // The matrix shows scores; a cell's sources come from `explain`.
         sources: Sources::None,
+        // The workspace's currency, else the one most prices are in.
+        currency: None,
     })
 }
 

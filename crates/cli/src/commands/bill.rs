@@ -190,6 +190,22 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
             r.billed_seconds,
             amounts.join(", ")
         ));
+        if r.seconds_unmeasured > 0.0 {
+            let unmeasured: Vec<String> = r
+                .unmeasured_amounts
+                .iter()
+                .map(|(currency, amount)| format!("{amount} {currency}"))
+                .collect();
+            text.push_str(&format!(
+                "  {:.0} billed seconds no measurement covers ({}): not borne out, not disputed — measure them to settle\n",
+                r.seconds_unmeasured,
+                unmeasured.join(", ")
+            ));
+        }
+        if !r.rows.is_empty() {
+            let kinds: Vec<String> = r.rows.iter().map(|(f, n)| format!("{n} {f}")).collect();
+            text.push_str(&format!("  rows: {}\n", kinds.join(", ")));
+        }
         let mut t = output::table(&[
             "finding",
             "line",
@@ -207,12 +223,21 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
                     (Some(a), Some(c)) => format!("{:.0} s, {a} {c}", d.billed_seconds),
                     _ => "–".into(),
                 },
-                format!(
-                    "{:.0} s, {} {}",
-                    d.seconds_in_question,
-                    d.amount_in_question,
-                    d.currency.as_deref().unwrap_or("")
-                ),
+                if d.seconds_unmeasured > 0.0 {
+                    format!(
+                        "{:.0} s unmeasured, {} {}",
+                        d.seconds_unmeasured,
+                        d.amount_unmeasured,
+                        d.currency.as_deref().unwrap_or("")
+                    )
+                } else {
+                    format!(
+                        "{:.0} s, {} {}",
+                        d.seconds_in_question,
+                        d.amount_in_question,
+                        d.currency.as_deref().unwrap_or("")
+                    )
+                },
                 d.evidence.clone(),
             ]);
         }

@@ -282,11 +282,19 @@ fn reconciled(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
                 r.seconds_in_question,
                 r.billed_seconds,
                 Some(format!(
-                    "{:.0} of {:.0} billed seconds in question over {} line(s): {}",
+                    "{:.0} of {:.0} billed seconds in question over {} line(s): {}{}",
                     r.seconds_in_question,
                     r.billed_seconds,
                     r.lines,
-                    amounts.join(", ")
+                    amounts.join(", "),
+                    if r.seconds_unmeasured > 0.0 {
+                        format!(
+                            "; {:.0} billed seconds no measurement covers (not borne out, not counted here)",
+                            r.seconds_unmeasured
+                        )
+                    } else {
+                        String::new()
+                    }
                 )),
             ),
             sources: sources(100.0 * r.seconds_in_question / r.billed_seconds),

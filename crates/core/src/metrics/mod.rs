@@ -175,11 +175,20 @@ pub struct PlatformEvidence {
     /// Money metrics left out for want of a rate into the reporting
     /// currency (`rates::make_comparable`), with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_comparable: Vec<crate::rates::NotComparable>,
+    pub not_comparable: Vec<NotComparable>,
     /// The metrics its latest runs are worse on (the history test over
     /// each metric's per-run values), found while the runs are at hand so
     /// that evidence without its sources still carries them.
     pub degradations: Vec<MetricDegradation>,
+}
+
+/// A money metric a platform has no figure for in the reporting currency:
+/// its prices are in another and no rate joins the two.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotComparable {
+    pub key: String,
+    /// "not comparable: USD prices and no USD→CNY rate (breakpoint rates add USD CNY RATE)"
+    pub reason: String,
 }
 
 /// A metric a platform got worse on, and the recent runs judged.

@@ -13,9 +13,13 @@
 //!   billing probe), or beyond the period the line itself names: the
 //!   billing unit's rounding.
 //!
-//! Lines no evidence matches and evidence no line bills are listed, priced
-//! at nothing: they are questions, not claims. The amount in question is the
-//! line's amount × seconds in question ÷ seconds billed, to the cent.
+//! Billed time no measurement covers — a 3-hour line over a log of its
+//! first 44 minutes, or a line no evidence matches at all — is
+//! **unmeasured**: neither in question nor borne out, counted and priced
+//! on its own so that a sheet never reads an uncovered line as settled.
+//! Evidence no line bills is listed, priced at nothing. The amount in
+//! question (or unmeasured) is the line's amount × those seconds ÷ seconds
+//! billed, to the cent.
 //!
 //! Bills are read a line at a time: a million lines take the memory of a
 //! few. Every row of the sheet goes to the caller as it is found (the CSV
@@ -46,6 +50,8 @@ pub enum Finding {
     Rounding,
     /// A line no evidence matches.
     Unmatched,
+    /// Billed time of a matched line that its evidence does not cover.
+    Unmeasured,
     /// Evidence no line bills.
     NotBilled,
 }
@@ -58,6 +64,7 @@ impl Finding {
             Finding::AfterTeardown => "after-teardown",
             Finding::Rounding => "rounding",
             Finding::Unmatched => "unmatched",
+            Finding::Unmeasured => "unmeasured",
             Finding::NotBilled => "not-billed",
         }
     }
@@ -68,6 +75,7 @@ impl Finding {
             Finding::AfterTeardown => "billed after the measured teardown",
             Finding::Rounding => "rounding beyond the job or its period",
             Finding::Unmatched => "no measurement of this instance",
+            Finding::Unmeasured => "billed beyond what was measured",
             Finding::NotBilled => "measured, but on no bill line",
         }
     }
@@ -91,6 +99,10 @@ pub struct Dispute {
     pub evidence_runs: Vec<i64>,
     pub seconds_in_question: f64,
     pub amount_in_question: Decimal,
+    /// Billed seconds no measurement covers (neither in question nor borne
+    /// out), and their price.
+    pub seconds_unmeasured: f64,
+    pub amount_unmeasured: Decimal,
 }
 
 /// Every bill line of a platform read against its evidence.
@@ -102,8 +114,13 @@ pub struct Reconciliation {
     pub sampled_billed_seconds: f64,
     pub idle_seconds: f64,
     pub seconds_in_question: f64,
+    /// Billed seconds no measurement covers: lines no evidence matches,
+    /// and the part of matched lines beyond their evidence.
+    pub seconds_unmeasured: f64,
     /// Per currency: amount billed, amount in question.
     pub amounts: BTreeMap<String, (Decimal, Decimal)>,
+    /// Per currency: the amount billed for unmeasured time.
+    pub unmeasured_amounts: BTreeMap<String, Decimal>,
     /// The rows kept for reading (at most [`LISTED`]), in line order.
     pub disputes: Vec<Dispute>,
     /// Rows of the sheet found but not kept in `disputes`: the CSV
@@ -295,12 +312,17 @@ pub fn reconcile_each(
             evidence_runs: vec![e.run_id],
             seconds_in_question: 0.0,
             amount_in_question: money::to_cents(Decimal::ZERO),
+            seconds_unmeasured: 0.0,
+            amount_unmeasured: money::to_cents(Decimal::ZERO),
         };
         row(d, &mut out)?;
     }
     // Amounts in question to the cent, also where there were none.
     for (_, question) in out.amounts.values_mut() {
         *question = money::to_cents(*question);
+    }
+    for amount in out.unmeasured_amounts.values_mut() {
+        *amount = money::to_cents(*amount);
     }
     (out.disputes, out.unlisted) = listing.rows();
     Ok(out)
@@ -470,8 +492,26 @@ fn dispute(
         currency: Some(line.currency.clone()),
         evidence,
         evidence_runs: runs,
-        seconds_in_question: seconds,
-        amount_in_question: price(line, seconds),
+        seconds_in_question: if finding == Finding::Unmeasured {
+            0.0
+        } else {
+            seconds
+        },
+        amount_in_question: if finding == Finding::Unmeasured {
+            money::to_cents(Decimal::ZERO)
+        } else {
+            price(line, seconds)
+        },
+        seconds_unmeasured: if finding == Finding::Unmeasured {
+            seconds
+        } else {
+            0.0
+        },
+        amount_unmeasured: if finding == Finding::Unmeasured {
+            price(line, seconds)
+        } else {
+            money::to_cents(Decimal::ZERO)
+        },
     }
 }
 
@@ -499,11 +539,15 @@ fn judge(
             .map(|h| format!(" or {h}"))
             .unwrap_or_default();
         let why = format!("no run names {}{host}", line.instance);
-        return Ok(vec![dispute(
-            bill_run,
-            line,
-            (Finding::Unmatched, 0.0, why, Vec::new()),
-        )]);
+        let mut d = dispute(bill_run, line, (Finding::Unmatched, 0.0, why, Vec::new()));
+        // Every second of it is unmeasured.
+        d.seconds_unmeasured = line.billed_seconds;
+        d.amount_unmeasured = money::to_cents(line.amount);
+        out.seconds_unmeasured += d.seconds_unmeasured;
+        *out.unmeasured_amounts
+            .entry(line.currency.clone())
+            .or_default() += line.amount;
+        return Ok(vec![d]);
     }
     let mut found: Vec<Found> = Vec::new();
     // A line that bills more seconds than its own period: the unit's
@@ -517,10 +561,43 @@ fn judge(
         );
         found.push((Finding::Rounding, rounding_s, why, Vec::new()));
     }
-    for i in matched {
-        evidence[i].matched = true;
-        if let Some(f) = finding(store, &evidence[i], line, rounding_s, out)? {
+    let mut covered_s = 0.0;
+    let mut samples_only = true;
+    let mut spans: Vec<(i64, i64)> = Vec::new();
+    for i in &matched {
+        let e = &mut evidence[*i];
+        e.matched = true;
+        samples_only &= e.kind == Kind::Samples;
+        spans.push((
+            e.from_ms.max(from_ms(line)),
+            e.to_ms.min(line.end.as_millisecond()),
+        ));
+        if let Some(f) = finding(store, e, line, rounding_s, &mut covered_s, out)? {
             found.push(f);
+        }
+    }
+    // Billed within the period beyond what the samples cover: a log of the
+    // first 44 minutes of a 3-hour line bears out 44 minutes, no more.
+    if samples_only {
+        let billed = line.billed_seconds - rounding_s;
+        let unmeasured = (billed - covered_s).max(0.0);
+        if unmeasured > SLACK_S {
+            spans.sort_unstable();
+            let covered: Vec<String> = spans
+                .iter()
+                .filter(|(a, b)| b > a)
+                .map(|(a, b)| format!("{}–{}", clock(*a), clock(*b)))
+                .collect();
+            let why = format!(
+                "{covered_s:.0} s of {billed:.0} s billed covered by measurements ({})",
+                if covered.is_empty() {
+                    "none in the billed period".to_string()
+                } else {
+                    covered.join(", ")
+                }
+            );
+            let runs = matched.iter().map(|i| evidence[*i].run_id).collect();
+            found.push((Finding::Unmeasured, unmeasured, why, runs));
         }
     }
     // One line's findings never question more than it billed.
@@ -538,7 +615,24 @@ fn judge(
         out.seconds_in_question += d.seconds_in_question;
         question.1 += d.amount_in_question;
     }
+    for d in &disputes {
+        out.seconds_unmeasured += d.seconds_unmeasured;
+        *out.unmeasured_amounts
+            .entry(line.currency.clone())
+            .or_default() += d.amount_unmeasured;
+    }
     Ok(disputes)
+}
+
+fn from_ms(line: &BillingLine) -> i64 {
+    line.start.as_millisecond()
+}
+
+/// "10:44:00Z" of a time in milliseconds.
+fn clock(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|t| t.strftime("%Y-%m-%d %H:%M:%SZ").to_string())
+        .unwrap_or_default()
 }
 
 /// What one piece of evidence questions in a line's billed time, if
@@ -548,6 +642,7 @@ fn finding(
     e: &Evidence,
     line: &BillingLine,
     rounding_s: f64,
+    covered_s: &mut f64,
     out: &mut Reconciliation,
 ) -> Result<Option<Found>> {
     let (from, to) = (line.start.as_millisecond(), line.end.as_millisecond());
@@ -561,6 +656,7 @@ fn finding(
             // beyond the seconds a GPU worked: a line that bills compute
             // alone questions nothing here.
             let billed = (line.billed_seconds - rounding_s).min(covered);
+            *covered_s = (*covered_s + billed).min(line.billed_seconds - rounding_s);
             let idle = (billed - busy).max(0.0);
             out.sampled_billed_seconds += billed;
             out.idle_seconds += idle;
@@ -646,6 +742,8 @@ mod tests {
             evidence_runs: Vec::new(),
             seconds_in_question: seconds,
             amount_in_question: Decimal::new(amount, 2),
+            seconds_unmeasured: 0.0,
+            amount_unmeasured: Decimal::ZERO,
         };
         let mut listing = Listing::new(3);
         for (amount, seconds) in [(5, 1.0), (1, 1.0), (9, 1.0), (0, 9.0), (7, 1.0), (0, 0.0)] {

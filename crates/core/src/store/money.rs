@@ -3,8 +3,8 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::Store;
+use crate::domain::money::ExchangeRate;
 use crate::error::{Error, Result};
-use crate::rates::ExchangeRate;
 
 impl Store {
     /// Add rates; a rate of the same pair and day replaces the earlier

@@ -50,7 +50,14 @@ fn sheet_each(
     Ok(out)
 }
 
-const CSV_HEADER: &str = "platform,finding,line_id,instance,billed_from,billed_to,billed_seconds,amount,currency,seconds_in_question,amount_in_question,evidence,evidence_runs,bill_run\n";
+const CSV_HEADER: &str = "platform,finding,line_id,instance,billed_from,billed_to,billed_seconds,amount,currency,seconds_in_question,amount_in_question,seconds_unmeasured,amount_unmeasured,evidence,evidence_runs,bill_run\n";
+
+/// Seconds as exact text to the millisecond: "108.324", "3600", never
+/// 108.32399999999961.
+fn seconds(s: f64) -> String {
+    let text = format!("{s:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
 
 /// The sheet as CSV into `out`, every row (also those a sheet does not
 /// keep), amounts exactly as priced, each row written as it is found; the
@@ -82,11 +89,13 @@ fn row(platform: &str, d: &Dispute) -> Vec<String> {
         d.instance.clone(),
         time(d.billed_from),
         time(d.billed_to),
-        format!("{}", d.billed_seconds),
+        seconds(d.billed_seconds),
         d.amount.map(|a| a.to_string()).unwrap_or_default(),
         d.currency.clone().unwrap_or_default(),
-        format!("{}", d.seconds_in_question),
+        seconds(d.seconds_in_question),
         d.amount_in_question.to_string(),
+        seconds(d.seconds_unmeasured),
+        d.amount_unmeasured.to_string(),
         d.evidence.clone(),
         d.evidence_runs
             .iter()
@@ -100,6 +109,13 @@ fn row(platform: &str, d: &Dispute) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use crate::text::csv_cell as quoted;
+
+    #[test]
+    fn seconds_are_written_without_float_dust() {
+        assert_eq!(super::seconds(108.32399999999961), "108.324");
+        assert_eq!(super::seconds(3600.0), "3600");
+        assert_eq!(super::seconds(0.5), "0.5");
+    }
 
     #[test]
     fn cells_are_quoted_and_never_formulas() {

@@ -15,6 +15,7 @@ mod memory_health;
 pub mod network_log;
 mod npu_smi;
 pub mod perf_log;
+pub(crate) mod price_catalogs;
 mod probe_log;
 mod prometheus;
 mod script_log;
@@ -43,6 +44,12 @@ pub fn parse<R: BufRead>(
         Format::DriftLog => drift_log::parse(input, ctx, b),
         Format::PerfLog => perf_log::parse(input, ctx, b),
         Format::BillExport => bill_export::parse(input, ctx, b),
+        Format::SkypilotCatalog => price_catalogs::parse_skypilot(input, ctx, b),
+        Format::GpuhuntCatalog => price_catalogs::parse_gpuhunt(input, ctx, b),
+        Format::AwsPriceList => price_catalogs::parse_aws_price_list(input, ctx, b),
+        Format::AliyunPrice => price_catalogs::parse_aliyun(input, ctx, b),
+        Format::TencentPrice => price_catalogs::parse_tencent(input, ctx, b),
+        Format::HuaweiPrice => price_catalogs::parse_huawei(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

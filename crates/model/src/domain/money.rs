@@ -57,6 +57,49 @@ pub fn non_negative(field: &str, amount: Decimal) -> Checked<Decimal> {
     Ok(amount)
 }
 
+/// A rate as the user states it: `to` units for one `from`, on a day.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ExchangeRate {
+    pub from: String,
+    pub to: String,
+    /// Written as exact decimal text.
+    pub rate: Decimal,
+    pub on: jiff::civil::Date,
+    pub source: Option<String>,
+}
+
+impl ExchangeRate {
+    pub fn new(
+        from: &str,
+        to: &str,
+        rate: Decimal,
+        on: jiff::civil::Date,
+        source: Option<String>,
+    ) -> Checked<Self> {
+        let from = super::validate::currency("from", from)?;
+        let to = super::validate::currency("to", to)?;
+        if from == to {
+            return Err(ValidationError::new(
+                "to",
+                format!("a rate from {from} to itself is 1"),
+            ));
+        }
+        if rate <= Decimal::ZERO {
+            return Err(ValidationError::new(
+                "rate",
+                format!("{rate} is not a rate: it must be above 0"),
+            ));
+        }
+        Ok(ExchangeRate {
+            from,
+            to,
+            rate,
+            on,
+            source: super::validate::optional_text(source),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
