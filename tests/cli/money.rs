@@ -208,7 +208,7 @@ fn a_long_job_is_priced_under_the_cheapest_mode_that_fits() {
         "--price-on-demand",
         "8",
         "--price-monthly",
-        "3000",
+        "4",
         "--price-spot",
         "3",
     ]);
@@ -227,16 +227,74 @@ fn a_long_job_is_priced_under_the_cheapest_mode_that_fits() {
             .unwrap()
             .to_string()
     };
-    assert_eq!(amount("monthly"), "72000.00");
+    // 3 months × 720 h × 8 GPUs at 4 an hour on the monthly plan.
+    assert_eq!(amount("monthly"), "69120.00");
     assert_eq!(amount("on-demand"), "138240.00");
     // Spot is cheaper still, shown, and not chosen: it may be reclaimed.
     assert_eq!(amount("spot"), "51840.00");
     let text = ws.ok(&["bill", "--workload", "compute=90d,gpus=8"]);
     assert!(
-        text.contains("cheapest: monthly 72000.00 CNY (3 month(s) × 8 GPU(s)"),
+        text.contains("cheapest: monthly 69120.00 CNY (3 month(s) × 8 GPU(s) × 720 h"),
         "{text}"
     );
     assert!(text.contains("1 hour units"), "{text}");
     ws.ok(&["billing", "set", "--platform", "P", "--granularity", "1d"]);
     assert!(ws.ok(&["bill"]).contains("1 day units"));
+}
+
+/// A SkyPilot catalog prices the offering it names, per accelerator-hour,
+/// with its source and day; a quote that does not say the card's memory
+/// prices no offering that does; the cards without an offering are named
+/// with the command that adds one.
+#[test]
+fn a_catalog_prices_the_offerings_it_names() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "AWS"]);
+    ws.ok(&[
+        "offering",
+        "add",
+        "--platform",
+        "AWS",
+        "--accelerator",
+        "A100-80GB",
+        "--count",
+        "8",
+        "--currency",
+        "USD",
+    ]);
+    let out = ws.ok(&[
+        "import",
+        "--platform",
+        "AWS",
+        &crate::util::fixture("catalogs/skypilot-aws-vms.csv"),
+    ]);
+    assert!(out.contains("skypilot-catalog → run 1"), "{out}");
+    assert!(
+        out.contains("offering #1 (8 × NVIDIA A100 80GB) priced: on-demand 5.120713 USD/GPU-hour (p4de.24xlarge, us-east-1)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("no offering of 8 × NVIDIA H100 80GB (from 6.8800 USD/GPU-hour on demand"),
+        "{out}"
+    );
+    let offerings = ws.json(&["offering", "list"]);
+    let prices = &offerings[0]["prices"];
+    assert_eq!(prices["on_demand"].as_f64(), Some(5.120713));
+    assert!(
+        prices["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("skypilot-catalog"),
+        "{prices}"
+    );
+    assert!(prices["priced_on"].is_string(), "{prices}");
+    ws.ok(&["billing", "set", "--platform", "AWS", "--granularity", "1"]);
+    let bill = ws.json(&["bill"]);
+    assert!(
+        bill["bills"][0]["offering"]
+            .as_str()
+            .unwrap()
+            .contains("price from skypilot-catalog"),
+        "{bill}"
+    );
 }

@@ -194,6 +194,9 @@ fn describe(result: &FileResult) -> String {
                     replaced.run_id, replaced.change
                 ));
             }
+            for line in &r.priced {
+                text.push_str(&format!("  {line}\n"));
+            }
             for found in &r.found {
                 text.push_str(&format!("  found: {found}\n"));
             }

@@ -14,6 +14,7 @@
 //! read whole (silences, lost GPUs, implausible times).
 
 pub mod bundle;
+mod catalog;
 mod hashing;
 mod known_bill_lines;
 mod numbering;
@@ -245,6 +246,8 @@ pub struct ImportReport {
     /// Which zone times written without one were read in, and why, where
     /// the log wrote such times and the user named no zone.
     pub zone_note: Option<String>,
+    /// What a price catalog did to the platform's offerings, line by line.
+    pub priced: Vec<String>,
 }
 
 /// A run of the same log, read with other options, that a new import took
@@ -784,12 +787,26 @@ fn complete(
     }
     built.events.extend(found.events);
     built.events.sort_by_key(|e| e.at);
+    let priced = if built.price_quotes.is_empty() {
+        Vec::new()
+    } else {
+        let platform_id = store.run(run_id)?.platform_id;
+        let today = TimeZone::UTC.to_datetime(Timestamp::now()).date();
+        catalog::apply(
+            store,
+            platform_id,
+            &format!("{} {file_name}", format.as_str()),
+            &built.price_quotes,
+            Some(today),
+        )?
+    };
     let records = RunRecords {
         events: built.events,
         startup_attempts: built.startup_attempts,
         switch_attempts: built.switch_attempts,
         fault_drills: built.fault_drills,
         billing_lines: built.billing_lines,
+        price_quotes: built.price_quotes,
     };
     let record_count = records.len() as u64 + built.metadata_records;
     let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
@@ -840,6 +857,7 @@ fn complete(
         found,
         replaced: None,
         zone_note: None,
+        priced,
     };
     Ok((records, completion, report))
 }

@@ -46,6 +46,31 @@ pub struct Priced {
     pub why: String,
 }
 
+/// A price older than this many days is flagged wherever it is used: a
+/// catalog of last season is no quote.
+pub const STALE_AFTER_DAYS: i64 = 90;
+
+/// "; price from skypilot-catalog vms.csv on 2026-12-01", with "STALE (…)"
+/// past [`STALE_AFTER_DAYS`]; nothing for a price typed without a source.
+pub fn provenance(prices: &crate::domain::Prices) -> String {
+    let today = jiff::tz::TimeZone::UTC
+        .to_datetime(jiff::Timestamp::now())
+        .date();
+    let mut out = String::new();
+    if let Some(source) = &prices.source {
+        out.push_str(&format!("; price from {source}"));
+    }
+    if let Some(on) = prices.priced_on {
+        out.push_str(&format!(" on {on}"));
+        if let Some(age) = prices.age_days(today).filter(|a| *a > STALE_AFTER_DAYS) {
+            out.push_str(&format!(
+                " — STALE: {age} days old (more than {STALE_AFTER_DAYS}); import a current catalog"
+            ));
+        }
+    }
+    out
+}
+
 /// The offering a platform's evidence is priced at (`Priced`): the one
 /// most of its runs name, else the cheapest of the card most of its runs
 /// saw, else its only priced offering. `None` where it has none priced, or
@@ -61,7 +86,7 @@ pub fn price(store: &Store, platform: &Platform, runs: &[Run]) -> Result<Option<
         offering_id: o.id,
         price: o.prices.on_demand.unwrap_or(0.0),
         currency: o.prices.currency.clone(),
-        why,
+        why: format!("{why}{}", provenance(&o.prices)),
     };
     let named = |o: &crate::domain::Offering| {
         format!("#{}, {} × {}", o.id, o.count, o.accelerator.canonical)
@@ -487,7 +512,27 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
 
 #[cfg(test)]
 mod unit_tests {
-    use super::unit_for;
+    use super::{provenance, unit_for};
+
+    #[test]
+    fn a_price_says_its_source_and_day_and_an_old_one_is_flagged() {
+        let mut prices = crate::domain::Prices::new("USD", Some(4.0), None, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(provenance(&prices), "");
+        prices.source = Some("skypilot-catalog vms.csv".into());
+        prices.priced_on = "2020-01-01".parse().ok();
+        let said = provenance(&prices);
+        assert!(
+            said.starts_with("; price from skypilot-catalog vms.csv on 2020-01-01 — STALE: "),
+            "{said}"
+        );
+        prices.priced_on = Some(
+            jiff::tz::TimeZone::UTC
+                .to_datetime(jiff::Timestamp::now())
+                .date(),
+        );
+        assert!(!provenance(&prices).contains("STALE"));
+    }
 
     #[test]
     fn units_from_a_probe_job_and_its_bill() {

@@ -29,7 +29,7 @@ fn platform_from_row(r: &Row<'_>) -> rusqlite::Result<Platform> {
 
 const OFFERING_COLUMNS: &str = "id, platform_id, accelerator_raw, vendor, count, vram_gib, \
      form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region, min_driver, \
-     min_cuda, currency, price_on_demand, price_spot, price_monthly";
+     min_cuda, currency, price_on_demand, price_spot, price_monthly, price_source, priced_on";
 
 fn offering_from_row(r: &Row<'_>) -> rusqlite::Result<Offering> {
     let raw: String = r.get(2)?;
@@ -58,6 +58,8 @@ fn offering_from_row(r: &Row<'_>) -> rusqlite::Result<Offering> {
             on_demand: r.get(16)?,
             spot: r.get(17)?,
             monthly: r.get(18)?,
+            source: r.get(19)?,
+            priced_on: r.get::<_, Option<String>>(20)?.and_then(|d| d.parse().ok()),
         },
     })
 }
@@ -308,8 +310,10 @@ impl Store {
         self.conn().execute(
             "INSERT INTO offerings (platform_id, accelerator_raw, vendor, count, vram_gib,
                  form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region,
-                 min_driver, min_cuda, currency, price_on_demand, price_spot, price_monthly)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                 min_driver, min_cuda, currency, price_on_demand, price_spot, price_monthly,
+                 price_source, priced_on)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 ?19, ?20)",
             params![
                 offering.platform_id,
                 offering.accelerator.raw,
@@ -329,12 +333,36 @@ impl Store {
                 offering.prices.on_demand,
                 offering.prices.spot,
                 offering.prices.monthly,
+                offering.prices.source,
+                offering.prices.priced_on.map(|d| d.to_string()),
             ],
         )?;
         Ok(Offering {
             id: self.conn().last_insert_rowid(),
             ..offering.clone()
         })
+    }
+
+    /// Replace an offering's prices (from a catalog), with their source and day.
+    pub fn set_offering_prices(&self, id: i64, prices: &Prices) -> Result<()> {
+        let changed = self.conn().execute(
+            "UPDATE offerings SET currency = ?2, price_on_demand = ?3, price_spot = ?4,
+                 price_monthly = ?5, price_source = ?6, priced_on = ?7
+             WHERE id = ?1",
+            params![
+                id,
+                prices.currency,
+                prices.on_demand,
+                prices.spot,
+                prices.monthly,
+                prices.source,
+                prices.priced_on.map(|d| d.to_string()),
+            ],
+        )?;
+        if changed == 0 {
+            return Err(Error::not_found("offering", id));
+        }
+        Ok(())
     }
 
     /// Offerings of one platform, or of all platforms.

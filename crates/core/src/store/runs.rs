@@ -119,6 +119,8 @@ pub struct RunRecords {
     pub switch_attempts: Vec<SwitchAttempt>,
     pub fault_drills: Vec<FaultDrill>,
     pub billing_lines: Vec<BillingLine>,
+    /// Prices a catalog states.
+    pub price_quotes: Vec<crate::domain::PriceQuote>,
 }
 
 impl RunRecords {
@@ -129,6 +131,7 @@ impl RunRecords {
             + self.switch_attempts.len()
             + self.fault_drills.len()
             + self.billing_lines.len()
+            + self.price_quotes.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -163,6 +166,7 @@ impl Store {
         self.add_startup_attempts(run_id, &r.startup_attempts)?;
         self.add_switch_attempts(run_id, &r.switch_attempts)?;
         self.add_fault_drills(run_id, &r.fault_drills)?;
+        self.add_price_quotes(run_id, &r.price_quotes)?;
         self.add_billing_lines(run_id, &r.billing_lines)
     }
 
@@ -503,6 +507,37 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn add_price_quotes(
+        &self,
+        run_id: i64,
+        quotes: &[crate::domain::PriceQuote],
+    ) -> Result<()> {
+        let mut stmt = self.conn().prepare_cached(
+            "INSERT INTO price_quotes (run_id, provider, region, zone, instance_type, accelerator,
+                 accelerator_count, vcpus, memory_gib, mode, price, per, currency, observed_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?;
+        for q in quotes {
+            stmt.execute(params![
+                run_id,
+                q.provider,
+                q.region,
+                q.zone,
+                q.instance_type,
+                q.accelerator,
+                q.accelerator_count,
+                q.vcpus,
+                q.memory_gib,
+                q.mode.to_string(),
+                q.price.to_string(),
+                q.per.to_string(),
+                q.currency,
+                q.observed_at.map(to_ms),
+            ])?;
+        }
+        Ok(())
     }
 
     pub fn add_billing_lines(&self, run_id: i64, lines: &[BillingLine]) -> Result<()> {

@@ -116,10 +116,14 @@ pub struct ModeCost {
 
 /// A month as providers bill it.
 const MONTH_S: f64 = 30.0 * 86_400.0;
+/// Its hours: a monthly price is kept per accelerator-hour so that modes
+/// compare; a month of one GPU costs it this many times.
+const MONTH_H: i64 = 720;
 
 /// The workload under each mode the offering prices: on-demand (its bill
-/// under the rule), monthly (each session rounded up to whole months of
-/// every GPU), spot (the on-demand rule at the spot price).
+/// under the rule), monthly (each session rounded up to whole 30-day
+/// months of every GPU, at the plan's price per accelerator-hour), spot
+/// (the on-demand rule at the spot price).
 fn mode_costs(
     workload: &Workload,
     rule: &BillingRule,
@@ -143,13 +147,16 @@ fn mode_costs(
             .map(|s| (s.wall_seconds() / MONTH_S).ceil().max(1.0))
             .sum();
         let amount = money::to_cents(
-            money::exact(monthly) * money::exact(months) * Decimal::from(workload.gpus),
+            money::exact(monthly)
+                * Decimal::from(MONTH_H)
+                * money::exact(months)
+                * Decimal::from(workload.gpus),
         );
         out.push(ModeCost {
             mode: BillingMode::Monthly,
             amount,
             how: format!(
-                "{months} month(s) × {} GPU(s) at {monthly} {currency}/GPU-month",
+                "{months} month(s) × {} GPU(s) × {MONTH_H} h at {monthly} {currency}/GPU-hour on the monthly plan",
                 workload.gpus
             ),
         });

@@ -35,6 +35,13 @@ pub struct Prices {
     pub spot: Option<f64>,
     /// A monthly subscription, expressed per accelerator-hour so modes compare.
     pub monthly: Option<f64>,
+    /// Where the prices come from ("skypilot-catalog vms.csv, us-east-1"),
+    /// where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The day the source gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priced_on: Option<jiff::civil::Date>,
 }
 
 impl Prices {
@@ -49,7 +56,15 @@ impl Prices {
             on_demand: validate::non_negative_opt("price_on_demand", on_demand)?,
             spot: validate::non_negative_opt("price_spot", spot)?,
             monthly: validate::non_negative_opt("price_monthly", monthly)?,
+            source: None,
+            priced_on: None,
         })
+    }
+
+    /// How old the prices are on `today`, in days, where their day is known.
+    pub fn age_days(&self, today: jiff::civil::Date) -> Option<i64> {
+        let on = self.priced_on?;
+        today.since(on).ok().map(|span| i64::from(span.get_days()))
     }
 
     pub fn for_mode(&self, mode: BillingMode) -> Option<f64> {

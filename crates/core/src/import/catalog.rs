@@ -1,0 +1,223 @@
+//! A price catalog's quotes price the platform's offerings they name: an
+//! offering of 8 × A100 80GB takes the price of an instance with 8 such
+//! cards, per accelerator-hour, with the catalog's name, region and day as
+//! its source. An offering is never made up from a catalog row: a catalog
+//! lists every instance type of every region, and the user says which
+//! they rent — the import names the cards it has prices for and no
+//! offering, with the command that adds one.
+//!
+//! Where the offering names no region the cheapest region's price is
+//! taken, and said; the offering's region is kept to otherwise. A catalog
+//! in another currency replaces the offering's prices whole (one offering,
+//! one currency); in the same currency it replaces the modes it prices.
+
+use std::collections::BTreeMap;
+
+use jiff::civil::Date;
+
+use crate::accelerator;
+use crate::domain::money::{self, Decimal};
+use crate::domain::{PricePer, PriceQuote, Prices, QuoteMode};
+use crate::error::Result;
+use crate::store::Store;
+
+/// Hours in the month of a monthly plan (prices are kept per hour).
+const MONTH_H: i64 = 720;
+/// At most this many cards without an offering are named.
+const NAMED: usize = 8;
+
+/// Price the platform's offerings from `quotes`; what was done, in words.
+pub(super) fn apply(
+    store: &Store,
+    platform_id: i64,
+    source: &str,
+    quotes: &[PriceQuote],
+    file_day: Option<Date>,
+) -> Result<Vec<String>> {
+    let mut said = Vec::new();
+    let usable: Vec<&PriceQuote> = quotes
+        .iter()
+        .filter(|q| q.accelerator.is_some() && q.accelerator_count.is_some())
+        .collect();
+    let unnamed = quotes.len() - usable.len();
+    if unnamed > 0 {
+        let mut types: Vec<&str> = quotes
+            .iter()
+            .filter(|q| q.accelerator.is_none() || q.accelerator_count.is_none())
+            .map(|q| q.instance_type.as_str())
+            .collect();
+        types.sort_unstable();
+        types.dedup();
+        let shown: Vec<&str> = types.iter().take(NAMED).copied().collect();
+        said.push(format!(
+            "{unnamed} quote(s) name no accelerator and count ({}{}): kept as evidence, no offering is priced from them",
+            shown.join(", "),
+            if types.len() > NAMED { ", …" } else { "" }
+        ));
+    }
+    let mut matched = vec![false; usable.len()];
+    for offering in store.offerings(Some(platform_id))? {
+        let mut best: BTreeMap<&'static str, (f64, &PriceQuote)> = BTreeMap::new();
+        for (i, q) in usable.iter().enumerate() {
+            let Some(card) = q.accelerator.as_deref().map(accelerator::normalise) else {
+                continue;
+            };
+            // A quote that does not say the card's memory prices no
+            // offering that does: "A100" may be the 40 GB card.
+            let memory_known = offering.accelerator.memory_gb.is_none() || card.memory_gb.is_some();
+            let same_card = memory_known
+                && (offering.accelerator.same_product(&card)
+                    || card.same_product(&offering.accelerator));
+            let same_region = offering.region.is_none()
+                || q.region.as_deref() == offering.region.as_deref()
+                || q.zone.as_deref() == offering.region.as_deref();
+            if !same_card || q.accelerator_count != Some(offering.count) || !same_region {
+                continue;
+            }
+            matched[i] = true;
+            let Some((mode, per_gpu_hour)) = per_gpu_hour(q) else {
+                continue;
+            };
+            let entry = best.entry(mode).or_insert((per_gpu_hour, q));
+            if per_gpu_hour < entry.0 {
+                *entry = (per_gpu_hour, q);
+            }
+        }
+        if best.is_empty() {
+            continue;
+        }
+        let currencies: Vec<&str> = best.values().map(|(_, q)| q.currency.as_str()).collect();
+        // One offering, one currency: the catalog's first, its others left.
+        let currency = currencies[0].to_string();
+        best.retain(|_, (_, q)| q.currency == currency);
+        let mut prices = if offering.prices.currency == currency {
+            offering.prices.clone()
+        } else {
+            Prices::new(&currency, None, None, None)?
+        };
+        let mut parts = Vec::new();
+        let mut newest: Option<Date> = None;
+        for (mode, (price, q)) in &best {
+            let rounded = (price * 1e6).round() / 1e6;
+            match *mode {
+                "on-demand" => prices.on_demand = Some(rounded),
+                "spot" => prices.spot = Some(rounded),
+                _ => prices.monthly = Some(rounded),
+            }
+            let day = q
+                .observed_at
+                .map(|t| jiff::tz::TimeZone::UTC.to_datetime(t).date())
+                .or(file_day);
+            newest = newest.max(day);
+            parts.push(format!(
+                "{mode} {rounded} {currency}/GPU-hour ({}{})",
+                q.instance_type,
+                q.region
+                    .as_deref()
+                    .map(|r| format!(", {r}"))
+                    .unwrap_or_default()
+            ));
+        }
+        prices.source = Some(source.to_string());
+        prices.priced_on = newest;
+        store.set_offering_prices(offering.id, &prices)?;
+        said.push(format!(
+            "offering #{} ({} × {}) priced: {}{}",
+            offering.id,
+            offering.count,
+            offering.accelerator.canonical,
+            parts.join("; "),
+            if offering.region.is_none() {
+                " — the cheapest region; give the offering a region to keep to one"
+            } else {
+                ""
+            }
+        ));
+    }
+    // Cards the catalog prices and the platform offers nothing of.
+    let mut missing: BTreeMap<(String, u32), (f64, &PriceQuote)> = BTreeMap::new();
+    for (i, q) in usable.iter().enumerate() {
+        if matched[i] {
+            continue;
+        }
+        let Some((mode, price)) = per_gpu_hour(q) else {
+            continue;
+        };
+        if mode != "on-demand" {
+            continue;
+        }
+        let card = accelerator::normalise(q.accelerator.as_deref().unwrap_or_default()).canonical;
+        let key = (card, q.accelerator_count.unwrap_or(1));
+        let entry = missing.entry(key).or_insert((price, q));
+        if price < entry.0 {
+            *entry = (price, q);
+        }
+    }
+    for ((card, count), (price, q)) in missing.iter().take(NAMED) {
+        said.push(format!(
+            "no offering of {count} × {card} (from {:.4} {}/GPU-hour on demand, {}): breakpoint offering add --accelerator \"{}\" --count {count} --currency {} … then import the catalog again",
+            price,
+            q.currency,
+            q.region.as_deref().unwrap_or("no region"),
+            q.accelerator.as_deref().unwrap_or(card),
+            q.currency
+        ));
+    }
+    if missing.len() > NAMED {
+        said.push(format!(
+            "… and {} more card(s) without an offering",
+            missing.len() - NAMED
+        ));
+    }
+    Ok(said)
+}
+
+/// A quote's mode and price per accelerator-hour, where it is one an
+/// offering keeps (on demand and spot by the hour, a monthly plan).
+fn per_gpu_hour(q: &PriceQuote) -> Option<(&'static str, f64)> {
+    let count = Decimal::from(q.accelerator_count?);
+    let hourly = match (q.mode, q.per) {
+        (QuoteMode::OnDemand, PricePer::Hour) => ("on-demand", q.price / count),
+        (QuoteMode::Spot, PricePer::Hour) => ("spot", q.price / count),
+        (QuoteMode::Monthly, PricePer::Month) => {
+            ("monthly", q.price / count / Decimal::from(MONTH_H))
+        }
+        _ => return None,
+    };
+    Some((hourly.0, money::to_f64(hourly.1)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn quote(mode: QuoteMode, per: PricePer, price: &str, count: u32) -> PriceQuote {
+        PriceQuote {
+            provider: None,
+            region: Some("us-east-1".into()),
+            zone: None,
+            instance_type: "p4de.24xlarge".into(),
+            accelerator: Some("A100-80GB".into()),
+            accelerator_count: Some(count),
+            vcpus: None,
+            memory_gib: None,
+            mode,
+            price: price.parse().unwrap(),
+            per,
+            currency: "USD".into(),
+            observed_at: None,
+        }
+    }
+
+    #[test]
+    fn quotes_become_prices_per_accelerator_hour() {
+        let q = quote(QuoteMode::OnDemand, PricePer::Hour, "40.96", 8);
+        assert_eq!(per_gpu_hour(&q), Some(("on-demand", 5.12)));
+        let q = quote(QuoteMode::Monthly, PricePer::Month, "28800", 8);
+        assert_eq!(per_gpu_hour(&q), Some(("monthly", 5.0)));
+        let q = quote(QuoteMode::Yearly, PricePer::Year, "300000", 8);
+        assert_eq!(per_gpu_hour(&q), None);
+    }
+}
