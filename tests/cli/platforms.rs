@@ -23,9 +23,14 @@ fn a_template_round_trips_its_unicode_name() {
 fn templates_are_listed_and_found_by_latin_alias() {
     let ws = Workspace::new();
     let templates = ws.json(&["platform", "templates"]);
-    assert_eq!(templates.as_array().unwrap().len(), 8);
+    assert_eq!(templates.as_array().unwrap().len(), 9);
     let out = ws.ok(&["platform", "add", "--template", "aliyun"]);
     assert!(out.starts_with("added platform 阿里云"), "{out}");
+    // AWS comes with its published on-demand rule and its source.
+    ws.ok(&["platform", "add", "--template", "ec2"]);
+    let rules = ws.json(&["billing", "show", "--platform", "AWS"]);
+    assert_eq!(rules[0]["granularity_s"], 1, "{rules}");
+    assert_eq!(rules[0]["minimum_charge_s"], 60, "{rules}");
     // The alias keeps working wherever a platform is named.
     assert_eq!(ws.json(&["platform", "show", "aliyun"])["name"], "阿里云");
 }

@@ -22,7 +22,18 @@ pub struct PlatformTemplate {
     pub claims: &'static [ClaimTemplate],
     /// The zone its machines' clocks keep (their region's): times a log
     /// writes without a zone are read in it unless `--tz` says otherwise.
-    pub zone: &'static str,
+    /// `None` for a provider of many regions.
+    pub zone: Option<&'static str>,
+    /// How the provider says it bills on demand, with where it says so;
+    /// `None` where no published rule is at hand.
+    pub billing: Option<TemplateBilling>,
+}
+
+/// A provider's published on-demand billing rule.
+pub struct TemplateBilling {
+    pub granularity_s: u32,
+    pub minimum_s: u32,
+    pub source: &'static str,
 }
 
 /// China Standard Time: the zone of every provider the templates name.
@@ -52,7 +63,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "AutoDL",
         aliases: &["autodl"],
         kind: PlatformKind::AiNative,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "GPU rental aimed at individuals and research groups (notebook and terminal workflow).",
         claims: &[
             claim(
@@ -82,7 +94,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "润云",
         aliases: &["runyun", "run-yun"],
         kind: PlatformKind::AiNative,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Specialised AI compute platform with distributed nodes and RDMA interconnect.",
         claims: &[
             claim(
@@ -112,7 +125,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "阿里云",
         aliases: &["aliyun", "alibaba-cloud", "alibaba"],
         kind: PlatformKind::Hyperscaler,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Public cloud; GPU instances integrate with VPC, access control, snapshots and billing tags.",
         claims: &[
             claim(
@@ -135,7 +149,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "腾讯云",
         aliases: &["tencent", "tencent-cloud", "tencentcloud"],
         kind: PlatformKind::Hyperscaler,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Public cloud; GPU compute for production, HAI for quick AI prototypes.",
         claims: &[
             claim(
@@ -158,7 +173,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "智星云",
         aliases: &["zhixingyun", "zhi-xing-yun"],
         kind: PlatformKind::AiNative,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "GPU cloud hosts, containers, bare metal and enterprise clusters.",
         claims: &[claim(
             "accelerators offered",
@@ -172,7 +188,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "百度智能云",
         aliases: &["baidu", "baidu-cloud", "baidu-ai-cloud"],
         kind: PlatformKind::Hyperscaler,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Public cloud with GPU monitoring and fault detection.",
         claims: &[claim(
             "diagnostics",
@@ -186,7 +203,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "华为云",
         aliases: &["huawei", "huawei-cloud", "huaweicloud"],
         kind: PlatformKind::Hyperscaler,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Public cloud offering NVIDIA GPUs and Ascend accelerators.",
         claims: &[claim(
             "accelerators offered",
@@ -200,7 +218,8 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
         name: "UCloud",
         aliases: &["ucloud"],
         kind: PlatformKind::Hyperscaler,
-        zone: CHINA,
+        zone: Some(CHINA),
+        billing: None,
         notes: "Public cloud; spot GPU instances suit interruptible, checkpointed work.",
         claims: &[claim(
             "interruption",
@@ -209,6 +228,19 @@ pub const TEMPLATES: &[PlatformTemplate] = &[
             "spot GPU instances may be reclaimed; this is part of the product",
             PARTNER_ASSESSMENT,
         )],
+    },
+    PlatformTemplate {
+        name: "AWS",
+        aliases: &["aws", "amazon", "ec2"],
+        kind: PlatformKind::Hyperscaler,
+        zone: None,
+        billing: Some(TemplateBilling {
+            granularity_s: 1,
+            minimum_s: 60,
+            source: "Amazon EC2 On-Demand pricing: Linux instances are billed per second, with a minimum of 60 seconds",
+        }),
+        notes: "Amazon Web Services EC2 GPU instances (P and G families), priced in USD by region; its price list and SkyPilot's catalog import as price catalogs.",
+        claims: &[],
     },
 ];
 

@@ -113,7 +113,7 @@ impl ImportOptions {
             .template
             .as_deref()
             .and_then(crate::templates::find)
-            .and_then(|t| Some((t.name, TimeZone::get(t.zone).ok()?)));
+            .and_then(|t| Some((t.name, TimeZone::get(t.zone?).ok()?)));
         match region {
             Some((template, tz)) => Self {
                 tz,

@@ -1,7 +1,7 @@
 //! Adding platforms: by hand, or from a built-in template with the claims
 //! the source documents make about it.
 
-use crate::domain::{Claim, Platform, PlatformKind};
+use crate::domain::{BillingMode, BillingRule, Claim, Platform, PlatformKind};
 use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::templates::{self, PlatformTemplate};
@@ -42,6 +42,16 @@ pub fn add_from_template(
             )?;
             store.add_claim(&claim)?;
         }
+        if let Some(b) = &template.billing {
+            let rule = BillingRule {
+                granularity_s: b.granularity_s,
+                minimum_charge_s: b.minimum_s,
+                notes: Some(format!("from the {} template: {}", template.name, b.source)),
+                ..BillingRule::per_second(platform.id, BillingMode::OnDemand)
+            }
+            .validate()?;
+            store.set_billing_rule(&rule)?;
+        }
         Ok(platform)
     })
 }
@@ -76,6 +86,17 @@ mod tests {
             claims[0]
                 .source
                 .contains("7-day high-load stability review")
+        );
+        // A template with the provider's published rule sets it, with its source.
+        let aws = store.platform("aws").unwrap();
+        let rules = store.billing_rules(aws.id).unwrap();
+        assert_eq!((rules[0].granularity_s, rules[0].minimum_charge_s), (1, 60));
+        assert!(
+            rules[0]
+                .notes
+                .as_deref()
+                .unwrap()
+                .contains("Amazon EC2 On-Demand pricing")
         );
         let err = add_from_template(&store, "nowhere", None, None).unwrap_err();
         assert!(err.to_string().contains("nowhere"), "{err}");
