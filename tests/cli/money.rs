@@ -86,6 +86,32 @@ fn two_currencies_are_compared_only_through_a_rate() {
     assert!(ali_usd["details"][0].as_str().unwrap().contains("in USD"));
     let rank = ws.ok(&["rank"]);
     assert!(rank.contains("money in CNY"), "{rank}");
+    // A bill in USD is shown in CNY too, at its rate; without one, said.
+    let bill = ws.json(&["bill", "--currency", "CNY"]);
+    let aws_bill = bill["bills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["platform"] == "AWS")
+        .unwrap()
+        .clone();
+    let usd: f64 = aws_bill["bill"]["amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let cny: f64 = aws_bill["reported"]["amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((cny - usd * 7.1).abs() < 0.01, "{aws_bill}");
+    assert!(ws.ok(&["bill", "--currency", "CNY"]).contains("in CNY: "));
+    let text = ws.ok(&["bill", "--currency", "EUR"]);
+    assert!(
+        text.contains("not comparable: in USD; no rate joins it to EUR"),
+        "{text}"
+    );
     // The workspace's currency is kept.
     ws.ok(&["rates", "currency", "usd"]);
     assert_eq!(ws.ok(&["rates", "currency"]), "money is reported in USD\n");

@@ -255,6 +255,8 @@ pub struct BillArgs {
     /// a device, a pipe); the workspace itself never.
     #[arg(long, requires = "output")]
     pub force: bool,
+    #[command(flatten)]
+    pub money: MoneyArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -22,12 +22,15 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
     };
     let bills = off_thread(&state, move |store| {
         let w = pricing::workload(store, &source)?;
-        Ok(pricing::price_everywhere(store, &w)?)
+        let mut bills = pricing::price_everywhere(store, &w)?;
+        pricing::in_currency(store, &mut bills, None)?;
+        Ok(bills)
     })
     .await?;
     Ok(bills
         .into_iter()
         .map(|b| BillRow {
+            notes: bill_notes(&b),
             platform: b.platform,
             rule: b.rule,
             price: b.price_per_hour,
@@ -43,6 +46,32 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             default_factors: b.energy.as_ref().is_some_and(|e| !e.factors.set),
         })
         .collect())
+}
+
+/// The lines a bill rests on (`BillRow::notes`).
+fn bill_notes(b: &pricing::PlatformBill) -> Vec<String> {
+    let currency = b.currency.as_deref().unwrap_or("");
+    let mut notes = Vec::new();
+    if let Some(o) = &b.offering {
+        notes.push(format!("priced at {o}"));
+    }
+    if let Some(m) = b
+        .cheapest
+        .filter(|c| *c != breakpoint_core::domain::BillingMode::OnDemand)
+        .and_then(|c| b.modes.iter().find(|m| m.mode == c))
+    {
+        notes.push(format!(
+            "cheapest: {} {:.2} {currency} ({})",
+            m.mode, m.amount, m.how
+        ));
+    }
+    if let Some(r) = &b.reported {
+        notes.push(format!("{:.2} {} at {}", r.amount, r.currency, r.rate));
+    }
+    if let Some(why) = &b.not_comparable {
+        notes.push(format!("not comparable: {why}"));
+    }
+    notes
 }
 
 /// Every platform's bills against its measurements.

@@ -20,5 +20,9 @@ view! {
         pub co2_kg: Option<f64>,
         /// The factors are the documented defaults, not the platform's.
         pub default_factors: bool,
+        /// What the row rests on, one line each: the offering priced and
+        /// why, the cheapest price mode where it is not on demand, the bill
+        /// in the reporting currency at its rate (or why it is not).
+        pub notes: Vec<String>,
     }
 }

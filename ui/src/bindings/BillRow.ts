@@ -12,4 +12,10 @@ facility_kwh: number | null, co2_kg: number | null,
 /**
  * The factors are the documented defaults, not the platform's.
  */
-default_factors: boolean, };
+default_factors: boolean, 
+/**
+ * What the row rests on, one line each: the offering priced and
+ * why, the cheapest price mode where it is not on demand, the bill
+ * in the reporting currency at its rate (or why it is not).
+ */
+notes: Array<string>, };

@@ -23,6 +23,7 @@ export async function billingView(root: HTMLElement): Promise<void> {
           h("td", { class: "num" }, r.overcharge_pct === null ? "–" : `${r.overcharge_pct >= 0 ? "+" : ""}${r.overcharge_pct.toFixed(1)} %`),
           h("td", { class: "num energy" }, r.gpu_kwh === null || r.facility_kwh === null ? t("noPower") : `${r.gpu_kwh.toFixed(2)} / ${r.facility_kwh.toFixed(2)} kWh`),
           h("td", { class: "num" }, r.co2_kg === null ? "–" : `${r.co2_kg.toFixed(2)} kg${r.default_factors ? "*" : ""}`))))),
+      h("ul", { class: "hint", id: "bill-notes" }, ...rows.flatMap((r) => r.notes.map((n) => h("li", {}, `${r.platform}: ${n}`)))),
       h("p", { class: "hint" }, t("energyNote")));
     } catch (e) {
       append(out, h("p", { class: "error" }, messageOf(e)));

@@ -18,10 +18,11 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         None => WorkloadSource::from_text(args.workload.as_deref())?,
     };
     let workload = pricing::workload(&ctx.store, &source)?;
-    let bills = pricing::price_everywhere(&ctx.store, &workload)?;
+    let mut bills = pricing::price_everywhere(&ctx.store, &workload)?;
+    let reporting = pricing::in_currency(&ctx.store, &mut bills, args.money.currency.as_deref())?;
     if ctx.json {
         return Ok(output::print_json(
-            &serde_json::json!({ "workload": workload, "bills": bills }),
+            &serde_json::json!({ "workload": workload, "bills": bills, "currency": reporting }),
         )?);
     }
     let mut text = format!(
@@ -82,6 +83,21 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         let currency = b.currency.clone().unwrap_or_default();
         if let Some(offering) = &b.offering {
             text.push_str(&format!("\n{}: priced at {offering}", b.platform));
+        }
+        if let Some(r) = &b.reported {
+            text.push_str(&format!(
+                "\n  in {}: {:.2}{} at {}",
+                r.currency,
+                r.amount,
+                r.cheapest_amount
+                    .filter(|c| *c != r.amount)
+                    .map(|c| format!(" (cheapest mode {c:.2})"))
+                    .unwrap_or_default(),
+                r.rate
+            ));
+        }
+        if let Some(why) = &b.not_comparable {
+            text.push_str(&format!("\n  not comparable: {why}"));
         }
         if b.modes.len() > 1 {
             let modes: Vec<String> = b

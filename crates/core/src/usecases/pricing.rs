@@ -97,11 +97,73 @@ pub struct PlatformBill {
     /// The cheapest mode that fits the workload (spot is shown, never
     /// chosen: a preemptible instance may not finish it).
     pub cheapest: Option<BillingMode>,
+    /// The bill in the reporting currency, where the platform's is another
+    /// and a rate joins them (`in_currency`).
+    pub reported: Option<Reported>,
+    /// Why the bill is not in the reporting currency: no rate joins them.
+    pub not_comparable: Option<String>,
     /// The workload's energy at the platform's measured power, where its
     /// runs sampled power.
     pub energy: Option<WorkloadEnergy>,
     /// The measured power it rests on.
     pub power: Option<PowerProfile>,
+}
+
+/// A bill brought into the reporting currency at a dated rate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reported {
+    pub currency: String,
+    /// On demand under the rule, to the cent (decimal text in JSON).
+    pub amount: Decimal,
+    /// The cheapest mode that fits, to the cent.
+    pub cheapest_amount: Option<Decimal>,
+    pub rate: crate::rates::RateUsed,
+}
+
+/// Bring every bill into one currency (`currency`, else the workspace's,
+/// else the one most bills are in): each bill in another currency gets its
+/// amounts at the day's rate, or why it cannot.
+pub fn in_currency(
+    store: &Store,
+    bills: &mut [PlatformBill],
+    currency: Option<&str>,
+) -> Result<Option<crate::rates::Reporting>> {
+    let currencies: Vec<Option<String>> = bills.iter().map(|b| b.currency.clone()).collect();
+    let Some(reporting) = crate::rates::reporting(store, currency, &currencies)? else {
+        return Ok(None);
+    };
+    let book = crate::rates::RateBook::of(store)?;
+    let today = crate::rates::today();
+    let to = reporting.currency.as_str();
+    for b in bills.iter_mut() {
+        let (Some(from), Some(bill)) = (b.currency.clone(), &b.bill) else {
+            continue;
+        };
+        if from == to {
+            continue;
+        }
+        match book.rate(&from, to, today) {
+            Some(rate) => {
+                let convert = |a: Decimal| money::to_cents(a * rate.rate);
+                let cheapest = b
+                    .cheapest
+                    .and_then(|c| b.modes.iter().find(|m| m.mode == c))
+                    .map(|m| convert(m.amount));
+                b.reported = Some(Reported {
+                    currency: to.to_string(),
+                    amount: convert(bill.amount),
+                    cheapest_amount: cheapest,
+                    rate,
+                });
+            }
+            None => {
+                b.not_comparable = Some(format!(
+                    "in {from}; no rate joins it to {to} (breakpoint rates add {from} {to} RATE --on DATE)"
+                ));
+            }
+        }
+    }
+    Ok(Some(reporting))
 }
 
 /// What the workload costs under one price mode.
@@ -253,6 +315,8 @@ pub fn price_on(
         missing,
         modes,
         cheapest,
+        reported: None,
+        not_comparable: None,
         energy: power
             .as_ref()
             .map(|p| energy::workload_energy(workload, p, factors)),
