@@ -186,11 +186,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "下一步应测量（权重最大的缺失指标及各次运行结果分歧大的指标，及采集各指标的命令）：",
     ),
     ("runs_disagree", "runs disagree", "各次运行结果分歧大"),
-    ("converted_at", "Converted at {0}.", "按 {0} 换算。"),
+    ("converted_at", "Converted at {}.", "按 {} 换算。"),
     (
         "bills_not_comparable",
-        "Not comparable (prices in another currency and no exchange rate; breakpoint rates add): {0}.",
-        "无法比较（价格为其他币种且无汇率；breakpoint rates add）：{0}。",
+        "Not comparable (prices in another currency and no exchange rate; breakpoint rates add): {}.",
+        "无法比较（价格为其他币种且无汇率；breakpoint rates add）：{}。",
     ),
     (
         "not_fragile",
