@@ -324,3 +324,73 @@ fn a_catalog_prices_the_offerings_it_names() {
         "{bill}"
     );
 }
+
+/// `--accelerator` compares each platform on one card: only the runs
+/// measured on it count, its offering of that card prices it, and a
+/// platform without one says so.
+#[test]
+fn one_class_of_card_is_compared_like_with_like() {
+    let ws = Workspace::new();
+    let a100 = std::fs::read_to_string(crate::util::fixture("smi-csv/header-units.csv")).unwrap();
+    let rtx = a100.replace("NVIDIA A100-SXM4-80GB", "NVIDIA GeForce RTX 4090");
+    let write = |name: &str, text: &str| {
+        let path = ws.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (a100_log, rtx_log) = (write("a100.csv", &a100), write("rtx.csv", &rtx));
+    for (platform, cards) in [
+        ("P", vec![("A100-SXM4-80GB", "7"), ("RTX 4090", "2")]),
+        ("Q", vec![("RTX 4090", "1.5")]),
+    ] {
+        ws.ok(&["platform", "add", platform]);
+        ws.ok(&[
+            "billing",
+            "set",
+            "--platform",
+            platform,
+            "--granularity",
+            "1",
+        ]);
+        for (card, price) in cards {
+            ws.ok(&[
+                "offering",
+                "add",
+                "--platform",
+                platform,
+                "--accelerator",
+                card,
+                "--count",
+                "1",
+                "--currency",
+                "CNY",
+                "--price-on-demand",
+                price,
+            ]);
+        }
+    }
+    ws.ok(&["import", "--platform", "P", "--tz", "UTC", &a100_log]);
+    ws.ok(&["import", "--platform", "P", "--tz", "UTC", &rtx_log]);
+    let text = ws.ok(&["rank", "--accelerator", "A100"]);
+    assert!(
+        text.contains(
+            "compared on NVIDIA A100 only; no priced offering of it (its cost not compared): Q"
+        ),
+        "{text}"
+    );
+    let explained = ws.json(&["explain", "P", "--accelerator", "A100"]);
+    let cost = metric_in(&explained, "billing.cost_per_useful_gpu_hour");
+    assert!(
+        cost["details"][0].as_str().unwrap().contains("at 7 CNY/h"),
+        "{cost}"
+    );
+    let bill = ws.json(&["bill", "--accelerator", "RTX 4090"]);
+    let p = bill["bills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["platform"] == "P")
+        .unwrap()
+        .clone();
+    assert_eq!(p["price_per_hour"].as_f64(), Some(2.0), "{p}");
+}

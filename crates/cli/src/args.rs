@@ -630,7 +630,8 @@ pub enum RatesCommand {
     Currency { code: Option<String> },
 }
 
-/// The currency money is compared and shown in.
+/// What is compared like with like: the currency money is shown in, and
+/// the accelerator each platform is judged on.
 #[derive(Debug, Args, Clone, Default)]
 pub struct MoneyArgs {
     /// Report money in this currency (CNY, USD…), converting at the rates
@@ -638,6 +639,10 @@ pub struct MoneyArgs {
     /// most platforms' prices are in].
     #[arg(long, value_name = "CODE")]
     pub currency: Option<String>,
+    /// Compare each platform on this accelerator only ("A100", "H100
+    /// 80GB"): the runs measured on it and its offering of it.
+    #[arg(long, value_name = "MODEL")]
+    pub accelerator: Option<String>,
 }
 
 fn parse_seconds(text: &str) -> Result<u32, String> {

@@ -93,6 +93,7 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         degradations,
         money: ranked_money,
         profile,
+        ..
     } = ranking::rank(store, request)?;
     let book = breakpoint_core::rates::RateBook::of(store)?;
     let today = breakpoint_core::rates::today();
@@ -118,7 +119,13 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
         if let Some(row) = startup_of(store, platform, &platform_runs, &mut campaign_stages)? {
             startup.push(row);
         }
-        let priced = pricing::price_on(store, &reference, platform.clone(), &platform_runs)?;
+        let priced = pricing::price_on(
+            store,
+            &reference,
+            platform.clone(),
+            &platform_runs,
+            request.window.class.as_ref(),
+        )?;
         if let (Some(b), Some(currency)) = (priced.bill, priced.currency) {
             // One axis, one currency: each bar in the report's, at its rate.
             let to = money_used

@@ -22,7 +22,7 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
     };
     let bills = off_thread(&state, move |store| {
         let w = pricing::workload(store, &source)?;
-        let mut bills = pricing::price_everywhere(store, &w)?;
+        let mut bills = pricing::price_everywhere(store, &w, None)?;
         pricing::in_currency(store, &mut bills, None)?;
         Ok(bills)
     })

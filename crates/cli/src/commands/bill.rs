@@ -18,7 +18,8 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         None => WorkloadSource::from_text(args.workload.as_deref())?,
     };
     let workload = pricing::workload(&ctx.store, &source)?;
-    let mut bills = pricing::price_everywhere(&ctx.store, &workload)?;
+    let mut bills =
+        pricing::price_everywhere(&ctx.store, &workload, args.money.accelerator.as_deref())?;
     let reporting = pricing::in_currency(&ctx.store, &mut bills, args.money.currency.as_deref())?;
     if ctx.json {
         return Ok(output::print_json(

@@ -22,7 +22,8 @@ pub fn request(
             .iter()
             .map(|w| ranking::parse_weight(w))
             .collect::<Result<_, _>>()?,
-        window: TimeWindow::parse(window.since.as_deref(), window.until.as_deref())?,
+        window: TimeWindow::parse(window.since.as_deref(), window.until.as_deref())?
+            .of_class(money.accelerator.as_deref()),
         currency: money.currency.clone(),
         ..RankRequest::default()
     })
@@ -65,11 +66,26 @@ pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
         return Ok(output::print_json(&out)?);
     }
     Ok(output::print(&format!(
-        "{}{}{}",
+        "{}{}{}{}",
         render(&out),
         window_note(&request.window),
+        class_note(&out),
         money_note(&out.money)
     ))?)
+}
+
+/// "compared on NVIDIA A100 80GB; no offering of it: Platform X", where a
+/// class was asked for.
+pub fn class_note(out: &RankOutcome) -> String {
+    match &out.class {
+        Some(c) if c.without_offering.is_empty() => format!("compared on {} only\n", c.name),
+        Some(c) => format!(
+            "compared on {} only; no priced offering of it (its cost not compared): {}\n",
+            c.name,
+            c.without_offering.join(", ")
+        ),
+        None => String::new(),
+    }
 }
 
 /// "money in CNY (the workspace's currency); converted at 7.1 CNY per USD

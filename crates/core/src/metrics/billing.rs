@@ -76,11 +76,20 @@ pub fn provenance(prices: &crate::domain::Prices) -> String {
 /// saw, else its only priced offering. `None` where it has none priced, or
 /// several and nothing tells which was measured: a price chosen by chance
 /// would compare unlike with like.
-pub fn price(store: &Store, platform: &Platform, runs: &[Run]) -> Result<Option<Priced>> {
+pub fn price(
+    store: &Store,
+    platform: &Platform,
+    runs: &[Run],
+    class: Option<&crate::accelerator::Accelerator>,
+) -> Result<Option<Priced>> {
+    // Compared on one class of card: only that class's offerings.
     let offerings: Vec<_> = store
         .offerings(Some(platform.id))?
         .into_iter()
         .filter(|o| o.prices.on_demand.is_some())
+        .filter(|o| {
+            class.is_none_or(|c| o.accelerator.same_product(c) || c.same_product(&o.accelerator))
+        })
         .collect();
     let priced = |o: &crate::domain::Offering, why: String| Priced {
         offering_id: o.id,
@@ -178,6 +187,7 @@ pub fn platform_values(
     store: &Store,
     platform: &Platform,
     runs: &[Run],
+    class: Option<&crate::accelerator::Accelerator>,
     run_level: &BTreeMap<String, (Vec<RunSource>, Vec<String>)>,
 ) -> Result<Vec<PlatformValue>> {
     let mut out = Vec::new();
@@ -226,7 +236,7 @@ pub fn platform_values(
             currency,
             why,
             ..
-        }) = price(store, platform, runs)?
+        }) = price(store, platform, runs, class)?
         {
             let b = billing_sim::bill(&reference, &rule, price);
             platform_wide(value(

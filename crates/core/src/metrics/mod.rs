@@ -228,21 +228,42 @@ impl Sources {
 }
 
 /// The runs a ranking or a history takes, by when they were measured:
-/// from `since` (inclusive) to `until` (exclusive); open ends take all.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// from `since` (inclusive) to `until` (exclusive); open ends take all —
+/// and, where `class` names an accelerator, only the runs measured on it
+/// (like with like: an A100 platform's evidence beside another's A100s).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TimeWindow {
     pub since: Option<jiff::Timestamp>,
     pub until: Option<jiff::Timestamp>,
+    /// Only runs measured on this accelerator (its product: an "A100"
+    /// without memory takes both sizes); runs that name no card (a
+    /// campaign's, a bill's) stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<crate::accelerator::Accelerator>,
 }
 
 impl TimeWindow {
     pub fn contains(&self, run: &Run) -> bool {
         let at = history::measured_at(run);
-        self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at < u)
+        self.since.is_none_or(|s| at >= s)
+            && self.until.is_none_or(|u| at < u)
+            && self.class.as_ref().is_none_or(|c| measured_on(run, c))
     }
 
     pub fn is_open(&self) -> bool {
-        self.since.is_none() && self.until.is_none()
+        self.since.is_none() && self.until.is_none() && self.class.is_none()
+    }
+
+    /// The same window, of one accelerator class (by name, as a user
+    /// writes it: "A100", "H100 80GB").
+    pub fn of_class(self, name: Option<&str>) -> Self {
+        TimeWindow {
+            class: name
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(crate::accelerator::normalise),
+            ..self
+        }
     }
 
     /// The window `--since` and `--until` name: each an RFC 3339 time or a
@@ -275,6 +296,7 @@ impl TimeWindow {
         let window = TimeWindow {
             since: since.map(|t| bound("since", t, false)).transpose()?,
             until: until.map(|t| bound("until", t, true)).transpose()?,
+            class: None,
         };
         if let (Some(s), Some(u)) = (window.since, window.until)
             && s >= u
@@ -285,6 +307,22 @@ impl TimeWindow {
             ));
         }
         Ok(window)
+    }
+}
+
+/// Whether a run was measured on `class`: the card its GPUs name, else the
+/// offering it was made on; a run that names no card is about none.
+pub fn measured_on(run: &Run, class: &crate::accelerator::Accelerator) -> bool {
+    let same = |a: &crate::accelerator::Accelerator| a.same_product(class) || class.same_product(a);
+    let cards: Vec<&crate::accelerator::Accelerator> = run
+        .inventory
+        .iter()
+        .filter_map(|g| g.accelerator.as_ref())
+        .collect();
+    match (cards.is_empty(), &run.offering_snapshot) {
+        (false, _) => cards.iter().any(|a| same(a)),
+        (true, Some(o)) => same(&o.accelerator),
+        (true, None) => true,
     }
 }
 
@@ -452,7 +490,7 @@ fn gather_runs(
     }
     let histories = aggregate::GpuHistories::of(store, &figures)?;
     let mut platform_wide: Vec<RunValue> = Vec::new();
-    for v in billing::platform_values(store, &platform, &runs, &by_key)? {
+    for v in billing::platform_values(store, &platform, &runs, window.class.as_ref(), &by_key)? {
         let entry = by_key.entry(v.value.key.clone()).or_default();
         entry.0.extend(v.sources);
         if let Some(d) = &v.value.detail {
@@ -495,7 +533,8 @@ fn gather_runs(
         })
         .collect();
     Ok(PlatformEvidence {
-        currency: billing::price(store, &platform, &runs)?.map(|p| p.currency),
+        currency: billing::price(store, &platform, &runs, window.class.as_ref())?
+            .map(|p| p.currency),
         not_comparable: Vec::new(),
         claims: store.claims(Some(platform.id))?,
         runs: runs.len(),

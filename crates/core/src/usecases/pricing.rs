@@ -254,14 +254,20 @@ pub fn describe_rule(r: &BillingRule) -> String {
     )
 }
 
-/// The workload priced on every platform, in the store's platform order.
-pub fn price_everywhere(store: &Store, workload: &Workload) -> Result<Vec<PlatformBill>> {
+/// The workload priced on every platform, in the store's platform order;
+/// with `class`, at each one's offering of that accelerator.
+pub fn price_everywhere(
+    store: &Store,
+    workload: &Workload,
+    class: Option<&str>,
+) -> Result<Vec<PlatformBill>> {
+    let class = class.map(crate::accelerator::normalise);
     store
         .platforms()?
         .into_iter()
         .map(|platform| {
             let runs = store.runs(Some(platform.id))?;
-            price_on(store, workload, platform, &runs)
+            price_on(store, workload, platform, &runs, class.as_ref())
         })
         .collect()
 }
@@ -273,9 +279,10 @@ pub fn price_on(
     workload: &Workload,
     platform: Platform,
     runs: &[Run],
+    class: Option<&crate::accelerator::Accelerator>,
 ) -> Result<PlatformBill> {
     let rule = billing::rule(store, &platform)?;
-    let price = billing::price(store, &platform, runs)?;
+    let price = billing::price(store, &platform, runs, class)?;
     let priced_offerings = store
         .offerings(Some(platform.id))?
         .iter()
@@ -284,6 +291,7 @@ pub fn price_on(
     let (bill, missing) = match (&rule, &price) {
         (Some(rule), Some(p)) => (Some(billing_sim::bill(workload, rule, p.price)), None),
         (None, _) => (None, Some("no billing rule")),
+        (_, None) if class.is_some() => (None, Some("no priced offering of that accelerator")),
         (_, None) if priced_offerings > 1 => (
             None,
             Some(

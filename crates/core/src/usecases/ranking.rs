@@ -145,8 +145,39 @@ pub struct RankOutcome {
     pub degradations: Vec<DegradationWarning>,
     /// The currency costs are compared in, and the rates used.
     pub money: Money,
+    /// The accelerator compared on, where one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<ClassCompared>,
     #[serde(skip)]
     pub profile: StoredProfile,
+}
+
+/// The accelerator a ranking compares on, and the platforms that offer no
+/// priced offering of it (their cost is not compared).
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassCompared {
+    pub name: String,
+    pub without_offering: Vec<String>,
+}
+
+fn class_compared(store: &Store, window: &TimeWindow) -> Result<Option<ClassCompared>> {
+    let Some(class) = &window.class else {
+        return Ok(None);
+    };
+    let mut without_offering = Vec::new();
+    for p in store.platforms()? {
+        let offers = store.offerings(Some(p.id))?.iter().any(|o| {
+            o.prices.on_demand.is_some()
+                && (o.accelerator.same_product(class) || class.same_product(&o.accelerator))
+        });
+        if !offers {
+            without_offering.push(p.name);
+        }
+    }
+    Ok(Some(ClassCompared {
+        name: class.canonical.clone(),
+        without_offering,
+    }))
 }
 
 /// A platform that got worse on a metric (metrics::history's test).
@@ -263,6 +294,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
         decision,
         degradations,
         money,
+        class: class_compared(store, &request.window)?,
         profile,
     })
 }
