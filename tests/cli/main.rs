@@ -10,6 +10,7 @@ mod accept;
 mod bills;
 mod bundles;
 mod campaign;
+mod cost;
 mod database;
 mod energy;
 mod errors;

@@ -69,6 +69,9 @@ pub enum Command {
     Runs(RunsCommand),
     /// Rank the platforms side by side, with how robust the ranking is.
     Rank(RankArgs),
+    /// What finishing a job costs on each platform, in time and money, from
+    /// what was measured there, with its spread.
+    Cost(CostArgs),
     /// Each metric behind a platform's scores, with the runs it came from.
     Explain(ExplainArgs),
     /// What a workload would cost on every platform's billing rule.
@@ -154,6 +157,7 @@ impl Command {
             Command::Runs(c) => matches!(c, RunsCommand::Rm { .. }),
             Command::Weights(c) => !matches!(c, WeightsCommand::List | WeightsCommand::Show { .. }),
             Command::Rank(_)
+            | Command::Cost(_)
             | Command::Explain(_)
             | Command::Bill(_)
             | Command::Perf
@@ -628,6 +632,22 @@ pub enum RatesCommand {
     List,
     /// Show the workspace's reporting currency, or set it (CNY, USD…).
     Currency { code: Option<String> },
+}
+
+#[derive(Debug, Args)]
+pub struct CostArgs {
+    /// The job: "gpus=8,work=2000h[,checkpoint=30m][,restart=5m][,deadline=14d][,hours-per-day=24]";
+    /// work is GPU-hours on GPUs delivering their datasheet's matrix throughput.
+    #[arg(long, value_name = "SPEC")]
+    pub job: String,
+    /// Draws of the model (more: steadier bands).
+    #[arg(long, default_value_t = 4000)]
+    pub draws: usize,
+    /// Seed of the draws (same seed, same bands).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub money: MoneyArgs,
 }
 
 /// What is compared like with like: the currency money is shown in, and

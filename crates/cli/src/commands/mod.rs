@@ -7,6 +7,7 @@ mod billing;
 mod bundle;
 mod campaign;
 mod claim;
+mod cost;
 mod db;
 mod demo;
 mod explain;
@@ -174,6 +175,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Import(args) => import::run(&ctx, args),
         Command::Runs(c) => runs::run(&ctx, c),
         Command::Rank(args) => rank::run(&ctx, args),
+        Command::Cost(args) => cost::run(&ctx, args),
         Command::Explain(args) => explain::run(&ctx, args),
         Command::Bill(args) => bill::run(&ctx, args),
         Command::Perf => perf::run(&ctx),

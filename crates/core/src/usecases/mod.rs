@@ -8,6 +8,7 @@ pub mod delivery;
 pub mod disputes;
 pub mod hardware;
 pub mod importing;
+pub mod job_cost;
 pub mod performance;
 pub mod platforms;
 pub mod pricing;

@@ -1,0 +1,91 @@
+//! `breakpoint cost --job SPEC`: a job's time and money on every platform,
+//! with its spread and what each term rests on.
+
+use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec, PlatformCost};
+
+use super::{Context, Outcome};
+use crate::args::CostArgs;
+use crate::output;
+
+pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
+    let job = JobSpec::parse(&args.job)?;
+    let request = CostRequest {
+        currency: args.money.currency.clone(),
+        accelerator: args.money.accelerator.clone(),
+        draws: args.draws,
+        seed: args.seed,
+    };
+    let costs = job_cost::job_cost(&ctx.store, &job, &request)?;
+    if ctx.json {
+        return Ok(output::print_json(
+            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "platforms": costs }),
+        )?);
+    }
+    let mut text = format!(
+        "Job: {} GPU-hours on {} GPU(s), checkpoint every {}, {} h a day{}; {} draws, seed {}\n",
+        job.work_gpu_hours,
+        job.gpus,
+        breakpoint_core::text::duration_words(job.checkpoint_s),
+        job.hours_per_day,
+        job.deadline_s
+            .map(|d| format!(", deadline {}", breakpoint_core::text::duration_words(d)))
+            .unwrap_or_default(),
+        args.draws,
+        args.seed
+    );
+    let mut t = output::table(&[
+        "platform",
+        "cost p10 / p50 / p90",
+        "mode",
+        "hours p10 / p50 / p90",
+        "days (p50)",
+        "deadline met",
+    ]);
+    for c in &costs {
+        t.add_row(vec![
+            c.platform.clone(),
+            match &c.cost {
+                Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
+                None => c.missing.clone().unwrap_or_default(),
+            },
+            c.mode.clone().unwrap_or_else(|| "–".into()),
+            format!(
+                "{:.0} / {:.0} / {:.0}",
+                c.hours.p10, c.hours.p50, c.hours.p90
+            ),
+            format!("{:.1}", c.days.p50),
+            c.deadline_probability
+                .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
+        ]);
+    }
+    text.push_str(&format!("{t}\n"));
+    for c in &costs {
+        text.push_str(&terms(c));
+    }
+    text.push_str(
+        "Terms marked \"not measured\" take a stated default with a wide band: measure them to narrow it.\n",
+    );
+    Ok(output::print(&text)?)
+}
+
+/// A platform's terms, one line each.
+fn terms(c: &PlatformCost) -> String {
+    let mut out = format!("{}:\n", c.platform);
+    if let Some(why) = &c.not_comparable {
+        out.push_str(&format!("  not comparable: {why}\n"));
+    }
+    if let Some(rate) = &c.rate {
+        out.push_str(&format!("  converted at {rate}\n"));
+    }
+    for term in &c.terms {
+        let share = term
+            .share
+            .map(|s| format!(", {:.0} % of the hours", 100.0 * s))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {}: {:.2} {}{share} — {}\n",
+            term.name, term.value, term.unit, term.source
+        ));
+    }
+    out
+}

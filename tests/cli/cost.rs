@@ -1,0 +1,143 @@
+//! `breakpoint cost`: a job's time and money from what was measured, with
+//! its spread — platforms that differ in one measured term differ in the
+//! answer by that term, and only by it.
+
+use crate::util::{Workspace, fixture};
+
+/// Platforms P and Q with the same offering and rule.
+fn twins(ws: &Workspace) {
+    for name in ["P", "Q"] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            "H200",
+            "--count",
+            "8",
+            "--currency",
+            "CNY",
+            "--price-on-demand",
+            "20",
+        ]);
+    }
+}
+
+fn band<'a>(costs: &'a serde_json::Value, platform: &str) -> &'a serde_json::Value {
+    costs["platforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["platform"] == platform)
+        .unwrap()
+}
+
+fn money(v: &serde_json::Value) -> f64 {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+/// Q's GPU delivers 80 % of P's matrix throughput (its perf log, the same
+/// price): a compute-bound job needs 1.15–1.40× the hours and the money.
+#[test]
+fn a_slower_gpu_needs_more_hours_and_money() {
+    let ws = Workspace::new();
+    twins(&ws);
+    let perf = std::fs::read_to_string(fixture("perf/h200.json")).unwrap();
+    let mut slow: serde_json::Value = serde_json::from_str(&perf).unwrap();
+    for r in slow["results"].as_array_mut().unwrap() {
+        if r["test"] == "gemm" {
+            for k in ["median", "min", "max"] {
+                let v = r[k].as_f64().unwrap();
+                r[k] = serde_json::json!(v * 0.8);
+            }
+        }
+    }
+    let slow_path = ws.dir.path().join("slow.json");
+    std::fs::write(&slow_path, serde_json::to_string_pretty(&slow).unwrap()).unwrap();
+    ws.ok(&["import", "--platform", "P", &fixture("perf/h200.json")]);
+    ws.ok(&["import", "--platform", "Q", slow_path.to_str().unwrap()]);
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h", "--draws", "500"]);
+    let (p, q) = (band(&costs, "P"), band(&costs, "Q"));
+    let hours = q["hours"]["p50"].as_f64().unwrap() / p["hours"]["p50"].as_f64().unwrap();
+    let cost = money(&q["cost"]["p50"]) / money(&p["cost"]["p50"]);
+    assert!((1.15..=1.40).contains(&hours), "hours ×{hours}: {costs}");
+    assert!((1.15..=1.40).contains(&cost), "cost ×{cost}");
+    for platform in [p, q] {
+        for what in ["hours", "cost"] {
+            let b = &platform[what];
+            let (lo, mid, hi) = if what == "cost" {
+                (money(&b["p10"]), money(&b["p50"]), money(&b["p90"]))
+            } else {
+                (
+                    b["p10"].as_f64().unwrap(),
+                    b["p50"].as_f64().unwrap(),
+                    b["p90"].as_f64().unwrap(),
+                )
+            };
+            assert!(lo <= mid && mid <= hi, "{what}: {b}");
+        }
+    }
+    // Every term says what it rests on.
+    let share = &p["terms"][0];
+    assert!(
+        share["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("sustain.gemm_nominal_pct"),
+        "{share}"
+    );
+    // Seeded: the same answer again.
+    assert_eq!(
+        ws.json(&["cost", "--job", "gpus=8,work=2000h", "--draws", "500"]),
+        costs
+    );
+    let text = ws.ok(&[
+        "cost",
+        "--job",
+        "gpus=8,work=2000h,deadline=14d",
+        "--draws",
+        "500",
+    ]);
+    assert!(text.contains("deadline met"), "{text}");
+}
+
+/// A node that went silent for ten minutes in two hours: its platform
+/// costs more than its healthy twin for the same job.
+#[test]
+fn a_platform_whose_node_went_silent_costs_more() {
+    let ws = Workspace::new();
+    twins(&ws);
+    let log = |silent: bool| {
+        let mut csv = String::from("timestamp, index, name, utilization.gpu [%], power.draw [W]\n");
+        for minute in 0..120 {
+            if silent && (60..70).contains(&minute) {
+                continue;
+            }
+            csv.push_str(&format!(
+                "2026/06/01 {:02}:{:02}:00.000, 0, NVIDIA H200, 99 %, 650.00 W\n",
+                8 + minute / 60,
+                minute % 60
+            ));
+        }
+        let path = ws.dir.path().join(format!("node-{silent}.csv"));
+        std::fs::write(&path, csv).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    ws.ok(&["import", "--platform", "P", "--tz", "UTC", &log(false)]);
+    ws.ok(&["import", "--platform", "Q", "--tz", "UTC", &log(true)]);
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h", "--draws", "500"]);
+    let (p, q) = (band(&costs, "P"), band(&costs, "Q"));
+    assert!(
+        money(&q["cost"]["p50"]) > money(&p["cost"]["p50"]),
+        "{costs}"
+    );
+    assert!(q["hours"]["p50"].as_f64() > p["hours"]["p50"].as_f64());
+    ws.fails(
+        &["cost", "--job", "gpus=8"],
+        1,
+        "error: job.work: missing: the GPU-hours of work, work=2000h",
+    );
+}
