@@ -320,6 +320,41 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
     Ok(out)
 }
 
+/// A platform stated by its figures rather than its evidence: what a job
+/// would take there ("what if"), and the seam the model is checked through.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// Delivered share of the datasheet, %.
+    pub share_pct: f64,
+    pub interruptions_per_100h: f64,
+    pub restart_s: f64,
+    pub start_s: f64,
+}
+
+/// The job's wall hours on a platform of these figures, as a band over
+/// `draws` seeded draws.
+pub fn hours_on(job: &JobSpec, figures: Figures, draws: usize, seed: u64) -> Band {
+    let fixed = |v: f64| Source::Default {
+        low: v,
+        high: v,
+        why: "stated",
+    };
+    let model = Model {
+        job: job.clone(),
+        share: fixed(figures.share_pct),
+        rate: fixed(figures.interruptions_per_100h),
+        restart: fixed(figures.restart_s),
+        start_p50: fixed(figures.start_s),
+        start_p95: fixed(figures.start_s),
+        nodes: job.gpus.div_ceil(8),
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut hours: Vec<f64> = (0..draws.max(1))
+        .map(|_| model.draw(&mut rng).wall_s / 3600.0)
+        .collect();
+    Band::of(&mut hours)
+}
+
 /// The cost band under the cheapest mode by median: on demand under the
 /// rule, or the monthly plan (30-day months of every GPU, kept per
 /// accelerator-hour × 720 h).
@@ -668,40 +703,17 @@ mod tests {
     fn the_model_lands_on_a_simulated_truth() {
         let job = JobSpec::parse("gpus=16,work=4000h,checkpoint=1h,restart=10m").unwrap();
         let (share, rate) = (0.8, 1.5);
-        let model = Model {
-            job: job.clone(),
-            share: Source::Default {
-                low: 80.0,
-                high: 80.0,
-                why: "test",
+        let band = hours_on(
+            &job,
+            Figures {
+                share_pct: 80.0,
+                interruptions_per_100h: rate,
+                restart_s: 600.0,
+                start_s: 300.0,
             },
-            rate: Source::Default {
-                low: rate,
-                high: rate,
-                why: "test",
-            },
-            restart: Source::Default {
-                low: 600.0,
-                high: 600.0,
-                why: "test",
-            },
-            start_p50: Source::Default {
-                low: 300.0,
-                high: 300.0,
-                why: "test",
-            },
-            start_p95: Source::Default {
-                low: 300.0,
-                high: 300.0,
-                why: "test",
-            },
-            nodes: 2,
-        };
-        let mut rng = StdRng::seed_from_u64(7);
-        let mut hours: Vec<f64> = (0..5_000)
-            .map(|_| model.draw(&mut rng).wall_s / 3600.0)
-            .collect();
-        let band = Band::of(&mut hours);
+            5_000,
+            7,
+        );
         // The truth: step the job forward, failing by exponential arrivals.
         let mut truth_rng = StdRng::seed_from_u64(99);
         let compute_h = 4000.0 / (16.0 * share);
