@@ -284,3 +284,35 @@ fn the_pdf_shows_hardware_evidence_by_meaning() {
     );
     assert!(text.contains("x8 / x16"), "narrowed link missing");
 }
+
+/// `report --job` adds the job's cost page: every platform's bands as
+/// `cost --json` gives them, and what each term rests on.
+#[test]
+fn the_report_costs_a_job_on_every_platform() {
+    let ws = workspace();
+    let pdf = ws.dir.path().join("job.pdf");
+    let job = "gpus=8,work=2000h,deadline=14d";
+    ws.ok(&[
+        "report",
+        "-o",
+        pdf.to_str().unwrap(),
+        "--samples",
+        "300",
+        "--job",
+        job,
+    ]);
+    let text = pdftotext(&pdf);
+    assert!(text.contains("What finishing the job costs"), "{text}");
+    let costs = ws.json(&["cost", "--job", job, "--draws", "2000"]);
+    let mut priced = 0;
+    for p in costs["platforms"].as_array().unwrap() {
+        if let Some(p50) = p["cost"]["p50"].as_str() {
+            assert!(text.contains(p50), "{} p50 {p50} missing", p["platform"]);
+            priced += 1;
+        }
+        let hours = format!("{:.0}", p["hours"]["p50"].as_f64().unwrap());
+        assert!(text.contains(&hours), "{hours} h missing");
+    }
+    assert!(priced > 0, "no platform priced: {costs}");
+    assert!(text.contains("sustain.gemm_nominal_pct") || text.contains("not measured"));
+}

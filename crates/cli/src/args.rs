@@ -212,6 +212,9 @@ pub struct ReportArgs {
     /// bundle, FILE.bundle.tar); the PDF names the bundle's SHA-256.
     #[arg(long)]
     pub bundle: bool,
+    /// Cost this job on every platform, on a page of its own ("gpus=8,work=2000h,…", as `cost --job`).
+    #[arg(long, value_name = "SPEC")]
+    pub job: Option<String>,
 }
 
 #[derive(Debug, Args)]

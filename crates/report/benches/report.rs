@@ -121,13 +121,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         date: jiff::civil::date(2026, 11, 30),
         lang: Lang::En,
         evidence: None,
+        job: None,
     };
     let mut times = Vec::new();
     let mut pages = 0;
     let mut bytes = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let data = gather(&store, &RankRequest::default(), Lang::En)?;
+        let data = gather(&store, &RankRequest::default(), Lang::En, None)?;
         let layout = compose(&data, &options)?;
         let pdf = render(&layout, &options, &fonts)?;
         times.push(start.elapsed().as_secs_f64());

@@ -31,7 +31,7 @@ pub fn export(
 ) -> Result<Exported, ReportError> {
     let destination = Destination::check(path, &Protected::workspace(store.path()), force)
         .map_err(|e| ReportError::Store(e.into()))?;
-    let data = crate::gather(store, request, options.lang)?;
+    let data = crate::gather(store, request, options.lang, options.job.as_ref())?;
     let layout = compose(&data, options)?;
     let pdf = render(&layout, options, &FontSet::discover())?;
     destination.write(&pdf).map_err(|e| ReportError::Write {

@@ -81,11 +81,21 @@ pub struct ReportData {
     pub demo: bool,
     /// "Pick X because …" or "no decision yet", and what to measure next.
     pub decision: breakpoint_core::usecases::decision::Decision,
+    /// The job asked for, costed on every platform.
+    pub job_costs: Option<(
+        breakpoint_core::usecases::job_cost::JobSpec,
+        Vec<breakpoint_core::usecases::job_cost::PlatformCost>,
+    )>,
 }
 
 /// Gather everything the report shows, ranked as the request asks; the
 /// timelines are drawn here, in `lang`.
-pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<ReportData, ReportError> {
+pub fn gather(
+    store: &Store,
+    request: &RankRequest,
+    lang: Lang,
+    job: Option<&breakpoint_core::usecases::job_cost::JobSpec>,
+) -> Result<ReportData, ReportError> {
     let RankOutcome {
         ranking,
         robustness: robust,
@@ -210,6 +220,19 @@ pub fn gather(store: &Store, request: &RankRequest, lang: Lang) -> Result<Report
             .collect(),
         demo,
         decision,
+        job_costs: match job {
+            Some(job) => {
+                let request = breakpoint_core::usecases::job_cost::CostRequest {
+                    currency: request.currency.clone(),
+                    accelerator: request.window.class.as_ref().map(|c| c.raw.clone()),
+                    draws: 2000,
+                    seed: 1,
+                };
+                let costs = breakpoint_core::usecases::job_cost::job_cost(store, job, &request)?;
+                Some((job.clone(), costs))
+            }
+            None => None,
+        },
     })
 }
 
@@ -348,7 +371,7 @@ mod tests {
             )
             .unwrap();
         }
-        let data = gather(&store, &RankRequest::default(), Lang::En).unwrap();
+        let data = gather(&store, &RankRequest::default(), Lang::En, None).unwrap();
         assert_eq!(data.timelines.len(), TIMELINES_SHOWN);
         assert_eq!(data.timelines_left_out, 2);
         // In ranking order: the platforms first in the matrix get theirs.

@@ -40,6 +40,9 @@ pub struct ReportOptions {
     /// The evidence bundle written beside the report: its file name and
     /// SHA-256, printed so a reviewer can check and rebuild the ranking.
     pub evidence: Option<(String, String)>,
+    /// A job to cost on every platform (`breakpoint cost`): its page shows
+    /// the bands and the terms.
+    pub job: Option<breakpoint_core::usecases::job_cost::JobSpec>,
 }
 
 fn score(s: Option<f64>) -> String {
@@ -386,6 +389,7 @@ fn evidence_charts(
         );
     }
     energy(l, data, options);
+    job_cost(l, data, options);
     for tl in &data.timelines {
         l.page();
         l.heading(&format!("{} — {}", t(lang, "timeline"), tl.platform));
@@ -485,6 +489,81 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
             MUTED,
         );
     }
+}
+
+/// What finishing the job costs on each platform: the bands, and each
+/// platform's terms with what they rest on.
+fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
+    let lang = options.lang;
+    let Some((job, costs)) = &data.job_costs else {
+        return;
+    };
+    l.page();
+    l.heading(t(lang, "job_cost"));
+    l.paragraph(
+        &crate::text::fill(
+            t(lang, "job_cost_job"),
+            &[&job.work_gpu_hours, &job.gpus, &(job.checkpoint_s / 60.0)],
+        ),
+        10.0,
+        INK,
+    );
+    let cols = [
+        Column::new(t(lang, "platform"), 150.0, Align::Left),
+        Column::new(t(lang, "job_cost_money"), 250.0, Align::Right),
+        Column::new(t(lang, "job_cost_hours"), 150.0, Align::Right),
+        Column::new(t(lang, "job_cost_deadline"), 90.0, Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = costs
+        .iter()
+        .map(|c| {
+            vec![
+                c.platform.clone(),
+                match &c.cost {
+                    Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
+                    None => c.missing.clone().unwrap_or_default(),
+                },
+                format!(
+                    "{:.0} / {:.0} / {:.0}",
+                    c.hours.p10, c.hours.p50, c.hours.p90
+                ),
+                c.deadline_probability
+                    .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
+            ]
+        })
+        .collect();
+    l.table(&cols, &rows, 9.0);
+    for c in costs {
+        let terms: Vec<String> = c
+            .terms
+            .iter()
+            .map(|term| {
+                let share = term
+                    .share
+                    .map(|s| format!(", {:.0} %", 100.0 * s))
+                    .unwrap_or_default();
+                format!(
+                    "{} {} {}{share} ({})",
+                    term.name,
+                    number(term.value),
+                    term.unit,
+                    term.source
+                )
+            })
+            .collect();
+        let mut line = format!("{}: {}", c.platform, terms.join("; "));
+        if let Some(why) = &c.not_comparable {
+            line.push_str(&format!("; {why}"));
+        }
+        if let Some(rate) = &c.rate {
+            line.push_str(&format!(
+                "; {}",
+                crate::text::fill(t(lang, "converted_at"), &[rate])
+            ));
+        }
+        l.paragraph(&line, 8.0, MUTED);
+    }
+    l.paragraph(t(lang, "job_cost_note"), 9.0, MUTED);
 }
 
 /// Appendix A: run provenance.

@@ -188,6 +188,32 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ("runs_disagree", "runs disagree", "各次运行结果分歧大"),
     ("converted_at", "Converted at {}.", "按 {} 换算。"),
     (
+        "job_cost",
+        "What finishing the job costs",
+        "完成该作业的成本",
+    ),
+    (
+        "job_cost_job",
+        "{} GPU-hours of work on {} GPUs, a checkpoint every {} minutes: p10 / p50 / p90 over seeded draws of each platform's measured terms.",
+        "{} GPU 小时的工作量，{} 块 GPU，每 {} 分钟一次检查点：按各平台实测项的种子抽样给出 p10 / p50 / p90。",
+    ),
+    (
+        "job_cost_money",
+        "cost p10 / p50 / p90",
+        "成本 p10 / p50 / p90",
+    ),
+    (
+        "job_cost_hours",
+        "hours p10 / p50 / p90",
+        "小时 p10 / p50 / p90",
+    ),
+    ("job_cost_deadline", "deadline met", "按期完成概率"),
+    (
+        "job_cost_note",
+        "Each term says what it rests on; a term marked \"not measured\" takes a stated default with a wide band — measure it to narrow the answer (docs/cost.md).",
+        "每一项都注明依据；标为“not measured”的项采用注明的默认值和较宽的区间——实测后区间会收窄（docs/cost.md）。",
+    ),
+    (
         "bills_not_comparable",
         "Not comparable (prices in another currency and no exchange rate; breakpoint rates add): {}.",
         "无法比较（价格为其他币种且无汇率；breakpoint rates add）：{}。",

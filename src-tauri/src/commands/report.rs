@@ -32,6 +32,7 @@ pub async fn export_report(
         date,
         lang,
         evidence: None,
+        job: None,
     };
     let path = std::path::PathBuf::from(&request.path);
     let written = tauri::async_runtime::spawn_blocking(move || {

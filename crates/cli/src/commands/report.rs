@@ -31,7 +31,13 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
     } else {
         None
     };
+    let job = args
+        .job
+        .as_deref()
+        .map(breakpoint_core::usecases::job_cost::JobSpec::parse)
+        .transpose()?;
     let options = ReportOptions {
+        job,
         title: args.title,
         date: args
             .date

@@ -621,7 +621,7 @@ impl Model {
         let share_of = |hours: f64| (hours_p50 > 0.0).then(|| hours / hours_p50);
         let compute_h = median(&|d| d.compute_s / 3600.0);
         let lost_h = mean(&|d| d.lost_s / 3600.0);
-        let start_h = median(&|d| d.start_s / 3600.0);
+        let start_s = median(&|d| d.start_s);
         vec![
             Term {
                 name: "delivered share of the datasheet (slowest node)",
@@ -660,14 +660,14 @@ impl Model {
             },
             Term {
                 name: "start-up",
-                value: start_h,
-                unit: "h",
+                value: start_s,
+                unit: "s",
                 source: format!(
                     "p50 {}; p95 {}",
                     self.start_p50.said(),
                     self.start_p95.said()
                 ),
-                share: share_of(start_h),
+                share: share_of(start_s / 3600.0),
             },
         ]
     }
