@@ -42,6 +42,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::platform_history,
         billing::bill,
         billing::bill_disputes,
+        billing::job_cost,
         report::export_report,
         bundles::bundle_export,
         bundles::bundle_import,

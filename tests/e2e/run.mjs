@@ -417,6 +417,17 @@ try {
         assert(of("D")[1] === 0, `D's sheet: ${of("D")[2].slice(0, 200)}`);
         await session.run("document.querySelector('#disputes').scrollIntoView()");
         await shot("06b-bills-against-measurements");
+        // What finishing a job costs: the bands the CLI gives, on screen.
+        await session.click("#cost-it");
+        await session.until("job costs", "return document.querySelectorAll('#job-costs tbody tr').length >= 6", 10000);
+        const bands = await session.run("return [...document.querySelectorAll('#job-costs tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
+        const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,deadline=14d", "--draws", "2000", "--json"));
+        for (const p of cli.platforms.filter((p) => p.cost)) {
+          const row = bands.find((b) => b[0] === p.platform);
+          assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);
+        }
+        await session.run("document.querySelector('#job-costs').scrollIntoView()");
+        await shot("06c-job-cost");
       }
       if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
       await shot(`06-${view}`);

@@ -8,7 +8,7 @@ use tauri::State;
 use super::off_thread;
 use breakpoint_core::usecases::disputes;
 
-use crate::dto::{BillRow, DisputeRow, DisputeSheetView};
+use crate::dto::{BillRow, DisputeRow, DisputeSheetView, JobCostRow};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -44,6 +44,47 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             facility_kwh: b.energy.as_ref().map(|e| e.facility_kwh),
             co2_kg: b.energy.as_ref().map(|e| e.co2_kg),
             default_factors: b.energy.as_ref().is_some_and(|e| !e.factors.set),
+        })
+        .collect())
+}
+
+/// A job ("gpus=8,work=2000h,deadline=14d") costed on every platform.
+#[tauri::command]
+pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<Vec<JobCostRow>> {
+    use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec};
+    let job = JobSpec::parse(&job).map_err(breakpoint_core::Error::from)?;
+    let costs = off_thread(&state, move |store| {
+        let request = CostRequest {
+            draws: 2000,
+            seed: 1,
+            ..CostRequest::default()
+        };
+        Ok(job_cost::job_cost(store, &job, &request)?)
+    })
+    .await?;
+    Ok(costs
+        .into_iter()
+        .map(|c| JobCostRow {
+            cost: match &c.cost {
+                Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
+                None => c.missing.clone().unwrap_or_default(),
+            },
+            hours: format!(
+                "{:.0} / {:.0} / {:.0}",
+                c.hours.p10, c.hours.p50, c.hours.p90
+            ),
+            deadline: c.deadline_probability,
+            terms: c
+                .terms
+                .iter()
+                .map(|t| format!("{}: {:.2} {} — {}", t.name, t.value, t.unit, t.source))
+                .chain(
+                    c.not_comparable
+                        .iter()
+                        .map(|w| format!("not comparable: {w}")),
+                )
+                .collect(),
+            platform: c.platform,
         })
         .collect())
 }
