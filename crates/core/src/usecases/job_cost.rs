@@ -26,7 +26,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Exp};
+use rand_distr::Distribution;
 use serde::Serialize;
 
 use crate::billing_sim::{self, Phase, Segment, Session, Workload};
@@ -208,9 +208,45 @@ pub struct CostRequest {
     pub seed: u64,
 }
 
-/// Interruptions one draw follows at most: a job that meets more never
+/// Stretches between checkpoints one draw follows at most.
+const MAX_STRETCHES: f64 = 1024.0;
+/// Failed tries of one stretch followed one by one; more are summed by
+/// their mean and spread.
+const TRIES_FOLLOWED: u64 = 32;
+/// Failed tries of one stretch at most: a stretch that needs more never
 /// ends, and its draw says so by its length.
-const MAX_INTERRUPTIONS: u64 = 1_000_000;
+const MAX_TRIES: f64 = 1e9;
+
+/// One stretch of `length` seconds of work between checkpoints, faults
+/// arriving at `per_s`: the failed tries it takes, and the work they lost.
+fn stretch(per_s: f64, length: f64, rng: &mut StdRng) -> (u64, f64) {
+    // A try runs through with probability e^(−λs); the failures before it
+    // are geometric.
+    let through = (-per_s * length).exp();
+    let fail = 1.0 - through;
+    if fail <= 0.0 {
+        return (0, 0.0);
+    }
+    let u: f64 = 1.0 - rng.random::<f64>();
+    let tries = if through <= 0.0 {
+        MAX_TRIES
+    } else {
+        (u.ln() / fail.ln()).floor().clamp(0.0, MAX_TRIES)
+    };
+    let failed = tries as u64;
+    // Each failed try lost the time to its fault: exponential, cut at the
+    // stretch's length.
+    let lost = if failed <= TRIES_FOLLOWED {
+        (0..failed)
+            .map(|_| -(1.0 - rng.random::<f64>() * fail).ln() / per_s)
+            .sum()
+    } else {
+        let mean = 1.0 / per_s - length * through / fail;
+        let z: f64 = rand_distr::StandardNormal.sample(rng);
+        (tries * mean + z * (tries).sqrt() * length / 12f64.sqrt()).max(0.0)
+    };
+    (failed, lost)
+}
 
 /// The most draws one answer takes.
 pub const MAX_DRAWS: usize = 200_000;
@@ -580,26 +616,33 @@ impl Model {
         // Any GPU stopping stops the job: the job's rate is its GPUs'.
         let per_s = per_gpu_hour * f64::from(self.job.gpus) / 3600.0;
         let start_s = self.start(rng);
-        // The run, fault by fault: work since the last checkpoint is done
-        // again, and can be interrupted again.
-        let (mut done, mut lost_s, mut interruptions) = (0.0f64, 0.0f64, 0u64);
+        // The run, checkpoint by checkpoint: a stretch of work between two
+        // checkpoints is tried until it runs through without a fault; each
+        // failed try loses the work it had done (a fault's time within the
+        // stretch), a restart and a new start. The tries a stretch takes
+        // are geometric, so no fault is stepped through one by one.
         let checkpoint = self.job.checkpoint_s;
-        // A restart and a new start as this platform gives them, drawn once
-        // a draw: a thousand interruptions need no thousand draws of each.
         let back_s = self.restart.draw(rng).max(0.0) + self.start(rng);
-        let arrivals = Exp::new(per_s).ok().filter(|_| per_s > 0.0);
-        while let Some(arrivals) = &arrivals {
-            if interruptions >= MAX_INTERRUPTIONS {
-                break;
+        let (mut lost_s, mut interruptions) = (0.0f64, 0u64);
+        if per_s > 0.0 {
+            let stretches = (compute_s / checkpoint).ceil().max(1.0);
+            // A job of very many stretches is followed over a sample of them,
+            // its losses scaled to all: a draw's time stays bounded.
+            let followed = stretches.min(MAX_STRETCHES);
+            let scale = stretches / followed;
+            let full = followed as u64;
+            for i in 0..full {
+                let length = if i + 1 == full && followed == stretches {
+                    compute_s - checkpoint * (stretches - 1.0)
+                } else {
+                    checkpoint
+                };
+                let (failed, lost) = stretch(per_s, length, rng);
+                interruptions += failed;
+                lost_s += lost + failed as f64 * back_s;
             }
-            let reached = done + arrivals.sample(rng);
-            if reached >= compute_s {
-                break;
-            }
-            let kept = (reached / checkpoint).floor() * checkpoint;
-            lost_s += (reached - kept) + back_s;
-            done = kept;
-            interruptions += 1;
+            lost_s *= scale;
+            interruptions = (interruptions as f64 * scale).round() as u64;
         }
         Draw {
             wall_s: start_s + compute_s + lost_s,
