@@ -419,9 +419,9 @@ try {
         await shot("06b-bills-against-measurements");
         // What finishing a job costs: the bands the CLI gives, on screen.
         await session.click("#cost-it");
-        await session.until("job costs", "return document.querySelectorAll('#job-costs tbody tr').length >= 6", 10000);
+        await session.until("job costs", "return document.querySelectorAll('#job-costs tbody tr').length >= 6", 30000);
         const bands = await session.run("return [...document.querySelectorAll('#job-costs tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
-        const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,deadline=14d", "--draws", "2000", "--json"));
+        const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,deadline=14d", "--draws", "1000", "--json"));
         for (const p of cli.platforms.filter((p) => p.cost)) {
           const row = bands.find((b) => b[0] === p.platform);
           assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);

@@ -54,8 +54,10 @@ pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<Vec<
     use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec};
     let job = JobSpec::parse(&job).map_err(breakpoint_core::Error::from)?;
     let costs = off_thread(&state, move |store| {
+        // A thousand draws settle the bands to a percent or so, at a
+        // screen's pace.
         let request = CostRequest {
-            draws: 2000,
+            draws: 1000,
             seed: 1,
             ..CostRequest::default()
         };
