@@ -102,6 +102,19 @@ fn a_slower_gpu_needs_more_hours_and_money() {
         "500",
     ]);
     assert!(text.contains("deadline met"), "{text}");
+    // The answer in words: the faster GPU finishes cheapest, and the terms
+    // it rests on that were not measured are named.
+    assert!(
+        text.contains("P finishes the job cheapest at the median"),
+        "{text}"
+    );
+    assert!(
+        costs["answer"]
+            .as_str()
+            .unwrap()
+            .contains("rests on defaults"),
+        "{costs}"
+    );
 }
 
 /// A node that went silent for ten minutes in two hours: its platform

@@ -533,6 +533,11 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         })
         .collect();
     l.table(&cols, &rows, 9.0);
+    l.paragraph(
+        &breakpoint_core::usecases::job_cost::answer(costs),
+        10.5,
+        INK,
+    );
     for c in costs {
         let terms: Vec<String> = c
             .terms

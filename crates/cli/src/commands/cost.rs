@@ -18,7 +18,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
     let costs = job_cost::job_cost(&ctx.store, &job, &request)?;
     if ctx.json {
         return Ok(output::print_json(
-            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "platforms": costs }),
+            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "answer": job_cost::answer(&costs), "platforms": costs }),
         )?);
     }
     let mut text = format!(
@@ -58,7 +58,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
                 .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
         ]);
     }
-    text.push_str(&format!("{t}\n"));
+    text.push_str(&format!("{t}\n{}\n\n", job_cost::answer(&costs)));
     for c in &costs {
         text.push_str(&terms(c));
     }

@@ -356,6 +356,67 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
     Ok(out)
 }
 
+/// The answer in words: the platform cheapest at the median and at the
+/// bad case (p90), in one currency, and what its answer rests on least —
+/// or why there is no answer yet.
+pub fn answer(costs: &[PlatformCost]) -> String {
+    let comparable: Vec<&PlatformCost> = costs
+        .iter()
+        .filter(|c| c.cost.is_some() && c.not_comparable.is_none())
+        .collect();
+    let currencies: Vec<&str> = comparable
+        .iter()
+        .filter_map(|c| c.cost.as_ref().map(|m| m.currency.as_str()))
+        .collect();
+    if comparable.len() < 2 || currencies.windows(2).any(|w| w[0] != w[1]) {
+        return "No answer yet: fewer than two platforms are priced in one currency (offerings with prices, billing rules, and rates between currencies)".into();
+    }
+    let by = |pick: &dyn Fn(&MoneyBand) -> Decimal| {
+        comparable
+            .iter()
+            .min_by_key(|c| c.cost.as_ref().map(pick))
+            .copied()
+    };
+    let (Some(median), Some(bad)) = (by(&|m| m.p50), by(&|m| m.p90)) else {
+        return "No answer yet".into();
+    };
+    let money = |c: &PlatformCost, pick: &dyn Fn(&MoneyBand) -> Decimal| {
+        c.cost
+            .as_ref()
+            .map(|m| format!("{} {}", pick(m), m.currency))
+            .unwrap_or_default()
+    };
+    let guessed: Vec<&str> = median
+        .terms
+        .iter()
+        .filter(|t| t.source.starts_with("not measured"))
+        .map(|t| t.name)
+        .collect();
+    let mut out = format!(
+        "{} finishes the job cheapest at the median ({})",
+        median.platform,
+        money(median, &|m| m.p50)
+    );
+    if bad.platform == median.platform {
+        out.push_str(" and in the bad case (p90)");
+    } else {
+        out.push_str(&format!(
+            "; in the bad case (p90) {} does ({} against {})",
+            bad.platform,
+            money(bad, &|m| m.p90),
+            money(median, &|m| m.p90)
+        ));
+    }
+    if !guessed.is_empty() {
+        out.push_str(&format!(
+            "; {} for {} rests on defaults, not measurements: measure it to settle the answer",
+            guessed.join(", "),
+            median.platform
+        ));
+    }
+    out
+}
+
 /// A platform stated by its figures rather than its evidence: what a job
 /// would take there ("what if"), and the seam the model is checked through.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -721,6 +782,56 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
+        PlatformCost {
+            platform: name.into(),
+            cost: Some(MoneyBand {
+                p10: Decimal::from(p50 - 10),
+                p50: Decimal::from(p50),
+                p90: Decimal::from(p90),
+                currency: "CNY".into(),
+            }),
+            mode: None,
+            hours: Band {
+                p10: 1.0,
+                p50: 1.0,
+                p90: 1.0,
+            },
+            days: Band {
+                p10: 1.0,
+                p50: 1.0,
+                p90: 1.0,
+            },
+            deadline_probability: None,
+            terms: vec![Term {
+                name: "compute",
+                value: 1.0,
+                unit: "h",
+                source: if guessed {
+                    "not measured: …".into()
+                } else {
+                    "measured".into()
+                },
+                share: None,
+            }],
+            missing: None,
+            not_comparable: None,
+            rate: None,
+        }
+    }
+
+    #[test]
+    fn the_answer_names_the_median_and_the_bad_case() {
+        let a = answer(&[priced("A", 100, 200, false), priced("B", 110, 130, true)]);
+        assert!(a.starts_with("A finishes the job cheapest at the median (100 CNY); in the bad case (p90) B does (130 CNY against 200 CNY)"), "{a}");
+        let a = answer(&[priced("A", 100, 120, true), priced("B", 110, 130, false)]);
+        assert!(
+            a.contains("and in the bad case (p90); compute for A rests on defaults"),
+            "{a}"
+        );
+        assert!(answer(&[priced("A", 1, 2, false)]).starts_with("No answer yet"));
+    }
 
     #[test]
     fn a_job_is_read_as_users_write_it() {
