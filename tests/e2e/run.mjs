@@ -426,6 +426,8 @@ try {
           const row = bands.find((b) => b[0] === p.platform);
           assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);
         }
+        const answer = await session.text("#job-answer");
+        assert(answer === cli.answer, `the answer: ${answer} vs ${cli.answer}`);
         await session.run("document.querySelector('#job-costs').scrollIntoView()");
         await shot("06c-job-cost");
       }

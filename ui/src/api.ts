@@ -5,7 +5,7 @@ import type { AppError } from "./bindings/AppError";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { BillRow } from "./bindings/BillRow";
 import type { DisputeSheetView } from "./bindings/DisputeSheetView";
-import type { JobCostRow } from "./bindings/JobCostRow";
+import type { JobCostView } from "./bindings/JobCostView";
 import type { CampaignForm } from "./bindings/CampaignForm";
 import type { CampaignPlanView } from "./bindings/CampaignPlanView";
 import type { CampaignRow } from "./bindings/CampaignRow";
@@ -81,7 +81,7 @@ export const api = {
   saveWeightProfile: (name: string, weights: number[]) => invoke<ProfileRow>("save_weight_profile", { name, weights }),
   bill: (workload: string) => invoke<BillRow[]>("bill", { workload }),
   billDisputes: () => invoke<DisputeSheetView[]>("bill_disputes"),
-  jobCost: (job: string) => invoke<JobCostRow[]>("job_cost", { job }),
+  jobCost: (job: string) => invoke<JobCostView>("job_cost", { job }),
   exportReport: (request: ReportRequest) => invoke<ReportResult>("export_report", { request }),
   openReport: () => invoke<void>("open_report"),
   probeInventory: () => invoke<ProbeState>("probe_inventory"),

@@ -8,7 +8,7 @@ use tauri::State;
 use super::off_thread;
 use breakpoint_core::usecases::disputes;
 
-use crate::dto::{BillRow, DisputeRow, DisputeSheetView, JobCostRow};
+use crate::dto::{BillRow, DisputeRow, DisputeSheetView, JobCostRow, JobCostView};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -50,7 +50,7 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
 
 /// A job ("gpus=8,work=2000h,deadline=14d") costed on every platform.
 #[tauri::command]
-pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<Vec<JobCostRow>> {
+pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<JobCostView> {
     use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec};
     let job = JobSpec::parse(&job).map_err(breakpoint_core::Error::from)?;
     let costs = off_thread(&state, move |store| {
@@ -64,7 +64,8 @@ pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<Vec<
         Ok(job_cost::job_cost(store, &job, &request)?)
     })
     .await?;
-    Ok(costs
+    let answer = job_cost::answer(&costs);
+    let rows = costs
         .into_iter()
         .map(|c| JobCostRow {
             cost: match &c.cost {
@@ -88,7 +89,8 @@ pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<Vec<
                 .collect(),
             platform: c.platform,
         })
-        .collect())
+        .collect();
+    Ok(JobCostView { answer, rows })
 }
 
 /// The lines a bill rests on (`BillRow::notes`).

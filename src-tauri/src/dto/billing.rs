@@ -3,6 +3,15 @@
 use super::*;
 
 view! {
+    /// A job costed on every platform, and the answer in words.
+    pub struct JobCostView {
+        /// "X finishes the job cheapest at the median (…)", or "No answer yet: …".
+        pub answer: String,
+        pub rows: Vec<JobCostRow>,
+    }
+}
+
+view! {
     /// A job's time and money on one platform (`breakpoint cost`).
     pub struct JobCostRow {
         pub platform: String,

@@ -37,8 +37,8 @@ export async function billingView(root: HTMLElement): Promise<void> {
   const costIt = async () => {
     clear(jobOut);
     try {
-      const rows = await api.jobCost(jobInput.value);
-      append(jobOut, h("table", {},
+      const { answer, rows } = await api.jobCost(jobInput.value);
+      append(jobOut, h("p", { class: "strong", id: "job-answer" }, answer), h("table", {},
         h("thead", {}, h("tr", {}, ...[t("platform"), t("jobCostBand"), t("jobHoursBand"), t("deadlineMet")].map((k) => h("th", {}, k)))),
         h("tbody", {}, ...rows.map((r) => h("tr", {}, h("td", {}, r.platform), h("td", { class: "num strong" }, r.cost),
           h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.deadline === null ? "–" : `${(100 * r.deadline).toFixed(0)} %`))))),
