@@ -86,6 +86,13 @@ pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<JobC
                         .iter()
                         .map(|w| format!("not comparable: {w}")),
                 )
+                .chain((c.unfinished > 0.0).then(|| {
+                    format!(
+                        "does not finish in {:.0} % of draws (held at {}× its compute time)",
+                        100.0 * c.unfinished,
+                        job_cost::NEVER_FINISHES
+                    )
+                }))
                 .collect(),
             platform: c.platform,
         })

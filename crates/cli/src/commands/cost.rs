@@ -71,6 +71,13 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
 /// A platform's terms, one line each.
 fn terms(c: &PlatformCost) -> String {
     let mut out = format!("{}:\n", c.platform);
+    if c.unfinished > 0.0 {
+        out.push_str(&format!(
+            "  does not finish in {:.0} % of draws (held at {}× its compute time in the bands)\n",
+            100.0 * c.unfinished,
+            job_cost::NEVER_FINISHES
+        ));
+    }
     if let Some(why) = &c.not_comparable {
         out.push_str(&format!("  not comparable: {why}\n"));
     }

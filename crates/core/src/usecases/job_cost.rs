@@ -191,6 +191,10 @@ pub struct PlatformCost {
     pub days: Band,
     /// The share of draws done within the deadline, where there is one.
     pub deadline_probability: Option<f64>,
+    /// The share of draws in which the job does not finish (interrupted
+    /// faster than it reaches its checkpoints): held at
+    /// [`NEVER_FINISHES`] × its compute time in the bands.
+    pub unfinished: f64,
     pub terms: Vec<Term>,
     /// Why there is no cost: no billing rule, no price.
     pub missing: Option<String>,
@@ -207,6 +211,12 @@ pub struct CostRequest {
     pub draws: usize,
     pub seed: u64,
 }
+
+/// A draw longer than this many times its compute time does not finish:
+/// its length is held there, and the share of such draws is said. A job
+/// that restarts faster than it can reach its next checkpoint never ends,
+/// and a band of 10^11 hours says nothing a buyer can use.
+pub const NEVER_FINISHES: f64 = 100.0;
 
 /// Stretches between checkpoints one draw follows at most.
 const MAX_STRETCHES: f64 = 1024.0;
@@ -228,10 +238,13 @@ fn stretch(per_s: f64, length: f64, rng: &mut StdRng) -> (u64, f64) {
         return (0, 0.0);
     }
     let u: f64 = 1.0 - rng.random::<f64>();
-    let tries = if through <= 0.0 {
+    // ln(1 − e^(−λs)), kept exact where the stretch almost never runs
+    // through (there `fail` rounds to 1 and its logarithm to 0).
+    let log_fail = (-through).ln_1p();
+    let tries = if through <= 0.0 || log_fail == 0.0 {
         MAX_TRIES
     } else {
-        (u.ln() / fail.ln()).floor().clamp(0.0, MAX_TRIES)
+        (u.ln() / log_fail).floor().clamp(0.0, MAX_TRIES)
     };
     let failed = tries as u64;
     // Each failed try lost the time to its fault: exponential, cut at the
@@ -293,6 +306,11 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             draws.iter().filter(|d| calendar(d) <= deadline).count() as f64 / draws.len() as f64
         });
         let terms = model.terms(&draws, hours_band.p50);
+        let unfinished = draws
+            .iter()
+            .filter(|d| d.wall_s >= (NEVER_FINISHES - 1.0) * d.compute_s)
+            .count() as f64
+            / draws.len() as f64;
         let (cost, mode, missing) = match (&rule, &price, &offering) {
             (Some(rule), Some(p), Some(o)) => {
                 let (band, mode) = cost_band(job, &draws, rule, p.price, &o.prices);
@@ -347,6 +365,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             hours: hours_band,
             days: days_band,
             deadline_probability,
+            unfinished,
             terms,
             missing,
             not_comparable,
@@ -392,6 +411,11 @@ pub fn answer(costs: &[PlatformCost]) -> String {
         .filter(|t| t.source.starts_with("not measured"))
         .map(|t| t.name)
         .collect();
+    let never: Vec<String> = costs
+        .iter()
+        .filter(|c| c.unfinished > 0.0)
+        .map(|c| format!("{} ({:.0} % of draws)", c.platform, 100.0 * c.unfinished))
+        .collect();
     let mut out = format!(
         "{} finishes the job cheapest at the median ({})",
         median.platform,
@@ -405,6 +429,12 @@ pub fn answer(costs: &[PlatformCost]) -> String {
             bad.platform,
             money(bad, &|m| m.p90),
             money(median, &|m| m.p90)
+        ));
+    }
+    if !never.is_empty() {
+        out.push_str(&format!(
+            "; the job may never finish on {}: interrupted faster than it reaches its checkpoints",
+            never.join(", ")
         ));
     }
     if !guessed.is_empty() {
@@ -705,6 +735,12 @@ impl Model {
             lost_s *= scale;
             interruptions = (interruptions as f64 * scale).round() as u64;
         }
+        // Held at the point past which the job does not finish.
+        let limit = (NEVER_FINISHES - 1.0) * compute_s;
+        if lost_s > limit {
+            interruptions = (interruptions as f64 * limit / lost_s).round() as u64;
+            lost_s = limit;
+        }
         Draw {
             wall_s: start_s + compute_s + lost_s,
             compute_s,
@@ -804,6 +840,7 @@ mod tests {
                 p90: 1.0,
             },
             deadline_probability: None,
+            unfinished: 0.0,
             terms: vec![Term {
                 name: "compute",
                 value: 1.0,
@@ -831,6 +868,23 @@ mod tests {
             "{a}"
         );
         assert!(answer(&[priced("A", 1, 2, false)]).starts_with("No answer yet"));
+    }
+
+    /// A job interrupted far faster than it reaches a checkpoint never
+    /// ends: its draws are held at the limit, not 10^11 hours.
+    #[test]
+    fn a_job_that_cannot_finish_is_held_at_the_limit() {
+        let job = JobSpec::parse("gpus=8,work=800h,checkpoint=2h").unwrap();
+        let figures = Figures {
+            share_pct: 100.0,
+            interruptions_per_100h: 500.0,
+            restart_s: 600.0,
+            start_s: 60.0,
+        };
+        let band = hours_on(&job, figures, 200, 3);
+        let compute_h = 100.0;
+        assert!(band.p90 <= NEVER_FINISHES * compute_h + 1.0, "{band:?}");
+        assert!(band.p50 >= (NEVER_FINISHES - 1.0) * compute_h, "{band:?}");
     }
 
     #[test]
