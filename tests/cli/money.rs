@@ -45,7 +45,7 @@ fn two_currencies_are_compared_only_through_a_rate() {
         aws["details"][0]
             .as_str()
             .unwrap()
-            .contains("no rate joins them (breakpoint rates add USD CNY"),
+            .contains("no rate joins USD to CNY (breakpoint rates add USD CNY"),
         "{aws}"
     );
     assert!(
@@ -109,7 +109,7 @@ fn two_currencies_are_compared_only_through_a_rate() {
     assert!(ws.ok(&["bill", "--currency", "CNY"]).contains("in CNY: "));
     let text = ws.ok(&["bill", "--currency", "EUR"]);
     assert!(
-        text.contains("not comparable: in USD; no rate joins it to EUR"),
+        text.contains("not comparable: in USD; no rate joins USD to EUR"),
         "{text}"
     );
     // The workspace's currency is kept.

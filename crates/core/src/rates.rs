@@ -412,7 +412,8 @@ pub fn make_comparable(
                     e.metrics.remove(&key);
                     e.not_comparable.push(crate::metrics::NotComparable {
                         reason: format!(
-                            "not comparable: its prices are in {from}, the report in {to}, and no rate joins them (breakpoint rates add {from} {to} RATE --on DATE)"
+                            "not comparable: its prices are in {from}; {}",
+                            missing_rate(&from, to)
                         ),
                         key,
                     });
@@ -425,11 +426,12 @@ pub fn make_comparable(
     used
 }
 
-/// Today, as the day rates are looked up for.
-pub fn today() -> Date {
-    crate::import::timestamps::local_zone()
-        .to_datetime(jiff::Timestamp::now())
-        .date()
+pub use crate::import::timestamps::today;
+
+/// Why two currencies are not compared: "no rate joins USD to CNY
+/// (breakpoint rates add USD CNY RATE --on DATE)".
+pub fn missing_rate(from: &str, to: &str) -> String {
+    format!("no rate joins {from} to {to} (breakpoint rates add {from} {to} RATE --on DATE)")
 }
 
 #[cfg(test)]

@@ -21,8 +21,6 @@ use crate::domain::{PricePer, PriceQuote, Prices, QuoteMode};
 use crate::error::Result;
 use crate::store::Store;
 
-/// Hours in the month of a monthly plan (prices are kept per hour).
-const MONTH_H: i64 = 720;
 /// At most this many cards without an offering are named.
 const NAMED: usize = 8;
 
@@ -179,9 +177,10 @@ fn per_gpu_hour(q: &PriceQuote) -> Option<(&'static str, f64)> {
     let hourly = match (q.mode, q.per) {
         (QuoteMode::OnDemand, PricePer::Hour) => ("on-demand", q.price / count),
         (QuoteMode::Spot, PricePer::Hour) => ("spot", q.price / count),
-        (QuoteMode::Monthly, PricePer::Month) => {
-            ("monthly", q.price / count / Decimal::from(MONTH_H))
-        }
+        (QuoteMode::Monthly, PricePer::Month) => (
+            "monthly",
+            q.price / count / Decimal::from(crate::domain::MONTH_HOURS),
+        ),
         _ => return None,
     };
     Some((hourly.0, money::to_f64(hourly.1)))

@@ -73,6 +73,14 @@ pub struct ImportOptions {
     pub extra_metadata: serde_json::Map<String, serde_json::Value>,
 }
 
+/// A zone as a user names it: "Asia/Shanghai", or its offset ("+08:00").
+fn zone_name(tz: &TimeZone) -> String {
+    tz.iana_name().map_or_else(
+        || tz.to_offset(Timestamp::now()).to_string(),
+        str::to_string,
+    )
+}
+
 /// Where the zone of times written without one came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -127,10 +135,7 @@ impl ImportOptions {
     /// "times written without a zone are read in Asia/Shanghai (AutoDL's
     /// region; --tz to change)"; nothing where the user named the zone.
     pub fn zone_note(&self) -> Option<String> {
-        let zone = self.tz.iana_name().map_or_else(
-            || self.tz.to_offset(Timestamp::now()).to_string(),
-            str::to_string,
-        );
+        let zone = zone_name(&self.tz);
         let why = match &self.zone_from {
             ZoneFrom::Given => return None,
             ZoneFrom::Region(template) => format!("{template}'s region"),
@@ -265,10 +270,7 @@ const READ_WITH: &str = "read_with";
 /// What the options said of how to read a file: a log imported again read
 /// differently takes its earlier run's place.
 fn reading(options: &ImportOptions, format: Format) -> serde_json::Value {
-    let zone = options.tz.iana_name().map_or_else(
-        || options.tz.to_offset(Timestamp::now()).to_string(),
-        str::to_string,
-    );
+    let zone = zone_name(&options.tz);
     serde_json::json!({
         "format": format.as_str(),
         "kind": options.kind.map(|k| k.to_string()),
@@ -791,7 +793,7 @@ fn complete(
         Vec::new()
     } else {
         let platform_id = store.run(run_id)?.platform_id;
-        let today = TimeZone::UTC.to_datetime(Timestamp::now()).date();
+        let today = timestamps::today();
         catalog::apply(
             store,
             platform_id,

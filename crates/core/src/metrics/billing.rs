@@ -53,9 +53,7 @@ pub const STALE_AFTER_DAYS: i64 = 90;
 /// "; price from skypilot-catalog vms.csv on 2026-12-01", with "STALE (…)"
 /// past [`STALE_AFTER_DAYS`]; nothing for a price typed without a source.
 pub fn provenance(prices: &crate::domain::Prices) -> String {
-    let today = jiff::tz::TimeZone::UTC
-        .to_datetime(jiff::Timestamp::now())
-        .date();
+    let today = crate::import::timestamps::today();
     let mut out = String::new();
     if let Some(source) = &prices.source {
         out.push_str(&format!("; price from {source}"));

@@ -346,8 +346,9 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
                 }
                 None => {
                     not_comparable = Some(format!(
-                        "in {}; no rate joins it to {to} (breakpoint rates add {} {to} RATE --on DATE)",
-                        p.currency, p.currency
+                        "in {}; {}",
+                        p.currency,
+                        crate::rates::missing_rate(&p.currency, &to)
                     ));
                     money_band = Some(MoneyBand {
                         p10: money::to_cents(money::exact(band.p10)),
@@ -515,13 +516,13 @@ fn cost_band(
         .collect();
     let hourly = Band::of(&mut by_hours);
     if let Some(monthly) = prices.monthly {
-        let calendar_month_s = 30.0 * 86_400.0;
+        let hours = f64::from(crate::domain::MONTH_HOURS);
         let mut months: Vec<f64> = draws
             .iter()
             .map(|d| {
                 let calendar = d.wall_s * 24.0 / job.hours_per_day;
-                (calendar / calendar_month_s).ceil().max(1.0)
-                    * 720.0
+                (calendar / super::pricing::MONTH_S).ceil().max(1.0)
+                    * hours
                     * monthly
                     * f64::from(job.gpus)
             })

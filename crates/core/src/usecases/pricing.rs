@@ -158,7 +158,8 @@ pub fn in_currency(
             }
             None => {
                 b.not_comparable = Some(format!(
-                    "in {from}; no rate joins it to {to} (breakpoint rates add {from} {to} RATE --on DATE)"
+                    "in {from}; {}",
+                    crate::rates::missing_rate(&from, to)
                 ));
             }
         }
@@ -176,11 +177,9 @@ pub struct ModeCost {
     pub how: String,
 }
 
-/// A month as providers bill it.
-const MONTH_S: f64 = 30.0 * 86_400.0;
-/// Its hours: a monthly price is kept per accelerator-hour so that modes
-/// compare; a month of one GPU costs it this many times.
-const MONTH_H: i64 = 720;
+use crate::domain::MONTH_HOURS;
+/// A month as providers bill it, in seconds.
+pub(crate) const MONTH_S: f64 = MONTH_HOURS as f64 * 3600.0;
 
 /// The workload under each mode the offering prices: on-demand (its bill
 /// under the rule), monthly (each session rounded up to whole 30-day
@@ -210,7 +209,7 @@ fn mode_costs(
             .sum();
         let amount = money::to_cents(
             money::exact(monthly)
-                * Decimal::from(MONTH_H)
+                * Decimal::from(MONTH_HOURS)
                 * money::exact(months)
                 * Decimal::from(workload.gpus),
         );
@@ -218,7 +217,7 @@ fn mode_costs(
             mode: BillingMode::Monthly,
             amount,
             how: format!(
-                "{months} month(s) × {} GPU(s) × {MONTH_H} h at {monthly} {currency}/GPU-hour on the monthly plan",
+                "{months} month(s) × {} GPU(s) × {MONTH_HOURS} h at {monthly} {currency}/GPU-hour on the monthly plan",
                 workload.gpus
             ),
         });

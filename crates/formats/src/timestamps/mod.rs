@@ -608,6 +608,12 @@ pub fn read_epoch(text: &str) -> Result<i64, TimeError> {
     Ok(ms as i64)
 }
 
+/// Today's date in the machine's zone: the day rates are looked up for and
+/// prices' ages are counted to.
+pub fn today() -> jiff::civil::Date {
+    local_zone().to_datetime(Timestamp::now()).date()
+}
+
 /// The machine's own zone, or UTC where it cannot be found.
 pub fn local_zone() -> TimeZone {
     TimeZone::try_system().unwrap_or(TimeZone::UTC)

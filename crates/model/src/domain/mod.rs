@@ -24,7 +24,8 @@ pub use evidence::{
 };
 pub use inventory::{GpuInfo, MigInstance};
 pub use offering::{
-    BillingMode, FormFactor, Interconnect, Offering, OfferingSpec, Prices, Vendor, pcie_link,
+    BillingMode, FormFactor, Interconnect, MONTH_HOURS, Offering, OfferingSpec, Prices, Vendor,
+    pcie_link,
 };
 pub use platform::{Platform, PlatformKind};
 pub use price_quote::{PricePer, PriceQuote, QuoteMode};

@@ -27,13 +27,17 @@ labelled_enum! {
     }
 }
 
+/// The hours of a month as providers bill it: 30 days.
+pub const MONTH_HOURS: u32 = 720;
+
 /// Prices per accelerator-hour, per billing mode, in one currency.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prices {
     pub currency: String,
     pub on_demand: Option<f64>,
     pub spot: Option<f64>,
-    /// A monthly subscription, expressed per accelerator-hour so modes compare.
+    /// A monthly subscription, expressed per accelerator-hour so modes
+    /// compare: a month of one GPU costs it [`MONTH_HOURS`] times.
     pub monthly: Option<f64>,
     /// Where the prices come from ("skypilot-catalog vms.csv, us-east-1"),
     /// where known.
