@@ -20,9 +20,11 @@ mod known_bill_lines;
 mod numbering;
 mod paths;
 mod plausibility;
+mod reading;
 mod silences;
 pub mod snapshot;
 mod source;
+mod tally;
 
 pub use breakpoint_formats::parsers as formats;
 pub use breakpoint_formats::{
@@ -46,6 +48,9 @@ pub use crate::domain::Duplicate;
 use crate::domain::{NewRun, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, RunRecords, SampleWriter, Store, WriteSummary};
 use crate::text;
+pub use reading::Replaced;
+use reading::{READ_WITH, changed_reading, reading};
+pub use tally::EventTally;
 
 /// What the user says about the files being imported.
 #[derive(Debug, Clone)]
@@ -253,166 +258,6 @@ pub struct ImportReport {
     pub zone_note: Option<String>,
     /// What a price catalog did to the platform's offerings, line by line.
     pub priced: Vec<String>,
-}
-
-/// A run of the same log, read with other options, that a new import took
-/// the place of.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Replaced {
-    pub run_id: i64,
-    /// "tz UTC → Asia/Shanghai; start – → 2026-06-01T00:00:00Z"
-    pub change: String,
-}
-
-/// The run metadata key for how a log was read (`reading`).
-const READ_WITH: &str = "read_with";
-
-/// What the options said of how to read a file: a log imported again read
-/// differently takes its earlier run's place.
-fn reading(options: &ImportOptions, format: Format) -> serde_json::Value {
-    let zone = zone_name(&options.tz);
-    serde_json::json!({
-        "format": format.as_str(),
-        "kind": options.kind.map(|k| k.to_string()),
-        "tz": zone,
-        "start": options.start.map(|t| t.to_string()),
-        "interval_ms": options.interval_ms,
-        "fields": options.fields,
-        "skip_bad_lines": options.skip_bad_lines,
-    })
-}
-
-/// How this import reads the earlier run's log differently, where it is of
-/// the same platform and its reading is on record; `None` leaves it be.
-fn changed_reading(
-    store: &Store,
-    earlier_run: i64,
-    options: &ImportOptions,
-    format: Format,
-) -> crate::Result<Option<String>> {
-    let earlier = store.run(earlier_run)?;
-    if earlier.platform_id != options.platform_id {
-        return Ok(None);
-    }
-    let Some(serde_json::Value::Object(before)) = earlier.metadata.get(READ_WITH) else {
-        return Ok(None);
-    };
-    let serde_json::Value::Object(now) = reading(options, format) else {
-        return Ok(None);
-    };
-    let shown = |v: Option<&serde_json::Value>| match v {
-        None | Some(serde_json::Value::Null) => "–".to_string(),
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-    };
-    // The format is the file's own: forcing another one on the same bytes
-    // is a slip, answered "already imported" as before, not a new run.
-    let changes: Vec<String> = now
-        .iter()
-        .filter(|(k, _)| k.as_str() != "format")
-        .filter(|(k, v)| before.get(k.as_str()).unwrap_or(&serde_json::Value::Null) != *v)
-        .map(|(k, v)| format!("{k} {} → {}", shown(before.get(k.as_str())), shown(Some(v))))
-        .collect();
-    Ok((!changes.is_empty()).then(|| changes.join("; ")))
-}
-
-/// Events of one kind (one Xid code) a log holds: how many, on which GPUs,
-/// over what time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EventTally {
-    pub kind: crate::domain::EventKind,
-    pub code: Option<i64>,
-    /// What a health check found ("row remapping failed"): its findings
-    /// are told apart by it.
-    pub finding: Option<String>,
-    pub count: usize,
-    pub gpus: Vec<u32>,
-    pub first: Timestamp,
-    pub last: Timestamp,
-    /// Whether they count against the platform (an application's Xid and
-    /// a recorded warning do not).
-    pub counted: bool,
-}
-
-impl EventTally {
-    /// Every event but a billing phase, a note and a gap (counted on its
-    /// own), by kind and code, in the order of their first time.
-    pub fn of(events: &[crate::domain::Event]) -> Vec<EventTally> {
-        use crate::domain::EventKind;
-        let mut out: Vec<EventTally> = Vec::new();
-        for e in events
-            .iter()
-            .filter(|e| !matches!(e.kind, EventKind::Phase | EventKind::Note | EventKind::Gap))
-        {
-            let code = if e.kind == EventKind::Xid {
-                e.code
-            } else {
-                None
-            };
-            let finding = if e.kind == EventKind::HealthFault {
-                e.detail.clone()
-            } else {
-                None
-            };
-            let at = e.at;
-            match out
-                .iter_mut()
-                .find(|t| t.kind == e.kind && t.code == code && t.finding == finding)
-            {
-                Some(t) => {
-                    t.count += 1;
-                    t.first = t.first.min(at);
-                    t.last = t.last.max(at);
-                    if let Some(g) = e.gpu
-                        && !t.gpus.contains(&g)
-                    {
-                        t.gpus.push(g);
-                    }
-                }
-                None => out.push(EventTally {
-                    kind: e.kind,
-                    code,
-                    finding,
-                    count: 1,
-                    gpus: e.gpu.into_iter().collect(),
-                    first: at,
-                    last: at,
-                    counted: e.counts_against_platform() || e.kind == EventKind::HealthFault,
-                }),
-            }
-        }
-        for t in &mut out {
-            t.gpus.sort_unstable();
-        }
-        out.sort_by_key(|t| t.first);
-        out
-    }
-}
-
-impl std::fmt::Display for EventTally {
-    /// "2 × Xid 48: double-bit ECC error (…) on GPU 1, 3, 10 Oct 15:02–15:40 UTC"
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match (self.code, &self.finding) {
-            (Some(code), _) => crate::accelerator::xid::describe(code),
-            (None, Some(finding)) => format!("{}: {finding}", self.kind),
-            (None, None) => self.kind.to_string(),
-        };
-        write!(f, "{} × {what}", self.count)?;
-        if !self.gpus.is_empty() {
-            let gpus: Vec<String> = self.gpus.iter().map(u32::to_string).collect();
-            write!(f, " on GPU {}", gpus.join(", "))?;
-        }
-        let day = |t: Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
-        if self.first == self.last {
-            write!(f, ", {}", day(self.first))?;
-        } else {
-            write!(f, ", {} → {}", day(self.first), day(self.last))?;
-        }
-        if !self.counted {
-            write!(f, " (not counted against the platform)")?;
-        }
-        Ok(())
-    }
 }
 
 /// Import one file as one run. The file is named in results as given
