@@ -24,8 +24,6 @@ use std::collections::BTreeSet;
 use super::RunValue;
 use super::aggregate::RunFigures;
 use crate::domain::{Event, EventKind};
-use crate::error::Result;
-use crate::store::Store;
 
 const KEY: &str = "sustain.interruptions_per_100h";
 
@@ -33,14 +31,13 @@ const KEY: &str = "sustain.interruptions_per_100h";
 /// time and the probe's, on clocks that disagree a little).
 const SAME_FAULT_MS: i64 = 120_000;
 
-/// A sampled run: where it is in `figures`, its node, its time and the
-/// faults it recorded itself.
+/// A sampled run: where it is in `figures` (and its events), its node and
+/// its time.
 struct Sampled {
     index: usize,
     names: Vec<String>,
     from_ms: i64,
     to_ms: i64,
-    events: Vec<Event>,
     /// Faults counted here from other logs, one per incident.
     attached: Vec<Event>,
 }
@@ -63,11 +60,11 @@ pub(super) type Placed = BTreeSet<(i64, usize)>;
 /// Count each fault of a sample-less run against the sampled run of the
 /// same node that covers its time (see the module's comment); the fault
 /// leaves the sample-less run's own count, so that it counts once.
-pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed> {
+pub(super) fn attach(figures: &mut [RunFigures], events: &[Vec<Event>]) -> Placed {
     let mut placed = Placed::new();
     // Most platforms hold no log without samples: nothing to read then.
     if figures.iter().all(|f| f.run.sample_count > 0) {
-        return Ok(placed);
+        return placed;
     }
     let mut sampled: Vec<Sampled> = Vec::new();
     for (index, f) in figures.iter().enumerate() {
@@ -83,12 +80,11 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed
             names: r.hosts(),
             from_ms: from.as_millisecond(),
             to_ms: to.as_millisecond() + i64::from(r.interval_ms.unwrap_or(0)),
-            events: store.events(r.id)?,
             attached: Vec::new(),
         });
     }
     if sampled.is_empty() {
-        return Ok(placed);
+        return placed;
     }
     for i in 0..figures.len() {
         let run = figures[i].run;
@@ -96,9 +92,9 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed
             continue;
         }
         let names = run.hosts();
-        for (position, event) in store
-            .events(run.id)?
-            .into_iter()
+        for (position, event) in events[i]
+            .iter()
+            .cloned()
             .enumerate()
             .filter(|(_, e)| e.counts_against_platform())
         {
@@ -118,9 +114,11 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed
             {
                 continue;
             }
-            let recorded = covering
-                .iter()
-                .any(|&k| sampled[k].events.iter().any(|e| same_fault(e, &event)));
+            let recorded = covering.iter().any(|&k| {
+                events[sampled[k].index]
+                    .iter()
+                    .any(|e| same_fault(e, &event))
+            });
             let same_incident = sampled[first].attached.iter().any(|e| {
                 e.gpu == event.gpu
                     && (e.at.as_millisecond() - t).abs()
@@ -144,7 +142,7 @@ pub(super) fn attach(store: &Store, figures: &mut [RunFigures]) -> Result<Placed
             placed.insert((run.id, position));
         }
     }
-    Ok(placed)
+    placed
 }
 
 /// "Xid 48: double-bit ECC error (…)", or the event's kind.

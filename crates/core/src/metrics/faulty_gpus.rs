@@ -20,8 +20,6 @@ use super::aggregate::{RunFigures, gpu_identity};
 use super::faults::{Placed, describe};
 use crate::delivery::health_checks;
 use crate::domain::{Event, EventKind, Run};
-use crate::error::Result;
-use crate::store::Store;
 
 pub(super) const KEY: &str = "sustain.faulty_gpus_pct";
 const INTERRUPTIONS: &str = "sustain.interruptions_per_100h";
@@ -36,7 +34,7 @@ struct Observed {
 
 /// Give each run that observed GPUs its part of the platform's share: the
 /// GPUs it was first to observe, and those of them found faulty.
-pub(super) fn add(store: &Store, figures: &mut [RunFigures], placed: &Placed) -> Result<()> {
+pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Placed) {
     let mut gpus: BTreeMap<String, Observed> = BTreeMap::new();
     for (index, f) in figures.iter().enumerate() {
         let run = f.run;
@@ -47,7 +45,7 @@ pub(super) fn add(store: &Store, figures: &mut [RunFigures], placed: &Placed) ->
                 faults: Vec::new(),
             });
         }
-        for (gpu, fault) in findings(store, f, placed)? {
+        for (gpu, fault) in findings(f, &events[index], placed) {
             let key = match gpu {
                 Some(g) => identity(run, g),
                 None => format!("run #{} an unnamed GPU", run.id),
@@ -89,7 +87,6 @@ pub(super) fn add(store: &Store, figures: &mut [RunFigures], placed: &Placed) ->
             Some(detail),
         ));
     }
-    Ok(())
 }
 
 /// The GPUs a run watched: a sampled run's inventory and the GPUs its
@@ -110,10 +107,9 @@ fn observed(f: &RunFigures) -> Vec<u32> {
 /// findings, and its platform faults where neither its own rate nor a
 /// sampled run's holds them. By GPU number (`None`: the evidence names no
 /// GPU).
-fn findings(store: &Store, f: &RunFigures, placed: &Placed) -> Result<Vec<(Option<u32>, String)>> {
+fn findings(f: &RunFigures, events: &[Event], placed: &Placed) -> Vec<(Option<u32>, String)> {
     let run = f.run;
-    let events = store.events(run.id)?;
-    let mut found = health_findings(run, &events);
+    let mut found = health_findings(run, events);
     // A run whose interruptions hold its faults (it was sampled, or its log
     // is long enough to be a rate) has none left over here.
     let has_rate = f
@@ -125,7 +121,7 @@ fn findings(store: &Store, f: &RunFigures, placed: &Placed) -> Result<Vec<(Optio
             found.push((e.gpu, describe(e)));
         }
     }
-    Ok(found)
+    found
 }
 
 /// What a run's health evidence found wrong with its GPUs, whatever else

@@ -470,8 +470,13 @@ fn gather_runs(
             })
         })
         .collect::<Result<_>>()?;
-    let placed = faults::attach(store, &mut figures)?;
-    faulty_gpus::add(store, &mut figures, &placed)?;
+    // Each run's events, read once for the faults of both kinds.
+    let events: Vec<Vec<crate::domain::Event>> = runs
+        .iter()
+        .map(|r| store.events(r.id))
+        .collect::<Result<_>>()?;
+    let placed = faults::attach(&mut figures, &events);
+    faulty_gpus::add(&mut figures, &events, &placed);
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     let mut values_by_key: BTreeMap<&str, Vec<(&Run, &RunValue)>> = BTreeMap::new();
     for f in &figures {
