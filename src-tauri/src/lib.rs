@@ -8,7 +8,9 @@ pub mod dto;
 pub mod error;
 pub mod state;
 
-use commands::{app, billing, bundles, campaigns, fleet, platforms, probe, ranking, report, runs};
+use commands::{
+    app, billing, bundles, campaigns, decision, fleet, platforms, probe, ranking, report, runs,
+};
 use tauri::Runtime;
 use tauri::ipc::Invoke;
 
@@ -42,7 +44,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::platform_history,
         billing::bill,
         billing::bill_disputes,
-        billing::job_cost,
+        decision::job_cost,
         report::export_report,
         bundles::bundle_export,
         bundles::bundle_import,

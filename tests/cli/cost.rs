@@ -151,6 +151,113 @@ fn a_platform_whose_node_went_silent_costs_more() {
     ws.fails(
         &["cost", "--job", "gpus=8"],
         1,
-        "error: job.work: missing: the GPU-hours of work, work=2000h",
+        "error: job.work: missing: the GPU-hours of work, work=2000h (or requests=…,per-gpu=…, or horizon=…)",
+    );
+}
+
+/// Price modes, horizons, storage and serving jobs: M has a monthly plan
+/// and prices its disks and transfer; D prices on demand only.
+#[test]
+fn horizons_pick_each_platforms_cheapest_mode_and_data_is_priced_where_it_can_be() {
+    let ws = Workspace::new();
+    for (name, extra) in [
+        (
+            "M",
+            &[
+                "--price-monthly",
+                "10",
+                "--price-storage",
+                "0.5",
+                "--price-transfer",
+                "0.1",
+            ][..],
+        ),
+        ("D", &[][..]),
+    ] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+        let mut args = vec![
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            "H200",
+            "--count",
+            "8",
+            "--currency",
+            "CNY",
+            "--price-on-demand",
+            "20",
+        ];
+        args.extend_from_slice(extra);
+        ws.ok(&args);
+    }
+    let draws = ["--draws", "300"];
+    let cost = |args: &[&str]| {
+        let mut all = vec!["cost"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&draws);
+        ws.json(&all)
+    };
+    // A short job: a month of eight GPUs is dearer than its hours on demand.
+    let short = cost(&["--job", "gpus=8,work=100h"]);
+    assert_eq!(band(&short, "M")["mode"], "on-demand", "{short}");
+    // Around the clock for a year, the monthly plan wins where there is one.
+    let year = cost(&["--job", "gpus=8", "--horizon", "1y", "--utilisation", "60%"]);
+    let (m, d) = (band(&year, "M"), band(&year, "D"));
+    assert_eq!(m["mode"], "monthly", "{year}");
+    assert_eq!(d["mode"], "on-demand", "{year}");
+    // 13 months of 8 GPUs at 10 CNY per GPU-hour, whatever the draw.
+    assert_eq!(money(&m["cost"]["p50"]), 13.0 * 720.0 * 10.0 * 8.0, "{m}");
+    assert!(money(&d["cost"]["p50"]) > money(&m["cost"]["p50"]));
+    let answer = year["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with(
+            "M runs the workload (60 % of 8 GPU(s) over 365 days (a year)) cheapest at the median (748800.00 CNY, monthly)"
+        ),
+        "{answer}"
+    );
+    // Spot when asked for: neither prices it.
+    let spot = cost(&["--job", "gpus=8,work=100h", "--mode", "spot"]);
+    assert_eq!(
+        band(&spot, "M")["missing"],
+        "no spot price for the offering measured",
+        "{spot}"
+    );
+    // Storage and transfer: priced on M, said to be left out on D.
+    let data = cost(&["--job", "gpus=8,work=100h,data=500GB,storage=2TB"]);
+    let plain = money(&band(&short, "M")["cost"]["p50"]);
+    let with_data = money(&band(&data, "M")["cost"]["p50"]);
+    // At least the transfer (500 GB × 0.1) and some storage, on top of
+    // the GPUs — which run longer too, while the data comes in.
+    assert!(with_data > plain + 50.0, "{plain} → {with_data}");
+    assert!(band(&data, "M")["unpriced"].as_array().unwrap().is_empty());
+    assert_eq!(band(&data, "D")["unpriced"].as_array().unwrap().len(), 2);
+    let terms = band(&data, "M")["terms"].as_array().unwrap();
+    let upload = terms.iter().find(|t| t["key"] == "data").unwrap();
+    assert!(
+        upload["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("500 GB at not measured"),
+        "{upload}"
+    );
+    assert!(
+        data["answer"]
+            .as_str()
+            .unwrap()
+            .contains("storage or transfer is not priced on D"),
+        "{data}"
+    );
+    // A serving job by its requests: 36 M requests at 100 a second on one
+    // GPU is 100 GPU-hours.
+    let serving = cost(&["--job", "gpus=8,requests=36M,per-gpu=100/s"]);
+    assert_eq!(serving["job"]["work_gpu_hours"], 100.0, "{serving}");
+    // One way to give the work.
+    ws.fails(
+        &["cost", "--job", "gpus=8,work=10h,horizon=1y"],
+        1,
+        "error: job.work: give the work one way: work=2000h, or requests=…,per-gpu=…, or horizon=…,utilisation=…",
     );
 }

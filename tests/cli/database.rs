@@ -7,7 +7,7 @@ fn db_info_reports_schema_and_counts() {
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "--template", "UCloud"]);
     let info = ws.json(&["db", "info"]);
-    assert_eq!(info["schema_version"], 11);
+    assert_eq!(info["schema_version"], 12);
     assert_eq!(info["platforms"], 1);
     assert_eq!(info["claims"], 1);
     assert_eq!(info["samples"], 0);

@@ -398,6 +398,37 @@ try {
     }
   });
 
+  await step("the Decision screen costs the job as the CLI does", async () => {
+    await go("decision");
+    // The screen costs its default job on arrival.
+    await session.until("job costs", "return document.querySelectorAll('#job-table tbody tr').length >= 6", 30000);
+    const spec = await session.text("#job-spec");
+    assert(spec === "breakpoint cost --job gpus=8,work=2000h,checkpoint=30m,deadline=14d", `the spec shown: ${spec}`);
+    const bands = await session.run("return [...document.querySelectorAll('#job-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
+    const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,checkpoint=30m,deadline=14d", "--draws", "1000", "--json"));
+    for (const p of cli.platforms.filter((p) => p.cost)) {
+      const row = bands.find((b) => b[0] === p.platform);
+      assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);
+      assert(row[2] === p.mode, `${p.platform}'s mode: ${row[2]} vs ${p.mode}`);
+    }
+    const answer = await session.text("#job-answer");
+    assert(answer === cli.answer, `the answer: ${answer} vs ${cli.answer}`);
+    // The bands drawn, and what to measure next named.
+    const chart = await session.run("return document.querySelector('#job-costs img')?.naturalWidth ?? 0");
+    assert(chart > 0, "the bands chart is drawn");
+    await shot("06c-decision");
+    // A steady workload: the form writes the horizon, the answer speaks of it.
+    await session.run("const k = document.querySelector('#job-kind'); k.value = 'horizon'; k.dispatchEvent(new Event('change'))");
+    await session.click("#cost-it");
+    await session.until("the workload's answer", "return /runs the workload/.test(document.querySelector('#job-answer')?.textContent ?? '')", 30000);
+    const horizon = await session.text("#job-spec");
+    assert(horizon.includes("horizon=1y,utilisation=60%"), `the spec shown: ${horizon}`);
+    // A bad value is named, and nothing else is shown.
+    await session.run("const g = document.querySelector('#job-gpus'); g.value = 'many'");
+    await session.click("#cost-it");
+    await session.until("the error", "return /job.gpus/.test(document.querySelector('#job-error').textContent)", 10000);
+  });
+
   for (const view of ["probe", "billing", "settings"]) {
     await step(`the ${view} screen renders`, async () => {
       await go(view);
@@ -417,20 +448,6 @@ try {
         assert(of("D")[1] === 0, `D's sheet: ${of("D")[2].slice(0, 200)}`);
         await session.run("document.querySelector('#disputes').scrollIntoView()");
         await shot("06b-bills-against-measurements");
-        // What finishing a job costs: the bands the CLI gives, on screen.
-        await session.click("#cost-it");
-        await session.until("job costs", "return document.querySelectorAll('#job-costs tbody tr').length >= 6", 30000);
-        const bands = await session.run("return [...document.querySelectorAll('#job-costs tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
-        const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,deadline=14d", "--draws", "1000", "--json"));
-        for (const p of cli.platforms.filter((p) => p.cost)) {
-          const row = bands.find((b) => b[0] === p.platform);
-          assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);
-        }
-        const answer = await session.text("#job-answer");
-        assert(answer === cli.answer, `the answer: ${answer} vs ${cli.answer}`);
-        await session.run("document.querySelector('#job-costs').scrollIntoView()");
-        await shot("06c-job-cost");
-      }
       if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
       await shot(`06-${view}`);
     });

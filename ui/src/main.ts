@@ -8,13 +8,14 @@ import { rankingsView } from "./views/rankings";
 import { runsView } from "./views/runs";
 import { historyView } from "./views/history";
 import { billingView } from "./views/billing";
+import { decisionView } from "./views/decision";
 import { exportView } from "./views/export";
 import { probeView } from "./views/probe";
 import { campaignsView } from "./views/campaigns";
 import { settingsView } from "./views/settings";
 import { type Mount, navigator } from "./lifecycle";
 
-const VIEWS: Key[] = ["rankings", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
+const VIEWS: Key[] = ["rankings", "decision", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;
 const nav = h("nav", { "aria-label": "Breakpoint" });
 const main = h("main", { id: "content", tabindex: "-1" });
@@ -34,6 +35,7 @@ let generation = 0;
 const views = navigator<Key>(async (view: Key, mount: Mount) => {
   switch (view) {
     case "rankings": await rankingsView(main, (v) => void show(v)); break;
+    case "decision": decisionView(main); break;
     case "platforms": await platformsView(main); break;
     case "runs": await runsView(main, mount); break;
     case "history": await historyView(main); break;

@@ -435,6 +435,14 @@ pub struct OfferingArgs {
     /// Monthly subscription, per accelerator-hour.
     #[arg(long)]
     pub price_monthly: Option<f64>,
+    /// Keeping data on the platform's disks, per GB-month (a job's dataset
+    /// and checkpoints: `cost --job …,storage=2TB`).
+    #[arg(long)]
+    pub price_storage: Option<f64>,
+    /// Moving data in or out, per GB, where the platform bills it
+    /// (`cost --job …,data=500GB`).
+    #[arg(long)]
+    pub price_transfer: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -639,10 +647,22 @@ pub enum RatesCommand {
 
 #[derive(Debug, Args)]
 pub struct CostArgs {
-    /// The job: "gpus=8,work=2000h[,checkpoint=30m][,restart=5m][,deadline=14d][,hours-per-day=24]";
-    /// work is GPU-hours on GPUs delivering their datasheet's matrix throughput.
+    /// The job: "gpus=8,work=2000h[,checkpoint=30m][,restart=5m][,data=500GB][,storage=2TB]
+    /// [,deadline=14d][,hours-per-day=24]"; work is GPU-hours on GPUs delivering their
+    /// datasheet's matrix throughput. A serving job: "requests=50M,per-gpu=120/s" for work.
     #[arg(long, value_name = "SPEC")]
     pub job: String,
+    /// A steady workload over this stretch of calendar time ("3y", "18mo") in
+    /// place of one job's work: the job's GPUs busy --utilisation of it.
+    #[arg(long, value_name = "TIME")]
+    pub horizon: Option<String>,
+    /// Share of the horizon the GPUs are busy ("60%").
+    #[arg(long, value_name = "PERCENT", requires = "horizon")]
+    pub utilisation: Option<String>,
+    /// Cost this price mode (on-demand, spot, monthly) [default: the cheapest
+    /// of on-demand and monthly for each platform].
+    #[arg(long)]
+    pub mode: Option<breakpoint_core::domain::BillingMode>,
     /// Draws of the model (more: steadier bands).
     #[arg(long, default_value_t = 4000)]
     pub draws: usize,

@@ -25,6 +25,7 @@ pub mod accelerator;
 pub mod domain;
 pub mod error;
 pub mod samples;
+pub mod sizes;
 pub mod stats;
 pub mod text;
 

@@ -6,6 +6,9 @@
 //! characters that steer a terminal or break XML are *shown*, not obeyed
 //! (an ESC in a file name must neither recolour the terminal nor make the
 //! report's SVG invalid).
+//!
+//! It also keeps the words Breakpoint itself prints that more than one
+//! face needs: lengths of time, and units with their Chinese (`unit_zh`).
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -212,6 +215,54 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
     (secs.is_finite() && secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
 }
 
+/// Units written in words, and their Simplified Chinese. Symbols that read
+/// the same in both (%, s, ms, °C, W, MHz, GB/s, TFLOP/s, kWh) are not
+/// listed: they need no translation.
+const UNITS_ZH: &[(&str, &str)] = &[
+    ("h", "小时"),
+    ("hour", "小时"),
+    ("hours", "小时"),
+    ("min", "分钟"),
+    ("minute", "分钟"),
+    ("minutes", "分钟"),
+    ("second", "秒"),
+    ("seconds", "秒"),
+    ("d", "天"),
+    ("day", "天"),
+    ("days", "天"),
+    ("GPU-h", "GPU 小时"),
+    ("GPU-hour", "GPU 小时"),
+    ("GPU-hours", "GPU 小时"),
+    ("/100 GPU-h", "次/100 GPU 小时"),
+    ("per 100 GPU-h", "每 100 GPU 小时"),
+    ("per 100 GPU-hours", "每 100 GPU 小时"),
+    ("currency", "货币单位"),
+    ("currency/GPU-h", "货币单位/GPU 小时"),
+    ("count", "次"),
+    ("steps", "步"),
+    ("runs", "次运行"),
+    ("rel. L2", "相对 L2"),
+];
+
+/// The Simplified Chinese of a unit written in words ("h", "GPU-hours",
+/// "/100 GPU-h", "days", "runs"); `None` for a symbol that needs none
+/// ("%", "s", "W", "MHz") or a unit not known.
+pub fn unit_zh(unit: &str) -> Option<&'static str> {
+    UNITS_ZH
+        .iter()
+        .find(|(en, _)| *en == unit)
+        .map(|(_, zh)| *zh)
+}
+
+/// A unit as a Chinese or an English reader sees it: `unit_zh` where there
+/// is one, else the unit as it is.
+pub fn unit_in(unit: &str, zh: bool) -> &str {
+    match unit_zh(unit) {
+        Some(words) if zh => words,
+        _ => unit,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +278,28 @@ mod tests {
         assert_eq!(duration_words(8220.0), "2 h 17 m");
         assert_eq!(duration_words(6138.0), "1 h 42 m 18 s");
         assert_eq!(duration_words(f64::NAN), "–");
+    }
+
+    #[test]
+    fn units_in_words_have_chinese_and_symbols_stay() {
+        assert_eq!(unit_zh("h"), Some("小时"));
+        assert_eq!(unit_zh("/100 GPU-h"), Some("次/100 GPU 小时"));
+        assert_eq!(unit_zh("GPU-hours"), Some("GPU 小时"));
+        assert_eq!(unit_zh("days"), Some("天"));
+        assert_eq!(unit_zh("runs"), Some("次运行"));
+        for symbol in ["%", "s", "ms", "°C", "W", "MHz", "GB/s", "TFLOP/s", "kWh"] {
+            assert_eq!(unit_zh(symbol), None, "{symbol}");
+            assert_eq!(unit_in(symbol, true), symbol);
+        }
+        assert_eq!(unit_in("h", true), "小时");
+        assert_eq!(unit_in("h", false), "h");
+        let cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+        let mut seen: Vec<&str> = Vec::new();
+        for (en, zh) in UNITS_ZH {
+            assert!(zh.chars().any(cjk), "{en}: {zh}");
+            assert!(!seen.contains(en), "{en} is listed twice");
+            seen.push(en);
+        }
     }
 
     #[test]

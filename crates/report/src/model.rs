@@ -224,6 +224,7 @@ pub fn gather(
             Some(job) => {
                 let request = breakpoint_core::usecases::job_cost::CostRequest {
                     currency: request.currency.clone(),
+                    mode: None,
                     accelerator: request.window.class.as_ref().map(|c| c.raw.clone()),
                     draws: 2000,
                     seed: 1,

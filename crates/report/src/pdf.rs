@@ -5,6 +5,7 @@
 
 use breakpoint_core::domain::Breakpoint;
 use breakpoint_core::metrics::catalog::{self, Anchors};
+use breakpoint_core::text::unit_in;
 use jiff::civil::Date;
 use krilla::color::rgb;
 use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
@@ -25,6 +26,8 @@ mod disputes;
 mod energy;
 mod findings;
 mod performance;
+#[cfg(test)]
+mod tests;
 mod typeset;
 
 use disputes::disputes;
@@ -60,12 +63,17 @@ fn number(v: f64) -> String {
     }
 }
 
-fn value(v: f64, unit: &str) -> String {
+fn value(v: f64, unit: &str, lang: Lang) -> String {
     match unit {
         "%" => format!("{} %", number(v)),
         "count" | "steps" => number(v),
-        u => format!("{} {u}", number(v)),
+        u => format!("{} {}", number(v), unit_in(u, lang.is_zh())),
     }
+}
+
+/// A metric's name in the report's language, from the catalogue.
+fn metric_name(key: &str, name: &'static str, lang: Lang) -> &'static str {
+    catalog::metric(key).map_or(name, |m| m.name_in(lang.is_zh()))
 }
 
 /// Lay out every page of the report.
@@ -282,9 +290,10 @@ fn breakpoint_pages(
                 // A figure judged per unit names its worst unit first.
                 rows.push(vec![
                     String::new(),
-                    m.name.to_string(),
-                    m.value
-                        .map_or(t(lang, "not_measured").to_string(), |v| value(v, m.unit)),
+                    metric_name(m.key, m.name, lang).to_string(),
+                    m.value.map_or(t(lang, "not_measured").to_string(), |v| {
+                        value(v, m.unit, lang)
+                    }),
                     range,
                     score(m.score),
                     number(m.weight),
@@ -331,12 +340,17 @@ fn units_behind(
                             format!(
                                 "{} {} ({:.0} %)",
                                 u.label(),
-                                value(u.value, m.unit),
+                                value(u.value, m.unit, lang),
                                 100.0 * u.share
                             )
                         })
                         .collect();
-                    format!("{} — {}: {}", p.platform.name, m.name, named.join("; "))
+                    format!(
+                        "{} — {}: {}",
+                        p.platform.name,
+                        metric_name(m.key, m.name, lang),
+                        named.join("; ")
+                    )
                 })
         })
         .collect();
@@ -463,13 +477,15 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
     l.paragraph(t(lang, "next_measurements"), 10.0, INK);
     for n in &d.next {
         let names: Vec<String> = n
-            .names
+            .metrics
             .iter()
-            .map(|name| {
+            .zip(&n.names)
+            .map(|(key, name)| {
+                let shown = metric_name(key, name, lang);
                 if n.spread.contains(name) {
-                    format!("{} ({})", t(lang, name), t(lang, "runs_disagree"))
+                    format!("{shown} ({})", t(lang, "runs_disagree"))
                 } else {
-                    t(lang, name).to_string()
+                    shown.to_string()
                 }
             })
             .collect();
@@ -508,10 +524,25 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         10.0,
         INK,
     );
+    if let Some(h) = job.horizon {
+        l.paragraph(
+            &crate::text::fill(
+                t(lang, "job_cost_horizon"),
+                &[
+                    &format!("{:.0}", 100.0 * h.utilisation),
+                    &job.gpus,
+                    &format!("{:.0}", h.seconds / 86_400.0),
+                ],
+            ),
+            10.0,
+            INK,
+        );
+    }
     let cols = [
-        Column::new(t(lang, "platform"), 150.0, Align::Left),
-        Column::new(t(lang, "job_cost_money"), 250.0, Align::Right),
-        Column::new(t(lang, "job_cost_hours"), 150.0, Align::Right),
+        Column::new(t(lang, "platform"), 140.0, Align::Left),
+        Column::new(t(lang, "job_cost_money"), 210.0, Align::Right),
+        Column::new(t(lang, "job_cost_mode"), 70.0, Align::Left),
+        Column::new(t(lang, "job_cost_hours"), 130.0, Align::Right),
         Column::new(t(lang, "job_cost_deadline"), 90.0, Align::Right),
     ];
     let rows: Vec<Vec<String>> = costs
@@ -523,6 +554,7 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                     Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
                     None => c.missing.clone().unwrap_or_default(),
                 },
+                c.mode.map_or_else(|| "–".into(), |m| m.to_string()),
                 format!(
                     "{:.0} / {:.0} / {:.0}",
                     c.hours.p10, c.hours.p50, c.hours.p90
@@ -534,10 +566,17 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         .collect();
     l.table(&cols, &rows, 9.0);
     l.paragraph(
-        &breakpoint_core::usecases::job_cost::answer(costs),
+        &breakpoint_core::usecases::job_cost::answer(job, costs),
         10.5,
         INK,
     );
+    match charts::job_cost_chart(costs, lang) {
+        Ok(svg) => {
+            let h = svg_height(&svg);
+            l.svg(svg, 900.0, h, 420.0);
+        }
+        Err(e) => l.paragraph(&e.to_string(), 9.0, MUTED),
+    }
     for c in costs {
         let terms: Vec<String> = c
             .terms
@@ -549,14 +588,17 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                     .unwrap_or_default();
                 format!(
                     "{} {} {}{share} ({})",
-                    term.name,
+                    term.key.name_in(lang.is_zh()),
                     number(term.value),
-                    term.unit,
+                    unit_in(term.unit, lang.is_zh()),
                     term.source
                 )
             })
             .collect();
         let mut line = format!("{}: {}", c.platform, terms.join("; "));
+        for part in &c.unpriced {
+            line.push_str(&format!("; {} {part}", t(lang, "left_out")));
+        }
         if let Some(why) = &c.not_comparable {
             line.push_str(&format!("; {why}"));
         }
@@ -595,9 +637,10 @@ fn provenance(
         .map(|(platform, run)| {
             let period = match (run.started_at, run.ended_at) {
                 (Some(a), Some(b)) => format!(
-                    "{} +{:.1} h",
+                    "{} +{:.1} {}",
                     a.strftime("%Y-%m-%d %H:%M"),
-                    b.duration_since(a).as_secs_f64() / 3600.0
+                    b.duration_since(a).as_secs_f64() / 3600.0,
+                    unit_in("h", lang.is_zh())
                 ),
                 _ => "–".into(),
             };
@@ -627,19 +670,23 @@ fn method(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<
         for m in catalog::of(*b) {
             let anchors = match data.profile.curves.get(m.key).copied().unwrap_or(m.anchors) {
                 Anchors::Fixed { best, worst, log } => format!(
-                    "100 at {}, 0 at {}{}",
-                    number(best),
-                    number(worst),
-                    if log { ", log scale" } else { "" }
+                    "{}{}",
+                    crate::text::fill(t(lang, "anchors_fixed"), &[&number(best), &number(worst)]),
+                    if log { t(lang, "anchors_log") } else { "" }
                 ),
                 Anchors::RelativeToBest { factor } => {
-                    format!("cheapest 100, {}× cheapest 0", number(factor))
+                    crate::text::fill(t(lang, "anchors_relative"), &[&number(factor)])
                 }
             };
             l.paragraph(
                 &format!(
-                    "{} ({}, {}) — {} Anchors: {}. {}",
-                    m.name, m.key, m.unit, m.definition, anchors, m.why
+                    "{} ({}, {}) — {} {} {}",
+                    m.name_in(lang.is_zh()),
+                    m.key,
+                    unit_in(m.unit, lang.is_zh()),
+                    m.definition,
+                    crate::text::fill(t(lang, "anchors_clause"), &[&anchors]),
+                    m.why
                 ),
                 8.5,
                 INK,

@@ -6,6 +6,14 @@ pub enum Lang {
     Zh,
 }
 
+impl Lang {
+    /// Whether the words are Chinese: what the engine's `name_in`,
+    /// `meaning_in` and `unit_in` ask.
+    pub fn is_zh(self) -> bool {
+        self == Lang::Zh
+    }
+}
+
 impl std::str::FromStr for Lang {
     type Err = String;
 
@@ -66,6 +74,18 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     ("breakpoint_score", "breakpoint score", "断点得分"),
     ("not_measured", "not measured", "未测量"),
+    ("anchors_clause", "Anchors: {}.", "评分锚点：{}。"),
+    (
+        "anchors_fixed",
+        "100 at {}, 0 at {}",
+        "{} 为 100 分，{} 为 0 分",
+    ),
+    ("anchors_log", ", log scale", "，对数刻度"),
+    (
+        "anchors_relative",
+        "cheapest 100, {}× cheapest 0",
+        "最低者 100 分，最低者的 {} 倍为 0 分",
+    ),
     ("from_rules", "platform billing rules", "平台计费规则"),
     (
         "units_behind",
@@ -208,6 +228,37 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "小时 p10 / p50 / p90",
     ),
     ("job_cost_deadline", "deadline met", "按期完成概率"),
+    ("job_cost_mode", "mode", "计费方式"),
+    ("left_out", "left out of the cost:", "成本未计入："),
+    (
+        "job_cost_horizon",
+        "A steady workload: {} % of {} GPUs over {} days, in the price mode cheapest for each platform; the last column is the chance the work fits in the horizon on these GPUs.",
+        "持续负载：{} % 的时间使用 {} 块 GPU，持续 {} 天，各平台取最便宜的计费方式；最后一列为在这些 GPU 上于期限内完成工作量的概率。",
+    ),
+    (
+        "chart_job_cost_title",
+        "Cost to finish the job: p10–p90 band, median marked",
+        "完成作业的成本：p10–p90 区间，竖线为中位数",
+    ),
+    (
+        "chart_job_hours_title",
+        "Where the median hours go",
+        "中位时长的构成",
+    ),
+    ("chart_job_data", "bringing the data", "数据上传"),
+    ("chart_job_start", "start-up", "启动"),
+    ("chart_job_compute", "compute", "计算"),
+    ("chart_job_lost", "lost to interruptions", "中断损失"),
+    (
+        "chart_job_hours_axis",
+        "Wall hours (median)",
+        "墙钟小时（中位数）",
+    ),
+    (
+        "chart_job_no_price",
+        "No platform priced: offerings with prices and billing rules give the cost",
+        "没有平台有价格：为规格填写价格和计费规则后才能给出成本",
+    ),
     (
         "job_cost_note",
         "Each term says what it rests on; a term marked \"not measured\" takes a stated default with a wide band — measure it to narrow the answer (docs/cost.md).",

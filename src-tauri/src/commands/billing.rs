@@ -8,7 +8,7 @@ use tauri::State;
 use super::off_thread;
 use breakpoint_core::usecases::disputes;
 
-use crate::dto::{BillRow, DisputeRow, DisputeSheetView, JobCostRow, JobCostView};
+use crate::dto::{BillRow, DisputeRow, DisputeSheetView};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -46,58 +46,6 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             default_factors: b.energy.as_ref().is_some_and(|e| !e.factors.set),
         })
         .collect())
-}
-
-/// A job ("gpus=8,work=2000h,deadline=14d") costed on every platform.
-#[tauri::command]
-pub async fn job_cost(state: State<'_, AppState>, job: String) -> AppResult<JobCostView> {
-    use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec};
-    let job = JobSpec::parse(&job).map_err(breakpoint_core::Error::from)?;
-    let costs = off_thread(&state, move |store| {
-        // A thousand draws settle the bands to a percent or so, at a
-        // screen's pace.
-        let request = CostRequest {
-            draws: 1000,
-            seed: 1,
-            ..CostRequest::default()
-        };
-        Ok(job_cost::job_cost(store, &job, &request)?)
-    })
-    .await?;
-    let answer = job_cost::answer(&costs);
-    let rows = costs
-        .into_iter()
-        .map(|c| JobCostRow {
-            cost: match &c.cost {
-                Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
-                None => c.missing.clone().unwrap_or_default(),
-            },
-            hours: format!(
-                "{:.0} / {:.0} / {:.0}",
-                c.hours.p10, c.hours.p50, c.hours.p90
-            ),
-            deadline: c.deadline_probability,
-            terms: c
-                .terms
-                .iter()
-                .map(|t| format!("{}: {:.2} {} — {}", t.name, t.value, t.unit, t.source))
-                .chain(
-                    c.not_comparable
-                        .iter()
-                        .map(|w| format!("not comparable: {w}")),
-                )
-                .chain((c.unfinished > 0.0).then(|| {
-                    format!(
-                        "does not finish in {:.0} % of draws (held at {}× its compute time)",
-                        100.0 * c.unfinished,
-                        job_cost::NEVER_FINISHES
-                    )
-                }))
-                .collect(),
-            platform: c.platform,
-        })
-        .collect();
-    Ok(JobCostView { answer, rows })
 }
 
 /// The lines a bill rests on (`BillRow::notes`).

@@ -14,6 +14,7 @@ pub mod app;
 pub mod billing;
 pub mod bundles;
 pub mod campaigns;
+pub mod decision;
 pub mod fleet;
 pub mod platforms;
 pub mod probe;

@@ -230,6 +230,8 @@ pub async fn add_offering(
         price_on_demand: offering.price_on_demand,
         price_spot: offering.price_spot,
         price_monthly: None,
+        price_storage: None,
+        price_transfer: None,
     };
     Ok(store.create_offering(&spec.build(platform_id)?)?.id)
 }

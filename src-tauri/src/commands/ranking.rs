@@ -71,6 +71,7 @@ pub async fn platform_history(
     until: Option<String>,
 ) -> AppResult<HistoryView> {
     let window = window(since.as_deref(), until.as_deref())?;
+    let zh = state.lang().is_zh();
     let (platform, history) = off_thread(&state, move |store| {
         Ok(ranking::history(
             store,
@@ -85,7 +86,7 @@ pub async fn platform_history(
             let def = catalog::metric(&h.key);
             let unit = def.map_or(String::new(), |m| m.unit.to_string());
             MetricHistoryView {
-                name: def.map_or(h.key.clone(), |m| m.name.to_string()),
+                name: def.map_or(h.key.clone(), |m| m.name_in(zh).to_string()),
                 breakpoint: def.map_or(String::new(), |m| m.breakpoint.to_string()),
                 degradation: h.degradation.as_ref().map(|d| d.describe(&unit)),
                 runs_needed: history::RUNS_NEEDED as u32,
@@ -193,6 +194,7 @@ pub async fn explain(
 ) -> AppResult<CellView> {
     let b: Breakpoint = breakpoint.parse()?;
     let core_request = self::request(&request)?;
+    let zh = state.lang().is_zh();
     let Explanation { score, .. } = off_thread(&state, move |store| {
         Ok(ranking::explain(
             store,
@@ -211,9 +213,11 @@ pub async fn explain(
             .metrics
             .into_iter()
             .map(|m| MetricRow {
+                name: catalog::metric(m.key)
+                    .map_or(m.name, |d| d.name_in(zh))
+                    .into(),
+                unit: breakpoint_core::text::unit_in(m.unit, zh).into(),
                 key: m.key.into(),
-                name: m.name.into(),
-                unit: m.unit.into(),
                 value: m.value,
                 min: m.min,
                 max: m.max,

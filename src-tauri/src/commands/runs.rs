@@ -128,7 +128,12 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
                 duration_s: v.event.duration_ms.map(|ms| ms as f64 / 1000.0),
                 code: v.event.code,
                 detail: v.event.detail.clone(),
-                meaning: v.meaning.map(String::from),
+                meaning: if lang.is_zh() {
+                    v.meaning_zh
+                } else {
+                    v.meaning
+                }
+                .map(String::from),
                 blame: v.blame.map(|b| b.to_string()),
                 counted: v.counted,
             })

@@ -3,30 +3,6 @@
 use super::*;
 
 view! {
-    /// A job costed on every platform, and the answer in words.
-    pub struct JobCostView {
-        /// "X finishes the job cheapest at the median (…)", or "No answer yet: …".
-        pub answer: String,
-        pub rows: Vec<JobCostRow>,
-    }
-}
-
-view! {
-    /// A job's time and money on one platform (`breakpoint cost`).
-    pub struct JobCostRow {
-        pub platform: String,
-        /// "91838.88 / 107676.67 / 130035.71 CNY", or why there is none.
-        pub cost: String,
-        /// "316 / 368 / 447".
-        pub hours: String,
-        /// Share of draws within the deadline, 0–1.
-        pub deadline: Option<f64>,
-        /// Each term with what it rests on, one line each.
-        pub terms: Vec<String>,
-    }
-}
-
-view! {
     pub struct BillRow {
         pub platform: String,
         pub rule: Option<String>,

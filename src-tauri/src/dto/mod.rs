@@ -19,6 +19,7 @@ macro_rules! view {
 // through this module.
 mod billing;
 mod campaigns;
+mod decision;
 mod exports;
 mod fleet;
 mod platforms;
@@ -28,6 +29,7 @@ mod runs;
 
 pub use billing::*;
 pub use campaigns::*;
+pub use decision::*;
 pub use exports::*;
 pub use fleet::*;
 pub use platforms::*;

@@ -2,10 +2,14 @@
 import type { JobCostRow } from "./JobCostRow";
 
 /**
- * A job costed on every platform, and the answer in words.
+ * A job costed on every platform, the answer in words and the picture.
  */
 export type JobCostView = { 
 /**
  * "X finishes the job cheapest at the median (…)", or "No answer yet: …".
  */
-answer: string, rows: Array<JobCostRow>, };
+answer: string, rows: Array<JobCostRow>, 
+/**
+ * The bands and the hours term by term, drawn as in the report.
+ */
+chart_svg: string, };

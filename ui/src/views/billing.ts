@@ -32,27 +32,8 @@ export async function billingView(root: HTMLElement): Promise<void> {
   const go = h("button", { class: "primary", id: "price-it" }, t("compute"));
   go.addEventListener("click", run);
   const disputes = h("section", { id: "disputes" });
-  const jobInput = h("input", { id: "job", value: "gpus=8,work=2000h,deadline=14d", "aria-label": t("job"), size: 48 });
-  const jobOut = h("div", { id: "job-costs" });
-  const costIt = async () => {
-    clear(jobOut);
-    try {
-      const { answer, rows } = await api.jobCost(jobInput.value);
-      append(jobOut, h("p", { class: "strong", id: "job-answer" }, answer), h("table", {},
-        h("thead", {}, h("tr", {}, ...[t("platform"), t("jobCostBand"), t("jobHoursBand"), t("deadlineMet")].map((k) => h("th", {}, k)))),
-        h("tbody", {}, ...rows.map((r) => h("tr", {}, h("td", {}, r.platform), h("td", { class: "num strong" }, r.cost),
-          h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.deadline === null ? "–" : `${(100 * r.deadline).toFixed(0)} %`))))),
-      h("ul", { class: "hint", id: "job-terms" }, ...rows.flatMap((r) => r.terms.map((term) => h("li", {}, `${r.platform}: ${term}`)))),
-      h("p", { class: "hint" }, t("jobCostNote")));
-    } catch (e) {
-      append(jobOut, h("p", { class: "error" }, messageOf(e)));
-    }
-  };
-  const jobGo = h("button", { class: "primary", id: "cost-it" }, t("costIt"));
-  jobGo.addEventListener("click", costIt);
   clear(root);
   append(root, h("h1", {}, t("billing")), h("div", { class: "inline" }, h("label", {}, h("span", {}, t("workload")), input), go), out,
-    h("h2", {}, t("jobCost")), h("div", { class: "inline" }, h("label", {}, h("span", {}, t("job")), jobInput), jobGo), jobOut,
     h("h2", {}, t("disputes")), disputes);
   await run();
   try {

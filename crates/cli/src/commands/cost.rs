@@ -8,9 +8,17 @@ use crate::args::CostArgs;
 use crate::output;
 
 pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
-    let job = JobSpec::parse(&args.job)?;
+    let mut spec = args.job.clone();
+    if let Some(horizon) = &args.horizon {
+        spec.push_str(&format!(",horizon={horizon}"));
+    }
+    if let Some(utilisation) = &args.utilisation {
+        spec.push_str(&format!(",utilisation={utilisation}"));
+    }
+    let job = JobSpec::parse(&spec)?;
     let request = CostRequest {
         currency: args.money.currency.clone(),
+        mode: args.mode,
         accelerator: args.money.accelerator.clone(),
         draws: args.draws,
         seed: args.seed,
@@ -18,7 +26,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
     let costs = job_cost::job_cost(&ctx.store, &job, &request)?;
     if ctx.json {
         return Ok(output::print_json(
-            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "answer": job_cost::answer(&costs), "platforms": costs }),
+            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "answer": job_cost::answer(&job, &costs), "platforms": costs }),
         )?);
     }
     let mut text = format!(
@@ -48,7 +56,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
                 Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
                 None => c.missing.clone().unwrap_or_default(),
             },
-            c.mode.clone().unwrap_or_else(|| "–".into()),
+            c.mode.map_or_else(|| "–".into(), |m| m.to_string()),
             format!(
                 "{:.0} / {:.0} / {:.0}",
                 c.hours.p10, c.hours.p50, c.hours.p90
@@ -58,7 +66,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
                 .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
         ]);
     }
-    text.push_str(&format!("{t}\n{}\n\n", job_cost::answer(&costs)));
+    text.push_str(&format!("{t}\n{}\n\n", job_cost::answer(&job, &costs)));
     for c in &costs {
         text.push_str(&terms(c));
     }
@@ -77,6 +85,9 @@ fn terms(c: &PlatformCost) -> String {
             100.0 * c.unfinished,
             job_cost::NEVER_FINISHES
         ));
+    }
+    for part in &c.unpriced {
+        out.push_str(&format!("  left out of the cost: {part}\n"));
     }
     if let Some(why) = &c.not_comparable {
         out.push_str(&format!("  not comparable: {why}\n"));

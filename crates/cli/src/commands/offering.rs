@@ -46,6 +46,8 @@ fn add(ctx: &Context, a: OfferingArgs) -> Outcome {
         price_on_demand: a.price_on_demand,
         price_spot: a.price_spot,
         price_monthly: a.price_monthly,
+        price_storage: a.price_storage,
+        price_transfer: a.price_transfer,
     }
     .build(platform.id)?;
     let offering = ctx.store.create_offering(&offering)?;

@@ -14,6 +14,9 @@ pub struct MetricDef {
     pub key: &'static str,
     pub breakpoint: Breakpoint,
     pub name: &'static str,
+    /// The name in Simplified Chinese, for the Chinese report and the app
+    /// (abbreviations such as p50, GEMM and NVLink kept as they are).
+    pub name_zh: &'static str,
     pub unit: &'static str,
     /// Whether a larger value is better (success rates) or worse (latency).
     pub higher_is_better: bool,
@@ -64,6 +67,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.baseline_p50_s",
         breakpoint: Startup,
         name: "Start latency p50, baseline load",
+        name_zh: "启动延迟 p50（基线负载）",
         unit: "s",
         higher_is_better: false,
         definition: "Median time from submitting an instance request to first computation on it, over successful warm-image attempts at baseline load.",
@@ -78,6 +82,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.baseline_p95_s",
         breakpoint: Startup,
         name: "Start latency p95, baseline load",
+        name_zh: "启动延迟 p95（基线负载）",
         unit: "s",
         higher_is_better: false,
         definition: "95th percentile of submit → first compute over successful warm-image attempts at baseline load.",
@@ -92,6 +97,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.peak_p50_s",
         breakpoint: Startup,
         name: "Start latency p50, peak load",
+        name_zh: "启动延迟 p50（高峰负载）",
         unit: "s",
         higher_is_better: false,
         definition: "Median submit → first compute of successful warm-image attempts at peak load (many concurrent requests in one zone).",
@@ -106,6 +112,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.peak_p95_s",
         breakpoint: Startup,
         name: "Start latency p95, peak load",
+        name_zh: "启动延迟 p95（高峰负载）",
         unit: "s",
         higher_is_better: false,
         definition: "95th percentile of submit → first compute of successful warm-image attempts at peak load.",
@@ -120,6 +127,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.mixed_p50_s",
         breakpoint: Startup,
         name: "Start latency p50, mixed load",
+        name_zh: "启动延迟 p50（混合负载）",
         unit: "s",
         higher_is_better: false,
         definition: "Median submit → first compute of successful warm-image attempts when training, inference and domestic-accelerator requests arrive together.",
@@ -134,6 +142,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.cold_image_penalty_s",
         breakpoint: Startup,
         name: "Cold-image penalty",
+        name_zh: "冷镜像启动额外耗时",
         unit: "s",
         higher_is_better: false,
         definition: "Median latency of successful starts on a cold (first-use custom) image minus the median on a warm image, in the same run.",
@@ -148,6 +157,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.failure_rate_pct",
         breakpoint: Startup,
         name: "Start failure rate",
+        name_zh: "启动失败率",
         unit: "%",
         higher_is_better: false,
         definition: "Share of start attempts that failed or timed out.",
@@ -162,6 +172,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "startup.delivery_mismatches",
         breakpoint: Startup,
         name: "Delivery mismatches",
+        name_zh: "交付不符项",
         unit: "count",
         higher_is_better: false,
         definition: "Kinds of difference between the offering and the inventory a delivery check saw (model, VRAM, count where the evidence lists every GPU, PCIe generation, PCIe width x8 for x16, driver or CUDA below the promise, NVLink missing), plus each `dcgmi diag` test of the machine's software and settings that failed and a PCIe link running narrower than the GPU's own width. A hardware test that failed is a faulty GPU, counted in its own metric.",
@@ -177,6 +188,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.power_drop_pct",
         breakpoint: Sustain,
         name: "Sustained power drop",
+        name_zh: "持续负载功耗下降",
         unit: "%",
         higher_is_better: false,
         definition: "Per GPU history: median power of busy samples (utilisation ≥ 90 %) in its last stretch vs its first settled stretch after warm-up (each stretch: 1 h or a fifth of the busy time, whichever is shorter): where the GPU ended against where it settled.",
@@ -191,6 +203,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.phantom_util_pct",
         breakpoint: Sustain,
         name: "Phantom utilisation",
+        name_zh: "虚假利用率",
         unit: "%",
         higher_is_better: false,
         definition: "Share of busy samples (utilisation ≥ 90 %) whose power or SM clock sits more than 10 % below both the GPU's settled busy level and the level it ended at: busy time spent in a slump it came back from. A slump that lasts to the end is the power drop's, and counted there only.",
@@ -205,6 +218,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.throttle_pct",
         breakpoint: Sustain,
         name: "Throttle time",
+        name_zh: "降频时间占比",
         unit: "%",
         higher_is_better: false,
         definition: "Share of working samples (utilisation > 10 %) with a hardware slowdown (0x8), software or hardware thermal slowdown (0x20, 0x40) or power brake (0x80) active. Idle (0x1), application clocks (0x2), the software power cap (0x4, which fires preventively on healthy cards) and sync boost (0x10) are shown but not counted.",
@@ -219,6 +233,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.hot_time_pct",
         breakpoint: Sustain,
         name: "Time above 83 °C",
+        name_zh: "温度超过 83 °C 的时间占比",
         unit: "%",
         higher_is_better: false,
         definition: "Share of samples with GPU temperature above 83 °C.",
@@ -233,6 +248,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.max_temp_c",
         breakpoint: Sustain,
         name: "Maximum GPU temperature",
+        name_zh: "GPU 最高温度",
         unit: "°C",
         higher_is_better: false,
         definition: "Highest GPU temperature seen.",
@@ -247,6 +263,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.interruptions_per_100h",
         breakpoint: Sustain,
         name: "Interruptions per 100 GPU-hours",
+        name_zh: "每 100 GPU 小时中断次数",
         unit: "/100 GPU-h",
         higher_is_better: false,
         definition: "Lost GPUs, XID errors, lost instances and sample gaps, per 100 GPU-hours observed. A gap is a silence longer than three intervals, half a minute and half as long again as the logger's own recurring pause (five or more pauses of about one length, up to five minutes: a `nvidia-smi -l` loop that stalls a few seconds every few dozen rows has no gaps).",
@@ -261,6 +278,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.faulty_gpus_pct",
         breakpoint: Sustain,
         name: "GPUs found faulty",
+        name_zh: "故障 GPU 占比",
         unit: "%",
         higher_is_better: false,
         definition: "Share of the platform's GPUs found faulty by evidence that has no GPU-hours of its own: a hardware test of `dcgmi diag` that failed (its software and settings tests count as delivery), retired pages or row remaps waiting for a reset and failed remaps (`nvidia-smi -q`, XML, CSV), and platform faults (an Xid blamed on the platform, a GPU lost or needing a reset) in a kernel excerpt too short for a rate or without times, where no sampled run of its node covers them. A fault an interruption rate holds is not counted again.",
@@ -275,6 +293,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.availability_pct",
         breakpoint: Sustain,
         name: "Measured availability",
+        name_zh: "实测可用率",
         unit: "%",
         higher_is_better: true,
         definition: "Observed GPU time minus the time lost in gaps, as a share of the observation window. Claims (SLAs, reviews) are shown beside it, never mixed in.",
@@ -289,6 +308,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.stress_util_floor_pct",
         breakpoint: Sustain,
         name: "Stress: time at ≥ 95 % utilisation",
+        name_zh: "压测：利用率 ≥ 95 % 的时间占比",
         unit: "%",
         higher_is_better: true,
         definition: "Under a full load run by `breakpoint accept stress`, the share of the loaded seconds (first to last second at ≥ 50 %) with SM utilisation at 95 % or above; the worst GPU counts.",
@@ -303,6 +323,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.stress_util_swing_pct",
         breakpoint: Sustain,
         name: "Stress: utilisation swing",
+        name_zh: "压测：利用率波动幅度",
         unit: "%",
         higher_is_better: false,
         definition: "p95 − p5 of SM utilisation over the loaded seconds of a stress check; the worst GPU counts.",
@@ -317,6 +338,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.net_connect_p95_ms",
         breakpoint: Sustain,
         name: "Network connect time p95",
+        name_zh: "网络连接耗时 p95",
         unit: "ms",
         higher_is_better: false,
         definition: "95th percentile of the TCP connect time to the endpoints a workload depends on (storage, image registry, …), measured every few seconds on the instance; the worst endpoint counts.",
@@ -331,6 +353,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.net_jitter_ms",
         breakpoint: Sustain,
         name: "Network jitter",
+        name_zh: "网络抖动",
         unit: "ms",
         higher_is_better: false,
         definition: "p95 − p50 of the connect times to an endpoint: how far the slow tail sits from the usual; the worst endpoint counts.",
@@ -345,6 +368,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.net_loss_pct",
         breakpoint: Sustain,
         name: "Network connection loss",
+        name_zh: "网络连接失败率",
         unit: "%",
         higher_is_better: false,
         definition: "Share of connection attempts that failed (refused, unreachable, timed out); the worst endpoint counts.",
@@ -359,6 +383,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.recovery_s",
         breakpoint: Sustain,
         name: "Recovery time",
+        name_zh: "故障恢复时间",
         unit: "s",
         higher_is_better: false,
         definition: "Median time to resume work after a fault drill or interruption, over recoveries that succeeded.",
@@ -373,6 +398,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.resume_success_pct",
         breakpoint: Sustain,
         name: "Checkpoint-resume success",
+        name_zh: "断点续训成功率",
         unit: "%",
         higher_is_better: true,
         definition: "Share of fault drills after which work resumed.",
@@ -387,6 +413,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.memory_plateau_h",
         breakpoint: Sustain,
         name: "Longest memory plateau",
+        name_zh: "显存占用最长平台期",
         unit: "h",
         higher_is_better: false,
         definition: "Longest stretch of busy samples whose memory use stays within 1 % of one level.",
@@ -401,6 +428,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.gemm_nominal_pct",
         breakpoint: Sustain,
         name: "Matrix throughput, share of nominal",
+        name_zh: "矩阵乘（GEMM）吞吐占标称峰值比例",
         unit: "%",
         higher_is_better: true,
         definition: "Per GPU: the median dense matrix-product throughput of the perf suite (8192³, after warm-ups) in the card's training dtype (BF16, else FP16, TF32, FP32) as a share of the vendor's dense datasheet peak for that model (docs/acceptance.md lists the table, with the source and date of every figure). Cards the table does not know give no value.",
@@ -415,6 +443,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.membw_nominal_pct",
         breakpoint: Sustain,
         name: "Memory bandwidth, share of nominal",
+        name_zh: "显存带宽占标称值比例",
         unit: "%",
         higher_is_better: true,
         definition: "Per GPU: the median bandwidth of a 1 GiB device-to-device copy (bytes read plus bytes written) as a share of the datasheet's memory bandwidth for the model.",
@@ -429,6 +458,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.host_link_pct",
         breakpoint: Sustain,
         name: "Host↔device bandwidth, share of the link",
+        name_zh: "主机↔设备带宽占链路上限比例",
         unit: "%",
         higher_is_better: true,
         definition: "Per GPU: the slower direction of a pinned 256 MiB host↔device copy as a share of what the card's own PCIe link carries one way at its best generation and width (Gen4 x16: 31.5 GB/s, Gen5 x16: 63 GB/s), so that a card seated in a narrower slot or behind a shared switch shows.",
@@ -443,6 +473,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.straggler_pct",
         breakpoint: Sustain,
         name: "Straggler GPUs",
+        name_zh: "掉队 GPU 占比",
         unit: "%",
         higher_is_better: false,
         definition: "Share of GPUs more than 10 % below the best GPU of their node on any per-GPU test of the perf suite (a matrix product, the device copy, a host↔device copy). A lone GPU has no peer and is not counted.",
@@ -457,6 +488,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "sustain.throughput_decay_pct",
         breakpoint: Sustain,
         name: "Throughput decay",
+        name_zh: "吞吐衰减",
         unit: "%",
         higher_is_better: false,
         definition: "Per GPU, over the perf suite's timeline (the matrix product kept running and timed at an interval): the median throughput of the last stretch against the first settled stretch (each a fifth of the points or an hour, whichever is shorter; the first point left out) — the measured counterpart of the sustained power drop. A rise counts as none.",
@@ -472,6 +504,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "switch.success_pct",
         breakpoint: Switch,
         name: "Switch success",
+        name_zh: "切换成功率",
         unit: "%",
         higher_is_better: true,
         definition: "Share of environment or accelerator switches that ended with the workload running.",
@@ -486,6 +519,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "switch.manual_steps",
         breakpoint: Switch,
         name: "Manual steps per switch",
+        name_zh: "每次切换的手动步骤数",
         unit: "steps",
         higher_is_better: false,
         definition: "Median number of manual interventions a switch needed.",
@@ -500,6 +534,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "switch.duration_s",
         breakpoint: Switch,
         name: "Switch duration",
+        name_zh: "切换耗时",
         unit: "s",
         higher_is_better: false,
         definition: "Median wall time of a switch.",
@@ -514,6 +549,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "switch.drift_rel_l2",
         breakpoint: Switch,
         name: "Numeric drift",
+        name_zh: "数值漂移",
         unit: "rel. L2",
         higher_is_better: false,
         definition: "The worst relative L2 error ‖out − ref‖ / ‖ref‖ of the same computation before and after the switch (in a drift log: over the reference suite's operators against a reference platform), since a model that uses the worst operator meets its error; the median is kept as a detail, and the share of operators failing is the operator coverage. Runs above 1e-4 are flagged.",
@@ -528,6 +564,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "switch.op_coverage_pct",
         breakpoint: Switch,
         name: "Operator coverage",
+        name_zh: "算子覆盖率",
         unit: "%",
         higher_is_better: true,
         definition: "Operators that passed as a share of operators tested, over all switch attempts; in a drift log an operator passes when it ran and its output is within the tolerance of the reference's.",
@@ -543,6 +580,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.granularity_s",
         breakpoint: Billing,
         name: "Billing granularity",
+        name_zh: "计费粒度",
         unit: "s",
         higher_is_better: false,
         definition: "The billing unit of the platform's on-demand rule.",
@@ -557,6 +595,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.overcharge_pct",
         breakpoint: Billing,
         name: "Overcharge on the reference workload",
+        name_zh: "参考任务超额计费比例",
         unit: "%",
         higher_is_better: false,
         definition: "Bill of the reference workload under the platform's rule ÷ (its compute seconds × the unit price) − 1.",
@@ -571,6 +610,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.bill_error_pct",
         breakpoint: Billing,
         name: "Bill vs measurement",
+        name_zh: "账单与实测偏差",
         unit: "%",
         higher_is_better: false,
         definition: "|billed compute time − measured busy time| ÷ measured busy time, where measured busy time counts the seconds any GPU's utilisation exceeded 10 % in the billed period.",
@@ -585,6 +625,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.billed_idle_pct",
         breakpoint: Billing,
         name: "Billed time with no GPU work",
+        name_zh: "无 GPU 负载的计费时间占比",
         unit: "%",
         higher_is_better: false,
         definition: "Of the billed seconds the platform's samples cover (a bill line matched to a probe log by instance id, or by host and time), the share in which no GPU was above 10 % utilisation.",
@@ -599,6 +640,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.disputed_pct",
         breakpoint: Billing,
         name: "Billed time in question",
+        name_zh: "存疑计费时间占比",
         unit: "%",
         higher_is_better: false,
         definition: "Billed seconds the measurements do not bear out — billed while no GPU worked, after the teardown a campaign recorded, or beyond a billing probe's measured job (the unit's rounding) — as a share of all billed seconds. Each is a row of the dispute sheet, priced at its line's rate.",
@@ -613,6 +655,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.cost_per_useful_gpu_hour",
         breakpoint: Billing,
         name: "Cost per useful GPU-hour",
+        name_zh: "每有效 GPU 小时成本",
         unit: "currency/GPU-h",
         higher_is_better: false,
         definition: "Bill of the reference workload ÷ its compute GPU-hours, at the on-demand price of the platform's cheapest priced offering.",
@@ -627,6 +670,7 @@ pub const METRICS: &[MetricDef] = &[
         key: "billing.reference_cost",
         breakpoint: Billing,
         name: "Cost to finish the reference workload",
+        name_zh: "完成参考任务的成本",
         unit: "currency",
         higher_is_better: false,
         definition: "Bill of the reference workload with its compute phase lengthened by the platform's measured sustained power drop (a proportional model of lost throughput) and, where the rule bills queue time, its measured baseline start latency added as queue.",
@@ -638,6 +682,13 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per platform: derived from its billing rules and prices",
     },
 ];
+
+impl MetricDef {
+    /// The metric's name in Chinese or in English.
+    pub fn name_in(&self, zh: bool) -> &'static str {
+        if zh { self.name_zh } else { self.name }
+    }
+}
 
 pub fn metric(key: &str) -> Option<&'static MetricDef> {
     METRICS.iter().find(|m| m.key == key)
@@ -736,6 +787,31 @@ pub(crate) mod tests {
                 m.key.starts_with(&format!("{}.", m.breakpoint)),
                 "{}",
                 m.key
+            );
+        }
+    }
+
+    #[test]
+    fn every_metric_has_a_chinese_name() {
+        let cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+        for m in METRICS {
+            assert!(!m.name_zh.trim().is_empty(), "{}", m.key);
+            assert_ne!(m.name_zh, m.name, "{}", m.key);
+            assert!(m.name_zh.chars().any(cjk), "{}: {}", m.key, m.name_zh);
+            assert_eq!(m.name_in(true), m.name_zh);
+            assert_eq!(m.name_in(false), m.name);
+        }
+    }
+
+    #[test]
+    fn every_unit_reads_in_chinese() {
+        // A unit in words has its Chinese; only symbols stay as they are.
+        for m in METRICS {
+            assert!(
+                crate::text::unit_zh(m.unit).is_some() || ["%", "s", "ms", "°C"].contains(&m.unit),
+                "{}: unit \"{}\" has no Chinese (breakpoint_model::text::UNITS_ZH)",
+                m.key,
+                m.unit
             );
         }
     }

@@ -18,6 +18,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0009_bill_line_identity.sql"),
     include_str!("../../migrations/0010_bill_line_lookup.sql"),
     include_str!("../../migrations/0011_money_like_for_like.sql"),
+    include_str!("../../migrations/0012_data_prices.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

@@ -29,7 +29,8 @@ fn platform_from_row(r: &Row<'_>) -> rusqlite::Result<Platform> {
 
 const OFFERING_COLUMNS: &str = "id, platform_id, accelerator_raw, vendor, count, vram_gib, \
      form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region, min_driver, \
-     min_cuda, currency, price_on_demand, price_spot, price_monthly, price_source, priced_on";
+     min_cuda, currency, price_on_demand, price_spot, price_monthly, price_source, priced_on, \
+     price_storage_gb_month, price_transfer_gb";
 
 fn offering_from_row(r: &Row<'_>) -> rusqlite::Result<Offering> {
     let raw: String = r.get(2)?;
@@ -58,6 +59,8 @@ fn offering_from_row(r: &Row<'_>) -> rusqlite::Result<Offering> {
             on_demand: r.get(16)?,
             spot: r.get(17)?,
             monthly: r.get(18)?,
+            storage_gb_month: r.get(21)?,
+            transfer_gb: r.get(22)?,
             source: r.get(19)?,
             priced_on: r.get::<_, Option<String>>(20)?.and_then(|d| d.parse().ok()),
         },
@@ -311,9 +314,9 @@ impl Store {
             "INSERT INTO offerings (platform_id, accelerator_raw, vendor, count, vram_gib,
                  form_factor, interconnect, pcie_gen, pcie_width, cpu_cores, ram_gib, region,
                  min_driver, min_cuda, currency, price_on_demand, price_spot, price_monthly,
-                 price_source, priced_on)
+                 price_source, priced_on, price_storage_gb_month, price_transfer_gb)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20)",
+                 ?19, ?20, ?21, ?22)",
             params![
                 offering.platform_id,
                 offering.accelerator.raw,
@@ -335,6 +338,8 @@ impl Store {
                 offering.prices.monthly,
                 offering.prices.source,
                 offering.prices.priced_on.map(|d| d.to_string()),
+                offering.prices.storage_gb_month,
+                offering.prices.transfer_gb,
             ],
         )?;
         Ok(Offering {
@@ -347,7 +352,8 @@ impl Store {
     pub fn set_offering_prices(&self, id: i64, prices: &Prices) -> Result<()> {
         let changed = self.conn().execute(
             "UPDATE offerings SET currency = ?2, price_on_demand = ?3, price_spot = ?4,
-                 price_monthly = ?5, price_source = ?6, priced_on = ?7
+                 price_monthly = ?5, price_source = ?6, priced_on = ?7,
+                 price_storage_gb_month = ?8, price_transfer_gb = ?9
              WHERE id = ?1",
             params![
                 id,
@@ -357,6 +363,8 @@ impl Store {
                 prices.monthly,
                 prices.source,
                 prices.priced_on.map(|d| d.to_string()),
+                prices.storage_gb_month,
+                prices.transfer_gb,
             ],
         )?;
         if changed == 0 {

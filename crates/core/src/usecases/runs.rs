@@ -23,6 +23,8 @@ pub struct EventView {
     /// What an Xid means and who is at fault, where the catalogue knows
     /// the code.
     pub meaning: Option<&'static str>,
+    /// The same in Chinese.
+    pub meaning_zh: Option<&'static str>,
     pub blame: Option<Blame>,
     /// Whether work stopped.
     pub interrupts: bool,
@@ -43,6 +45,7 @@ impl EventView {
             .flatten();
         Self {
             meaning: info.map(|i| i.meaning),
+            meaning_zh: info.map(|i| i.meaning_zh),
             blame: info.map(|i| i.blame),
             interrupts: event.interrupts(),
             counted: event.counts_against_platform(),

@@ -39,6 +39,13 @@ pub struct Prices {
     /// A monthly subscription, expressed per accelerator-hour so modes
     /// compare: a month of one GPU costs it [`MONTH_HOURS`] times.
     pub monthly: Option<f64>,
+    /// Keeping data on the platform's disks, per GB-month: a job's
+    /// dataset and checkpoints stay there as long as it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_gb_month: Option<f64>,
+    /// Moving data in or out, per GB, where the platform bills it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_gb: Option<f64>,
     /// Where the prices come from ("skypilot-catalog vms.csv, us-east-1"),
     /// where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +67,8 @@ impl Prices {
             on_demand: validate::non_negative_opt("price_on_demand", on_demand)?,
             spot: validate::non_negative_opt("price_spot", spot)?,
             monthly: validate::non_negative_opt("price_monthly", monthly)?,
+            storage_gb_month: None,
+            transfer_gb: None,
             source: None,
             priced_on: None,
         })
@@ -69,6 +78,19 @@ impl Prices {
     pub fn age_days(&self, today: jiff::civil::Date) -> Option<i64> {
         let on = self.priced_on?;
         today.since(on).ok().map(|span| i64::from(span.get_days()))
+    }
+
+    /// These prices with storage and transfer priced too, checked as money.
+    pub fn with_data_prices(
+        self,
+        storage_gb_month: Option<f64>,
+        transfer_gb: Option<f64>,
+    ) -> Checked<Self> {
+        Ok(Self {
+            storage_gb_month: validate::non_negative_opt("price_storage", storage_gb_month)?,
+            transfer_gb: validate::non_negative_opt("price_transfer", transfer_gb)?,
+            ..self
+        })
     }
 
     pub fn for_mode(&self, mode: BillingMode) -> Option<f64> {
@@ -123,6 +145,10 @@ pub struct OfferingSpec {
     pub price_on_demand: Option<f64>,
     pub price_spot: Option<f64>,
     pub price_monthly: Option<f64>,
+    /// Per GB-month of the platform's disks.
+    pub price_storage: Option<f64>,
+    /// Per GB moved in or out.
+    pub price_transfer: Option<f64>,
 }
 
 impl OfferingSpec {
@@ -167,7 +193,8 @@ impl OfferingSpec {
                 self.price_on_demand,
                 self.price_spot,
                 self.price_monthly,
-            )?,
+            )?
+            .with_data_prices(self.price_storage, self.price_transfer)?,
         })
     }
 }

@@ -6,6 +6,7 @@
 
 mod billing;
 mod canvas;
+mod job_cost;
 mod scores;
 mod stages;
 mod startup;
@@ -14,6 +15,7 @@ mod timeline;
 use plotters::style::RGBColor;
 
 pub use billing::{BillBar, billing_chart};
+pub use job_cost::job_cost_chart;
 pub use scores::{acceptability_chart, heatmap_chart, ranking_chart};
 pub use stages::{AttemptStages, stages_chart};
 pub use startup::{StartupRow, startup_chart};

@@ -2,6 +2,8 @@
 //! campaigns behind the startup figures, hardware evidence (Xid errors,
 //! health checks, narrowed links) and the acceptance checklists.
 
+use breakpoint_core::accelerator::xid;
+
 use crate::layout::{Align, Column, INK, Layout, MUTED};
 use crate::model::ReportData;
 use crate::text::t;
@@ -88,7 +90,12 @@ pub(super) fn hardware(l: &mut Layout, data: &ReportData, options: &ReportOption
                 .map(|x| {
                     vec![
                         x.code.to_string(),
-                        x.meaning.unwrap_or("?").to_string(),
+                        u32::try_from(x.code)
+                            .ok()
+                            .and_then(|code| xid::meaning_in(code, lang.is_zh()))
+                            .or(x.meaning)
+                            .unwrap_or("?")
+                            .to_string(),
                         x.severity
                             .map_or("–".into(), |s| t(lang, s.as_str()).to_string()),
                         x.blame.map_or("?".into(), |b| {

@@ -3,6 +3,7 @@
 //! model, then each platform's latest perf run GPU by GPU.
 
 use breakpoint_core::perf::number;
+use breakpoint_core::text::unit_in;
 use breakpoint_core::usecases::performance::GpuPerf;
 
 use crate::layout::{Align, Column, Layout, MUTED};
@@ -39,7 +40,7 @@ pub(super) fn performance(l: &mut Layout, data: &ReportData, options: &ReportOpt
                 rows.push(vec![
                     p.platform.clone(),
                     f.test.clone(),
-                    format!("{} {}", number(f.value), f.unit),
+                    format!("{} {}", number(f.value), unit_in(&f.unit, lang.is_zh())),
                     share(f.share_pct),
                     match f.percentile {
                         Some(pct) => fill(

@@ -35,11 +35,11 @@ use serde::Serialize;
 
 use model::{Draw, Model};
 pub use model::{Figures, NEVER_FINISHES, hours_on};
-pub use spec::JobSpec;
+pub use spec::{Horizon, JobSpec};
 
 use crate::billing_sim::{self, Phase, Segment, Session, Workload};
 use crate::domain::money::{self, Decimal};
-use crate::domain::{BillingRule, Prices};
+use crate::domain::{BillingMode, BillingRule, Prices};
 use crate::error::{Result, ValidationError};
 use crate::metrics::{self, Sources, TimeWindow};
 use crate::store::Store;
@@ -79,6 +79,7 @@ impl Band {
 /// share of the job's hours.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Term {
+    pub key: TermKey,
     pub name: &'static str,
     /// The typical (median) value, in `unit`.
     pub value: f64,
@@ -87,6 +88,54 @@ pub struct Term {
     pub source: String,
     /// Share of the job's median wall hours (0–1); none for a rate.
     pub share: Option<f64>,
+}
+
+/// Which term a [`Term`] is, for pictures and translations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TermKey {
+    /// The delivered share of the datasheet (%): a rate, not hours.
+    Share,
+    Compute,
+    /// Interruptions met (a count).
+    Interruptions,
+    /// Hours lost to interruptions.
+    Lost,
+    /// Start-up (seconds).
+    Start,
+    /// Bringing the job's data (hours).
+    Data,
+}
+
+impl TermKey {
+    /// The term's name, in Chinese where `zh`.
+    pub fn name_in(self, zh: bool) -> &'static str {
+        match (self, zh) {
+            (TermKey::Share, false) => "delivered share of the datasheet (slowest node)",
+            (TermKey::Share, true) => "实际交付算力占数据手册比例（最慢节点）",
+            (TermKey::Compute, false) => "compute",
+            (TermKey::Compute, true) => "计算",
+            (TermKey::Interruptions, false) => "interruptions",
+            (TermKey::Interruptions, true) => "中断次数",
+            (TermKey::Lost, false) => {
+                "lost to interruptions (work since the checkpoint, restart, a new start)"
+            }
+            (TermKey::Lost, true) => "中断损失（检查点后的工作、重启、重新启动）",
+            (TermKey::Start, false) => "start-up",
+            (TermKey::Start, true) => "启动",
+            (TermKey::Data, false) => "bringing the data",
+            (TermKey::Data, true) => "数据上传",
+        }
+    }
+
+    /// The term's part of the job's hours, where it is one.
+    pub fn hours(self, value: f64) -> Option<f64> {
+        match self {
+            TermKey::Compute | TermKey::Lost | TermKey::Data => Some(value),
+            TermKey::Start => Some(value / 3600.0),
+            TermKey::Share | TermKey::Interruptions => None,
+        }
+    }
 }
 
 /// A money band in a currency.
@@ -105,8 +154,9 @@ pub struct PlatformCost {
     /// The cost band in the reporting currency (or the platform's own,
     /// where no rate joins them: `not_comparable` says so).
     pub cost: Option<MoneyBand>,
-    /// The price mode the band is for ("on-demand", "monthly").
-    pub mode: Option<String>,
+    /// The price mode the band is for: the one asked for, else the
+    /// cheapest at the median.
+    pub mode: Option<BillingMode>,
     /// Wall hours the job runs (not counting hours a day it may not run).
     pub hours: Band,
     /// Calendar days, at its hours a day.
@@ -120,6 +170,9 @@ pub struct PlatformCost {
     pub terms: Vec<Term>,
     /// Why there is no cost: no billing rule, no price.
     pub missing: Option<String>,
+    /// Parts of the job the cost leaves out for want of a price
+    /// ("storage: no price per GB-month").
+    pub unpriced: Vec<String>,
     pub not_comparable: Option<String>,
     /// The rate the cost was converted at.
     pub rate: Option<crate::rates::RateUsed>,
@@ -129,6 +182,8 @@ pub struct PlatformCost {
 #[derive(Debug, Clone, Default)]
 pub struct CostRequest {
     pub currency: Option<String>,
+    /// The price mode to cost; none: the cheapest each platform offers.
+    pub mode: Option<BillingMode>,
     pub accelerator: Option<String>,
     pub draws: usize,
     pub seed: u64,
@@ -174,7 +229,8 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         let mut hours: Vec<f64> = draws.iter().map(|d| d.wall_s / 3600.0).collect();
         let hours_band = Band::of(&mut hours);
         let days_band = hours_band.scaled(1.0 / job.hours_per_day);
-        let deadline_probability = job.deadline_s.map(|deadline| {
+        let deadline = job.deadline_s.or(job.horizon.map(|h| h.seconds));
+        let deadline_probability = deadline.map(|deadline| {
             let calendar = |d: &Draw| d.wall_s * 24.0 / job.hours_per_day;
             draws.iter().filter(|d| calendar(d) <= deadline).count() as f64 / draws.len() as f64
         });
@@ -184,10 +240,25 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             .filter(|d| d.wall_s >= (NEVER_FINISHES - 1.0) * d.compute_s)
             .count() as f64
             / draws.len() as f64;
+        let mut unpriced = Vec::new();
         let (cost, mode, missing) = match (&rule, &price, &offering) {
             (Some(rule), Some(p), Some(o)) => {
-                let (band, mode) = cost_band(job, &draws, rule, p.price, &o.prices);
-                (Some(band), Some(mode), None)
+                let prices = Prices {
+                    on_demand: Some(p.price),
+                    ..o.prices.clone()
+                };
+                unpriced = unpriced_parts(job, &prices);
+                match cost_band(job, &draws, rule, &prices, request.mode) {
+                    Some((band, mode)) => (Some(band), Some(mode), None),
+                    None => (
+                        None,
+                        None,
+                        Some(format!(
+                            "no {} price for the offering measured",
+                            request.mode.map_or("", |m| m.as_str())
+                        )),
+                    ),
+                }
             }
             (None, _, _) => (None, None, Some("no billing rule".to_string())),
             _ => (
@@ -242,6 +313,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             unfinished,
             terms,
             missing,
+            unpriced,
             not_comparable,
             rate,
         });
@@ -252,7 +324,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
 /// The answer in words: the platform cheapest at the median and at the
 /// bad case (p90), in one currency, and what its answer rests on least —
 /// or why there is no answer yet.
-pub fn answer(costs: &[PlatformCost]) -> String {
+pub fn answer(job: &JobSpec, costs: &[PlatformCost]) -> String {
     let comparable: Vec<&PlatformCost> = costs
         .iter()
         .filter(|c| c.cost.is_some() && c.not_comparable.is_none())
@@ -279,6 +351,7 @@ pub fn answer(costs: &[PlatformCost]) -> String {
             .map(|m| format!("{} {}", pick(m), m.currency))
             .unwrap_or_default()
     };
+    let plan = |c: &PlatformCost| c.mode.map(|m| format!(", {m}")).unwrap_or_default();
     let guessed: Vec<&str> = median
         .terms
         .iter()
@@ -290,10 +363,20 @@ pub fn answer(costs: &[PlatformCost]) -> String {
         .filter(|c| c.unfinished > 0.0)
         .map(|c| format!("{} ({:.0} % of draws)", c.platform, 100.0 * c.unfinished))
         .collect();
+    let what = match job.horizon {
+        Some(h) => format!(
+            "runs the workload ({:.0} % of {} GPU(s) over {})",
+            100.0 * h.utilisation,
+            job.gpus,
+            crate::text::duration_words(h.seconds)
+        ),
+        None => "finishes the job".to_string(),
+    };
     let mut out = format!(
-        "{} finishes the job cheapest at the median ({})",
+        "{} {what} cheapest at the median ({}{})",
         median.platform,
-        money(median, &|m| m.p50)
+        money(median, &|m| m.p50),
+        plan(median)
     );
     if bad.platform == median.platform {
         out.push_str(" and in the bad case (p90)");
@@ -311,6 +394,17 @@ pub fn answer(costs: &[PlatformCost]) -> String {
             never.join(", ")
         ));
     }
+    let unpriced: Vec<String> = comparable
+        .iter()
+        .filter(|c| !c.unpriced.is_empty())
+        .map(|c| c.platform.clone())
+        .collect();
+    if !unpriced.is_empty() {
+        out.push_str(&format!(
+            "; storage or transfer is not priced on {}: their costs leave it out",
+            unpriced.join(", ")
+        ));
+    }
     if !guessed.is_empty() {
         out.push_str(&format!(
             "; {} for {} rests on defaults, not measurements: measure it to settle the answer",
@@ -321,54 +415,93 @@ pub fn answer(costs: &[PlatformCost]) -> String {
     out
 }
 
-/// The cost band under the cheapest mode by median: on demand under the
-/// rule, or the monthly plan (30-day months of every GPU, kept per
-/// accelerator-hour × 720 h).
+/// The parts of the job the offering's prices leave out.
+fn unpriced_parts(job: &JobSpec, prices: &Prices) -> Vec<String> {
+    let mut out = Vec::new();
+    if job.storage_bytes.is_some() && prices.storage_gb_month.is_none() {
+        out.push("storage (no price per GB-month: offering add --price-storage)".to_string());
+    }
+    if job.data_bytes.is_some() && prices.transfer_gb.is_none() {
+        out.push("data transfer (no price per GB: offering add --price-transfer)".to_string());
+    }
+    out
+}
+
+/// The cost band in the mode asked for, or the cheapest by median of
+/// those the offering prices: on demand and spot under the billing rule,
+/// the monthly plan as whole 30-day months of every GPU (kept per
+/// accelerator-hour × 720 h; a steady workload that needs more hours than
+/// its horizon rents more GPUs); spot only when asked for. Storage (pro rata over the calendar time)
+/// and transfer are added where priced. None where the mode asked for has
+/// no price.
 fn cost_band(
     job: &JobSpec,
     draws: &[Draw],
     rule: &BillingRule,
-    on_demand: f64,
     prices: &Prices,
-) -> (Band, String) {
-    let mut by_hours: Vec<f64> = draws
-        .iter()
-        .map(|d| {
-            let workload = Workload {
-                sessions: vec![Session {
-                    segments: vec![
-                        Segment {
-                            phase: Phase::Queue,
-                            seconds: d.start_s,
-                        },
-                        Segment {
-                            phase: Phase::Compute,
-                            seconds: d.wall_s - d.start_s,
-                        },
-                    ],
-                }],
-                gpus: job.gpus,
-            };
-            money::to_f64(billing_sim::bill(&workload, rule, on_demand).exact_amount)
-        })
-        .collect();
-    let hourly = Band::of(&mut by_hours);
-    if let Some(monthly) = prices.monthly {
-        let hours = f64::from(crate::domain::MONTH_HOURS);
-        let mut months: Vec<f64> = draws
+    asked: Option<BillingMode>,
+) -> Option<(Band, BillingMode)> {
+    let calendar = |d: &Draw| d.wall_s * 24.0 / job.hours_per_day;
+    let data = |d: &Draw| {
+        let kept = job
+            .horizon
+            .map_or(calendar(d), |h| h.seconds.max(calendar(d)));
+        let storage =
+            job.storage_bytes.unwrap_or(0.0) / 1e9 * prices.storage_gb_month.unwrap_or(0.0) * kept
+                / super::pricing::MONTH_S;
+        let transfer = job.data_bytes.unwrap_or(0.0) / 1e9 * prices.transfer_gb.unwrap_or(0.0);
+        storage + transfer
+    };
+    let band = |mode: BillingMode| -> Option<Band> {
+        let price = prices.for_mode(mode)?;
+        let mut costs: Vec<f64> = draws
             .iter()
             .map(|d| {
-                let calendar = d.wall_s * 24.0 / job.hours_per_day;
-                (calendar / super::pricing::MONTH_S).ceil().max(1.0)
-                    * hours
-                    * monthly
-                    * f64::from(job.gpus)
+                let gpu_time = match mode {
+                    BillingMode::Monthly => {
+                        let hours = f64::from(crate::domain::MONTH_HOURS);
+                        let (span, gpus) = match job.horizon {
+                            // A workload that does not fit its horizon on
+                            // these GPUs rents more for all of it.
+                            Some(h) => (
+                                h.seconds,
+                                (f64::from(job.gpus) * (calendar(d) / h.seconds).max(1.0)).ceil(),
+                            ),
+                            None => (calendar(d), f64::from(job.gpus)),
+                        };
+                        (span / super::pricing::MONTH_S).ceil().max(1.0) * hours * price * gpus
+                    }
+                    BillingMode::OnDemand | BillingMode::Spot => {
+                        let workload = Workload {
+                            sessions: vec![Session {
+                                segments: vec![
+                                    Segment {
+                                        phase: Phase::Queue,
+                                        seconds: d.start_s + d.upload_s,
+                                    },
+                                    Segment {
+                                        phase: Phase::Compute,
+                                        seconds: d.wall_s - d.start_s - d.upload_s,
+                                    },
+                                ],
+                            }],
+                            gpus: job.gpus,
+                        };
+                        money::to_f64(billing_sim::bill(&workload, rule, price).exact_amount)
+                    }
+                };
+                gpu_time + data(d)
             })
             .collect();
-        let plan = Band::of(&mut months);
-        if plan.p50 < hourly.p50 {
-            return (plan, "monthly".into());
-        }
+        Some(Band::of(&mut costs))
+    };
+    match asked {
+        Some(mode) => band(mode).map(|b| (b, mode)),
+        // Spot is costed only when asked for: its reclaims are interruptions
+        // the runs on demand did not measure.
+        None => [BillingMode::OnDemand, BillingMode::Monthly]
+            .into_iter()
+            .filter_map(|mode| band(mode).map(|b| (b, mode)))
+            .min_by(|a, b| a.0.p50.total_cmp(&b.0.p50)),
     }
-    (hourly, "on-demand".into())
 }

@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
 
-use super::{Band, JobSpec, Term};
+use super::{Band, JobSpec, Term, TermKey};
 use crate::metrics::{Evidence, PlatformEvidence};
 
 /// A draw longer than this many times its compute time does not finish:
@@ -15,6 +15,10 @@ use crate::metrics::{Evidence, PlatformEvidence};
 /// that restarts faster than it can reach its next checkpoint never ends,
 /// and a band of 10^11 hours says nothing a buyer can use.
 pub const NEVER_FINISHES: f64 = 100.0;
+
+/// MB/s data reaches a platform at where it was not measured: a shared
+/// 1 Gbit/s link at worst, a fast object-store copy at best.
+const UPLOAD_DEFAULT_MB_S: (f64, f64) = (30.0, 300.0);
 
 /// Stretches between checkpoints one draw follows at most.
 const MAX_STRETCHES: f64 = 1024.0;
@@ -87,6 +91,7 @@ pub fn hours_on(job: &JobSpec, figures: Figures, draws: usize, seed: u64) -> Ban
         restart: fixed(figures.restart_s),
         start_p50: fixed(figures.start_s),
         start_p95: fixed(figures.start_s),
+        upload: fixed(UPLOAD_DEFAULT_MB_S.1),
         nodes: job.gpus.div_ceil(8),
     };
     let mut rng = StdRng::seed_from_u64(seed);
@@ -103,6 +108,8 @@ pub(super) struct Draw {
     pub(super) compute_s: f64,
     pub(super) lost_s: f64,
     pub(super) start_s: f64,
+    /// Bringing the job's data to the platform, before its start.
+    pub(super) upload_s: f64,
     pub(super) interruptions: u64,
     pub(super) share: f64,
 }
@@ -191,6 +198,8 @@ pub(super) struct Model {
     restart: Source,
     start_p50: Source,
     start_p95: Source,
+    /// MB/s the job's data reaches the platform at.
+    upload: Source,
     /// Nodes of eight GPUs the job spans: its pace is the slowest's.
     nodes: u32,
 }
@@ -244,6 +253,15 @@ impl Model {
                     why: "campaign run measures it",
                 },
             ),
+            upload: Source::of(
+                e,
+                "switch.upload_mb_s",
+                Source::Default {
+                    low: UPLOAD_DEFAULT_MB_S.0,
+                    high: UPLOAD_DEFAULT_MB_S.1,
+                    why: "accept storage --upload measures it",
+                },
+            ),
             nodes: job.gpus.div_ceil(8),
         }
     }
@@ -269,6 +287,13 @@ impl Model {
         // Any GPU stopping stops the job: the job's rate is its GPUs'.
         let per_s = per_gpu_hour * f64::from(self.job.gpus) / 3600.0;
         let start_s = self.start(rng);
+        // Drawn whether or not the job brings data, so a job with and
+        // without it meet the same draws of everything else.
+        let upload_mb_s = self.upload.draw(rng).max(0.1);
+        let upload_s = self
+            .job
+            .data_bytes
+            .map_or(0.0, |bytes| bytes / 1e6 / upload_mb_s);
         // The run, checkpoint by checkpoint: a stretch of work between two
         // checkpoints is tried until it runs through without a fault; each
         // failed try loses the work it had done (a fault's time within the
@@ -304,10 +329,11 @@ impl Model {
             lost_s = limit;
         }
         Draw {
-            wall_s: start_s + compute_s + lost_s,
+            wall_s: upload_s + start_s + compute_s + lost_s,
             compute_s,
             lost_s,
             start_s,
+            upload_s,
             interruptions,
             share,
         }
@@ -324,16 +350,18 @@ impl Model {
         let compute_h = median(&|d| d.compute_s / 3600.0);
         let lost_h = mean(&|d| d.lost_s / 3600.0);
         let start_s = median(&|d| d.start_s);
-        vec![
+        let mut terms = vec![
             Term {
-                name: "delivered share of the datasheet (slowest node)",
+                key: TermKey::Share,
+                name: TermKey::Share.name_in(false),
                 value: 100.0 * median(&|d| d.share),
                 unit: "%",
                 source: self.share.said(),
                 share: None,
             },
             Term {
-                name: "compute",
+                key: TermKey::Compute,
+                name: TermKey::Compute.name_in(false),
                 value: compute_h,
                 unit: "h",
                 source: format!(
@@ -343,14 +371,16 @@ impl Model {
                 share: share_of(compute_h),
             },
             Term {
-                name: "interruptions",
+                key: TermKey::Interruptions,
+                name: TermKey::Interruptions.name_in(false),
                 value: mean(&|d| d.interruptions as f64),
                 unit: "count",
                 source: self.rate.said(),
                 share: None,
             },
             Term {
-                name: "lost to interruptions (work since the checkpoint, restart, a new start)",
+                key: TermKey::Lost,
+                name: TermKey::Lost.name_in(false),
                 value: lost_h,
                 unit: "h",
                 source: format!(
@@ -361,7 +391,8 @@ impl Model {
                 share: share_of(lost_h),
             },
             Term {
-                name: "start-up",
+                key: TermKey::Start,
+                name: TermKey::Start.name_in(false),
                 value: start_s,
                 unit: "s",
                 source: format!(
@@ -371,6 +402,22 @@ impl Model {
                 ),
                 share: share_of(start_s / 3600.0),
             },
-        ]
+        ];
+        if let Some(bytes) = self.job.data_bytes {
+            let upload_h = median(&|d| d.upload_s / 3600.0);
+            terms.push(Term {
+                key: TermKey::Data,
+                name: TermKey::Data.name_in(false),
+                value: upload_h,
+                unit: "h",
+                source: format!(
+                    "{} at {}",
+                    breakpoint_model::sizes::size_words(bytes),
+                    self.upload.said()
+                ),
+                share: share_of(upload_h),
+            });
+        }
+        terms
     }
 }

@@ -1,9 +1,15 @@
-//! A job as users describe it: "gpus=8,work=2000h,checkpoint=30m,…".
+//! A job as users describe it: "gpus=8,work=2000h,checkpoint=30m,…", a
+//! serving job by its requests, and a steady workload over a horizon.
 
 use serde::Serialize;
 
 use crate::billing_sim;
 use crate::error::ValidationError;
+use breakpoint_model::sizes;
+
+/// The keys a job is written with, for messages.
+const KEYS: &str = "gpus, work, requests, per-gpu, checkpoint, restart, data, storage, deadline, \
+     hours-per-day, horizon, utilisation";
 
 /// A job as a user describes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,10 +26,30 @@ pub struct JobSpec {
     pub hours_per_day: f64,
     /// Calendar seconds it must be done in, where it has a deadline.
     pub deadline_s: Option<f64>,
+    /// Bytes of data brought to the platform before the job starts.
+    pub data_bytes: Option<f64>,
+    /// Bytes kept on the platform's disks while the job runs (dataset,
+    /// checkpoints).
+    pub storage_bytes: Option<f64>,
+    /// A steady workload rather than one job: the GPUs busy a share of a
+    /// stretch of calendar time.
+    pub horizon: Option<Horizon>,
+}
+
+/// A steady workload: `utilisation` of the job's GPUs over `seconds` of
+/// calendar time, its work following from both.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Horizon {
+    pub seconds: f64,
+    /// 0–1.
+    pub utilisation: f64,
 }
 
 impl JobSpec {
-    /// "gpus=8,work=2000h[,checkpoint=30m][,restart=5m][,deadline=14d][,hours-per-day=24]".
+    /// "gpus=8,work=2000h[,checkpoint=30m][,restart=5m][,data=500GB]
+    /// [,storage=2TB][,deadline=14d][,hours-per-day=24]"; a serving job as
+    /// "requests=50M,per-gpu=120/s" in place of work; a steady workload as
+    /// "horizon=3y,utilisation=60%" in place of work.
     pub fn parse(spec: &str) -> std::result::Result<JobSpec, ValidationError> {
         let mut job = JobSpec {
             gpus: 0,
@@ -32,8 +58,12 @@ impl JobSpec {
             restart_s: 300.0,
             hours_per_day: 24.0,
             deadline_s: None,
+            data_bytes: None,
+            storage_bytes: None,
+            horizon: None,
         };
         let refuse = |key: &str, why: String| ValidationError::new(format!("job.{key}"), why);
+        let (mut requests, mut per_gpu, mut horizon_s, mut utilisation) = (None, None, None, None);
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').ok_or_else(|| {
                 refuse(
@@ -44,6 +74,7 @@ impl JobSpec {
             let (key, value) = (key.trim(), value.trim());
             let duration =
                 || billing_sim::parse_duration(value).map_err(|e| refuse(key, e.reason.clone()));
+            let size = || sizes::parse_bytes(&format!("job.{key}"), value);
             match key {
                 "gpus" => {
                     job.gpus = value
@@ -55,9 +86,55 @@ impl JobSpec {
                         })?;
                 }
                 "work" => job.work_gpu_hours = duration()? / 3600.0,
+                "requests" => {
+                    requests = Some(count(value).ok_or_else(|| {
+                        refuse(
+                            key,
+                            format!("\"{value}\" is not a count (e.g. 50M, 2000000)"),
+                        )
+                    })?)
+                }
+                "per-gpu" => {
+                    per_gpu = Some(
+                        value
+                            .trim_end_matches("/s")
+                            .trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|r| r.is_finite() && *r > 0.0)
+                            .ok_or_else(|| {
+                                refuse(
+                                    key,
+                                    format!("\"{value}\" is not requests a second (e.g. 120/s)"),
+                                )
+                            })?,
+                    )
+                }
                 "checkpoint" => job.checkpoint_s = duration()?,
                 "restart" => job.restart_s = duration()?,
                 "deadline" => job.deadline_s = Some(duration()?),
+                "data" => job.data_bytes = Some(size()?),
+                "storage" => job.storage_bytes = Some(size()?),
+                "horizon" => {
+                    horizon_s = Some(horizon(value).ok_or_else(|| {
+                        refuse(
+                            key,
+                            format!("\"{value}\" is not a stretch of time (e.g. 3y, 18mo, 90d)"),
+                        )
+                    })?)
+                }
+                "utilisation" | "utilization" => {
+                    utilisation = Some(
+                        value
+                            .trim_end_matches('%')
+                            .trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|u| *u > 0.0 && *u <= 100.0)
+                            .ok_or_else(|| refuse(key, format!("\"{value}\" is not 1–100 %")))?
+                            / 100.0,
+                    )
+                }
                 "hours-per-day" => {
                     job.hours_per_day = value
                         .trim_end_matches('h')
@@ -66,27 +143,95 @@ impl JobSpec {
                         .filter(|h: &f64| *h > 0.0 && *h <= 24.0)
                         .ok_or_else(|| refuse(key, format!("\"{value}\" is not 1–24 hours")))?;
                 }
-                other => {
-                    return Err(refuse(
-                        other,
-                        "not a job key (gpus, work, checkpoint, restart, deadline, hours-per-day)"
-                            .to_string(),
-                    ));
-                }
+                other => return Err(refuse(other, format!("not a job key ({KEYS})"))),
             }
         }
         if job.gpus == 0 {
             return Err(refuse("gpus", "missing: gpus=8".into()));
         }
+        let ways = [
+            job.work_gpu_hours > 0.0,
+            requests.is_some(),
+            horizon_s.is_some(),
+        ];
+        if ways.iter().filter(|w| **w).count() > 1 {
+            return Err(refuse(
+                "work",
+                "give the work one way: work=2000h, or requests=…,per-gpu=…, or horizon=…,utilisation=…".into(),
+            ));
+        }
+        match (requests, per_gpu) {
+            (Some(n), Some(rate)) => job.work_gpu_hours = n / rate / 3600.0,
+            (Some(_), None) => {
+                return Err(refuse(
+                    "per-gpu",
+                    "missing: the requests a second one GPU serves, per-gpu=120/s".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(refuse("requests", "missing: requests=50M".into()));
+            }
+            (None, None) => {}
+        }
+        match (horizon_s, utilisation) {
+            (Some(seconds), utilisation) => {
+                let utilisation = utilisation.unwrap_or(1.0);
+                job.horizon = Some(Horizon {
+                    seconds,
+                    utilisation,
+                });
+                job.work_gpu_hours = f64::from(job.gpus) * seconds / 3600.0 * utilisation;
+            }
+            (None, Some(_)) => {
+                return Err(refuse(
+                    "horizon",
+                    "missing: utilisation is of a horizon, horizon=3y".into(),
+                ));
+            }
+            (None, None) => {}
+        }
         if job.work_gpu_hours <= 0.0 {
             return Err(refuse(
                 "work",
-                "missing: the GPU-hours of work, work=2000h".into(),
+                "missing: the GPU-hours of work, work=2000h (or requests=…,per-gpu=…, or horizon=…)"
+                    .into(),
             ));
         }
         if job.checkpoint_s <= 0.0 {
             return Err(refuse("checkpoint", "must be above 0".into()));
         }
         Ok(job)
+    }
+}
+
+/// "50M", "2.5k", "2000000": a count.
+fn count(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let (number, factor) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1e3),
+        'M' => (&t[..t.len() - 1], 1e6),
+        'B' | 'G' => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * factor)
+        .filter(|n| n.is_finite() && *n > 0.0)
+}
+
+/// "3y", "18mo", "90d", "2000h": calendar seconds (a year of 365 days).
+fn horizon(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number.parse().ok().filter(|n: &f64| *n > 0.0)?;
+    let day = 86_400.0;
+    match unit.trim() {
+        "y" | "yr" | "year" | "years" => Some(n * 365.0 * day),
+        "mo" | "month" | "months" => Some(n * 30.0 * day),
+        "w" | "week" | "weeks" => Some(n * 7.0 * day),
+        _ => billing_sim::parse_duration(t).ok().filter(|s| *s > 0.0),
     }
 }

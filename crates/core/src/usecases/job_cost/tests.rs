@@ -30,6 +30,7 @@ fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
         deadline_probability: None,
         unfinished: 0.0,
         terms: vec![Term {
+            key: TermKey::Compute,
             name: "compute",
             value: 1.0,
             unit: "h",
@@ -41,21 +42,32 @@ fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
             share: None,
         }],
         missing: None,
+        unpriced: Vec::new(),
         not_comparable: None,
         rate: None,
     }
 }
 
+fn job() -> JobSpec {
+    JobSpec::parse("gpus=8,work=100h").unwrap()
+}
+
 #[test]
 fn the_answer_names_the_median_and_the_bad_case() {
-    let a = answer(&[priced("A", 100, 200, false), priced("B", 110, 130, true)]);
+    let a = answer(
+        &job(),
+        &[priced("A", 100, 200, false), priced("B", 110, 130, true)],
+    );
     assert!(a.starts_with("A finishes the job cheapest at the median (100 CNY); in the bad case (p90) B does (130 CNY against 200 CNY)"), "{a}");
-    let a = answer(&[priced("A", 100, 120, true), priced("B", 110, 130, false)]);
+    let a = answer(
+        &job(),
+        &[priced("A", 100, 120, true), priced("B", 110, 130, false)],
+    );
     assert!(
         a.contains("and in the bad case (p90); compute for A rests on defaults"),
         "{a}"
     );
-    assert!(answer(&[priced("A", 1, 2, false)]).starts_with("No answer yet"));
+    assert!(answer(&job(), &[priced("A", 1, 2, false)]).starts_with("No answer yet"));
 }
 
 /// A job interrupted far faster than it reaches a checkpoint never
@@ -88,6 +100,32 @@ fn a_job_is_read_as_users_write_it() {
     );
     assert!(JobSpec::parse("gpus=8,work=10h,disk=3").is_err());
     assert!(JobSpec::parse("gpus=0,work=10h").is_err());
+    let job = JobSpec::parse("gpus=4,work=10h,data=500GB,storage=2TB").unwrap();
+    assert_eq!(
+        (job.data_bytes, job.storage_bytes),
+        (Some(500e9), Some(2e12))
+    );
+    let job = JobSpec::parse("gpus=4,requests=2.5k,per-gpu=0.5/s").unwrap();
+    assert!((job.work_gpu_hours - 5000.0 / 3600.0).abs() < 1e-9);
+    let job = JobSpec::parse("gpus=4,horizon=18mo,utilisation=50%").unwrap();
+    let horizon = job.horizon.unwrap();
+    assert_eq!(
+        (horizon.seconds, horizon.utilisation),
+        (18.0 * 30.0 * 86_400.0, 0.5)
+    );
+    assert_eq!(job.work_gpu_hours, 4.0 * 18.0 * 30.0 * 24.0 * 0.5);
+    for (bad, field) in [
+        ("gpus=4,requests=10M", "job.per-gpu"),
+        ("gpus=4,per-gpu=3", "job.requests"),
+        ("gpus=4,utilisation=50%", "job.horizon"),
+        ("gpus=4,horizon=3 fortnights", "job.horizon"),
+        ("gpus=4,horizon=1y,utilisation=120%", "job.utilisation"),
+        ("gpus=4,work=1h,storage=lots", "job.storage"),
+        ("gpus=4,work=1h,requests=5,per-gpu=1", "job.work"),
+    ] {
+        let e = JobSpec::parse(bad).unwrap_err();
+        assert_eq!(e.field, field, "{bad}: {e}");
+    }
 }
 
 /// The model against a simulator of the same job written apart: a run

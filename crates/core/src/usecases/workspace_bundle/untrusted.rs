@@ -225,7 +225,8 @@ fn check_offering(o: &crate::domain::Offering) -> crate::domain::validate::Check
         o.prices.on_demand,
         o.prices.spot,
         o.prices.monthly,
-    )?;
+    )?
+    .with_data_prices(o.prices.storage_gb_month, o.prices.transfer_gb)?;
     Ok(())
 }
 
