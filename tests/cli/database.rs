@@ -13,7 +13,7 @@ fn db_info_reports_schema_and_counts() {
     assert_eq!(info["samples"], 0);
     assert_eq!(info["path"], ws.db.display().to_string());
     let text = ws.ok(&["db", "info"]);
-    assert!(text.contains("schema version  11"), "{text}");
+    assert!(text.contains("schema version  12"), "{text}");
 }
 
 #[test]
