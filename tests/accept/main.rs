@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod storage;
+
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::sync::Mutex;

@@ -253,13 +253,22 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
              [billing_probe]\ninstance = \"i-9\"\nseconds = \"1s\"\n\
              [failover]\nlog = \"{}\"\njob = \"train.sh\"\nafter = \"1s\"\nwindow = \"10s\"\n\
              [drift]\nreference = \"{}\"\ndevice = \"numpy\"\n\
-             [perf]\ndevice = \"numpy\"\nquick = true\ncpu_devices = 2\n",
+             [perf]\ndevice = \"numpy\"\nquick = true\ncpu_devices = 2\n\
+             [storage]\npaths = [\"{data}\"]\nlocal = [\"{local}\"]\ncheckpoint = \"16MB\"\n\
+             upload = \"cp {{file}} {up}/\"\nupload_size = \"8MB\"\n\
+             [storage.drill]\ncut = \"true\"\nrestore = \"true\"\ncut_for = \"1s\"\nevery = \"300ms\"\ncheckpoint = \"1MB\"\n",
             listener.local_addr().unwrap(),
             log.display(),
-            reference.display()
+            reference.display(),
+            data = dir.join("data").display(),
+            local = dir.join("local").display(),
+            up = dir.join("up").display(),
         ),
     )
     .unwrap();
+    for d in ["data", "local", "up"] {
+        std::fs::create_dir(dir.join(d)).unwrap();
+    }
     let bundle = dir.join("acceptance.tar");
     let out = ws
         .cmd(&[
@@ -292,11 +301,17 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "network 127.0.0.1",
         "numeric drift",
         "delivered performance",
+        "storage outage drill",
+        "upload",
     ] {
         assert!(stdout.contains(check), "{check} missing: {stdout}");
     }
-    assert!(stdout.contains("(7 logs)"), "{stdout}");
-    assert!(stdout.contains("all 5 checks passed"), "{stdout}");
+    assert!(stdout.contains("(8 logs)"), "{stdout}");
+    assert!(stdout.contains("all 6 checks passed"), "{stdout}");
+    // The data path's files are gone from every location.
+    for d in ["data", "local"] {
+        assert_eq!(std::fs::read_dir(dir.join(d)).unwrap().count(), 0, "{d}");
+    }
     assert!(
         bundle.with_extension("operators.json").exists(),
         "this platform's outputs are kept beside the bundle"
@@ -306,7 +321,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let station = Workspace::new();
     station.ok(&["platform", "add", "Lab"]);
     let imported = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
-    assert_eq!(imported.matches("→ run").count(), 7, "{imported}");
+    assert_eq!(imported.matches("→ run").count(), 8, "{imported}");
     let runs = station.json(&["runs", "list"]);
     let formats: Vec<&str> = runs
         .as_array()
@@ -322,6 +337,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "network-log",
         "drift-log",
         "perf-log",
+        "storage-log",
     ] {
         assert!(formats.contains(&f), "{f} not imported: {formats:?}");
     }
@@ -329,7 +345,7 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     let again = station.ok(&["import", bundle.to_str().unwrap(), "--platform", "Lab"]);
     assert_eq!(
         station.json(&["runs", "list"]).as_array().unwrap().len(),
-        7,
+        8,
         "{again}"
     );
     // The cells it measured: startup, sustain, switch.
@@ -342,6 +358,10 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
         "sustain.resume_success_pct",
         "sustain.net_loss_pct",
         "sustain.straggler_pct",
+        "sustain.checkpoint_write_s",
+        "sustain.data_read_vs_local_pct",
+        "sustain.storage_drill",
+        "switch.upload_mb_s",
     ] {
         assert!(
             explain.contains(key) && explain.contains("acceptance.tar:"),
@@ -372,11 +392,14 @@ fn a_plan_runs_every_check_into_one_bundle_that_imports_whole() {
     // Records kept in metadata are counted like any other.
     for r in runs.as_array().unwrap() {
         let format = r["provenance"]["format"].as_str().unwrap();
-        if matches!(format, "drift-log" | "network-log" | "perf-log") {
+        if matches!(
+            format,
+            "drift-log" | "network-log" | "perf-log" | "storage-log"
+        ) {
             assert!(r["records"].as_u64().unwrap() > 0, "{r}");
         }
     }
-    assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 7);
+    assert_eq!(bundle_sheet["runs"].as_array().unwrap().len(), 8);
     let checks: Vec<&str> = bundle_sheet["checklist"]
         .as_array()
         .unwrap()
@@ -601,5 +624,137 @@ fn numeric_drift_is_zero_between_identical_runs_and_a_planted_error_is_caught() 
         String::from_utf8_lossy(&out.stderr).contains("seed 1 and 7"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `accept storage` here: a data path and a local one measured, an upload
+/// timed through `cp`, the drill run with commands that cut nothing; the
+/// log imports and fills the storage metrics; nothing is left behind.
+#[test]
+fn the_data_path_is_measured_and_its_drill_asks_first() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "P"]);
+    let dir = ws.dir.path();
+    for d in ["data", "local", "up"] {
+        std::fs::create_dir(dir.join(d)).unwrap();
+    }
+    let (data, local, up) = (dir.join("data"), dir.join("local"), dir.join("up"));
+    let upload = format!("cp {{file}} {}/", up.display());
+    let log = dir.join("storage.jsonl");
+    let args = [
+        "accept",
+        "storage",
+        "--path",
+        data.to_str().unwrap(),
+        "--local",
+        local.to_str().unwrap(),
+        "--checkpoint",
+        "16MB",
+        "--upload",
+        &upload,
+        "--upload-size",
+        "8MB",
+    ];
+    // The drill disturbs the instance: no terminal, no drill, nothing written.
+    let mut drill = args.to_vec();
+    drill.extend([
+        "--drill",
+        "--cut",
+        "true",
+        "--restore",
+        "true",
+        "--cut-for",
+        "1s",
+        "--every",
+        "300ms",
+        "--drill-checkpoint",
+        "1MB",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    ws.fails(
+        &drill,
+        1,
+        "error: the drill cuts a path on this instance: confirm it on a terminal, or pass --yes",
+    );
+    assert!(!log.exists());
+    drill.extend(["--yes", "--platform", "P", "--import"]);
+    let out = ws.json(&drill);
+    let records = out["records"].as_array().unwrap();
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["location", "location", "upload", "drill"], "{out}");
+    assert_eq!(records[3]["outcome"], "continues", "{out}");
+    assert!(out["imported"].as_str().unwrap().contains("of P"), "{out}");
+    for d in [&data, &local] {
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 0, "{}", d.display());
+    }
+    let explain = ws.ok(&["explain", "P"]);
+    for key in [
+        "sustain.checkpoint_write_s",
+        "sustain.data_read_vs_local_pct",
+        "sustain.storage_drill",
+        "switch.upload_mb_s",
+    ] {
+        assert!(
+            explain.contains(key) && explain.contains("storage.jsonl"),
+            "{key}: {explain}"
+        );
+    }
+    // A location that is not a directory is said before anything is
+    // written.
+    let nothing = dir.join("x.jsonl");
+    ws.fails(
+        &[
+            "accept",
+            "storage",
+            "--path",
+            data.to_str().unwrap(),
+            "--local",
+            "/nonexistent/nvme",
+            "-o",
+            nothing.to_str().unwrap(),
+        ],
+        1,
+        "error: /nonexistent/nvme: not a directory",
+    );
+    assert!(!nothing.exists());
+    ws.fails(
+        &["accept", "storage"],
+        1,
+        "error: name a location: --path DIR (where the data lives) or --local DIR (the local SSD)",
+    );
+    // A log cut off mid-line imports up to its last whole line; a record
+    // whose durations are not durations is refused by its line.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let other = Workspace::new();
+    other.ok(&["platform", "add", "Q"]);
+    let cut = dir.join("cut.jsonl");
+    std::fs::write(&cut, &text[..text.len() - 20]).unwrap();
+    let said = other.ok(&["import", "--platform", "Q", cut.to_str().unwrap()]);
+    assert!(
+        said.contains("storage-log") && said.contains("the last line is cut off"),
+        "{said}"
+    );
+    let bad = dir.join("bad.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(
+        &bad,
+        format!(
+            "{}\n{}\n",
+            lines[0],
+            lines[1].replace("\"write_s\":", "\"write_s\":-")
+        ),
+    )
+    .unwrap();
+    other.fails(
+        &["import", "--platform", "Q", bad.to_str().unwrap()],
+        1,
+        &format!(
+            "error: {}:2: write_s and read_s must be durations",
+            bad.display()
+        ),
     );
 }

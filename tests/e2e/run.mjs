@@ -448,6 +448,7 @@ try {
         assert(of("D")[1] === 0, `D's sheet: ${of("D")[2].slice(0, 200)}`);
         await session.run("document.querySelector('#disputes').scrollIntoView()");
         await shot("06b-bills-against-measurements");
+      }
       if (view === "settings") assert((await session.text("#db-path")) === db, "Settings shows the database path");
       await shot(`06-${view}`);
     });

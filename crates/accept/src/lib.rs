@@ -7,8 +7,9 @@
 //! The checks: readiness at boot ([`ready`]), stress stability
 //! ([`stress`], the user's load under the probe), the billing probe
 //! ([`billing`]), the failover drill ([`failover`]), numeric drift and
-//! operator coverage ([`drift`]), network stability ([`network`]) and
-//! delivered performance ([`perf`]); a
+//! operator coverage ([`drift`]), network stability ([`network`]),
+//! delivered performance ([`perf`]) and the data path with its outage
+//! drill ([`storage`]); a
 //! [`plan`] runs several and packs their logs into a [`bundle`]. Each
 //! check's verdict is written once, in [`verdicts`].
 
@@ -21,5 +22,7 @@ pub mod perf;
 pub mod plan;
 pub mod ready;
 mod script;
+#[cfg(unix)]
+pub mod storage;
 pub mod stress;
 pub mod verdicts;

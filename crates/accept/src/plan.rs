@@ -32,6 +32,17 @@
 //! duration = "1h"
 //! interval = "1m"
 //! straggler_pct = 10
+//!
+//! [storage]
+//! paths = ["/mnt/data"]
+//! local = ["/nvme"]
+//! checkpoint = "4GB"
+//! upload = "ossutil cp {file} oss://my-bucket/breakpoint-upload"
+//!
+//! [storage.drill]
+//! cut = "umount -l /mnt/data"
+//! restore = "mount /mnt/data"
+//! cut_for = "60s"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -47,7 +58,7 @@ use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
 use crate::bundle::Log;
-use crate::{billing, drift, failover, network, perf, ready, stress, verdicts};
+use crate::{billing, drift, failover, network, perf, ready, storage, stress, verdicts};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,6 +71,31 @@ struct RawPlan {
     failover: Option<RawFailover>,
     drift: Option<RawDrift>,
     perf: Option<RawPerf>,
+    storage: Option<RawStorage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStorage {
+    #[serde(default)]
+    paths: Vec<PathBuf>,
+    #[serde(default)]
+    local: Vec<PathBuf>,
+    checkpoint: Option<String>,
+    upload: Option<String>,
+    upload_size: Option<String>,
+    drill: Option<RawStorageDrill>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStorageDrill {
+    cut: String,
+    restore: String,
+    cut_for: Option<String>,
+    every: Option<String>,
+    stall_after: Option<String>,
+    checkpoint: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -145,6 +181,8 @@ pub struct Plan {
     /// The perf suite and the share below its node's best that makes a
     /// straggler.
     pub perf: Option<(perf::SuiteRun, f64)>,
+    /// The data path; the drill in it runs because the plan asks for it.
+    pub storage: Option<storage::Plan>,
 }
 
 /// The drift check: the reference platform's outputs (read when the plan
@@ -171,7 +209,7 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
     })?;
     let c = Checker { file };
     let plan = Plan {
-        host: raw.host,
+        host: raw.host.clone(),
         ready: raw.ready.map(|r| c.ready(r)).transpose()?,
         network: raw.network.map(|n| c.network(n)).transpose()?,
         stress: raw.stress.map(|s| c.stress(s)).transpose()?,
@@ -179,6 +217,10 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
         failover: raw.failover.map(|f| c.failover(f)).transpose()?,
         drift: raw.drift.map(|d| c.drift(d)).transpose()?,
         perf: raw.perf.map(|p| c.perf(p)).transpose()?,
+        storage: raw
+            .storage
+            .map(|st| c.storage(st, raw.host.clone()))
+            .transpose()?,
     };
     if plan.ready.is_none()
         && plan.network.is_none()
@@ -187,9 +229,10 @@ pub fn parse(text: &str, file: &str) -> Result<Plan, String> {
         && plan.failover.is_none()
         && plan.drift.is_none()
         && plan.perf.is_none()
+        && plan.storage.is_none()
     {
         return Err(format!(
-            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift], [perf])"
+            "{file}: the plan names no check ([ready], [network], [stress], [billing_probe], [failover], [drift], [perf], [storage])"
         ));
     }
     Ok(plan)
@@ -319,6 +362,89 @@ impl Checker<'_> {
         })
     }
 
+    fn size(&self, what: &str, v: &Option<String>, default: u64) -> Result<u64, String> {
+        match v {
+            None => Ok(default),
+            Some(t) => breakpoint_core::sizes::parse_bytes(what, t)
+                .map(|b| b as u64)
+                .map_err(|e| format!("{}: {what} = \"{t}\": {}", self.file, e.reason)),
+        }
+    }
+
+    fn storage(&self, st: RawStorage, host: Option<String>) -> Result<storage::Plan, String> {
+        use breakpoint_core::import::formats::storage_log::Role;
+        use storage::defaults;
+        let file = self.file;
+        if st.paths.is_empty() && st.local.is_empty() {
+            return Err(format!(
+                "{file}: storage names no location (paths = [\"/mnt/data\"], local = [\"/nvme\"])"
+            ));
+        }
+        let drill = match st.drill {
+            None => None,
+            Some(d) => Some(storage::DrillPlan {
+                options: storage::DrillOptions::new(
+                    self.size(
+                        "storage.drill.checkpoint",
+                        &d.checkpoint,
+                        defaults::DRILL_CHECKPOINT_BYTES,
+                    )?,
+                    self.duration(
+                        "storage.drill.every",
+                        &d.every,
+                        defaults::DRILL_EVERY.as_secs(),
+                    )?,
+                    self.duration(
+                        "storage.drill.cut_for",
+                        &d.cut_for,
+                        defaults::DRILL_CUT_FOR.as_secs(),
+                    )?,
+                    self.duration(
+                        "storage.drill.stall_after",
+                        &d.stall_after,
+                        defaults::DRILL_STALL_AFTER.as_secs(),
+                    )?,
+                ),
+                cut: d.cut,
+                restore: d.restore,
+            }),
+        };
+        if drill.is_some() && st.paths.is_empty() {
+            return Err(format!(
+                "{file}: storage.drill cuts the data path: name it in storage.paths"
+            ));
+        }
+        Ok(storage::Plan {
+            host,
+            locations: st
+                .paths
+                .into_iter()
+                .map(|p| (p, Role::Data))
+                .chain(st.local.into_iter().map(|p| (p, Role::Local)))
+                .collect(),
+            location: storage::LocationOptions::new(self.size(
+                "storage.checkpoint",
+                &st.checkpoint,
+                defaults::CHECKPOINT_BYTES,
+            )?),
+            upload: st
+                .upload
+                .map(|command| -> Result<storage::UploadPlan, String> {
+                    Ok(storage::UploadPlan {
+                        command,
+                        bytes: self.size(
+                            "storage.upload_size",
+                            &st.upload_size,
+                            defaults::UPLOAD_BYTES,
+                        )?,
+                        limit: defaults::UPLOAD_LIMIT,
+                    })
+                })
+                .transpose()?,
+            drill,
+        })
+    }
+
     fn perf(&self, p: RawPerf) -> Result<(perf::SuiteRun, f64), String> {
         let file = self.file;
         let device = p.device.unwrap_or_else(|| "auto".into());
@@ -412,6 +538,9 @@ pub fn run(
     if let Some((suite, share)) = &plan.perf {
         run_perf(suite, *share, plan.host.as_deref(), dir, say, &mut done)?;
     }
+    if let Some(s) = &plan.storage {
+        run_storage(s, dir, stop, say, &mut done)?;
+    }
     if let Some(job) = network_job {
         network_stop.store(true, Ordering::Relaxed);
         let (path, records) = job
@@ -484,6 +613,28 @@ fn start_network(
         .map_err(|e| e.to_string())?;
         Ok((path, records))
     })
+}
+
+fn run_storage(
+    plan: &storage::Plan,
+    dir: &Path,
+    stop: &AtomicBool,
+    say: &dyn Fn(&str),
+    done: &mut Done,
+) -> Result<(), String> {
+    plan.check()?;
+    let path = dir.join("storage.jsonl");
+    let mut file = scratch(&path)?.create_new().map_err(|e| e.to_string())?;
+    let measured = storage::run(plan, &mut file, stop, &|line| {
+        say(&format!("storage: {line}"))
+    })?;
+    drop(file);
+    for problem in &measured.problems {
+        say(&format!("storage: {problem}"));
+    }
+    done.checklist.extend(verdicts::storage(&measured.records));
+    done.log("storage.jsonl", "storage", read(&path)?);
+    Ok(())
 }
 
 fn run_ready(

@@ -9,6 +9,7 @@ use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::import::formats::drift_log::DriftLog;
 use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use breakpoint_core::import::formats::perf_log::PerfLog;
+use breakpoint_core::import::formats::storage_log::{DrillOutcome, StorageRecord};
 use breakpoint_core::metrics::stress::StressFigures;
 use breakpoint_core::perf;
 
@@ -179,6 +180,61 @@ pub fn network(records: &[NetworkRecord]) -> Vec<ChecklistItem> {
             ),
             threshold: "measured; scored against docs/metrics.md's anchors".into(),
             passed: None,
+        })
+        .collect()
+}
+
+/// The data path: each location and the upload measured, scored against
+/// their anchors; the drill judged, since the review's fifth must-do is
+/// that the job keeps running — a stall or a failure fails it.
+pub fn storage(records: &[StorageRecord]) -> Vec<ChecklistItem> {
+    let size = |b: u64| breakpoint_core::sizes::size_words(b as f64);
+    let rate = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.0} MB/s"));
+    records
+        .iter()
+        .map(|r| match r {
+            StorageRecord::Location(l) => ChecklistItem {
+                check: format!("storage {}", l.path),
+                measured: format!(
+                    "{} checkpoint written in {:.1} s ({}), read back at {}; random 4 KiB reads p99 {}{}",
+                    size(l.bytes),
+                    l.write_s,
+                    rate(l.write_mb_s()),
+                    rate(l.read_mb_s()),
+                    l.random_p99_ms
+                        .map_or("–".into(), |v| format!("{v:.2} ms")),
+                    if l.direct { "" } else { " (buffered: direct I/O refused)" }
+                ),
+                threshold: "measured; scored against docs/metrics.md's anchors".into(),
+                passed: None,
+            },
+            StorageRecord::Upload(u) => ChecklistItem {
+                check: "upload".into(),
+                measured: match (&u.error, u.mb_s()) {
+                    (Some(e), _) => format!("failed: {e}"),
+                    (None, v) => format!("{} in {:.1} s ({})", size(u.bytes), u.seconds.unwrap_or(0.0), rate(v)),
+                },
+                threshold: "measured; scored against docs/metrics.md's anchors".into(),
+                passed: None,
+            },
+            StorageRecord::Drill(d) => ChecklistItem {
+                check: "storage outage drill".into(),
+                measured: match d.outcome {
+                    DrillOutcome::NotRun => format!("{}: not run — {}", d.path, d.detail),
+                    outcome => format!(
+                        "{} cut for {:.0} s: the job {} — {}",
+                        d.path,
+                        d.cut_s,
+                        outcome.as_str(),
+                        d.detail
+                    ),
+                },
+                threshold: "the job keeps running from the local cache (the four-breakpoint review, §6.2)".into(),
+                passed: match d.outcome {
+                    DrillOutcome::NotRun => None,
+                    outcome => Some(outcome == DrillOutcome::Continues),
+                },
+            },
         })
         .collect()
 }

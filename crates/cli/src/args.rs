@@ -168,6 +168,7 @@ impl Command {
             Command::Import(_) | Command::Probe(_) | Command::Demo(_) => true,
             Command::Campaign(c) => matches!(c, CampaignCommand::Run(_)),
             Command::Accept(AcceptCommand::Network(a)) => a.record.import,
+            Command::Accept(AcceptCommand::Storage(a)) => a.record.import,
             Command::Accept(AcceptCommand::Stress(a)) => a.session.import,
             Command::Accept(AcceptCommand::BillingProbe(a)) => a.record.import,
             Command::Accept(AcceptCommand::Failover(a)) => a.record.import,
@@ -613,6 +614,20 @@ fn parse_interval_ms(text: &str) -> Result<u32, String> {
 pub(crate) fn parse_duration_arg(text: &str) -> Result<std::time::Duration, String> {
     breakpoint_core::text::parse_duration(text)
         .ok_or_else(|| format!("\"{}\" is not a duration (e.g. 30s, 10m, 1h)", text.trim()))
+}
+
+/// A size ("4GB", "1.5TiB"), in bytes.
+pub(crate) fn parse_size_arg(text: &str) -> Result<u64, String> {
+    breakpoint_core::sizes::parse_bytes("size", text)
+        .map(|b| b as u64)
+        .map_err(|e| e.reason)
+        .and_then(|b| {
+            if b == 0 {
+                Err("a size above zero".to_string())
+            } else {
+                Ok(b)
+            }
+        })
 }
 
 /// `--format`: one of the formats' labels, listed in `--help`.

@@ -27,7 +27,7 @@
 //! 7. `scoring` — ranking and robustness
 //! 8. `demo`, `usecases` — what the faces do
 
-pub use breakpoint_model::{accelerator, domain, labelled_enum, stats, text};
+pub use breakpoint_model::{accelerator, domain, labelled_enum, sizes, stats, text};
 
 pub mod archive;
 pub mod billing_sim;

@@ -95,6 +95,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if first.contains("\"breakpoint-network\"") {
         return Some(Format::NetworkLog);
     }
+    if first.contains("\"breakpoint-storage\"") {
+        return Some(Format::StorageLog);
+    }
     if text.contains("\"breakpoint-drift\"") {
         return Some(Format::DriftLog);
     }
@@ -477,6 +480,10 @@ mod tests {
             (
                 "{\"format\":\"breakpoint-network\",\"version\":1,\"interval_ms\":5000,\"targets\":[]}\n",
                 Format::NetworkLog,
+            ),
+            (
+                "{\"format\":\"breakpoint-storage\",\"version\":1,\"host\":\"n1\"}\n",
+                Format::StorageLog,
             ),
             (
                 "{\n  \"format\": \"breakpoint-drift\",\n  \"version\": 1,\n",

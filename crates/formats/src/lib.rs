@@ -41,6 +41,7 @@ labelled_enum! {
     pub enum Format ("format") {
         ProbeLog => "probe-log",
         NetworkLog => "network-log",
+        StorageLog => "storage-log",
         DriftLog => "drift-log",
         PerfLog => "perf-log",
         ScriptLog => "script-log",

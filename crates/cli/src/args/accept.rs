@@ -35,6 +35,12 @@ pub enum AcceptCommand {
     /// the platform's PyTorch; name stragglers and, with --duration, a
     /// throughput decay over time.
     Perf(AcceptPerfArgs),
+    /// The data path: write a checkpoint to each location and read it back
+    /// (throughput, random-read latency, direct I/O where allowed), time an
+    /// upload through the platform's own tool, and with --drill cut the
+    /// data path under a checkpointing job: does it carry on from the
+    /// local cache, stall, or fail?
+    Storage(AcceptStorageArgs),
     /// Run at boot: the kernel's boot → the driver answering → a first
     /// computation, as a startup attempt.
     Ready(AcceptReadyArgs),
@@ -252,6 +258,62 @@ pub struct AcceptStressArgs {
     /// The load and its arguments (after --).
     #[arg(last = true, required = true)]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcceptStorageArgs {
+    /// Where the job's data and checkpoints live: a data disk, a shared or
+    /// network file system (repeatable).
+    #[arg(long = "path", value_name = "DIR")]
+    pub paths: Vec<PathBuf>,
+    /// The instance's local SSD, the cache a job falls back on (repeatable).
+    #[arg(long = "local", value_name = "DIR")]
+    pub local: Vec<PathBuf>,
+    /// The checkpoint written and read back at each location (4GB, 20GB).
+    #[arg(long, default_value = "4GB", value_parser = super::parse_size_arg)]
+    pub checkpoint: u64,
+    /// Time an upload through this command, {file} standing for the file
+    /// ("ossutil cp {file} oss://bucket/x", "scp {file} host:/data/").
+    #[arg(long, value_name = "COMMAND")]
+    pub upload: Option<String>,
+    /// The size of the file uploaded.
+    #[arg(long, default_value = "1GB", value_parser = super::parse_size_arg)]
+    pub upload_size: u64,
+    /// Cut the data path (the first --path) under a job writing a
+    /// checkpoint every --every, with --cut, then bring it back with
+    /// --restore; asks first.
+    #[arg(long, requires_all = ["cut", "restore"])]
+    pub drill: bool,
+    /// The command that cuts the path ("umount -l /mnt/data", an iptables
+    /// rule dropping the storage endpoint).
+    #[arg(long, value_name = "COMMAND")]
+    pub cut: Option<String>,
+    /// The command that brings it back ("mount /mnt/data").
+    #[arg(long, value_name = "COMMAND")]
+    pub restore: Option<String>,
+    /// How long the path stays cut.
+    #[arg(long, default_value = "60s", value_parser = super::parse_duration_arg)]
+    pub cut_for: std::time::Duration,
+    /// The drill's job writes a checkpoint this often…
+    #[arg(long, default_value = "10s", value_parser = super::parse_duration_arg)]
+    pub every: std::time::Duration,
+    /// …of this size.
+    #[arg(long, default_value = "256MB", value_parser = super::parse_size_arg)]
+    pub drill_checkpoint: u64,
+    /// A checkpoint that holds the job longer stalls it.
+    #[arg(long, default_value = "30s", value_parser = super::parse_duration_arg)]
+    pub stall_after: std::time::Duration,
+    /// Run the drill without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// The host name to record.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The storage log to write; %N becomes the host name, %T the start time.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -23,10 +23,12 @@ use crate::output;
 
 mod drift;
 mod perf;
+mod storage;
 
 pub fn run(ctx: &Context, command: AcceptCommand) -> Outcome {
     match command {
         AcceptCommand::Network(args) => network_check(ctx, args),
+        AcceptCommand::Storage(args) => storage::storage(ctx, args),
         AcceptCommand::Stress(args) => stress_check(ctx, args),
         AcceptCommand::BillingProbe(args) => billing_probe(ctx, args),
         AcceptCommand::Failover(args) => failover_drill(ctx, args),

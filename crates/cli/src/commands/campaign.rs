@@ -3,7 +3,6 @@
 //! launches; every instance is in the ledger before anything happens with
 //! it; Ctrl-C tears down what was launched.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -131,20 +130,6 @@ fn estimate_text(plan: &Plan) -> String {
     )
 }
 
-/// Ask on the terminal; no terminal, no launch.
-fn confirm(question: &str) -> Result<bool, Failure> {
-    if !std::io::stdin().is_terminal() {
-        return Err(Failure::Refused(
-            "a campaign launches paid instances: confirm it on a terminal, or pass --yes".into(),
-        ));
-    }
-    eprint!("{question} [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
-}
-
 /// A live status line per event on stderr; teardown failures loudly.
 struct Live {
     total: usize,
@@ -229,10 +214,13 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
         return Ok(output::print(&dry_run_text(&first))?);
     }
     if !args.yes
-        && !confirm(&format!(
-            "Launch {instances} instance(s) on {}{repeats}?",
-            first.platform
-        ))?
+        && !super::confirm(
+            "a campaign launches paid instances: confirm it on a terminal, or pass --yes",
+            &format!(
+                "Launch {instances} instance(s) on {}{repeats}?",
+                first.platform
+            ),
+        )?
     {
         return Err(Failure::Refused(
             "not confirmed: nothing was launched".into(),

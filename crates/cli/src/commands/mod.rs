@@ -189,3 +189,17 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Db(c) => db::run(&ctx, c),
     }
 }
+
+/// Ask `question` on the terminal; without a terminal, refuse with
+/// `refusal` (which says how to go on without one).
+pub(crate) fn confirm(refusal: &str, question: &str) -> Result<bool, Failure> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::Refused(refusal.into()));
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+}

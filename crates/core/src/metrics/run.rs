@@ -26,6 +26,7 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     startup(&store.startup_attempts(run.id)?, &mut out);
     delivery(run, &mut out);
     network(run, &mut out);
+    storage(run, &mut out);
     sustain_metrics(store, run, &mut out)?;
     switch(&store.switch_attempts(run.id)?, &mut out);
     operator_suite(run, &mut out);
@@ -245,6 +246,93 @@ fn network(run: &Run, out: &mut Vec<RunValue>) {
         {
             out.push(value(key, worst, Some(format!("worst endpoint {target}"))));
         }
+    }
+}
+
+/// The data path from a storage log (`metadata.storage`): the slowest data
+/// location's checkpoint time and its reads against the local SSD, the
+/// escape-hatch drill, the upload rate.
+fn storage(run: &Run, out: &mut Vec<RunValue>) {
+    use crate::import::formats::storage_log::{Role, StorageSummary};
+    let Some(summary) = run
+        .metadata
+        .get("storage")
+        .and_then(|v| serde_json::from_value::<StorageSummary>(v.clone()).ok())
+    else {
+        return;
+    };
+    let of = |role: Role| summary.locations.iter().filter(move |l| l.role == role);
+    let slowest =
+        |figure: &dyn Fn(&crate::import::formats::storage_log::LocationFigures) -> Option<f64>| {
+            let data = of(Role::Data)
+                .filter_map(|l| figure(l).map(|v| (l, v)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            data.or_else(|| {
+                of(Role::Local)
+                    .filter_map(|l| figure(l).map(|v| (l, v)))
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+            })
+        };
+    if let Some((l, mb_s)) = slowest(&|l| l.write_mb_s()) {
+        out.push(value(
+            "sustain.checkpoint_write_s",
+            20e9 / 1e6 / mb_s,
+            Some(format!(
+                "{}: {} written and synced in {:.1} s ({mb_s:.0} MB/s{})",
+                l.path,
+                crate::sizes::size_words(l.bytes as f64),
+                l.write_s,
+                if l.direct { ", direct I/O" } else { "" }
+            )),
+        ));
+    }
+    let data_read = of(Role::Data)
+        .filter_map(|l| l.read_mb_s().map(|v| (l, v)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let local_read = of(Role::Local)
+        .filter_map(|l| l.read_mb_s().map(|v| (l, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some((d, data)), Some((l, local))) = (data_read, local_read) {
+        out.push(value(
+            "sustain.data_read_vs_local_pct",
+            100.0 * data / local,
+            Some(format!(
+                "{} reads {data:.0} MB/s, {} {local:.0} MB/s",
+                d.path, l.path
+            )),
+        ));
+    }
+    // The worst drill that ran: one failure is what a buyer meets.
+    if let Some((drill, score)) = summary
+        .drills
+        .iter()
+        .filter_map(|d| d.outcome.score().map(|s| (d, s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        out.push(value(
+            "sustain.storage_drill",
+            score,
+            Some(format!(
+                "{} cut for {:.0} s: {} ({})",
+                drill.path,
+                drill.cut_s,
+                drill.outcome.as_str(),
+                drill.detail
+            )),
+        ));
+    }
+    let mut uploads: Vec<f64> = summary.uploads.iter().filter_map(|u| u.mb_s()).collect();
+    uploads.sort_by(f64::total_cmp);
+    if let Some(mb_s) = percentile(&uploads, 0.5) {
+        out.push(value(
+            "switch.upload_mb_s",
+            mb_s,
+            Some(format!(
+                "{} upload(s) through \"{}\"",
+                uploads.len(),
+                summary.uploads.first().map_or("", |u| u.via.as_str())
+            )),
+        ));
     }
 }
 

@@ -23,6 +23,7 @@ mod smi_csv;
 pub(crate) mod smi_query;
 mod smi_table;
 mod smi_xml;
+pub mod storage_log;
 mod tables;
 
 use std::io::BufRead;
@@ -41,6 +42,7 @@ pub fn parse<R: BufRead>(
     match format {
         Format::ProbeLog => probe_log::parse(input, ctx, b),
         Format::NetworkLog => network_log::parse(input, ctx, b),
+        Format::StorageLog => storage_log::parse(input, ctx, b),
         Format::DriftLog => drift_log::parse(input, ctx, b),
         Format::PerfLog => perf_log::parse(input, ctx, b),
         Format::BillExport => bill_export::parse(input, ctx, b),
