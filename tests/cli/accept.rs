@@ -758,3 +758,43 @@ fn the_data_path_is_measured_and_its_drill_asks_first() {
         ),
     );
 }
+
+/// Ctrl-C in the middle of a location: the measurement stops at once, its
+/// files go, and the log keeps what was measured, marked as stopped.
+#[test]
+fn a_storage_check_stopped_with_ctrl_c_leaves_nothing_behind() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let log = ws.dir.path().join("storage.jsonl");
+    let mut child = ws
+        .process(&[
+            "accept",
+            "storage",
+            "--path",
+            dir.to_str().unwrap(),
+            "--checkpoint",
+            "3GB",
+            "-o",
+            log.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&dir).unwrap().count() == 0 {
+        assert!(started.elapsed().as_secs() < 20, "the check never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("\"cut_short\":\"stopped\""), "{text}");
+}
