@@ -35,6 +35,8 @@ const PAGE: usize = 4096;
 pub trait Volume: Send + Sync {
     /// A new file for writing; direct I/O where asked and allowed.
     fn create(&self, path: &Path, direct: bool) -> io::Result<File> {
+        // writes: the measurement's own files, inside the directory it made
+        // for them (`Scratch`), removed when it ends.
         let mut o = OpenOptions::new();
         o.write(true).create_new(true);
         if direct {
@@ -44,6 +46,7 @@ pub trait Volume: Send + Sync {
     }
 
     fn open(&self, path: &Path, direct: bool) -> io::Result<File> {
+        // writes: nothing — read only, with direct I/O where asked.
         let mut o = OpenOptions::new();
         o.read(true);
         if direct {

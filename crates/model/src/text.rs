@@ -219,6 +219,7 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
 /// the same in both (%, s, ms, °C, W, MHz, GB/s, TFLOP/s, kWh) are not
 /// listed: they need no translation.
 const UNITS_ZH: &[(&str, &str)] = &[
+    ("score", "分"),
     ("h", "小时"),
     ("hour", "小时"),
     ("hours", "小时"),

@@ -868,7 +868,8 @@ pub(crate) mod tests {
         // A unit in words has its Chinese; only symbols stay as they are.
         for m in METRICS {
             assert!(
-                crate::text::unit_zh(m.unit).is_some() || ["%", "s", "ms", "°C"].contains(&m.unit),
+                crate::text::unit_zh(m.unit).is_some()
+                    || ["%", "s", "ms", "°C", "MB/s"].contains(&m.unit),
                 "{}: unit \"{}\" has no Chinese (breakpoint_model::text::UNITS_ZH)",
                 m.key,
                 m.unit
