@@ -554,7 +554,10 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                     Some(m) => format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency),
                     None => c.missing.clone().unwrap_or_default(),
                 },
-                c.mode.map_or_else(|| "–".into(), |m| m.to_string()),
+                c.mode.map_or_else(
+                    || "–".into(),
+                    |m| breakpoint_core::usecases::job_cost::mode_words(m, lang.is_zh()).into(),
+                ),
                 format!(
                     "{:.0} / {:.0} / {:.0}",
                     c.hours.p10, c.hours.p50, c.hours.p90
@@ -566,7 +569,7 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         .collect();
     l.table(&cols, &rows, 9.0);
     l.paragraph(
-        &breakpoint_core::usecases::job_cost::answer(job, costs),
+        &breakpoint_core::usecases::job_cost::answer_in(job, costs, lang.is_zh()),
         10.5,
         INK,
     );

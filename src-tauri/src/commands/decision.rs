@@ -44,7 +44,7 @@ pub async fn job_cost(
     .await?;
     let chart_svg = breakpoint_report::charts::job_cost_chart(&costs, lang)?;
     Ok(JobCostView {
-        answer: job_cost::answer(&job, &costs),
+        answer: job_cost::answer_in(&job, &costs, lang == Lang::Zh),
         rows: costs.into_iter().map(|c| row(c, lang)).collect(),
         chart_svg,
     })

@@ -100,7 +100,7 @@ pub fn job_cost_chart(costs: &[PlatformCost], lang: Lang) -> Result<String, supe
             &c,
             axis_y,
             max,
-            &fill(t(lang, "chart_cost_axis"), &[&currency]),
+            &fill(t(lang, "chart_job_cost_axis"), &[&currency]),
         )?;
 
         // The median hours, term by term.

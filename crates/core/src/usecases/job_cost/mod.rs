@@ -24,6 +24,7 @@
 //! A term the platform has not measured takes a stated default with a wide
 //! band, and says so. Seeded: the same seed, the same bands.
 
+mod answer;
 mod model;
 mod spec;
 #[cfg(test)]
@@ -33,6 +34,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
 
+pub use answer::{answer, answer_in, mode_words};
 use model::{Draw, Model};
 pub use model::{Figures, NEVER_FINISHES, hours_on};
 pub use spec::{Horizon, JobSpec};
@@ -319,100 +321,6 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         });
     }
     Ok(out)
-}
-
-/// The answer in words: the platform cheapest at the median and at the
-/// bad case (p90), in one currency, and what its answer rests on least —
-/// or why there is no answer yet.
-pub fn answer(job: &JobSpec, costs: &[PlatformCost]) -> String {
-    let comparable: Vec<&PlatformCost> = costs
-        .iter()
-        .filter(|c| c.cost.is_some() && c.not_comparable.is_none())
-        .collect();
-    let currencies: Vec<&str> = comparable
-        .iter()
-        .filter_map(|c| c.cost.as_ref().map(|m| m.currency.as_str()))
-        .collect();
-    if comparable.len() < 2 || currencies.windows(2).any(|w| w[0] != w[1]) {
-        return "No answer yet: fewer than two platforms are priced in one currency (offerings with prices, billing rules, and rates between currencies)".into();
-    }
-    let by = |pick: &dyn Fn(&MoneyBand) -> Decimal| {
-        comparable
-            .iter()
-            .min_by_key(|c| c.cost.as_ref().map(pick))
-            .copied()
-    };
-    let (Some(median), Some(bad)) = (by(&|m| m.p50), by(&|m| m.p90)) else {
-        return "No answer yet".into();
-    };
-    let money = |c: &PlatformCost, pick: &dyn Fn(&MoneyBand) -> Decimal| {
-        c.cost
-            .as_ref()
-            .map(|m| format!("{} {}", pick(m), m.currency))
-            .unwrap_or_default()
-    };
-    let plan = |c: &PlatformCost| c.mode.map(|m| format!(", {m}")).unwrap_or_default();
-    let guessed: Vec<&str> = median
-        .terms
-        .iter()
-        .filter(|t| t.source.starts_with("not measured"))
-        .map(|t| t.name)
-        .collect();
-    let never: Vec<String> = costs
-        .iter()
-        .filter(|c| c.unfinished > 0.0)
-        .map(|c| format!("{} ({:.0} % of draws)", c.platform, 100.0 * c.unfinished))
-        .collect();
-    let what = match job.horizon {
-        Some(h) => format!(
-            "runs the workload ({:.0} % of {} GPU(s) over {})",
-            100.0 * h.utilisation,
-            job.gpus,
-            crate::text::duration_words(h.seconds)
-        ),
-        None => "finishes the job".to_string(),
-    };
-    let mut out = format!(
-        "{} {what} cheapest at the median ({}{})",
-        median.platform,
-        money(median, &|m| m.p50),
-        plan(median)
-    );
-    if bad.platform == median.platform {
-        out.push_str(" and in the bad case (p90)");
-    } else {
-        out.push_str(&format!(
-            "; in the bad case (p90) {} does ({} against {})",
-            bad.platform,
-            money(bad, &|m| m.p90),
-            money(median, &|m| m.p90)
-        ));
-    }
-    if !never.is_empty() {
-        out.push_str(&format!(
-            "; the job may never finish on {}: interrupted faster than it reaches its checkpoints",
-            never.join(", ")
-        ));
-    }
-    let unpriced: Vec<String> = comparable
-        .iter()
-        .filter(|c| !c.unpriced.is_empty())
-        .map(|c| c.platform.clone())
-        .collect();
-    if !unpriced.is_empty() {
-        out.push_str(&format!(
-            "; storage or transfer is not priced on {}: their costs leave it out",
-            unpriced.join(", ")
-        ));
-    }
-    if !guessed.is_empty() {
-        out.push_str(&format!(
-            "; {} for {} rests on defaults, not measurements: measure it to settle the answer",
-            guessed.join(", "),
-            median.platform
-        ));
-    }
-    out
 }
 
 /// The parts of the job the offering's prices leave out.

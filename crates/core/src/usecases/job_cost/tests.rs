@@ -70,6 +70,30 @@ fn the_answer_names_the_median_and_the_bad_case() {
     assert!(answer(&job(), &[priced("A", 1, 2, false)]).starts_with("No answer yet"));
 }
 
+#[test]
+fn the_answer_speaks_chinese_to_a_chinese_reader() {
+    let a = answer_in(
+        &job(),
+        &[priced("A", 100, 200, false), priced("B", 110, 130, true)],
+        true,
+    );
+    assert_eq!(
+        a,
+        "按中位数，A 完成该作业最便宜（100 CNY）；最坏情况（p90）下则是 B（130 CNY，对比 200 CNY）。"
+    );
+    let a = answer_in(
+        &job(),
+        &[priced("A", 100, 120, true), priced("B", 110, 130, false)],
+        true,
+    );
+    assert!(
+        a.contains("最坏情况（p90）下亦然；A 的计算基于默认值而非实测"),
+        "{a}"
+    );
+    assert!(answer_in(&job(), &[], true).starts_with("尚无结论"));
+    assert_eq!(mode_words(BillingMode::Monthly, true), "包月");
+}
+
 /// A job interrupted far faster than it reaches a checkpoint never
 /// ends: its draws are held at the limit, not 10^11 hours.
 #[test]
