@@ -108,6 +108,16 @@ pub fn gpu_energy(frame: &SeriesFrame) -> Option<GpuEnergy> {
 /// The energy of a run's GPUs, one GPU's samples at a time; `None` when
 /// no GPU sampled power.
 pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
+    // The run's cached values hold it, once anything has scored the run:
+    // opening a run of millions of samples reads none of them.
+    if let Some(json) = store.cached_metrics(run.id, super::ENGINE_VERSION)?
+        && let Ok(values) = serde_json::from_str::<Vec<super::RunValue>>(&json)
+    {
+        let cached = from_run_values(&values);
+        if cached.is_some() || !values.iter().any(|v| v.key == RUN_KWH) {
+            return Ok(cached);
+        }
+    }
     let mut gpus = Vec::new();
     for gpu in store.sample_gpus(run.id)? {
         let frame = store.read_samples(
@@ -139,21 +149,72 @@ pub const RUN_WAITING_W: &str = "energy.waiting_w";
 
 /// A run's energy figures among its cached values: what a platform's power
 /// profile is made of, so that pricing a workload never reads samples again.
+/// Each figure carries every GPU's own (in `gpus`), so that a run's energy
+/// is told again from its cached values without reading a sample.
 pub(crate) fn push_run_values(gpus: &[GpuEnergy], out: &mut Vec<super::RunValue>) {
     if gpus.is_empty() {
         return;
     }
-    let value = |key: &str, value: f64| super::RunValue::new(key, value, None);
-    out.push(value(RUN_KWH, gpus.iter().map(|g| g.kwh).sum()));
-    out.push(value(RUN_GPU_HOURS, gpus.iter().map(|g| g.hours).sum()));
+    let value = |key: &str, value: f64, each: &dyn Fn(&GpuEnergy) -> Option<f64>| {
+        let mut v = super::RunValue::new(key, value, None);
+        v.gpus = gpus
+            .iter()
+            .filter_map(|g| {
+                each(g).map(|value| super::GpuValue {
+                    gpu: g.gpu,
+                    value,
+                    from_ms: 0,
+                    to_ms: 0,
+                })
+            })
+            .collect();
+        v
+    };
+    out.push(value(RUN_KWH, gpus.iter().map(|g| g.kwh).sum(), &|g| {
+        Some(g.kwh)
+    }));
+    out.push(value(
+        RUN_GPU_HOURS,
+        gpus.iter().map(|g| g.hours).sum(),
+        &|g| Some(g.hours),
+    ));
     let mut working: Vec<f64> = gpus.iter().filter_map(|g| g.working_w).collect();
     if let Some(w) = super::sustain::median(&mut working) {
-        out.push(value(RUN_WORKING_W, w));
+        out.push(value(RUN_WORKING_W, w, &|g| g.working_w));
     }
     let mut waiting: Vec<f64> = gpus.iter().filter_map(|g| g.waiting_w).collect();
     if let Some(w) = super::sustain::median(&mut waiting) {
-        out.push(value(RUN_WAITING_W, w));
+        out.push(value(RUN_WAITING_W, w, &|g| g.waiting_w));
     }
+}
+
+/// A run's energy told again from its cached values (`push_run_values`):
+/// none where they hold no energy or no GPU's own figures.
+pub(crate) fn from_run_values(values: &[super::RunValue]) -> Option<RunEnergy> {
+    let find = |key: &str| values.iter().find(|v| v.key == key);
+    let (kwh, hours) = (find(RUN_KWH)?, find(RUN_GPU_HOURS)?);
+    let of = |v: Option<&super::RunValue>, gpu: u32| {
+        v.and_then(|v| v.gpus.iter().find(|g| g.gpu == gpu).map(|g| g.value))
+    };
+    let gpus: Vec<GpuEnergy> = kwh
+        .gpus
+        .iter()
+        .map(|g| GpuEnergy {
+            gpu: g.gpu,
+            kwh: g.value,
+            hours: of(Some(hours), g.gpu).unwrap_or(0.0),
+            working_w: of(find(RUN_WORKING_W), g.gpu),
+            waiting_w: of(find(RUN_WAITING_W), g.gpu),
+        })
+        .collect();
+    if gpus.is_empty() {
+        return None;
+    }
+    Some(RunEnergy {
+        kwh: kwh.value,
+        gpu_hours: hours.value,
+        gpus,
+    })
 }
 
 /// A platform's measured power per GPU: the median over its runs of each
@@ -282,6 +343,34 @@ pub fn workload_energy(
 mod tests {
     use super::*;
     use crate::samples::Sample;
+
+    /// A run's energy told again from its cached values is the energy its
+    /// samples gave, GPU by GPU.
+    #[test]
+    fn the_cached_values_tell_the_same_energy() {
+        let gpus = vec![
+            GpuEnergy {
+                gpu: 0,
+                kwh: 1.5,
+                hours: 4.0,
+                working_w: Some(400.0),
+                waiting_w: Some(90.0),
+            },
+            GpuEnergy {
+                gpu: 3,
+                kwh: 0.25,
+                hours: 2.0,
+                working_w: None,
+                waiting_w: Some(80.0),
+            },
+        ];
+        let mut values = Vec::new();
+        push_run_values(&gpus, &mut values);
+        let told = from_run_values(&values).unwrap_or_else(|| panic!("no energy"));
+        assert_eq!(told.gpus, gpus);
+        assert_eq!((told.kwh, told.gpu_hours), (1.75, 6.0));
+        assert_eq!(from_run_values(&[]), None);
+    }
 
     fn frame(points: &[(i64, i64, i64)]) -> SeriesFrame {
         let samples: Vec<Sample> = points

@@ -43,7 +43,9 @@ pub use run::{compute_run, not_evidence};
 /// 5: evidence that measures nothing (planted, CPU-simulated) scores
 ///    nothing; bills read a line at a time.
 /// 6: the share of GPUs found faulty; failed health checks leave delivery.
-pub const ENGINE_VERSION: i64 = 6;
+/// 7: the data path (storage logs); a run's energy kept per GPU, so its
+///    detail reads no samples.
+pub const ENGINE_VERSION: i64 = 7;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
