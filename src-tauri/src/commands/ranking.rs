@@ -119,6 +119,7 @@ pub async fn platform_history(
 pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult<RankView> {
     let core_request = self::request(&request)?;
     let samples = core_request.robustness.samples as u32;
+    let zh = state.lang().is_zh();
     let out = off_thread(&state, move |store| {
         Ok(ranking::rank(store, &core_request)?)
     })
@@ -166,14 +167,17 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .iter()
             .map(|n| NextMeasurementView {
                 command: n.command.to_string(),
+                // In the app's language: the catalogue names each key.
                 metrics: n
-                    .names
+                    .metrics
                     .iter()
-                    .map(|m| {
-                        if n.spread.contains(m) {
-                            format!("{m} (runs disagree)")
-                        } else {
-                            m.to_string()
+                    .zip(&n.names)
+                    .map(|(key, name)| {
+                        let shown = catalog::metric(key).map_or(*name, |d| d.name_in(zh));
+                        match (n.spread.contains(name), zh) {
+                            (true, false) => format!("{shown} (runs disagree)"),
+                            (true, true) => format!("{shown}（各次运行结果分歧大）"),
+                            (false, _) => shown.to_string(),
                         }
                     })
                     .collect(),
