@@ -264,6 +264,13 @@ pub fn gathered_by(key: &str) -> &'static str {
         | "sustain.throughput_decay_pct" => {
             "breakpoint accept perf (with --duration for the decay)"
         }
+        "sustain.checkpoint_write_s" | "sustain.data_read_vs_local_pct" => {
+            "breakpoint accept storage --path /mnt/data --local /nvme"
+        }
+        "sustain.storage_drill" => {
+            "breakpoint accept storage --path /mnt/data --local /nvme --drill --cut CMD --restore CMD"
+        }
+        "switch.upload_mb_s" => "breakpoint accept storage --local /nvme --upload 'CMD {file} …'",
         k if k.starts_with("sustain.") => {
             "breakpoint probe sample --duration 24h -o run.jsonl (under your load), then import it"
         }
@@ -285,6 +292,26 @@ pub fn gathered_by(key: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+
+    /// A metric whose inputs name the `breakpoint` command that gathers
+    /// it is sent to that command by "what to measure next", not to a
+    /// neighbour's: the catalogue and this table say the same.
+    #[test]
+    fn each_metric_is_gathered_by_the_command_its_inputs_name() {
+        for m in crate::metrics::catalog::METRICS {
+            let Some((_, rest)) = m.inputs.split_once("`breakpoint ") else {
+                continue;
+            };
+            let command: String = rest.split(['`', ' ']).take(2).collect::<Vec<_>>().join(" ");
+            let gathered = gathered_by(m.key);
+            assert!(
+                gathered.starts_with(&format!("breakpoint {command}")),
+                "{}: its inputs name `breakpoint {command}`, what to measure next says {gathered}",
+                m.key
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
