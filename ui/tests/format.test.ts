@@ -35,9 +35,10 @@ describe("formatting", () => {
 });
 
 describe("translations", () => {
+  // Both dictionaries have the same keys by their type (tsc); what the
+  // type cannot say is that no Chinese word was left empty.
   it("say every word in both languages", () => {
-    expect(Object.keys(dictionaries.zh).sort()).toEqual(Object.keys(dictionaries.en).sort());
-    for (const v of Object.values(dictionaries.zh)) expect(v.length).toBeGreaterThan(0);
+    for (const v of Object.values(dictionaries.zh)) expect(v.trim().length).toBeGreaterThan(0);
   });
 
   it("shows durations at a precision people read", () => {

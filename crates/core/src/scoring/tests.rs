@@ -101,19 +101,24 @@ proptest! {
     fn improving_a_metric_never_lowers_the_score(platforms in any_platforms(), w in any_weights(), which in 0usize..METRICS.len()) {
         let def = &METRICS[which];
         prop_assume!(matches!(def.anchors, Anchors::Fixed { .. }));
+        // Only cases that test something: the first platform measured the
+        // metric and has an overall score to lose.
+        prop_assume!(platforms[0].metrics.contains_key(def.key));
         let before = rank(&platforms, &profile(w));
+        let a = overall_of(&before, 1);
+        prop_assume!(a.is_some());
         let mut better = platforms.clone();
-        if let Some(e) = better[0].metrics.get_mut(def.key) {
-            // Towards the best anchor.
-            let Anchors::Fixed { best, .. } = def.anchors else { unreachable!() };
-            e.value = best;
-            e.min = best;
-            e.max = best;
-        }
+        let Anchors::Fixed { best, .. } = def.anchors else { unreachable!() };
+        let e = better[0].metrics.get_mut(def.key).expect("assumed above");
+        // To the best anchor.
+        e.value = best;
+        e.min = best;
+        e.max = best;
         let after = rank(&better, &profile(w));
-        if let (Some(a), Some(b)) = (overall_of(&before, 1), overall_of(&after, 1)) {
-            prop_assert!(b >= a - 1e-9, "{} → {}", a, b);
-        }
+        let (a, b) = (a.unwrap_or_default(), overall_of(&after, 1));
+        prop_assert!(b.is_some(), "a better figure lost the overall score");
+        let b = b.unwrap_or_default();
+        prop_assert!(b >= a - 1e-9, "{} → {}", a, b);
     }
 
     #[test]
