@@ -12,6 +12,13 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64))
 }
 
+/// The median of `values`, sorting them in place (the mean of the middle
+/// two for an even count); `None` without values.
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    percentile(values, 0.5)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -23,5 +30,12 @@ mod tests {
         assert_eq!(percentile(&v, 0.95), Some(4.8));
         assert_eq!(percentile(&[7.0], 0.95), Some(7.0));
         assert_eq!(percentile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn the_median_sorts_and_takes_the_middle() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&mut []), None);
     }
 }

@@ -8,6 +8,8 @@
 //! need it unmeasured — never 0.
 
 use crate::samples::{Field, SeriesFrame};
+/// One median for every metric (`stats::median`), reached from here too.
+pub use crate::stats::median;
 
 /// Busy means utilisation at or above this.
 pub const BUSY_UTIL: i64 = 90;
@@ -106,19 +108,6 @@ pub fn gpu_figure(g: &GpuSustain, key: &str) -> Option<f64> {
         "sustain.memory_plateau_h" => g.longest_plateau_ms.map(|ms| ms as f64 / 3.6e6),
         _ => None,
     }
-}
-
-pub fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
 }
 
 /// The stretches a run is judged on: busy samples in the first settled

@@ -201,8 +201,7 @@ fn add(g: &mut Gathered, test: &str, f: &perf::Figure) {
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    crate::stats::percentile(&v, 0.5)
+    crate::stats::median(&mut v)
 }
 
 fn peers_of(
