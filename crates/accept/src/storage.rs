@@ -430,28 +430,51 @@ pub struct ShellCutter {
     pub restore: String,
 }
 
+/// A cut or restore command still running after this is stopped: a drill
+/// must end, and say why, even when an unmount hangs.
+const COMMAND_LIMIT: Duration = Duration::from_secs(120);
+
 fn run_shell(what: &str, command: &str) -> Result<(), String> {
-    let out = std::process::Command::new("sh")
+    let mut child = std::process::Command::new("sh")
         .arg("-c")
         .arg(command)
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .map_err(|e| format!("cannot run the {what} command: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        let said = String::from_utf8_lossy(&out.stderr);
-        let said = breakpoint_core::text::printable_excerpt(said.trim(), 200);
-        Err(format!(
-            "the {what} command failed ({}){}",
-            out.status,
-            if said.is_empty() {
-                String::new()
-            } else {
-                format!(": {said}")
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= COMMAND_LIMIT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "the {what} command did not finish within {} s",
+                    COMMAND_LIMIT.as_secs()
+                ));
             }
-        ))
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("the {what} command: {e}")),
+        }
+    };
+    if status.success() {
+        return Ok(());
     }
+    let mut said = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut said);
+    }
+    let said = breakpoint_core::text::printable_excerpt(said.trim(), 200);
+    Err(format!(
+        "the {what} command failed ({status}){}",
+        if said.is_empty() {
+            String::new()
+        } else {
+            format!(": {said}")
+        }
+    ))
 }
 
 impl Cutter for ShellCutter {
@@ -480,6 +503,9 @@ pub struct DrillOptions {
     pub stall_after: Duration,
 }
 
+/// Checkpoints a drill's job keeps in each place; older ones are removed.
+const KEPT: u32 = 3;
+
 /// Where a drill writes: a volume and the directory in it.
 pub struct Place<'a> {
     pub volume: &'a (dyn Volume + 'a),
@@ -507,6 +533,19 @@ pub fn drill(
     options: &DrillOptions,
     stop: &AtomicBool,
 ) -> Result<DrillFigures, String> {
+    // Room for the checkpoints kept and the one being written, everywhere.
+    let needed = options.checkpoint_bytes * (u64::from(KEPT) + 1);
+    for place in std::iter::once(&network).chain(local.as_ref()) {
+        if let Some(free) = free_bytes(place.path).filter(|f| *f < needed) {
+            return Err(format!(
+                "{}: {} free, too little for the drill's checkpoints ({} kept at {} each; lower --drill-checkpoint)",
+                place.path.display(),
+                breakpoint_core::sizes::size_words(free as f64),
+                KEPT + 1,
+                breakpoint_core::sizes::size_words(options.checkpoint_bytes as f64)
+            ));
+        }
+    }
     let net_scratch = Scratch::new(network.path)?;
     let local_scratch = local.as_ref().map(|l| Scratch::new(l.path)).transpose()?;
     let seen = Mutex::new(Seen::default());
@@ -550,6 +589,7 @@ pub fn drill(
             let give_up = t0 + total + options.settle.max(Duration::from_secs(1)) * 4;
             s.spawn(move || {
                 let mut pending: Option<PathBuf> = None;
+                let mut landed: std::collections::VecDeque<PathBuf> = Default::default();
                 loop {
                     if pending.is_some()
                         && finished.load(Ordering::Relaxed)
@@ -573,6 +613,16 @@ pub fn drill(
                             if let Ok(mut seen) = seen.lock() {
                                 seen.landed.push(t0.elapsed().as_secs_f64());
                             }
+                            landed.push_back(to);
+                            while landed.len() > KEPT as usize {
+                                if let Some(old) = landed.pop_front() {
+                                    let _ = std::fs::remove_file(old);
+                                }
+                            }
+                        }
+                        // The job moved on and dropped it: a newer one comes.
+                        Err(_) if !from.exists() => {
+                            let _ = std::fs::remove_file(&to);
                         }
                         Err(_) => {
                             if let Ok(mut seen) = seen.lock() {
@@ -622,6 +672,19 @@ pub fn drill(
                 break;
             }
             checkpoints += 1;
+            // A job keeps its last few checkpoints, not every one: the
+            // drill's disk use stays bounded however long it runs.
+            if let Some(old) = k.checked_sub(KEPT) {
+                let old = format!("checkpoint-{old}");
+                match &local_scratch {
+                    Some(scratch) => {
+                        let _ = std::fs::remove_file(scratch.path(&old));
+                    }
+                    None => {
+                        let _ = std::fs::remove_file(net_scratch.path(&old));
+                    }
+                }
+            }
             k += 1;
             sleep_until(began + options.every, stop, &AtomicBool::new(false));
         }
@@ -909,7 +972,7 @@ pub fn run(
                     cut: d.cut.clone(),
                     restore: d.restore.clone(),
                 };
-                let figures = drill(
+                match drill(
                     Place {
                         volume: &Disk,
                         path,
@@ -921,8 +984,10 @@ pub fn run(
                     &cutter,
                     &d.options,
                     stop,
-                )?;
-                keep(StorageRecord::Drill(figures), &mut measured)?;
+                ) {
+                    Ok(figures) => keep(StorageRecord::Drill(figures), &mut measured)?,
+                    Err(e) => measured.problems.push(e),
+                }
             }
         }
     }
