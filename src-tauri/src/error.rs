@@ -4,11 +4,32 @@
 use serde::Serialize;
 use ts_rs::TS;
 
+/// What went wrong, as the UI branches on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "../../ui/src/bindings/")]
+pub enum ErrorKind {
+    /// The input is wrong; `field` names it where it can.
+    Invalid,
+    NotFound,
+    /// It exists already, or clashes with what is there.
+    Conflict,
+    /// The workspace cannot be opened (newer, not Breakpoint's).
+    Database,
+    Io,
+    Internal,
+    /// The user stopped it.
+    Cancelled,
+    /// No GPU (or no driver) on this machine.
+    NoGpu,
+    /// The campaign ledger could not be read or written.
+    Ledger,
+}
+
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export, export_to = "../../ui/src/bindings/")]
 pub struct AppError {
-    /// invalid | not_found | conflict | database | io | internal | cancelled | no_gpu
-    pub kind: String,
+    pub kind: ErrorKind,
     pub message: String,
     /// For `invalid`: the field at fault, so the form can show the message
     /// next to it.
@@ -16,9 +37,9 @@ pub struct AppError {
 }
 
 impl AppError {
-    pub fn new(kind: &str, message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self {
-            kind: kind.into(),
+            kind,
             message: message.into(),
             field: None,
         }
@@ -29,7 +50,17 @@ impl From<breakpoint_core::Error> for AppError {
     fn from(e: breakpoint_core::Error) -> Self {
         match e {
             breakpoint_core::Error::Invalid(v) => v.into(),
-            other => AppError::new(other.kind(), other.to_string()),
+            other => {
+                let kind = match other.kind() {
+                    "not_found" => ErrorKind::NotFound,
+                    "conflict" => ErrorKind::Conflict,
+                    "database" => ErrorKind::Database,
+                    "io" => ErrorKind::Io,
+                    "invalid" => ErrorKind::Invalid,
+                    _ => ErrorKind::Internal,
+                };
+                AppError::new(kind, other.to_string())
+            }
         }
     }
 }
@@ -38,7 +69,7 @@ impl From<breakpoint_core::error::ValidationError> for AppError {
     fn from(e: breakpoint_core::error::ValidationError) -> Self {
         AppError {
             field: Some(e.field.clone()),
-            ..AppError::new("invalid", e.to_string())
+            ..AppError::new(ErrorKind::Invalid, e.to_string())
         }
     }
 }
@@ -47,7 +78,7 @@ impl From<breakpoint_core::import::ImportError> for AppError {
     fn from(e: breakpoint_core::import::ImportError) -> Self {
         match e {
             breakpoint_core::import::ImportError::Store(e) => e.into(),
-            other => AppError::new("invalid", other.to_string()),
+            other => AppError::new(ErrorKind::Invalid, other.to_string()),
         }
     }
 }
@@ -56,26 +87,26 @@ impl From<breakpoint_report::ReportError> for AppError {
     fn from(e: breakpoint_report::ReportError) -> Self {
         match e {
             breakpoint_report::ReportError::Store(inner) => inner.into(),
-            other => AppError::new("io", other.to_string()),
+            other => AppError::new(ErrorKind::Io, other.to_string()),
         }
     }
 }
 
 impl From<breakpoint_report::charts::ChartError> for AppError {
     fn from(e: breakpoint_report::charts::ChartError) -> Self {
-        AppError::new("internal", e.to_string())
+        AppError::new(ErrorKind::Internal, e.to_string())
     }
 }
 
 impl From<breakpoint_probe::SourceError> for AppError {
     fn from(e: breakpoint_probe::SourceError) -> Self {
-        AppError::new("no_gpu", e.to_string())
+        AppError::new(ErrorKind::NoGpu, e.to_string())
     }
 }
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        AppError::new("io", e.to_string())
+        AppError::new(ErrorKind::Io, e.to_string())
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use breakpoint_core::store::Store;
 use breakpoint_report::Lang;
 
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 
 pub struct AppState {
     pub db_path: PathBuf,
@@ -47,8 +47,9 @@ impl AppState {
     pub fn open() -> AppResult<AppState> {
         let db_path = match std::env::var_os("BREAKPOINT_DB") {
             Some(p) => PathBuf::from(p),
-            None => breakpoint_core::store::default_path()
-                .ok_or_else(|| AppError::new("database", "no data directory for the database"))?,
+            None => breakpoint_core::store::default_path().ok_or_else(|| {
+                AppError::new(ErrorKind::Database, "no data directory for the database")
+            })?,
         };
         let language = std::env::var("LANG")
             .ok()
@@ -91,7 +92,7 @@ impl AppState {
     pub fn store(&self) -> AppResult<MutexGuard<'_, Store>> {
         self.store
             .lock()
-            .map_err(|_| AppError::new("internal", "the database lock was poisoned"))
+            .map_err(|_| AppError::new(ErrorKind::Internal, "the database lock was poisoned"))
     }
 
     /// A connection of its own, for a long job that must not hold the
@@ -125,10 +126,10 @@ impl AppState {
         let mut probe = self
             .probe_job
             .lock()
-            .map_err(|_| AppError::new("internal", "the probe lock was poisoned"))?;
+            .map_err(|_| AppError::new(ErrorKind::Internal, "the probe lock was poisoned"))?;
         if let Some(running) = *probe {
             return Err(AppError::new(
-                "conflict",
+                ErrorKind::Conflict,
                 format!("the probe is already running (job {running}); stop it first"),
             ));
         }

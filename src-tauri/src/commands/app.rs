@@ -45,6 +45,8 @@ pub async fn load_demo(state: State<'_, AppState>) -> AppResult<u32> {
     let summary =
         tauri::async_runtime::spawn_blocking(move || breakpoint_core::demo::build(&store, 7))
             .await
-            .map_err(|e| crate::error::AppError::new("internal", e.to_string()))??;
+            .map_err(|e| {
+                crate::error::AppError::new(crate::error::ErrorKind::Internal, e.to_string())
+            })??;
     Ok(summary.platforms as u32)
 }

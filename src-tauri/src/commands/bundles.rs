@@ -5,7 +5,7 @@ use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest, Resolutio
 use tauri::State;
 
 use crate::dto::{BundleExported, BundleMerged};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 /// Write the whole workspace's bundle to `path`, off the UI thread.
@@ -17,7 +17,7 @@ pub async fn bundle_export(state: State<'_, AppState>, path: String) -> AppResul
         workspace_bundle::export(&store, &ExportRequest::default(), &path)
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()))??;
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))??;
     Ok(BundleExported {
         path: exported.path.display().to_string(),
         sha256: exported.sha256,
@@ -42,7 +42,7 @@ pub async fn bundle_import(
         Some("rename-theirs") => Some(Resolution::RenameTheirs),
         Some(other) => {
             return Err(AppError::new(
-                "invalid",
+                ErrorKind::Invalid,
                 format!("resolution \"{other}\": keep-ours or rename-theirs"),
             ));
         }
@@ -53,7 +53,7 @@ pub async fn bundle_import(
         workspace_bundle::import(&store, &path, resolution)
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()))??;
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))??;
     Ok(BundleMerged {
         created_by: manifest.created_by,
         runs_added: report.runs_added.len() as u32,

@@ -21,7 +21,7 @@ use crate::dto::{
     CampaignForm, CampaignPlanView, CampaignProgress, CampaignRow, CampaignStarted, OutstandingRow,
     PlannedAttemptRow,
 };
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 /// The screen never launches more than this at once; bigger campaigns are
@@ -31,7 +31,7 @@ const APP_MAX_INSTANCES: u32 = 20;
 fn invalid(field: &str, message: String) -> AppError {
     AppError {
         field: Some(field.into()),
-        ..AppError::new("invalid", message)
+        ..AppError::new(ErrorKind::Invalid, message)
     }
 }
 
@@ -192,7 +192,7 @@ pub async fn campaign_run<R: Runtime>(
         .unwrap_or(false);
     if !allowed {
         return Err(AppError::new(
-            "cancelled",
+            ErrorKind::Cancelled,
             "not confirmed: nothing was launched",
         ));
     }
@@ -287,9 +287,12 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
 #[tauri::command]
 pub fn campaign_outstanding(state: State<'_, AppState>) -> AppResult<Vec<OutstandingRow>> {
     let ledger = Ledger::beside(&state.db_path);
-    let open = ledger
-        .outstanding()
-        .map_err(|e| AppError::new("ledger", format!("{}: {e}", ledger.path().display())))?;
+    let open = ledger.outstanding().map_err(|e| {
+        AppError::new(
+            ErrorKind::Ledger,
+            format!("{}: {e}", ledger.path().display()),
+        )
+    })?;
     Ok(open
         .into_iter()
         .map(|o| OutstandingRow {
@@ -309,8 +312,8 @@ pub async fn campaign_cleanup(state: State<'_, AppState>) -> AppResult<Vec<Outst
         cleanup(&ledger, &SystemShell, Duration::from_secs(300))
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()))?
-    .map_err(|e| AppError::new("ledger", e.to_string()))?;
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?
+    .map_err(|e| AppError::new(ErrorKind::Ledger, e.to_string()))?;
     campaign_outstanding(state)
 }
 

@@ -8,13 +8,13 @@ use breakpoint_fleet::pull::{self, Progress, PullRequest};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::dto::{PullForm, PullNodeRow, PullProgressView, PullResultView};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 fn field<T>(name: &str, value: Result<T, String>) -> AppResult<T> {
     value.map_err(|message| AppError {
         field: Some(name.into()),
-        ..AppError::new("invalid", message)
+        ..AppError::new(ErrorKind::Invalid, message)
     })
 }
 
@@ -103,15 +103,18 @@ pub async fn pull_prometheus<R: Runtime>(
         })
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()));
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()));
     state.end_job(job);
     let report = match result? {
         Ok(r) => r,
         Err(pull::PullError::Cancelled) => {
-            return Err(AppError::new("cancelled", "cancelled; nothing was stored"));
+            return Err(AppError::new(
+                ErrorKind::Cancelled,
+                "cancelled; nothing was stored",
+            ));
         }
         Err(pull::PullError::Import(e)) => return Err(e.into()),
-        Err(e) => return Err(AppError::new("invalid", e.to_string())),
+        Err(e) => return Err(AppError::new(ErrorKind::Invalid, e.to_string())),
     };
     Ok(PullResultView {
         nodes: report

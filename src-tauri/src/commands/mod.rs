@@ -7,7 +7,7 @@
 
 use breakpoint_core::store::Store;
 
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 pub mod app;
@@ -31,5 +31,5 @@ pub(crate) async fn off_thread<T: Send + 'static>(
     let store = state.own_store()?;
     tauri::async_runtime::spawn_blocking(move || work(&store))
         .await
-        .map_err(|e| AppError::new("internal", e.to_string()))?
+        .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?
 }

@@ -15,7 +15,7 @@ use crate::dto::{
     DeliveryView, GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick,
     WorkloadOutcome,
 };
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 /// NVML, or the recorded trace the state names; the error is the line the
@@ -103,7 +103,7 @@ fn check_interval(interval_ms: u32) -> AppResult<()> {
         .map(|_| ())
         .map_err(|e| AppError {
             field: Some("interval_ms".into()),
-            ..AppError::new("invalid", format!("interval_ms: {e}"))
+            ..AppError::new(ErrorKind::Invalid, format!("interval_ms: {e}"))
         })
 }
 
@@ -240,7 +240,7 @@ pub async fn probe_run<R: Runtime>(
     check_interval(interval_ms)?;
     let invalid = |field: &str, message: String| AppError {
         field: Some(field.into()),
-        ..AppError::new("invalid", message)
+        ..AppError::new(ErrorKind::Invalid, message)
     };
     let command = shlex::split(&command_line).ok_or_else(|| {
         invalid(
@@ -289,7 +289,10 @@ pub async fn probe_run<R: Runtime>(
         (true, Ok(dir)) => dir,
         (false, _) => {
             state.end_job(job);
-            return Err(AppError::new("cancelled", "the workload was not run"));
+            return Err(AppError::new(
+                ErrorKind::Cancelled,
+                "the workload was not run",
+            ));
         }
         (true, Err(e)) => {
             state.end_job(job);
@@ -381,7 +384,7 @@ pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppRes
     // shared one is never held while the GPUs are asked.
     let gpus = inventory_off_thread(state.probe_trace.clone())
         .await
-        .map_err(|e| AppError::new("no_gpu", e))?;
+        .map_err(|e| AppError::new(ErrorKind::NoGpu, e))?;
     let store = state.own_store()?;
     let (_, outcome) = breakpoint_core::usecases::delivery::check(
         &store,

@@ -16,7 +16,7 @@ use crate::dto::{
     CellView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, NextMeasurementView,
     ProfileRow, RankRequest, RankRow, RankView,
 };
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 /// The core's request for what the screen sends: the four slider weights
@@ -31,7 +31,7 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
             .collect(),
         Some(_) => {
             return Err(AppError::new(
-                "invalid",
+                ErrorKind::Invalid,
                 "weights: give four (startup, sustain, switch, billing)",
             ));
         }
@@ -257,7 +257,7 @@ pub async fn save_weight_profile(
 ) -> AppResult<ProfileRow> {
     if weights.len() != 4 {
         return Err(AppError::new(
-            "invalid",
+            ErrorKind::Invalid,
             "weights: give four (startup, sustain, switch, billing)",
         ));
     }

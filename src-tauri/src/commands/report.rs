@@ -6,7 +6,7 @@ use breakpoint_report::{Lang, ReportOptions, export};
 use tauri::State;
 
 use crate::dto::{ReportRequest, ReportResult};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 /// Write the decision-matrix PDF to the path the save dialog chose, off the
@@ -19,11 +19,14 @@ pub async fn export_report(
     let lang: Lang = request
         .lang
         .parse()
-        .map_err(|e: String| AppError::new("invalid", e))?;
+        .map_err(|e: String| AppError::new(ErrorKind::Invalid, e))?;
     let date = match request.date.as_deref() {
-        Some(d) => d
-            .parse()
-            .map_err(|_| AppError::new("invalid", format!("\"{d}\" is not a date (YYYY-MM-DD)")))?,
+        Some(d) => d.parse().map_err(|_| {
+            AppError::new(
+                ErrorKind::Invalid,
+                format!("\"{d}\" is not a date (YYYY-MM-DD)"),
+            )
+        })?,
         None => jiff::ZonedDateTime::now().date(),
     };
     let store = state.own_store()?;
@@ -39,7 +42,7 @@ pub async fn export_report(
         export(&store, &RankRequest::default(), &options, &path, false)
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()))??;
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))??;
     state.set_last_report(written.file.clone());
     Ok(ReportResult {
         path: request.path,
@@ -52,12 +55,15 @@ pub async fn export_report(
 /// Only that file: the web view cannot name a path to open.
 #[tauri::command]
 pub fn open_report(state: State<'_, AppState>) -> AppResult<()> {
-    let path = state
-        .last_report()
-        .ok_or_else(|| AppError::new("not_found", "no report has been exported in this session"))?;
+    let path = state.last_report().ok_or_else(|| {
+        AppError::new(
+            ErrorKind::NotFound,
+            "no report has been exported in this session",
+        )
+    })?;
     open::that_detached(&path).map_err(|e| {
         AppError::new(
-            "io",
+            ErrorKind::Io,
             format!(
                 "cannot open \"{}\" with the desktop's viewer: {e}",
                 path.display()

@@ -16,7 +16,7 @@ use crate::dto::{
     EventRow, HealthRow, ImportProgress, ImportRow, RunDetail, RunRow, TimelineMark, TimelinePanel,
     TimelineSeries, TimelineView,
 };
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
 
 fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
@@ -193,7 +193,8 @@ pub async fn run_timeline(
 /// The header's length as a little-endian u32, the header as JSON, spaces
 /// up to a multiple of four bytes, then the values as little-endian i32.
 fn timeline_bytes(view: &TimelineView, values: &[i32]) -> AppResult<Vec<u8>> {
-    let header = serde_json::to_vec(view).map_err(|e| AppError::new("internal", e.to_string()))?;
+    let header =
+        serde_json::to_vec(view).map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
     let padded = header.len().next_multiple_of(4);
     let mut out = Vec::with_capacity(4 + padded + 4 * values.len());
     out.extend_from_slice(&(header.len() as u32).to_le_bytes());
@@ -413,7 +414,7 @@ pub async fn import_files<R: Runtime>(
         Ok(rows)
     })
     .await
-    .map_err(|e| AppError::new("internal", e.to_string()));
+    .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()));
     state.end_job(job);
     result?
 }
