@@ -106,3 +106,106 @@ pub fn software_rendering(app: &tauri::App) {
 
 #[cfg(not(target_os = "linux"))]
 pub fn software_rendering(_app: &tauri::App) {}
+
+/// The IPC surface is written in three places — the handler list here, the
+/// permissions the window is granted, and the UI's `api.ts` — and its
+/// events in two (where the commands emit them and where the views listen).
+/// A name in one and not the others is a command the UI cannot call, or
+/// calls in vain: these tests hold them to one another.
+#[cfg(test)]
+mod surface {
+    use std::collections::BTreeSet;
+
+    fn read(path: &str) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Every `"name"` that follows `marker` in `text`, up to `end`.
+    fn quoted_after(text: &str, marker: &str) -> BTreeSet<String> {
+        text.split(marker)
+            .skip(1)
+            .filter_map(|rest| {
+                let rest = rest.trim_start().strip_prefix('"')?;
+                Some(rest.split('"').next()?.to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_command_is_handled_allowed_and_called_by_the_same_name() {
+        let lib = read("src/lib.rs");
+        let list = lib
+            .split("generate_handler![")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .unwrap_or_default();
+        let handled: BTreeSet<String> = list
+            .split(',')
+            .filter_map(|item| item.trim().rsplit("::").next())
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect();
+        let permissions = read("permissions/app.toml");
+        let allowed: BTreeSet<String> = permissions
+            .split("commands.allow = [")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .unwrap_or_default()
+            .split(',')
+            .map(|name| name.trim().trim_matches('"').to_string())
+            .filter(|name| !name.is_empty())
+            .collect();
+        let called = quoted_after(&read("../ui/src/api.ts"), ">(");
+        assert!(
+            handled.len() > 30,
+            "the handler list was not found: {handled:?}"
+        );
+        assert_eq!(
+            allowed, handled,
+            "permissions/app.toml against the handler list"
+        );
+        assert_eq!(called, handled, "ui/src/api.ts against the handler list");
+    }
+
+    #[test]
+    fn every_event_the_views_listen_for_is_emitted() {
+        let mut emitted = BTreeSet::new();
+        for file in ["campaigns", "fleet", "probe", "runs"] {
+            let text = read(&format!("src/commands/{file}.rs"));
+            // An emitted name: a quoted kebab-case literal on an emit's line
+            // or the line after it.
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if line.contains(".emit(") {
+                    for l in &lines[i..(i + 3).min(lines.len())] {
+                        if let Some(name) = l.split('"').nth(1)
+                            && name.contains('-')
+                            && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                        {
+                            emitted.insert(name.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut heard = BTreeSet::new();
+        for view in ["campaigns", "probe", "runs"] {
+            let text = read(&format!("../ui/src/views/{view}.ts"));
+            for rest in text.split("listen<").skip(1) {
+                if let Some(name) = rest.split('"').nth(1) {
+                    heard.insert(name.to_string());
+                }
+            }
+        }
+        assert!(
+            heard.len() >= 5,
+            "the views' listeners were not found: {heard:?}"
+        );
+        let unheard: Vec<&String> = heard.difference(&emitted).collect();
+        assert!(
+            unheard.is_empty(),
+            "listened for, never emitted: {unheard:?} (emitted: {emitted:?})"
+        );
+    }
+}
