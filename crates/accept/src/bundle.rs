@@ -2,7 +2,7 @@
 //! entry's check, size and SHA-256) in one tar file, the manifest first.
 //! `breakpoint import BUNDLE` reads it back whole or not at all.
 
-use breakpoint_core::destination::{Destination, WriteError};
+use breakpoint_destination::{Destination, WriteError};
 
 use breakpoint_core::archive::{self, sha256_hex};
 use breakpoint_core::import::bundle::{

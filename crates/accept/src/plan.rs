@@ -50,10 +50,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::import::formats::network_log::NetworkRecord;
 use breakpoint_core::text::parse_duration;
+use breakpoint_destination::{Destination, Protected};
 use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 

@@ -36,15 +36,16 @@ pub fn hex(bytes: &[u8]) -> String {
 /// entries in the order given, every one with plain permissions and the
 /// same time, so the same contents give the same bytes.
 pub fn write(
-    destination: &crate::destination::Destination,
+    destination: &breakpoint_destination::Destination,
     manifest: &impl serde::Serialize,
     entries: &[(&str, &[u8])],
     mtime_s: u64,
-) -> Result<(), crate::destination::WriteError> {
-    let json = serde_json::to_vec_pretty(manifest).map_err(|e| crate::destination::WriteError {
-        path: destination.path().to_path_buf(),
-        source: std::io::Error::other(e),
-    })?;
+) -> Result<(), breakpoint_destination::WriteError> {
+    let json =
+        serde_json::to_vec_pretty(manifest).map_err(|e| breakpoint_destination::WriteError {
+            path: destination.path().to_path_buf(),
+            source: std::io::Error::other(e),
+        })?;
     destination.write_with(|file| {
         let mut tar = tar::Builder::new(file);
         append_entry(&mut tar, MANIFEST, &json, mtime_s)?;
@@ -231,8 +232,8 @@ mod tests {
 
     use super::*;
 
-    fn at(path: &Path) -> crate::destination::Destination {
-        crate::destination::Destination::check(path, &Default::default(), false).unwrap()
+    fn at(path: &Path) -> breakpoint_destination::Destination {
+        breakpoint_destination::Destination::check(path, &Default::default(), false).unwrap()
     }
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]

@@ -33,7 +33,6 @@ pub mod archive;
 pub mod billing_sim;
 pub mod delivery;
 pub mod demo;
-pub mod destination;
 pub mod error;
 pub mod import;
 pub mod metrics;

@@ -12,7 +12,6 @@ const LAYERS: &[&[&str]] = &[
     // a crate boundary keeps them from using anything above.
     &["text", "stats", "accelerator", "domain"],
     &["error"],
-    &["destination"],
     &["archive"],
     // `perf` (the datasheet peaks and the reading of a perf log) uses only
     // the model's modules: low enough for the import to hold a perf log

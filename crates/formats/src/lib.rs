@@ -17,6 +17,7 @@ mod detect;
 mod lines;
 pub mod parsers;
 mod smi_messages;
+pub mod snapshot;
 pub mod timestamps;
 pub mod transcript;
 mod values;

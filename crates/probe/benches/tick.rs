@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use breakpoint_core::domain::GpuInfo;
-use breakpoint_core::samples::Field;
+use breakpoint_model::domain::GpuInfo;
+use breakpoint_model::samples::Field;
 use breakpoint_probe::scripted::{ScriptedSource, Tick};
 use breakpoint_probe::session::{Session, SessionOptions};
 use breakpoint_probe::{ManualClock, Reading};

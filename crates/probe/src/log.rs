@@ -7,8 +7,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use breakpoint_core::destination::{Destination, Protected};
-use breakpoint_core::import::formats::{ProbeHeader, ProbeRecord};
+use breakpoint_destination::{Destination, Protected};
+use breakpoint_formats::parsers::{ProbeHeader, ProbeRecord};
 
 pub struct ProbeLogWriter {
     out: BufWriter<File>,
@@ -74,7 +74,7 @@ impl ProbeLogWriter {
 #[cfg(test)]
 pub(crate) fn read_records(
     path: &std::path::Path,
-) -> Vec<breakpoint_core::import::formats::ProbeRecord> {
+) -> Vec<breakpoint_formats::parsers::ProbeRecord> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()

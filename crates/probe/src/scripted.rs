@@ -3,7 +3,7 @@
 //! events it raised and the processes on it. Tests drive the sampling loop,
 //! the log and the wrapper with it.
 
-use breakpoint_core::domain::GpuInfo;
+use breakpoint_model::domain::GpuInfo;
 
 use crate::source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};
 
@@ -79,7 +79,7 @@ impl GpuSource for ScriptedSource {
 ///             "events": [{"gpu": 0, "xid": 79}], "pids": [[0, 4242]]}]}
 /// ```
 pub fn from_json(text: &str) -> Result<ScriptedSource, String> {
-    use breakpoint_core::samples::Field;
+    use breakpoint_model::samples::Field;
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a trace: {e}"))?;
     let entries = doc
@@ -93,7 +93,7 @@ pub fn from_json(text: &str) -> Result<ScriptedSource, String> {
         let name = entry
             .get("name")
             .and_then(|n| n.as_str())
-            .map(breakpoint_core::accelerator::normalise);
+            .map(breakpoint_model::accelerator::normalise);
         let mut info: GpuInfo =
             serde_json::from_value(entry).map_err(|e| format!("inventory: {e}"))?;
         info.accelerator = info.accelerator.or(name);

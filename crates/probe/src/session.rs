@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::domain::{EventKind, GpuInfo};
-use breakpoint_core::import::formats::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
-use breakpoint_core::samples::{Field, Sample};
+use breakpoint_formats::parsers::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
+use breakpoint_model::domain::{EventKind, GpuInfo};
+use breakpoint_model::samples::{Field, Sample};
 use serde::Serialize;
 
 use crate::clock::Clock;
@@ -292,13 +292,13 @@ impl<'a, S: GpuSource + ?Sized, C: Clock> Session<'a, S, C> {
                 }
                 if let Some(m) = reading.get(Field::ThrottleMask) {
                     st.masked += 1;
-                    if m & breakpoint_core::metrics::sustain::COUNTED_THROTTLE != 0 {
+                    if m & breakpoint_model::samples::COUNTED_THROTTLE != 0 {
                         st.throttled += 1;
                     }
                 }
                 Ok(reading
                     .get(Field::UtilGpuPct)
-                    .map(|u| u > breakpoint_core::metrics::sustain::WORKING_UTIL))
+                    .map(|u| u > breakpoint_model::samples::WORKING_UTIL))
             }
             Err(ReadError::Lost(detail)) => {
                 if self.down.get(&gpu) != Some(&EventKind::GpuLost) {

@@ -2,8 +2,8 @@
 //! the real one; tests replay recorded traces through the same trait, so
 //! the sampling loop, the log and the wrapper are tested without a GPU.
 
-use breakpoint_core::domain::GpuInfo;
-use breakpoint_core::samples::Field;
+use breakpoint_model::domain::GpuInfo;
+use breakpoint_model::samples::Field;
 
 /// Why a source cannot be used at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

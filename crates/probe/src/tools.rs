@@ -13,10 +13,10 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use breakpoint_core::domain::GpuInfo;
-use breakpoint_core::import::Format;
-use breakpoint_core::import::snapshot::{ToolSnapshot, read_snapshot};
-use breakpoint_core::samples::Field;
+use breakpoint_formats::Format;
+use breakpoint_formats::snapshot::{ToolSnapshot, read_snapshot};
+use breakpoint_model::domain::GpuInfo;
+use breakpoint_model::samples::Field;
 
 use crate::source::{GpuEvent, GpuSource, ReadError, Reading, SourceError};
 

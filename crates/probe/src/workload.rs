@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use breakpoint_core::destination::{Destination, Protected};
-use breakpoint_core::domain::{ImageState, LoadScenario, StartupAttempt, StartupOutcome};
-use breakpoint_core::import::formats::ProbeRecord;
+use breakpoint_destination::{Destination, Protected};
+use breakpoint_formats::parsers::ProbeRecord;
+use breakpoint_model::domain::{ImageState, LoadScenario, StartupAttempt, StartupOutcome};
 use serde::Serialize;
 
 use crate::clock::Clock;

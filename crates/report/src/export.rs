@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::store::Store;
 use breakpoint_core::usecases::ranking::RankRequest;
+use breakpoint_destination::{Destination, Protected};
 
 use crate::error::ReportError;
 use crate::fonts::FontSet;
@@ -21,7 +21,7 @@ pub struct Exported {
 
 /// Write the report of the store, ranked as `request` asks, to `path`:
 /// never over the workspace itself, nor over what is not a plain file unless
-/// `force` (see `breakpoint_core::destination`).
+/// `force` (see `breakpoint_destination`).
 pub fn export(
     store: &Store,
     request: &RankRequest,

@@ -24,8 +24,8 @@ mod weights;
 
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::destination::{Destination, Protected};
 use breakpoint_core::store::{self, Store};
+use breakpoint_destination::{Destination, Protected};
 
 use crate::args::{CampaignCommand, Cli, Command, PlatformCommand};
 
@@ -45,7 +45,7 @@ pub enum Failure {
     #[error(transparent)]
     Report(#[from] breakpoint_report::ReportError),
     #[error(transparent)]
-    Write(#[from] breakpoint_core::destination::WriteError),
+    Write(#[from] breakpoint_destination::WriteError),
     /// Already told the user (one line per problem); just exit non-zero.
     #[error("")]
     Reported,
@@ -72,7 +72,7 @@ pub struct Context {
 }
 
 impl Context {
-    /// `path` checked as an output (see `breakpoint_core::destination`).
+    /// `path` checked as an output (see `breakpoint_destination`).
     pub fn destination(&self, path: &Path, force: bool) -> Result<Destination, Failure> {
         Ok(Destination::check(path, &self.protected, force)?)
     }

@@ -22,7 +22,6 @@ mod paths;
 mod plausibility;
 mod reading;
 mod silences;
-pub mod snapshot;
 mod source;
 mod tally;
 

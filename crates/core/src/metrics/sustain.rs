@@ -17,13 +17,8 @@ pub const BUSY_UTIL: i64 = 90;
 pub use crate::samples::WORKING_UTIL;
 /// Temperature above which A100-class cards start to throttle.
 pub const HOT_C: i64 = 83;
-/// Clock-event bits that count as throttling: HW slowdown, SW and HW
-/// thermal slowdown, HW power brake.
-pub const COUNTED_THROTTLE: i64 = THERMAL_THROTTLE | HARDWARE_THROTTLE;
-/// The thermal ones: SW and HW thermal slowdown.
-pub const THERMAL_THROTTLE: i64 = 0x20 | 0x40;
-/// The power and hardware ones: HW slowdown, HW power brake.
-pub const HARDWARE_THROTTLE: i64 = 0x8 | 0x80;
+/// Which clock-event bits count as throttling: the samples' own rule.
+pub use crate::samples::{COUNTED_THROTTLE, HARDWARE_THROTTLE, THERMAL_THROTTLE};
 /// A busy sample this far below the settled level is phantom utilisation.
 pub const PHANTOM_FRACTION: f64 = 0.9;
 

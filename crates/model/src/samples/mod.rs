@@ -366,6 +366,14 @@ impl SeriesFrame {
 /// busy time).
 pub const WORKING_UTIL: i64 = 10;
 
+/// Clock-event bits that count as throttling: HW slowdown, SW and HW
+/// thermal slowdown, HW power brake.
+pub const COUNTED_THROTTLE: i64 = THERMAL_THROTTLE | HARDWARE_THROTTLE;
+/// The thermal ones: SW and HW thermal slowdown.
+pub const THERMAL_THROTTLE: i64 = 0x20 | 0x40;
+/// The power and hardware ones: HW slowdown, HW power brake.
+pub const HARDWARE_THROTTLE: i64 = 0x8 | 0x80;
+
 /// The typical time step of a series: the median of its positive steps
 /// (the upper one of the two middle steps for an even count). The one
 /// definition used for gaps, timelines, spans and workloads.

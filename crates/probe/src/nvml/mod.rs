@@ -24,9 +24,9 @@ pub mod fake;
 
 use std::collections::BTreeSet;
 
-use breakpoint_core::accelerator;
-use breakpoint_core::domain::{GpuInfo, MigInstance};
-use breakpoint_core::samples::Field;
+use breakpoint_model::accelerator;
+use breakpoint_model::domain::{GpuInfo, MigInstance};
+use breakpoint_model::samples::Field;
 
 use self::api::{
     FIELD_MEMORY_TEMP, FIELD_PCIE_RX_BYTES, FIELD_PCIE_TX_BYTES, NvmlApi, NvmlError, RealNvml,

@@ -92,9 +92,9 @@ fn bundle_error(path: &Path, reason: impl Into<String>) -> Error {
 /// Write a bundle of what `request` picks to `path` (atomically: under a
 /// temporary name, renamed when whole).
 pub fn export(store: &Store, request: &ExportRequest, path: &Path) -> Result<Exported> {
-    let destination = crate::destination::Destination::check(
+    let destination = breakpoint_destination::Destination::check(
         path,
-        &crate::destination::Protected::workspace(store.path()),
+        &breakpoint_destination::Protected::workspace(store.path()),
         request.force,
     )?;
     let mut platform_ids: Vec<i64> = Vec::new();

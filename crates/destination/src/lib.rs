@@ -14,7 +14,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::ValidationError;
+use breakpoint_model::ValidationError;
 
 /// The workspaces an output must never replace: the open one, and any other
 /// the user keeps (the default one, the demo's) when the command runs
@@ -52,7 +52,7 @@ pub struct Destination {
 
 /// An output that could not be written; the message names the file.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: cannot write: {source}", crate::text::printable(&path.display().to_string()))]
+#[error("{}: cannot write: {source}", breakpoint_model::text::printable(&path.display().to_string()))]
 pub struct WriteError {
     pub path: PathBuf,
     pub source: std::io::Error,
@@ -68,7 +68,7 @@ impl Destination {
                 "output",
                 format!(
                     "{}: {why}",
-                    crate::text::printable(&path.display().to_string())
+                    breakpoint_model::text::printable(&path.display().to_string())
                 ),
             )
         };
@@ -415,7 +415,7 @@ mod tests {
         let mut unguarded = Vec::new();
         for file in files
             .iter()
-            .filter(|f| !f.ends_with("core/src/destination.rs"))
+            .filter(|f| !f.ends_with("destination/src/lib.rs"))
         {
             let text = std::fs::read_to_string(file).unwrap();
             let lines: Vec<&str> = text
@@ -433,7 +433,7 @@ mod tests {
         }
         assert!(
             unguarded.is_empty(),
-            "writes that bypass breakpoint_core::destination:\n{}",
+            "writes that bypass breakpoint_destination:\n{}",
             unguarded.join("\n")
         );
     }

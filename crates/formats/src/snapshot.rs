@@ -6,9 +6,9 @@
 
 use jiff::Timestamp;
 
-use super::{Format, ImportError, ParseContext, RunBuilder, formats};
 use crate::domain::GpuInfo;
 use crate::samples::Sample;
+use crate::{Format, ParseContext, ParseFailure, RunBuilder};
 
 /// What one output of a tool showed: the accelerators and a sample of each.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,24 +19,40 @@ pub struct ToolSnapshot {
 
 /// Read `text`, the output of the tool behind `format`, taken at `at`. The
 /// samples stay in memory: a snapshot is read, not stored.
-pub fn read_snapshot(
-    format: Format,
-    text: &str,
-    at: Timestamp,
-) -> Result<ToolSnapshot, ImportError> {
+pub fn read_snapshot(format: Format, text: &str, at: Timestamp) -> Result<ToolSnapshot, String> {
     let mut samples = Vec::new();
     let mut builder = RunBuilder::new(&mut samples, false, None);
     let mut ctx = ParseContext {
         start: Some(at),
         ..ParseContext::new(format.as_str(), jiff::tz::TimeZone::UTC)
     };
-    formats::parse(format, text.as_bytes(), &mut ctx, &mut builder)
-        .map_err(|e| ImportError::of_parse(format.as_str(), e))?;
+    crate::parse(format, text.as_bytes(), &mut ctx, &mut builder)
+        .map_err(|e| failure(format.as_str(), e))?;
     let built = builder.finish();
     Ok(ToolSnapshot {
         inventory: built.inventory,
         samples,
     })
+}
+
+/// A reading that failed, in the words an import of the same text gives.
+fn failure(tool: &str, failure: ParseFailure) -> String {
+    let tool = crate::text::printable(tool);
+    match failure {
+        ParseFailure::Line(e) => format!(
+            "{tool}:{}{}: {}",
+            e.line,
+            e.column.map(|c| format!(":{c}")).unwrap_or_default(),
+            e.reason
+        ),
+        ParseFailure::Whole(reason) => format!("{tool}: {reason}"),
+        ParseFailure::Io(e) => format!("{tool}: {e}"),
+        ParseFailure::Sink(e) => format!("{tool}: {e}"),
+        // Found only against a store; a reading alone never says it.
+        ParseFailure::AlreadyImported { run_id, .. } => {
+            format!("{tool}: already imported as run {run_id}")
+        }
+    }
 }
 
 #[cfg(test)]
