@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use breakpoint_accept::storage::{
     Cutter, Disk, DrillOptions, LocationOptions, Place, Volume, drill, measure_location,
 };
-use breakpoint_core::import::formats::storage_log::{DrillOutcome, Role};
+use breakpoint_formats::parsers::storage_log::{DrillOutcome, Role};
 
 /// A disk held to `bytes_per_s`, as a slow network volume is: each
 /// transfer waits until the bytes so far fit the pace.
@@ -175,7 +175,7 @@ impl Cutter for Switch {
 fn run_drill(
     outage: Outage,
     with_local: bool,
-) -> breakpoint_core::import::formats::storage_log::DrillFigures {
+) -> breakpoint_formats::parsers::storage_log::DrillFigures {
     let cut = Arc::new(AtomicBool::new(false));
     let network = Cuttable {
         cut: cut.clone(),

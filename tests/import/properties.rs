@@ -1,8 +1,8 @@
 //! Properties of the importers on generated input.
 
-use breakpoint_core::import::formats::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
 use breakpoint_core::import::{Format, ImportOutcome, import_reader};
 use breakpoint_core::samples::{FIELD_COUNT, Field, Sample};
+use breakpoint_formats::parsers::{PROBE_FORMAT, PROBE_VERSION, ProbeHeader, ProbeRecord};
 use proptest::prelude::*;
 
 use crate::util::*;

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use base64::Engine;
 use breakpoint_core::archive::sha256_hex;
-use breakpoint_core::import::formats::drift_log::{
+use breakpoint_destination::Destination;
+use breakpoint_formats::parsers::drift_log::{
     DRIFT_FORMAT, DRIFT_VERSION, DriftLog, NotCompared, OperatorDrift, SuiteSide,
 };
-use breakpoint_destination::Destination;
 use serde::Deserialize;
 
 /// The suite, as Breakpoint writes it out.

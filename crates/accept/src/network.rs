@@ -9,7 +9,7 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use breakpoint_core::import::formats::network_log::{
+use breakpoint_formats::parsers::network_log::{
     NETWORK_FORMAT, NETWORK_VERSION, NetworkHeader, NetworkRecord,
 };
 

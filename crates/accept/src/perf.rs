@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use breakpoint_core::import::formats::perf_log::PerfLog;
 use breakpoint_destination::Destination;
+use breakpoint_formats::parsers::perf_log::PerfLog;
 
 /// The suite, as Breakpoint writes it out.
 pub const SCRIPT: &str = include_str!("perf.py");

@@ -51,9 +51,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use breakpoint_core::import::bundle::ChecklistItem;
-use breakpoint_core::import::formats::network_log::NetworkRecord;
 use breakpoint_core::text::parse_duration;
 use breakpoint_destination::{Destination, Protected};
+use breakpoint_formats::parsers::network_log::NetworkRecord;
 use breakpoint_probe::{GpuSource, SessionOptions, SystemClock};
 use serde::Deserialize;
 
@@ -372,7 +372,7 @@ impl Checker<'_> {
     }
 
     fn storage(&self, st: RawStorage, host: Option<String>) -> Result<storage::Plan, String> {
-        use breakpoint_core::import::formats::storage_log::Role;
+        use breakpoint_formats::parsers::storage_log::Role;
         use storage::defaults;
         let file = self.file;
         if st.paths.is_empty() && st.local.is_empty() {

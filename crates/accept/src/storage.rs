@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use breakpoint_core::import::formats::storage_log::{
+use breakpoint_formats::parsers::storage_log::{
     DrillFigures, DrillOutcome, LocationFigures, Role, STORAGE_FORMAT, STORAGE_VERSION,
     StorageHeader, StorageRecord, UploadFigures,
 };

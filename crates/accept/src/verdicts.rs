@@ -6,12 +6,12 @@
 use std::time::Duration;
 
 use breakpoint_core::import::bundle::ChecklistItem;
-use breakpoint_core::import::formats::drift_log::DriftLog;
-use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
-use breakpoint_core::import::formats::perf_log::PerfLog;
-use breakpoint_core::import::formats::storage_log::{DrillOutcome, StorageRecord};
 use breakpoint_core::metrics::stress::StressFigures;
 use breakpoint_core::perf;
+use breakpoint_formats::parsers::drift_log::DriftLog;
+use breakpoint_formats::parsers::network_log::{NetworkRecord, stats_by_target};
+use breakpoint_formats::parsers::perf_log::PerfLog;
+use breakpoint_formats::parsers::storage_log::{DrillOutcome, StorageRecord};
 
 use crate::{billing, failover, ready};
 

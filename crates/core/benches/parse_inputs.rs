@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use breakpoint_core::domain::{Platform, PlatformKind};
 use breakpoint_core::import::{
-    Format, ImportOptions, ParseContext, RunBuilder, detect, formats, import_reader,
+    Format, ImportOptions, ParseContext, RunBuilder, detect, import_reader,
 };
 use breakpoint_core::store::Store;
 use rand::rngs::StdRng;
@@ -73,7 +73,7 @@ fn parse_alone(format: Format, input: &[u8]) {
         interval_ms: Some(1000),
         ..ParseContext::new("bench", jiff::tz::TimeZone::UTC)
     };
-    let _ = formats::parse(format, input, &mut ctx, &mut builder);
+    let _ = breakpoint_formats::parse(format, input, &mut ctx, &mut builder);
     std::hint::black_box((builder.finish(), samples));
 }
 

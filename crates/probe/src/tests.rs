@@ -520,7 +520,7 @@ fn wall_time_ends_when_the_workload_exits_not_at_the_next_tick() {
 }
 
 fn event_kinds(path: &std::path::Path) -> Vec<(EventKind, Option<u32>)> {
-    use breakpoint_core::import::formats::ProbeRecord;
+    use breakpoint_formats::parsers::ProbeRecord;
     crate::log::read_records(path)
         .into_iter()
         .filter_map(|r| match r {

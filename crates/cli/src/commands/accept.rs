@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, bundle, failover, ready, stress, verdicts};
-use breakpoint_core::import::formats::network_log::{NetworkRecord, stats_by_target};
 use breakpoint_core::usecases::acceptance;
+use breakpoint_formats::parsers::network_log::{NetworkRecord, stats_by_target};
 use std::io::IsTerminal;
 
 use breakpoint_probe::{SystemClock, rules};

@@ -25,7 +25,7 @@ mod silences;
 mod source;
 mod tally;
 
-pub use breakpoint_formats::parsers as formats;
+pub(crate) use breakpoint_formats::parsers as formats;
 pub use breakpoint_formats::{
     BuiltRun, Format, GpuKey, LineError, Loss, ParseContext, ParseFailure, RunBuilder, SinkError,
     decode, detect, normalise_bus_id, timestamps,

@@ -2,8 +2,8 @@
 //! the errors (and, in the benchmark, the latencies) the driver gives.
 
 use breakpoint_core::domain::EventKind;
-use breakpoint_core::import::formats::ProbeRecord;
 use breakpoint_core::samples::Field;
+use breakpoint_formats::parsers::ProbeRecord;
 
 use super::api::{FIELD_PCIE_RX_BYTES, FIELD_PCIE_TX_BYTES, MigFacts, Scalar, Xid};
 use super::fake::{Code, FakeGpu, FakeNvml};

@@ -10,8 +10,8 @@ use breakpoint_accept::storage::{
     self, DrillOptions, DrillPlan, LocationOptions, Plan, UploadPlan,
 };
 use breakpoint_accept::verdicts;
-use breakpoint_core::import::formats::storage_log::{Role, StorageRecord};
 use breakpoint_core::sizes::size_words;
+use breakpoint_formats::parsers::storage_log::{Role, StorageRecord};
 use breakpoint_probe::rules;
 
 use super::{import_if_asked, verdict};
