@@ -92,3 +92,49 @@ fn billing_rules_are_set_replaced_and_shown() {
         2
     );
 }
+
+/// A run or a billing rule of one platform never takes another's
+/// offering: refused by name, before any file is read, nothing changed.
+#[test]
+fn another_platforms_offering_is_refused_everywhere() {
+    let ws = Workspace::new();
+    for name in ["P", "Q"] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            "H100",
+            "--count",
+            "8",
+        ]);
+    }
+    ws.fails(
+        &[
+            "billing",
+            "set",
+            "--platform",
+            "P",
+            "--offering",
+            "2",
+            "--granularity",
+            "60",
+        ],
+        1,
+        "error: offering: offering 2 does not belong to platform \"P\"",
+    );
+    ws.fails(
+        &[
+            "import",
+            "--platform",
+            "P",
+            "--offering",
+            "2",
+            &crate::util::fixture("smi-csv/crlf.csv"),
+        ],
+        1,
+        "error: offering: offering 2 does not belong to platform \"P\"",
+    );
+}

@@ -2,7 +2,7 @@
 
 use breakpoint_core::domain::BillingRule;
 
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use crate::args::{BillingArgs, BillingCommand};
 use crate::output::{self, opt_number};
 
@@ -22,15 +22,6 @@ pub fn run(ctx: &Context, command: BillingCommand) -> Outcome {
 
 fn set(ctx: &Context, a: BillingArgs) -> Outcome {
     let platform = ctx.store.platform(&a.platform)?;
-    if let Some(id) = a.offering {
-        let offering = ctx.store.offering(id)?;
-        if offering.platform_id != platform.id {
-            return Err(Failure::Refused(format!(
-                "offering {id} does not belong to platform \"{}\"",
-                platform.name
-            )));
-        }
-    }
     let rule = BillingRule {
         offering_id: a.offering,
         granularity_s: a.granularity,

@@ -79,15 +79,6 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         .map(|s| parse_start(s, &tz))
         .transpose()
         .map_err(|e| Failure::Refused(format!("--start: {e}")))?;
-    if let Some(id) = args.offering {
-        let offering = ctx.store.offering(id)?;
-        if offering.platform_id != platform.id {
-            return Err(Failure::Refused(format!(
-                "offering {id} does not belong to platform \"{}\"",
-                platform.name
-            )));
-        }
-    }
     let options = ImportOptions {
         offering_id: args.offering,
         kind: args.kind,

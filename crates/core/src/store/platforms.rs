@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, Row, params};
 use super::{Store, now_ms};
 use crate::accelerator;
 use crate::domain::{BillingRule, Claim, Offering, Platform, Prices, Vendor, validate};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ValidationError};
 
 fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(
@@ -405,8 +405,29 @@ impl Store {
     }
 
     /// Create or replace the rule for the rule's platform (or offering) and mode.
+    /// Offering `id`, where it is one of platform `platform_id`'s: a run or
+    /// a billing rule of one platform never takes another's offering.
+    pub fn offering_of(&self, platform_id: i64, id: i64) -> Result<Offering> {
+        let offering = self.offering(id)?;
+        if offering.platform_id != platform_id {
+            let platform = self.platform_by_id(platform_id)?;
+            return Err(ValidationError::new(
+                "offering",
+                format!(
+                    "offering {id} does not belong to platform \"{}\"",
+                    platform.name
+                ),
+            )
+            .into());
+        }
+        Ok(offering)
+    }
+
     pub fn set_billing_rule(&self, rule: &BillingRule) -> Result<BillingRule> {
         let rule = rule.clone().validate()?;
+        if let Some(id) = rule.offering_id {
+            self.offering_of(rule.platform_id, id)?;
+        }
         self.conn().execute(
             "INSERT INTO billing_rules (platform_id, offering_id, mode, granularity_s,
                  minimum_charge_s, rounding, bills_queue, bills_io_wait, bills_idle,

@@ -10,7 +10,7 @@ use crate::domain::{
     BillingLine, BillingRule, Event, EventKind, FaultDrill, NewRun, Provenance, Run,
     StartupAttempt, SwitchAttempt,
 };
-use crate::error::{Error, Result, ValidationError};
+use crate::error::{Error, Result};
 
 const RUN_COLUMNS: &str = "id, platform_id, offering_id, kind, source, file_name, sha256, format, \
      host, started_at_ms, ended_at_ms, interval_ms, inventory_json, offering_snapshot_json, \
@@ -203,17 +203,7 @@ impl Store {
         let run = run.validate()?;
         self.platform_by_id(run.platform_id)?;
         let offering = match run.offering_id {
-            Some(id) => {
-                let offering = self.offering(id)?;
-                if offering.platform_id != run.platform_id {
-                    return Err(ValidationError::new(
-                        "offering",
-                        format!("offering {id} belongs to another platform"),
-                    )
-                    .into());
-                }
-                Some(offering)
-            }
+            Some(id) => Some(self.offering_of(run.platform_id, id)?),
             None => None,
         };
         let rules: Vec<BillingRule> = self

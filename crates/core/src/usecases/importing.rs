@@ -66,6 +66,10 @@ pub fn import_paths(
     options: &ImportOptions,
     observer: &mut dyn ImportObserver,
 ) -> Result<Batch, ImportError> {
+    // An offering of another platform is refused once, before any file.
+    if let Some(id) = options.offering_id {
+        store.offering_of(options.platform_id, id)?;
+    }
     let mut expanded = import::expand_paths(paths)?;
     // Logs that name GPUs only by PCI address (kernel logs) go after the
     // others, so that they can take their GPU numbers from an inventory
