@@ -3,10 +3,9 @@
 
 use breakpoint_core::billing_sim::Workload;
 use breakpoint_core::domain::money;
-use breakpoint_core::domain::{ImageState, Platform, Run, StartupAttempt, StartupOutcome};
+use breakpoint_core::domain::{Platform, Run};
 use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
-use breakpoint_core::metrics::stages::StageMedians;
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
 use breakpoint_core::usecases::acceptance::checklists_in;
@@ -259,7 +258,6 @@ fn startup_of(
     campaign_stages: &mut Vec<(String, Vec<crate::charts::AttemptStages>)>,
 ) -> Result<Option<StartupRow>, ReportError> {
     let mut attempts = Vec::new();
-    let mut succeeded = Vec::new();
     for run in platform_runs {
         let run_attempts = store.startup_attempts(run.id)?;
         if run.source == breakpoint_core::domain::SourceKind::Campaign && !run_attempts.is_empty() {
@@ -268,30 +266,12 @@ fn startup_of(
                 crate::charts::AttemptStages::of(&run_attempts),
             ));
         }
-        for a in run_attempts {
-            let latency = (a.outcome == StartupOutcome::Ok)
-                .then(|| a.latency_s())
-                .flatten();
-            attempts.push((
-                a.scenario.as_str().to_string(),
-                a.image == ImageState::Cold,
-                latency,
-            ));
-            if a.outcome == StartupOutcome::Ok {
-                succeeded.push(a);
-            }
-        }
+        attempts.extend(run_attempts);
     }
     if attempts.is_empty() {
         return Ok(None);
     }
-    // The stages as `explain` states them: successful starts.
-    let succeeded: Vec<&StartupAttempt> = succeeded.iter().collect();
-    Ok(Some(StartupRow {
-        platform: platform.name.clone(),
-        attempts,
-        stages: StageMedians::of(&succeeded).all(),
-    }))
+    Ok(Some(StartupRow::of(&platform.name, &attempts, true)))
 }
 
 /// One run's timeline, reduced to the drawing's columns as the app's run

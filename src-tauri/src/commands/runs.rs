@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::domain::{Run, StartupOutcome};
+use breakpoint_core::domain::Run;
 use breakpoint_core::import::{ImportOptions, ImportOutcome};
 use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
 use breakpoint_core::usecases::runs;
@@ -71,22 +71,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
     let startup_svg = if attempts.is_empty() {
         None
     } else {
-        let row = StartupRow {
-            platform: platform.clone(),
-            attempts: attempts
-                .iter()
-                .map(|a| {
-                    (
-                        a.scenario.to_string(),
-                        a.image == breakpoint_core::domain::ImageState::Cold,
-                        (a.outcome == StartupOutcome::Ok)
-                            .then(|| a.latency_s())
-                            .flatten(),
-                    )
-                })
-                .collect(),
-            stages: None,
-        };
+        let row = StartupRow::of(&platform, &attempts, false);
         Some(startup_chart(&[row], lang)?)
     };
     let inventory = run

@@ -14,6 +14,39 @@ pub struct StartupRow {
     pub stages: Option<[f64; 3]>,
 }
 
+impl StartupRow {
+    /// A platform's row from its attempts: each one's scenario, whether its
+    /// image was cold, and its latency (none for a start that failed); with
+    /// `with_stages`, the stage medians of the successful starts, as
+    /// `explain` states them. One reading for the report and the app.
+    pub fn of(
+        platform: &str,
+        attempts: &[breakpoint_core::domain::StartupAttempt],
+        with_stages: bool,
+    ) -> Self {
+        use breakpoint_core::domain::{ImageState, StartupOutcome};
+        let ok = |a: &&breakpoint_core::domain::StartupAttempt| a.outcome == StartupOutcome::Ok;
+        let succeeded: Vec<&breakpoint_core::domain::StartupAttempt> =
+            attempts.iter().filter(ok).collect();
+        Self {
+            platform: platform.to_string(),
+            attempts: attempts
+                .iter()
+                .map(|a| {
+                    (
+                        a.scenario.as_str().to_string(),
+                        a.image == ImageState::Cold,
+                        ok(&a).then(|| a.latency_s()).flatten(),
+                    )
+                })
+                .collect(),
+            stages: with_stages
+                .then(|| breakpoint_core::metrics::stages::StageMedians::of(&succeeded).all())
+                .flatten(),
+        }
+    }
+}
+
 const SCENARIOS: [(&str, plotters::style::RGBColor); 3] = [
     ("chart_baseline", BLUE),
     ("chart_peak", VERMILLION),
