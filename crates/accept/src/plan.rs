@@ -485,6 +485,69 @@ impl Checker<'_> {
     }
 }
 
+/// A plan file read and checked; one message naming the file when not.
+pub fn read_file(path: &Path) -> Result<Plan, String> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    parse(&text, &shown)
+}
+
+/// What `accept all` leaves: the bundle, its manifest (with the
+/// checklist), and this platform's operator outputs kept beside it.
+pub struct Bundled {
+    pub bundle: PathBuf,
+    pub manifest: breakpoint_core::import::bundle::Manifest,
+    pub operator_outputs: Option<PathBuf>,
+}
+
+/// Run a plan into one bundle at `bundle` (never over a workspace in
+/// `protected`): the logs are written in a scratch folder beside it, packed
+/// with the checklist, and the folder removed; this platform's operator
+/// outputs, a reference for other platforms, are kept beside the bundle.
+pub fn into_bundle(
+    plan: &Plan,
+    bundle: &Path,
+    protected: &Protected,
+    trace: Option<&Path>,
+    gpus: Option<&mut dyn GpuSource>,
+    stop: &Arc<AtomicBool>,
+    say: &dyn Fn(&str),
+) -> Result<Bundled, String> {
+    let check = |path: &Path| Destination::check(path, protected, false).map_err(|e| e.to_string());
+    let bundle_destination = check(bundle)?;
+    let outputs_destination = check(&bundle.with_extension("operators.json"))?;
+    let beside = bundle
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let work = tempfile::Builder::new()
+        .prefix(".acceptance-")
+        .tempdir_in(beside)
+        .map_err(|e| format!("{}: cannot create a scratch folder: {e}", beside.display()))?;
+    let results = run(plan, work.path(), trace, gpus, stop, say)?;
+    let manifest = crate::bundle::write(
+        &bundle_destination,
+        plan.host.clone(),
+        &results.logs,
+        results.checklist,
+    )
+    .map_err(|e| e.to_string())?;
+    let operator_outputs = match &results.operator_outputs {
+        Some(from) => {
+            outputs_destination
+                .write(&read(from)?)
+                .map_err(|e| e.to_string())?;
+            Some(outputs_destination.path().to_path_buf())
+        }
+        None => None,
+    };
+    Ok(Bundled {
+        bundle: bundle.to_path_buf(),
+        manifest,
+        operator_outputs,
+    })
+}
+
 /// What a run of the plan produced: the logs for the bundle, the
 /// checklist, and this platform's operator outputs (kept beside the
 /// bundle, not in it: they are a reference for other platforms, not

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
-use breakpoint_accept::{billing, bundle, failover, ready, stress, verdicts};
+use breakpoint_accept::{billing, failover, ready, stress, verdicts};
 use breakpoint_core::usecases::acceptance;
 use breakpoint_formats::parsers::network_log::{NetworkRecord, stats_by_target};
 use std::io::IsTerminal;
@@ -158,10 +158,7 @@ fn ready_check(ctx: &Context, a: AcceptReadyArgs) -> Outcome {
 }
 
 fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
-    let shown = a.plan.display().to_string();
-    let text = std::fs::read_to_string(&a.plan)
-        .map_err(|e| Failure::Refused(format!("{shown}: cannot read: {e}")))?;
-    let plan = accept_plan::parse(&text, &shown).map_err(Failure::Refused)?;
+    let plan = accept_plan::read_file(&a.plan).map_err(Failure::Refused)?;
     let bundle_path = rules::log_path(
         a.output.as_deref(),
         Path::new(""),
@@ -170,24 +167,6 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
         jiff::Timestamp::now(),
     )
     .with_extension("tar");
-    let bundle_destination = ctx.destination(&bundle_path, false)?;
-    let outputs_destination =
-        ctx.destination(&bundle_path.with_extension("operators.json"), false)?;
-    // The logs are written in a scratch folder beside the bundle first,
-    // then packed.
-    let beside = bundle_path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let work = tempfile::Builder::new()
-        .prefix(".acceptance-")
-        .tempdir_in(beside)
-        .map_err(|e| {
-            Failure::Refused(format!(
-                "{}: cannot create a scratch folder: {e}",
-                beside.display()
-            ))
-        })?;
     let mut source = if plan.stress.is_some() {
         Some(super::probe::open_source(&a.source)?)
     } else {
@@ -200,33 +179,20 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
             eprintln!("{line}");
         }
     };
-    let results = accept_plan::run(
+    let accept_plan::Bundled {
+        manifest,
+        operator_outputs,
+        ..
+    } = accept_plan::into_bundle(
         &plan,
-        work.path(),
+        &bundle_path,
+        &ctx.protected,
         a.source.replay_trace.as_deref(),
         source.as_mut().map(|s| s.as_dyn()),
         &stop,
         &say,
     )
     .map_err(Failure::Refused)?;
-    let manifest = bundle::write(
-        &bundle_destination,
-        plan.host.clone(),
-        &results.logs,
-        results.checklist,
-    )?;
-    // This platform's operator outputs outlive the scratch folder: they are
-    // the reference when the next platform is compared with this one.
-    let operator_outputs = match &results.operator_outputs {
-        Some(from) => {
-            let bytes = std::fs::read(from)
-                .map_err(|e| Failure::Refused(format!("{}: cannot read: {e}", from.display())))?;
-            outputs_destination.write(&bytes)?;
-            Some(outputs_destination.path().to_path_buf())
-        }
-        None => None,
-    };
-    drop(work);
     let failed = manifest.checklist.iter().any(|c| c.passed == Some(false));
     if ctx.json {
         output::print_json(&serde_json::json!({
