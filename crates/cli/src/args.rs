@@ -705,18 +705,9 @@ pub struct MoneyArgs {
 
 fn parse_seconds(text: &str) -> Result<u32, String> {
     let text = text.trim();
-    let (digits, factor) = match text.char_indices().last() {
-        Some((i, 's')) => (&text[..i], 1),
-        Some((i, 'm')) => (&text[..i], 60),
-        Some((i, 'h')) => (&text[..i], 3600),
-        Some((i, 'd')) => (&text[..i], 86_400),
-        _ => (text, 1),
-    };
-    digits
-        .trim()
-        .parse::<u32>()
-        .ok()
-        .and_then(|n| n.checked_mul(factor))
+    breakpoint_core::text::duration_seconds(text)
+        .filter(|s| s.fract() == 0.0 && *s <= f64::from(u32::MAX))
+        .map(|s| s as u32)
         .ok_or_else(|| format!("\"{text}\" is not a duration in seconds (e.g. 1, 60, 1m, 1h, 1d)"))
 }
 

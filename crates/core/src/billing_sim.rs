@@ -167,43 +167,16 @@ fn whole(key: &str, value: &str) -> Result<u32, ValidationError> {
         .ok_or_else(|| ValidationError::new(key, format!("\"{value}\" is not a whole number ≥ 1")))
 }
 
-/// "1h42m18s", "35m", "90s", "6138", "1.5h" → seconds.
+/// "1h42m18s", "35m", "90s", "6138", "1.5h" → seconds (the one grammar,
+/// `text::duration_seconds`), or why not.
 pub fn parse_duration(text: &str) -> Result<f64, ValidationError> {
     let t = text.trim();
-    let fail = || {
+    crate::text::duration_seconds(t).ok_or_else(|| {
         ValidationError::new(
             "duration",
             format!("\"{t}\" is not a duration (e.g. 1h42m18s, 35m, 6138)"),
         )
-    };
-    if let Ok(seconds) = t.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0)
-            .then_some(seconds)
-            .ok_or_else(fail);
-    }
-    let mut total = 0.0;
-    let mut number = String::new();
-    for c in t.chars() {
-        match c {
-            '0'..='9' | '.' => number.push(c),
-            'h' | 'm' | 's' | 'd' => {
-                let v: f64 = number.parse().map_err(|_| fail())?;
-                total += v * match c {
-                    'd' => 86_400.0,
-                    'h' => 3600.0,
-                    'm' => 60.0,
-                    _ => 1.0,
-                };
-                number.clear();
-            }
-            ' ' => {}
-            _ => return Err(fail()),
-        }
-    }
-    if !number.is_empty() || !total.is_finite() {
-        return Err(fail());
-    }
-    Ok(total)
+    })
 }
 
 /// What a workload costs under one rule.

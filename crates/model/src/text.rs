@@ -199,20 +199,54 @@ pub fn duration_words(seconds: f64) -> String {
     }
 }
 
-/// "90s", "10m", "2h", "500ms" → a duration.
-pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+/// Seconds in a duration as people write it — the one grammar every
+/// duration Breakpoint reads follows: a bare number of seconds ("6138",
+/// "1.5"), or numbers each with its unit, in any order and spacing
+/// ("1h42m18s", "35m", "90 s", "1.5h", "2d 4h", "500ms"), units `ms`, `s`,
+/// `m` or `min`, `h`, `d`. `None` for anything else, or a total that is not
+/// a finite number of seconds ≥ 0.
+pub fn duration_seconds(text: &str) -> Option<f64> {
     let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.')?;
-    let (number, unit) = t.split_at(split);
-    let n: f64 = number.parse().ok()?;
-    let secs = match unit.trim() {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return None,
-    };
-    (secs.is_finite() && secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
+    if let Ok(seconds) = t.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then_some(seconds);
+    }
+    let mut rest = t;
+    let mut total = 0.0;
+    let mut parts = 0;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|i| *i > 0)?;
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = rest[digits..].trim_start();
+        let unit_len = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        let factor = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" | "min" => 60.0,
+            "h" => 3600.0,
+            "d" => 86_400.0,
+            _ => return None,
+        };
+        total += value * factor;
+        parts += 1;
+        rest = rest[unit_len..].trim_start();
+    }
+    (parts > 0 && total.is_finite() && total >= 0.0).then_some(total)
+}
+
+/// A duration longer than zero, with its unit ("90s", "10m", "2h",
+/// "500ms", "1h30m"): where a setting is written (flags, plans, recipes), a
+/// bare "10" could mean seconds or minutes to whoever wrote it.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    if text.trim().parse::<f64>().is_ok() {
+        return None;
+    }
+    duration_seconds(text)
+        .filter(|s| *s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
 }
 
 /// Units written in words, and their Simplified Chinese. Symbols that read
@@ -266,6 +300,34 @@ pub fn unit_in(unit: &str, zh: bool) -> &str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn every_duration_follows_one_grammar() {
+        for (text, seconds) in [
+            ("6138", 6138.0),
+            ("1.5", 1.5),
+            ("0", 0.0),
+            ("1h42m18s", 6138.0),
+            ("35m", 2100.0),
+            ("90 s", 90.0),
+            ("1.5h", 5400.0),
+            ("2d 4h", 187_200.0),
+            ("500ms", 0.5),
+            ("10min", 600.0),
+        ] {
+            assert_eq!(duration_seconds(text), Some(seconds), "{text}");
+        }
+        for bad in ["", "h", "5x", "1h 2", "-3s", "1..5s", "three", "NaN"] {
+            assert_eq!(duration_seconds(bad), None, "{bad}");
+        }
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("10"), None);
+        assert_eq!(
+            parse_duration("1m30s"),
+            Some(std::time::Duration::from_secs(90))
+        );
+    }
+
     use super::*;
 
     #[test]
