@@ -36,6 +36,10 @@ pub enum ParseFailure {
     Line(LineError),
     /// The file as a whole is unusable (no header, wrong document shape).
     Whole(String),
+    /// The text is well formed and holds nothing to store (a range answer
+    /// without a series Breakpoint reads, or only NaN): the caller decides
+    /// whether that is an error (a file) or a quiet stretch (a pull).
+    Empty(String),
     /// Where the samples go failed (the store: a full disk, a lock).
     Sink(SinkError),
     Io(std::io::Error),

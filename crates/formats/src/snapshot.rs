@@ -45,7 +45,7 @@ fn failure(tool: &str, failure: ParseFailure) -> String {
             e.column.map(|c| format!(":{c}")).unwrap_or_default(),
             e.reason
         ),
-        ParseFailure::Whole(reason) => format!("{tool}: {reason}"),
+        ParseFailure::Whole(reason) | ParseFailure::Empty(reason) => format!("{tool}: {reason}"),
         ParseFailure::Io(e) => format!("{tool}: {e}"),
         ParseFailure::Sink(e) => format!("{tool}: {e}"),
         // Found only against a store; a reading alone never says it.

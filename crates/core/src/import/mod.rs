@@ -175,6 +175,9 @@ pub enum ImportError {
     },
     #[error("{file}: {reason}")]
     File { file: String, reason: String },
+    /// Well formed, and nothing in it to store.
+    #[error("{file}: {reason}")]
+    Empty { file: String, reason: String },
     #[error(transparent)]
     Store(#[from] crate::Error),
 }
@@ -194,6 +197,10 @@ impl ImportError {
         match failure {
             ParseFailure::Line(e) => ImportError::line(file, e),
             ParseFailure::Whole(reason) => ImportError::file(file, &reason),
+            ParseFailure::Empty(reason) => ImportError::Empty {
+                file: text::printable(file).into_owned(),
+                reason: text::bounded_message(&reason),
+            },
             ParseFailure::Io(e) => ImportError::file(file, &e.to_string()),
             ParseFailure::Sink(e) => ImportError::Store(store_error(e)),
             // Found only against a store; a parse alone never says it.

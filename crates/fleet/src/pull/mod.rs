@@ -459,9 +459,7 @@ pub fn pull(
                     Ok(ImportOutcome::AlreadyImported { .. }) => {}
                     // A stretch where the node's series hold no point, or
                     // no reading (every point NaN).
-                    Err(breakpoint_core::import::ImportError::File { reason, .. })
-                        if reason.contains("holds no DCGM_FI_DEV_*")
-                            || reason.contains("no reading to store") => {}
+                    Err(breakpoint_core::import::ImportError::Empty { .. }) => {}
                     Err(e) => {
                         cancel.store(true, Ordering::Relaxed);
                         return Err(e.into());

@@ -52,6 +52,10 @@ thread_local! {
     static WINDOW: Cell<(f64, f64, usize)> = const { Cell::new((f64::MIN, f64::MAX, usize::MAX)) };
     /// Points dropped while parsing on this thread.
     static DROPPED: Cell<u64> = const { Cell::new(0) };
+    /// Whether the answer being parsed on this thread was refused for
+    /// holding more series than a node has (told apart from a malformed
+    /// answer by this, not by the parser's message).
+    static TOO_MANY_SERIES: Cell<bool> = const { Cell::new(false) };
 }
 
 /// A series' points, kept only where asked for: inside the chunk, each
@@ -98,6 +102,7 @@ fn at_most_max_series<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RangeSeries
             let mut all = Vec::new();
             while let Some(s) = seq.next_element::<RangeSeries<'de>>()? {
                 if all.len() >= MAX_SERIES {
+                    TOO_MANY_SERIES.set(true);
                     return Err(A::Error::custom(format!(
                         "more than {MAX_SERIES} series for one node"
                     )));
@@ -146,10 +151,11 @@ pub(super) fn fetch_stretch(
         let most = usize::try_from((b - a) / step.max(1) + 2).unwrap_or(usize::MAX);
         WINDOW.set((*a as f64, *b as f64, most));
         DROPPED.set(0);
+        TOO_MANY_SERIES.set(false);
         let parsed: Result<RangeAnswer<'_>, _> = serde_json::from_str(&text);
         dropped += DROPPED.get();
         let answer = parsed.map_err(|e| {
-            if e.to_string().contains("series for one node") {
+            if TOO_MANY_SERIES.get() {
                 return PullError::Server(format!(
                     "the server answered more than {MAX_SERIES} series for one node: refused"
                 ));

@@ -514,12 +514,12 @@ pub fn parse_range<R: BufRead>(
     }
     collector.flush(b)?;
     if !any && no_reading > 0 {
-        return Err(ParseFailure::Whole(format!(
+        return Err(ParseFailure::Empty(format!(
             "every one of its {no_reading} points is NaN: no reading to store"
         )));
     }
     if !any {
-        return Err(ParseFailure::Whole(
+        return Err(ParseFailure::Empty(
             "the response holds no DCGM_FI_DEV_* or nvidia_smi_* series".into(),
         ));
     }
