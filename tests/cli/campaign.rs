@@ -307,3 +307,43 @@ fn a_ledger_that_cannot_be_written_launches_nothing_and_says_so() {
     let runs = cloud.ws.json(&["runs", "list"]);
     assert!(runs.as_array().unwrap().is_empty(), "{runs}");
 }
+
+/// `--repeat 2`: two rounds a second apart, each recorded as a run of its
+/// own under its round's name, every instance torn down.
+#[test]
+fn a_repeated_campaign_records_each_round() {
+    let cloud = Cloud::new();
+    let (code, out, err) = cloud.output(
+        &[
+            "campaign",
+            "run",
+            &recipe(),
+            "--count",
+            "1",
+            "--repeat",
+            "2",
+            "--every",
+            "1s",
+            "--yes",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("recorded as run 1") && out.contains("recorded as run 2"),
+        "{out}"
+    );
+    assert_eq!(cloud.running(), 0);
+    let past = cloud.ws.json(&["campaign", "list"]);
+    let names: Vec<String> = past
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(past.as_array().unwrap().len(), 2, "{past}");
+    assert!(
+        names.iter().any(|n| n.ends_with("r1")) && names.iter().any(|n| n.ends_with("r2")),
+        "{names:?}"
+    );
+}

@@ -122,6 +122,8 @@ impl StageBracket {
 
 /// What a campaign reports as it goes (a live status line, the app).
 pub trait Observer: Send + Sync {
+    /// A round of a repeated campaign begins (0-based, of `rounds`).
+    fn round(&self, _round: u32, _rounds: u32) {}
     fn stage(&self, _attempt: usize, _stage: Stage) {}
     fn finished(&self, _record: &AttemptRecord) {}
     /// A teardown that failed even after retries: the instance may still

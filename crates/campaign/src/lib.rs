@@ -278,6 +278,71 @@ pub fn run(
     })
 }
 
+/// The name of round `round` (0-based) of a campaign made `rounds` times:
+/// `<name>r1`, `<name>r2`, … — the name itself when it runs once.
+pub fn round_name(name: &str, round: u32, rounds: u32) -> String {
+    if rounds > 1 {
+        format!("{name}r{}", round + 1)
+    } else {
+        name.to_string()
+    }
+}
+
+/// The campaign made `rounds` times, `every` apart, each round recorded as
+/// a run of its own; `first` is round 0, prepared (and confirmed) under
+/// `round_name(name, 0, rounds)`. No round starts once `cancel` is set, and
+/// a round stopped part-way is the last.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rounds(
+    store: &Store,
+    first: &Prepared,
+    name: &str,
+    rounds: u32,
+    every: Duration,
+    shell: &dyn Shell,
+    ledger: &Ledger,
+    cancel: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Vec<Outcome>, CampaignError> {
+    let mut outcomes = Vec::new();
+    for round in 0..rounds {
+        if round > 0 && !wait(every, cancel) {
+            break;
+        }
+        let this = first
+            .renamed(&round_name(name, round, rounds))
+            .map_err(CampaignError::Plan)?;
+        observer.round(round, rounds);
+        outcomes.push(run(
+            store,
+            &this.target,
+            &this.recipe,
+            &this.request,
+            &this.plan,
+            shell,
+            ledger,
+            cancel,
+            observer,
+        )?);
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Sleep between rounds; false when stopped first.
+fn wait(d: Duration, cancel: &AtomicBool) -> bool {
+    let end = std::time::Instant::now() + d;
+    while std::time::Instant::now() < end {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100).min(end - std::time::Instant::now()));
+    }
+    true
+}
+
 fn outcome_of(ending: Ending) -> Option<StartupOutcome> {
     match ending {
         Ending::Ok => Some(StartupOutcome::Ok),

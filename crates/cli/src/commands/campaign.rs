@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
 use breakpoint_campaign::history::history;
@@ -138,6 +138,11 @@ struct Live {
 }
 
 impl Observer for Live {
+    /// Each round counts its own attempts done.
+    fn round(&self, _round: u32, _rounds: u32) {
+        self.done.store(0, Ordering::Relaxed);
+    }
+
     fn stage(&self, attempt: usize, stage: Stage) {
         if !self.quiet {
             eprintln!("[{}/{}] {stage}", attempt + 1, self.total);
@@ -185,15 +190,13 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
     let options = options_of(&args)?;
     let scenario = options.scenario;
     let name = breakpoint_campaign::new_name();
-    let name_of = |round: u32| {
-        if args.repeat > 1 {
-            format!("{name}r{}", round + 1)
-        } else {
-            name.clone()
-        }
-    };
-    let first =
-        prepare(&ctx.store, &args.recipe, &options, &name_of(0)).map_err(Failure::Refused)?;
+    let first = prepare(
+        &ctx.store,
+        &args.recipe,
+        &options,
+        &breakpoint_campaign::round_name(&name, 0, args.repeat),
+    )
+    .map_err(Failure::Refused)?;
     let ledger = ledger(ctx)?;
     let instances = first.plan.attempts.len();
     let repeats = if args.repeat > 1 {
@@ -235,17 +238,23 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
             );
         }
     });
-    let mut outcomes = Vec::new();
-    for round in 0..args.repeat {
-        if round > 0 && !wait(args.every, &cancel) {
-            break;
-        }
-        let this = first.renamed(&name_of(round)).map_err(Failure::Refused)?;
-        outcomes.push(run_round(ctx, &this, &ledger, &cancel)?);
-        if cancel.load(Ordering::Relaxed) {
-            break;
-        }
-    }
+    let live = Live {
+        total: first.plan.attempts.len(),
+        done: AtomicUsize::new(0),
+        quiet: ctx.json,
+    };
+    let outcomes = breakpoint_campaign::run_rounds(
+        &ctx.store,
+        &first,
+        &name,
+        args.repeat,
+        args.every,
+        &SystemShell,
+        &ledger,
+        &cancel,
+        &live,
+    )
+    .map_err(|e| Failure::Refused(e.to_string()))?;
     let left = ledger.outstanding().map(|o| o.len()).unwrap_or(0);
     if ctx.json {
         output::print_json(&outcomes)?;
@@ -285,32 +294,6 @@ fn dry_run_text(first: &Prepared) -> String {
         }
     }
     text
-}
-
-/// One round of the campaign, its attempts shown as they go.
-fn run_round(
-    ctx: &Context,
-    this: &Prepared,
-    ledger: &Ledger,
-    cancel: &Arc<AtomicBool>,
-) -> Result<breakpoint_campaign::Outcome, Failure> {
-    let live = Live {
-        total: this.plan.attempts.len(),
-        done: AtomicUsize::new(0),
-        quiet: ctx.json,
-    };
-    breakpoint_campaign::run(
-        &ctx.store,
-        &this.target,
-        &this.recipe,
-        &this.request,
-        &this.plan,
-        &SystemShell,
-        ledger,
-        cancel,
-        &live,
-    )
-    .map_err(|e| Failure::Refused(e.to_string()))
 }
 
 /// Each round's summary and what became of it, and what the ledger holds.
@@ -373,18 +356,6 @@ fn exit_of(outcomes: &[breakpoint_campaign::Outcome], left: usize, cancel: &Atom
         return Err(Failure::Refused(format!("nothing was launched: {why}")));
     }
     Ok(())
-}
-
-/// Sleep between repeats; false when stopped first.
-fn wait(d: Duration, cancel: &AtomicBool) -> bool {
-    let end = Instant::now() + d;
-    while Instant::now() < end {
-        if cancel.load(Ordering::Relaxed) {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(100).min(end - Instant::now()));
-    }
-    true
 }
 
 fn list(ctx: &Context) -> Outcome {
