@@ -836,6 +836,69 @@ fn number(v: f64) -> String {
 pub(crate) mod tests {
     use super::*;
 
+    /// A metric key is a string wherever it is used (the faces, the job
+    /// model, what to measure next): every literal key outside the tests
+    /// names a metric of this catalogue, so a typo cannot silently score
+    /// nothing.
+    #[test]
+    fn every_metric_key_the_sources_name_is_in_the_catalogue() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut folders = vec![root.join("src-tauri/src")];
+        for krate in std::fs::read_dir(root.join("crates")).unwrap_or_else(|e| panic!("{e}")) {
+            folders.push(krate.unwrap_or_else(|e| panic!("{e}")).path().join("src"));
+        }
+        let (mut named, mut unknown) = (0, Vec::new());
+        while let Some(folder) = folders.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+                if path.is_dir() {
+                    folders.push(path);
+                    continue;
+                }
+                if name.as_deref() == Some("tests.rs") {
+                    continue;
+                }
+                let whole = std::fs::read_to_string(&path).unwrap_or_default();
+                let text = whole.split("#[cfg(test)]").next().unwrap_or_default();
+                for prefix in ["\"startup.", "\"sustain.", "\"switch.", "\"billing."] {
+                    for (at, _) in text.match_indices(prefix) {
+                        let rest = &text[at + 1..];
+                        let end = rest
+                            .find(|c: char| {
+                                !(c.is_ascii_lowercase()
+                                    || c.is_ascii_digit()
+                                    || c == '_'
+                                    || c == '.')
+                            })
+                            .unwrap_or(rest.len());
+                        if !rest[end..].starts_with('"') {
+                            continue;
+                        }
+                        let key = &rest[..end];
+                        // "sustain." alone is a breakpoint's prefix.
+                        if key.ends_with('.') {
+                            continue;
+                        }
+                        named += 1;
+                        if metric(key).is_none() {
+                            unknown.push(format!("{}: {key}", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(named > 50, "the keys were not found ({named})");
+        assert!(
+            unknown.is_empty(),
+            "keys not in the catalogue:\n{}",
+            unknown.join("\n")
+        );
+    }
+
     #[test]
     fn keys_are_unique_and_named_after_their_breakpoint() {
         let mut keys: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
