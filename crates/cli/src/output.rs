@@ -150,7 +150,7 @@ pub fn opt_number(value: Option<f64>) -> String {
 
 /// "2024-06-01 11:27:05 UTC"
 pub fn time(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()
+    breakpoint_core::text::time_words(t)
 }
 
 /// "2 h 17 m", "42 s"

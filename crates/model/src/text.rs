@@ -199,6 +199,17 @@ pub fn duration_words(seconds: f64) -> String {
     }
 }
 
+/// A moment as Breakpoint shows it, always in UTC and saying so:
+/// "2026-12-05 06:09:12 UTC".
+pub fn time_words(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// A moment to the minute: "2026-12-05 06:09 UTC".
+pub fn minute_words(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}
+
 /// Seconds in a duration as people write it — the one grammar every
 /// duration Breakpoint reads follows: a bare number of seconds ("6138",
 /// "1.5"), or numbers each with its unit, in any order and spacing

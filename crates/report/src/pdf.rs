@@ -641,7 +641,7 @@ fn provenance(
             let period = match (run.started_at, run.ended_at) {
                 (Some(a), Some(b)) => format!(
                     "{} +{:.1} {}",
-                    a.strftime("%Y-%m-%d %H:%M"),
+                    breakpoint_core::text::minute_words(a),
                     b.duration_since(a).as_secs_f64() / 3600.0,
                     unit_in("h", lang.is_zh())
                 ),

@@ -270,9 +270,7 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
                 name: c.name,
                 scenario: c.scenario,
                 recipe: c.recipe,
-                started_at: c
-                    .started_at
-                    .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()),
+                started_at: c.started_at.map(breakpoint_core::text::minute_words),
                 attempts: c.attempts.len() as u32,
                 ok: c.ok as u32,
                 p50_s: c.p50_s,
@@ -298,7 +296,7 @@ pub fn campaign_outstanding(state: State<'_, AppState>) -> AppResult<Vec<Outstan
         .map(|o| OutstandingRow {
             name: o.name,
             id: o.id,
-            since: o.since.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            since: breakpoint_core::text::time_words(o.since),
             teardown: o.teardown,
         })
         .collect())

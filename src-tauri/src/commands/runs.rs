@@ -27,9 +27,7 @@ fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
         source: run.source.to_string(),
         format: run.provenance.format.clone(),
         file: run.provenance.file_name.clone(),
-        started_at: run
-            .started_at
-            .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()),
+        started_at: run.started_at.map(breakpoint_core::text::minute_words),
         hours: run
             .started_at
             .zip(run.ended_at)
@@ -109,7 +107,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
                 kind: v.event.kind.to_string(),
                 gpu: v.event.gpu,
                 gpu_label: v.gpu_label.clone(),
-                at: v.event.at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+                at: breakpoint_core::text::time_words(v.event.at),
                 duration_s: v.event.duration_ms.map(|ms| ms as f64 / 1000.0),
                 code: v.event.code,
                 detail: v.event.detail.clone(),

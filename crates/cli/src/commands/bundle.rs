@@ -63,7 +63,7 @@ pub fn run(ctx: &Context, command: BundleCommand) -> Outcome {
                 "merged {} ({}, {}): {} run(s) added, {} already here\n",
                 file.display(),
                 manifest.created_by,
-                manifest.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+                breakpoint_core::text::minute_words(manifest.created_at),
                 report.runs_added.len(),
                 report.runs_already_here
             );

@@ -390,7 +390,7 @@ fn list(ctx: &Context) -> Outcome {
             c.scenario.clone(),
             c.recipe.clone(),
             c.started_at
-                .map_or("–".into(), |t| t.strftime("%Y-%m-%d %H:%M").to_string()),
+                .map_or("–".into(), breakpoint_core::text::minute_words),
             c.attempts.len().to_string(),
             c.ok.to_string(),
             seconds(c.p50_s),
@@ -436,7 +436,7 @@ fn status(ctx: &Context) -> Outcome {
             o.name.clone(),
             o.id.clone()
                 .unwrap_or_else(|| "none recorded: check the platform's console".into()),
-            o.since.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            breakpoint_core::text::time_words(o.since),
             o.teardown.clone().unwrap_or_default(),
         ]);
     }

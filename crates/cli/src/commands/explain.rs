@@ -191,7 +191,7 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         let mut t = output::table(&["measured", "run", "value"]);
         for p in &h.points {
             t.add_row(vec![
-                p.at.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+                breakpoint_core::text::minute_words(p.at),
                 format!("#{} {}", p.run_id, p.file.as_deref().unwrap_or("–")),
                 value(p.value, unit),
             ]);

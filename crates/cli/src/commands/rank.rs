@@ -31,7 +31,7 @@ pub fn request(
 
 /// "runs measured from 2026-06-01 until 2026-07-01 only", or nothing.
 pub fn window_note(window: &TimeWindow) -> String {
-    let day = |t: jiff::Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    let day = |t: jiff::Timestamp| breakpoint_core::text::minute_words(t);
     match (window.since, window.until) {
         (None, None) => String::new(),
         (Some(s), None) => format!("runs measured since {} only\n", day(s)),

@@ -235,7 +235,7 @@ fn events_text(detail: &runs::RunDetail) -> String {
     let mut t = output::table(&["time (UTC)", "GPU", "event", "what", "counted"]);
     for e in detail.events.iter().take(EVENTS_SHOWN) {
         t.add_row(vec![
-            e.event.at.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            breakpoint_core::text::time_words(e.event.at),
             e.gpu_label.clone().unwrap_or_else(|| "all".into()),
             match e.event.code {
                 Some(code) if e.event.kind == EventKind::Xid => format!("xid {code}"),

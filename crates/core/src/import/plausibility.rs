@@ -24,7 +24,7 @@ const FUTURE_SLACK_MS: i64 = DAY_MS;
 
 fn time(ms: i64) -> String {
     Timestamp::from_millisecond(ms)
-        .map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string())
+        .map(crate::text::time_words)
         .unwrap_or_else(|_| format!("{ms} ms after 1970"))
 }
 

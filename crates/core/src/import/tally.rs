@@ -89,7 +89,7 @@ impl std::fmt::Display for EventTally {
             let gpus: Vec<String> = self.gpus.iter().map(u32::to_string).collect();
             write!(f, " on GPU {}", gpus.join(", "))?;
         }
-        let day = |t: Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
+        let day = |t: Timestamp| crate::text::minute_words(t);
         if self.first == self.last {
             write!(f, ", {}", day(self.first))?;
         } else {

@@ -131,7 +131,7 @@ pub(super) fn attach(figures: &mut [RunFigures], events: &[Vec<Event>]) -> Place
                     &format!(
                         "{} on {}, from run #{}'s log of the same node",
                         describe(&event),
-                        event.at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+                        crate::text::time_words(event.at),
                         run.id
                     ),
                 );

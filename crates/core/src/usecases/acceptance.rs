@@ -56,9 +56,7 @@ impl AcceptanceSheet {
             "{} ({}, {})",
             self.file.as_deref().unwrap_or("?"),
             self.host.as_deref().unwrap_or("?"),
-            self.created_at.map_or("?".into(), |t| t
-                .strftime("%Y-%m-%d %H:%M:%S UTC")
-                .to_string())
+            self.created_at.map_or("?".into(), crate::text::time_words)
         )
     }
 

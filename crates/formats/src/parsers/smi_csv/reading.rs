@@ -183,7 +183,7 @@ impl Reading {
             (None, None, Some(written)) => {
                 b.warn(format!(
                     "the rows carry no time: read as one snapshot taken when the file was written, {}",
-                    written.strftime("%Y-%m-%d %H:%M:%S UTC")
+                    crate::text::time_words(written)
                 ));
                 self.snapshot = true;
                 self.clock = Some(RoundClock::new(written.as_millisecond(), 0));
