@@ -294,6 +294,27 @@ fn rank_says_pick_or_not_yet_and_what_to_measure_next() {
         text.contains("Pick Platform D (demo) because it ranks first under"),
         "{text}"
     );
+    // The same answer for a Chinese reader, from the same rule.
+    let pdf = ws.dir.path().join("zh.pdf");
+    ws.ok(&[
+        "report",
+        "--lang",
+        "zh",
+        "-o",
+        pdf.to_str().unwrap(),
+        "--samples",
+        "100",
+    ]);
+    let zh = std::process::Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let zh = String::from_utf8_lossy(&zh.stdout).replace(char::is_whitespace, "");
+    assert!(
+        zh.contains("选择PlatformD(demo)，因为在您的权重方案附近的"),
+        "{}",
+        &zh[..zh.len().min(2000)]
+    );
 
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "P"]);

@@ -442,7 +442,7 @@ fn robustness(
     let ranked: Vec<_> = r.platforms.iter().filter(|p| p.rank.is_some()).collect();
     for (i, f) in rb.flips.iter().enumerate() {
         let line = match f {
-            Some(f) => f.sentence(),
+            Some(f) => f.sentence_in(lang.is_zh()),
             None => format!(
                 "{} {} {}",
                 ranked.get(i + 1).map_or("", |p| p.platform.name.as_str()),
@@ -470,7 +470,7 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
         Verdict::Pick { .. } => INK,
         Verdict::NotYet { .. } => WARN,
     };
-    l.paragraph(&d.sentence(), 11.0, colour);
+    l.paragraph(&d.sentence_in(lang.is_zh()), 11.0, colour);
     if d.next.is_empty() {
         return;
     }

@@ -151,12 +151,12 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .flips
             .iter()
             .flatten()
-            .map(|f| f.sentence())
+            .map(|f| f.sentence_in(zh))
             .collect(),
         fragile: out.robustness.fragile_winner.clone(),
         samples,
         degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
-        decision: out.decision.sentence(),
+        decision: out.decision.sentence_in(zh),
         decided: matches!(
             out.decision.verdict,
             breakpoint_core::usecases::decision::Verdict::Pick { .. }

@@ -26,10 +26,26 @@ impl Flip {
 
     /// "C overtakes A if startup weight goes from 0.25 to 0.41"
     pub fn sentence(&self) -> String {
-        format!(
-            "{} overtakes {} if {} weight goes from {:.2} to {:.2}",
-            self.lower, self.upper, self.breakpoint, self.from_share, self.to_share
-        )
+        self.sentence_in(false)
+    }
+
+    /// The same, in Chinese where `zh`.
+    pub fn sentence_in(&self, zh: bool) -> String {
+        if zh {
+            format!(
+                "若{}权重从 {:.2} 变为 {:.2}，{} 将超过 {}",
+                self.breakpoint.name_in(true),
+                self.from_share,
+                self.to_share,
+                self.lower,
+                self.upper
+            )
+        } else {
+            format!(
+                "{} overtakes {} if {} weight goes from {:.2} to {:.2}",
+                self.lower, self.upper, self.breakpoint, self.from_share, self.to_share
+            )
+        }
     }
 }
 

@@ -66,6 +66,9 @@ pub struct Robustness {
     /// when no single weight can swap them).
     pub flips: Vec<Option<Flip>>,
     pub fragile_winner: Option<String>,
+    /// The same, in Chinese.
+    #[serde(skip)]
+    pub fragile_winner_zh: Option<String>,
 }
 
 /// Per ranked platform: breakpoint scores at the median and, for spread
@@ -179,11 +182,9 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
             )
         })
         .collect();
-    let fragile_winner = fragile(
-        ranking,
-        &acceptability,
-        flips.first().and_then(|f| f.as_ref()),
-    );
+    let first_flip = flips.first().and_then(|f| f.as_ref());
+    let fragile_winner = fragile(ranking, &acceptability, first_flip, false);
+    let fragile_winner_zh = fragile(ranking, &acceptability, first_flip, true);
     Robustness {
         samples,
         seed: options.seed,
@@ -191,6 +192,7 @@ pub fn robustness(ranking: &Ranking, options: &RobustnessOptions) -> Robustness 
         acceptability,
         flips,
         fragile_winner,
+        fragile_winner_zh,
     }
 }
 
@@ -236,6 +238,7 @@ fn fragile(
     ranking: &Ranking,
     acceptability: &[Acceptability],
     first_flip: Option<&Flip>,
+    zh: bool,
 ) -> Option<String> {
     let ranked: Vec<_> = ranking
         .platforms
@@ -246,27 +249,34 @@ fn fragile(
     let (a, b) = (first.overall?, second.overall?);
     let mut reasons = Vec::new();
     if a > 0.0 && (a - b) / a < 0.10 {
-        reasons.push(format!(
-            "{} leads {} by only {:.1} points ({:.0} %)",
-            first.platform.name,
-            second.platform.name,
-            a - b,
-            100.0 * (a - b) / a
-        ));
+        let (lead, pct) = (a - b, 100.0 * (a - b) / a);
+        let (x, y) = (&first.platform.name, &second.platform.name);
+        reasons.push(if zh {
+            format!("{x} 仅领先 {y} {lead:.1} 分（{pct:.0} %）")
+        } else {
+            format!("{x} leads {y} by only {lead:.1} points ({pct:.0} %)")
+        });
     }
     if let Some(f) = first_flip.filter(|f| f.distance() < 0.05) {
-        reasons.push(f.sentence());
+        reasons.push(f.sentence_in(zh));
     }
     if let Some(p1) = acceptability
         .first()
         .map(|a| a.ranks.first().copied().unwrap_or(0.0))
         && p1 < 0.5
     {
-        reasons.push(format!(
-            "{} ranks first in only {:.0} % of weight draws",
-            first.platform.name,
-            100.0 * p1
-        ));
+        let (x, pct) = (&first.platform.name, 100.0 * p1);
+        reasons.push(if zh {
+            format!("{x} 仅在 {pct:.0} % 的权重抽样中排名第一")
+        } else {
+            format!("{x} ranks first in only {pct:.0} % of weight draws")
+        });
     }
-    (!reasons.is_empty()).then(|| format!("fragile winner: {}", reasons.join("; ")))
+    (!reasons.is_empty()).then(|| {
+        if zh {
+            format!("领先者不稳：{}", reasons.join("；"))
+        } else {
+            format!("fragile winner: {}", reasons.join("; "))
+        }
+    })
 }

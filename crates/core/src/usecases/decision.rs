@@ -36,9 +36,14 @@ pub enum Verdict {
     Pick {
         platform: String,
         because: Vec<String>,
+        /// The same reasons in Chinese, for the Chinese report and app.
+        #[serde(skip)]
+        because_zh: Vec<String>,
     },
     NotYet {
         reasons: Vec<String>,
+        #[serde(skip)]
+        reasons_zh: Vec<String>,
     },
 }
 
@@ -63,11 +68,34 @@ pub struct NextMeasurement {
 impl Decision {
     /// One line: "Pick X because …" or "No decision yet: …".
     pub fn sentence(&self) -> String {
-        match &self.verdict {
-            Verdict::Pick { platform, because } => {
+        self.sentence_in(false)
+    }
+
+    /// The same line, in Chinese where `zh`.
+    pub fn sentence_in(&self, zh: bool) -> String {
+        match (&self.verdict, zh) {
+            (
+                Verdict::Pick {
+                    platform, because, ..
+                },
+                false,
+            ) => {
                 format!("Pick {platform} because {}", because.join("; "))
             }
-            Verdict::NotYet { reasons } => format!("No decision yet: {}", reasons.join("; ")),
+            (
+                Verdict::Pick {
+                    platform,
+                    because_zh,
+                    ..
+                },
+                true,
+            ) => format!("选择 {platform}，因为{}。", because_zh.join("；")),
+            (Verdict::NotYet { reasons, .. }, false) => {
+                format!("No decision yet: {}", reasons.join("; "))
+            }
+            (Verdict::NotYet { reasons_zh, .. }, true) => {
+                format!("尚无结论：{}。", reasons_zh.join("；"))
+            }
         }
     }
 }
@@ -86,32 +114,60 @@ pub fn decide(ranking: &Ranking, robustness: &Robustness) -> Decision {
         .filter(|p| p.rank.is_none())
         .collect();
     let threshold = 100.0 * ranking.coverage_threshold;
-    let mut reasons = Vec::new();
-    if ranked.len() < 2 {
-        reasons.push(format!(
-            "{} platform(s) have the evidence to be ranked (coverage of at least {threshold:.0} %); a choice needs two",
-            ranked.len()
-        ));
-    }
-    if !unranked.is_empty() {
-        let named: Vec<String> = unranked
-            .iter()
-            .map(|p| format!("{} ({:.0} %)", p.platform.name, 100.0 * p.coverage))
-            .collect();
-        reasons.push(format!(
-            "not ranked for want of evidence: {} (coverage below {threshold:.0} %)",
-            named.join(", ")
-        ));
-    }
-    if let Some(fragile) = &robustness.fragile_winner {
-        reasons.push(fragile.clone());
-    }
+    // Every reason in both languages, from the one rule.
+    let reasons_in = |zh: bool| {
+        let mut reasons = Vec::new();
+        if ranked.len() < 2 {
+            reasons.push(if zh {
+                format!(
+                    "有足够证据参与排名（覆盖率至少 {threshold:.0} %）的平台只有 {} 个，选择需要两个",
+                    ranked.len()
+                )
+            } else {
+                format!(
+                    "{} platform(s) have the evidence to be ranked (coverage of at least {threshold:.0} %); a choice needs two",
+                    ranked.len()
+                )
+            });
+        }
+        if !unranked.is_empty() {
+            let named: Vec<String> = unranked
+                .iter()
+                .map(|p| format!("{} ({:.0} %)", p.platform.name, 100.0 * p.coverage))
+                .collect();
+            reasons.push(if zh {
+                format!(
+                    "因证据不足未参与排名：{}（覆盖率低于 {threshold:.0} %）",
+                    named.join("、")
+                )
+            } else {
+                format!(
+                    "not ranked for want of evidence: {} (coverage below {threshold:.0} %)",
+                    named.join(", ")
+                )
+            });
+        }
+        let fragile = if zh {
+            &robustness.fragile_winner_zh
+        } else {
+            &robustness.fragile_winner
+        };
+        if let Some(fragile) = fragile {
+            reasons.push(fragile.clone());
+        }
+        reasons
+    };
+    let (reasons, reasons_zh) = (reasons_in(false), reasons_in(true));
     let verdict = match (ranked.first(), ranked.get(1)) {
         (Some(first), Some(second)) if reasons.is_empty() => Verdict::Pick {
             platform: first.platform.name.clone(),
-            because: because(first, second, robustness),
+            because: because(first, second, robustness, false),
+            because_zh: because(first, second, robustness, true),
         },
-        _ => Verdict::NotYet { reasons },
+        _ => Verdict::NotYet {
+            reasons,
+            reasons_zh,
+        },
     };
     Decision {
         verdict,
@@ -121,7 +177,12 @@ pub fn decide(ranking: &Ranking, robustness: &Robustness) -> Decision {
 
 /// Why the first beats the second: how often it ranks first, the
 /// breakpoints where it leads, and by how much overall.
-fn because(first: &PlatformScore, second: &PlatformScore, robustness: &Robustness) -> Vec<String> {
+fn because(
+    first: &PlatformScore,
+    second: &PlatformScore,
+    robustness: &Robustness,
+    zh: bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(p) = robustness
         .acceptability
@@ -129,28 +190,40 @@ fn because(first: &PlatformScore, second: &PlatformScore, robustness: &Robustnes
         .find(|a| a.platform == first.platform.name)
         .and_then(|a| a.ranks.first())
     {
-        out.push(format!(
-            "it ranks first under {:.0} % of {} weight draws around your profile",
-            100.0 * p,
-            robustness.samples
-        ));
+        let (pct, draws) = (100.0 * p, robustness.samples);
+        out.push(if zh {
+            format!("在您的权重方案附近的 {draws} 次权重抽样中，它有 {pct:.0} % 排名第一")
+        } else {
+            format!("it ranks first under {pct:.0} % of {draws} weight draws around your profile")
+        });
     }
     let leads: Vec<String> = Breakpoint::ALL
         .iter()
         .filter_map(|b| {
             let (a, c) = (first.breakpoint(*b).score?, second.breakpoint(*b).score?);
-            (a - c >= LEAD_NAMED).then(|| format!("{b} {a:.0} vs {c:.0}"))
+            (a - c >= LEAD_NAMED).then(|| {
+                if zh {
+                    format!("{} {a:.0} 对 {c:.0}", b.name_in(true))
+                } else {
+                    format!("{b} {a:.0} vs {c:.0}")
+                }
+            })
         })
         .collect();
     if !leads.is_empty() {
-        out.push(format!(
-            "it leads {} at {}",
-            second.platform.name,
-            leads.join(", ")
-        ));
+        let other = &second.platform.name;
+        out.push(if zh {
+            format!("它在{}上领先 {other}", leads.join("、"))
+        } else {
+            format!("it leads {other} at {}", leads.join(", "))
+        });
     }
     if let (Some(a), Some(c)) = (first.overall, second.overall) {
-        out.push(format!("overall {a:.1} vs {c:.1}"));
+        out.push(if zh {
+            format!("综合得分 {a:.1} 对 {c:.1}")
+        } else {
+            format!("overall {a:.1} vs {c:.1}")
+        });
     }
     out
 }

@@ -18,6 +18,19 @@ labelled_enum! {
     }
 }
 
+impl Breakpoint {
+    /// The breakpoint's name in words, in Chinese where `zh`.
+    pub fn name_in(self, zh: bool) -> &'static str {
+        match (self, zh) {
+            (_, false) => self.as_str(),
+            (Breakpoint::Startup, true) => "启动",
+            (Breakpoint::Sustain, true) => "持续",
+            (Breakpoint::Switch, true) => "切换",
+            (Breakpoint::Billing, true) => "计费",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BreakpointWeights {
     pub startup: f64,
