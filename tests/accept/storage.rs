@@ -77,14 +77,15 @@ impl Volume for Paced {
 fn a_path_held_to_a_pace_is_found_at_that_pace_beside_a_fast_one() {
     let (fast, slow) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let options = LocationOptions {
-        bytes: 48 << 20,
+        bytes: 32 << 20,
         phase_limit: Duration::from_secs(60),
         random_reads: 200,
         random_limit: Duration::from_secs(2),
     };
     let stop = AtomicBool::new(false);
     let local = measure_location(&Disk, fast.path(), Role::Local, &options, &stop).unwrap();
-    let planted = 40.0;
+    // Well below any disk a CI machine has, so the pace is the planted one.
+    let planted = 25.0;
     let data = measure_location(
         &Paced::new(planted),
         slow.path(),
@@ -100,9 +101,9 @@ fn a_path_held_to_a_pace_is_found_at_that_pace_beside_a_fast_one() {
             "{what}: {found:.1} MB/s for a path held to {planted} MB/s"
         );
     }
-    // The fast path is the machine's own, well above the planted pace.
-    assert!(local.write_mb_s().unwrap() > 1.5 * planted, "{local:?}");
-    assert_eq!(data.bytes, 48 << 20);
+    // The other path is the machine's own, faster than the planted pace.
+    assert!(local.write_mb_s().unwrap() > planted, "{local:?}");
+    assert_eq!(data.bytes, 32 << 20);
     assert!(data.random_reads > 0 && data.random_p50_ms.is_some());
     // Nothing left behind in either place.
     for dir in [&fast, &slow] {
