@@ -10,6 +10,14 @@ import type { JobCostRow } from "../bindings/JobCostRow";
 
 type WorkKind = "work" | "requests" | "horizon";
 
+/** The price modes a job can be costed in, as the core names them. */
+const modes = ["on-demand", "monthly", "spot"] as const;
+
+/** A price mode in the reader's language (the core's label where unknown). */
+function modeWords(mode: string): string {
+  return (modes as readonly string[]).includes(mode) ? t(`mode-${mode as (typeof modes)[number]}`) : mode;
+}
+
 /** The form's fields, by the job key each writes. */
 interface Fields {
   gpus: HTMLInputElement;
@@ -64,7 +72,8 @@ export function decisionView(root: HTMLElement): void {
     deadline: input("job-deadline", "14d", 5),
     data: input("job-data", ""),
     storage: input("job-storage", ""),
-    mode: h("select", { id: "job-mode" }, ...["cheapest", "on-demand", "monthly", "spot"].map((m) => h("option", { value: m }, m === "cheapest" ? t("modeCheapest") : m))),
+    mode: h("select", { id: "job-mode" }, h("option", { value: "cheapest" }, t("modeCheapest")),
+      ...modes.map((m) => h("option", { value: m }, t(`mode-${m}`)))),
     currency: input("job-currency", "", 4),
   };
   const field = (label: string, el: HTMLElement, hint?: string) =>
@@ -96,7 +105,7 @@ export function decisionView(root: HTMLElement): void {
         h("table", { id: "job-table" },
           h("thead", {}, h("tr", {}, ...[t("platform"), t("jobCostBand"), t("jobMode"), t("jobHoursBand"), t("jobDays"), t("deadlineMet")].map((k) => h("th", {}, k)))),
           h("tbody", {}, ...view.rows.map((r) => h("tr", {}, h("td", {}, r.platform), h("td", { class: "num strong" }, r.cost),
-            h("td", {}, r.mode ?? "–"), h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.days.toFixed(1)),
+            h("td", {}, r.mode === null ? "–" : modeWords(r.mode)), h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.days.toFixed(1)),
             h("td", { class: "num" }, r.deadline === null ? "–" : `${(100 * r.deadline).toFixed(0)} %`))))),
         h("h2", {}, t("jobMeasureNext")),
         measureNext(view.rows),
