@@ -4,25 +4,33 @@
 
 use crate::util::{Workspace, fixture};
 
+/// A platform billed by the second, with eight H200s at 20 CNY an hour on
+/// demand and whatever other prices `extra` gives.
+fn priced(ws: &Workspace, name: &str, extra: &[&str]) {
+    ws.ok(&["platform", "add", name]);
+    ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+    let mut args = vec![
+        "offering",
+        "add",
+        "--platform",
+        name,
+        "--accelerator",
+        "H200",
+        "--count",
+        "8",
+        "--currency",
+        "CNY",
+        "--price-on-demand",
+        "20",
+    ];
+    args.extend_from_slice(extra);
+    ws.ok(&args);
+}
+
 /// Platforms P and Q with the same offering and rule.
 fn twins(ws: &Workspace) {
     for name in ["P", "Q"] {
-        ws.ok(&["platform", "add", name]);
-        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
-        ws.ok(&[
-            "offering",
-            "add",
-            "--platform",
-            name,
-            "--accelerator",
-            "H200",
-            "--count",
-            "8",
-            "--currency",
-            "CNY",
-            "--price-on-demand",
-            "20",
-        ]);
+        priced(ws, name, &[]);
     }
 }
 
@@ -160,39 +168,19 @@ fn a_platform_whose_node_went_silent_costs_more() {
 #[test]
 fn horizons_pick_each_platforms_cheapest_mode_and_data_is_priced_where_it_can_be() {
     let ws = Workspace::new();
-    for (name, extra) in [
-        (
-            "M",
-            &[
-                "--price-monthly",
-                "10",
-                "--price-storage",
-                "0.5",
-                "--price-transfer",
-                "0.1",
-            ][..],
-        ),
-        ("D", &[][..]),
-    ] {
-        ws.ok(&["platform", "add", name]);
-        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
-        let mut args = vec![
-            "offering",
-            "add",
-            "--platform",
-            name,
-            "--accelerator",
-            "H200",
-            "--count",
-            "8",
-            "--currency",
-            "CNY",
-            "--price-on-demand",
-            "20",
-        ];
-        args.extend_from_slice(extra);
-        ws.ok(&args);
-    }
+    priced(
+        &ws,
+        "M",
+        &[
+            "--price-monthly",
+            "10",
+            "--price-storage",
+            "0.5",
+            "--price-transfer",
+            "0.1",
+        ],
+    );
+    priced(&ws, "D", &[]);
     let draws = ["--draws", "300"];
     let cost = |args: &[&str]| {
         let mut all = vec!["cost"];

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
@@ -370,9 +370,7 @@ fn billing_probe(ctx: &Context, a: AcceptBillingArgs) -> Outcome {
 /// log it wrote.
 fn stress_check(ctx: &Context, a: AcceptStressArgs) -> Outcome {
     let (options, mut source, log) = super::probe::prepare(ctx, &a.session, a.interval)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = super::stop_on_ctrl_c();
     let live = std::io::stderr().is_terminal() && !ctx.json;
     let (report, figures) = stress::run(
         source.as_dyn(),
@@ -469,9 +467,7 @@ fn network_check(ctx: &Context, a: AcceptNetworkArgs) -> Outcome {
         jiff::Timestamp::now(),
     );
     let mut file = ctx.destination(&path, false)?.stream()?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = super::stop_on_ctrl_c();
     let mut records: Vec<NetworkRecord> = Vec::new();
     network::measure(&targets, &TcpConnector, &options, &mut file, &stop, |r| {
         if !ctx.json {

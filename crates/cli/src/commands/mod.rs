@@ -203,3 +203,12 @@ pub(crate) fn confirm(refusal: &str, question: &str) -> Result<bool, Failure> {
     std::io::stdin().lock().read_line(&mut answer)?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
+
+/// A flag Ctrl-C sets: a measurement stops at its next step, cleans up and
+/// keeps what it measured, instead of dying mid-write.
+pub(crate) fn stop_on_ctrl_c() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    stop
+}

@@ -301,9 +301,7 @@ pub(super) fn import_if_asked(
 
 fn sample(ctx: &Context, a: SampleArgs) -> Outcome {
     let (options, mut source, log) = prepare(ctx, &a.session, a.interval)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = super::stop_on_ctrl_c();
     let live = std::io::stderr().is_terminal();
     let summary = breakpoint_probe::sample(
         source.as_dyn(),
@@ -414,11 +412,8 @@ pub(super) fn probe_failure(e: breakpoint_probe::ProbeError) -> Failure {
 
 /// `probe serve`: the readings under the DCGM exporter's names until Ctrl-C.
 fn serve(args: &crate::args::ServeArgs) -> Outcome {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let mut source = open_source(&args.source)?;
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = super::stop_on_ctrl_c();
     let host = args.host.clone().unwrap_or_else(|| {
         std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())

@@ -3,8 +3,6 @@
 //! tool, and with `--drill` the path cut under a checkpointing job.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_accept::storage::{
     self, DrillOptions, DrillPlan, LocationOptions, Plan, UploadPlan,
@@ -81,9 +79,7 @@ pub(super) fn storage(ctx: &Context, a: AcceptStorageArgs) -> Outcome {
         jiff::Timestamp::now(),
     );
     let mut file = ctx.destination(&path, false)?.stream()?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::commands::stop_on_ctrl_c();
     let quiet = ctx.json;
     let measured = storage::run(&plan, &mut file, &stop, &|line| {
         if !quiet {
