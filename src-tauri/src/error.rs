@@ -46,10 +46,10 @@ impl AppError {
     }
 }
 
-impl From<breakpoint_core::Error> for AppError {
-    fn from(e: breakpoint_core::Error) -> Self {
+impl From<breakpoint_api::Error> for AppError {
+    fn from(e: breakpoint_api::Error) -> Self {
         match e {
-            breakpoint_core::Error::Invalid(v) => v.into(),
+            breakpoint_api::Error::Invalid(v) => v.into(),
             other => {
                 let kind = match other.kind() {
                     "not_found" => ErrorKind::NotFound,
@@ -65,8 +65,8 @@ impl From<breakpoint_core::Error> for AppError {
     }
 }
 
-impl From<breakpoint_core::error::ValidationError> for AppError {
-    fn from(e: breakpoint_core::error::ValidationError) -> Self {
+impl From<breakpoint_api::ValidationError> for AppError {
+    fn from(e: breakpoint_api::ValidationError) -> Self {
         AppError {
             field: Some(e.field.clone()),
             ..AppError::new(ErrorKind::Invalid, e.to_string())
@@ -74,10 +74,10 @@ impl From<breakpoint_core::error::ValidationError> for AppError {
     }
 }
 
-impl From<breakpoint_core::import::ImportError> for AppError {
-    fn from(e: breakpoint_core::import::ImportError) -> Self {
+impl From<breakpoint_api::importing::ImportError> for AppError {
+    fn from(e: breakpoint_api::importing::ImportError) -> Self {
         match e {
-            breakpoint_core::import::ImportError::Store(e) => e.into(),
+            breakpoint_api::importing::ImportError::Store(e) => e.into(),
             other => AppError::new(ErrorKind::Invalid, other.to_string()),
         }
     }

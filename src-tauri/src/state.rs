@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use breakpoint_core::store::Store;
+use breakpoint_api::Store;
 use breakpoint_report::Lang;
 
 use crate::error::{AppError, AppResult, ErrorKind};
@@ -47,7 +47,7 @@ impl AppState {
     pub fn open() -> AppResult<AppState> {
         let db_path = match std::env::var_os("BREAKPOINT_DB") {
             Some(p) => PathBuf::from(p),
-            None => breakpoint_core::store::default_path().ok_or_else(|| {
+            None => breakpoint_api::workspace::default_path().ok_or_else(|| {
                 AppError::new(ErrorKind::Database, "no data directory for the database")
             })?,
         };

@@ -156,8 +156,8 @@ impl breakpoint_accept::billing::Clock for Manual {
 
 #[test]
 fn a_billing_probe_matched_to_its_bill_measures_the_billing_unit() {
+    use breakpoint_api::ranking::{PlatformRef, RankRequest, explain};
     use breakpoint_core::domain::{BillingMode, BillingRule};
-    use breakpoint_core::usecases::ranking::{PlatformRef, RankRequest, explain};
 
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in_memory().unwrap();

@@ -1,9 +1,9 @@
 //! Runs arrive through import and the probe; until those exist here the
 //! suite records them through the core, then inspects them with the CLI.
 
-use breakpoint_core::domain::{NewRun, Provenance, RunKind, SourceKind};
-use breakpoint_core::samples::{Field, Sample};
-use breakpoint_core::store::Store;
+use breakpoint_api::Store;
+use breakpoint_api::domain::{NewRun, Provenance, RunKind, SourceKind};
+use breakpoint_model::samples::{Field, Sample};
 
 use crate::util::Workspace;
 
@@ -23,7 +23,7 @@ fn with_run() -> (Workspace, i64) {
     run.ended_at = Some("2024-06-01T02:17:00Z".parse().unwrap());
     let run = store.create_run(run).unwrap();
     store
-        .atomically(|s| -> breakpoint_core::Result<_> {
+        .atomically(|s| -> breakpoint_api::Result<_> {
             let mut w = s.sample_writer(run.id)?;
             for i in 0..100 {
                 w.push(

@@ -145,7 +145,7 @@ fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
         .unwrap()
         .value;
     assert!(drop > 20.0, "power sag: {drop} %");
-    let evidence = breakpoint_core::usecases::hardware::of_platform(&store, platform).unwrap();
+    let evidence = breakpoint_api::hardware::of_platform(&store, platform).unwrap();
     let fell_off = evidence.xids.iter().find(|x| x.code == 79).unwrap();
     assert!(fell_off.counted && fell_off.count == 1, "{fell_off:?}");
 
@@ -172,11 +172,9 @@ fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
         (availability - 100.0 * (1.0 - lost_hours / gpu_hours)).abs() < 0.2,
         "{availability}"
     );
-    let ranked = breakpoint_core::usecases::ranking::rank(
-        &store,
-        &breakpoint_core::usecases::ranking::RankRequest::default(),
-    )
-    .unwrap();
+    let ranked =
+        breakpoint_api::ranking::rank(&store, &breakpoint_api::ranking::RankRequest::default())
+            .unwrap();
     let sustain = ranked.ranking.platforms[0].breakpoints[1].score.unwrap();
     assert!(
         sustain < 90.0,

@@ -287,7 +287,7 @@ fn a_failed_hardware_test_is_a_faulty_gpu_and_a_failed_setup_test_a_delivery_pro
             .into_iter()
             .find(|v| v.key == "startup.delivery_mismatches")
             .map(|v| (v.value, v.detail.unwrap_or_default()));
-        let faulty = breakpoint_core::usecases::runs::detail(&store, r.run_id)
+        let faulty = breakpoint_api::runs::detail(&store, r.run_id)
             .unwrap()
             .faulty_gpus;
         (delivery, faulty)

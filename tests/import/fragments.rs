@@ -131,7 +131,7 @@ fn an_excerpt_without_times_is_kept_and_tallied_or_placed_at_start() {
     assert_eq!(bus(&store, r.run_id, 0), "00000000:DC:00.0");
     // A GPU that failed is a faulty GPU, time or not; the application's
     // Xid 45 is not.
-    let faulty = breakpoint_core::usecases::runs::detail(&store, r.run_id)
+    let faulty = breakpoint_api::runs::detail(&store, r.run_id)
         .unwrap()
         .faulty_gpus;
     assert_eq!(faulty.len(), 2, "{faulty:?}");

@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use breakpoint_core::domain::{BillingMode, BillingRule, OfferingSpec, Platform, PlatformKind};
-use breakpoint_core::store::Store;
+use breakpoint_api::Store;
+use breakpoint_api::domain::{BillingMode, BillingRule, OfferingSpec, Platform, PlatformKind};
 use serde_json::json;
 
 use crate::harness::{Harness, call_on};
@@ -37,7 +37,7 @@ fn hundred_platforms(h: &Harness) {
                 rule.granularity_s = [1, 60, 600, 3600][i as usize % 4];
                 s.set_billing_rule(&rule.validate()?)?;
             }
-            Ok::<_, breakpoint_core::Error>(())
+            Ok::<_, breakpoint_api::Error>(())
         })
         .unwrap();
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use breakpoint_api::acceptance;
 use breakpoint_core::metrics::stress::StressFigures;
-use breakpoint_core::usecases::acceptance;
 use breakpoint_probe::{Clock, GpuSource, ProbeError, SessionOptions, Workload, WrapReport, wrap};
 
 /// The load: the user's command, and how long it may run.

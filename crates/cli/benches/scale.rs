@@ -201,8 +201,8 @@ fn write_run(path: &Path, run: u64, rows: u64) -> std::io::Result<()> {
 /// The warm ranking as the app's IPC command runs it: the use case alone,
 /// in this process, median of five (seconds).
 fn rank_in_process(db: &Path) -> Result<f64, Box<dyn std::error::Error>> {
-    use breakpoint_core::usecases::ranking;
-    let store = breakpoint_core::store::Store::open_existing(db)?;
+    use breakpoint_api::ranking;
+    let store = breakpoint_api::Store::open_existing(db)?;
     let request = ranking::RankRequest {
         sources: ranking::Sources::None,
         ..ranking::RankRequest::default()

@@ -6,10 +6,10 @@
 
 use std::path::PathBuf;
 
-use breakpoint_core::domain::{
+use breakpoint_api::domain::{
     BillingMode, Breakpoint, FormFactor, Interconnect, PlatformKind, Rounding, RunKind, Vendor,
 };
-use breakpoint_core::import::Format;
+use breakpoint_api::importing::Format;
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 
@@ -612,13 +612,13 @@ fn parse_interval_ms(text: &str) -> Result<u32, String> {
 /// A duration from "30s", "2m", "1.5h" or "250ms", for options that take
 /// one: refused by clap, naming the option, before any command runs.
 pub(crate) fn parse_duration_arg(text: &str) -> Result<std::time::Duration, String> {
-    breakpoint_core::text::parse_duration(text)
+    breakpoint_api::text::parse_duration(text)
         .ok_or_else(|| format!("\"{}\" is not a duration (e.g. 30s, 10m, 1h)", text.trim()))
 }
 
 /// A size ("4GB", "1.5TiB"), in bytes.
 pub(crate) fn parse_size_arg(text: &str) -> Result<u64, String> {
-    breakpoint_core::sizes::parse_bytes("size", text)
+    breakpoint_api::sizes::parse_bytes("size", text)
         .map(|b| b as u64)
         .map_err(|e| e.reason)
         .and_then(|b| {
@@ -677,7 +677,7 @@ pub struct CostArgs {
     /// Cost this price mode (on-demand, spot, monthly) [default: the cheapest
     /// of on-demand and monthly for each platform].
     #[arg(long)]
-    pub mode: Option<breakpoint_core::domain::BillingMode>,
+    pub mode: Option<breakpoint_api::domain::BillingMode>,
     /// Draws of the model (more: steadier bands).
     #[arg(long, default_value_t = 4000)]
     pub draws: usize,
@@ -705,7 +705,7 @@ pub struct MoneyArgs {
 
 fn parse_seconds(text: &str) -> Result<u32, String> {
     let text = text.trim();
-    breakpoint_core::text::duration_seconds(text)
+    breakpoint_api::text::duration_seconds(text)
         .filter(|s| s.fract() == 0.0 && *s <= f64::from(u32::MAX))
         .map(|s| s as u32)
         .ok_or_else(|| format!("\"{text}\" is not a duration in seconds (e.g. 1, 60, 1m, 1h, 1d)"))

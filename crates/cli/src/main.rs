@@ -80,7 +80,7 @@ fn main() -> ExitCode {
             let message = failure.to_string();
             eprintln!(
                 "error: {}",
-                breakpoint_core::text::printable_multiline(&message)
+                breakpoint_api::text::printable_multiline(&message)
             );
             ExitCode::from(EXIT_USER_ERROR)
         }

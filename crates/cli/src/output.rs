@@ -111,7 +111,7 @@ impl fmt::Display for Table {
 /// Write text for a person: a control character from a stored name or file
 /// name is shown escaped instead of steering the terminal.
 pub fn print(text: &str) -> std::io::Result<()> {
-    let text = breakpoint_core::text::printable_multiline(text);
+    let text = breakpoint_api::text::printable_multiline(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
@@ -150,7 +150,7 @@ pub fn opt_number(value: Option<f64>) -> String {
 
 /// "2024-06-01 11:27:05 UTC"
 pub fn time(t: jiff::Timestamp) -> String {
-    breakpoint_core::text::time_words(t)
+    breakpoint_api::text::time_words(t)
 }
 
 /// "2 h 17 m", "42 s"

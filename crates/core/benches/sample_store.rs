@@ -210,7 +210,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn demo_chunks(dir: &std::path::Path) -> Result<Vec<DecodedChunk>, Box<dyn std::error::Error>> {
     let path = dir.join("demo.db");
     let store = Store::open(&path)?;
-    breakpoint_core::demo::build(&store, 3)?;
+    breakpoint_api::demo::build(&store, 3)?;
     drop(store);
     let conn = rusqlite::Connection::open(&path)?;
     let mut stmt = conn.prepare("SELECT data FROM sample_chunks ORDER BY run_id, gpu, seq")?;

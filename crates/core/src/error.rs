@@ -81,7 +81,7 @@ impl Error {
         }
     }
 
-    pub(crate) fn not_found(what: &'static str, name: impl ToString) -> Self {
+    pub fn not_found(what: &'static str, name: impl ToString) -> Self {
         Error::NotFound {
             what,
             name: name.to_string(),

@@ -1,38 +1,37 @@
-//! Breakpoint's core: the domain model, the SQLite store, import, metrics,
-//! scoring, and the use cases the two faces call.
+//! Breakpoint's engine: the SQLite store, the import pipeline, metrics,
+//! scoring, and the analyses they rest on.
 //!
-//! Everything that would still matter without a window lives here; the
-//! `breakpoint` command line and the desktop shell parse input, call one
-//! use case from [`usecases`], and format what it returns. This crate must
-//! never depend on tauri (CI checks it).
+//! The two faces never see this crate: they depend on `breakpoint-api`,
+//! whose use cases are written over it (Cargo keeps the wall; nothing in
+//! the command line or the desktop shell names `breakpoint_core`). The
+//! crates that gather evidence and render it (campaign, fleet, accept,
+//! report) build on the engine directly. This crate must never depend on
+//! tauri (CI checks it).
 //!
 //! The validated types (`domain`, `accelerator`, `samples`, `text`,
 //! `stats`) come from `breakpoint-model` and the parsers from
-//! `breakpoint-formats`; both are re-exported under their old paths.
+//! `breakpoint-formats`.
 //!
 //! Layers, lowest first; a module uses only modules of the layers below it
-//! (`tests/layering.rs` checks this, and that the faces call use cases
-//! instead of assembling them from metrics and scoring):
+//! (`tests/layering.rs` checks this):
 //!
-//! 1. `text`, `stats`, `accelerator`, `domain` — the model's, re-exported
-//! 2. `error`, then `destination` (files the user names for Breakpoint to
-//!    write) and `archive` (manifest-first tars and their SHA-256)
-//! 3. `samples`, `templates` — the model's samples with the store's codec;
-//!    the built-in platform catalogue
+//! 1. `text`, `stats`, `accelerator`, `domain` — the model's
+//! 2. `error`, then `archive` (manifest-first tars and their SHA-256)
+//! 3. `samples`, `templates`, `perf` — the model's samples with the
+//!    store's codec; the built-in platform catalogue; delivered performance
+//!    against peers and nominal peaks
 //! 4. `store` — SQLite
-//! 5. `import`, `billing_sim`, `delivery`, `perf` — logs in (the pipeline
-//!    around the parsers); bills simulated; the pure delivery comparison;
-//!    delivered performance against peers and nominal peaks
+//! 5. `import`, `billing_sim`, `conformity`, `workspace_bundle` — logs in
+//!    (the pipeline around the parsers); bills simulated; the order held
+//!    against the hardware; workspaces out and in as tar bundles
 //! 6. `metrics` — numbers derived from runs
-//! 7. `scoring` — ranking and robustness
-//! 8. `demo`, `usecases` — what the faces do
+//! 7. `scoring`, `rates` — ranking and robustness; currencies
 
 pub use breakpoint_model::{accelerator, domain, labelled_enum, sizes, stats, text};
 
 pub mod archive;
 pub mod billing_sim;
-pub mod delivery;
-pub mod demo;
+pub mod conformity;
 pub mod error;
 pub mod import;
 pub mod metrics;
@@ -42,6 +41,6 @@ pub mod samples;
 pub mod scoring;
 pub mod store;
 pub mod templates;
-pub mod usecases;
+pub mod workspace_bundle;
 
 pub use error::{Error, Result};

@@ -18,25 +18,11 @@ const LAYERS: &[&[&str]] = &[
     // against its card's datasheet.
     &["samples", "templates", "perf"],
     &["store"],
-    &["import", "billing_sim", "delivery"],
+    &["import", "billing_sim", "conformity", "workspace_bundle"],
     &["metrics"],
     // `rates` brings platforms' evidence into one currency; scoring never
     // needs it.
     &["scoring", "rates"],
-    &["demo", "usecases"],
-];
-
-/// What a face must not do itself: each of these puts a use case together.
-const ENGINE_PARTS: &[&str] = &[
-    "metrics::platform_evidence",
-    "metrics::evidence_of",
-    "scoring::rank(",
-    "scoring::robustness(",
-    "billing_sim::bill(",
-    "metrics::billing::",
-    "import::expand_paths",
-    "record_check",
-    "templates::find",
 ];
 
 fn src() -> PathBuf {
@@ -202,31 +188,6 @@ fn no_module_uses_one_above_it() {
     assert!(
         wrong.is_empty(),
         "imports against the layers:\n{}",
-        wrong.join("\n")
-    );
-}
-
-#[test]
-fn the_faces_call_use_cases_instead_of_assembling_them() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    rust_files(&root.join("crates/cli/src"), &mut files);
-    rust_files(&root.join("src-tauri/src"), &mut files);
-    let mut wrong = Vec::new();
-    for file in &files {
-        let code = code(file);
-        for part in ENGINE_PARTS {
-            if code.contains(part) {
-                wrong.push(format!(
-                    "{}: {part}",
-                    file.strip_prefix(&root).unwrap_or(file).display()
-                ));
-            }
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "faces assembling use cases:\n{}",
         wrong.join("\n")
     );
 }

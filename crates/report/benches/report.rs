@@ -8,15 +8,15 @@
 
 use std::time::Instant;
 
-use breakpoint_core::demo::{self, DEMO_PLATFORMS};
+use breakpoint_api::demo::{self, DEMO_PLATFORMS};
+use breakpoint_api::ranking::RankRequest;
+use breakpoint_api::timeline::{self, TimelineRequest};
 use breakpoint_core::domain::{
     BillingRule, NewRun, OfferingSpec, Platform, PlatformKind, RunKind, SourceKind,
 };
 use breakpoint_core::import::{ImportOptions, import_reader};
 use breakpoint_core::samples::{Field, Sample};
 use breakpoint_core::store::Store;
-use breakpoint_core::usecases::ranking::RankRequest;
-use breakpoint_core::usecases::timeline::{self, TimelineRequest};
 use breakpoint_report::charts::{TIMELINE_COLUMNS, TimelineInput, timeline_chart};
 use breakpoint_report::fonts::FontSet;
 use breakpoint_report::{Lang, ReportOptions, compose, gather, render};

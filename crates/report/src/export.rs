@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use breakpoint_api::ranking::RankRequest;
 use breakpoint_core::store::Store;
-use breakpoint_core::usecases::ranking::RankRequest;
 use breakpoint_destination::{Destination, Protected};
 
 use crate::error::ReportError;

@@ -1,6 +1,13 @@
 //! What the report shows, gathered from the store in one place: the ranking
 //! and its robustness, the runs behind them, and the series the charts draw.
 
+use breakpoint_api::acceptance::checklists_in;
+use breakpoint_api::disputes::{self, PlatformDisputes};
+use breakpoint_api::hardware::{self, HardwareEvidence};
+use breakpoint_api::performance::{self, ModelPeers};
+use breakpoint_api::pricing;
+use breakpoint_api::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
+use breakpoint_api::timeline::{self, TimelineRequest};
 use breakpoint_core::billing_sim::Workload;
 use breakpoint_core::domain::money;
 use breakpoint_core::domain::{Platform, Run};
@@ -8,13 +15,6 @@ use breakpoint_core::import::bundle::ChecklistItem;
 use breakpoint_core::metrics::energy::WorkloadEnergy;
 use breakpoint_core::scoring::{Ranking, Robustness};
 use breakpoint_core::store::{Store, StoredProfile};
-use breakpoint_core::usecases::acceptance::checklists_in;
-use breakpoint_core::usecases::disputes::{self, PlatformDisputes};
-use breakpoint_core::usecases::hardware::{self, HardwareEvidence};
-use breakpoint_core::usecases::performance::{self, ModelPeers};
-use breakpoint_core::usecases::pricing;
-use breakpoint_core::usecases::ranking::{self, DegradationWarning, RankOutcome, RankRequest};
-use breakpoint_core::usecases::timeline::{self, TimelineRequest};
 
 use crate::charts::{BillBar, StartupRow, TIMELINE_COLUMNS, TimelineInput, timeline_chart};
 use crate::error::ReportError;
@@ -79,11 +79,11 @@ pub struct ReportData {
     /// Any platform in the report is demo data.
     pub demo: bool,
     /// "Pick X because …" or "no decision yet", and what to measure next.
-    pub decision: breakpoint_core::usecases::decision::Decision,
+    pub decision: breakpoint_api::decision::Decision,
     /// The job asked for, costed on every platform.
     pub job_costs: Option<(
-        breakpoint_core::usecases::job_cost::JobSpec,
-        Vec<breakpoint_core::usecases::job_cost::PlatformCost>,
+        breakpoint_api::job_cost::JobSpec,
+        Vec<breakpoint_api::job_cost::PlatformCost>,
     )>,
 }
 
@@ -93,7 +93,7 @@ pub fn gather(
     store: &Store,
     request: &RankRequest,
     lang: Lang,
-    job: Option<&breakpoint_core::usecases::job_cost::JobSpec>,
+    job: Option<&breakpoint_api::job_cost::JobSpec>,
 ) -> Result<ReportData, ReportError> {
     let RankOutcome {
         ranking,
@@ -194,7 +194,7 @@ pub fn gather(
     let demo = platforms.iter().any(|p| {
         p.notes
             .as_deref()
-            .is_some_and(|n| n.starts_with(breakpoint_core::demo::DEMO_LABEL))
+            .is_some_and(|n| n.starts_with(breakpoint_api::demo::DEMO_LABEL))
     });
     Ok(ReportData {
         ranking,
@@ -221,14 +221,14 @@ pub fn gather(
         decision,
         job_costs: match job {
             Some(job) => {
-                let request = breakpoint_core::usecases::job_cost::CostRequest {
+                let request = breakpoint_api::job_cost::CostRequest {
                     currency: request.currency.clone(),
                     mode: None,
                     accelerator: request.window.class.as_ref().map(|c| c.raw.clone()),
                     draws: 2000,
                     seed: 1,
                 };
-                let costs = breakpoint_core::usecases::job_cost::job_cost(store, job, &request)?;
+                let costs = breakpoint_api::job_cost::job_cost(store, job, &request)?;
                 Some((job.clone(), costs))
             }
             None => None,

@@ -45,7 +45,7 @@ pub struct ReportOptions {
     pub evidence: Option<(String, String)>,
     /// A job to cost on every platform (`breakpoint cost`): its page shows
     /// the bands and the terms.
-    pub job: Option<breakpoint_core::usecases::job_cost::JobSpec>,
+    pub job: Option<breakpoint_api::job_cost::JobSpec>,
 }
 
 fn score(s: Option<f64>) -> String {
@@ -463,7 +463,7 @@ fn robustness(
 
 /// The answer in words, and what to measure next to reach or firm it.
 fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
-    use breakpoint_core::usecases::decision::Verdict;
+    use breakpoint_api::decision::Verdict;
     let d = &data.decision;
     l.subheading(t(lang, "decision"));
     let colour = match d.verdict {
@@ -556,7 +556,7 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                 },
                 c.mode.map_or_else(
                     || "–".into(),
-                    |m| breakpoint_core::usecases::job_cost::mode_words(m, lang.is_zh()).into(),
+                    |m| breakpoint_api::job_cost::mode_words(m, lang.is_zh()).into(),
                 ),
                 format!(
                     "{:.0} / {:.0} / {:.0}",
@@ -569,7 +569,7 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         .collect();
     l.table(&cols, &rows, 9.0);
     l.paragraph(
-        &breakpoint_core::usecases::job_cost::answer_in(job, costs, lang.is_zh()),
+        &breakpoint_api::job_cost::answer_in(job, costs, lang.is_zh()),
         10.5,
         INK,
     );

@@ -13,7 +13,7 @@ pub async fn app_info(state: State<'_, AppState>) -> AppResult<AppInfo> {
     let demo = store.platforms()?.iter().any(|p| {
         p.notes
             .as_deref()
-            .is_some_and(|n| n.starts_with(breakpoint_core::demo::DEMO_LABEL))
+            .is_some_and(|n| n.starts_with(breakpoint_api::demo::DEMO_LABEL))
     });
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").into(),
@@ -43,7 +43,7 @@ pub async fn set_language(state: State<'_, AppState>, language: String) -> AppRe
 pub async fn load_demo(state: State<'_, AppState>) -> AppResult<u32> {
     let store = state.own_store()?;
     let summary =
-        tauri::async_runtime::spawn_blocking(move || breakpoint_core::demo::build(&store, 7))
+        tauri::async_runtime::spawn_blocking(move || breakpoint_api::demo::build(&store, 7))
             .await
             .map_err(|e| {
                 crate::error::AppError::new(crate::error::ErrorKind::Internal, e.to_string())

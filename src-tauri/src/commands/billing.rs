@@ -1,12 +1,12 @@
 //! The billing screen: a workload priced on every platform's rule, and the
 //! imported bills against what was measured (the dispute sheet).
 
-use breakpoint_core::domain::money;
-use breakpoint_core::usecases::pricing::{self, WorkloadSource};
+use breakpoint_api::domain::money;
+use breakpoint_api::pricing::{self, WorkloadSource};
 use tauri::State;
 
 use super::off_thread;
-use breakpoint_core::usecases::disputes;
+use breakpoint_api::disputes;
 
 use crate::dto::{BillRow, DisputeRow, DisputeSheetView};
 use crate::error::AppResult;
@@ -57,7 +57,7 @@ fn bill_notes(b: &pricing::PlatformBill) -> Vec<String> {
     }
     if let Some(m) = b
         .cheapest
-        .filter(|c| *c != breakpoint_core::domain::BillingMode::OnDemand)
+        .filter(|c| *c != breakpoint_api::domain::BillingMode::OnDemand)
         .and_then(|c| b.modes.iter().find(|m| m.mode == c))
     {
         notes.push(format!(

@@ -1,7 +1,7 @@
 //! Workspace bundles from the Platforms screen: export the workspace, merge
 //! a colleague's, with the merge's conflicts shown for a choice.
 
-use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest, Resolution};
+use breakpoint_api::workspace_bundle::{self, ExportRequest, Resolution};
 use tauri::State;
 
 use crate::dto::{BundleExported, BundleMerged};

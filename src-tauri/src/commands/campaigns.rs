@@ -6,13 +6,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use breakpoint_api::domain::LoadScenario;
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
 use breakpoint_campaign::history::history;
 use breakpoint_campaign::ledger::Ledger;
 use breakpoint_campaign::plan::Images;
 use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, cleanup, new_name, prepare};
-use breakpoint_core::domain::LoadScenario;
 use breakpoint_report::charts::{AttemptStages, stages_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -39,11 +39,11 @@ fn options(form: &CampaignForm) -> AppResult<Options> {
     let scenario: LoadScenario = form
         .scenario
         .parse()
-        .map_err(|e: breakpoint_core::error::ValidationError| invalid("scenario", e.to_string()))?;
+        .map_err(|e: breakpoint_api::ValidationError| invalid("scenario", e.to_string()))?;
     let images: Images = form
         .image
         .parse()
-        .map_err(|e: breakpoint_core::error::ValidationError| invalid("image", e.to_string()))?;
+        .map_err(|e: breakpoint_api::ValidationError| invalid("image", e.to_string()))?;
     Ok(Options {
         scenario,
         platform: form.platform.clone().filter(|p| !p.trim().is_empty()),
@@ -212,7 +212,7 @@ pub async fn campaign_run<R: Runtime>(
             job,
         };
         // A connection of its own: the campaign may take hours.
-        let result = breakpoint_core::store::Store::open(&db_path)
+        let result = breakpoint_api::Store::open(&db_path)
             .map_err(|e| e.to_string())
             .and_then(|store| {
                 breakpoint_campaign::run(
@@ -270,7 +270,7 @@ pub async fn list_campaigns(state: State<'_, AppState>) -> AppResult<Vec<Campaig
                 name: c.name,
                 scenario: c.scenario,
                 recipe: c.recipe,
-                started_at: c.started_at.map(breakpoint_core::text::minute_words),
+                started_at: c.started_at.map(breakpoint_api::text::minute_words),
                 attempts: c.attempts.len() as u32,
                 ok: c.ok as u32,
                 p50_s: c.p50_s,
@@ -296,7 +296,7 @@ pub fn campaign_outstanding(state: State<'_, AppState>) -> AppResult<Vec<Outstan
         .map(|o| OutstandingRow {
             name: o.name,
             id: o.id,
-            since: breakpoint_core::text::time_words(o.since),
+            since: breakpoint_api::text::time_words(o.since),
             teardown: o.teardown,
         })
         .collect())

@@ -1,8 +1,8 @@
 //! The Decision screen: the user's job costed on every platform from what
 //! was measured there, with its bands and the answer in words.
 
-use breakpoint_core::domain::BillingMode;
-use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec, PlatformCost};
+use breakpoint_api::domain::BillingMode;
+use breakpoint_api::job_cost::{self, CostRequest, JobSpec, PlatformCost};
 use breakpoint_report::Lang;
 use tauri::State;
 
@@ -92,7 +92,7 @@ fn row(c: PlatformCost, lang: Lang) -> JobCostRow {
                     .unwrap_or_default(),
                 name: t.key.name_in(zh).to_string(),
                 value: t.value,
-                unit: breakpoint_core::text::unit_in(t.unit, zh).to_string(),
+                unit: breakpoint_api::text::unit_in(t.unit, zh).to_string(),
                 measured: !t.source.starts_with("not measured"),
                 source: t.source.clone(),
                 share: t.share,

@@ -5,7 +5,7 @@
 //! connection of their own, so the shared one is never held while they
 //! compute.
 
-use breakpoint_core::store::Store;
+use breakpoint_api::Store;
 
 use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;

@@ -2,12 +2,12 @@
 //! added by hand or from a built-in template, and the acceptance checklists
 //! of the bundles imported for each.
 
-use breakpoint_core::domain::{BillingRule, Claim, OfferingSpec, Platform, PlatformKind};
-use breakpoint_core::store::PlatformSummary;
-use breakpoint_core::templates;
-use breakpoint_core::usecases::acceptance::checklists;
-use breakpoint_core::usecases::performance;
-use breakpoint_core::usecases::platforms;
+use breakpoint_api::acceptance::checklists;
+use breakpoint_api::domain::{BillingRule, Claim, OfferingSpec, Platform, PlatformKind};
+use breakpoint_api::performance;
+use breakpoint_api::platforms;
+use breakpoint_api::platforms::TEMPLATES;
+use breakpoint_api::workspace::PlatformSummary;
 use tauri::State;
 
 use crate::dto::{
@@ -49,7 +49,7 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
         .platform_summaries()?
         .into_iter()
         .find(|p| p.platform.id == id)
-        .ok_or_else(|| breakpoint_core::Error::NotFound {
+        .ok_or_else(|| breakpoint_api::Error::NotFound {
             what: "platform",
             name: id.to_string(),
         })?;
@@ -59,7 +59,7 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
         .map(|o| OfferingRow {
             id: o.id,
             count: o.count,
-            pcie: breakpoint_core::domain::pcie_link(o.pcie_gen, o.pcie_width),
+            pcie: breakpoint_api::domain::pcie_link(o.pcie_gen, o.pcie_width),
             price: o
                 .prices
                 .on_demand
@@ -127,7 +127,7 @@ pub async fn platform_detail(state: State<'_, AppState>, id: i64) -> AppResult<P
 }
 
 /// The platform's delivered performance on each model it was measured on.
-fn performance_of(store: &breakpoint_core::store::Store, id: i64) -> AppResult<Vec<PerfModelView>> {
+fn performance_of(store: &breakpoint_api::Store, id: i64) -> AppResult<Vec<PerfModelView>> {
     let mut views = Vec::new();
     for model in performance::compare(store)? {
         let Some(p) = model.platforms.into_iter().find(|p| p.platform_id == id) else {
@@ -183,7 +183,7 @@ pub async fn add_platform(state: State<'_, AppState>, platform: NewPlatform) -> 
 
 #[tauri::command]
 pub fn templates() -> Vec<TemplateRow> {
-    templates::TEMPLATES
+    TEMPLATES
         .iter()
         .map(|t| TemplateRow {
             name: t.name.into(),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use breakpoint_core::samples::Field;
+use breakpoint_api::runs::Field;
 use breakpoint_probe::{
     ProbeSource, SessionOptions, Summary, SystemClock, TickInfo, Workload, rules,
 };
@@ -24,7 +24,7 @@ fn open_source(trace: Option<&Path>) -> Result<ProbeSource, String> {
     ProbeSource::open(trace).map_err(|e| e.to_string())
 }
 
-fn inventory(source: &mut ProbeSource) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
+fn inventory(source: &mut ProbeSource) -> Result<Vec<breakpoint_api::domain::GpuInfo>, String> {
     source.as_dyn().inventory().map_err(|e| e.to_string())
 }
 
@@ -41,7 +41,7 @@ fn replay_note(trace: Option<&Path>) -> Option<String> {
 /// machine with many GPUs or one that is failing.
 async fn inventory_off_thread(
     trace: Option<PathBuf>,
-) -> Result<Vec<breakpoint_core::domain::GpuInfo>, String> {
+) -> Result<Vec<breakpoint_api::domain::GpuInfo>, String> {
     tauri::async_runtime::spawn_blocking(move || {
         open_source(trace.as_deref()).and_then(|mut s| inventory(&mut s))
     })
@@ -76,7 +76,7 @@ pub async fn probe_inventory(state: State<'_, AppState>) -> AppResult<ProbeState
                     vram_mib: g.vram_mib,
                     driver: g.driver_version,
                     cuda: g.cuda_version,
-                    pcie: breakpoint_core::domain::pcie_link(
+                    pcie: breakpoint_api::domain::pcie_link(
                         g.pcie_gen_current,
                         g.pcie_width_current,
                     ),
@@ -386,9 +386,9 @@ pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppRes
         .await
         .map_err(|e| AppError::new(ErrorKind::NoGpu, e))?;
     let store = state.own_store()?;
-    let (_, outcome) = breakpoint_core::usecases::delivery::check(
+    let (_, outcome) = breakpoint_api::conformity::check(
         &store,
-        &breakpoint_core::usecases::delivery::Order::Offering(offering_id),
+        &breakpoint_api::conformity::Order::Offering(offering_id),
         &gpus,
     )?;
     let found = outcome.mismatches;

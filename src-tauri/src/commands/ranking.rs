@@ -2,13 +2,13 @@
 //! sliders' weights, one cell explained, weight profiles listed and saved;
 //! and the history screen: a platform's metrics run by run.
 
-use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics::{catalog, history};
-use breakpoint_core::scoring::presets;
-use breakpoint_core::usecases::ranking::{
+use breakpoint_api::catalogue;
+use breakpoint_api::domain::Breakpoint;
+use breakpoint_api::ranking::{
     self, Explanation, PlatformRef, RobustnessOptions, Sources, TimeWindow,
 };
-use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
+use breakpoint_api::weights::presets;
+use breakpoint_api::weights::{self, EditMode, ProfileEdit};
 use tauri::State;
 
 use super::off_thread;
@@ -58,7 +58,7 @@ fn window(since: Option<&str>, until: Option<&str>) -> AppResult<TimeWindow> {
     fn given(v: Option<&str>) -> Option<&str> {
         v.map(str::trim).filter(|v| !v.is_empty())
     }
-    Ok(TimeWindow::parse(given(since), given(until)).map_err(breakpoint_core::Error::from)?)
+    Ok(TimeWindow::parse(given(since), given(until)).map_err(breakpoint_api::Error::from)?)
 }
 
 /// One platform's metrics run by run, with the degradation test's verdict
@@ -83,13 +83,13 @@ pub async fn platform_history(
     let metrics = history
         .into_iter()
         .map(|h| {
-            let def = catalog::metric(&h.key);
+            let def = catalogue::metric(&h.key);
             let unit = def.map_or(String::new(), |m| m.unit.to_string());
             MetricHistoryView {
                 name: def.map_or(h.key.clone(), |m| m.name_in(zh).to_string()),
                 breakpoint: def.map_or(String::new(), |m| m.breakpoint.to_string()),
                 degradation: h.degradation.as_ref().map(|d| d.describe(&unit)),
-                runs_needed: history::RUNS_NEEDED as u32,
+                runs_needed: catalogue::RUNS_NEEDED as u32,
                 points: h
                     .points
                     .into_iter()
@@ -159,7 +159,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         decision: out.decision.sentence_in(zh),
         decided: matches!(
             out.decision.verdict,
-            breakpoint_core::usecases::decision::Verdict::Pick { .. }
+            breakpoint_api::decision::Verdict::Pick { .. }
         ),
         next: out
             .decision
@@ -173,7 +173,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
                     .iter()
                     .zip(&n.names)
                     .map(|(key, name)| {
-                        let shown = catalog::metric(key).map_or(*name, |d| d.name_in(zh));
+                        let shown = catalogue::metric(key).map_or(*name, |d| d.name_in(zh));
                         match (n.spread.contains(name), zh) {
                             (true, false) => format!("{shown} (runs disagree)"),
                             (true, true) => format!("{shown}（各次运行结果分歧大）"),
@@ -217,10 +217,10 @@ pub async fn explain(
             .metrics
             .into_iter()
             .map(|m| MetricRow {
-                name: catalog::metric(m.key)
+                name: catalogue::metric(m.key)
                     .map_or(m.name, |d| d.name_in(zh))
                     .into(),
-                unit: breakpoint_core::text::unit_in(m.unit, zh).into(),
+                unit: breakpoint_api::text::unit_in(m.unit, zh).into(),
                 key: m.key.into(),
                 value: m.value,
                 min: m.min,

@@ -1,7 +1,7 @@
 //! The report: the decision-matrix PDF exported where the user chose,
 //! and opened in the desktop's viewer.
 
-use breakpoint_core::usecases::ranking::RankRequest;
+use breakpoint_api::ranking::RankRequest;
 use breakpoint_report::{Lang, ReportOptions, export};
 use tauri::State;
 

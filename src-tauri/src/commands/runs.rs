@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::domain::Run;
-use breakpoint_core::import::{ImportOptions, ImportOutcome};
-use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
-use breakpoint_core::usecases::runs;
-use breakpoint_core::usecases::timeline::{self, RunTimeline, TimelineRequest};
+use breakpoint_api::domain::Run;
+use breakpoint_api::importing::{self, FileResult, ImportObserver};
+use breakpoint_api::importing::{ImportOptions, ImportOutcome};
+use breakpoint_api::runs;
+use breakpoint_api::timeline::{self, RunTimeline, TimelineRequest};
 use breakpoint_report::Lang;
 use breakpoint_report::charts::{StartupRow, startup_chart};
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -27,7 +27,7 @@ fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
         source: run.source.to_string(),
         format: run.provenance.format.clone(),
         file: run.provenance.file_name.clone(),
-        started_at: run.started_at.map(breakpoint_core::text::minute_words),
+        started_at: run.started_at.map(breakpoint_api::text::minute_words),
         hours: run
             .started_at
             .zip(run.ended_at)
@@ -42,7 +42,7 @@ fn run_row(run: &Run, platform: &str, records: u64) -> RunRow {
 #[tauri::command]
 pub async fn list_runs(state: State<'_, AppState>) -> AppResult<Vec<RunRow>> {
     let store = state.store()?;
-    Ok(breakpoint_core::usecases::runs::list(&store, None)?
+    Ok(breakpoint_api::runs::list(&store, None)?
         .iter()
         .map(|r| run_row(&r.run, &r.platform, r.records))
         .collect())
@@ -60,7 +60,7 @@ pub async fn run_detail(state: State<'_, AppState>, id: i64) -> AppResult<RunDet
     super::off_thread(&state, move |store| detail_of(store, id, lang)).await
 }
 
-fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppResult<RunDetail> {
+fn detail_of(store: &breakpoint_api::Store, id: i64, lang: Lang) -> AppResult<RunDetail> {
     // What the run holds, by meaning: one use case for both faces.
     let detail = runs::detail(store, id)?;
     let run = &detail.run;
@@ -107,7 +107,7 @@ fn detail_of(store: &breakpoint_core::store::Store, id: i64, lang: Lang) -> AppR
                 kind: v.event.kind.to_string(),
                 gpu: v.event.gpu,
                 gpu_label: v.gpu_label.clone(),
-                at: breakpoint_core::text::time_words(v.event.at),
+                at: breakpoint_api::text::time_words(v.event.at),
                 duration_s: v.event.duration_ms.map(|ms| ms as f64 / 1000.0),
                 code: v.event.code,
                 detail: v.event.detail.clone(),

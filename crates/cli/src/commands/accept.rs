@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use breakpoint_accept::network::{self, Options, TcpConnector};
 use breakpoint_accept::plan as accept_plan;
 use breakpoint_accept::{billing, failover, ready, stress, verdicts};
-use breakpoint_core::usecases::acceptance;
+use breakpoint_api::acceptance;
 use breakpoint_formats::parsers::network_log::{NetworkRecord, stats_by_target};
 use std::io::IsTerminal;
 
@@ -216,7 +216,7 @@ fn all(ctx: &Context, a: AcceptAllArgs) -> Outcome {
                 .as_deref()
                 .map(|h| format!(" for {h}"))
                 .unwrap_or_default(),
-            breakpoint_core::import::bundle::checklist_verdict(&manifest.checklist),
+            breakpoint_api::importing::checklist_verdict(&manifest.checklist),
             bundle_path.display(),
             manifest.entries.len()
         ))?;

@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use breakpoint_core::usecases::disputes;
-use breakpoint_core::usecases::pricing::{self, WorkloadSource};
+use breakpoint_api::disputes;
+use breakpoint_api::pricing::{self, WorkloadSource};
 
 use super::{Context, Outcome};
 use crate::args::BillArgs;

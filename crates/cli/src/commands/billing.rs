@@ -1,6 +1,6 @@
 //! `breakpoint billing …`
 
-use breakpoint_core::domain::BillingRule;
+use breakpoint_api::domain::BillingRule;
 
 use super::{Context, Outcome};
 use crate::args::{BillingArgs, BillingCommand};

@@ -1,6 +1,6 @@
 //! `breakpoint bundle export|import`: evidence between people.
 
-use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest, Resolution};
+use breakpoint_api::workspace_bundle::{self, ExportRequest, Resolution};
 
 use super::{Context, Outcome};
 use crate::args::BundleCommand;
@@ -49,7 +49,7 @@ pub fn run(ctx: &Context, command: BundleCommand) -> Outcome {
             };
             let (manifest, report) = workspace_bundle::import(&ctx.store, &file, resolution)
                 .map_err(|e| match e {
-                    breakpoint_core::Error::BundleConflicts { .. } => {
+                    breakpoint_api::Error::BundleConflicts { .. } => {
                         super::Failure::Refused(format!("{e}: --keep-ours or --rename-theirs"))
                     }
                     other => other.into(),
@@ -63,7 +63,7 @@ pub fn run(ctx: &Context, command: BundleCommand) -> Outcome {
                 "merged {} ({}, {}): {} run(s) added, {} already here\n",
                 file.display(),
                 manifest.created_by,
-                breakpoint_core::text::minute_words(manifest.created_at),
+                breakpoint_api::text::minute_words(manifest.created_at),
                 report.runs_added.len(),
                 report.runs_already_here
             );

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use breakpoint_api::domain::LoadScenario;
 use breakpoint_campaign::engine::{AttemptRecord, Ending, Observer, Stage};
 use breakpoint_campaign::history::history;
 use breakpoint_campaign::ledger::Ledger;
@@ -15,7 +16,6 @@ use breakpoint_campaign::plan::{self, Images, Plan, Request};
 use breakpoint_campaign::recipe::Recipe;
 use breakpoint_campaign::shell::SystemShell;
 use breakpoint_campaign::{Options, Prepared, Target, cleanup, forget, prepare};
-use breakpoint_core::domain::LoadScenario;
 
 use super::{Context, Failure, Outcome};
 use crate::args::{CampaignCommand, CampaignRunArgs};
@@ -266,7 +266,7 @@ fn run_campaign(ctx: &Context, args: CampaignRunArgs) -> Outcome {
 
 /// What the command line asks of the campaign.
 fn options_of(args: &CampaignRunArgs) -> Result<Options, Failure> {
-    let refused = |e: breakpoint_core::error::ValidationError| Failure::Refused(e.to_string());
+    let refused = |e: breakpoint_api::ValidationError| Failure::Refused(e.to_string());
     Ok(Options {
         scenario: args.scenario.parse().map_err(refused)?,
         platform: args.platform.clone(),
@@ -390,7 +390,7 @@ fn list(ctx: &Context) -> Outcome {
             c.scenario.clone(),
             c.recipe.clone(),
             c.started_at
-                .map_or("–".into(), breakpoint_core::text::minute_words),
+                .map_or("–".into(), breakpoint_api::text::minute_words),
             c.attempts.len().to_string(),
             c.ok.to_string(),
             seconds(c.p50_s),
@@ -436,7 +436,7 @@ fn status(ctx: &Context) -> Outcome {
             o.name.clone(),
             o.id.clone()
                 .unwrap_or_else(|| "none recorded: check the platform's console".into()),
-            breakpoint_core::text::time_words(o.since),
+            breakpoint_api::text::time_words(o.since),
             o.teardown.clone().unwrap_or_default(),
         ]);
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use breakpoint_core::domain::Claim;
+use breakpoint_api::domain::Claim;
 
 use super::{Context, Outcome};
 use crate::args::ClaimCommand;

@@ -1,7 +1,7 @@
 //! `breakpoint cost --job SPEC`: a job's time and money on every platform,
 //! with its spread and what each term rests on.
 
-use breakpoint_core::usecases::job_cost::{self, CostRequest, JobSpec, PlatformCost};
+use breakpoint_api::job_cost::{self, CostRequest, JobSpec, PlatformCost};
 
 use super::{Context, Outcome};
 use crate::args::CostArgs;
@@ -33,10 +33,10 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
         "Job: {} GPU-hours on {} GPU(s), checkpoint every {}, {} h a day{}; {} draws, seed {}\n",
         job.work_gpu_hours,
         job.gpus,
-        breakpoint_core::text::duration_words(job.checkpoint_s),
+        breakpoint_api::text::duration_words(job.checkpoint_s),
         job.hours_per_day,
         job.deadline_s
-            .map(|d| format!(", deadline {}", breakpoint_core::text::duration_words(d)))
+            .map(|d| format!(", deadline {}", breakpoint_api::text::duration_words(d)))
             .unwrap_or_default(),
         args.draws,
         args.seed

@@ -1,7 +1,7 @@
 //! `breakpoint demo`: build the demo workspace and rank it.
 
-use breakpoint_core::demo;
-use breakpoint_core::usecases::ranking::{self, RankRequest, RobustnessOptions};
+use breakpoint_api::demo;
+use breakpoint_api::ranking::{self, RankRequest, RobustnessOptions};
 
 use super::{Context, Outcome, rank};
 use crate::args::DemoArgs;

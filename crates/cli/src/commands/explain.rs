@@ -1,9 +1,9 @@
 //! `breakpoint explain PLATFORM [BREAKPOINT]`: every metric behind the
 //! scores, with the runs it came from.
 
-use breakpoint_core::metrics::{catalog, history};
-use breakpoint_core::usecases::hardware::HardwareEvidence;
-use breakpoint_core::usecases::ranking::{self, Explanation, PlatformRef, TimeWindow};
+use breakpoint_api::catalogue;
+use breakpoint_api::hardware::HardwareEvidence;
+use breakpoint_api::ranking::{self, Explanation, PlatformRef, TimeWindow};
 
 use super::{Context, Outcome};
 use crate::args::ExplainArgs;
@@ -24,7 +24,7 @@ fn value(v: f64, unit: &str) -> String {
 
 pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     if args.metrics {
-        return Ok(output::print(&catalog::markdown())?);
+        return Ok(output::print(&catalogue::markdown())?);
     }
     let name = args.platform.clone().unwrap_or_default();
     let request = super::rank::request(args.profile.as_deref(), &[], &args.window, &args.money)?;
@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     for b in breakpoints {
         text.push_str(&format!(
             "\n{} — {} (coverage {:.0} %)\n",
-            catalog::title(b.breakpoint),
+            catalogue::title(b.breakpoint),
             b.score.map_or("not measured".into(), |s| format!("{s:.1}")),
             100.0 * b.coverage
         ));
@@ -160,7 +160,7 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         .into_iter()
         .filter(|h| {
             args.breakpoint
-                .is_none_or(|b| catalog::metric(&h.key).is_some_and(|m| m.breakpoint == b))
+                .is_none_or(|b| catalogue::metric(&h.key).is_some_and(|m| m.breakpoint == b))
         })
         .collect();
     if ctx.json {
@@ -181,7 +181,7 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         super::rank::window_note(window)
     );
     for h in &history {
-        let def = catalog::metric(&h.key);
+        let def = catalogue::metric(&h.key);
         let unit = def.map_or("", |m| m.unit);
         text.push_str(&format!(
             "\n{} ({})\n",
@@ -191,7 +191,7 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         let mut t = output::table(&["measured", "run", "value"]);
         for p in &h.points {
             t.add_row(vec![
-                breakpoint_core::text::minute_words(p.at),
+                breakpoint_api::text::minute_words(p.at),
                 format!("#{} {}", p.run_id, p.file.as_deref().unwrap_or("–")),
                 value(p.value, unit),
             ]);
@@ -199,10 +199,10 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
         text.push_str(&format!("{t}\n"));
         match &h.degradation {
             Some(d) => text.push_str(&format!("  DEGRADED: {}\n", d.describe(unit))),
-            None if h.points.len() < history::RUNS_NEEDED => text.push_str(&format!(
+            None if h.points.len() < catalogue::RUNS_NEEDED => text.push_str(&format!(
                 "  too few runs to test for degradation ({} of {})\n",
                 h.points.len(),
-                history::RUNS_NEEDED
+                catalogue::RUNS_NEEDED
             )),
             None => text.push_str("  no degradation (docs/history.md)\n"),
         }
@@ -251,7 +251,7 @@ fn hardware_text(h: &HardwareEvidence) -> String {
             f.run_id,
             f.message
                 .as_deref()
-                .map(|m| format!(": {}", breakpoint_core::text::excerpt(m, 120)))
+                .map(|m| format!(": {}", breakpoint_api::text::excerpt(m, 120)))
                 .unwrap_or_default()
         ));
     }

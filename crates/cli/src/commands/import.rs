@@ -3,9 +3,9 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use breakpoint_core::import::{Duplicate, ImportOptions, ImportOutcome, ZoneFrom, timestamps};
-use breakpoint_core::text;
-use breakpoint_core::usecases::importing::{self, FileResult, ImportObserver};
+use breakpoint_api::importing::{self, FileResult, ImportObserver};
+use breakpoint_api::importing::{Duplicate, ImportOptions, ImportOutcome, ZoneFrom, timestamps};
+use breakpoint_api::text;
 
 use super::{Context, Failure, Outcome};
 use crate::args::ImportArgs;

@@ -24,7 +24,7 @@ mod weights;
 
 use std::path::{Path, PathBuf};
 
-use breakpoint_core::store::{self, Store};
+use breakpoint_api::workspace::{self as store, Store};
 use breakpoint_destination::{Destination, Protected};
 
 use crate::args::{CampaignCommand, Cli, Command, PlatformCommand};
@@ -35,9 +35,9 @@ use crate::args::{CampaignCommand, Cli, Command, PlatformCommand};
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
     #[error(transparent)]
-    Core(#[from] breakpoint_core::Error),
+    Core(#[from] breakpoint_api::Error),
     #[error(transparent)]
-    Invalid(#[from] breakpoint_core::error::ValidationError),
+    Invalid(#[from] breakpoint_api::ValidationError),
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
     #[error("{0}")]

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use breakpoint_core::domain::{Offering, OfferingSpec};
+use breakpoint_api::domain::{Offering, OfferingSpec};
 
 use super::{Context, Outcome};
 use crate::args::{OfferingArgs, OfferingCommand};
@@ -97,7 +97,7 @@ pub fn table_of(offerings: &[Offering], platform_name: impl Fn(&Offering) -> Str
         "monthly /h",
     ]);
     for o in offerings {
-        let pcie = breakpoint_core::domain::pcie_link(o.pcie_gen, o.pcie_width);
+        let pcie = breakpoint_api::domain::pcie_link(o.pcie_gen, o.pcie_width);
         let price = |p: Option<f64>| {
             p.map(|v| format!("{} {}", output::number(v), o.prices.currency))
                 .unwrap_or_else(|| opt_number(None))

@@ -1,8 +1,8 @@
 //! `breakpoint perf`: delivered performance side by side, per accelerator
 //! model — each platform's figures against the datasheet and its peers.
 
-use breakpoint_core::perf::number;
-use breakpoint_core::usecases::performance;
+use breakpoint_api::performance;
+use breakpoint_api::performance::number;
 
 use super::{Context, Outcome};
 use crate::output;

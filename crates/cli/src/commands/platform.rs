@@ -1,8 +1,8 @@
 //! `breakpoint platform …`
 
-use breakpoint_core::domain::Platform;
-use breakpoint_core::templates;
-use breakpoint_core::usecases::platforms::{self, FactorsChange};
+use breakpoint_api::domain::Platform;
+use breakpoint_api::platforms::TEMPLATES;
+use breakpoint_api::platforms::{self, FactorsChange};
 use serde::Serialize;
 
 use super::{Context, Failure, Outcome, billing, offering};
@@ -66,13 +66,13 @@ fn add(
     ctx: &Context,
     name: Option<String>,
     template: Option<String>,
-    kind: breakpoint_core::domain::PlatformKind,
+    kind: breakpoint_api::domain::PlatformKind,
     notes: Option<String>,
 ) -> Outcome {
     let platform = match template {
         Some(wanted) => platforms::add_from_template(&ctx.store, &wanted, name.as_deref(), notes)
             .map_err(|e| match e {
-            breakpoint_core::Error::NotFound {
+            breakpoint_api::Error::NotFound {
                 what: "template", ..
             } => Failure::Refused(format!(
                 "no template named \"{wanted}\" (see `breakpoint platform templates`)"
@@ -124,9 +124,9 @@ fn list(ctx: &Context) -> Outcome {
 struct PlatformDetail {
     #[serde(flatten)]
     platform: Platform,
-    offerings: Vec<breakpoint_core::domain::Offering>,
-    billing_rules: Vec<breakpoint_core::domain::BillingRule>,
-    claims: Vec<breakpoint_core::domain::Claim>,
+    offerings: Vec<breakpoint_api::domain::Offering>,
+    billing_rules: Vec<breakpoint_api::domain::BillingRule>,
+    claims: Vec<breakpoint_api::domain::Claim>,
     runs: usize,
 }
 
@@ -187,7 +187,7 @@ fn edit(
     ctx: &Context,
     name: &str,
     new_name: Option<String>,
-    kind: Option<breakpoint_core::domain::PlatformKind>,
+    kind: Option<breakpoint_api::domain::PlatformKind>,
     notes: Option<String>,
 ) -> Outcome {
     let current = ctx.store.platform(name)?;
@@ -234,13 +234,13 @@ fn remove(ctx: &Context, name: &str, yes: bool) -> Outcome {
 struct TemplateView {
     name: &'static str,
     aliases: &'static [&'static str],
-    kind: breakpoint_core::domain::PlatformKind,
+    kind: breakpoint_api::domain::PlatformKind,
     notes: &'static str,
     claims: usize,
 }
 
 fn list_templates(ctx: &Context) -> Outcome {
-    let views: Vec<TemplateView> = templates::TEMPLATES
+    let views: Vec<TemplateView> = TEMPLATES
         .iter()
         .map(|t| TemplateView {
             name: t.name,

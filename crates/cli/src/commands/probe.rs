@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use breakpoint_core::delivery::Expectation;
-use breakpoint_core::domain::{GpuInfo, SourceKind};
-use breakpoint_core::import::{self, ImportOptions, ImportOutcome};
-use breakpoint_core::usecases::delivery::{self, Order};
+use breakpoint_api::conformity::Expectation;
+use breakpoint_api::conformity::{self, Order};
+use breakpoint_api::domain::{GpuInfo, SourceKind};
+use breakpoint_api::importing::{self, ImportOptions, ImportOutcome};
 use breakpoint_probe::{
     OpenError, ProbeSource, SessionOptions, Summary, SystemClock, Workload, rules,
 };
@@ -72,8 +72,8 @@ pub fn run(ctx: &Context, command: ProbeCommand) -> Outcome {
                     g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
                     opt(g.driver_version.as_deref()),
                     opt(g.cuda_version.as_deref()),
-                    breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
-                    breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
+                    breakpoint_api::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
+                    breakpoint_api::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
                     g.power_limit_enforced_w
                         .map_or("–".into(), |w| format!("{w:.0} W")),
                     format!(
@@ -147,7 +147,7 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
         ctx.store.offering(id)?;
     }
     let gpus = inventory(&mut open_source(&a.source)?)?;
-    let (expected, outcome) = delivery::check(&ctx.store, &order, &gpus)?;
+    let (expected, outcome) = conformity::check(&ctx.store, &order, &gpus)?;
     let found = outcome.mismatches;
     if ctx.json {
         output::print_json(
@@ -235,7 +235,7 @@ pub(super) fn import_log(
         source: SourceKind::Probe,
         ..ImportOptions::new(platform.id)
     };
-    match import::import_file(&ctx.store, log, &options, None)
+    match importing::import_file(&ctx.store, log, &options, None)
         .map_err(|e| Failure::Refused(e.to_string()))?
     {
         ImportOutcome::Imported(r) => {

@@ -1,6 +1,6 @@
 //! `breakpoint rank`: the side-by-side table and the robustness summary.
 
-use breakpoint_core::usecases::ranking::{
+use breakpoint_api::ranking::{
     self, RankOutcome, RankRequest, RobustnessOptions, Sources, TimeWindow,
 };
 
@@ -15,7 +15,7 @@ pub fn request(
     weights: &[String],
     window: &WindowArgs,
     money: &MoneyArgs,
-) -> Result<RankRequest, breakpoint_core::Error> {
+) -> Result<RankRequest, breakpoint_api::Error> {
     Ok(RankRequest {
         profile: profile.map(str::to_string),
         weights: weights
@@ -31,7 +31,7 @@ pub fn request(
 
 /// "runs measured from 2026-06-01 until 2026-07-01 only", or nothing.
 pub fn window_note(window: &TimeWindow) -> String {
-    let day = |t: jiff::Timestamp| breakpoint_core::text::minute_words(t);
+    let day = |t: jiff::Timestamp| breakpoint_api::text::minute_words(t);
     match (window.since, window.until) {
         (None, None) => String::new(),
         (Some(s), None) => format!("runs measured since {} only\n", day(s)),
@@ -207,7 +207,7 @@ fn robustness(out: &RankOutcome) -> String {
 }
 
 /// "Pick X because …" or "No decision yet: …", and what to measure next.
-fn decision(d: &breakpoint_core::usecases::decision::Decision) -> String {
+fn decision(d: &breakpoint_api::decision::Decision) -> String {
     let mut text = format!("\n{}\n", d.sentence());
     if !d.next.is_empty() {
         text.push_str(

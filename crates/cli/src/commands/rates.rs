@@ -1,7 +1,7 @@
 //! `breakpoint rates …`: dated exchange rates and the reporting currency.
 
-use breakpoint_core::domain::money;
-use breakpoint_core::rates::{self, ExchangeRate};
+use breakpoint_api::domain::money;
+use breakpoint_api::pricing::{self, ExchangeRate};
 
 use super::{Context, Failure, Outcome};
 use crate::args::RatesCommand;
@@ -24,7 +24,7 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
                 Some(day) => day.trim().parse().map_err(|_| {
                     Failure::Refused(format!("--on: \"{day}\" is not a date (2026-12-01)"))
                 })?,
-                None => rates::today(),
+                None => pricing::today(),
             };
             let rate = ExchangeRate::new(&from, &to, money::parse("rate", &rate)?, on, source)?;
             ctx.store.add_exchange_rates(std::slice::from_ref(&rate))?;
@@ -55,7 +55,7 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
             }
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| Failure::Refused(format!("{shown}: {e}")))?;
-            let read = rates::read_rates_csv(&shown, &text).map_err(Failure::Refused)?;
+            let read = pricing::read_rates_csv(&shown, &text).map_err(Failure::Refused)?;
             let stored = ctx.store.add_exchange_rates(&read)?;
             if ctx.json {
                 return Ok(output::print_json(
@@ -94,8 +94,8 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
         }
         RatesCommand::Currency { code } => {
             let current = match code {
-                Some(code) => Some(rates::set_workspace_currency(&ctx.store, &code)?),
-                None => rates::workspace_currency(&ctx.store)?,
+                Some(code) => Some(pricing::set_workspace_currency(&ctx.store, &code)?),
+                None => pricing::workspace_currency(&ctx.store)?,
             };
             if ctx.json {
                 return Ok(output::print_json(

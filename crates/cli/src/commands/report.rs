@@ -1,7 +1,7 @@
 //! `breakpoint report`: the decision-matrix PDF.
 
-use breakpoint_core::usecases::ranking::{RankRequest, RobustnessOptions};
-use breakpoint_core::usecases::workspace_bundle::{self, ExportRequest};
+use breakpoint_api::ranking::{RankRequest, RobustnessOptions};
+use breakpoint_api::workspace_bundle::{self, ExportRequest};
 use breakpoint_report::{ReportOptions, export};
 
 use super::{Context, Outcome};
@@ -34,7 +34,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
     let job = args
         .job
         .as_deref()
-        .map(breakpoint_core::usecases::job_cost::JobSpec::parse)
+        .map(breakpoint_api::job_cost::JobSpec::parse)
         .transpose()?;
     let options = ReportOptions {
         job,

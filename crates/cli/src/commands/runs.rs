@@ -1,8 +1,8 @@
 //! `breakpoint runs …`
 
-use breakpoint_core::domain::{EventKind, Run};
-use breakpoint_core::text;
-use breakpoint_core::usecases::runs;
+use breakpoint_api::domain::{EventKind, Run};
+use breakpoint_api::runs;
+use breakpoint_api::text;
 use serde::Serialize;
 
 use super::{Context, Failure, Outcome};
@@ -205,8 +205,8 @@ fn inventory_table(r: &Run) -> String {
             g.vram_mib.map_or("–".into(), |m| format!("{m} MiB")),
             opt(g.driver_version.as_deref()),
             opt(g.cuda_version.as_deref()),
-            breakpoint_core::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
-            breakpoint_core::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
+            breakpoint_api::domain::pcie_link(g.pcie_gen_current, g.pcie_width_current),
+            breakpoint_api::domain::pcie_link(g.pcie_gen_max, g.pcie_width_max),
         ]);
     }
     t.to_string()
@@ -235,7 +235,7 @@ fn events_text(detail: &runs::RunDetail) -> String {
     let mut t = output::table(&["time (UTC)", "GPU", "event", "what", "counted"]);
     for e in detail.events.iter().take(EVENTS_SHOWN) {
         t.add_row(vec![
-            breakpoint_core::text::time_words(e.event.at),
+            breakpoint_api::text::time_words(e.event.at),
             e.gpu_label.clone().unwrap_or_else(|| "all".into()),
             match e.event.code {
                 Some(code) if e.event.kind == EventKind::Xid => format!("xid {code}"),

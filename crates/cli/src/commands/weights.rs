@@ -1,9 +1,9 @@
 //! `breakpoint weights …`: weight profiles, built-in and the user's own.
 
-use breakpoint_core::domain::Breakpoint;
-use breakpoint_core::metrics::catalog::{self, Anchors};
-use breakpoint_core::scoring::presets;
-use breakpoint_core::usecases::weights::{self, EditMode, ProfileEdit};
+use breakpoint_api::catalogue::{self, Anchors};
+use breakpoint_api::domain::Breakpoint;
+use breakpoint_api::weights::presets;
+use breakpoint_api::weights::{self, EditMode, ProfileEdit};
 
 use super::{Context, Failure, Outcome};
 use crate::args::{WeightArgs, WeightsCommand};
@@ -49,7 +49,7 @@ pub fn run(ctx: &Context, command: WeightsCommand) -> Outcome {
             let mut t = output::table(&["breakpoint", "share", "metric", "weight", "anchors"]);
             let shares = presets::breakpoint_shares(&p);
             for (i, b) in Breakpoint::ALL.iter().enumerate() {
-                for (k, m) in catalog::of(*b).enumerate() {
+                for (k, m) in catalogue::of(*b).enumerate() {
                     let anchors = match presets::anchors(&p, m) {
                         Anchors::Fixed { best, worst, log } => format!(
                             "100 at {}, 0 at {}{}",

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use super::RunValue;
 use super::aggregate::{RunFigures, gpu_identity};
 use super::faults::{Placed, describe};
-use crate::delivery::health_checks;
+use crate::conformity::health_checks;
 use crate::domain::{Event, EventKind, Run};
 
 pub(super) const KEY: &str = "sustain.faulty_gpus_pct";
@@ -127,7 +127,7 @@ fn findings(f: &RunFigures, events: &[Event], placed: &Placed) -> Vec<(Option<u3
 /// What a run's health evidence found wrong with its GPUs, whatever else
 /// the platform holds: failed hardware tests, health-fault events, faults
 /// of a kernel excerpt without times.
-pub(crate) fn health_findings(run: &Run, events: &[Event]) -> Vec<(Option<u32>, String)> {
+pub fn health_findings(run: &Run, events: &[Event]) -> Vec<(Option<u32>, String)> {
     let mut found: Vec<(Option<u32>, String)> = Vec::new();
     for c in health_checks(run)
         .into_iter()

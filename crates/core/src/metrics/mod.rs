@@ -11,7 +11,7 @@ mod delivered;
 pub mod energy;
 mod evidence_map;
 mod faults;
-pub(crate) mod faulty_gpus;
+pub mod faulty_gpus;
 pub mod history;
 pub mod reconcile;
 mod run;

@@ -6,7 +6,7 @@
 use super::RunValue;
 use super::stages::StageMedians;
 use super::sustain::{self, GpuSustain, median};
-use crate::delivery;
+use crate::conformity;
 use crate::domain::{EventKind, ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
 use crate::error::Result;
 use crate::samples::Field;
@@ -156,7 +156,7 @@ fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
 }
 
 fn delivery(run: &Run, out: &mut Vec<RunValue>) {
-    let Some(found) = delivery::problems(run) else {
+    let Some(found) = conformity::problems(run) else {
         return;
     };
     let detail = if found.is_empty() {

@@ -544,35 +544,6 @@ fn nested_transactions_roll_back_only_their_own_work() {
 }
 
 #[test]
-fn record_counts_add_up_each_runs_events_attempts_drills_and_bill_lines() {
-    let store = Store::open_in_memory().unwrap();
-    crate::demo::build(&store, 7).unwrap();
-    let counts = store.record_counts().unwrap();
-    let mut table_runs = 0;
-    for run in store.runs(None).unwrap() {
-        let expected = store.events(run.id).unwrap().len()
-            + store.startup_attempts(run.id).unwrap().len()
-            + store.switch_attempts(run.id).unwrap().len()
-            + store.fault_drills(run.id).unwrap().len()
-            + store.billing_lines(run.id).unwrap().len()
-            // Records kept in the metadata (a perf log's figures).
-            + run
-                .metadata
-                .get(crate::domain::KEPT_RECORDS)
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0) as usize;
-        assert_eq!(
-            counts.get(&run.id).copied().unwrap_or(0),
-            expected as u64,
-            "run {}",
-            run.id
-        );
-        table_runs += usize::from(expected > 0);
-    }
-    assert!(table_runs > 3, "the demo has table-based runs");
-}
-
-#[test]
 fn a_writer_told_to_wait_waits_past_ten_seconds_and_says_so_each_ten() {
     let step = WAIT_STEP.as_millis() as i32;
     let at = |ms: i32| ms / step;

@@ -74,6 +74,19 @@ impl BillingRule {
         self.notes = validate::optional_text(self.notes);
         Ok(self)
     }
+
+    /// The rule in words, the same everywhere it is shown: "1 h units,
+    /// ceil, io-wait free, idle billed".
+    pub fn in_words(&self) -> String {
+        let billed = |yes: bool| if yes { "billed" } else { "free" };
+        format!(
+            "{} units, {}, io-wait {}, idle {}",
+            crate::text::duration_words(f64::from(self.granularity_s)),
+            self.rounding,
+            billed(self.bills_io_wait),
+            billed(self.bills_idle)
+        )
+    }
 }
 
 #[cfg(test)]

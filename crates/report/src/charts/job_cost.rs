@@ -1,7 +1,7 @@
 //! What finishing the job costs: each platform's cost band (p10–p90, the
 //! median marked) and its median hours split into the model's terms.
 
-use breakpoint_core::usecases::job_cost::{PlatformCost, TermKey};
+use breakpoint_api::job_cost::{PlatformCost, TermKey};
 use plotters::style::RGBColor;
 
 use super::canvas::{Align, Canvas, fit};

@@ -2,6 +2,7 @@
 //! their text, with coordinates left out) is snapshot-tested, output is
 //! deterministic, and a 1.4 M-sample timeline keeps its extremes.
 
+use breakpoint_api::timeline::{self, RunTimeline, TimelineRequest};
 use breakpoint_core::domain::{
     Breakpoint, BreakpointWeights, Event, EventKind, NewRun, Platform, PlatformKind, RunKind,
     SourceKind, WeightProfile,
@@ -10,7 +11,6 @@ use breakpoint_core::metrics::{Evidence, PlatformEvidence};
 use breakpoint_core::samples::{Field, Sample};
 use breakpoint_core::scoring::{self, RobustnessOptions};
 use breakpoint_core::store::{Store, StoredProfile};
-use breakpoint_core::usecases::timeline::{self, RunTimeline, TimelineRequest};
 
 use super::*;
 use crate::text::Lang;

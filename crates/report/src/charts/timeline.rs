@@ -6,9 +6,9 @@
 //! where the samples stop, instead of bridging an outage. Panels for a
 //! field the run never recorded are left out.
 
+use breakpoint_api::timeline::RunTimeline;
 use breakpoint_core::samples::Field;
 use breakpoint_core::samples::envelope::{Cell, Columns};
-use breakpoint_core::usecases::timeline::RunTimeline;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 

@@ -2,9 +2,9 @@
 //! every figure against the datasheet and the other platforms on the same
 //! model, then each platform's latest perf run GPU by GPU.
 
+use breakpoint_api::performance::GpuPerf;
 use breakpoint_core::perf::number;
 use breakpoint_core::text::unit_in;
-use breakpoint_core::usecases::performance::GpuPerf;
 
 use crate::layout::{Align, Column, Layout, MUTED};
 use crate::model::ReportData;

@@ -1,10 +1,10 @@
 #![allow(clippy::unwrap_used)]
 
+use breakpoint_api::ranking::RankRequest;
 use breakpoint_core::domain::{Platform, PlatformKind};
 use breakpoint_core::import::{Format, ImportOptions, import_reader};
 use breakpoint_core::metrics::catalog::{self, METRICS};
 use breakpoint_core::store::Store;
-use breakpoint_core::usecases::ranking::RankRequest;
 
 use super::{ReportOptions, compose};
 use crate::model::gather;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use breakpoint_accept::{perf, verdicts};
-use breakpoint_core::perf as analysis;
+use breakpoint_api::performance as analysis;
 use breakpoint_probe::rules;
 
 use super::import_if_asked;

@@ -8,7 +8,7 @@ use breakpoint_accept::storage::{
     self, DrillOptions, DrillPlan, LocationOptions, Plan, UploadPlan,
 };
 use breakpoint_accept::verdicts;
-use breakpoint_core::sizes::size_words;
+use breakpoint_api::sizes::size_words;
 use breakpoint_formats::parsers::storage_log::{Role, StorageRecord};
 use breakpoint_probe::rules;
 

@@ -4,7 +4,10 @@
 use crate::domain::{BillingMode, BillingRule, Claim, Platform, PlatformKind};
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::templates::{self, PlatformTemplate};
+use crate::templates;
+
+/// The built-in platform templates a profile can start from.
+pub use breakpoint_core::templates::{PlatformTemplate, TEMPLATES};
 
 /// The template a user names (by name or Latin alias), or why there is none.
 pub fn template(wanted: &str) -> Result<&'static PlatformTemplate> {

@@ -345,8 +345,8 @@ fn platform_difference(
                 "platform \"{}\": {} billing rule {} here, {} in the bundle",
                 ours.name,
                 t.mode,
-                super::pricing::describe_rule(o),
-                super::pricing::describe_rule(t)
+                o.in_words(),
+                t.in_words()
             ));
         }
     }

@@ -9,7 +9,7 @@
 //!
 //! Run: `cargo bench -p breakpoint-core --bench job_cost`
 
-use breakpoint_core::usecases::job_cost::{Figures, JobSpec, hours_on};
+use breakpoint_api::job_cost::{Figures, JobSpec, hours_on};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -5,8 +5,11 @@
 use crate::domain::{Anchors, Breakpoint, WeightProfile};
 use crate::error::{Error, Result, ValidationError};
 use crate::metrics::catalog;
-use crate::scoring::presets;
+
 use crate::store::{Store, StoredProfile};
+
+/// The scenario presets a profile starts from.
+pub use breakpoint_core::scoring::presets;
 
 fn key_and_value(text: &str) -> std::result::Result<(String, &str), ValidationError> {
     let (key, value) = text

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::accelerator::xid::{self, Blame, Severity};
-use crate::delivery;
 use crate::domain::{EventKind, Run};
 use crate::error::Result;
 use crate::store::Store;
+use breakpoint_core::conformity;
 
 use super::runs::gpu_label;
 
@@ -98,7 +98,7 @@ pub fn of_runs(store: &Store, runs: &[Run]) -> Result<HardwareEvidence> {
                 _ => {}
             }
         }
-        for c in delivery::health_checks(run) {
+        for c in conformity::health_checks(run) {
             if c.failed() || c.warned() {
                 out.health.push(HealthFinding {
                     run_id: run.id,
@@ -109,7 +109,7 @@ pub fn of_runs(store: &Store, runs: &[Run]) -> Result<HardwareEvidence> {
                 });
             }
         }
-        for g in delivery::narrowed_links(&run.inventory) {
+        for g in conformity::narrowed_links(&run.inventory) {
             out.links.push(LinkFinding {
                 run_id: run.id,
                 gpu: gpu_label(g.index, &run.inventory),

@@ -7,8 +7,14 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use crate::import::{self, ImportError, ImportOptions, ImportOutcome};
+use crate::import;
 use crate::store::Store;
+
+/// The import's own vocabulary, as the faces set it up and read its outcome.
+pub use breakpoint_core::import::bundle::checklist_verdict;
+pub use breakpoint_core::import::{
+    Duplicate, Format, ImportError, ImportOptions, ImportOutcome, ZoneFrom, import_file, timestamps,
+};
 
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]

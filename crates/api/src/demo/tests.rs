@@ -126,7 +126,7 @@ fn the_demo_never_mixes_with_real_evidence() {
 #[test]
 fn a_ranking_without_sources_is_the_ranking_with_them() {
     use crate::metrics::Sources;
-    use crate::usecases::ranking::{self, PlatformRef, RankRequest};
+    use crate::ranking::{self, PlatformRef, RankRequest};
     let store = demo();
     let whole = ranking::rank(&store, &RankRequest::default()).unwrap();
     let brief_request = RankRequest {
@@ -174,7 +174,7 @@ fn a_ranking_without_sources_is_the_ranking_with_them() {
 #[test]
 fn shares_of_first_places_in_one_pass_are_those_found_by_name() {
     use crate::domain::{Platform, PlatformKind};
-    use crate::usecases::ranking::{self, RankRequest};
+    use crate::ranking::{self, RankRequest};
     let store = demo();
     // Without evidence: listed, not ranked.
     store
@@ -190,4 +190,33 @@ fn shares_of_first_places_in_one_pass_are_those_found_by_name() {
         .collect();
     assert_eq!(out.p_firsts(), by_name);
     assert!(by_name.iter().sum::<f64>() > 0.99);
+}
+
+#[test]
+fn record_counts_add_up_each_runs_events_attempts_drills_and_bill_lines() {
+    let store = Store::open_in_memory().unwrap();
+    crate::demo::build(&store, 7).unwrap();
+    let counts = store.record_counts().unwrap();
+    let mut table_runs = 0;
+    for run in store.runs(None).unwrap() {
+        let expected = store.events(run.id).unwrap().len()
+            + store.startup_attempts(run.id).unwrap().len()
+            + store.switch_attempts(run.id).unwrap().len()
+            + store.fault_drills(run.id).unwrap().len()
+            + store.billing_lines(run.id).unwrap().len()
+            // Records kept in the metadata (a perf log's figures).
+            + run
+                .metadata
+                .get(crate::domain::KEPT_RECORDS)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0) as usize;
+        assert_eq!(
+            counts.get(&run.id).copied().unwrap_or(0),
+            expected as u64,
+            "run {}",
+            run.id
+        );
+        table_runs += usize::from(expected > 0);
+    }
+    assert!(table_runs > 3, "the demo has table-based runs");
 }

@@ -7,11 +7,14 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::accelerator::xid::{self, Blame};
-use crate::delivery::{self, HealthCheck, Mismatch};
 use crate::domain::{Event, EventKind, GpuInfo, Run};
 use crate::error::Result;
 use crate::metrics::energy::{self, RunEnergy};
 use crate::store::Store;
+use breakpoint_core::conformity::{self, HealthCheck, Mismatch};
+
+/// The sampled fields a run's samples carry.
+pub use breakpoint_core::samples::Field;
 
 /// An event as a user reads it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -155,9 +158,9 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         fault_drills: store.fault_drills(id)?.len(),
         billing_lines: store.billing_lines(id)?.len(),
         kept_records: run.kept_records(),
-        health: delivery::health_checks(&run),
+        health: conformity::health_checks(&run),
         faulty_gpus,
-        delivery_problems: delivery::problems(&run),
+        delivery_problems: conformity::problems(&run),
         energy: energy::run_energy(store, &run)?,
         run,
     })

@@ -13,6 +13,11 @@ use crate::metrics::energy::{self, EnergyFactors, PowerProfile, WorkloadEnergy};
 use crate::samples::Field;
 use crate::store::Store;
 
+/// Exchange rates: the workspace's currency and the rates that convert into it.
+pub use breakpoint_core::rates::{
+    ExchangeRate, read_rates_csv, set_workspace_currency, today, workspace_currency,
+};
+
 /// Where the workload comes from.
 #[derive(Debug, Clone)]
 pub enum WorkloadSource {
@@ -234,25 +239,6 @@ fn mode_costs(
     out
 }
 
-/// A billing rule in words, the same everywhere it is shown.
-pub fn describe_rule(r: &BillingRule) -> String {
-    format!(
-        "{} units, {}{}{}",
-        crate::text::duration_words(f64::from(r.granularity_s)),
-        r.rounding,
-        if r.bills_io_wait {
-            ", io-wait billed"
-        } else {
-            ", io-wait free"
-        },
-        if r.bills_idle {
-            ", idle billed"
-        } else {
-            ", idle free"
-        }
-    )
-}
-
 /// The workload priced on every platform, in the store's platform order;
 /// with `class`, at each one's offering of that accelerator.
 pub fn price_everywhere(
@@ -314,7 +300,7 @@ pub fn price_on(
     let factors = EnergyFactors::of_platform(store, platform.id)?;
     Ok(PlatformBill {
         platform: platform.name,
-        rule: rule.as_ref().map(describe_rule),
+        rule: rule.as_ref().map(BillingRule::in_words),
         price_per_hour: price.as_ref().map(|p| p.price),
         offering: price.as_ref().map(|p| p.why.clone()),
         currency: price.map(|p| p.currency),

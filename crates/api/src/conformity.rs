@@ -1,9 +1,12 @@
 //! Recording a live delivery check: what this machine's GPUs are, compared
 //! with what was ordered, kept as a delivery run of the platform.
 
-use crate::delivery::{Expectation, Mismatch, mismatches};
 use crate::domain::{GpuInfo, NewRun, Provenance, RunKind, SourceKind};
 use crate::store::{RunCompletion, RunRecords, Store};
+use breakpoint_core::conformity::{Mismatch, mismatches};
+
+/// What the order says the hardware should be.
+pub use breakpoint_core::conformity::Expectation;
 
 /// A check's outcome: the differences, and the run that records it.
 #[derive(Debug, Clone, PartialEq)]

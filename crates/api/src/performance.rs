@@ -11,6 +11,9 @@ use crate::error::Result;
 use crate::perf::{self, PerfLog};
 use crate::store::Store;
 
+/// A perf log's reading, and its figures in words.
+pub use breakpoint_core::perf::{Reading, change, number, read, when};
+
 /// One model and the platforms measured on it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelPeers {
