@@ -6,6 +6,8 @@ pub mod commands;
 pub mod consent;
 pub mod dto;
 pub mod error;
+#[cfg(test)]
+mod ipc_surface;
 pub mod state;
 
 use commands::{
@@ -107,33 +109,60 @@ pub fn software_rendering(app: &tauri::App) {
 #[cfg(not(target_os = "linux"))]
 pub fn software_rendering(_app: &tauri::App) {}
 
-/// The IPC surface is written in three places — the handler list here, the
-/// permissions the window is granted, and the UI's `api.ts` — and its
-/// events in two (where the commands emit them and where the views listen).
-/// A name in one and not the others is a command the UI cannot call, or
-/// calls in vain: these tests hold them to one another.
+/// The IPC surface is written once, in the commands; the handler list
+/// above, the permissions the window is granted and the UI's generated
+/// `commands.ts` are held to it here.
 #[cfg(test)]
 mod surface {
     use std::collections::BTreeSet;
+    use std::path::Path;
 
-    fn read(path: &str) -> String {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    use crate::ipc_surface::{Command, commands_in, events_in, typescript};
+
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
     }
 
-    /// Every `"name"` that follows `marker` in `text`, up to `end`.
-    fn quoted_after(text: &str, marker: &str) -> BTreeSet<String> {
-        text.split(marker)
-            .skip(1)
-            .filter_map(|rest| {
-                let rest = rest.trim_start().strip_prefix('"')?;
-                Some(rest.split('"').next()?.to_string())
-            })
-            .collect()
+    fn read(path: &str) -> String {
+        std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Every command and event under src/commands, files in name order.
+    fn surface() -> (Vec<Command>, BTreeSet<String>) {
+        let mut files: Vec<_> = std::fs::read_dir(root().join("src/commands"))
+            .expect("src/commands")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        let (mut commands, mut events) = (Vec::new(), BTreeSet::new());
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            commands
+                .extend(commands_in(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display())));
+            events.extend(events_in(&text));
+        }
+        (commands, events)
+    }
+
+    /// Like ts-rs's bindings: written when they differ, and CI fails when
+    /// the committed file is not the one the code gives.
+    #[test]
+    fn commands_ts_is_written_from_the_commands() {
+        let (commands, events) = surface();
+        let bindings = root().join("../ui/src/bindings");
+        let text = typescript(&commands, &events, &bindings).expect("every type has a binding");
+        let path = bindings.join("commands.ts");
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::write(&path, text).expect("ui/src/bindings/commands.ts written");
+        }
+        assert!(commands.len() > 30, "too few commands read: {commands:?}");
+        assert!(events.len() >= 5, "too few events read: {events:?}");
     }
 
     #[test]
-    fn every_command_is_handled_allowed_and_called_by_the_same_name() {
+    fn every_command_is_handled_and_allowed_by_the_same_name() {
+        let declared: BTreeSet<String> = surface().0.into_iter().map(|c| c.name).collect();
         let lib = read("src/lib.rs");
         let list = lib
             .split("generate_handler![")
@@ -156,56 +185,10 @@ mod surface {
             .map(|name| name.trim().trim_matches('"').to_string())
             .filter(|name| !name.is_empty())
             .collect();
-        let called = quoted_after(&read("../ui/src/api.ts"), ">(");
-        assert!(
-            handled.len() > 30,
-            "the handler list was not found: {handled:?}"
-        );
+        assert_eq!(handled, declared, "the handler list against the commands");
         assert_eq!(
-            allowed, handled,
-            "permissions/app.toml against the handler list"
-        );
-        assert_eq!(called, handled, "ui/src/api.ts against the handler list");
-    }
-
-    #[test]
-    fn every_event_the_views_listen_for_is_emitted() {
-        let mut emitted = BTreeSet::new();
-        for file in ["campaigns", "fleet", "probe", "runs"] {
-            let text = read(&format!("src/commands/{file}.rs"));
-            // An emitted name: a quoted kebab-case literal on an emit's line
-            // or the line after it.
-            let lines: Vec<&str> = text.lines().collect();
-            for (i, line) in lines.iter().enumerate() {
-                if line.contains(".emit(") {
-                    for l in &lines[i..(i + 3).min(lines.len())] {
-                        if let Some(name) = l.split('"').nth(1)
-                            && name.contains('-')
-                            && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-                        {
-                            emitted.insert(name.to_string());
-                        }
-                    }
-                }
-            }
-        }
-        let mut heard = BTreeSet::new();
-        for view in ["campaigns", "probe", "runs"] {
-            let text = read(&format!("../ui/src/views/{view}.ts"));
-            for rest in text.split("listen<").skip(1) {
-                if let Some(name) = rest.split('"').nth(1) {
-                    heard.insert(name.to_string());
-                }
-            }
-        }
-        assert!(
-            heard.len() >= 5,
-            "the views' listeners were not found: {heard:?}"
-        );
-        let unheard: Vec<&String> = heard.difference(&emitted).collect();
-        assert!(
-            unheard.is_empty(),
-            "listened for, never emitted: {unheard:?} (emitted: {emitted:?})"
+            allowed, declared,
+            "permissions/app.toml against the commands"
         );
     }
 }

@@ -77,8 +77,20 @@ function screen() {
   return execFileSync("import", ["-window", "root", "png:-"], { maxBuffer: 64 << 20 });
 }
 
+// The screens docs/ and README show, rewritten from this run when
+// BREAKPOINT_DOC_SCREENSHOTS is set (scripts/screenshots), so that they
+// always show today's app on today's demo.
+const docScreens = {
+  "02-rankings": "rankings.png",
+  "09-probe-workload": "probe-workload.png",
+};
+
 async function shot(name) {
-  writeFileSync(join(artifacts, `${name}.png`), screen());
+  const png = screen();
+  writeFileSync(join(artifacts, `${name}.png`), png);
+  if (process.env.BREAKPOINT_DOC_SCREENSHOTS && docScreens[name]) {
+    writeFileSync(join(root, "docs/screenshots", docScreens[name]), png);
+  }
 }
 
 async function go(view) {

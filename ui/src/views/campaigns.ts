@@ -3,9 +3,8 @@
 // everything launched is torn down — and see past campaigns and whatever
 // the ledger says may still be running.
 
-import { listen } from "@tauri-apps/api/event";
 import { open } from "@tauri-apps/plugin-dialog";
-import { api, messageOf } from "../api";
+import { api, messageOf, on } from "../api";
 import type { CampaignForm } from "../bindings/CampaignForm";
 import type { CampaignPlanView } from "../bindings/CampaignPlanView";
 import type { CampaignProgress } from "../bindings/CampaignProgress";
@@ -65,7 +64,7 @@ export async function campaignsView(root: HTMLElement, mount: Mount): Promise<vo
       stop.addEventListener("click", () => void api.cancelJob(started.job));
       clear(progress);
       append(progress, h("h3", {}, `${t("campaign")} ${started.name}`), lines, stop);
-      mount.hold(await listen<CampaignProgress>("campaign-progress", (event) => {
+      mount.hold(await on<CampaignProgress>("campaign-progress", (event) => {
         const p = event.payload;
         if (p.job !== started.job) return;
         if (p.done) {

@@ -2,7 +2,7 @@
 // offering, sampling with a live chart, and a workload run under the probe.
 
 import { open } from "@tauri-apps/plugin-dialog";
-import { api, messageOf } from "../api";
+import { api, messageOf, on } from "../api";
 import type { ProbeFinished } from "../bindings/ProbeFinished";
 import type { ProbeStarted } from "../bindings/ProbeStarted";
 import type { ProbeTick } from "../bindings/ProbeTick";
@@ -10,7 +10,6 @@ import { type Point, lineChart } from "../chart";
 import { append, clear, h } from "../dom";
 import { duration } from "../format";
 import { clearErrors, showError } from "../forms";
-import { listen } from "@tauri-apps/api/event";
 import { t } from "../i18n";
 import type { Mount } from "../lifecycle";
 
@@ -95,7 +94,7 @@ async function samplingPanel(labels: string[], mount: Mount): Promise<HTMLElemen
   });
   if (!sampling.listening) {
     sampling.listening = true;
-    await listen<ProbeTick>("probe-tick", (e) => {
+    await on<ProbeTick>("probe-tick", (e) => {
       for (const g of e.payload.gpus) {
         if (g.power_w === null) continue;
         const series = (sampling.points[g.gpu] ??= []);
@@ -105,7 +104,7 @@ async function samplingPanel(labels: string[], mount: Mount): Promise<HTMLElemen
       sampling.status = `${sampling.label} · ${e.payload.samples} ${t("samples").toLowerCase()} · ${sampling.logPath}`;
       redraw();
     });
-    await listen<ProbeFinished>("probe-finished", (e) => {
+    await on<ProbeFinished>("probe-finished", (e) => {
       sampling.job = null;
       sampling.finished = e.payload.error ? null : e.payload;
       sampling.status = e.payload.error ?? `${t("wrote")} ${e.payload.log_path} (${e.payload.samples} ${t("samples").toLowerCase()}, ${e.payload.duration_s.toFixed(0)} s)`;

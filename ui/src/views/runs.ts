@@ -2,10 +2,9 @@
 // a progress bar each, cancellable), the import report, the list, and a
 // run's charts.
 
-import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
-import { api, isAppError, messageOf } from "../api";
+import { api, isAppError, messageOf, on } from "../api";
 import type { PullProgressView } from "../bindings/PullProgressView";
 import type { EventRow } from "../bindings/EventRow";
 import type { HealthRow } from "../bindings/HealthRow";
@@ -29,8 +28,8 @@ export async function runsView(root: HTMLElement, mount: Mount): Promise<void> {
   cancel.addEventListener("click", () => { if (job !== null) void api.cancelJob(job); });
 
   const bars = new Map<string, HTMLProgressElement>();
-  mount.hold(await listen<number>("import-started", (e) => { job = e.payload; cancel.removeAttribute("disabled"); }));
-  mount.hold(await listen<ImportProgress>("import-progress", (e) => {
+  mount.hold(await on<number>("import-started", (e) => { job = e.payload; cancel.removeAttribute("disabled"); }));
+  mount.hold(await on<ImportProgress>("import-progress", (e) => {
     const p = e.payload;
     let bar = bars.get(p.file);
     if (!bar) {
@@ -108,8 +107,8 @@ async function prometheusSection(target: HTMLSelectElement, mount: Mount, done: 
   const stop = h("button", { id: "prom-cancel", disabled: true }, t("cancel"));
   let job: number | null = null;
   const bars = new Map<string, HTMLProgressElement>();
-  mount.hold(await listen<number>("pull-started", (e) => { job = e.payload; stop.removeAttribute("disabled"); }));
-  mount.hold(await listen<PullProgressView>("pull-progress", (e) => {
+  mount.hold(await on<number>("pull-started", (e) => { job = e.payload; stop.removeAttribute("disabled"); }));
+  mount.hold(await on<PullProgressView>("pull-progress", (e) => {
     const p = e.payload;
     if (p.job !== job || p.node === null) return;
     let bar = bars.get(p.node);
