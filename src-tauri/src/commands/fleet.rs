@@ -114,6 +114,8 @@ pub async fn pull_prometheus<R: Runtime>(
             ));
         }
         Err(pull::PullError::Import(e)) => return Err(e.into()),
+        // Named by the form's field, shown next to it.
+        Err(pull::PullError::Invalid(v)) => return Err(v.into()),
         Err(e) => return Err(AppError::new(ErrorKind::Invalid, e.to_string())),
     };
     Ok(PullResultView {

@@ -285,7 +285,18 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
             eprintln!("stopped: nothing of this pull was stored");
             Failure::Exit(130)
         } else {
-            Failure::Refused(e.to_string())
+            Failure::Refused(match e {
+                // A field of the request, named by the flag that set it.
+                pull::PullError::Invalid(v) => {
+                    let flag = if v.field == "step_s" {
+                        "step"
+                    } else {
+                        &v.field
+                    };
+                    format!("--{flag} {}", v.reason)
+                }
+                other => other.to_string(),
+            })
         }
     })?;
     if ctx.json {

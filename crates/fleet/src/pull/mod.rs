@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use breakpoint_core::error::ValidationError;
 use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
 use breakpoint_core::store::Store;
 use jiff::Timestamp;
@@ -120,14 +121,27 @@ pub enum Progress {
     },
 }
 
+/// Why a pull stored nothing. Each says where it stopped, so a face can
+/// word it in its own terms (the command line's flags, the app's form).
 #[derive(Debug, thiserror::Error)]
 pub enum PullError {
-    #[error("{0}")]
-    Invalid(String),
+    /// A field of the request, by `PullRequest`'s own name for it.
+    #[error("{}: {}", .0.field, .0.reason)]
+    Invalid(ValidationError),
+    /// Discovery found no series of the exporters in the range.
+    #[error("no DCGM series between {from} and {to} matching {query}; nothing was stored")]
+    NoSeries {
+        from: Timestamp,
+        to: Timestamp,
+        query: String,
+    },
+    /// The server refused, failed or answered what cannot be read, after
+    /// the retries.
     #[error("{0}")]
     Server(String),
     #[error("cancelled; nothing was stored")]
     Cancelled,
+    /// Storing what was fetched failed; the transaction rolled back.
     #[error(transparent)]
     Import(#[from] breakpoint_core::import::ImportError),
 }
@@ -136,6 +150,10 @@ impl From<breakpoint_core::Error> for PullError {
     fn from(e: breakpoint_core::Error) -> Self {
         PullError::Import(e.into())
     }
+}
+
+fn invalid(field: &str, reason: String) -> PullError {
+    PullError::Invalid(ValidationError::new(field, reason))
 }
 
 /// The label matchers inside a selector's braces.
@@ -149,9 +167,10 @@ fn matchers(selector: Option<&str>) -> Result<String, PullError> {
         .unwrap_or(s)
         .trim();
     if inner.contains(['{', '}']) || !inner.contains(['=', '~']) {
-        return Err(PullError::Invalid(format!(
-            "--selector {s}: label matchers, e.g. {{Hostname=~\"node-.*\"}}"
-        )));
+        return Err(invalid(
+            "selector",
+            format!("{s} is not label matchers, e.g. {{Hostname=~\"node-.*\"}}"),
+        ));
     }
     Ok(inner.to_string())
 }
@@ -301,7 +320,8 @@ fn stored_stretches(
 }
 
 /// Pull the range into `store`, one run per node (per stretch not stored
-/// before), all or nothing.
+/// before), all or nothing: discover the nodes, plan what each still needs,
+/// then fetch and store it.
 pub fn pull(
     store: &Store,
     api: &dyn PromApi,
@@ -311,30 +331,47 @@ pub fn pull(
 ) -> Result<PullReport, PullError> {
     let (from, to) = (request.from.as_second(), request.to.as_second());
     if to <= from {
-        return Err(PullError::Invalid(format!(
-            "--to {} is not after --from {}",
-            request.to, request.from
-        )));
+        return Err(invalid(
+            "to",
+            format!("{} is not after the start {}", request.to, request.from),
+        ));
     }
     if request.step_s == 0 {
-        return Err(PullError::Invalid("--step must be at least 1s".into()));
+        return Err(invalid("step_s", "must be at least 1 s".into()));
     }
-    let step = i64::from(request.step_s);
     let extra = matchers(request.selector.as_deref())?;
-    let query = series_query(&extra);
     let calls = Calls {
         api,
         cancel,
         requests: Mutex::new((0, 0)),
     };
+    let nodes = discover(&calls, request, &extra)?;
+    progress(Progress::Nodes(nodes.len()));
+    let (jobs, mut pulled) = plan(store, request, &nodes, &extra)?;
+    store
+        .atomically(|store| fetch_and_store(store, &calls, request, jobs, &mut pulled, progress))?;
+    let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
+    Ok(PullReport {
+        query: series_query(&extra),
+        nodes: pulled.into_values().collect(),
+        requests,
+        retries,
+    })
+}
 
-    // The nodes, by their Hostname (else instance) label.
+/// The nodes in range, each by its Hostname (else instance) label.
+fn discover(
+    calls: &Calls,
+    request: &PullRequest,
+    extra: &str,
+) -> Result<BTreeMap<String, &'static str>, PullError> {
+    let query = series_query(extra);
     let series = calls.get(
         "/api/v1/series",
         &[
             ("match[]", query.clone()),
-            ("start", from.to_string()),
-            ("end", to.to_string()),
+            ("start", request.from.as_second().to_string()),
+            ("end", request.to.as_second().to_string()),
         ],
     )?;
     let mut nodes: BTreeMap<String, &'static str> = BTreeMap::new();
@@ -344,17 +381,35 @@ pub fn pull(
         }
     }
     if nodes.is_empty() {
-        return Err(PullError::Server(format!(
-            "no DCGM series between {} and {} matching {query}; nothing was stored",
-            request.from, request.to
-        )));
+        return Err(PullError::NoSeries {
+            from: request.from,
+            to: request.to,
+            query,
+        });
     }
-    progress(Progress::Nodes(nodes.len()));
+    Ok(nodes)
+}
 
-    // What each node still needs.
-    let mut jobs: Vec<(String, String, (i64, i64))> = Vec::new();
-    let mut pulled: BTreeMap<String, NodePulled> = BTreeMap::new();
-    for (node, label) in &nodes {
+/// One stretch of one node to fetch.
+struct Job {
+    node: String,
+    query: String,
+    stretch: (i64, i64),
+}
+
+/// What each node still needs: the stretches of the range not stored from
+/// this server before, and the node's report, started.
+fn plan(
+    store: &Store,
+    request: &PullRequest,
+    nodes: &BTreeMap<String, &'static str>,
+    extra: &str,
+) -> Result<(Vec<Job>, BTreeMap<String, NodePulled>), PullError> {
+    let (from, to) = (request.from.as_second(), request.to.as_second());
+    let step = i64::from(request.step_s);
+    let mut jobs = Vec::new();
+    let mut pulled = BTreeMap::new();
+    for (node, label) in nodes {
         let stored = stored_stretches(store, request.platform_id, &request.url, node)?;
         let missing = uncovered(from, to, &stored, step);
         pulled.insert(
@@ -368,118 +423,136 @@ pub fn pull(
                 dropped_points: 0,
             },
         );
-        let node_query = series_query(&if extra.is_empty() {
-            format!("{label}={}", quoted(node))
+        let matcher = format!("{label}={}", quoted(node));
+        let query = series_query(&if extra.is_empty() {
+            matcher
         } else {
-            format!("{extra},{label}={}", quoted(node))
+            format!("{extra},{matcher}")
         });
-        for stretch in missing {
-            jobs.push((node.clone(), node_query.clone(), stretch));
-        }
+        jobs.extend(missing.into_iter().map(|stretch| Job {
+            node: node.clone(),
+            query: query.clone(),
+            stretch,
+        }));
     }
+    Ok((jobs, pulled))
+}
 
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+/// Fetch the jobs on `request.concurrency` workers and store each as it
+/// arrives, in this thread (SQLite's one writer). The first failure stops
+/// the others.
+fn fetch_and_store(
+    store: &Store,
+    calls: &Calls,
+    request: &PullRequest,
+    jobs: Vec<Job>,
+    pulled: &mut BTreeMap<String, NodePulled>,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(), PullError> {
+    let step = i64::from(request.step_s);
+    let queue = Mutex::new(jobs);
     let workers = request.concurrency.clamp(1, 16);
-    let stored = store.atomically(|store| -> Result<(), PullError> {
-        std::thread::scope(|scope| -> Result<(), PullError> {
-            let (tx, rx) = std::sync::mpsc::channel();
-            for _ in 0..workers {
-                let tx = tx.clone();
-                let (queue, calls) = (&queue, &calls);
-                scope.spawn(move || {
-                    loop {
-                        let job = queue.lock().ok().and_then(|mut q| q.pop());
-                        let Some((_, (node, query, stretch))) = job else {
-                            break;
-                        };
-                        let fetched = fetch_stretch(calls, &query, stretch, step, |done, of| {
+    std::thread::scope(|scope| -> Result<(), PullError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let queue = &queue;
+            scope.spawn(move || {
+                while let Some(job) = queue.lock().ok().and_then(|mut q| q.pop()) {
+                    let fetched =
+                        fetch_stretch(calls, &job.query, job.stretch, step, |done, of| {
                             progress(Progress::Chunk {
-                                node: node.clone(),
+                                node: job.node.clone(),
                                 done,
                                 of,
                             })
                         });
-                        let failed = fetched.is_err();
-                        if tx.send((node, query, stretch, fetched)).is_err() || failed {
-                            break;
-                        }
-                    }
-                });
-            }
-            drop(tx);
-            for (node, query, (a, b), fetched) in rx {
-                let (bytes, dropped) = match fetched {
-                    Ok(b) => b,
-                    Err(e) => {
-                        // Stop the others; the transaction rolls back.
-                        cancel.store(true, Ordering::Relaxed);
-                        return Err(e);
-                    }
-                };
-                let stamp = |s: i64| {
-                    Timestamp::from_second(s)
-                        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
-                        .unwrap_or_default()
-                };
-                let mut options = ImportOptions {
-                    tz: jiff::tz::TimeZone::UTC,
-                    ..ImportOptions::new(request.platform_id)
-                };
-                options.extra_metadata.insert(
-                    "prometheus".into(),
-                    json!({
-                        "url": request.url,
-                        "node": node,
-                        "query": query,
-                        "from_s": a,
-                        "to_s": b,
-                        "step_s": request.step_s,
-                        // Points the server sent beyond what was asked.
-                        "dropped_points": dropped,
-                    }),
-                );
-                if dropped > 0
-                    && let Some(p) = pulled.get_mut(&node)
-                {
-                    p.dropped_points += dropped;
-                }
-                let name = format!("prometheus {node} {}–{}", stamp(a), stamp(b));
-                match import_reader(store, &bytes[..], &name, Format::PromRange, &options, None) {
-                    Ok(ImportOutcome::Imported(r)) => {
-                        progress(Progress::Stored {
-                            node: node.clone(),
-                            samples: r.samples,
-                        });
-                        if let Some(p) = pulled.get_mut(&node) {
-                            p.runs.push(r.run_id);
-                            p.samples += r.samples;
-                            p.gpus = p.gpus.max(r.gpus);
-                        }
-                    }
-                    Ok(ImportOutcome::AlreadyImported { .. }) => {}
-                    // A stretch where the node's series hold no point, or
-                    // no reading (every point NaN).
-                    Err(breakpoint_core::import::ImportError::Empty { .. }) => {}
-                    Err(e) => {
-                        cancel.store(true, Ordering::Relaxed);
-                        return Err(e.into());
+                    let failed = fetched.is_err();
+                    if tx.send((job, fetched)).is_err() || failed {
+                        break;
                     }
                 }
+            });
+        }
+        drop(tx);
+        for (job, fetched) in rx {
+            let stored = fetched.and_then(|(bytes, dropped)| {
+                store_stretch(store, request, &job, &bytes, dropped, pulled, progress)
+            });
+            if let Err(e) = stored {
+                // Stop the others; the caller's transaction rolls back.
+                calls.cancel.store(true, Ordering::Relaxed);
+                return Err(e);
             }
-            if cancel.load(Ordering::Relaxed) {
-                return Err(PullError::Cancelled);
+        }
+        if calls.cancel.load(Ordering::Relaxed) {
+            return Err(PullError::Cancelled);
+        }
+        Ok(())
+    })
+}
+
+/// One fetched stretch through the `query_range` importer, with where it
+/// came from in the run's metadata.
+fn store_stretch(
+    store: &Store,
+    request: &PullRequest,
+    job: &Job,
+    bytes: &[u8],
+    dropped: u64,
+    pulled: &mut BTreeMap<String, NodePulled>,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(), PullError> {
+    let (a, b) = job.stretch;
+    let stamp = |s: i64| {
+        Timestamp::from_second(s)
+            .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+            .unwrap_or_default()
+    };
+    let mut options = ImportOptions {
+        tz: jiff::tz::TimeZone::UTC,
+        ..ImportOptions::new(request.platform_id)
+    };
+    options.extra_metadata.insert(
+        "prometheus".into(),
+        json!({
+            "url": request.url,
+            "node": job.node,
+            "query": job.query,
+            "from_s": a,
+            "to_s": b,
+            "step_s": request.step_s,
+            // Points the server sent beyond what was asked.
+            "dropped_points": dropped,
+        }),
+    );
+    let report = pulled.get_mut(&job.node);
+    let name = format!("prometheus {} {}–{}", job.node, stamp(a), stamp(b));
+    match import_reader(store, bytes, &name, Format::PromRange, &options, None) {
+        Ok(ImportOutcome::Imported(r)) => {
+            progress(Progress::Stored {
+                node: job.node.clone(),
+                samples: r.samples,
+            });
+            if let Some(p) = report {
+                p.runs.push(r.run_id);
+                p.samples += r.samples;
+                p.gpus = p.gpus.max(r.gpus);
+                p.dropped_points += dropped;
             }
             Ok(())
-        })
-    });
-    stored?;
-    let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
-    Ok(PullReport {
-        query,
-        nodes: pulled.into_values().collect(),
-        requests,
-        retries,
-    })
+        }
+        // Stored before, or a stretch where the node's series hold no
+        // point or no reading (every point NaN): nothing to add.
+        Ok(ImportOutcome::AlreadyImported { .. })
+        | Err(breakpoint_core::import::ImportError::Empty { .. }) => {
+            if let Some(p) = report {
+                p.dropped_points += dropped;
+            }
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[cfg(test)]
@@ -626,6 +699,44 @@ mod tests {
             uncovered(40, 100, &[(0, 50), (80, 200)], 10),
             vec![(60, 70)]
         );
+    }
+
+    /// A server with no series at all.
+    struct Empty;
+
+    impl PromApi for Empty {
+        fn get(&self, _path: &str, _params: &[(&str, String)]) -> Result<Value, ApiError> {
+            Ok(json!([]))
+        }
+
+        fn get_text(&self, _path: &str, _params: &[(&str, String)]) -> Result<String, ApiError> {
+            Ok(String::new())
+        }
+    }
+
+    #[test]
+    fn each_refusal_says_where_the_pull_stopped_and_which_field_is_at_fault() {
+        let (store, platform) = store();
+        let pull_with = |change: &dyn Fn(&mut PullRequest)| {
+            let mut r = request(platform);
+            change(&mut r);
+            pull(&store, &Empty, &r, &AtomicBool::new(false), &|_| {}).unwrap_err()
+        };
+        let field = |e: PullError| match e {
+            PullError::Invalid(v) => v.field,
+            other => panic!("not a field's fault: {other}"),
+        };
+        assert_eq!(field(pull_with(&|r| r.to = r.from)), "to");
+        assert_eq!(field(pull_with(&|r| r.step_s = 0)), "step_s");
+        assert_eq!(
+            field(pull_with(&|r| r.selector = Some("node-3".into()))),
+            "selector"
+        );
+        // Discovery, not the request: nothing in range.
+        let none = pull_with(&|_| {});
+        assert!(matches!(none, PullError::NoSeries { .. }), "{none}");
+        assert!(none.to_string().contains("nothing was stored"), "{none}");
+        assert!(store.runs(Some(platform)).unwrap().is_empty());
     }
 
     #[test]
