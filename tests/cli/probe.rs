@@ -48,7 +48,7 @@ fn without_a_driver_the_probe_says_so_in_one_line_and_exits_3() {
 }
 
 #[test]
-fn inventory_and_delivery_check_on_a_recorded_machine() {
+fn inventory_and_conformity_check_on_a_recorded_machine() {
     let ws = Workspace::new();
     let gpus = ws.json(&["probe", "inventory", "--replay-trace", &trace()]);
     assert_eq!(gpus.as_array().unwrap().len(), 2);

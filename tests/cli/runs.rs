@@ -137,13 +137,13 @@ fn a_runs_events_health_checks_and_links_are_shown_by_meaning() {
         out.contains("faulty GPU: GPU 0: dcgmi diag GPU Memory failed"),
         "{out}"
     );
-    assert!(!out.contains("delivery problem"), "{out}");
+    assert!(!out.contains("not as ordered"), "{out}");
     assert!(out.contains("health checks"), "{out}");
 
     // lspci: the narrowed link.
     let out = ws.ok(&["runs", "show", &lspci]);
     assert!(
-        out.contains("delivery problem: pcie_link: PCIe x8 on 1 GPU (00000000:AB:00.0)"),
+        out.contains("not as ordered: pcie_link: PCIe x8 on 1 GPU (00000000:AB:00.0)"),
         "{out}"
     );
 

@@ -10,7 +10,7 @@ pub use breakpoint_core::conformity::Expectation;
 
 /// A check's outcome: the differences, and the run that records it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DeliveryCheck {
+pub struct ConformityCheck {
     pub mismatches: Vec<Mismatch>,
     /// The delivery run, when the check was made for a platform.
     pub run_id: Option<i64>,
@@ -34,7 +34,7 @@ pub fn check(
     store: &Store,
     order: &Order,
     gpus: &[GpuInfo],
-) -> crate::Result<(Expectation, DeliveryCheck)> {
+) -> crate::Result<(Expectation, ConformityCheck)> {
     let (expected, platform_id, offering_id) = match order {
         Order::Offering(id) => {
             let offering = store.offering(*id)?;
@@ -55,7 +55,7 @@ pub fn check(
         .transpose()?;
     Ok((
         expected,
-        DeliveryCheck {
+        ConformityCheck {
             mismatches: found,
             run_id,
         },

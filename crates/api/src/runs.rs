@@ -1,6 +1,6 @@
 //! One run in detail: what the faces show when a user opens a run — its
 //! provenance and counts, its events with what each means and whether it
-//! counts against the platform, its health checks and delivery problems.
+//! counts against the platform, its health checks and conformity problems.
 
 use std::collections::HashMap;
 
@@ -93,7 +93,7 @@ pub struct RunDetail {
     pub faulty_gpus: Vec<String>,
     /// What the run saw wrong with the delivery; `None` when it checked
     /// nothing.
-    pub delivery_problems: Option<Vec<Mismatch>>,
+    pub conformity_problems: Option<Vec<Mismatch>>,
     /// What its GPUs drew, where it sampled power.
     pub energy: Option<RunEnergy>,
     /// Why the run is not scored: its evidence measures no platform
@@ -160,7 +160,7 @@ pub fn detail(store: &Store, id: i64) -> Result<RunDetail> {
         kept_records: run.kept_records(),
         health: conformity::health_checks(&run),
         faulty_gpus,
-        delivery_problems: conformity::problems(&run),
+        conformity_problems: conformity::problems(&run),
         energy: energy::run_energy(store, &run)?,
         run,
     })

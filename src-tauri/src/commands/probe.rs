@@ -1,4 +1,4 @@
-//! The Probe screen: this machine's GPUs, a delivery check against an
+//! The Probe screen: this machine's GPUs, a conformity check against an
 //! offering, sampling to a probe log, and a workload run under the probe.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::consent::{WorkloadConsent, WorkloadRequest};
 use crate::dto::{
-    DeliveryView, GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick,
+    ConformityView, GpuPoint, GpuRow, ProbeFinished, ProbeStarted, ProbeState, ProbeTick,
     WorkloadOutcome,
 };
 use crate::error::{AppError, AppResult, ErrorKind};
@@ -379,7 +379,10 @@ fn last_lines(path: &Path, n: usize) -> Vec<String> {
 /// Check this machine's GPUs against what an offering promised, and store
 /// the check as a delivery run of its platform.
 #[tauri::command]
-pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppResult<DeliveryView> {
+pub async fn probe_check(
+    state: State<'_, AppState>,
+    offering_id: i64,
+) -> AppResult<ConformityView> {
     // NVML first, holding nothing; then a connection of its own, so the
     // shared one is never held while the GPUs are asked.
     let gpus = inventory_off_thread(state.probe_trace.clone())
@@ -393,7 +396,7 @@ pub async fn probe_check(state: State<'_, AppState>, offering_id: i64) -> AppRes
     )?;
     let found = outcome.mismatches;
     let run_id = outcome.run_id.unwrap_or_default();
-    Ok(DeliveryView {
+    Ok(ConformityView {
         gpus: gpus.len() as u32,
         run_id,
         mismatches: found

@@ -132,8 +132,8 @@ fn detail_of(store: &breakpoint_api::Store, id: i64, lang: Lang) -> AppResult<Ru
                 message: c.message.clone(),
             })
             .collect(),
-        delivery_problems: detail
-            .delivery_problems
+        conformity_problems: detail
+            .conformity_problems
             .iter()
             .flatten()
             .map(ToString::to_string)

@@ -20,7 +20,7 @@ view! {
         pub mig: Vec<String>,
     }
 
-    pub struct DeliveryView {
+    pub struct ConformityView {
         pub gpus: u32,
         #[ts(type = "number")]
         pub run_id: i64,

@@ -37,7 +37,7 @@ view! {
         pub health: Vec<HealthRow>,
         /// What the run saw wrong with the delivery, one line each; empty
         /// when it saw nothing wrong or checked nothing.
-        pub delivery_problems: Vec<String>,
+        pub conformity_problems: Vec<String>,
         /// The GPUs the run's health evidence found faulty, one line each
         /// ("GPU 0: dcgmi diag GPU Memory failed").
         pub faulty_gpus: Vec<String>,

@@ -17,7 +17,7 @@ health: Array<HealthRow>,
  * What the run saw wrong with the delivery, one line each; empty
  * when it saw nothing wrong or checked nothing.
  */
-delivery_problems: Array<string>, 
+conformity_problems: Array<string>, 
 /**
  * The GPUs the run's health evidence found faulty, one line each
  * ("GPU 0: dcgmi diag GPU Memory failed").

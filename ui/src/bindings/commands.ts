@@ -10,7 +10,7 @@ import type { CampaignPlanView } from "./CampaignPlanView";
 import type { CampaignRow } from "./CampaignRow";
 import type { CampaignStarted } from "./CampaignStarted";
 import type { CellView } from "./CellView";
-import type { DeliveryView } from "./DeliveryView";
+import type { ConformityView } from "./ConformityView";
 import type { DisputeSheetView } from "./DisputeSheetView";
 import type { HistoryView } from "./HistoryView";
 import type { ImportRow } from "./ImportRow";
@@ -64,7 +64,7 @@ export type Commands = {
   probe_inventory: { args: Record<string, never>; returns: ProbeState };
   probe_start: { args: { intervalMs: number }; returns: ProbeStarted };
   probe_run: { args: { commandLine: string, dir: string | null, intervalMs: number }; returns: ProbeStarted };
-  probe_check: { args: { offeringId: number }; returns: DeliveryView };
+  probe_check: { args: { offeringId: number }; returns: ConformityView };
   platform_history: { args: { platformId: number, since: string | null, until: string | null }; returns: HistoryView };
   rank: { args: { request: RankRequest }; returns: RankView };
   explain: { args: { platformId: number, breakpoint: string, request: RankRequest }; returns: CellView };

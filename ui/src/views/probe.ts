@@ -1,4 +1,4 @@
-// The Probe screen: this machine's GPUs, a delivery check against an
+// The Probe screen: this machine's GPUs, a conformity check against an
 // offering, sampling with a live chart, and a workload run under the probe.
 
 import { open } from "@tauri-apps/plugin-dialog";
@@ -31,30 +31,30 @@ export async function probeView(root: HTMLElement, go: (view: string) => void, m
           : g.mig.length > 0 ? `${g.canonical} (MIG: ${g.mig.join(", ")})` : g.canonical), h("td", {}, g.uuid ?? ""),
         h("td", {}, g.vram_mib === null ? "" : `${g.vram_mib} MiB`), h("td", {}, g.driver ?? ""), h("td", {}, g.cuda ?? ""), h("td", {}, g.pcie),
         h("td", {}, g.power_limit_w === null ? "" : `${g.power_limit_w} W`))))),
-    await deliveryPanel(),
+    await conformityPanel(),
     await samplingPanel(state.gpus.map((g) => `GPU ${g.index} ${g.canonical}`), mount));
 }
 
-async function deliveryPanel(): Promise<HTMLElement> {
+async function conformityPanel(): Promise<HTMLElement> {
   const platforms = await api.listPlatforms();
   const details = await Promise.all(platforms.filter((p) => p.offerings > 0).map((p) => api.platformDetail(p.id)));
   const offering = h("select", { id: "check-offering", "aria-label": t("offering") },
     ...details.flatMap((d) => d.offerings.map((o) => h("option", { value: o.id }, `${d.platform.name} · ${o.count} × ${o.accelerator}`))));
-  const check = h("button", { id: "check-delivery" }, t("checkDelivery"));
-  const result = h("div", { id: "delivery-result", role: "status" });
+  const check = h("button", { id: "check-conformity" }, t("checkConformity"));
+  const result = h("div", { id: "conformity-result", role: "status" });
   check.addEventListener("click", async () => {
     clear(result);
     try {
       const r = await api.probeCheck(Number(offering.value));
       append(result, r.mismatches.length
         ? h("div", { class: "warning" }, h("p", {}, `${r.mismatches.length} ${t("mismatches")} (run ${r.run_id})`), h("ul", {}, ...r.mismatches.map((m) => h("li", {}, m))))
-        : h("p", { class: "ok" }, `${t("deliveryMatches")}: ${r.gpus} GPU (run ${r.run_id})`));
+        : h("p", { class: "ok" }, `${t("conformityMatches")}: ${r.gpus} GPU (run ${r.run_id})`));
     } catch (e) {
       append(result, h("p", { class: "error" }, messageOf(e)));
     }
   });
   if (!details.some((d) => d.offerings.length)) check.setAttribute("disabled", "");
-  return h("section", { class: "form" }, h("h2", {}, t("deliveryCheck")),
+  return h("section", { class: "form" }, h("h2", {}, t("conformityCheck")),
     h("div", { class: "inline" }, h("label", {}, h("span", {}, t("offering")), offering), check), result);
 }
 

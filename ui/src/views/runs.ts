@@ -263,8 +263,8 @@ async function showRun(el: HTMLElement, id: number, hasSamples: boolean): Promis
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.energy ? h("p", { id: "run-energy" }, `${t("energyOfRun")}: ${d.energy}`) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
-      d.delivery_problems.length
-        ? h("div", { id: "run-delivery" }, h("h3", {}, t("deliveryProblems")), h("ul", { class: "warnings" }, ...d.delivery_problems.map((p) => h("li", {}, p))))
+      d.conformity_problems.length
+        ? h("div", { id: "run-conformity" }, h("h3", {}, t("conformityProblems")), h("ul", { class: "warnings" }, ...d.conformity_problems.map((p) => h("li", {}, p))))
         : null,
       d.faulty_gpus.length
         ? h("div", { id: "run-faulty" }, h("h3", {}, t("faultyGpus")), h("ul", { class: "warnings" }, ...d.faulty_gpus.map((p) => h("li", {}, p))))

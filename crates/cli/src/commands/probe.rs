@@ -155,7 +155,7 @@ fn check(ctx: &Context, a: CheckArgs) -> Outcome {
         )?;
     } else if found.is_empty() {
         output::print(&format!(
-            "delivery matches the order: {} GPU(s) checked",
+            "the hardware matches the order: {} GPU(s) checked",
             gpus.len()
         ))?;
     } else {

@@ -162,16 +162,16 @@ fn show(ctx: &Context, id: i64) -> Outcome {
     if let Some(e) = &detail.energy {
         text.push_str(&format!("energy    {}\n", e.summary()));
     }
-    if let Some(problems) = &detail.delivery_problems {
+    if let Some(problems) = &detail.conformity_problems {
         if problems.is_empty() {
             text.push_str(if r.offering_snapshot.is_some() {
-                "delivery  as ordered\n"
+                "hardware  as ordered\n"
             } else {
-                "delivery  setup checks passed\n"
+                "hardware  setup checks passed\n"
             });
         }
         for m in problems {
-            text.push_str(&format!("delivery problem: {m}\n"));
+            text.push_str(&format!("not as ordered: {m}\n"));
         }
     }
     for faulty in &detail.faulty_gpus {

@@ -2,7 +2,7 @@
 //! save from the terminal — as health evidence for a delivery check. Every
 //! result (category, test, GPU, status, message) is kept in the run's
 //! metadata as `dcgm_diag`; anything but a pass or a skip is also a warning
-//! on the run, and a failure counts as a delivery problem.
+//! on the run, and a failure counts as a conformity problem (not as ordered).
 
 mod json;
 mod table;
