@@ -172,6 +172,14 @@ fn write_probe_log(path: &Path, seconds: u32) -> std::io::Result<u64> {
     Ok(rows)
 }
 
+/// Write back what the previous command left dirty (its database, or the
+/// generated logs) before the next is timed, so that neither side pays for
+/// the other's writes: the kernel's flusher otherwise runs during the next
+/// command, on the same two cores.
+fn settle() -> std::io::Result<()> {
+    Command::new("sync").status().map(drop)
+}
+
 fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
     let status = Command::new(bin)
         .args(["--db"])
@@ -180,6 +188,7 @@ fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
         .stdout(std::process::Stdio::null())
         .status()?;
     assert!(status.success());
+    settle()?;
     measure(
         Command::new(bin)
             .arg("--db")
@@ -248,6 +257,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ours.push(t);
         ours_mib = ours_mib.max(m);
         if sqlite {
+            settle()?;
             let (r, m) = measure(
                 Command::new("sqlite3")
                     .arg(dir.path().join(format!("reference-{i}.db")))

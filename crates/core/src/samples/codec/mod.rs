@@ -121,6 +121,119 @@ fn pack_values(values: &[i64], codec: ValueCodec, out: &mut Vec<u8>, scratch: &m
     }
 }
 
+/// One GPU's samples as a chunk holds them, column by column: what the
+/// store's writer fills as samples arrive, so that a sample is never
+/// copied whole (184 bytes, most of them fields the log does not have) and
+/// encoding reads each column in one sequential pass.
+#[derive(Debug, Clone, Default)]
+pub struct ChunkColumns {
+    t_ms: Vec<i64>,
+    /// Each sample's present fields.
+    present: Vec<u32>,
+    /// By field id: a slot per sample from the first sample that reported
+    /// the field on (zero where a sample did not).
+    values: [Vec<i64>; FIELD_COUNT],
+    /// Fields any sample reported, and fields every sample reported.
+    seen: u32,
+    every: u32,
+}
+
+impl ChunkColumns {
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            t_ms: Vec::with_capacity(n),
+            present: Vec::with_capacity(n),
+            ..Self::default()
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.t_ms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t_ms.is_empty()
+    }
+
+    pub fn times(&self) -> &[i64] {
+        &self.t_ms
+    }
+
+    /// Empty, keeping the memory for the next chunk.
+    pub fn clear(&mut self) {
+        self.t_ms.clear();
+        self.present.clear();
+        for column in &mut self.values {
+            column.clear();
+        }
+        self.seen = 0;
+        self.every = 0;
+    }
+
+    #[inline]
+    pub fn push(&mut self, sample: &Sample) {
+        let mask = sample.present_mask();
+        let n = self.t_ms.len();
+        let new = mask & !self.seen;
+        if new != 0 {
+            for field in bits(new) {
+                let column = &mut self.values[field];
+                column.reserve(self.t_ms.capacity().saturating_sub(column.len()));
+                column.resize(n, 0);
+            }
+            self.seen |= new;
+        }
+        self.every = if n == 0 { mask } else { self.every & mask };
+        let raw = sample.raw_values();
+        for field in bits(self.seen) {
+            let value = if mask & (1 << field) != 0 {
+                raw[field]
+            } else {
+                0
+            };
+            self.values[field].push(value);
+        }
+        self.t_ms.push(sample.t_ms);
+        self.present.push(mask);
+    }
+
+    /// Into time order, samples of one time in the order they came.
+    pub fn sort_by_time(&mut self) {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| self.t_ms[i]);
+        fn permuted<T: Copy>(column: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&i| column[i]).collect()
+        }
+        self.t_ms = permuted(&self.t_ms, &order);
+        self.present = permuted(&self.present, &order);
+        for field in bits(self.seen) {
+            self.values[field] = permuted(&self.values[field], &order);
+        }
+    }
+}
+
+impl<'a> FromIterator<&'a Sample> for ChunkColumns {
+    fn from_iter<I: IntoIterator<Item = &'a Sample>>(samples: I) -> Self {
+        let mut columns = ChunkColumns::default();
+        for s in samples {
+            columns.push(s);
+        }
+        columns
+    }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+#[inline]
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
 /// Encode samples of one GPU, already in time order, as the store does.
 pub fn encode_chunk(samples: &[Sample]) -> Vec<u8> {
     encode_chunk_as(samples, ValueCodec::Pco)
@@ -128,49 +241,53 @@ pub fn encode_chunk(samples: &[Sample]) -> Vec<u8> {
 
 /// Encode samples of one GPU with the readings packed by `codec`.
 pub fn encode_chunk_as(samples: &[Sample], codec: ValueCodec) -> Vec<u8> {
-    let n = samples.len();
+    encode_columns(&samples.iter().collect(), codec)
+}
+
+/// Encode one GPU's columns, already in time order.
+pub fn encode_columns(columns: &ChunkColumns, codec: ValueCodec) -> Vec<u8> {
+    let n = columns.len();
     let mut out = Vec::with_capacity(64 + n * 4);
     let mut scratch = Vec::with_capacity(n);
     out.push(VERSION);
     put_varint(&mut out, n as u64);
 
-    let times: Vec<i64> = samples.iter().map(|s| s.t_ms).collect();
+    let times = &columns.t_ms;
     if let Some(&t0) = times.first() {
         put_varint(&mut out, zigzag(t0));
         let deltas: Vec<i64> = times.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
         encode_seq(&deltas, &mut out, &mut scratch);
     }
 
-    let any_mask = samples.iter().fold(0u32, |m, s| m | s.present_mask());
-    let all_mask = samples.iter().fold(u32::MAX, |m, s| m & s.present_mask());
     let fields: Vec<Field> = Field::ALL
         .into_iter()
-        .filter(|f| any_mask & (1 << f.id()) != 0)
+        .filter(|f| columns.seen & (1 << f.id()) != 0)
         .collect();
     put_varint(&mut out, fields.len() as u64);
 
     let mut body = Vec::new();
-    let mut values = Vec::with_capacity(n);
+    let mut gathered = Vec::new();
     for field in fields {
         let bit = 1u32 << field.id();
-        let idx = usize::from(field.id());
+        let column = &columns.values[usize::from(field.id())];
         body.clear();
-        values.clear();
-        let complete = all_mask & bit != 0;
-        if complete {
-            values.extend(samples.iter().map(|s| s.raw_values()[idx]));
+        let complete = columns.every & bit != 0;
+        let values = if complete {
+            column
         } else {
             let mut bitmap = vec![0u8; n.div_ceil(8)];
-            for (i, s) in samples.iter().enumerate() {
-                if s.present_mask() & bit != 0 {
+            gathered.clear();
+            for (i, (mask, value)) in columns.present.iter().zip(column).enumerate() {
+                if mask & bit != 0 {
                     bitmap[i / 8] |= 1 << (i % 8);
-                    values.push(s.raw_values()[idx]);
+                    gathered.push(*value);
                 }
             }
             body.extend_from_slice(&bitmap);
-        }
+            &gathered
+        };
         let flags = if complete { 0 } else { FLAG_BITMAP };
-        let flags = flags | pack_values(&values, codec, &mut body, &mut scratch);
+        let flags = flags | pack_values(values, codec, &mut body, &mut scratch);
         out.push(field.id());
         out.push(flags);
         put_varint(&mut out, body.len() as u64);
@@ -411,6 +528,42 @@ mod tests {
         assert_eq!(back, samples);
         assert_eq!(back[1].get(Field::PowerMw), None);
         assert_eq!(back[0].get(Field::PowerMw), Some(0));
+    }
+
+    #[test]
+    fn columns_filled_out_of_order_and_sparsely_sort_and_keep_each_value_where_it_was() {
+        // A field first reported by the third sample, one the second
+        // alone lacks, and times that arrive out of order.
+        let samples = [
+            Sample::new(3_000, 0).with(Field::PowerMw, 3),
+            Sample::new(1_000, 0),
+            Sample::new(2_000, 0)
+                .with(Field::PowerMw, 2)
+                .with(Field::TempGpuC, 50),
+            Sample::new(2_000, 0)
+                .with(Field::PowerMw, 4)
+                .with(Field::TempGpuC, 0),
+        ];
+        let mut columns: ChunkColumns = samples.iter().collect();
+        assert_eq!(columns.len(), 4);
+        columns.sort_by_time();
+        assert_eq!(columns.times(), [1_000, 2_000, 2_000, 3_000]);
+        let mut sorted = samples.to_vec();
+        sorted.sort_by_key(|s| s.t_ms);
+        // The same bytes as the samples sorted first, and each value back
+        // at its time, a zero as a zero and an absence as an absence.
+        let blob = encode_columns(&columns, ValueCodec::Pco);
+        assert_eq!(blob, encode_chunk(&sorted));
+        let chunk = decode_chunk(&blob, None).unwrap();
+        let column = |f: Field| {
+            let (_, c) = chunk.columns.iter().find(|(g, _)| *g == f).unwrap();
+            (0..4).map(|i| c.get(i)).collect::<Vec<_>>()
+        };
+        assert_eq!(column(Field::PowerMw), [None, Some(2), Some(4), Some(3)]);
+        assert_eq!(column(Field::TempGpuC), [None, Some(50), Some(0), None]);
+        columns.clear();
+        assert!(columns.is_empty());
+        assert_eq!(encode_columns(&columns, ValueCodec::Pco), encode_chunk(&[]));
     }
 
     #[test]
