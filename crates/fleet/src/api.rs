@@ -7,11 +7,18 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// Why a call failed: worth retrying (the server is busy or away for a
-/// moment) or not (it said no, or said something we cannot read).
+/// Why a call failed: worth retrying (the server is away for a moment, or
+/// busy and says when to come back) or not (it said no, or said something
+/// we cannot read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApiError {
     Transient(String),
+    /// HTTP 429 or 503: the server is shedding load; `Retry-After`, where
+    /// it sent one, says how long it asks the client to wait.
+    Busy {
+        message: String,
+        retry_after: Option<Duration>,
+    },
     Refused(String),
 }
 
@@ -19,8 +26,20 @@ impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ApiError::Transient(m) | ApiError::Refused(m) => f.write_str(m),
+            ApiError::Busy { message, .. } => f.write_str(message),
         }
     }
+}
+
+/// A `Retry-After` value (RFC 9110 §10.2.3): a number of seconds, or an
+/// HTTP date, read against `now`. `None` for anything else.
+pub fn retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = jiff::fmt::rfc2822::parse(value).ok()?.timestamp();
+    Some(Duration::try_from(at.duration_since(now)).unwrap_or(Duration::ZERO))
 }
 
 /// A Prometheus-compatible server.
@@ -252,6 +271,11 @@ impl HttpApi {
             other => ApiError::Refused(format!("{}: {other}", self.base)),
         })?;
         let status = response.status().as_u16();
+        let wait = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| retry_after(v, jiff::Timestamp::now()));
         let body = read_bounded(&mut response.body_mut().as_reader(), &self.base)?;
         match status {
             401 | 403 => {
@@ -260,7 +284,17 @@ impl HttpApi {
                     self.base
                 )));
             }
-            500..=599 | 429 => {
+            429 | 503 => {
+                return Err(ApiError::Busy {
+                    message: format!(
+                        "{}: HTTP {status}: {}",
+                        self.base,
+                        breakpoint_core::text::printable_excerpt(&body, 200)
+                    ),
+                    retry_after: wait,
+                });
+            }
+            500..=599 => {
                 return Err(ApiError::Transient(format!(
                     "{}: HTTP {status}: {}",
                     self.base,
@@ -337,6 +371,25 @@ pub fn answer_data(body: &str, status: u16) -> Result<Value, ApiError> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_read_as_seconds_or_as_an_http_date() {
+        let now: jiff::Timestamp = "2026-12-05T07:28:00Z".parse().unwrap();
+        assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Sat, 05 Dec 2026 07:28:30 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        // A date already past: ask again at once.
+        assert_eq!(
+            retry_after("Sat, 05 Dec 2026 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("soon", now), None);
+        assert_eq!(retry_after("-5", now), None);
+    }
+
     #[test]
     fn an_answer_past_the_limit_is_refused_not_retried() {
         use std::io::Read;
@@ -352,7 +405,61 @@ mod tests {
         }
     }
 
-    use super::*;
+    /// A server on a local port that answers each request with `answer`.
+    fn answering(answer: &'static str, requests: usize) -> String {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(requests) {
+                let mut stream = stream.unwrap();
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn a_server_shedding_load_is_busy_with_its_retry_after_and_a_failing_one_transient() {
+        let api = |url: &str| {
+            HttpApi::new(url, &Credentials::None, None, Duration::from_secs(5)).unwrap()
+        };
+        let url = answering(
+            "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy",
+            1,
+        );
+        match api(&url).get("/api/v1/series", &[]) {
+            Err(ApiError::Busy {
+                message,
+                retry_after,
+            }) => {
+                assert_eq!(retry_after, Some(Duration::from_secs(7)));
+                assert!(message.contains("HTTP 429: busy"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let url = answering(
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            1,
+        );
+        assert!(matches!(
+            api(&url).get("/api/v1/series", &[]),
+            Err(ApiError::Busy {
+                retry_after: None,
+                ..
+            })
+        ));
+        let url = answering(
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            1,
+        );
+        assert!(matches!(
+            api(&url).get("/api/v1/series", &[]),
+            Err(ApiError::Transient(_))
+        ));
+    }
 
     #[test]
     fn credentials_never_stay_in_the_url() {

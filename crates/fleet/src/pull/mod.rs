@@ -68,6 +68,13 @@ pub const NVIDIA_SMI_SERIES: &[&str] = &[
 /// Prometheus refuses a range query of more than 11 000 points per series.
 const POINTS_PER_QUERY: i64 = 10_000;
 const RETRIES: u32 = 4;
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest `Retry-After` a pull waits out between two tries.
+const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// Query-frontends (Thanos, Mimir, Cortex) split a range at UTC midnights
+/// and cache each day: a chunk that never crosses one is served whole from
+/// that cache and never cut again.
+const DAY_S: i64 = 86_400;
 
 #[derive(Debug, Clone)]
 pub struct PullRequest {
@@ -195,13 +202,18 @@ fn quoted(value: &str) -> String {
 }
 
 /// Chunks of `[from, to]` (seconds) of at most `POINTS_PER_QUERY` steps,
-/// each starting one step after the last one ended.
+/// none across a UTC midnight, each starting one step after the last one
+/// ended.
 pub fn chunks(from: i64, to: i64, step: i64) -> Vec<(i64, i64)> {
     let span = step * (POINTS_PER_QUERY - 1);
     let mut out = Vec::new();
     let mut start = from;
     while start <= to {
-        let end = (start + span).min(to);
+        // The last step before the next midnight (or the first step itself
+        // where one step is a day or more).
+        let day_end = (start.div_euclid(DAY_S) + 1) * DAY_S - 1;
+        let within_day = start + (day_end - start).div_euclid(step) * step;
+        let end = (start + span).min(within_day).min(to);
         out.push((start, end));
         start = end + step;
     }
@@ -246,7 +258,7 @@ impl Calls<'_> {
     }
 
     fn retried<T>(&self, call: impl Fn() -> Result<T, ApiError>) -> Result<T, PullError> {
-        let mut wait = Duration::from_millis(500);
+        let mut backoff = FIRST_BACKOFF;
         for attempt in 0..RETRIES {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(PullError::Cancelled);
@@ -255,24 +267,55 @@ impl Calls<'_> {
                 n.0 += 1;
                 n.1 += u64::from(attempt > 0);
             }
-            match call() {
+            let last = attempt + 1 == RETRIES;
+            let wait = match call() {
                 Ok(v) => return Ok(v),
-                Err(ApiError::Transient(m)) if attempt + 1 < RETRIES => {
-                    let _ = m;
-                    std::thread::sleep(wait);
-                    wait *= 2;
-                }
-                Err(ApiError::Transient(m)) => {
-                    return Err(PullError::Server(format!(
-                        "{m} (after {RETRIES} tries); nothing was stored"
-                    )));
-                }
                 Err(ApiError::Refused(m)) => {
                     return Err(PullError::Server(format!("{m}; nothing was stored")));
                 }
-            }
+                Err(e) if last => {
+                    return Err(PullError::Server(format!(
+                        "{e} (after {RETRIES} tries); nothing was stored"
+                    )));
+                }
+                Err(ApiError::Transient(_)) => backoff,
+                // A busy server's own word on when to come back, never
+                // sooner than the backoff; one that asks for longer than a
+                // pull should sit silent is left, and says so.
+                Err(ApiError::Busy {
+                    message,
+                    retry_after,
+                }) => match retry_after {
+                    Some(after) if after > LONGEST_RETRY_AFTER => {
+                        return Err(PullError::Server(format!(
+                            "{message}: the server asks to wait {} s before asking again; \
+                             nothing was stored, try later",
+                            after.as_secs()
+                        )));
+                    }
+                    Some(after) => after.max(backoff),
+                    None => backoff,
+                },
+            };
+            self.pause(wait)?;
+            backoff *= 2;
         }
         Err(PullError::Server("no answer".into()))
+    }
+
+    /// Sleep `wait`, waking to a cancel within a tenth of a second.
+    fn pause(&self, wait: Duration) -> Result<(), PullError> {
+        let until = std::time::Instant::now() + wait;
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(PullError::Cancelled);
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(100)));
+        }
     }
 }
 
@@ -680,13 +723,135 @@ mod tests {
     }
 
     #[test]
-    fn chunks_stay_within_the_point_limit_and_never_overlap() {
+    fn chunks_stay_within_the_point_limit_and_a_day_and_never_overlap() {
+        // Two days from midnight at 15 s: each day its own chunk (5 760
+        // steps, under the point limit), the second ending at the range.
         let c = chunks(0, 48 * 3600, 15);
-        assert_eq!(c.len(), 2);
-        assert_eq!(c[0], (0, 15 * 9_999));
-        assert_eq!(c[1].0, 15 * 10_000);
-        assert_eq!(c[1].1, 48 * 3600);
+        assert_eq!(
+            c,
+            [
+                (0, DAY_S - 15),
+                (DAY_S, 2 * DAY_S - 15),
+                (2 * DAY_S, 2 * DAY_S)
+            ]
+        );
+        // At 60 s a day is 1 440 steps; from mid-morning, the first chunk
+        // ends at the last step before midnight.
+        let c = chunks(9 * 3600 + 7, 3 * DAY_S, 60);
+        assert_eq!(c[0], (9 * 3600 + 7, 9 * 3600 + 7 + 899 * 60));
+        // The point limit still holds where a day has more steps than it.
+        let c = chunks(0, DAY_S, 1);
+        assert_eq!(c[0], (0, POINTS_PER_QUERY - 1));
+        for w in c.windows(2) {
+            assert_eq!(w[1].0, w[0].1 + 1);
+        }
+        for c in [
+            chunks(123, 9 * DAY_S, 15),
+            chunks(0, DAY_S, 1),
+            chunks(5, 4 * DAY_S, 7_200),
+        ] {
+            for (a, b) in &c {
+                assert!((b - a) / 15 < POINTS_PER_QUERY || (b - a) < POINTS_PER_QUERY);
+                assert_eq!(
+                    a.div_euclid(DAY_S),
+                    b.div_euclid(DAY_S),
+                    "{a}..{b} crosses midnight"
+                );
+            }
+        }
         assert_eq!(chunks(100, 100, 15), vec![(100, 100)]);
+        // A step of more than a day: one point a chunk.
+        assert_eq!(chunks(0, 4 * DAY_S, 2 * DAY_S).len(), 3);
+    }
+
+    /// A server that is busy `busy` times (with `retry_after` seconds when
+    /// given), then answers.
+    struct BusyThen {
+        busy: std::sync::atomic::AtomicU32,
+        retry_after: Option<u64>,
+    }
+
+    impl PromApi for BusyThen {
+        fn get(&self, _path: &str, _params: &[(&str, String)]) -> Result<Value, ApiError> {
+            if self.busy.load(Ordering::Relaxed) > 0 {
+                self.busy.fetch_sub(1, Ordering::Relaxed);
+                return Err(ApiError::Busy {
+                    message: "prom.test: HTTP 429: too many requests".into(),
+                    retry_after: self.retry_after.map(Duration::from_secs),
+                });
+            }
+            Ok(json!([]))
+        }
+
+        fn get_text(&self, _path: &str, _params: &[(&str, String)]) -> Result<String, ApiError> {
+            Ok(String::new())
+        }
+    }
+
+    #[test]
+    fn a_busy_server_is_given_the_time_it_asks_for_and_one_that_asks_too_much_is_left() {
+        let cancel = AtomicBool::new(false);
+        let asked = |busy: u32, retry_after: Option<u64>| {
+            let api = BusyThen {
+                busy: busy.into(),
+                retry_after,
+            };
+            let calls = Calls {
+                api: &api,
+                cancel: &cancel,
+                requests: Mutex::new((0, 0)),
+            };
+            let started = std::time::Instant::now();
+            let answer = calls.get("/api/v1/series", &[]);
+            let retries = calls.requests.lock().unwrap().1;
+            (answer, started.elapsed(), retries)
+        };
+        // Retry-After: 1 is waited out, not the half-second backoff.
+        let (answer, took, retries) = asked(1, Some(1));
+        assert!(answer.is_ok());
+        assert_eq!(retries, 1);
+        assert!(took >= Duration::from_secs(1), "{took:?}");
+        // No Retry-After: the backoff alone.
+        let (answer, took, _) = asked(1, None);
+        assert!(answer.is_ok() && took < Duration::from_secs(1), "{took:?}");
+        // An hour is more than a pull sits silent for: said, not waited.
+        let (answer, took, _) = asked(1, Some(3600));
+        let e = answer.unwrap_err().to_string();
+        assert!(
+            e.contains("asks to wait 3600 s") && e.contains("nothing was stored"),
+            "{e}"
+        );
+        assert!(took < Duration::from_secs(1));
+        // Busy every time: given up after the retries, saying so.
+        let (answer, _, retries) = asked(RETRIES, None);
+        assert!(answer.unwrap_err().to_string().contains("after 4 tries"));
+        assert_eq!(retries, u64::from(RETRIES - 1));
+    }
+
+    #[test]
+    fn a_cancel_ends_the_wait_for_a_busy_server() {
+        let api = BusyThen {
+            busy: 1.into(),
+            retry_after: Some(100),
+        };
+        let cancel = AtomicBool::new(false);
+        let calls = Calls {
+            api: &api,
+            cancel: &cancel,
+            requests: Mutex::new((0, 0)),
+        };
+        let started = std::time::Instant::now();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(200));
+                cancel.store(true, Ordering::Relaxed);
+            });
+            assert!(matches!(
+                calls.get("/api/v1/series", &[]),
+                Err(PullError::Cancelled)
+            ));
+        });
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 
     #[test]
