@@ -168,5 +168,11 @@ pub fn from_json(text: &str) -> Result<ScriptedSource, String> {
     if ticks.is_empty() {
         return Err("the trace has no ticks".into());
     }
-    Ok(ScriptedSource::new(inventory, ticks))
+    let mut source = ScriptedSource::new(inventory, ticks);
+    if source.inventory.as_ref().is_ok_and(Vec::is_empty) {
+        // A recorded machine whose driver listed no GPU: what the probe
+        // says there, whatever machine replays it.
+        source.inventory = Err(SourceError::NoGpus);
+    }
+    Ok(source)
 }

@@ -377,7 +377,7 @@ fn last_lines(path: &Path, n: usize) -> Vec<String> {
 }
 
 /// Check this machine's GPUs against what an offering promised, and store
-/// the check as a delivery run of its platform.
+/// the check as a conformity run of its platform.
 #[tauri::command]
 pub async fn probe_check(
     state: State<'_, AppState>,
