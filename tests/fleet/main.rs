@@ -15,6 +15,7 @@ use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reade
 use breakpoint_core::samples::Field;
 use breakpoint_core::store::Store;
 use breakpoint_fleet::api::{ApiError, Credentials, HttpApi, PromApi};
+use breakpoint_fleet::pull::summary::pull_summaries;
 use breakpoint_fleet::pull::{PullError, PullRequest, pull};
 use prometheus::{Fleet, Server};
 
@@ -180,6 +181,142 @@ fn a_fleet_pulled_from_prometheus_matches_its_history_file() {
         sustain < 90.0,
         "a fleet with a sag and a lost GPU: sustain {sustain}"
     );
+}
+
+/// The platform's sustain figures and score, as the ranking reads them.
+fn sustain_verdict(store: &Store) -> (std::collections::BTreeMap<String, f64>, f64) {
+    let evidence = breakpoint_core::metrics::platform_evidence(store).unwrap();
+    let figures = [
+        "sustain.power_drop_pct",
+        "sustain.phantom_util_pct",
+        "sustain.hot_time_pct",
+        "sustain.max_temp_c",
+        "sustain.interruptions_per_100h",
+        "sustain.availability_pct",
+        "sustain.faulty_gpus_pct",
+    ]
+    .into_iter()
+    .filter_map(|k| Some((k.to_string(), evidence[0].value(k)?)))
+    .collect();
+    let ranked =
+        breakpoint_api::ranking::rank(store, &breakpoint_api::ranking::RankRequest::default())
+            .unwrap();
+    let score = ranked.ranking.platforms[0].breakpoints[1].score.unwrap();
+    (figures, score)
+}
+
+#[test]
+fn summaries_and_their_drill_downs_give_the_full_pulls_verdict_from_a_fraction_of_the_samples() {
+    let fleet = Fleet::new(4, 2, 6);
+    let server = Server::with_history(&fleet);
+    let api = api(&server);
+    let cancel = AtomicBool::new(false);
+    let (whole, p) = new_store();
+    pull(&whole, &api, &request(&server, &fleet, p), &cancel, &|_| {}).unwrap();
+    let (summarised, p) = new_store();
+    let report = pull_summaries(
+        &summarised,
+        &api,
+        &request(&server, &fleet, p),
+        3600,
+        &cancel,
+        &|_| {},
+    )
+    .unwrap();
+
+    // The planted faults, and nothing else, were drilled into: node-1's
+    // sag where it starts, node-2's XID and its GPU gone after it.
+    let drilled: Vec<(String, Vec<String>)> = report
+        .nodes
+        .iter()
+        .flat_map(|n| n.drilled.iter().map(|d| (n.node.clone(), d.why.clone())))
+        .collect();
+    assert_eq!(drilled.len(), 2, "{drilled:?}");
+    assert_eq!(drilled[0].0, "node-1");
+    assert!(
+        drilled[0].1.iter().any(|w| w.starts_with("a level change")),
+        "{drilled:?}"
+    );
+    assert_eq!(drilled[1].0, "node-2");
+    assert!(
+        drilled[1].1.iter().any(|w| w.starts_with("an XID")),
+        "{drilled:?}"
+    );
+    assert_eq!(
+        report.nodes.iter().map(|n| n.windows).sum::<usize>(),
+        4 * 2 * 6
+    );
+
+    // At most a quarter of the samples stored.
+    let samples = |store: &Store| -> u64 {
+        store
+            .runs(None)
+            .unwrap()
+            .iter()
+            .map(|r| r.sample_count)
+            .sum()
+    };
+    let (all, some) = (samples(&whole), samples(&summarised));
+    assert_eq!(some, report.samples_stored);
+    assert!(some * 4 <= all, "{some} of {all} samples stored");
+
+    // The same verdict: every sustain figure, and the score within 2 points.
+    let (full_figures, full_score) = sustain_verdict(&whole);
+    let (summary_figures, summary_score) = sustain_verdict(&summarised);
+    assert_eq!(
+        full_figures.keys().collect::<Vec<_>>(),
+        summary_figures.keys().collect::<Vec<_>>()
+    );
+    for (key, full) in &full_figures {
+        let summary = summary_figures[key];
+        let tolerance = 0.02 * full.abs().max(1.0);
+        assert!(
+            (full - summary).abs() <= tolerance,
+            "{key}: {full} pulled whole, {summary} from summaries"
+        );
+    }
+    assert!(
+        (full_score - summary_score).abs() <= 2.0,
+        "sustain {full_score} pulled whole, {summary_score} from summaries"
+    );
+}
+
+#[test]
+fn a_summary_pull_cut_off_half_way_asks_again_only_for_the_rest() {
+    let fleet = Fleet::new(3, 1, 3);
+    let server = Server::with_history(&fleet);
+    let api = api(&server);
+    let (store, p) = new_store();
+    let whole = request(&server, &fleet, p);
+    // Stopped once the first node is stored.
+    let cancel = AtomicBool::new(false);
+    let stopped = pull_summaries(&store, &api, &whole, 3600, &cancel, &|progress| {
+        if matches!(
+            progress,
+            breakpoint_fleet::pull::Progress::Summarised { .. }
+        ) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    });
+    assert!(matches!(stopped, Err(PullError::Cancelled)), "{stopped:?}");
+    let summaries = |store: &Store| {
+        store
+            .runs(None)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.metadata.contains_key(breakpoint_core::domain::SUMMARISED))
+            .count()
+    };
+    assert_eq!(summaries(&store), 1, "the finished node is kept");
+    let again =
+        pull_summaries(&store, &api, &whole, 3600, &AtomicBool::new(false), &|_| {}).unwrap();
+    let already: Vec<bool> = again.nodes.iter().map(|n| n.already).collect();
+    assert_eq!(already, [true, false, false]);
+    // One discovery, then for each of the two others a summary query and
+    // a query for each stretch drilled into.
+    let drilled: usize = again.nodes.iter().map(|n| n.drilled.len()).sum();
+    assert_eq!(again.requests as usize, 1 + 2 + drilled, "{again:?}");
+    assert_eq!(summaries(&store), 3);
 }
 
 #[test]

@@ -98,6 +98,14 @@ pub async fn pull_prometheus<R: Runtime>(
                     of: 0,
                     stored_samples: Some(samples),
                 },
+                Progress::Summarised { node, windows, .. } => PullProgressView {
+                    job,
+                    node: Some(node),
+                    nodes: None,
+                    done: windows as u32,
+                    of: windows as u32,
+                    stored_samples: None,
+                },
             };
             let _ = emitter.emit("pull-progress", view);
         })

@@ -277,6 +277,11 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
             Progress::Nodes(n) => eprintln!("{n} node(s) in range"),
             Progress::Chunk { node, done, of } => eprint!("\r{node}: {done} of {of} chunks   "),
             Progress::Stored { node, samples } => eprintln!("\r{node}: {samples} samples stored"),
+            Progress::Summarised {
+                node,
+                windows,
+                drilled,
+            } => eprintln!("\r{node}: {windows} windows summarised, {drilled} drilled into"),
         }
     })
     .map_err(|e| {

@@ -63,13 +63,13 @@ pub(super) type Placed = BTreeSet<(i64, usize)>;
 pub(super) fn attach(figures: &mut [RunFigures], events: &[Vec<Event>]) -> Placed {
     let mut placed = Placed::new();
     // Most platforms hold no log without samples: nothing to read then.
-    if figures.iter().all(|f| f.run.sample_count > 0) {
+    if figures.iter().all(|f| f.run.watched()) {
         return placed;
     }
     let mut sampled: Vec<Sampled> = Vec::new();
     for (index, f) in figures.iter().enumerate() {
         let r = f.run;
-        if r.sample_count == 0 || !f.values.iter().any(|v| v.key == KEY) {
+        if !r.watched() || !f.values.iter().any(|v| v.key == KEY) {
             continue;
         }
         let (Some(from), Some(to)) = (r.started_at, r.ended_at) else {
@@ -88,7 +88,7 @@ pub(super) fn attach(figures: &mut [RunFigures], events: &[Vec<Event>]) -> Place
     }
     for i in 0..figures.len() {
         let run = figures[i].run;
-        if run.sample_count > 0 {
+        if run.watched() {
             continue;
         }
         let names = run.hosts();

@@ -93,7 +93,7 @@ pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Pl
 /// figures name. A run of results (a perf log, a delivery check) watched
 /// no GPU's health; the GPUs a finding names count where it is found.
 fn observed(f: &RunFigures) -> Vec<u32> {
-    if f.run.sample_count == 0 {
+    if !f.run.watched() {
         return Vec::new();
     }
     let mut gpus: Vec<u32> = f.run.inventory.iter().map(|g| g.index).collect();

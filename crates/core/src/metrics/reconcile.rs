@@ -332,7 +332,7 @@ pub fn reconcile_each(
 fn gather(store: &Store, runs: &[Run]) -> Result<Vec<Evidence>> {
     let mut out = Vec::new();
     for run in runs {
-        if run.sample_count > 0
+        if run.watched()
             && let (Some(from), Some(to)) = (run.started_at, run.ended_at)
         {
             out.push(Evidence {

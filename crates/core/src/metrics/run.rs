@@ -10,6 +10,7 @@ use crate::conformity;
 use crate::domain::{EventKind, ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
 use crate::error::Result;
 use crate::samples::Field;
+use crate::samples::windows::GpuWindow;
 use crate::stats::percentile;
 use crate::store::Store;
 
@@ -344,18 +345,32 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
     // One read of each GPU's series serves the sustain figures and the
     // energy the run drew.
     let mut energy: Vec<super::energy::GpuEnergy> = Vec::new();
-    let gpus: Vec<GpuSustain> = store
-        .sample_gpus(run.id)?
-        .into_iter()
-        .map(|gpu| {
-            store
-                .read_samples(run.id, gpu, None, Some(&fields))
-                .map(|f| {
-                    energy.extend(super::energy::gpu_energy(&f));
-                    sustain::analyse(&f)
-                })
-        })
-        .collect::<Result<_>>()?;
+    let windows = store.windows(run.id)?;
+    let gpus: Vec<GpuSustain> = if windows.is_empty() {
+        store
+            .sample_gpus(run.id)?
+            .into_iter()
+            .map(|gpu| {
+                store
+                    .read_samples(run.id, gpu, None, Some(&fields))
+                    .map(|f| {
+                        energy.extend(super::energy::gpu_energy(&f));
+                        sustain::analyse(&f)
+                    })
+            })
+            .collect::<Result<_>>()?
+    } else {
+        // A summary run: its windows stand for its samples.
+        let step_ms = i64::from(run.interval_ms.unwrap_or(0));
+        let mut by_gpu: std::collections::BTreeMap<u32, Vec<&GpuWindow>> = Default::default();
+        for w in &windows {
+            by_gpu.entry(w.gpu).or_default().push(w);
+        }
+        by_gpu
+            .into_iter()
+            .map(|(gpu, windows)| sustain::from_windows(gpu, &windows, step_ms))
+            .collect()
+    };
     super::energy::push_run_values(&energy, out);
     if gpus.is_empty() {
         // A log of events alone (a kernel log) that saw the whole machine

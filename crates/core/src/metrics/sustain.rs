@@ -7,6 +7,7 @@
 //! last stretch of the run. A field the log lacks leaves the metrics that
 //! need it unmeasured — never 0.
 
+use crate::samples::windows::GpuWindow;
 use crate::samples::{Field, SeriesFrame};
 /// One median for every metric (`stats::median`), reached from here too.
 pub use crate::stats::median;
@@ -251,6 +252,69 @@ fn analyse_detailed(frame: &SeriesFrame) -> (GpuSustain, Vec<bool>) {
         out.longest_plateau_ms = longest_plateau(t, &busy, mem);
     }
     (out, flags)
+}
+
+/// One GPU's figures from the windows a time-series database summarised
+/// its samples into (`GpuWindow`), by the rules [`analyse`] applies to the
+/// samples: the counts add up window by window (the database counted them
+/// with the same thresholds); the settled and final levels are the busy
+/// median power of the first and the last window holding a stretch's worth
+/// of busy points (and half a busy window's); phantom utilisation is judged a window at a time — a
+/// window whose busy median lies below both levels counts its busy points —
+/// so a slump shorter than a window shows in the windows drilled into, not
+/// here. `step_ms` is the sampling step the points were counted at.
+pub fn from_windows(gpu: u32, windows: &[&GpuWindow], step_ms: i64) -> GpuSustain {
+    let mut out = GpuSustain {
+        gpu,
+        ..GpuSustain::default()
+    };
+    let mut seen = windows.iter().filter(|w| w.points > 0);
+    let Some(first) = seen.next() else {
+        return out;
+    };
+    let last = seen.next_back().unwrap_or(first);
+    out.first_ms = first.first_ms.unwrap_or(first.end_ms);
+    out.last_ms = last.last_ms.unwrap_or(last.end_ms);
+    out.span_ms = out.last_ms - out.first_ms + step_ms;
+    for w in windows {
+        out.samples += w.points as usize;
+        out.busy_samples += w.busy as usize;
+        out.mask_samples += w.masked as usize;
+        out.working_samples += w.working as usize;
+        out.throttled_samples += w.throttled as usize;
+        for (count, n) in out.reason_samples.iter_mut().zip(w.reasons) {
+            *count += n as usize;
+        }
+        out.temp_samples += w.temp_points as usize;
+        out.hot_samples += w.hot as usize;
+        if let Some(t) = w.max_temp_c {
+            out.max_temp_c = Some(out.max_temp_c.map_or(t, |m| m.max(t)));
+        }
+    }
+    // A level needs a stretch's worth of busy points, and at least half of
+    // a busy window's: the minutes a lost GPU's last values linger (the
+    // database's lookback repeats one reading) are no level.
+    let busiest = windows.iter().map(|w| w.busy).max().unwrap_or(0);
+    let levels: Vec<(u32, f64)> = windows
+        .iter()
+        .filter(|w| w.busy as usize >= MIN_STRETCH_SAMPLES && 2 * w.busy >= busiest)
+        .filter_map(|w| Some((w.busy, w.busy_power_mw? as f64)))
+        .collect();
+    let (Some(&(_, settled)), Some(&(_, last_level))) = (levels.first(), levels.last()) else {
+        return out;
+    };
+    out.settled_power_w = Some(settled / 1000.0);
+    out.final_power_w = Some(last_level / 1000.0);
+    if settled > 0.0 {
+        out.power_drop_pct = Some((settled - last_level) / settled * 100.0);
+    }
+    for &(busy, level) in &levels {
+        out.phantom_checked += busy as usize;
+        if level < PHANTOM_FRACTION * settled && level < PHANTOM_FRACTION * last_level {
+            out.phantom_samples += busy as usize;
+        }
+    }
+    out
 }
 
 /// Busy samples below the GPU's settled level (a slump, whether it lasted

@@ -19,6 +19,7 @@ const RUN_TABLES: &[&str] = &[
     "switch_attempts",
     "fault_drills",
     "billing_lines",
+    "gpu_windows",
 ];
 
 /// Tables whose rows belong to one platform, besides offerings and runs.

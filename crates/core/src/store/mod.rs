@@ -12,6 +12,7 @@ mod platforms;
 mod runs;
 mod samples;
 mod scoring;
+mod windows;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -325,6 +325,22 @@ impl Store {
         Ok(())
     }
 
+    /// Replace a run's metadata (what a pull learnt after creating it).
+    pub fn set_run_metadata(
+        &self,
+        run_id: i64,
+        metadata: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<()> {
+        let changed = self.conn().execute(
+            "UPDATE runs SET metadata_json = ?2 WHERE id = ?1",
+            params![run_id, to_json(metadata)?],
+        )?;
+        if changed == 0 {
+            return Err(Error::not_found("run", run_id));
+        }
+        Ok(())
+    }
+
     pub fn add_run_warnings(&self, run_id: i64, warnings: &[String]) -> Result<()> {
         let mut run = self.run(run_id)?;
         run.warnings.extend_from_slice(warnings);

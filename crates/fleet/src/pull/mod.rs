@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 use crate::api::{ApiError, PromApi};
 
 mod stretch;
+pub mod summary;
 #[cfg(test)]
 use stretch::MAX_SERIES;
 use stretch::fetch_stretch;
@@ -125,6 +126,12 @@ pub enum Progress {
     Stored {
         node: String,
         samples: u64,
+    },
+    /// A node's windows summarised, and the stretches drilled into.
+    Summarised {
+        node: String,
+        windows: usize,
+        drilled: usize,
     },
 }
 

@@ -30,7 +30,7 @@ pub use offering::{
 pub use platform::{Platform, PlatformKind};
 pub use price_quote::{PricePer, PriceQuote, QuoteMode};
 pub use run::{
-    Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SourceKind,
-    UNTIMED_HEALTH,
+    Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SUMMARISED,
+    SourceKind, UNTIMED_HEALTH,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

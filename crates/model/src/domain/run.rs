@@ -65,6 +65,9 @@ pub const UNTIMED_HEALTH: &str = "untimed_health";
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):
 /// such a run is kept and shown, and never scored.
 pub const MEASURES_NOTHING: &str = "measures_nothing";
+/// Metadata of a run that stands for its samples with the windows a
+/// time-series database summarised them into: how many windows.
+pub const SUMMARISED: &str = "summarised_windows";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
@@ -123,6 +126,12 @@ impl Run {
             }
         }
         names
+    }
+
+    /// Whether the run watched its GPUs over time: it holds their samples,
+    /// or the windows that summarise them.
+    pub fn watched(&self) -> bool {
+        self.sample_count > 0 || self.metadata.contains_key(SUMMARISED)
     }
 
     /// Why the run's evidence measures no platform, where it was marked so

@@ -13,6 +13,7 @@
 
 pub mod rhythm;
 pub mod steps;
+pub mod windows;
 
 use serde::{Deserialize, Serialize};
 

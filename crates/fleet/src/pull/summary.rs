@@ -1,0 +1,835 @@
+//! A fleet judged from summaries its Prometheus computes: per GPU and
+//! window, the figures the sustain metrics need, as PromQL over range
+//! vectors (counts of points, of busy, working, throttled and hot points,
+//! the busy power level, the hottest reading, XID changes). Raw samples are
+//! fetched only for the windows whose summaries flag something — a silence,
+//! a GPU lost or back, a level change, a throttle, an XID — so a healthy
+//! fleet costs one query per node and day, a faulty one a few raw ranges
+//! more (docs/fleet.md gives the queries).
+//!
+//! Every figure is counted over a subquery at the pull's step
+//! (`[window:step]`), which evaluates the series exactly where a full pull's
+//! `query_range` would: the same points, the same five-minute lookback.
+//!
+//! Each node is stored in a transaction of its own, as a summary run (its
+//! windows, and the events its drilled windows showed) beside one run per
+//! drilled stretch, kept for looking at and never scored twice. A pull cut
+//! off half-way keeps the nodes it finished; run again, it asks only for
+//! the rest.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use breakpoint_core::domain::{
+    GpuInfo, MEASURES_NOTHING, NewRun, Provenance, RunKind, SUMMARISED, SourceKind,
+};
+use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
+use breakpoint_core::metrics::sustain::{BUSY_UTIL, HOT_C};
+use breakpoint_core::samples::windows::{GpuWindow, REASON_BITS};
+use breakpoint_core::samples::{COUNTED_THROTTLE, WORKING_UTIL};
+use breakpoint_core::store::Store;
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::stretch::fetch_stretch;
+use super::{
+    Calls, DAY_S, Progress, PullError, PullRequest, discover, invalid, matchers, quoted,
+    series_query, stored_stretches, uncovered,
+};
+use crate::api::PromApi;
+
+/// Windows a day divides into evenly, and no shorter than this.
+const SHORTEST_WINDOW_S: u32 = 300;
+/// The most GPUs one node's summary may hold.
+const MAX_GPUS: u32 = 1024;
+/// A window's busy level this far from the one before flags it.
+const LEVEL_CHANGE: f64 = 0.1;
+
+/// What was summarised and drilled into, per node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeSummarised {
+    pub node: String,
+    /// The summary run, where anything new was summarised.
+    pub run: Option<i64>,
+    pub gpus: usize,
+    pub windows: usize,
+    pub drilled: Vec<Drilled>,
+    /// Already stored for the whole range.
+    pub already: bool,
+}
+
+/// A stretch whose raw samples were fetched, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drilled {
+    pub from_s: i64,
+    pub to_s: i64,
+    pub why: Vec<String>,
+    /// Its run, where the server had samples for it.
+    pub run: Option<i64>,
+    pub samples: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryReport {
+    pub window_s: u32,
+    pub nodes: Vec<NodeSummarised>,
+    pub requests: u64,
+    pub retries: u64,
+    /// Samples stored by the drilled stretches, and the points the
+    /// summaries stand for.
+    pub samples_stored: u64,
+    pub points_summarised: u64,
+}
+
+/// The PromQL of every figure, for one node, as docs/fleet.md shows it;
+/// `{sel}` stands for the node's label matchers.
+pub fn figures(sel: &str, window_s: u32, step_s: u32) -> Vec<(String, String)> {
+    let of = |name: &str| format!("{{__name__=~\"DCGM_FI_DEV_{name}\",{sel}}}");
+    let (p, u, t, x) = (
+        of("POWER_USAGE"),
+        of("GPU_UTIL"),
+        of("GPU_TEMP"),
+        of("XID_ERRORS"),
+    );
+    let r = of("(CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)");
+    let range = format!("[{window_s}s:{step_s}s]");
+    // Matching on everything but the metric's name: the same GPU.
+    let same = "ignoring(__name__)";
+    let busy = format!("({u} >= {BUSY_UTIL})");
+    let working = format!("({u} > {WORKING_UTIL})");
+    let bit = |b: i64| format!("(floor({r} / {b}) % 2)");
+    let counted: Vec<String> = (0..REASON_BITS as u32)
+        .map(|k| 1i64 << k)
+        .filter(|b| COUNTED_THROTTLE & b != 0)
+        .map(bit)
+        .collect();
+    let mut out = vec![
+        ("points".into(), format!("count_over_time({p}{range})")),
+        (
+            "first".into(),
+            format!("min_over_time(timestamp({p}){range})"),
+        ),
+        (
+            "last".into(),
+            format!("max_over_time(timestamp({p}){range})"),
+        ),
+        ("busy".into(), format!("count_over_time({busy}{range})")),
+        (
+            "busy_power".into(),
+            format!("quantile_over_time(0.5, ({p} and {same} {busy}){range})"),
+        ),
+        ("mean_power".into(), format!("avg_over_time({p}{range})")),
+        ("masked".into(), format!("count_over_time({r}{range})")),
+        (
+            "working".into(),
+            format!("count_over_time(({r} and {same} {working}){range})"),
+        ),
+        (
+            "throttled".into(),
+            format!(
+                "count_over_time((({}) > 0 and {same} {working}){range})",
+                counted.join(" + ")
+            ),
+        ),
+        ("temp_points".into(), format!("count_over_time({t}{range})")),
+        (
+            "hot".into(),
+            format!("count_over_time(({t} > {HOT_C}){range})"),
+        ),
+        ("max_temp".into(), format!("max_over_time({t}{range})")),
+        ("xid_max".into(), format!("max_over_time({x}{range})")),
+        ("xid_changes".into(), format!("changes({x}{range})")),
+    ];
+    for k in 0..REASON_BITS {
+        out.push((
+            format!("reason{k}"),
+            format!("count_over_time(({} == 1){range})", bit(1 << k)),
+        ));
+    }
+    out
+}
+
+/// The figures as one query: each tagged with a `bp_figure` label.
+fn one_query(figures: &[(String, String)]) -> String {
+    figures
+        .iter()
+        .map(|(name, q)| format!("label_replace({q}, \"bp_figure\", \"{name}\", \"\", \"\")"))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The windows of `[from, to]` (seconds): each `window_s` long, aligned to
+/// whole windows of the day, wholly inside the range (its first point at
+/// or after `from`, its last at or before `to`). Their starts.
+pub fn windows_in(from: i64, to: i64, window_s: i64, step_s: i64) -> Vec<i64> {
+    let mut start = from.div_euclid(window_s) * window_s;
+    if start < from {
+        start += window_s;
+    }
+    let mut out = Vec::new();
+    while start + window_s - step_s <= to {
+        out.push(start);
+        start += window_s;
+    }
+    out
+}
+
+/// Pull summaries of the range for every node, drilling into what they
+/// flag; each node stored on its own.
+pub fn pull_summaries(
+    store: &Store,
+    api: &dyn PromApi,
+    request: &PullRequest,
+    window_s: u32,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<SummaryReport, PullError> {
+    let (from, to) = (request.from.as_second(), request.to.as_second());
+    if request.step_s == 0 {
+        return Err(invalid("step_s", "must be at least 1 s".into()));
+    }
+    if window_s < SHORTEST_WINDOW_S
+        || DAY_S % i64::from(window_s) != 0
+        || !window_s.is_multiple_of(request.step_s)
+    {
+        return Err(invalid(
+            "window_s",
+            format!(
+                "{window_s} s: a window divides a day evenly, is a whole number of steps, \
+                 and is at least {SHORTEST_WINDOW_S} s (e.g. 1h, 6h, 1d)"
+            ),
+        ));
+    }
+    if to - from + i64::from(request.step_s) < i64::from(window_s) {
+        return Err(invalid(
+            "to",
+            format!("the range is shorter than one window ({window_s} s)"),
+        ));
+    }
+    let extra = matchers(request.selector.as_deref())?;
+    let calls = Calls {
+        api,
+        cancel,
+        requests: Mutex::new((0, 0)),
+    };
+    let nodes = discover(&calls, request, &extra)?;
+    progress(Progress::Nodes(nodes.len()));
+    let mut report = SummaryReport {
+        window_s,
+        nodes: Vec::new(),
+        requests: 0,
+        retries: 0,
+        samples_stored: 0,
+        points_summarised: 0,
+    };
+    for (node, label) in &nodes {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(PullError::Cancelled);
+        }
+        let matcher = format!("{label}={}", quoted(node));
+        let sel = if extra.is_empty() {
+            matcher
+        } else {
+            format!("{extra},{matcher}")
+        };
+        let stored = stored_stretches(store, request.platform_id, &request.url, node)?;
+        let missing = uncovered(from, to, &stored, i64::from(request.step_s));
+        let mut summarised = NodeSummarised {
+            node: node.clone(),
+            run: None,
+            gpus: 0,
+            windows: 0,
+            drilled: Vec::new(),
+            already: missing.is_empty(),
+        };
+        for (a, b) in missing {
+            let starts = windows_in(a, b, i64::from(window_s), i64::from(request.step_s));
+            if starts.is_empty() {
+                continue;
+            }
+            let node_pull = NodePull {
+                request,
+                node,
+                sel: &sel,
+                window_s: i64::from(window_s),
+                step_s: i64::from(request.step_s),
+                starts: &starts,
+            };
+            let (windows, inventory) = node_pull.summaries(&calls)?;
+            let stretches =
+                drill_stretches(&windows, &starts, node_pull.window_s, node_pull.step_s);
+            // Everything of this node at once, or nothing of it.
+            let stored = store.atomically(|store| {
+                node_pull.store(store, &calls, windows, inventory, &stretches)
+            })?;
+            report.samples_stored += stored.drilled.iter().map(|d| d.samples).sum::<u64>();
+            report.points_summarised += stored.points;
+            summarised.run = Some(stored.run);
+            summarised.gpus = summarised.gpus.max(stored.gpus);
+            summarised.windows += stored.windows;
+            summarised.drilled.extend(stored.drilled);
+            progress(Progress::Summarised {
+                node: node.clone(),
+                windows: summarised.windows,
+                drilled: summarised.drilled.len(),
+            });
+        }
+        report.nodes.push(summarised);
+    }
+    let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
+    report.requests = requests;
+    report.retries = retries;
+    Ok(report)
+}
+
+/// One node's stretch of the range, summarised window by window.
+struct NodePull<'a> {
+    request: &'a PullRequest,
+    node: &'a str,
+    sel: &'a str,
+    window_s: i64,
+    step_s: i64,
+    starts: &'a [i64],
+}
+
+/// What storing one node's stretch gave.
+struct NodeStored {
+    run: i64,
+    gpus: usize,
+    windows: usize,
+    points: u64,
+    drilled: Vec<Drilled>,
+}
+
+/// Each GPU's windows, in time order, by GPU index.
+type Windows = BTreeMap<u32, Vec<GpuWindow>>;
+
+impl NodePull<'_> {
+    /// Every window of every GPU: one query per day of windows.
+    fn summaries(&self, calls: &Calls) -> Result<(Windows, BTreeMap<u32, GpuInfo>), PullError> {
+        let query = one_query(&figures(self.sel, self.window_s as u32, self.step_s as u32));
+        let mut windows: Windows = BTreeMap::new();
+        let mut inventory = BTreeMap::new();
+        let mut day_starts: Vec<&[i64]> = Vec::new();
+        let mut rest = self.starts;
+        while let Some(first) = rest.first() {
+            let day = first.div_euclid(DAY_S);
+            let n = rest
+                .iter()
+                .take_while(|s| s.div_euclid(DAY_S) == day)
+                .count();
+            day_starts.push(&rest[..n]);
+            rest = &rest[n..];
+        }
+        for starts in day_starts {
+            // A window's figures are evaluated at its last step.
+            let end_of = |start: i64| start + self.window_s - self.step_s;
+            let (first, last) = (starts[0], starts[starts.len() - 1]);
+            let data = calls.get(
+                "/api/v1/query_range",
+                &[
+                    ("query", query.clone()),
+                    ("start", end_of(first).to_string()),
+                    ("end", end_of(last).to_string()),
+                    ("step", format!("{}s", self.window_s)),
+                ],
+            )?;
+            read_answer(&data, starts, self, &mut windows, &mut inventory)?;
+        }
+        // Windows a GPU had no point in come back as no series at all.
+        for list in windows.values_mut() {
+            for &start in self.starts {
+                if !list.iter().any(|w| w.start_ms == start * 1000) {
+                    list.push(GpuWindow {
+                        start_ms: start * 1000,
+                        end_ms: (start + self.window_s) * 1000,
+                        ..GpuWindow::default()
+                    });
+                }
+            }
+            list.sort_by_key(|w| w.start_ms);
+            let gpu = list.first().map_or(0, |w| w.gpu);
+            for w in list.iter_mut() {
+                w.gpu = gpu;
+            }
+        }
+        Ok((windows, inventory))
+    }
+
+    /// The summary run, its windows, and the drilled stretches.
+    fn store(
+        &self,
+        store: &Store,
+        calls: &Calls,
+        mut windows: Windows,
+        inventory: BTreeMap<u32, GpuInfo>,
+        stretches: &[Stretch],
+    ) -> Result<NodeStored, PullError> {
+        let (from, to) = (
+            self.starts[0],
+            self.starts[self.starts.len() - 1] + self.window_s - self.step_s,
+        );
+        let stamp = |s: i64| {
+            Timestamp::from_second(s)
+                .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+                .unwrap_or_default()
+        };
+        let mut run = NewRun::new(
+            self.request.platform_id,
+            RunKind::Sustain,
+            SourceKind::Import,
+        );
+        run.provenance = Provenance {
+            file_name: Some(format!(
+                "prometheus summary {} {}–{}",
+                self.node,
+                stamp(from),
+                stamp(to)
+            )),
+            sha256: None,
+            format: Some("prometheus-summary".into()),
+            host: Some(self.node.to_string()),
+        };
+        run.started_at = Timestamp::from_second(from).ok();
+        run.ended_at = Timestamp::from_second(to).ok();
+        run.interval_ms = Some((self.step_s * 1000) as u32);
+        run.inventory = inventory.into_values().collect();
+        run.metadata.insert(
+            "prometheus".into(),
+            json!({
+                "url": self.request.url,
+                "node": self.node,
+                "from_s": from,
+                "to_s": to,
+                "step_s": self.step_s,
+                "window_s": self.window_s,
+                "summary": true,
+            }),
+        );
+        run.metadata.insert(
+            SUMMARISED.into(),
+            Value::from(windows.values().map(Vec::len).sum::<usize>()),
+        );
+        let summary = store.create_run(run)?;
+        let mut drilled = Vec::new();
+        let mut events = Vec::new();
+        for stretch in stretches {
+            let d = self.drill(store, calls, summary.id, stretch)?;
+            if let Some(id) = d.run {
+                events.extend(store.events(id)?);
+            }
+            for list in windows.values_mut() {
+                for w in list.iter_mut() {
+                    let start = w.start_ms / 1000;
+                    if (stretch.from_s..=stretch.to_s).contains(&start) {
+                        w.drilled = Some(stretch.why.join(", "));
+                    }
+                }
+            }
+            drilled.push(d);
+        }
+        let all: Vec<GpuWindow> = windows.into_values().flatten().collect();
+        store.add_windows(summary.id, &all)?;
+        store.add_events(summary.id, &events)?;
+        let mut run = store.run(summary.id)?;
+        if let Some(p) = run
+            .metadata
+            .get_mut("prometheus")
+            .and_then(Value::as_object_mut)
+        {
+            p.insert(
+                "drilled".into(),
+                serde_json::to_value(&drilled).unwrap_or_default(),
+            );
+        }
+        store.set_run_metadata(summary.id, &run.metadata)?;
+        Ok(NodeStored {
+            run: summary.id,
+            gpus: run.inventory.len(),
+            windows: all.len(),
+            points: all.iter().map(|w| u64::from(w.points)).sum(),
+            drilled,
+        })
+    }
+
+    /// One flagged stretch's raw samples, through the importer a full pull
+    /// uses; kept as a run of its own that says it is detail.
+    fn drill(
+        &self,
+        store: &Store,
+        calls: &Calls,
+        summary: i64,
+        stretch: &Stretch,
+    ) -> Result<Drilled, PullError> {
+        let query = series_query(self.sel);
+        let (bytes, dropped) = fetch_stretch(
+            calls,
+            &query,
+            (stretch.from_s, stretch.to_s),
+            self.step_s,
+            |_, _| {},
+        )?;
+        let mut options = ImportOptions {
+            tz: jiff::tz::TimeZone::UTC,
+            ..ImportOptions::new(self.request.platform_id)
+        };
+        options.extra_metadata.insert(
+            "prometheus".into(),
+            json!({
+                "url": self.request.url,
+                "node": self.node,
+                "query": query,
+                "from_s": stretch.from_s,
+                "to_s": stretch.to_s,
+                "step_s": self.step_s,
+                "dropped_points": dropped,
+                "drilled_for": summary,
+                "why": stretch.why,
+            }),
+        );
+        options.extra_metadata.insert(
+            MEASURES_NOTHING.into(),
+            Value::from(format!(
+                "the raw samples of windows summary run {summary} flagged; they count there"
+            )),
+        );
+        let name = format!(
+            "prometheus {} drilled {}–{}",
+            self.node, stretch.from_s, stretch.to_s
+        );
+        let (run, samples) =
+            match import_reader(store, &bytes[..], &name, Format::PromRange, &options, None) {
+                Ok(ImportOutcome::Imported(r)) => (Some(r.run_id), r.samples),
+                Ok(ImportOutcome::AlreadyImported { run_id, .. }) => (Some(run_id), 0),
+                // The node said nothing in the whole stretch.
+                Err(breakpoint_core::import::ImportError::Empty { .. }) => (None, 0),
+                Err(e) => return Err(e.into()),
+            };
+        Ok(Drilled {
+            from_s: stretch.from_s,
+            to_s: stretch.to_s,
+            why: stretch.why.clone(),
+            run,
+            samples,
+        })
+    }
+}
+
+/// A query's answer into the windows: each series is one figure of one GPU.
+fn read_answer(
+    data: &Value,
+    starts: &[i64],
+    pull: &NodePull<'_>,
+    windows: &mut Windows,
+    inventory: &mut BTreeMap<u32, GpuInfo>,
+) -> Result<(), PullError> {
+    let bad = |why: String| PullError::Server(format!("{}: a summary answer {why}", pull.node));
+    let series = data
+        .get("result")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("holds no result".into()))?;
+    for s in series {
+        let labels = s.get("metric").and_then(Value::as_object);
+        let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        let Some(figure) = label("bp_figure") else {
+            continue;
+        };
+        let Some(gpu) = label("gpu")
+            .and_then(|g| g.parse::<u32>().ok())
+            .or_else(|| label("device")?.strip_prefix("nvidia")?.parse().ok())
+        else {
+            continue;
+        };
+        if gpu >= MAX_GPUS {
+            return Err(bad(format!("names GPU {gpu}; a node has fewer")));
+        }
+        let info = inventory.entry(gpu).or_insert_with(|| GpuInfo {
+            index: gpu,
+            ..GpuInfo::default()
+        });
+        if info.uuid.is_none() {
+            info.uuid = label("UUID").or(label("uuid")).map(str::to_string);
+        }
+        if info.accelerator.is_none() {
+            info.accelerator = label("modelName").map(breakpoint_core::accelerator::normalise);
+        }
+        if info.host.is_none() {
+            info.host = Some(pull.node.to_string());
+        }
+        let list = windows.entry(gpu).or_default();
+        for point in s
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (Some(t), Some(v)) = (
+                point.get(0).and_then(Value::as_f64),
+                point
+                    .get(1)
+                    .and_then(Value::as_str)
+                    .and_then(|v| v.parse::<f64>().ok()),
+            ) else {
+                return Err(bad("holds a point that is not [time, \"value\"]".into()));
+            };
+            // Only the windows asked for, with a finite figure.
+            let start = t as i64 - pull.window_s + pull.step_s;
+            if !starts.contains(&start) || !v.is_finite() || v < 0.0 {
+                continue;
+            }
+            let w = match list.iter_mut().find(|w| w.start_ms == start * 1000) {
+                Some(w) => w,
+                None => {
+                    list.push(GpuWindow {
+                        gpu,
+                        start_ms: start * 1000,
+                        end_ms: (start + pull.window_s) * 1000,
+                        ..GpuWindow::default()
+                    });
+                    list.last_mut().expect("just pushed")
+                }
+            };
+            set_figure(w, figure, v, pull.window_s / pull.step_s);
+        }
+    }
+    Ok(())
+}
+
+/// One figure into its window. Counts are held to the points a window can
+/// have (a server's error is not a count of a million).
+fn set_figure(w: &mut GpuWindow, figure: &str, v: f64, most: i64) {
+    let count = || v.round().min(most as f64) as u32;
+    match figure {
+        "points" => w.points = count(),
+        "first" => w.first_ms = Some((v * 1000.0).round() as i64),
+        "last" => w.last_ms = Some((v * 1000.0).round() as i64),
+        "busy" => w.busy = count(),
+        // DCGM reports watts; samples hold milliwatts.
+        "busy_power" => w.busy_power_mw = Some((v * 1000.0).round() as i64),
+        "mean_power" => w.mean_power_mw = Some((v * 1000.0).round() as i64),
+        "masked" => w.masked = count(),
+        "working" => w.working = count(),
+        "throttled" => w.throttled = count(),
+        "temp_points" => w.temp_points = count(),
+        "hot" => w.hot = count(),
+        "max_temp" => w.max_temp_c = Some(v.round() as i64),
+        "xid_max" => w.xid_max = Some(v.round() as i64),
+        "xid_changes" => w.xid_changes = count(),
+        other => {
+            if let Some(k) = other
+                .strip_prefix("reason")
+                .and_then(|k| k.parse::<usize>().ok())
+                .filter(|k| *k < REASON_BITS)
+            {
+                w.reasons[k] = count();
+            }
+        }
+    }
+}
+
+/// A stretch of whole windows to drill into, and what flagged it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stretch {
+    pub from_s: i64,
+    pub to_s: i64,
+    pub why: Vec<String>,
+}
+
+/// Why one GPU's window is worth its raw samples, given the window before.
+pub fn flags(w: &GpuWindow, before: Option<&GpuWindow>, expected: u32) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if w.points > 0 && w.points + 1 < expected {
+        why.push("a silence");
+    }
+    if let Some(b) = before {
+        if b.points > 0 && w.points == 0 {
+            why.push("a GPU gone");
+        }
+        if b.points == 0 && w.points > 0 {
+            why.push("a GPU back");
+        }
+        let level = |w: &GpuWindow| {
+            (w.busy as usize >= 10)
+                .then_some(w.busy_power_mw)
+                .flatten()
+                .map(|p| p as f64)
+        };
+        if let (Some(now), Some(then)) = (level(w), level(b))
+            && then > 0.0
+            && ((now - then) / then).abs() > LEVEL_CHANGE
+        {
+            why.push("a level change");
+        }
+    }
+    if w.xid_changes > 0 || (before.is_none() && w.xid_max.is_some_and(|x| x > 0)) {
+        why.push("an XID");
+    }
+    if w.throttled > 0 {
+        why.push("throttling");
+    }
+    why
+}
+
+/// The stretches of a node to drill into: its flagged windows, consecutive
+/// ones joined, and joined across windows in which no GPU had a point (a
+/// node silent for hours is one silence, seen whole).
+pub fn drill_stretches(
+    windows: &Windows,
+    starts: &[i64],
+    window_s: i64,
+    step_s: i64,
+) -> Vec<Stretch> {
+    let expected = (window_s / step_s) as u32;
+    let mut flagged: Vec<Option<Vec<String>>> = vec![None; starts.len()];
+    for list in windows.values() {
+        for (i, w) in list.iter().enumerate() {
+            let why = flags(w, i.checked_sub(1).and_then(|j| list.get(j)), expected);
+            if !why.is_empty() {
+                let entry = flagged[i].get_or_insert_with(Vec::new);
+                for reason in why {
+                    let reason = format!("{reason} (GPU {})", w.gpu);
+                    if !entry.contains(&reason) {
+                        entry.push(reason);
+                    }
+                }
+            }
+        }
+    }
+    let silent = |i: usize| {
+        windows
+            .values()
+            .all(|list| list.get(i).is_none_or(|w| w.points == 0))
+    };
+    let mut out: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for (i, why) in flagged.into_iter().enumerate() {
+        let Some(why) = why else { continue };
+        match out.last_mut() {
+            Some((_, end, reasons)) if (*end + 1..i).all(silent) => {
+                *end = i;
+                for r in why {
+                    if !reasons.contains(&r) {
+                        reasons.push(r);
+                    }
+                }
+            }
+            _ => out.push((i, i, why)),
+        }
+    }
+    out.into_iter()
+        .map(|(a, b, why)| Stretch {
+            from_s: starts[a],
+            to_s: starts[b] + window_s - step_s,
+            why,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(gpu: u32, start: i64, points: u32, power_w: i64) -> GpuWindow {
+        GpuWindow {
+            gpu,
+            start_ms: start * 1000,
+            end_ms: (start + 3600) * 1000,
+            points,
+            busy: points,
+            busy_power_mw: Some(power_w * 1000),
+            ..GpuWindow::default()
+        }
+    }
+
+    #[test]
+    fn windows_are_whole_aligned_and_inside_the_range() {
+        // From 00:00 to the last step of 06:00: six hours.
+        assert_eq!(
+            windows_in(0, 6 * 3600 - 15, 3600, 15),
+            [0, 3600, 7200, 10800, 14400, 18000]
+        );
+        // From 00:10: the first whole window starts at 01:00.
+        assert_eq!(windows_in(600, 3 * 3600 - 15, 3600, 15), [3600, 7200]);
+        assert!(windows_in(0, 3000, 3600, 15).is_empty());
+    }
+
+    #[test]
+    fn silences_losses_level_changes_and_xids_are_flagged_and_quiet_windows_are_not() {
+        let steady = window(0, 0, 240, 600);
+        assert!(flags(&steady, None, 240).is_empty());
+        assert!(flags(&window(0, 3600, 239, 600), Some(&steady), 240).is_empty());
+        assert_eq!(
+            flags(&window(0, 3600, 200, 600), Some(&steady), 240),
+            ["a silence"]
+        );
+        assert_eq!(
+            flags(&window(0, 3600, 0, 600), Some(&steady), 240),
+            ["a GPU gone"]
+        );
+        assert_eq!(
+            flags(&window(0, 3600, 240, 450), Some(&steady), 240),
+            ["a level change"]
+        );
+        let xid = GpuWindow {
+            xid_changes: 1,
+            ..steady.clone()
+        };
+        assert_eq!(flags(&xid, Some(&steady), 240), ["an XID"]);
+        // A GPU that was gone before the range: its XID stands, once.
+        let old = GpuWindow {
+            xid_max: Some(79),
+            ..steady.clone()
+        };
+        assert_eq!(flags(&old, None, 240), ["an XID"]);
+        assert!(flags(&old, Some(&old), 240).is_empty());
+    }
+
+    #[test]
+    fn flagged_windows_join_across_a_silent_node_and_nowhere_else() {
+        let starts: Vec<i64> = (0..8).map(|h| h * 3600).collect();
+        let points = [240, 240, 100, 0, 0, 240, 240, 240];
+        let mut windows = Windows::new();
+        windows.insert(
+            0,
+            starts
+                .iter()
+                .zip(points)
+                .map(|(s, p)| window(0, *s, p, if *s >= 7 * 3600 { 450 } else { 600 }))
+                .collect(),
+        );
+        let stretches = drill_stretches(&windows, &starts, 3600, 15);
+        assert_eq!(stretches.len(), 2, "{stretches:?}");
+        // The silence from 02:00 to its end at 05:00, seen whole.
+        assert_eq!(
+            (stretches[0].from_s, stretches[0].to_s),
+            (7200, 6 * 3600 - 15)
+        );
+        assert!(stretches[0].why.contains(&"a silence (GPU 0)".to_string()));
+        assert!(stretches[0].why.contains(&"a GPU back (GPU 0)".to_string()));
+        // The sag at 07:00, alone.
+        assert_eq!(stretches[1].from_s, 7 * 3600);
+        assert_eq!(stretches[1].why, ["a level change (GPU 0)"]);
+    }
+
+    #[test]
+    fn the_figures_count_what_the_samples_count() {
+        let q = figures("Hostname=\"node-1\"", 3600, 15);
+        let get = |name: &str| &q.iter().find(|(n, _)| n == name).unwrap().1;
+        assert_eq!(
+            get("points"),
+            "count_over_time({__name__=~\"DCGM_FI_DEV_POWER_USAGE\",Hostname=\"node-1\"}[3600s:15s])"
+        );
+        assert!(get("busy").contains(">= 90)"), "{}", get("busy"));
+        assert!(get("hot").contains("> 83)"));
+        // Counted throttling: HW slowdown, SW and HW thermal, power brake.
+        let t = get("throttled");
+        for b in [8, 32, 64, 128] {
+            assert!(t.contains(&format!("/ {b})")), "{t}");
+        }
+        assert!(!t.contains("/ 1)") && !t.contains("/ 4)"), "{t}");
+        assert_eq!(q.len(), 14 + REASON_BITS);
+        let one = one_query(&q);
+        assert_eq!(one.matches("label_replace(").count(), q.len());
+    }
+}
