@@ -195,6 +195,57 @@ fn silent_server() -> String {
 }
 
 #[test]
+fn a_summary_pull_names_the_flag_at_fault_and_stores_nothing() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "Cluster"]);
+    let url = recorded_server("s3cret");
+    let pull = |extra: &[&str]| {
+        let mut args = vec![
+            "import",
+            "--prometheus",
+            &url,
+            "--from",
+            "2026-06-01T08:00:00Z",
+            "--to",
+            "2026-06-01T08:00:30Z",
+            "--platform",
+            "Cluster",
+            "--token-env",
+            "PROM_TOKEN",
+            "--summaries",
+        ];
+        args.extend_from_slice(extra);
+        let out = ws.cmd(&args).env("PROM_TOKEN", "s3cret").output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let short = pull(&[]);
+    assert!(
+        short.contains("--to the range is shorter than one window (3600 s)"),
+        "{short}"
+    );
+    let odd = pull(&["--window", "7m"]);
+    assert!(
+        odd.contains("--window 420 s: a window divides a day evenly"),
+        "{odd}"
+    );
+    let both = ws
+        .cmd(&[
+            "import",
+            "--prometheus",
+            &url,
+            "--from",
+            "2026-06-01T08:00:00Z",
+        ])
+        .args(["--to", "2026-06-01T09:00:00Z", "--platform", "Cluster"])
+        .args(["--summaries", "--samples"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2), "clap refuses the pair");
+    assert!(ws.json(&["runs", "list"]).as_array().unwrap().is_empty());
+}
+
+#[test]
 fn ctrl_c_stops_a_pull_waiting_on_a_silent_server_and_stores_nothing() {
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "Cluster"]);

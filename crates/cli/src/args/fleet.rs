@@ -45,6 +45,18 @@ pub struct PullArgs {
     /// Give up on one request after this long.
     #[arg(long, default_value = "60s", value_parser = parse_interval_ms)]
     pub request_timeout: u32,
+    /// Judge the fleet from summaries the server computes per GPU and
+    /// window, fetching samples only where they flag something
+    /// (docs/fleet.md); the default above 64 node-days.
+    #[arg(long, conflicts_with = "samples")]
+    pub summaries: bool,
+    /// Pull every sample, however large the fleet.
+    #[arg(long)]
+    pub samples: bool,
+    /// The window each summary covers: a whole number of steps that
+    /// divides a day (15m, 1h, 6h, 1d …).
+    #[arg(long, default_value = "1h", value_parser = parse_interval_ms)]
+    pub window: u32,
 }
 
 #[derive(Debug, Args, Clone)]

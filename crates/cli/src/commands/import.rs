@@ -253,23 +253,52 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
         url: api.url().to_string(),
         platform_id,
     };
+    // Set before anything is asked, so that a server that never answers is
+    // left at a Ctrl-C; what the handler says depends on the kind of pull,
+    // decided below.
     let cancel = std::sync::Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
+    let summarising = std::sync::Arc::new(AtomicBool::new(false));
+    let (flag, mode) = (cancel.clone(), summarising.clone());
     let _ = ctrlc::set_handler(move || {
         if !flag.swap(true, Ordering::Relaxed) {
-            eprintln!("stopping: the pull is one transaction and will not be committed…");
+            let summaries = mode.load(Ordering::Relaxed);
+            eprintln!(
+                "{}",
+                if summaries {
+                    "stopping: the nodes summarised so far are kept; run it again for the rest…"
+                } else {
+                    "stopping: the pull is one transaction and will not be committed…"
+                }
+            );
             // A request in flight may wait out its timeout, and nothing it
-            // brings would be kept: the process does not wait for it. The
-            // transaction was never committed, so leaving stores nothing.
-            std::thread::spawn(|| {
+            // brings would be kept: the process does not wait for it. What
+            // was not committed is not stored.
+            std::thread::spawn(move || {
                 std::thread::sleep(PULL_STOP_GRACE);
-                eprintln!("stopped: nothing of this pull was stored");
+                eprintln!(
+                    "{}",
+                    if summaries {
+                        "stopped: the node in progress was not stored"
+                    } else {
+                        "stopped: nothing of this pull was stored"
+                    }
+                );
                 std::process::exit(130);
             });
         }
     });
+    let summaries = if a.summaries {
+        true
+    } else if a.samples {
+        false
+    } else {
+        let nodes = pull::fleet_nodes(&api, &request, &cancel)
+            .map_err(|e| Failure::Refused(pull_refusal(&e)))?;
+        pull::prefers_summaries(nodes, &request)
+    };
+    summarising.store(summaries, Ordering::Relaxed);
     let live = std::io::stderr().is_terminal() && !ctx.json;
-    let report = pull::pull(&ctx.store, &api, &request, &cancel, &|p| {
+    let show = |p: Progress| {
         if !live {
             return;
         }
@@ -283,27 +312,36 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
                 drilled,
             } => eprintln!("\r{node}: {windows} windows summarised, {drilled} drilled into"),
         }
-    })
-    .map_err(|e| {
+    };
+    let stopped = |e: pull::PullError| {
         if cancel.load(Ordering::Relaxed) {
             // Stopped by the user: a script hears it (128 + SIGINT).
-            eprintln!("stopped: nothing of this pull was stored");
+            eprintln!(
+                "{}",
+                if summaries {
+                    "stopped: the nodes summarised before were kept"
+                } else {
+                    "stopped: nothing of this pull was stored"
+                }
+            );
             Failure::Exit(130)
         } else {
-            Failure::Refused(match e {
-                // A field of the request, named by the flag that set it.
-                pull::PullError::Invalid(v) => {
-                    let flag = if v.field == "step_s" {
-                        "step"
-                    } else {
-                        &v.field
-                    };
-                    format!("--{flag} {}", v.reason)
-                }
-                other => other.to_string(),
-            })
+            Failure::Refused(pull_refusal(&e))
         }
-    })?;
+    };
+    if summaries {
+        let report = pull::summary::pull_summaries(
+            &ctx.store,
+            &api,
+            &request,
+            (a.window / 1000).max(1),
+            &cancel,
+            &show,
+        )
+        .map_err(stopped)?;
+        return print_summaries(ctx, &report, &request.url, platform);
+    }
+    let report = pull::pull(&ctx.store, &api, &request, &cancel, &show).map_err(stopped)?;
     if ctx.json {
         return Ok(output::print_json(&report)?);
     }
@@ -333,5 +371,80 @@ fn pull(ctx: &Context, args: &ImportArgs, url: &str, platform_id: i64, platform:
         request.url,
         report.requests,
         report.retries
+    ))?)
+}
+
+/// A pull's refusal in this command's words: a request field by its flag.
+fn pull_refusal(e: &breakpoint_fleet::pull::PullError) -> String {
+    match e {
+        breakpoint_fleet::pull::PullError::Invalid(v) => {
+            let flag = match v.field.as_str() {
+                "step_s" => "step",
+                "window_s" => "window",
+                other => other,
+            };
+            format!("--{flag} {}", v.reason)
+        }
+        other => other.to_string(),
+    }
+}
+
+fn print_summaries(
+    ctx: &Context,
+    report: &breakpoint_fleet::pull::summary::SummaryReport,
+    url: &str,
+    platform: &str,
+) -> Outcome {
+    if ctx.json {
+        return Ok(output::print_json(report)?);
+    }
+    let mut t = output::table(&["node", "run", "GPUs", "windows", "drilled into", ""]);
+    for n in &report.nodes {
+        let drilled: Vec<String> = n
+            .drilled
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}–{} ({}): {}",
+                    breakpoint_api::text::minute_words(
+                        jiff::Timestamp::from_second(d.from_s).unwrap_or_default()
+                    ),
+                    breakpoint_api::text::minute_words(
+                        jiff::Timestamp::from_second(d.to_s).unwrap_or_default()
+                    ),
+                    d.run.map_or("no samples".into(), |r| format!("run #{r}")),
+                    d.why.join(", ")
+                )
+            })
+            .collect();
+        t.add_row(vec![
+            n.node.clone(),
+            n.run.map(|r| format!("#{r}")).unwrap_or_default(),
+            n.gpus.to_string(),
+            n.windows.to_string(),
+            drilled.join("\n"),
+            if n.already {
+                "already imported".into()
+            } else {
+                String::new()
+            },
+        ]);
+    }
+    let share = if report.points_summarised > 0 {
+        format!(
+            "; {} of {} points stored as samples ({:.1} %)",
+            report.samples_stored,
+            report.points_summarised,
+            100.0 * report.samples_stored as f64 / report.points_summarised as f64
+        )
+    } else {
+        String::new()
+    };
+    Ok(output::print(&format!(
+        "summarised {} node(s) of {platform} from {url} in {}-second windows ({} requests, {} retried{share})\n{t}\n",
+        report.nodes.len(),
+        report.window_s,
+        report.requests,
+        report.retries,
     ))?)
 }

@@ -369,6 +369,32 @@ fn stored_stretches(
     Ok(out)
 }
 
+/// Above this many node-days, a pull reads summaries by default: pulling
+/// every sample of 64 nodes of 8 GPUs for a day is ~30 M points.
+pub const SUMMARIES_ABOVE_NODE_DAYS: f64 = 64.0;
+
+/// Whether a fleet of `nodes` over the request's range is better judged
+/// from summaries than from every sample (docs/fleet.md).
+pub fn prefers_summaries(nodes: usize, request: &PullRequest) -> bool {
+    let days = (request.to.as_second() - request.from.as_second()) as f64 / DAY_S as f64;
+    nodes as f64 * days > SUMMARIES_ABOVE_NODE_DAYS
+}
+
+/// How many nodes the range holds (one discovery request).
+pub fn fleet_nodes(
+    api: &dyn PromApi,
+    request: &PullRequest,
+    cancel: &AtomicBool,
+) -> Result<usize, PullError> {
+    let calls = Calls {
+        api,
+        cancel,
+        requests: Mutex::new((0, 0)),
+    };
+    let extra = matchers(request.selector.as_deref())?;
+    Ok(discover(&calls, request, &extra)?.len())
+}
+
 /// Pull the range into `store`, one run per node (per stretch not stored
 /// before), all or nothing: discover the nodes, plan what each still needs,
 /// then fetch and store it.
