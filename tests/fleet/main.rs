@@ -189,6 +189,7 @@ fn sustain_verdict(store: &Store) -> (std::collections::BTreeMap<String, f64>, f
     let figures = [
         "sustain.power_drop_pct",
         "sustain.phantom_util_pct",
+        "sustain.throttle_pct",
         "sustain.hot_time_pct",
         "sustain.max_temp_c",
         "sustain.interruptions_per_100h",
@@ -225,22 +226,25 @@ fn summaries_and_their_drill_downs_give_the_full_pulls_verdict_from_a_fraction_o
     .unwrap();
 
     // The planted faults, and nothing else, were drilled into: node-1's
-    // sag where it starts, node-2's XID and its GPU gone after it.
+    // sag where it starts, node-2's XID and its GPU gone after it, node-3's
+    // thermal slowdown.
     let drilled: Vec<(String, Vec<String>)> = report
         .nodes
         .iter()
         .flat_map(|n| n.drilled.iter().map(|d| (n.node.clone(), d.why.clone())))
         .collect();
-    assert_eq!(drilled.len(), 2, "{drilled:?}");
-    assert_eq!(drilled[0].0, "node-1");
-    assert!(
-        drilled[0].1.iter().any(|w| w.starts_with("a level change")),
-        "{drilled:?}"
+    assert_eq!(drilled.len(), 3, "{drilled:?}");
+    assert_eq!(
+        drilled[0],
+        ("node-1".into(), vec!["a level change (GPU 0)".into()])
     );
     assert_eq!(drilled[1].0, "node-2");
-    assert!(
-        drilled[1].1.iter().any(|w| w.starts_with("an XID")),
-        "{drilled:?}"
+    for why in ["an XID (GPU 1)", "a GPU gone (GPU 1)"] {
+        assert!(drilled[1].1.contains(&why.to_string()), "{drilled:?}");
+    }
+    assert_eq!(
+        drilled[2],
+        ("node-3".into(), vec!["throttling (GPU 0)".into()])
     );
     assert_eq!(
         report.nodes.iter().map(|n| n.windows).sum::<usize>(),

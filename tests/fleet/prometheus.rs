@@ -13,7 +13,8 @@ use jiff::Timestamp;
 /// `nodes` × `gpus` H100s for `hours` at 15 s, with two planted faults:
 /// node-1's GPU 0 sags from about 600 W to about 450 W half-way, and
 /// node-2's last GPU falls off the bus two thirds of the way (XID 79 on its
-/// last readings, then nothing).
+/// last readings, then nothing); node-3's GPU 0 is held back by software
+/// thermal slowdown for ten minutes of its third hour.
 pub struct Fleet {
     pub nodes: u32,
     pub gpus: u32,
@@ -72,7 +73,7 @@ impl Fleet {
 
     pub fn openmetrics(&self) -> String {
         let mut out = String::new();
-        let families: [(&str, &ValueOf<'_>); 5] = [
+        let families: [(&str, &ValueOf<'_>); 6] = [
             ("DCGM_FI_DEV_POWER_USAGE", &|n, g, i| {
                 let (_, mw) = self.power_at(n, g, i);
                 format!("{}.{:03}", mw / 1000, mw % 1000)
@@ -83,6 +84,19 @@ impl Fleet {
             ("DCGM_FI_DEV_SM_CLOCK", &|_, _, _| "1980".into()),
             ("DCGM_FI_DEV_GPU_UTIL", &|_, _, i| {
                 if i % 40 == 0 { "97" } else { "100" }.into()
+            }),
+            // The clock-event mask: a software power cap now and then
+            // (not counted as throttling), and ten minutes of software
+            // thermal slowdown on node-3's GPU 0 in the third hour.
+            ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", &|n, g, i| {
+                let minute = i * i64::from(self.step_s) / 60;
+                if n == 3 && g == 0 && (120..130).contains(&minute) {
+                    "32".into()
+                } else if i % 50 == 0 {
+                    "4".into()
+                } else {
+                    "0".into()
+                }
             }),
             (
                 "DCGM_FI_DEV_XID_ERRORS",

@@ -452,6 +452,62 @@ mod tests {
     use super::*;
     use crate::samples::Sample;
 
+    fn hour(h: i64, busy: u32, power_w: i64) -> GpuWindow {
+        GpuWindow {
+            gpu: 2,
+            start_ms: h * 3_600_000,
+            end_ms: (h + 1) * 3_600_000,
+            points: busy,
+            first_ms: (busy > 0).then_some(h * 3_600_000),
+            last_ms: (busy > 0).then_some(h * 3_600_000 + (i64::from(busy) - 1) * 15_000),
+            busy,
+            busy_power_mw: (busy > 0).then_some(power_w * 1000),
+            masked: busy,
+            working: busy,
+            throttled: busy / 10,
+            temp_points: busy,
+            hot: 1,
+            max_temp_c: Some(70 + h),
+            ..GpuWindow::default()
+        }
+    }
+
+    #[test]
+    fn windows_are_read_by_the_samples_rules() {
+        // Six hours; a slump in the third that the GPU comes back from; the
+        // last twenty lookback points of a GPU gone in the sixth.
+        let windows = [
+            hour(0, 240, 600),
+            hour(1, 240, 598),
+            hour(2, 240, 480),
+            hour(3, 240, 590),
+            hour(4, 240, 560),
+            hour(5, 20, 400),
+        ];
+        let refs: Vec<&GpuWindow> = windows.iter().collect();
+        let g = from_windows(2, &refs, 15_000);
+        assert_eq!(g.gpu, 2);
+        assert_eq!(g.samples, 5 * 240 + 20);
+        assert_eq!(g.throttled_samples, 5 * 24 + 2);
+        assert_eq!(g.hot_samples, 6);
+        assert_eq!(g.max_temp_c, Some(75));
+        assert_eq!((g.first_ms, g.last_ms), (0, 5 * 3_600_000 + 19 * 15_000));
+        assert_eq!(g.span_ms, g.last_ms + 15_000);
+        // Settled in the first hour, ended in the fifth (the lingering
+        // twenty points are no level): a 6.7 % drop.
+        assert_eq!(g.settled_power_w, Some(600.0));
+        assert_eq!(g.final_power_w, Some(560.0));
+        assert!((g.power_drop_pct.unwrap() - 100.0 * 40.0 / 600.0).abs() < 1e-9);
+        // The slump below both levels is phantom; the end's level is not.
+        assert_eq!(g.phantom_samples, 240);
+        assert_eq!(g.phantom_checked, 5 * 240);
+        assert_eq!(g.longest_plateau_ms, None);
+        // A GPU with no point at all has no figures.
+        let silent = [hour(0, 0, 0)];
+        let g = from_windows(0, &silent.iter().collect::<Vec<_>>(), 15_000);
+        assert_eq!((g.samples, g.power_drop_pct), (0, None));
+    }
+
     #[test]
     fn planted_throttling_is_found_and_steady_traces_raise_no_alarm() {
         let (precision, recall, sample_precision, sample_recall) =
