@@ -18,10 +18,12 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "support/prometheus.rs"]
+mod prometheus;
 
 use measure::{measure, measure_outcome};
 
@@ -223,13 +225,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hours = env_or("BENCH_HOURS", 48);
     let scratch = tempfile::tempdir()?;
     hostile_pulls(bin, scratch.path())?;
-    for tool in ["prometheus", "promtool"] {
-        if Command::new(tool).arg("--version").output().is_err() {
-            println!(
-                "pull: {tool} is not installed (scripts/setup installs Debian's prometheus); skipped"
-            );
-            return Ok(());
-        }
+    if !prometheus::installed() {
+        println!(
+            "pull: Prometheus is not installed (scripts/setup installs Debian's package); skipped"
+        );
+        return Ok(());
     }
     let dir = tempfile::tempdir()?;
     let points = i64::from(hours) * 3600 / STEP_S;
@@ -246,41 +246,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.elapsed().as_secs_f64()
     );
     let data = dir.path().join("data");
-    let t = Instant::now();
-    let out = Command::new("promtool")
-        .args(["tsdb", "create-blocks-from", "openmetrics"])
-        .arg(&history)
-        .arg(&data)
-        .output()?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
-    }
-    println!("  promtool loaded it in {:.1} s", t.elapsed().as_secs_f64());
-    let config = dir.path().join("prometheus.yml");
-    std::fs::write(&config, "global:\n  scrape_interval: 15s\n")?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let mut server = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", data.display()))
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .arg("--storage.tsdb.retention.time=100y")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let url = format!("http://127.0.0.1:{port}");
-    let ready = Instant::now();
-    while ureq::get(&format!("{url}/-/ready"))
-        .call()
-        .map_or(true, |r| r.status().as_u16() != 200)
-    {
-        if ready.elapsed() > Duration::from_secs(120) {
-            let _ = server.kill();
-            return Err("Prometheus did not get ready".into());
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    println!(
+        "  promtool loaded it in {:.1} s",
+        prometheus::create_blocks(&history, &data)?
+    );
+    let server = prometheus::Prometheus::start(dir.path(), &data)?;
+    let url = server.url();
 
     let pull = |db: &Path, selector: Option<&str>| -> std::io::Result<(f64, f64)> {
         fresh_db(bin, db)?;
@@ -289,6 +260,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .arg(db)
             .args(["import", "--platform", "fleet", "--prometheus", &url])
             .args(["--from", &ts(start_s), "--to", &ts(end_s)])
+            // Every sample, as the file holds them, whatever the fleet's size.
+            .arg("--samples")
             .stdout(Stdio::null());
         if let Some(s) = selector {
             cmd.args(["--selector", s]);
@@ -313,8 +286,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .arg(&history)
             .stdout(Stdio::null()),
     )?;
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 
     println!(
         "  pull, {} nodes     {small_s:>7.2} s  {:>5.2} M samples/s  peak {small_mib:.0} MiB",

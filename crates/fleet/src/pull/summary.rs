@@ -83,72 +83,107 @@ pub struct SummaryReport {
     pub points_summarised: u64,
 }
 
-/// The PromQL of every figure, for one node, as docs/fleet.md shows it;
-/// `{sel}` stands for the node's label matchers.
+/// The selectors of the series the figures read, for one node.
+struct Series {
+    power: String,
+    util: String,
+    temp: String,
+    xid: String,
+    reasons: String,
+}
+
+impl Series {
+    fn of(sel: &str) -> Series {
+        let of = |name: &str| format!("{{__name__=~\"DCGM_FI_DEV_{name}\",{sel}}}");
+        Series {
+            power: of("POWER_USAGE"),
+            util: of("GPU_UTIL"),
+            temp: of("GPU_TEMP"),
+            xid: of("XID_ERRORS"),
+            reasons: of("(CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)"),
+        }
+    }
+
+    /// Bit `b` of the clock-event mask, 0 or 1 (PromQL has no bitwise
+    /// operators).
+    fn bit(&self, b: i64) -> String {
+        format!("(floor({} / {b}) % 2)", self.reasons)
+    }
+}
+
+/// The PromQL of every figure a window needs, for one node, as
+/// docs/fleet.md shows it; `sel` holds the node's label matchers. A figure
+/// that counts points, or filters them, is a subquery at the pull's step
+/// (`[1h:15s]`): it sees exactly the points a full pull would get. A
+/// largest value or a count of changes reads the stored samples as they
+/// are (`[1h]`), which costs the server less and gives the same answer.
 pub fn figures(sel: &str, window_s: u32, step_s: u32) -> Vec<(String, String)> {
-    let of = |name: &str| format!("{{__name__=~\"DCGM_FI_DEV_{name}\",{sel}}}");
-    let (p, u, t, x) = (
-        of("POWER_USAGE"),
-        of("GPU_UTIL"),
-        of("GPU_TEMP"),
-        of("XID_ERRORS"),
-    );
-    let r = of("(CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)");
-    let range = format!("[{window_s}s:{step_s}s]");
+    let s = Series::of(sel);
+    let (p, u, t, x, r) = (&s.power, &s.util, &s.temp, &s.xid, &s.reasons);
+    let at_step = format!("[{window_s}s:{step_s}s]");
+    let stored = format!("[{window_s}s]");
     // Matching on everything but the metric's name: the same GPU.
     let same = "ignoring(__name__)";
     let busy = format!("({u} >= {BUSY_UTIL})");
     let working = format!("({u} > {WORKING_UTIL})");
-    let bit = |b: i64| format!("(floor({r} / {b}) % 2)");
     let counted: Vec<String> = (0..REASON_BITS as u32)
         .map(|k| 1i64 << k)
         .filter(|b| COUNTED_THROTTLE & b != 0)
-        .map(bit)
+        .map(|b| s.bit(b))
         .collect();
-    let mut out = vec![
-        ("points".into(), format!("count_over_time({p}{range})")),
-        (
-            "first".into(),
-            format!("min_over_time(timestamp({p}){range})"),
-        ),
-        (
-            "last".into(),
-            format!("max_over_time(timestamp({p}){range})"),
-        ),
-        ("busy".into(), format!("count_over_time({busy}{range})")),
+    vec![
+        ("points".into(), format!("count_over_time({p}{at_step})")),
+        ("busy".into(), format!("count_over_time({busy}{at_step})")),
         (
             "busy_power".into(),
-            format!("quantile_over_time(0.5, ({p} and {same} {busy}){range})"),
+            format!("quantile_over_time(0.5, ({p} and {same} {busy}){at_step})"),
         ),
-        ("mean_power".into(), format!("avg_over_time({p}{range})")),
-        ("masked".into(), format!("count_over_time({r}{range})")),
+        ("mean_power".into(), format!("avg_over_time({p}{stored})")),
+        ("masked".into(), format!("count_over_time({r}{at_step})")),
         (
             "working".into(),
-            format!("count_over_time(({r} and {same} {working}){range})"),
+            format!("count_over_time(({r} and {same} {working}){at_step})"),
         ),
         (
             "throttled".into(),
             format!(
-                "count_over_time((({}) > 0 and {same} {working}){range})",
+                "count_over_time((({}) > 0 and {same} {working}){at_step})",
                 counted.join(" + ")
             ),
         ),
-        ("temp_points".into(), format!("count_over_time({t}{range})")),
+        (
+            "reasoned".into(),
+            format!("count_over_time(({r} > 0){at_step})"),
+        ),
+        (
+            "temp_points".into(),
+            format!("count_over_time({t}{at_step})"),
+        ),
         (
             "hot".into(),
-            format!("count_over_time(({t} > {HOT_C}){range})"),
+            format!("count_over_time(({t} > {HOT_C}){at_step})"),
         ),
-        ("max_temp".into(), format!("max_over_time({t}{range})")),
-        ("xid_max".into(), format!("max_over_time({x}{range})")),
-        ("xid_changes".into(), format!("changes({x}{range})")),
-    ];
-    for k in 0..REASON_BITS {
-        out.push((
-            format!("reason{k}"),
-            format!("count_over_time(({} == 1){range})", bit(1 << k)),
-        ));
-    }
-    out
+        ("max_temp".into(), format!("max_over_time({t}{stored})")),
+        ("xid_max".into(), format!("max_over_time({x}{stored})")),
+        ("xid_changes".into(), format!("changes({x}{stored})")),
+    ]
+}
+
+/// Each reason bit's count: asked only for the days where some window saw
+/// a reason at all (its `reasoned` figure).
+pub fn reason_figures(sel: &str, window_s: u32, step_s: u32) -> Vec<(String, String)> {
+    let s = Series::of(sel);
+    (0..REASON_BITS)
+        .map(|k| {
+            (
+                format!("reason{k}"),
+                format!(
+                    "count_over_time(({} == 1)[{window_s}s:{step_s}s])",
+                    s.bit(1 << k)
+                ),
+            )
+        })
+        .collect()
 }
 
 /// The figures as one query: each tagged with a `bp_figure` label.
@@ -323,20 +358,34 @@ impl NodePull<'_> {
             day_starts.push(&rest[..n]);
             rest = &rest[n..];
         }
+        let reasons = one_query(&reason_figures(
+            self.sel,
+            self.window_s as u32,
+            self.step_s as u32,
+        ));
         for starts in day_starts {
             // A window's figures are evaluated at its last step.
             let end_of = |start: i64| start + self.window_s - self.step_s;
             let (first, last) = (starts[0], starts[starts.len() - 1]);
-            let data = calls.get(
-                "/api/v1/query_range",
-                &[
-                    ("query", query.clone()),
-                    ("start", end_of(first).to_string()),
-                    ("end", end_of(last).to_string()),
-                    ("step", format!("{}s", self.window_s)),
-                ],
-            )?;
-            read_answer(&data, starts, self, &mut windows, &mut inventory)?;
+            let ask = |query: &str| {
+                calls.get(
+                    "/api/v1/query_range",
+                    &[
+                        ("query", query.to_string()),
+                        ("start", end_of(first).to_string()),
+                        ("end", end_of(last).to_string()),
+                        ("step", format!("{}s", self.window_s)),
+                    ],
+                )
+            };
+            read_answer(&ask(&query)?, starts, self, &mut windows, &mut inventory)?;
+            let reasoned = windows
+                .values()
+                .flatten()
+                .any(|w| starts.contains(&(w.start_ms / 1000)) && w.reasons_seen > 0);
+            if reasoned {
+                read_answer(&ask(&reasons)?, starts, self, &mut windows, &mut inventory)?;
+            }
         }
         // Windows a GPU had no point in come back as no series at all.
         for list in windows.values_mut() {
@@ -351,8 +400,16 @@ impl NodePull<'_> {
             }
             list.sort_by_key(|w| w.start_ms);
             let gpu = list.first().map_or(0, |w| w.gpu);
+            let expected = (self.window_s / self.step_s) as u32;
             for w in list.iter_mut() {
                 w.gpu = gpu;
+                // A whole window's first and last point are its first and
+                // last step; a window missing points is drilled into, and
+                // its samples say where they begin and end.
+                if w.points + 1 >= expected && w.points > 0 {
+                    w.first_ms = Some(w.start_ms);
+                    w.last_ms = Some(w.end_ms - self.step_s * 1000);
+                }
             }
         }
         Ok((windows, inventory))
@@ -419,6 +476,7 @@ impl NodePull<'_> {
             let d = self.drill(store, calls, summary.id, stretch)?;
             if let Some(id) = d.run {
                 events.extend(store.events(id)?);
+                self.first_and_last_from(store, id, stretch, &mut windows)?;
             }
             for list in windows.values_mut() {
                 for w in list.iter_mut() {
@@ -452,6 +510,37 @@ impl NodePull<'_> {
             points: all.iter().map(|w| u64::from(w.points)).sum(),
             drilled,
         })
+    }
+
+    /// Where each drilled window's points begin and end, from its samples.
+    fn first_and_last_from(
+        &self,
+        store: &Store,
+        drilled: i64,
+        stretch: &Stretch,
+        windows: &mut Windows,
+    ) -> Result<(), PullError> {
+        for (gpu, list) in windows.iter_mut() {
+            let frame = store.read_samples(
+                drilled,
+                *gpu,
+                Some(stretch.from_s * 1000..(stretch.to_s + self.step_s) * 1000),
+                Some(&[]),
+            )?;
+            for w in list
+                .iter_mut()
+                .filter(|w| (stretch.from_s..=stretch.to_s).contains(&(w.start_ms / 1000)))
+            {
+                let mut inside = frame
+                    .t_ms
+                    .iter()
+                    .copied()
+                    .filter(|t| (w.start_ms..w.end_ms).contains(t));
+                w.first_ms = inside.next();
+                w.last_ms = inside.next_back().or(w.first_ms);
+            }
+        }
+        Ok(())
     }
 
     /// One flagged stretch's raw samples, through the importer a full pull
@@ -603,8 +692,7 @@ fn set_figure(w: &mut GpuWindow, figure: &str, v: f64, most: i64) {
     let count = || v.round().min(most as f64) as u32;
     match figure {
         "points" => w.points = count(),
-        "first" => w.first_ms = Some((v * 1000.0).round() as i64),
-        "last" => w.last_ms = Some((v * 1000.0).round() as i64),
+        "reasoned" => w.reasons_seen = count(),
         "busy" => w.busy = count(),
         // DCGM reports watts; samples hold milliwatts.
         "busy_power" => w.busy_power_mw = Some((v * 1000.0).round() as i64),
@@ -823,7 +911,11 @@ mod tests {
             panic!("docs/fleet.md has no block for the summary queries");
         };
         let mut block = String::from("\n| figure | PromQL |\n| --- | --- |\n");
-        for (name, q) in figures("Hostname=\"NODE\"", 3600, 15) {
+        let node = "Hostname=\"NODE\"";
+        for (name, q) in figures(node, 3600, 15)
+            .into_iter()
+            .chain(reason_figures(node, 3600, 15))
+        {
             block.push_str(&format!("| `{name}` | `{}` |\n", q.replace('|', "\\|")));
         }
         block.push('\n');
@@ -855,8 +947,21 @@ mod tests {
             assert!(t.contains(&format!("/ {b})")), "{t}");
         }
         assert!(!t.contains("/ 1)") && !t.contains("/ 4)"), "{t}");
-        assert_eq!(q.len(), 14 + REASON_BITS);
+        assert_eq!(q.len(), 13);
+        // Largest values and changes read the stored samples as they are.
+        assert!(
+            get("xid_changes").ends_with("[3600s])"),
+            "{}",
+            get("xid_changes")
+        );
         let one = one_query(&q);
         assert_eq!(one.matches("label_replace(").count(), q.len());
+        let reasons = reason_figures("Hostname=\"node-1\"", 3600, 15);
+        assert_eq!(reasons.len(), REASON_BITS);
+        assert!(
+            reasons[5].1.contains("/ 32) % 2) == 1)[3600s:15s]"),
+            "{}",
+            reasons[5].1
+        );
     }
 }

@@ -31,7 +31,8 @@ pub struct GpuWindow {
     pub masked: u32,
     pub working: u32,
     pub throttled: u32,
-    /// Masked points with each reason bit set.
+    /// Masked points with any reason bit set, and with each one.
+    pub reasons_seen: u32,
     pub reasons: [u32; REASON_BITS],
     pub temp_points: u32,
     pub hot: u32,
