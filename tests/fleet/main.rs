@@ -251,6 +251,22 @@ fn summaries_and_their_drill_downs_give_the_full_pulls_verdict_from_a_fraction_o
         4 * 2 * 6
     );
 
+    // A summary run says what it summarised and where it looked closer;
+    // the drilled stretch says it counts there.
+    let node_1 = report.nodes.iter().find(|n| n.node == "node-1").unwrap();
+    let detail = breakpoint_api::runs::detail(&summarised, node_1.run.unwrap()).unwrap();
+    let summary = detail.summary.unwrap();
+    assert_eq!((summary.windows, summary.window_s), (12, 3600));
+    let lines = summary.lines();
+    assert!(lines[0].starts_with("12 window(s) of 1 hour"), "{lines:?}");
+    assert!(lines[1].contains("a level change (GPU 0)"), "{lines:?}");
+    let drilled_run = summary.drilled[0].run.unwrap();
+    let drilled = breakpoint_api::runs::detail(&summarised, drilled_run).unwrap();
+    assert!(
+        drilled.not_scored.unwrap().contains("they count there"),
+        "drilled samples are detail"
+    );
+
     // At most a quarter of the samples stored.
     let samples = |store: &Store| -> u64 {
         store

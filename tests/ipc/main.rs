@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod campaigns;
+mod fleet;
 mod harness;
 mod platforms;
 mod probe;

@@ -106,7 +106,9 @@ fn write_history(path: &Path, faults: &Faults, start_s: i64) -> std::io::Result<
                             let mw = faults.power_mw(n, g, i, noise);
                             format!("{}.{:03}", mw / 1000, mw % 1000)
                         }
-                        "DCGM_FI_DEV_GPU_UTIL" => if x.is_multiple_of(40) { "96" } else { "100" }.into(),
+                        "DCGM_FI_DEV_GPU_UTIL" => {
+                            if x.is_multiple_of(40) { "96" } else { "100" }.into()
+                        }
                         "DCGM_FI_DEV_GPU_TEMP" => (60 + (x >> 50) % 8).to_string(),
                         "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" => {
                             if faults.throttled(n, g, i) {

@@ -1,5 +1,6 @@
 //! Import from Prometheus on the Runs screen: the fleet's DCGM history, one
-//! run per node, with progress per node and a cancel.
+//! run per node (every sample, or the server's summaries with the windows
+//! they flag), with progress per node and a cancel.
 
 use std::sync::atomic::AtomicBool;
 
@@ -70,9 +71,11 @@ pub async fn pull_prometheus<R: Runtime>(
     let (job, cancelled) = state.start_job();
     let _ = app.emit("pull-started", job);
     let emitter = app.clone();
+    let summaries = form.summaries;
+    let window_s = form.window_s.unwrap_or(3600);
     let result = tauri::async_runtime::spawn_blocking(move || {
         let cancel: &AtomicBool = &cancelled;
-        pull::pull(&store, &api, &request, cancel, &|p| {
+        let progress = |p: Progress| {
             let view = match p {
                 Progress::Nodes(n) => PullProgressView {
                     job,
@@ -104,11 +107,17 @@ pub async fn pull_prometheus<R: Runtime>(
                     nodes: None,
                     done: windows as u32,
                     of: windows as u32,
-                    stored_samples: None,
+                    stored_samples: Some(0),
                 },
             };
             let _ = emitter.emit("pull-progress", view);
-        })
+        };
+        if summaries {
+            pull::summary::pull_summaries(&store, &api, &request, window_s, cancel, &progress)
+                .map(Pulled::Summaries)
+        } else {
+            pull::pull(&store, &api, &request, cancel, &progress).map(Pulled::Samples)
+        }
     })
     .await
     .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()));
@@ -118,7 +127,11 @@ pub async fn pull_prometheus<R: Runtime>(
         Err(pull::PullError::Cancelled) => {
             return Err(AppError::new(
                 ErrorKind::Cancelled,
-                "cancelled; nothing was stored",
+                if summaries {
+                    "cancelled; the nodes summarised before were kept"
+                } else {
+                    "cancelled; nothing was stored"
+                },
             ));
         }
         Err(pull::PullError::Import(e)) => return Err(e.into()),
@@ -126,19 +139,48 @@ pub async fn pull_prometheus<R: Runtime>(
         Err(pull::PullError::Invalid(v)) => return Err(v.into()),
         Err(e) => return Err(AppError::new(ErrorKind::Invalid, e.to_string())),
     };
-    Ok(PullResultView {
-        nodes: report
-            .nodes
-            .into_iter()
-            .map(|n| PullNodeRow {
-                node: n.node,
-                runs: n.runs,
-                gpus: n.gpus as u32,
-                samples: n.samples,
-                already: n.already,
-            })
-            .collect(),
-        requests: report.requests,
-        retries: report.retries,
+    Ok(match report {
+        Pulled::Samples(report) => PullResultView {
+            nodes: report
+                .nodes
+                .into_iter()
+                .map(|n| PullNodeRow {
+                    node: n.node,
+                    runs: n.runs,
+                    gpus: n.gpus as u32,
+                    samples: n.samples,
+                    already: n.already,
+                    drilled: Vec::new(),
+                })
+                .collect(),
+            requests: report.requests,
+            retries: report.retries,
+        },
+        Pulled::Summaries(report) => PullResultView {
+            nodes: report
+                .nodes
+                .into_iter()
+                .map(|n| PullNodeRow {
+                    runs: n
+                        .run
+                        .into_iter()
+                        .chain(n.drilled.iter().filter_map(|d| d.run))
+                        .collect(),
+                    gpus: n.gpus as u32,
+                    samples: n.drilled.iter().map(|d| d.samples).sum(),
+                    already: n.already,
+                    drilled: n.drilled.iter().map(|d| d.why.join(", ")).collect(),
+                    node: n.node,
+                })
+                .collect(),
+            requests: report.requests,
+            retries: report.retries,
+        },
     })
+}
+
+/// What either kind of pull reported.
+enum Pulled {
+    Samples(pull::PullReport),
+    Summaries(pull::summary::SummaryReport),
 }

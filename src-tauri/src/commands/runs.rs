@@ -140,6 +140,11 @@ fn detail_of(store: &breakpoint_api::Store, id: i64, lang: Lang) -> AppResult<Ru
             .collect(),
         faulty_gpus: detail.faulty_gpus.clone(),
         energy: detail.energy.as_ref().map(|e| e.summary()),
+        summary: detail
+            .summary
+            .as_ref()
+            .map(breakpoint_api::runs::WindowSummary::lines)
+            .unwrap_or_default(),
         startup_svg,
         run: run_row(
             run,

@@ -15,6 +15,10 @@ view! {
         pub selector: Option<String>,
         /// The environment variable holding a bearer token (never the token).
         pub token_env: Option<String>,
+        /// Summaries computed by the server, samples only where they flag
+        /// something (docs/fleet.md), in windows of `window_s` (1 h).
+        pub summaries: bool,
+        pub window_s: Option<u32>,
     }
 
     pub struct PullProgressView {
@@ -38,6 +42,8 @@ view! {
         #[ts(type = "number")]
         pub samples: u64,
         pub already: bool,
+        /// For summaries: why each stretch drilled into was looked at.
+        pub drilled: Vec<String>,
     }
 
     pub struct PullResultView {

@@ -47,6 +47,9 @@ view! {
         /// The startup chart as an SVG document, shown as an image (never
         /// as markup).
         pub startup_svg: Option<String>,
+        /// A summary run's windows and the stretches drilled into, one line
+        /// each; empty for a run of samples.
+        pub summary: Vec<String>,
     }
 
     /// A run's timeline reduced to the columns the app draws (one per

@@ -11,4 +11,9 @@ from: string, to: string, step_s: number | null, selector: string | null,
 /**
  * The environment variable holding a bearer token (never the token).
  */
-token_env: string | null, };
+token_env: string | null, 
+/**
+ * Summaries computed by the server, samples only where they flag
+ * something (docs/fleet.md), in windows of `window_s` (1 h).
+ */
+summaries: boolean, window_s: number | null, };

@@ -32,4 +32,9 @@ energy: string | null,
  * The startup chart as an SVG document, shown as an image (never
  * as markup).
  */
-startup_svg: string | null, };
+startup_svg: string | null, 
+/**
+ * A summary run's windows and the stretches drilled into, one line
+ * each; empty for a run of samples.
+ */
+summary: Array<string>, };

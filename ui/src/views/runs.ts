@@ -96,6 +96,7 @@ async function prometheusSection(target: HTMLSelectElement, mount: Mount, done: 
   const to = input("prom-to", t("to"), "2026-06-03T00:00:00Z");
   const selector = input("prom-selector", t("selector"), "{Hostname=~\"node-.*\"}");
   const tokenEnv = input("prom-token-env", t("tokenEnv"), "PROM_TOKEN", 14);
+  const summaries = h("input", { type: "checkbox", id: "prom-summaries" });
   const errors: Record<string, HTMLElement> = {};
   const labelled = (el: HTMLElement, key: string, text: string) => {
     errors[key] = h("span", { class: "field-error", id: `prom-${key}-error`, role: "alert" });
@@ -128,11 +129,12 @@ async function prometheusSection(target: HTMLSelectElement, mount: Mount, done: 
     go.setAttribute("disabled", "");
     try {
       const r = await api.pullPrometheus({ platform_id: Number(target.value), url: url.value, from: from.value, to: to.value,
-        step_s: null, selector: selector.value || null, token_env: tokenEnv.value || null });
+        step_s: null, selector: selector.value || null, token_env: tokenEnv.value || null,
+        summaries: summaries.checked, window_s: null });
       append(result, h("table", { class: "report" },
         h("thead", {}, h("tr", {}, ...[t("node"), t("runs"), t("gpus"), t("samples"), ""].map((k) => h("th", {}, k)))),
         h("tbody", {}, ...r.nodes.map((n) => h("tr", { "data-node": n.node }, h("td", {}, n.node), h("td", {}, n.runs.map((id) => `#${id}`).join(", ")),
-          h("td", { class: "num" }, String(n.gpus)), h("td", { class: "num" }, String(n.samples)), h("td", {}, n.already ? t("alreadyImported") : ""))))),
+          h("td", { class: "num" }, String(n.gpus)), h("td", { class: "num" }, String(n.samples)), h("td", {}, n.already ? t("alreadyImported") : n.drilled.join("; ")))))),
         h("p", { class: "hint" }, `${r.requests} ${t("requests")}, ${r.retries} ${t("retried")}`));
       await done();
     } catch (e) {
@@ -147,7 +149,8 @@ async function prometheusSection(target: HTMLSelectElement, mount: Mount, done: 
   return h("details", { id: "prometheus", class: "panel" }, h("summary", {}, t("importPrometheus")),
     h("p", { class: "hint" }, t("prometheusHint")),
     h("div", { class: "inline" }, labelled(url, "url", t("promUrl")), labelled(from, "from", t("from")), labelled(to, "to", t("to"))),
-    h("div", { class: "inline" }, labelled(selector, "selector", t("selector")), labelled(tokenEnv, "token_env", t("tokenEnv")), go, stop),
+    h("div", { class: "inline" }, labelled(selector, "selector", t("selector")), labelled(tokenEnv, "token_env", t("tokenEnv")),
+      h("label", { title: t("summariesHint") }, summaries, h("span", {}, t("summaries"))), go, stop),
     nodes, result);
 }
 
@@ -262,6 +265,7 @@ async function showRun(el: HTMLElement, id: number, hasSamples: boolean): Promis
       h("p", {}, `${d.run.file ?? ""} · ${d.run.format ?? ""} · ${d.run.samples} ${t("samples").toLowerCase()} · ${d.run.records} ${t("records").toLowerCase()} (${d.events} ${t("events").toLowerCase()}) · SHA-256 ${d.sha256 ?? "–"}`),
       d.inventory.length ? h("ul", {}, ...d.inventory.map((g) => h("li", {}, g))) : null,
       d.energy ? h("p", { id: "run-energy" }, `${t("energyOfRun")}: ${d.energy}`) : null,
+      d.summary.length ? h("ul", { id: "run-summary" }, ...d.summary.map((line) => h("li", {}, line))) : null,
       d.run.warnings.length ? h("ul", { class: "warnings" }, ...d.run.warnings.map((w) => h("li", {}, w))) : null,
       d.conformity_problems.length
         ? h("div", { id: "run-conformity" }, h("h3", {}, t("conformityProblems")), h("ul", { class: "warnings" }, ...d.conformity_problems.map((p) => h("li", {}, p))))

@@ -183,6 +183,11 @@ fn show(ctx: &Context, id: i64) -> Outcome {
     if !detail.events.is_empty() {
         text.push_str(&events_text(&detail));
     }
+    if let Some(summary) = &detail.summary {
+        for line in summary.lines() {
+            text.push_str(&format!("summary   {line}\n"));
+        }
+    }
     if let Some(why) = &detail.not_scored {
         text.push_str(&format!("NOT SCORED: {why}\n"));
     }
