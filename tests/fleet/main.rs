@@ -267,6 +267,17 @@ fn summaries_and_their_drill_downs_give_the_full_pulls_verdict_from_a_fraction_o
         "drilled samples are detail"
     );
 
+    // explain says where the figures come from.
+    let evidence = breakpoint_core::metrics::platform_evidence(&summarised).unwrap();
+    let drop = &evidence[0].metrics["sustain.power_drop_pct"];
+    assert!(
+        drop.details.iter().any(|d| d
+            .contains("from 12 windows summarised by the server; drilled into 1:")
+            && d.contains("(a level change (GPU 0))")),
+        "{:?}",
+        drop.details
+    );
+
     // At most a quarter of the samples stored.
     let samples = |store: &Store| -> u64 {
         store
