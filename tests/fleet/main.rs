@@ -352,6 +352,46 @@ fn a_summary_pull_cut_off_half_way_asks_again_only_for_the_rest() {
 }
 
 #[test]
+fn a_fleet_without_dcgm_is_not_summarised_but_told_to_pull_its_samples() {
+    // Only nvidia_gpu_exporter's power: found, but nothing DCGM to summarise.
+    let start = (jiff::Timestamp::now().as_second() / 3600 - 6) * 3600;
+    let mut history = String::from("# TYPE nvidia_smi_power_draw_watts gauge\n");
+    for i in 0..240 {
+        history.push_str(&format!(
+            "nvidia_smi_power_draw_watts{{uuid=\"GPU-1\",Hostname=\"node-x\"}} 300 {}\n",
+            start + i * 15
+        ));
+    }
+    history.push_str("# EOF\n");
+    let server = Server::with_openmetrics(&history);
+    let (store, p) = new_store();
+    let request = PullRequest {
+        from: jiff::Timestamp::from_second(start).unwrap(),
+        to: jiff::Timestamp::from_second(start + 3600 - 15).unwrap(),
+        step_s: 15,
+        selector: None,
+        concurrency: 1,
+        url: server.url(),
+        platform_id: p,
+    };
+    let refused = pull_summaries(
+        &store,
+        &api(&server),
+        &request,
+        3600,
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("node-x: no DCGM series to summarise") && refused.contains("--samples"),
+        "{refused}"
+    );
+    assert!(store.runs(None).unwrap().is_empty());
+}
+
+#[test]
 fn an_overlapping_range_adds_nothing_twice() {
     let fleet = Fleet::new(2, 1, 6);
     let server = Server::with_history(&fleet);

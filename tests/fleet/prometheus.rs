@@ -161,9 +161,14 @@ fn free_port() -> u16 {
 impl Server {
     /// Serving `fleet`'s history.
     pub fn with_history(fleet: &Fleet) -> Server {
+        Server::with_openmetrics(&fleet.openmetrics())
+    }
+
+    /// Serving a history written as OpenMetrics.
+    pub fn with_openmetrics(history_text: &str) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let history = dir.path().join("history.om");
-        std::fs::write(&history, fleet.openmetrics()).unwrap();
+        std::fs::write(&history, history_text).unwrap();
         let data = dir.path().join("data");
         let out = Command::new(tool("promtool"))
             .args(["tsdb", "create-blocks-from", "openmetrics"])

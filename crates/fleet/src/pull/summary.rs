@@ -293,6 +293,16 @@ pub fn pull_summaries(
                 starts: &starts,
             };
             let (windows, inventory) = node_pull.summaries(&calls)?;
+            if windows.is_empty() {
+                // Found by its other series (nvidia_gpu_exporter's): the
+                // summaries read DCGM's.
+                return Err(PullError::Server(format!(
+                    "{node}: no DCGM series to summarise between {} and {}; summaries read \
+                     dcgm-exporter's series — pull this fleet's samples with --samples; \
+                     the nodes before it were kept",
+                    request.from, request.to
+                )));
+            }
             let stretches =
                 drill_stretches(&windows, &starts, node_pull.window_s, node_pull.step_s);
             // Everything of this node at once, or nothing of it.
