@@ -258,7 +258,22 @@ struct Calls<'a> {
     requests: Mutex<(u64, u64)>,
 }
 
-impl Calls<'_> {
+impl<'a> Calls<'a> {
+    fn new(api: &'a dyn PromApi, cancel: &'a AtomicBool) -> Self {
+        Calls {
+            api,
+            cancel,
+            requests: Mutex::new((0, 0)),
+        }
+    }
+
+    /// The request's label matchers, and the nodes they find in range.
+    fn nodes(&self, request: &PullRequest) -> Result<(String, Nodes), PullError> {
+        let extra = matchers(request.selector.as_deref())?;
+        let nodes = discover(self, request, &extra)?;
+        Ok((extra, nodes))
+    }
+
     /// One call, retried on transient failures with 0.5 s, 1 s, 2 s waits.
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<Value, PullError> {
         self.retried(|| self.api.get(path, params))
@@ -386,13 +401,7 @@ pub fn fleet_nodes(
     request: &PullRequest,
     cancel: &AtomicBool,
 ) -> Result<usize, PullError> {
-    let calls = Calls {
-        api,
-        cancel,
-        requests: Mutex::new((0, 0)),
-    };
-    let extra = matchers(request.selector.as_deref())?;
-    Ok(discover(&calls, request, &extra)?.len())
+    Ok(Calls::new(api, cancel).nodes(request)?.1.len())
 }
 
 /// Pull the range into `store`, one run per node (per stretch not stored
@@ -415,13 +424,8 @@ pub fn pull(
     if request.step_s == 0 {
         return Err(invalid("step_s", "must be at least 1 s".into()));
     }
-    let extra = matchers(request.selector.as_deref())?;
-    let calls = Calls {
-        api,
-        cancel,
-        requests: Mutex::new((0, 0)),
-    };
-    let nodes = discover(&calls, request, &extra)?;
+    let calls = Calls::new(api, cancel);
+    let (extra, nodes) = calls.nodes(request)?;
     progress(Progress::Nodes(nodes.len()));
     let (jobs, mut pulled) = plan(store, request, &nodes, &extra)?;
     store
@@ -435,12 +439,11 @@ pub fn pull(
     })
 }
 
+/// Nodes by name, each with the label that names it.
+type Nodes = BTreeMap<String, &'static str>;
+
 /// The nodes in range, each by its Hostname (else instance) label.
-fn discover(
-    calls: &Calls,
-    request: &PullRequest,
-    extra: &str,
-) -> Result<BTreeMap<String, &'static str>, PullError> {
+fn discover(calls: &Calls, request: &PullRequest, extra: &str) -> Result<Nodes, PullError> {
     let query = series_query(extra);
     let series = calls.get(
         "/api/v1/series",

@@ -18,7 +18,6 @@
 //! the rest.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use breakpoint_core::domain::{
@@ -35,8 +34,8 @@ use serde_json::{Value, json};
 
 use super::stretch::fetch_stretch;
 use super::{
-    Calls, DAY_S, Progress, PullError, PullRequest, discover, invalid, matchers, quoted,
-    series_query, stored_stretches, uncovered,
+    Calls, DAY_S, Progress, PullError, PullRequest, invalid, quoted, series_query,
+    stored_stretches, uncovered,
 };
 use crate::api::PromApi;
 
@@ -243,13 +242,8 @@ pub fn pull_summaries(
             format!("the range is shorter than one window ({window_s} s)"),
         ));
     }
-    let extra = matchers(request.selector.as_deref())?;
-    let calls = Calls {
-        api,
-        cancel,
-        requests: Mutex::new((0, 0)),
-    };
-    let nodes = discover(&calls, request, &extra)?;
+    let calls = Calls::new(api, cancel);
+    let (extra, nodes) = calls.nodes(request)?;
     progress(Progress::Nodes(nodes.len()));
     let mut report = SummaryReport {
         window_s,
