@@ -118,18 +118,17 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
             return Ok(cached);
         }
     }
-    let mut gpus = Vec::new();
-    for gpu in store.sample_gpus(run.id)? {
-        let frame = store.read_samples(
+    // Decoding is the cost: GPUs side by side on the machine's cores.
+    let gpus: Vec<GpuEnergy> = store
+        .per_gpu(
             run.id,
-            gpu,
-            None,
+            &store.sample_gpus(run.id)?,
             Some(&[Field::PowerMw, Field::UtilGpuPct]),
-        )?;
-        if let Some(e) = gpu_energy(&frame) {
-            gpus.push(e);
-        }
-    }
+            |frame| gpu_energy(&frame),
+        )?
+        .into_iter()
+        .flatten()
+        .collect();
     if gpus.is_empty() {
         return Ok(None);
     }

@@ -197,6 +197,58 @@ impl Store {
         Ok(assemble(gpu, chunks, &range))
     }
 
+    /// Each of `gpus`' whole series (of `fields`) reduced by `each`, in GPU
+    /// order: on the machine's cores, each worker reading through a
+    /// connection of its own, where the database is a file and no
+    /// transaction is open on this connection (another one would not see
+    /// it); one GPU at a time otherwise. Memory holds a series per worker.
+    pub fn per_gpu<T: Send>(
+        &self,
+        run_id: i64,
+        gpus: &[u32],
+        fields: Option<&[Field]>,
+        each: impl Fn(SeriesFrame) -> T + Sync,
+    ) -> Result<Vec<T>> {
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(gpus.len());
+        let shared = workers > 1 && self.conn().is_autocommit() && self.path().is_file();
+        if !shared {
+            return gpus
+                .iter()
+                .map(|&gpu| Ok(each(self.read_samples(run_id, gpu, None, fields)?)))
+                .collect();
+        }
+        let each = &each;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let path = self.path().to_path_buf();
+                    scope.spawn(move || -> Result<Vec<(usize, T)>> {
+                        let reader = Store::open_existing(&path)?;
+                        (w..gpus.len())
+                            .step_by(workers)
+                            .map(|k| {
+                                let frame = reader.read_samples(run_id, gpus[k], None, fields)?;
+                                Ok((k, each(frame)))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            let mut out: Vec<Option<T>> = (0..gpus.len()).map(|_| None).collect();
+            for handle in handles {
+                let done = handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                for (k, value) in done {
+                    out[k] = Some(value);
+                }
+            }
+            Ok(out.into_iter().flatten().collect())
+        })
+    }
+
     /// Every GPU's stored pieces that overlap `range`, folded into a value
     /// of its own: `fold(&mut value, piece)` per piece in the order
     /// written, GPUs spread over the machine's cores (decoding is the

@@ -580,3 +580,50 @@ fn a_write_waits_for_a_long_write_of_another_connection_instead_of_failing() {
     held.join().unwrap();
     assert_eq!(waiter.platforms().unwrap().len(), 2);
 }
+
+#[test]
+fn each_gpu_is_read_whole_side_by_side_or_one_at_a_time_inside_a_transaction() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let p = platform(&store, "P");
+    let run = store
+        .create_run(NewRun::new(p.id, RunKind::Sustain, SourceKind::Import))
+        .unwrap();
+    let mut w = store.sample_writer(run.id).unwrap();
+    for t in 0..5000 {
+        for gpu in 0..3 {
+            w.push(&Sample::new(t * 1000, gpu).with(Field::PowerMw, i64::from(gpu) * 1000 + t))
+                .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    let gpus = store.sample_gpus(run.id).unwrap();
+    let sum = |frame: crate::samples::SeriesFrame| {
+        let power = frame.column(Field::PowerMw).unwrap();
+        (
+            frame.gpu,
+            frame.len(),
+            (0..frame.len()).filter_map(|i| power.get(i)).sum::<i64>(),
+        )
+    };
+    let expected: Vec<(u32, usize, i64)> = (0..3)
+        .map(|gpu| (gpu, 5000, 5000 * i64::from(gpu) * 1000 + 4999 * 5000 / 2))
+        .collect();
+    // Side by side, through connections of their own.
+    assert_eq!(
+        store
+            .per_gpu(run.id, &gpus, Some(&[Field::PowerMw]), sum)
+            .unwrap(),
+        expected
+    );
+    // Inside a transaction, what it wrote is seen: read here, in turn.
+    let seen = store
+        .atomically(|s| -> Result<_> {
+            let mut w = s.sample_writer(run.id)?;
+            w.push(&Sample::new(9_000_000, 2).with(Field::PowerMw, 1))?;
+            w.finish()?;
+            s.per_gpu(run.id, &gpus, Some(&[Field::PowerMw]), sum)
+        })
+        .unwrap();
+    assert_eq!(seen[2].1, 5001);
+}
