@@ -214,6 +214,8 @@ fn run_detail(bin: &str, db: &Path, samples: u64) -> std::io::Result<()> {
             )
         })
     };
+    // The imports before it leave pages to write back: not this command's.
+    settle()?;
     let (cold, _) = show(&["runs", "show", "1"])?;
     let status = Command::new(bin)
         .arg("--db")
@@ -222,6 +224,7 @@ fn run_detail(bin: &str, db: &Path, samples: u64) -> std::io::Result<()> {
         .stdout(std::process::Stdio::null())
         .status()?;
     assert!(status.success());
+    settle()?;
     let (warm, warm_mib) = show(&["runs", "show", "1"])?;
     println!(
         "run detail (runs show, {:.2} M samples, whole process): {:.0} ms before any ranking (energy from the samples), {:.0} ms from its cached values, peak {warm_mib:.0} MiB (target < 50 ms)",
