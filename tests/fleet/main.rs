@@ -273,7 +273,7 @@ fn summaries_and_their_drill_downs_give_the_full_pulls_verdict_from_a_fraction_o
     assert!(
         drop.details.iter().any(|d| d
             .contains("from 12 windows summarised by the server; drilled into 1:")
-            && d.contains("(a level change (GPU 0))")),
+            && d.contains("UTC: a level change (GPU 0)")),
         "{:?}",
         drop.details
     );

@@ -106,68 +106,7 @@ pub struct RunDetail {
 }
 
 /// What a summary run holds instead of samples.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WindowSummary {
-    /// Windows, over all GPUs, and each one's length.
-    pub windows: u64,
-    pub window_s: i64,
-    pub drilled: Vec<DrilledStretch>,
-}
-
-/// A stretch of a summary run drilled into: its samples are a run of their
-/// own, kept as detail.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct DrilledStretch {
-    pub from_s: i64,
-    pub to_s: i64,
-    pub why: Vec<String>,
-    pub run: Option<i64>,
-    pub samples: u64,
-}
-
-impl WindowSummary {
-    /// From the run's metadata, where the pull recorded it.
-    fn of(run: &Run) -> Option<WindowSummary> {
-        let windows = run.metadata.get(crate::domain::SUMMARISED)?.as_u64()?;
-        let prometheus = run.metadata.get("prometheus");
-        let field = |k: &str| prometheus.and_then(|p| p.get(k));
-        Some(WindowSummary {
-            windows,
-            window_s: field("window_s").and_then(|v| v.as_i64()).unwrap_or(0),
-            drilled: field("drilled")
-                .and_then(|d| serde_json::from_value(d.clone()).ok())
-                .unwrap_or_default(),
-        })
-    }
-
-    /// "168 windows of 1 h; drilled into 2: …", one line a stretch.
-    pub fn lines(&self) -> Vec<String> {
-        let at = |s: i64| {
-            jiff::Timestamp::from_second(s)
-                .map(crate::text::minute_words)
-                .unwrap_or_default()
-        };
-        let mut out = vec![format!(
-            "{} window(s) of {}, summarised by the server; {} stretch(es) drilled into",
-            self.windows,
-            crate::text::duration_words(self.window_s as f64),
-            self.drilled.len()
-        )];
-        out.extend(self.drilled.iter().map(|d| {
-            format!(
-                "{} – {}: {} ({})",
-                at(d.from_s),
-                at(d.to_s),
-                d.why.join(", "),
-                d.run.map_or("the node said nothing".into(), |r| format!(
-                    "run #{r}, {} samples",
-                    d.samples
-                ))
-            )
-        }));
-        out
-    }
-}
+pub use crate::samples::windows::{DrilledStretch, WindowSummary};
 
 /// A run as the runs list shows it: with its platform's name and how many
 /// records (events, attempts, drills, bill lines, kept records) it holds.

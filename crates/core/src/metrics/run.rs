@@ -433,7 +433,10 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
     if !windows.is_empty() {
         // Where the figures come from, for `explain` and the report: the
         // server's summaries, and the stretches looked at sample by sample.
-        let note = summarised_note(run, windows.len());
+        let note = crate::samples::windows::WindowSummary::of(run).map_or_else(
+            || format!("from {} windows summarised by the server", windows.len()),
+            |s| s.note(),
+        );
         for v in &mut out[per_gpu_from..] {
             v.detail = Some(match v.detail.take() {
                 Some(d) => format!("{d}; {note}"),
@@ -442,45 +445,6 @@ fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Result<
         }
     }
     Ok(())
-}
-
-/// "from 48 windows summarised by the server; drilled into 1: 06-01 10:00
-/// – 10:59 (a level change (GPU 0))".
-fn summarised_note(run: &Run, windows: usize) -> String {
-    let drilled: Vec<String> = run
-        .metadata
-        .get("prometheus")
-        .and_then(|p| p.get("drilled"))
-        .and_then(|d| d.as_array())
-        .into_iter()
-        .flatten()
-        .map(|d| {
-            let at = |k: &str| {
-                d.get(k)
-                    .and_then(|v| v.as_i64())
-                    .and_then(|s| jiff::Timestamp::from_second(s).ok())
-                    .map(crate::text::minute_words)
-                    .unwrap_or_default()
-            };
-            let why: Vec<&str> = d
-                .get("why")
-                .and_then(|w| w.as_array())
-                .into_iter()
-                .flatten()
-                .filter_map(|w| w.as_str())
-                .collect();
-            format!("{} – {} ({})", at("from_s"), at("to_s"), why.join(", "))
-        })
-        .collect();
-    if drilled.is_empty() {
-        format!("from {windows} windows summarised by the server; none drilled into")
-    } else {
-        format!(
-            "from {windows} windows summarised by the server; drilled into {}: {}",
-            drilled.len(),
-            drilled.join("; ")
-        )
-    }
 }
 
 /// Share of working samples with a counted throttle reason, and which

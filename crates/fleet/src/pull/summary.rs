@@ -25,7 +25,7 @@ use breakpoint_core::domain::{
 };
 use breakpoint_core::import::{Format, ImportOptions, ImportOutcome, import_reader};
 use breakpoint_core::metrics::sustain::{BUSY_UTIL, HOT_C};
-use breakpoint_core::samples::windows::{GpuWindow, REASON_BITS};
+use breakpoint_core::samples::windows::{DrilledStretch, GpuWindow, REASON_BITS, WindowSummary};
 use breakpoint_core::samples::{COUNTED_THROTTLE, WORKING_UTIL};
 use breakpoint_core::store::Store;
 use jiff::Timestamp;
@@ -54,20 +54,9 @@ pub struct NodeSummarised {
     pub run: Option<i64>,
     pub gpus: usize,
     pub windows: usize,
-    pub drilled: Vec<Drilled>,
+    pub drilled: Vec<DrilledStretch>,
     /// Already stored for the whole range.
     pub already: bool,
-}
-
-/// A stretch whose raw samples were fetched, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Drilled {
-    pub from_s: i64,
-    pub to_s: i64,
-    pub why: Vec<String>,
-    /// Its run, where the server had samples for it.
-    pub run: Option<i64>,
-    pub samples: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -339,7 +328,7 @@ struct NodeStored {
     gpus: usize,
     windows: usize,
     points: u64,
-    drilled: Vec<Drilled>,
+    drilled: Vec<DrilledStretch>,
 }
 
 /// Each GPU's windows, in time order, by GPU index.
@@ -349,7 +338,8 @@ impl NodePull<'_> {
     /// Every window of every GPU: one query per day of windows.
     fn summaries(&self, calls: &Calls) -> Result<(Windows, BTreeMap<u32, GpuInfo>), PullError> {
         let query = one_query(&figures(self.sel, self.window_s as u32, self.step_s as u32));
-        let mut windows: Windows = BTreeMap::new();
+        // By GPU, then by window start, while the answers come in.
+        let mut read: BTreeMap<u32, BTreeMap<i64, GpuWindow>> = BTreeMap::new();
         let mut inventory = BTreeMap::new();
         let mut day_starts: Vec<&[i64]> = Vec::new();
         let mut rest = self.starts;
@@ -382,40 +372,46 @@ impl NodePull<'_> {
                     ],
                 )
             };
-            read_answer(&ask(&query)?, starts, self, &mut windows, &mut inventory)?;
-            let reasoned = windows
-                .values()
-                .flatten()
-                .any(|w| starts.contains(&(w.start_ms / 1000)) && w.reasons_seen > 0);
+            read_answer(&ask(&query)?, starts, self, &mut read, &mut inventory)?;
+            let reasoned = read.values().any(|by_start| {
+                by_start
+                    .range(first..=last)
+                    .any(|(_, w)| w.reasons_seen > 0)
+            });
             if reasoned {
-                read_answer(&ask(&reasons)?, starts, self, &mut windows, &mut inventory)?;
+                read_answer(&ask(&reasons)?, starts, self, &mut read, &mut inventory)?;
             }
         }
-        // Windows a GPU had no point in come back as no series at all.
-        for list in windows.values_mut() {
-            for &start in self.starts {
-                if !list.iter().any(|w| w.start_ms == start * 1000) {
-                    list.push(GpuWindow {
-                        start_ms: start * 1000,
-                        end_ms: (start + self.window_s) * 1000,
-                        ..GpuWindow::default()
-                    });
-                }
-            }
-            list.sort_by_key(|w| w.start_ms);
-            let gpu = list.first().map_or(0, |w| w.gpu);
-            let expected = (self.window_s / self.step_s) as u32;
-            for w in list.iter_mut() {
-                w.gpu = gpu;
-                // A whole window's first and last point are its first and
-                // last step; a window missing points is drilled into, and
-                // its samples say where they begin and end.
-                if w.points + 1 >= expected && w.points > 0 {
-                    w.first_ms = Some(w.start_ms);
-                    w.last_ms = Some(w.end_ms - self.step_s * 1000);
-                }
-            }
-        }
+        let expected = (self.window_s / self.step_s) as u32;
+        let windows = read
+            .into_iter()
+            .map(|(gpu, mut by_start)| {
+                let list = self
+                    .starts
+                    .iter()
+                    .map(|&start| {
+                        // A window the GPU had no point in came back as no
+                        // series at all.
+                        let mut w = by_start.remove(&start).unwrap_or_else(|| GpuWindow {
+                            gpu,
+                            start_ms: start * 1000,
+                            end_ms: (start + self.window_s) * 1000,
+                            ..GpuWindow::default()
+                        });
+                        // A whole window's first and last point are its
+                        // first and last step; a window missing points is
+                        // drilled into, and its samples say where they
+                        // begin and end.
+                        if w.points + 1 >= expected && w.points > 0 {
+                            w.first_ms = Some(w.start_ms);
+                            w.last_ms = Some(w.end_ms - self.step_s * 1000);
+                        }
+                        w
+                    })
+                    .collect();
+                (gpu, list)
+            })
+            .collect();
         Ok((windows, inventory))
     }
 
@@ -458,7 +454,7 @@ impl NodePull<'_> {
         run.interval_ms = Some((self.step_s * 1000) as u32);
         run.inventory = inventory.into_values().collect();
         run.metadata.insert(
-            "prometheus".into(),
+            WindowSummary::PULL_KEY.into(),
             json!({
                 "url": self.request.url,
                 "node": self.node,
@@ -498,7 +494,7 @@ impl NodePull<'_> {
         let mut run = store.run(summary.id)?;
         if let Some(p) = run
             .metadata
-            .get_mut("prometheus")
+            .get_mut(WindowSummary::PULL_KEY)
             .and_then(Value::as_object_mut)
         {
             p.insert(
@@ -555,7 +551,7 @@ impl NodePull<'_> {
         calls: &Calls,
         summary: i64,
         stretch: &Stretch,
-    ) -> Result<Drilled, PullError> {
+    ) -> Result<DrilledStretch, PullError> {
         let query = series_query(self.sel);
         let (bytes, dropped) = fetch_stretch(
             calls,
@@ -600,7 +596,7 @@ impl NodePull<'_> {
                 Err(breakpoint_core::import::ImportError::Empty { .. }) => (None, 0),
                 Err(e) => return Err(e.into()),
             };
-        Ok(Drilled {
+        Ok(DrilledStretch {
             from_s: stretch.from_s,
             to_s: stretch.to_s,
             why: stretch.why.clone(),
@@ -615,7 +611,7 @@ fn read_answer(
     data: &Value,
     starts: &[i64],
     pull: &NodePull<'_>,
-    windows: &mut Windows,
+    windows: &mut BTreeMap<u32, BTreeMap<i64, GpuWindow>>,
     inventory: &mut BTreeMap<u32, GpuInfo>,
 ) -> Result<(), PullError> {
     let bad = |why: String| PullError::Server(format!("{}: a summary answer {why}", pull.node));
@@ -672,18 +668,12 @@ fn read_answer(
             if !starts.contains(&start) || !v.is_finite() || v < 0.0 {
                 continue;
             }
-            let w = match list.iter_mut().find(|w| w.start_ms == start * 1000) {
-                Some(w) => w,
-                None => {
-                    list.push(GpuWindow {
-                        gpu,
-                        start_ms: start * 1000,
-                        end_ms: (start + pull.window_s) * 1000,
-                        ..GpuWindow::default()
-                    });
-                    list.last_mut().expect("just pushed")
-                }
-            };
+            let w = list.entry(start).or_insert_with(|| GpuWindow {
+                gpu,
+                start_ms: start * 1000,
+                end_ms: (start + pull.window_s) * 1000,
+                ..GpuWindow::default()
+            });
             set_figure(w, figure, v, pull.window_s / pull.step_s);
         }
     }
