@@ -405,15 +405,9 @@ fn print_summaries(
             .iter()
             .map(|d| {
                 format!(
-                    "{}–{} ({}): {}",
-                    breakpoint_api::text::minute_words(
-                        jiff::Timestamp::from_second(d.from_s).unwrap_or_default()
-                    ),
-                    breakpoint_api::text::minute_words(
-                        jiff::Timestamp::from_second(d.to_s).unwrap_or_default()
-                    ),
-                    d.run.map_or("no samples".into(), |r| format!("run #{r}")),
-                    d.why.join(", ")
+                    "{} ({})",
+                    d.words(),
+                    d.run.map_or("no samples".into(), |r| format!("run #{r}"))
                 )
             })
             .collect();

@@ -571,6 +571,13 @@ fn fetch_and_store(
     })
 }
 
+/// A time as the runs' names write it: 2026-06-01T10:00:00Z.
+fn stamp(s: i64) -> String {
+    Timestamp::from_second(s)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default()
+}
+
 /// One fetched stretch through the `query_range` importer, with where it
 /// came from in the run's metadata.
 fn store_stretch(
@@ -583,11 +590,6 @@ fn store_stretch(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(), PullError> {
     let (a, b) = job.stretch;
-    let stamp = |s: i64| {
-        Timestamp::from_second(s)
-            .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
-            .unwrap_or_default()
-    };
     let mut options = ImportOptions {
         tz: jiff::tz::TimeZone::UTC,
         ..ImportOptions::new(request.platform_id)

@@ -34,7 +34,7 @@ use serde_json::{Value, json};
 
 use super::stretch::fetch_stretch;
 use super::{
-    Calls, DAY_S, Progress, PullError, PullRequest, invalid, quoted, series_query,
+    Calls, DAY_S, Progress, PullError, PullRequest, invalid, quoted, series_query, stamp,
     stored_stretches, uncovered,
 };
 use crate::api::PromApi;
@@ -428,11 +428,6 @@ impl NodePull<'_> {
             self.starts[0],
             self.starts[self.starts.len() - 1] + self.window_s - self.step_s,
         );
-        let stamp = |s: i64| {
-            Timestamp::from_second(s)
-                .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
-                .unwrap_or_default()
-        };
         let mut run = NewRun::new(
             self.request.platform_id,
             RunKind::Sustain,
@@ -586,7 +581,9 @@ impl NodePull<'_> {
         );
         let name = format!(
             "prometheus {} drilled {}–{}",
-            self.node, stretch.from_s, stretch.to_s
+            self.node,
+            stamp(stretch.from_s),
+            stamp(stretch.to_s)
         );
         let (run, samples) =
             match import_reader(store, &bytes[..], &name, Format::PromRange, &options, None) {

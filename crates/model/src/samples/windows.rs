@@ -70,6 +70,23 @@ pub struct WindowSummary {
     pub drilled: Vec<DrilledStretch>,
 }
 
+impl DrilledStretch {
+    /// "2026-06-01 10:00 UTC – 2026-06-01 10:59 UTC: a level change (GPU 0)".
+    pub fn words(&self) -> String {
+        let at = |s: i64| {
+            jiff::Timestamp::from_second(s)
+                .map(crate::text::minute_words)
+                .unwrap_or_default()
+        };
+        format!(
+            "{} – {}: {}",
+            at(self.from_s),
+            at(self.to_s),
+            self.why.join(", ")
+        )
+    }
+}
+
 impl WindowSummary {
     /// Where the pull keeps the window length and the stretches drilled
     /// into (`metadata.prometheus`).
@@ -88,16 +105,6 @@ impl WindowSummary {
         })
     }
 
-    /// "06-01 10:00 UTC – 10:59 UTC: a level change (GPU 0)".
-    fn stretch_words(d: &DrilledStretch) -> String {
-        let at = |s: i64| {
-            jiff::Timestamp::from_second(s)
-                .map(crate::text::minute_words)
-                .unwrap_or_default()
-        };
-        format!("{} – {}: {}", at(d.from_s), at(d.to_s), d.why.join(", "))
-    }
-
     /// One line for the windows, then one a stretch drilled into.
     pub fn lines(&self) -> Vec<String> {
         let mut out = vec![format!(
@@ -109,7 +116,7 @@ impl WindowSummary {
         out.extend(self.drilled.iter().map(|d| {
             format!(
                 "{} ({})",
-                Self::stretch_words(d),
+                d.words(),
                 d.run.map_or("the node said nothing".into(), |r| {
                     format!("run #{r}, {} samples", d.samples)
                 })
@@ -127,7 +134,7 @@ impl WindowSummary {
                 self.windows
             );
         }
-        let stretches: Vec<String> = self.drilled.iter().map(Self::stretch_words).collect();
+        let stretches: Vec<String> = self.drilled.iter().map(DrilledStretch::words).collect();
         format!(
             "from {} windows summarised by the server; drilled into {}: {}",
             self.windows,
