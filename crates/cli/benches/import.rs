@@ -199,39 +199,61 @@ fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
     )
 }
 
-/// Opening the imported run (`runs show`, whole process), before anything
-/// scored it (its energy read from the samples) and after (from its cached
-/// values, as the app opens it once the ranking has been shown).
+/// Opening the imported run (`runs show`, whole process): as the import
+/// left it (each GPU's energy kept as it was written), and as a workspace
+/// from before energy was kept has it (its samples integrated on the first
+/// opening, which keeps the figures; the next opening is the first case).
 fn run_detail(bin: &str, db: &Path, samples: u64) -> std::io::Result<()> {
-    let show = |args: &[&str]| {
+    let show = || {
         median_of_runs(|_| {
             measure(
                 Command::new(bin)
                     .arg("--db")
                     .arg(db)
-                    .args(args)
+                    .args(["runs", "show", "1"])
                     .stdout(std::process::Stdio::null()),
             )
         })
     };
     // The imports before it leave pages to write back: not this command's.
     settle()?;
-    let (cold, _) = show(&["runs", "show", "1"])?;
-    let status = Command::new(bin)
-        .arg("--db")
-        .arg(db)
-        .arg("rank")
-        .stdout(std::process::Stdio::null())
-        .status()?;
-    assert!(status.success());
-    settle()?;
-    let (warm, warm_mib) = show(&["runs", "show", "1"])?;
+    let (imported, _) = show()?;
+    let mut first = Vec::new();
+    for _ in 0..RUNS {
+        forget_energy(db)?;
+        settle()?;
+        first.push(
+            measure(
+                Command::new(bin)
+                    .arg("--db")
+                    .arg(db)
+                    .args(["runs", "show", "1"])
+                    .stdout(std::process::Stdio::null()),
+            )?
+            .0,
+        );
+    }
     println!(
-        "run detail (runs show, {:.2} M samples, whole process): {:.0} ms before any ranking (energy from the samples), {:.0} ms from its cached values, peak {warm_mib:.0} MiB (target < 50 ms)",
+        "run detail (runs show, {:.2} M samples, whole process): {:.0} ms as imported (target < 50 ms); \
+         {:.0} ms the first time for a run whose energy was not kept (a workspace from before), which keeps it",
         samples as f64 / 1e6,
-        cold * 1000.0,
-        warm * 1000.0
+        imported * 1000.0,
+        median(first) * 1000.0
     );
+    Ok(())
+}
+
+/// Drop the energy kept for run 1, as a workspace from before it was kept.
+fn forget_energy(db: &Path) -> std::io::Result<()> {
+    let status = Command::new("sqlite3")
+        .arg(db)
+        .arg("DELETE FROM gpu_energy WHERE run_id = 1")
+        .status()?;
+    if !status.success() {
+        return Err(std::io::Error::other(
+            "sqlite3 could not forget the kept energy",
+        ));
+    }
     Ok(())
 }
 
@@ -298,7 +320,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         println!("  sqlite3 is not installed: no reference (scripts/setup installs it)");
     }
-    run_detail(bin, &dir.path().join("ours-0.db"), rows)?;
+    if sqlite {
+        run_detail(bin, &dir.path().join("ours-0.db"), rows)?;
+    }
 
     for (what, path, n) in [
         ("nvidia-smi dmon -o DT", dir.path().join("gpu.dmon"), 0),

@@ -3,33 +3,23 @@
 //! and a platform's power while working and while waiting, from which the
 //! energy of a workload (the reference job) is estimated.
 //!
-//! Integration is by trapezoids between consecutive samples of a GPU. A
-//! step longer than three times the series' typical step is a gap — nothing
-//! is known of the power in it — and is left out (the hours integrated say
-//! how much time the figure covers). Only GPU board power is measured;
-//! the facility's share comes from a PUE and the carbon from a grid
-//! intensity, both estimates (`EnergyFactors`), never measurements.
+//! How a GPU's power is integrated (gaps left out, working and waiting
+//! told apart) is the model's rule (`samples::energy`): the same whether
+//! the samples are read back here or tallied as an import wrote them. Only
+//! GPU board power is measured; the facility's share comes from a PUE and
+//! the carbon from a grid intensity, both estimates (`EnergyFactors`),
+//! never measurements.
 
 use serde::Serialize;
 
 use crate::billing_sim::{Phase, Workload};
 use crate::domain::Run;
 use crate::error::Result;
-use crate::samples::{Field, SeriesFrame, WORKING_UTIL};
+use crate::samples::energy::{GAP_STEPS, integrate};
+use crate::samples::{Field, SeriesFrame};
 use crate::store::Store;
 
-/// One GPU's energy in a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GpuEnergy {
-    pub gpu: u32,
-    pub kwh: f64,
-    /// Time covered by the integration (gaps left out).
-    pub hours: f64,
-    /// Mean board power while working (utilisation above 10 %), and while
-    /// not; absent without utilisation or without such samples.
-    pub working_w: Option<f64>,
-    pub waiting_w: Option<f64>,
-}
+pub use crate::samples::energy::GpuEnergy;
 
 /// What a run's GPUs drew.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,75 +50,46 @@ impl RunEnergy {
 pub fn gpu_energy(frame: &SeriesFrame) -> Option<GpuEnergy> {
     let power = frame.column(Field::PowerMw)?;
     let util = frame.column(Field::UtilGpuPct);
-    let step = frame.median_step_ms()?;
-    let longest = 3 * step;
-    let (mut joules, mut ms) = (0.0f64, 0i64);
-    // Time-weighted power sums, working and waiting.
-    let (mut work_j, mut work_ms, mut wait_j, mut wait_ms) = (0.0f64, 0i64, 0.0f64, 0i64);
-    let mut previous: Option<(i64, f64, Option<i64>)> = None;
-    for i in 0..frame.len() {
-        let Some(mw) = power.get(i) else { continue };
-        let (t, w) = (frame.t_ms[i], mw as f64 / 1000.0);
-        let u = util.and_then(|c| c.get(i));
-        if let Some((t0, w0, u0)) = previous {
-            let dt = t - t0;
-            if dt > 0 && dt <= longest {
-                let j = (w0 + w) / 2.0 * dt as f64 / 1000.0;
-                joules += j;
-                ms += dt;
-                // The interval takes the state its first sample reports.
-                match u0 {
-                    Some(u0) if u0 > WORKING_UTIL => {
-                        work_j += j;
-                        work_ms += dt;
-                    }
-                    Some(_) => {
-                        wait_j += j;
-                        wait_ms += dt;
-                    }
-                    None => {}
-                }
-            }
-        }
-        previous = Some((t, w, u));
-    }
-    if ms == 0 {
-        return None;
-    }
-    let mean = |j: f64, ms: i64| (ms > 0).then(|| j / (ms as f64 / 1000.0));
-    Some(GpuEnergy {
-        gpu: frame.gpu,
-        kwh: joules / 3.6e6,
-        hours: ms as f64 / 3.6e6,
-        working_w: mean(work_j, work_ms),
-        waiting_w: mean(wait_j, wait_ms),
-    })
+    let longest = frame.median_step_ms()?.saturating_mul(GAP_STEPS);
+    integrate(
+        &frame.t_ms,
+        |i| power.get(i),
+        |i| util.and_then(|c| c.get(i)),
+        longest,
+    )
+    .energy(frame.gpu)
 }
 
-/// The energy of a run's GPUs, one GPU's samples at a time; `None` when
-/// no GPU sampled power.
+/// The energy of a run's GPUs; `None` when no GPU sampled power.
+///
+/// Each GPU's figure is kept beside its samples: the import that wrote
+/// them tallied it as it went (`SampleWriter`), so opening a run of
+/// millions of samples reads none of them. A GPU without one (a run from
+/// before figures were kept, one that arrived in a workspace bundle, samples
+/// added later) is integrated from its samples once, and kept.
 pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
-    // The run's cached values hold it, once anything has scored the run:
-    // opening a run of millions of samples reads none of them.
-    if let Some(json) = store.cached_metrics(run.id, super::ENGINE_VERSION)?
-        && let Ok(values) = serde_json::from_str::<Vec<super::RunValue>>(&json)
-    {
-        let cached = from_run_values(&values);
-        if cached.is_some() || !values.iter().any(|v| v.key == RUN_KWH) {
-            return Ok(cached);
-        }
-    }
-    // Decoding is the cost: GPUs side by side on the machine's cores.
-    let gpus: Vec<GpuEnergy> = store
-        .per_gpu(
+    let mut kept = store.kept_energy(run.id)?;
+    let missing: Vec<u32> = store
+        .sample_gpus(run.id)?
+        .into_iter()
+        .filter(|gpu| !kept.contains_key(gpu))
+        .collect();
+    if !missing.is_empty() {
+        // Decoding is the cost: GPUs side by side on the machine's cores.
+        let computed = store.per_gpu(
             run.id,
-            &store.sample_gpus(run.id)?,
+            &missing,
             Some(&[Field::PowerMw, Field::UtilGpuPct]),
             |frame| gpu_energy(&frame),
-        )?
-        .into_iter()
-        .flatten()
-        .collect();
+        )?;
+        for (gpu, energy) in missing.into_iter().zip(computed) {
+            // Keeping it only saves the next reader the work: a workspace
+            // that cannot be written to still gets the figure.
+            let _ = store.keep_energy(run.id, gpu, energy.as_ref());
+            kept.insert(gpu, energy);
+        }
+    }
+    let gpus: Vec<GpuEnergy> = kept.into_values().flatten().collect();
     if gpus.is_empty() {
         return Ok(None);
     }
@@ -148,8 +109,7 @@ pub const RUN_WAITING_W: &str = "energy.waiting_w";
 
 /// A run's energy figures among its cached values: what a platform's power
 /// profile is made of, so that pricing a workload never reads samples again.
-/// Each figure carries every GPU's own (in `gpus`), so that a run's energy
-/// is told again from its cached values without reading a sample.
+/// Each figure carries every GPU's own (in `gpus`).
 pub(crate) fn push_run_values(gpus: &[GpuEnergy], out: &mut Vec<super::RunValue>) {
     if gpus.is_empty() {
         return;
@@ -185,35 +145,6 @@ pub(crate) fn push_run_values(gpus: &[GpuEnergy], out: &mut Vec<super::RunValue>
     if let Some(w) = super::sustain::median(&mut waiting) {
         out.push(value(RUN_WAITING_W, w, &|g| g.waiting_w));
     }
-}
-
-/// A run's energy told again from its cached values (`push_run_values`):
-/// none where they hold no energy or no GPU's own figures.
-pub(crate) fn from_run_values(values: &[super::RunValue]) -> Option<RunEnergy> {
-    let find = |key: &str| values.iter().find(|v| v.key == key);
-    let (kwh, hours) = (find(RUN_KWH)?, find(RUN_GPU_HOURS)?);
-    let of = |v: Option<&super::RunValue>, gpu: u32| {
-        v.and_then(|v| v.gpus.iter().find(|g| g.gpu == gpu).map(|g| g.value))
-    };
-    let gpus: Vec<GpuEnergy> = kwh
-        .gpus
-        .iter()
-        .map(|g| GpuEnergy {
-            gpu: g.gpu,
-            kwh: g.value,
-            hours: of(Some(hours), g.gpu).unwrap_or(0.0),
-            working_w: of(find(RUN_WORKING_W), g.gpu),
-            waiting_w: of(find(RUN_WAITING_W), g.gpu),
-        })
-        .collect();
-    if gpus.is_empty() {
-        return None;
-    }
-    Some(RunEnergy {
-        kwh: kwh.value,
-        gpu_hours: hours.value,
-        gpus,
-    })
 }
 
 /// A platform's measured power per GPU: the median over its runs of each
@@ -342,34 +273,6 @@ pub fn workload_energy(
 mod tests {
     use super::*;
     use crate::samples::Sample;
-
-    /// A run's energy told again from its cached values is the energy its
-    /// samples gave, GPU by GPU.
-    #[test]
-    fn the_cached_values_tell_the_same_energy() {
-        let gpus = vec![
-            GpuEnergy {
-                gpu: 0,
-                kwh: 1.5,
-                hours: 4.0,
-                working_w: Some(400.0),
-                waiting_w: Some(90.0),
-            },
-            GpuEnergy {
-                gpu: 3,
-                kwh: 0.25,
-                hours: 2.0,
-                working_w: None,
-                waiting_w: Some(80.0),
-            },
-        ];
-        let mut values = Vec::new();
-        push_run_values(&gpus, &mut values);
-        let told = from_run_values(&values).unwrap_or_else(|| panic!("no energy"));
-        assert_eq!(told.gpus, gpus);
-        assert_eq!((told.kwh, told.gpu_hours), (1.75, 6.0));
-        assert_eq!(from_run_values(&[]), None);
-    }
 
     fn frame(points: &[(i64, i64, i64)]) -> SeriesFrame {
         let samples: Vec<Sample> = points

@@ -45,7 +45,9 @@ pub use run::{compute_run, not_evidence};
 /// 6: the share of GPUs found faulty; failed health checks leave delivery.
 /// 7: the data path (storage logs); a run's energy kept per GPU, so its
 ///    detail reads no samples.
-pub const ENGINE_VERSION: i64 = 7;
+/// 8: energy integrated in exact integer sums (the last digits of a run's
+///    kWh and mean powers move), kept per GPU as the import writes it.
+pub const ENGINE_VERSION: i64 = 8;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -20,6 +20,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0011_money_like_for_like.sql"),
     include_str!("../../migrations/0012_data_prices.sql"),
     include_str!("../../migrations/0013_gpu_windows.sql"),
+    include_str!("../../migrations/0014_gpu_energy.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;

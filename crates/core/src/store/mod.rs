@@ -6,6 +6,7 @@
 //! schema, then applies pending migrations in one transaction.
 
 mod bundle;
+mod energy;
 mod migrations;
 mod money;
 mod platforms;

@@ -14,6 +14,7 @@ use rusqlite::params;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::samples::codec::{ChunkColumns, DecodedChunk, ValueCodec, decode_chunk, encode_columns};
+use crate::samples::energy::{GAP_STEPS, GpuEnergy, PowerTally};
 use crate::samples::steps::StepTally;
 use crate::samples::{Column, Field, Sample, SeriesFrame};
 
@@ -47,9 +48,28 @@ struct GpuBuffer {
     columns: ChunkColumns,
     next_seq: i64,
     last_stored_t: Option<i64>,
-    /// The steps between the times written, while this writer wrote every
-    /// sample of the GPU in the run (none were stored before it).
+    /// The steps between the times written, and the power integral, while
+    /// this writer wrote every sample of the GPU in the run (none were
+    /// stored before it).
     steps: Option<StepTally>,
+    power: Option<PowerTally>,
+}
+
+impl GpuBuffer {
+    /// The energy of every sample this buffer's GPU has in the run, as
+    /// reading them back would integrate it: `Some(None)` where they hold
+    /// no power interval; `None` where the tallies cannot tell.
+    fn energy(&self, gpu: u32) -> Option<Option<GpuEnergy>> {
+        let steps = self.steps.as_ref().filter(|s| s.in_order())?;
+        let Some(median) = steps.median_step() else {
+            return Some(None); // fewer than two times: no interval
+        };
+        let integral = self
+            .power
+            .as_ref()?
+            .integral(median.saturating_mul(GAP_STEPS))?;
+        Some(integral.energy(gpu))
+    }
 }
 
 /// A full chunk on its way to the store.
@@ -415,6 +435,7 @@ impl SampleWriter<'_> {
                     next_seq,
                     last_stored_t: None,
                     steps: (next_seq == 0).then(StepTally::default),
+                    power: (next_seq == 0).then(PowerTally::default),
                 })
             }
         };
@@ -453,6 +474,16 @@ impl SampleWriter<'_> {
         buffer.last_stored_t = Some(buffer.last_stored_t.map_or(last_t, |p| p.max(last_t)));
         if let Some(steps) = &mut buffer.steps {
             steps.extend(times.iter().copied());
+        }
+        if let Some(power) = &mut buffer.power {
+            let columns = &buffer.columns;
+            for (i, t) in times.iter().enumerate() {
+                power.push(
+                    *t,
+                    columns.value(Field::PowerMw, i),
+                    columns.value(Field::UtilGpuPct, i),
+                );
+            }
         }
         let replacement = self
             .spare
@@ -546,11 +577,19 @@ impl SampleWriter<'_> {
             "UPDATE runs SET sample_count = sample_count + ?2 WHERE id = ?1",
             params![self.run_id, self.written as i64],
         )?;
-        let steps = std::mem::take(&mut self.gpus)
-            .into_iter()
-            .filter_map(|(gpu, buffer)| Some((gpu, buffer.steps?)))
-            .filter(|(_, steps)| steps.in_order())
-            .collect();
+        let mut steps = BTreeMap::new();
+        for (gpu, buffer) in std::mem::take(&mut self.gpus) {
+            // The GPU's energy, where the tally tells it exactly as reading
+            // its samples back would; otherwise whatever was kept no longer
+            // holds, and the samples are read when it is asked for.
+            match buffer.energy(gpu) {
+                Some(energy) => self.store.keep_energy(self.run_id, gpu, energy.as_ref())?,
+                None => self.store.forget_energy(self.run_id, gpu)?,
+            }
+            if let Some(tally) = buffer.steps.filter(StepTally::in_order) {
+                steps.insert(gpu, tally);
+            }
+        }
         Ok(WriteSummary {
             samples: self.written,
             out_of_order: self.out_of_order,

@@ -627,3 +627,63 @@ fn each_gpu_is_read_whole_side_by_side_or_one_at_a_time_inside_a_transaction() {
         .unwrap();
     assert_eq!(seen[2].1, 5001);
 }
+
+#[test]
+fn each_gpu_s_energy_is_kept_as_written_exactly_as_its_samples_give_it() {
+    use crate::metrics::energy::{gpu_energy, run_energy};
+    let store = Store::open_in_memory().unwrap();
+    let run = sample_run(&store);
+    let n = CHUNK_SAMPLES as i64 * 2 + 300;
+    let mut w = store.sample_writer(run).unwrap();
+    for i in 0..n {
+        // GPU 0: a jittery 1 Hz log with a silence, waiting now and then,
+        // a reading without power here and there.
+        let t = i * 1000 + (i * 7919) % 90 + if i > n / 2 { 600_000 } else { 0 };
+        let mut s = Sample::new(t, 0).with(Field::UtilGpuPct, if i % 50 < 5 { 0 } else { 97 });
+        if i % 13 != 0 {
+            s.set(Field::PowerMw, 250_000 + (i * 31) % 4_000);
+        }
+        w.push(&s).unwrap();
+        // GPU 1: its second chunk starts before the first one ends.
+        let t = if i == CHUNK_SAMPLES as i64 {
+            500
+        } else {
+            i * 1000
+        };
+        w.push(&Sample::new(t, 1).with(Field::PowerMw, 100_000))
+            .unwrap();
+        // GPU 2: no power at all.
+        w.push(&Sample::new(i * 1000, 2).with(Field::TempGpuC, 50))
+            .unwrap();
+    }
+    w.finish().unwrap();
+
+    let read = |gpu| gpu_energy(&store.read_samples(run, gpu, None, None).unwrap());
+    let kept = store.kept_energy(run).unwrap();
+    let zero = read(0).unwrap();
+    assert!(zero.hours > 0.0 && zero.working_w.is_some() && zero.waiting_w.is_some());
+    assert_eq!(kept.get(&0), Some(&Some(zero.clone())), "bit for bit");
+    assert_eq!(kept.get(&1), None, "out of order: left to be read");
+    assert_eq!(kept.get(&2), Some(&None), "known to have none");
+
+    // Asked for, GPU 1 is integrated from its samples once, and kept.
+    let energy = run_energy(&store, &store.run(run).unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(energy.gpus, vec![zero.clone(), read(1).unwrap()]);
+    assert_eq!(store.kept_energy(run).unwrap().len(), 3);
+
+    // Samples added later: what was kept for that GPU no longer holds.
+    let mut w = store.sample_writer(run).unwrap();
+    w.push(&Sample::new(n * 1000 + 600_050, 0).with(Field::PowerMw, 1))
+        .unwrap();
+    w.finish().unwrap();
+    let kept = store.kept_energy(run).unwrap();
+    assert_eq!(kept.get(&0), None);
+    assert!(kept.contains_key(&1) && kept.contains_key(&2));
+    let energy = run_energy(&store, &store.run(run).unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(energy.gpus[0], read(0).unwrap());
+    assert_ne!(energy.gpus[0], zero);
+}

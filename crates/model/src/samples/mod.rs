@@ -11,6 +11,7 @@
 //! nothing above the store sees that layout: writers push [`Sample`]s, readers
 //! get a [`SeriesFrame`] per GPU.
 
+pub mod energy;
 pub mod rhythm;
 pub mod steps;
 pub mod windows;

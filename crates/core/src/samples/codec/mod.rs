@@ -159,6 +159,13 @@ impl ChunkColumns {
         &self.t_ms
     }
 
+    /// Sample `i`'s value of `field`, if it reported one.
+    #[inline]
+    pub fn value(&self, field: Field, i: usize) -> Option<i64> {
+        let id = usize::from(field.id());
+        (self.present.get(i)? & (1 << id) != 0).then(|| self.values[id][i])
+    }
+
     /// Empty, keeping the memory for the next chunk.
     pub fn clear(&mut self) {
         self.t_ms.clear();
