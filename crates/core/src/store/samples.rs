@@ -18,6 +18,9 @@ use crate::samples::energy::{GAP_STEPS, GpuEnergy, PowerTally};
 use crate::samples::steps::StepTally;
 use crate::samples::{Column, Field, Sample, SeriesFrame};
 
+/// GPUs numbered below this find their buffer directly; others by a search.
+const DIRECT_GPUS: usize = 256;
+
 /// Samples per stored chunk: large enough that per-row overhead vanishes,
 /// small enough that an hour of one GPU at 1 Hz decodes one or two chunks.
 pub const CHUNK_SAMPLES: usize = 4096;
@@ -34,7 +37,11 @@ pub const CHUNK_SAMPLES: usize = 4096;
 pub struct SampleWriter<'s> {
     store: &'s Store,
     run_id: i64,
-    gpus: BTreeMap<u32, GpuBuffer>,
+    /// Each GPU's buffer, in GPU order.
+    gpus: Vec<(u32, GpuBuffer)>,
+    /// Where GPU `g` (below [`DIRECT_GPUS`]) lies in `gpus`, plus one (0:
+    /// none yet): a row's buffer is found in one load, not a search.
+    direct: Vec<u16>,
     written: u64,
     out_of_order: u64,
     encoder: Option<Encoder>,
@@ -162,7 +169,8 @@ impl Store {
         Ok(SampleWriter {
             store: self,
             run_id,
-            gpus: BTreeMap::new(),
+            gpus: Vec::new(),
+            direct: vec![0; DIRECT_GPUS],
             written: 0,
             out_of_order: 0,
             encoder: None,
@@ -422,29 +430,54 @@ impl SampleWriter<'_> {
     /// Buffer `sample` (copied once, into its GPU's chunk).
     #[inline]
     pub fn push(&mut self, sample: &Sample) -> Result<()> {
-        let buffer = match self.gpus.get_mut(&sample.gpu) {
-            Some(b) => b,
-            None => {
-                let next_seq = self.store.conn().query_row(
-                    "SELECT ifnull(max(seq) + 1, 0) FROM sample_chunks WHERE run_id = ?1 AND gpu = ?2",
-                    params![self.run_id, sample.gpu],
-                    |r| r.get(0),
-                )?;
-                self.gpus.entry(sample.gpu).or_insert(GpuBuffer {
-                    columns: ChunkColumns::with_capacity(CHUNK_SAMPLES),
-                    next_seq,
-                    last_stored_t: None,
-                    steps: (next_seq == 0).then(StepTally::default),
-                    power: (next_seq == 0).then(PowerTally::default),
-                })
-            }
+        let k = match self.slot(sample.gpu) {
+            Some(k) => k,
+            None => self.add_gpu(sample.gpu)?,
         };
+        let buffer = &mut self.gpus[k].1;
         buffer.columns.push(sample);
         if buffer.columns.len() >= CHUNK_SAMPLES {
-            let gpu = sample.gpu;
-            self.flush(gpu, false)?;
+            self.flush(k, false)?;
         }
         Ok(())
+    }
+
+    /// Where GPU `gpu`'s buffer lies in `gpus`, if it has one.
+    #[inline]
+    fn slot(&self, gpu: u32) -> Option<usize> {
+        match self.direct.get(gpu as usize) {
+            Some(0) => None,
+            Some(k) => Some(usize::from(*k) - 1),
+            None => self.gpus.binary_search_by_key(&gpu, |(g, _)| *g).ok(),
+        }
+    }
+
+    /// A buffer for a GPU not seen before, numbered on from what the run
+    /// already holds of it.
+    #[cold]
+    fn add_gpu(&mut self, gpu: u32) -> Result<usize> {
+        let next_seq = self.store.conn().query_row(
+            "SELECT ifnull(max(seq) + 1, 0) FROM sample_chunks WHERE run_id = ?1 AND gpu = ?2",
+            params![self.run_id, gpu],
+            |r| r.get(0),
+        )?;
+        let buffer = GpuBuffer {
+            columns: ChunkColumns::with_capacity(CHUNK_SAMPLES),
+            next_seq,
+            last_stored_t: None,
+            steps: (next_seq == 0).then(StepTally::default),
+            power: (next_seq == 0).then(PowerTally::default),
+        };
+        let k = self.gpus.partition_point(|(g, _)| *g < gpu);
+        self.gpus.insert(k, (gpu, buffer));
+        // The GPUs after it moved up one. Those below `DIRECT_GPUS` come
+        // first in GPU order, so their places fit.
+        for (k, (g, _)) in self.gpus.iter().enumerate().skip(k) {
+            if let Some(direct) = self.direct.get_mut(*g as usize) {
+                *direct = u16::try_from(k + 1).unwrap_or(0);
+            }
+        }
+        Ok(k)
     }
 
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Result<()> {
@@ -456,10 +489,9 @@ impl SampleWriter<'_> {
 
     /// Hand a GPU's buffered samples to the encoder (the last chunks are
     /// encoded here).
-    fn flush(&mut self, gpu: u32, last: bool) -> Result<()> {
-        let Some(buffer) = self.gpus.get_mut(&gpu) else {
-            return Ok(());
-        };
+    fn flush(&mut self, k: usize, last: bool) -> Result<()> {
+        let (gpu, buffer) = &mut self.gpus[k];
+        let gpu = *gpu;
         if buffer.columns.is_empty() {
             return Ok(());
         }
@@ -558,9 +590,8 @@ impl SampleWriter<'_> {
 
     /// Store what is still buffered and update the run's sample count.
     pub fn finish(mut self) -> Result<WriteSummary> {
-        let gpus: Vec<u32> = self.gpus.keys().copied().collect();
-        for gpu in gpus {
-            self.flush(gpu, true)?;
+        for k in 0..self.gpus.len() {
+            self.flush(k, true)?;
         }
         if let Some(mut encoder) = self.encoder.take() {
             drop(encoder.to_worker.take());

@@ -183,25 +183,39 @@ impl ChunkColumns {
         let n = self.t_ms.len();
         let new = mask & !self.seen;
         if new != 0 {
-            for field in bits(new) {
-                let column = &mut self.values[field];
-                column.reserve(self.t_ms.capacity().saturating_sub(column.len()));
-                column.resize(n, 0);
-            }
-            self.seen |= new;
+            self.start_columns(new, n);
         }
         self.every = if n == 0 { mask } else { self.every & mask };
         let raw = sample.raw_values();
-        for field in bits(self.seen) {
-            let value = if mask & (1 << field) != 0 {
-                raw[field]
-            } else {
-                0
-            };
-            self.values[field].push(value);
+        if mask == self.seen {
+            // A sample with every field seen so far: nearly every one.
+            for field in bits(mask) {
+                self.values[field].push(raw[field]);
+            }
+        } else {
+            for field in bits(self.seen) {
+                let value = if mask & (1 << field) != 0 {
+                    raw[field]
+                } else {
+                    0
+                };
+                self.values[field].push(value);
+            }
         }
         self.t_ms.push(sample.t_ms);
         self.present.push(mask);
+    }
+
+    /// Columns for fields first reported by sample `n`: a zero slot for
+    /// each sample before it.
+    #[cold]
+    fn start_columns(&mut self, new: u32, n: usize) {
+        for field in bits(new) {
+            let column = &mut self.values[field];
+            column.reserve(self.t_ms.capacity().saturating_sub(column.len()));
+            column.resize(n, 0);
+        }
+        self.seen |= new;
     }
 
     /// Into time order, samples of one time in the order they came.
