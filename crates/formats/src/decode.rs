@@ -105,9 +105,11 @@ impl Wrapping {
 }
 
 /// The UTF-8 text of `reader`, decompressed and transcoded as its first
-/// bytes say.
-pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wrapping)> {
-    let mut buffered = BufReader::with_capacity(1 << 16, reader);
+/// bytes say. Plain UTF-8 is `reader` itself: read from its own buffer,
+/// never copied into another.
+pub fn decode<'a, R: BufRead + 'a>(
+    mut buffered: R,
+) -> io::Result<(Box<dyn BufRead + 'a>, Wrapping)> {
     let gzip = buffered.fill_buf()?.starts_with(&[0x1f, 0x8b]);
     let cut = Rc::new(Cell::new(false));
     let mut text: Box<dyn BufRead + 'a> = if gzip {
@@ -148,13 +150,16 @@ pub fn decode<'a, R: Read + 'a>(reader: R) -> io::Result<(Box<dyn Read + 'a>, Wr
     Ok(match capture {
         // Only a captured log pays for the line-by-line pass.
         Some(capture) => (
-            Box::new(Unwrap {
-                inner: text,
-                capture,
-                line: Vec::new(),
-                at: 0,
-                counts: unwrapped,
-            }),
+            Box::new(BufReader::with_capacity(
+                1 << 16,
+                Unwrap {
+                    inner: text,
+                    capture,
+                    line: Vec::new(),
+                    at: 0,
+                    counts: unwrapped,
+                },
+            )),
             wrapping,
         ),
         None => (Box::new(text), wrapping),

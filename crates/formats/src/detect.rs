@@ -525,7 +525,7 @@ mod tests {
     fn head_of(path: &std::path::Path) -> Vec<u8> {
         use std::io::Read;
         let file = std::fs::File::open(path).unwrap();
-        let (text, _) = crate::decode::decode(file).unwrap();
+        let (text, _) = crate::decode::decode(std::io::BufReader::new(file)).unwrap();
         let mut head = Vec::new();
         // A cut-off gzip still leaves a head.
         let _ = text.take(64 << 10).read_to_end(&mut head);

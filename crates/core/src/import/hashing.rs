@@ -1,19 +1,38 @@
 //! SHA-256 of a file while it is being parsed. The digest runs on its own
 //! thread so that the parser (the other core of a small machine) never waits
-//! for it; the file is read once.
+//! for it; the file is read once, and never copied for the digest: the
+//! reader is the parser's buffer (`BufRead`), and each buffer, once the
+//! parser has taken what it holds, moves to the hashing thread and comes
+//! back to be filled again.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
 
+/// Bytes read at a time: few reads, and a buffer stays in the cache
+/// between the read and the parser's copy of it.
+const BUFFER_BYTES: usize = 256 << 10;
+
+/// Buffers that may exist at once (one being read, the rest with the
+/// hasher or waiting for it): enough that neither side waits for the other
+/// while both keep pace.
+const BUFFERS: usize = 4;
+
+const PROGRESS_STEP: u64 = 4 << 20;
+
+/// A filled buffer on its way to the hasher: the buffer and how much of it
+/// the read filled.
+type Filled = (Vec<u8>, usize);
+
 pub struct HashingReader<'p, R> {
     inner: R,
-    to_hasher: Option<SyncSender<Vec<u8>>>,
-    /// Buffers the hasher is done with, reused for the next reads: a fresh
-    /// megabyte per read costs page faults on the parser's core, and when
-    /// the parser outruns the hasher, memory. At most `BUFFERS` exist.
+    buf: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    to_hasher: Option<SyncSender<Filled>>,
+    /// Buffers the hasher is done with, to be filled again.
     returned: Receiver<Vec<u8>>,
     buffers: usize,
     hasher: Option<JoinHandle<String>>,
@@ -22,27 +41,24 @@ pub struct HashingReader<'p, R> {
     reported: u64,
 }
 
-const PROGRESS_STEP: u64 = 4 << 20;
-
-/// Copies of what was read that may be on their way to the hasher at once:
-/// enough that neither side waits for the other while both keep pace.
-const BUFFERS: usize = 4;
-
 impl<'p, R: Read> HashingReader<'p, R> {
     pub fn new(inner: R, progress: Option<&'p mut dyn FnMut(u64)>) -> Self {
-        let (tx, rx) = sync_channel::<Vec<u8>>(BUFFERS);
+        let (tx, rx) = sync_channel::<Filled>(BUFFERS);
         let (give_back, returned) = sync_channel::<Vec<u8>>(BUFFERS);
         let hasher = std::thread::spawn(move || {
             let mut h = Sha256::new();
-            for chunk in rx {
-                h.update(&chunk);
+            for (buffer, filled) in rx {
+                h.update(&buffer[..filled]);
                 // The reader may already have stopped taking buffers back.
-                let _ = give_back.send(chunk);
+                let _ = give_back.send(buffer);
             }
             crate::archive::hex(&h.finalize())
         });
         Self {
             inner,
+            buf: Vec::new(),
+            pos: 0,
+            filled: 0,
             to_hasher: Some(tx),
             returned,
             buffers: 0,
@@ -58,8 +74,13 @@ impl<'p, R: Read> HashingReader<'p, R> {
     pub fn finish(mut self) -> io::Result<(String, u64)> {
         // Read what the parser left unread (it may stop early), so the hash
         // is always of the whole file.
-        let mut rest = [0u8; 64 * 1024];
-        while self.read(&mut rest)? > 0 {}
+        loop {
+            let n = self.fill_buf()?.len();
+            if n == 0 {
+                break;
+            }
+            self.consume(n);
+        }
         drop(self.to_hasher.take());
         let digest = self
             .hasher
@@ -70,38 +91,68 @@ impl<'p, R: Read> HashingReader<'p, R> {
             .ok_or_else(|| io::Error::other("the file was already hashed"))?;
         Ok((digest, self.bytes))
     }
+
+    /// Hand the buffer the parser has finished with to the hasher, and
+    /// fill another.
+    fn refill(&mut self) -> io::Result<()> {
+        let stopped = || io::Error::other("the hashing thread stopped");
+        if self.filled > 0 {
+            let next = match self.returned.try_recv() {
+                Ok(buffer) => buffer,
+                Err(_) if self.buffers < BUFFERS => {
+                    self.buffers += 1;
+                    vec![0; BUFFER_BYTES]
+                }
+                // Every other buffer is with the hasher: wait for one.
+                Err(_) => self.returned.recv().map_err(|_| stopped())?,
+            };
+            let done = std::mem::replace(&mut self.buf, next);
+            let tx = self.to_hasher.as_ref().ok_or_else(stopped)?;
+            tx.send((done, self.filled)).map_err(|_| stopped())?;
+        } else if self.buf.is_empty() {
+            // The first read. A read of nothing (the end, read again and
+            // again) keeps its buffer.
+            self.buffers += 1;
+            self.buf = vec![0; BUFFER_BYTES];
+        }
+        (self.pos, self.filled) = (0, 0);
+        let n = loop {
+            match self.inner.read(&mut self.buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                read => break read?,
+            }
+        };
+        self.filled = n;
+        self.bytes += n as u64;
+        if let Some(progress) = self.progress.as_mut()
+            && self.bytes - self.reported >= PROGRESS_STEP
+        {
+            self.reported = self.bytes;
+            progress(self.bytes);
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> BufRead for HashingReader<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.filled {
+            self.refill()?;
+        }
+        Ok(&self.buf[self.pos..self.filled])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.filled);
+    }
 }
 
 impl<R: Read> Read for HashingReader<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n > 0 {
-            if let Some(tx) = &self.to_hasher {
-                let mut copy = match self.returned.try_recv() {
-                    Ok(copy) => copy,
-                    Err(_) if self.buffers < BUFFERS => {
-                        self.buffers += 1;
-                        Vec::new()
-                    }
-                    // Every buffer is with the hasher: wait for one.
-                    Err(_) => self
-                        .returned
-                        .recv()
-                        .map_err(|_| io::Error::other("the hashing thread stopped"))?,
-                };
-                copy.clear();
-                copy.extend_from_slice(&buf[..n]);
-                tx.send(copy)
-                    .map_err(|_| io::Error::other("the hashing thread stopped"))?;
-            }
-            self.bytes += n as u64;
-            if let Some(progress) = self.progress.as_mut()
-                && self.bytes - self.reported >= PROGRESS_STEP
-            {
-                self.reported = self.bytes;
-                progress(self.bytes);
-            }
-        }
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
@@ -123,5 +174,42 @@ mod tests {
                 3
             )
         );
+    }
+
+    #[test]
+    fn the_end_read_again_and_again_is_still_the_end() {
+        let mut r = HashingReader::new(&b"xy"[..], None);
+        assert_eq!(r.fill_buf().unwrap(), b"xy");
+        r.consume(2);
+        for _ in 0..3 * BUFFERS {
+            assert!(r.fill_buf().unwrap().is_empty());
+        }
+        assert_eq!(r.finish().unwrap().1, 2);
+    }
+
+    #[test]
+    fn many_buffers_read_in_pieces_hash_as_the_whole() {
+        // More than every buffer holds at once, read in odd pieces through
+        // both faces, as a parser and a decoder would.
+        let data: Vec<u8> = (0..BUFFER_BYTES * BUFFERS * 2 + 12_345)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let mut r = HashingReader::new(&data[..], None);
+        let mut seen = Vec::new();
+        let mut piece = vec![0u8; 70_001];
+        loop {
+            let n = r.read(&mut piece).unwrap();
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&piece[..n]);
+            let take = r.fill_buf().unwrap().len().min(33_333);
+            seen.extend_from_slice(&r.fill_buf().unwrap()[..take]);
+            r.consume(take);
+        }
+        assert_eq!(seen, data);
+        let (digest, bytes) = r.finish().unwrap();
+        assert_eq!(bytes, data.len() as u64);
+        assert_eq!(digest, crate::archive::sha256_hex(&data));
     }
 }

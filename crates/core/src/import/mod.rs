@@ -32,7 +32,7 @@ pub use breakpoint_formats::{
 };
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -476,23 +476,15 @@ fn read_into_run(
             return Err(ParseFailure::Whole("the file was already read".into()));
         };
         let (text, wrapping) = decode::decode(reader)?;
-        // Each read is copied once more for the hasher: a quarter of a
-        // megabyte per read keeps those copies in the cache and few.
-        let mut text = BufReader::with_capacity(
-            256 << 10,
-            source::ContentHasher::new(text, wrapping.transformed()),
-        );
+        let mut text = source::ContentHasher::new(text, wrapping.transformed());
         formats::parse(format, &mut text, &mut ctx, &mut builder)?;
         let zone_note = ctx
             .times
             .read_zoneless()
             .then(|| options.zone_note())
             .flatten();
-        if wrapping.transformed() {
-            // The content hash is of the whole text, read or not.
-            std::io::copy(&mut text, &mut std::io::sink())?;
-        }
-        let content_sha256 = text.into_inner().finish();
+        // The content hash is of the whole text, read or not.
+        let content_sha256 = text.finish()?;
         let mut built = builder.finish();
         let written = writer.finish()?;
         for (k, v) in &options.extra_metadata {

@@ -8,7 +8,7 @@
 //! bytes actually read and with the file at the end.
 
 use std::fs::{File, Metadata};
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,7 +74,7 @@ impl FileState {
 /// The first `HEAD_BYTES` of a file's text, decompressed and transcoded as
 /// the parsers will read it.
 pub fn decoded_head(file: &File) -> io::Result<Vec<u8>> {
-    let (text, _) = decode::decode(file)?;
+    let (text, _) = decode::decode(BufReader::with_capacity(1 << 16, file))?;
     let mut head = Vec::with_capacity(HEAD_BYTES as usize);
     // A read error after some text (a cut-off gzip) still leaves a head.
     if let Err(e) = text.take(HEAD_BYTES).read_to_end(&mut head)
@@ -95,7 +95,7 @@ pub fn hash_both(file: &File) -> io::Result<(String, String)> {
         inner: file,
         hasher: &mut raw,
     };
-    let (mut text, wrapping) = decode::decode(tee)?;
+    let (mut text, wrapping) = decode::decode(BufReader::with_capacity(1 << 16, tee))?;
     let mut content = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -128,33 +128,74 @@ impl<R: Read> Read for Tee<'_, R> {
     }
 }
 
-/// SHA-256 of the text the parser reads, taken as it reads it.
+/// SHA-256 of the text the parser reads, taken as it reads it: where the
+/// text is the file's bytes as they are, their digest is taken already,
+/// and the parser reads straight from the reader's buffer; otherwise each
+/// piece is copied into a buffer of its own and hashed as it is read.
 pub struct ContentHasher<R> {
     inner: R,
-    hasher: Option<Sha256>,
+    hashing: Option<Hashing>,
 }
 
-impl<R: Read> ContentHasher<R> {
-    /// `hash`: false where the text is the file's bytes as they are (their
-    /// hash is taken already).
+struct Hashing {
+    hasher: Sha256,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+}
+
+impl<R: BufRead> ContentHasher<R> {
+    /// `hash`: false where the text is the file's bytes as they are.
     pub fn new(inner: R, hash: bool) -> Self {
         Self {
             inner,
-            hasher: hash.then(Sha256::new),
+            hashing: hash.then(|| Hashing {
+                hasher: Sha256::new(),
+                buf: vec![0; 256 << 10].into_boxed_slice(),
+                pos: 0,
+                filled: 0,
+            }),
         }
     }
 
-    pub fn finish(self) -> Option<String> {
-        self.hasher.map(|h| hex(&h.finalize()))
+    /// The text's digest, where it was taken (`hash`): of everything read,
+    /// and of what was left unread, read now.
+    pub fn finish(mut self) -> io::Result<Option<String>> {
+        if self.hashing.is_none() {
+            return Ok(None);
+        }
+        io::copy(&mut self, &mut io::sink())?;
+        Ok(self.hashing.map(|h| hex(&h.hasher.finalize())))
     }
 }
 
-impl<R: Read> Read for ContentHasher<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Some(h) = self.hasher.as_mut() {
-            h.update(&buf[..n]);
+impl<R: BufRead> BufRead for ContentHasher<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let Some(h) = self.hashing.as_mut() else {
+            return self.inner.fill_buf();
+        };
+        if h.pos == h.filled {
+            let n = self.inner.read(&mut h.buf)?;
+            h.hasher.update(&h.buf[..n]);
+            (h.pos, h.filled) = (0, n);
         }
+        Ok(&h.buf[h.pos..h.filled])
+    }
+
+    fn consume(&mut self, n: usize) {
+        match self.hashing.as_mut() {
+            Some(h) => h.pos = (h.pos + n).min(h.filled),
+            None => self.inner.consume(n),
+        }
+    }
+}
+
+impl<R: BufRead> Read for ContentHasher<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
