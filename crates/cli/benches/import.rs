@@ -71,8 +71,9 @@ fn write_csv(path: &Path, seconds: u32) -> std::io::Result<u64> {
 }
 
 /// How many times each side runs; the median time and the largest peak are
-/// reported (one run on a small shared machine varies by ±10 %).
-const RUNS: usize = 5;
+/// reported (one run on a small shared machine varies by ±10 %, and in a
+/// busy hour by far more: seven rounds keep the median steady).
+const RUNS: usize = 7;
 
 /// The median wall time and the largest peak of `RUNS` runs of `once(i)`.
 fn median_of_runs(

@@ -509,12 +509,25 @@ impl SampleWriter<'_> {
         }
         if let Some(power) = &mut buffer.power {
             let columns = &buffer.columns;
-            for (i, t) in times.iter().enumerate() {
-                power.push(
-                    *t,
-                    columns.value(Field::PowerMw, i),
-                    columns.value(Field::UtilGpuPct, i),
-                );
+            match (
+                columns.complete(Field::PowerMw),
+                columns.complete(Field::UtilGpuPct),
+            ) {
+                // Nearly every chunk: both columns whole.
+                (Some(mw), Some(util)) => {
+                    for ((t, mw), util) in times.iter().zip(mw).zip(util) {
+                        power.push(*t, Some(*mw), Some(*util));
+                    }
+                }
+                _ => {
+                    for (i, t) in times.iter().enumerate() {
+                        power.push(
+                            *t,
+                            columns.value(Field::PowerMw, i),
+                            columns.value(Field::UtilGpuPct, i),
+                        );
+                    }
+                }
             }
         }
         let replacement = self

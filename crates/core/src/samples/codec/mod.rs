@@ -159,6 +159,13 @@ impl ChunkColumns {
         &self.t_ms
     }
 
+    /// Every sample's value of `field`, where every sample reported it.
+    #[inline]
+    pub fn complete(&self, field: Field) -> Option<&[i64]> {
+        let id = usize::from(field.id());
+        (!self.is_empty() && self.every & (1 << id) != 0).then(|| &self.values[id][..])
+    }
+
     /// Sample `i`'s value of `field`, if it reported one.
     #[inline]
     pub fn value(&self, field: Field, i: usize) -> Option<i64> {
