@@ -82,12 +82,14 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
             Some(&[Field::PowerMw, Field::UtilGpuPct]),
             |frame| gpu_energy(&frame),
         )?;
-        for (gpu, energy) in missing.into_iter().zip(computed) {
-            // Keeping it only saves the next reader the work: a workspace
-            // that cannot be written to still gets the figure.
-            let _ = store.keep_energy(run.id, gpu, energy.as_ref());
-            kept.insert(gpu, energy);
-        }
+        let computed: Vec<(u32, Option<GpuEnergy>)> = missing.into_iter().zip(computed).collect();
+        store.write_if_free(|store| {
+            for (gpu, energy) in &computed {
+                store.keep_energy(run.id, *gpu, energy.as_ref())?;
+            }
+            Ok(())
+        });
+        kept.extend(computed);
     }
     let gpus: Vec<GpuEnergy> = kept.into_values().flatten().collect();
     if gpus.is_empty() {

@@ -90,6 +90,8 @@ pub struct Store {
     path: PathBuf,
     /// How many `atomically` calls are open (0: no transaction).
     depth: std::cell::Cell<u32>,
+    /// Whether a write waits long for another process's (`wait_for_other_writers`).
+    waits_long: std::cell::Cell<bool>,
 }
 
 /// Where the database lives when neither `--db` nor `BREAKPOINT_DB` says:
@@ -269,6 +271,7 @@ impl Store {
             conn,
             path,
             depth: std::cell::Cell::new(0),
+            waits_long: std::cell::Cell::new(false),
         })
     }
 
@@ -282,7 +285,25 @@ impl Store {
     /// than see "database is locked".
     pub fn wait_for_other_writers(&self) -> Result<()> {
         self.conn.busy_handler(Some(wait_long))?;
+        self.waits_long.set(true);
         Ok(())
+    }
+
+    /// `write`, in a transaction of its own, where the workspace can be
+    /// written to at once; nothing where it cannot (read-only, or another
+    /// process writing). For what is kept only to save a later reader some
+    /// work: it must never make this reader wait, nor fail it.
+    pub(crate) fn write_if_free(&self, write: impl FnOnce(&Store) -> Result<()>) {
+        if self.is_read_only() || self.conn.busy_handler(None).is_err() {
+            return;
+        }
+        let _ = self.atomically(write);
+        // Waiting as before for the writes that matter.
+        let _ = if self.waits_long.get() {
+            self.conn.busy_handler(Some(wait_long))
+        } else {
+            self.conn.busy_timeout(BUSY_TIMEOUT)
+        };
     }
 
     /// Whether nothing can be written (a read-only file, folder or mount).

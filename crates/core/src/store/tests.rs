@@ -687,3 +687,37 @@ fn each_gpu_s_energy_is_kept_as_written_exactly_as_its_samples_give_it() {
     assert_eq!(energy.gpus[0], read(0).unwrap());
     assert_ne!(energy.gpus[0], zero);
 }
+
+#[test]
+fn a_run_s_energy_is_told_at_once_while_another_process_writes() {
+    use crate::metrics::energy::run_energy;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let run = sample_run(&store);
+    let mut w = store.sample_writer(run).unwrap();
+    for i in 0..100 {
+        w.push(&Sample::new(i * 1000, 0).with(Field::PowerMw, 200_000))
+            .unwrap();
+    }
+    w.finish().unwrap();
+    // As a workspace from before energy was kept.
+    store.conn().execute("DELETE FROM gpu_energy", []).unwrap();
+    store.wait_for_other_writers().unwrap();
+
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let energy = run_energy(&store, &store.run(run).unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!((energy.kwh * 3.6e6 - 200.0 * 99.0).abs() < 1e-6);
+    assert!(
+        store.kept_energy(run).unwrap().is_empty(),
+        "nothing waited for"
+    );
+
+    other.execute_batch("COMMIT").unwrap();
+    run_energy(&store, &store.run(run).unwrap()).unwrap();
+    assert_eq!(store.kept_energy(run).unwrap().len(), 1);
+}
