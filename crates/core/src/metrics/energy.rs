@@ -83,12 +83,7 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
             |frame| gpu_energy(&frame),
         )?;
         let computed: Vec<(u32, Option<GpuEnergy>)> = missing.into_iter().zip(computed).collect();
-        store.write_if_free(|store| {
-            for (gpu, energy) in &computed {
-                store.keep_energy(run.id, *gpu, energy.as_ref())?;
-            }
-            Ok(())
-        });
+        keep_integrated(store, run.id, &computed);
         kept.extend(computed);
     }
     let gpus: Vec<GpuEnergy> = kept.into_values().flatten().collect();
@@ -100,6 +95,18 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
         gpu_hours: gpus.iter().map(|g| g.hours).sum(),
         gpus,
     }))
+}
+
+/// Keep what was integrated from a run's samples, where the workspace can
+/// be written to at once: it only saves the next reader the work, and must
+/// never make this one wait for another process's import.
+pub(crate) fn keep_integrated(store: &Store, run_id: i64, integrated: &[(u32, Option<GpuEnergy>)]) {
+    store.write_if_free(|store| {
+        for (gpu, energy) in integrated {
+            store.keep_energy(run_id, *gpu, energy.as_ref())?;
+        }
+        Ok(())
+    });
 }
 
 /// Keys of the energy figures kept with a run's cached metrics (not

@@ -720,4 +720,10 @@ fn a_run_s_energy_is_told_at_once_while_another_process_writes() {
     other.execute_batch("COMMIT").unwrap();
     run_energy(&store, &store.run(run).unwrap()).unwrap();
     assert_eq!(store.kept_energy(run).unwrap().len(), 1);
+
+    // Scoring the run, which reads its samples anyway, keeps it too.
+    store.conn().execute("DELETE FROM gpu_energy", []).unwrap();
+    crate::metrics::compute_run(&store, &store.run(run).unwrap()).unwrap();
+    let kept = store.kept_energy(run).unwrap();
+    assert_eq!(kept.get(&0), Some(&Some(energy.gpus[0].clone())));
 }

@@ -7,6 +7,7 @@ use super::{stress, value};
 use crate::domain::{EventKind, Run};
 use crate::error::Result;
 use crate::metrics::RunValue;
+use crate::metrics::energy::{self, GpuEnergy};
 use crate::metrics::sustain::{self, GpuSustain};
 use crate::samples::windows::GpuWindow;
 use crate::store::Store;
@@ -17,8 +18,9 @@ pub(super) fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>)
         stress(store, run, out)?;
     }
     // One read of each GPU's series serves the sustain figures and the
-    // energy the run drew.
-    let mut energy: Vec<crate::metrics::energy::GpuEnergy> = Vec::new();
+    // energy the run drew (kept for the GPUs that had none kept: a run
+    // from before energy was kept opens at once once it has been ranked).
+    let mut energy: Vec<(u32, Option<GpuEnergy>)> = Vec::new();
     let windows = store.windows(run.id)?;
     let gpus: Vec<GpuSustain> = if windows.is_empty() {
         store
@@ -28,7 +30,7 @@ pub(super) fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>)
                 store
                     .read_samples(run.id, gpu, None, Some(&fields))
                     .map(|f| {
-                        energy.extend(crate::metrics::energy::gpu_energy(&f));
+                        energy.push((gpu, energy::gpu_energy(&f)));
                         sustain::analyse(&f)
                     })
             })
@@ -45,7 +47,17 @@ pub(super) fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>)
             .map(|(gpu, windows)| sustain::from_windows(gpu, &windows, step_ms))
             .collect()
     };
-    crate::metrics::energy::push_run_values(&energy, out);
+    let kept = store.kept_energy(run.id)?;
+    let unkept: Vec<_> = energy
+        .iter()
+        .filter(|(gpu, _)| !kept.contains_key(gpu))
+        .cloned()
+        .collect();
+    if !unkept.is_empty() {
+        energy::keep_integrated(store, run.id, &unkept);
+    }
+    let energy: Vec<GpuEnergy> = energy.into_iter().filter_map(|(_, e)| e).collect();
+    energy::push_run_values(&energy, out);
     if gpus.is_empty() {
         // A log of events alone (a kernel log) that saw the whole machine
         // for its whole period still gives a rate.
