@@ -210,40 +210,28 @@ fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
 /// opening, which keeps the figures; the next opening is the first case).
 fn run_detail(bin: &str, db: &Path, samples: u64) -> std::io::Result<()> {
     let show = || {
-        median_of_runs(|_| {
-            measure(
-                Command::new(bin)
-                    .arg("--db")
-                    .arg(db)
-                    .args(["runs", "show", "1"])
-                    .stdout(std::process::Stdio::null()),
-            )
-        })
+        measure(
+            Command::new(bin)
+                .arg("--db")
+                .arg(db)
+                .args(["runs", "show", "1"])
+                .stdout(std::process::Stdio::null()),
+        )
     };
     // The imports before it leave pages to write back: not this command's.
     settle()?;
-    let (imported, _) = show()?;
-    let mut first = Vec::new();
-    for _ in 0..RUNS {
+    let (imported, _) = median_of_runs(|_| show())?;
+    let (first, _) = median_of_runs(|_| {
         forget_energy(db)?;
         settle()?;
-        first.push(
-            measure(
-                Command::new(bin)
-                    .arg("--db")
-                    .arg(db)
-                    .args(["runs", "show", "1"])
-                    .stdout(std::process::Stdio::null()),
-            )?
-            .0,
-        );
-    }
+        show()
+    })?;
     println!(
         "run detail (runs show, {:.2} M samples, whole process): {:.0} ms as imported (target < 50 ms); \
          {:.0} ms the first time for a run whose energy was not kept (a workspace from before), which keeps it",
         samples as f64 / 1e6,
         imported * 1000.0,
-        median(first) * 1000.0
+        first * 1000.0
     );
     Ok(())
 }
