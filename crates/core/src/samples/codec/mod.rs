@@ -141,33 +141,32 @@ pub fn encode_columns(columns: &ChunkColumns, codec: ValueCodec) -> Vec<u8> {
     out.push(VERSION);
     put_varint(&mut out, n as u64);
 
-    let times = &columns.t_ms;
+    let times = columns.times();
     if let Some(&t0) = times.first() {
         put_varint(&mut out, zigzag(t0));
         let deltas: Vec<i64> = times.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
         encode_seq(&deltas, &mut out, &mut scratch);
     }
 
-    let fields: Vec<Field> = Field::ALL
+    let fields: Vec<(Field, &[i64])> = Field::ALL
         .into_iter()
-        .filter(|f| columns.seen & (1 << f.id()) != 0)
+        .filter_map(|f| Some((f, columns.column(f)?)))
         .collect();
     put_varint(&mut out, fields.len() as u64);
 
     let mut body = Vec::new();
     let mut gathered = Vec::new();
-    for field in fields {
+    for (field, column) in fields {
         let bit = 1u32 << field.id();
-        let column = &columns.values[usize::from(field.id())];
         body.clear();
-        let complete = columns.every & bit != 0;
+        let complete = columns.every() & bit != 0;
         let values = if complete {
             column
         } else {
             let mut bitmap = vec![0u8; n.div_ceil(8)];
             gathered.clear();
-            for (i, (mask, value)) in columns.present.iter().zip(column).enumerate() {
-                if mask & bit != 0 {
+            for (i, value) in column.iter().enumerate() {
+                if columns.present(i) & bit != 0 {
                     bitmap[i / 8] |= 1 << (i % 8);
                     gathered.push(*value);
                 }
