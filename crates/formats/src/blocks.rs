@@ -333,8 +333,8 @@ impl<F: ReadsAhead> Blocks<F> {
             return Ok(false);
         };
         let helper = &mut self.helper;
-        let done =
-            catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper))).map_err(|_| stopped())?;
+        let done = catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper)))
+            .map_err(|_| stopped())?;
         self.arrived.insert(done.seq, done);
         Ok(true)
     }

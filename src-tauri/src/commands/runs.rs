@@ -387,7 +387,7 @@ pub async fn import_files<R: Runtime>(
         let platform = store.platform_by_id(platform_id)?;
         let options = ImportOptions {
             cancel: Some(cancelled),
-            ..ImportOptions::for_platform(&platform)
+            ..ImportOptions::for_platform(&platform, None)
         };
         let batch = importing::import_paths(&store, &paths, &options, &mut progress)?;
         let mut rows: Vec<ImportRow> = batch.files.into_iter().map(import_row).collect();

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use breakpoint_api::importing::{self, FileResult, ImportObserver};
-use breakpoint_api::importing::{Duplicate, ImportOptions, ImportOutcome, ZoneFrom, timestamps};
+use breakpoint_api::importing::{Duplicate, ImportOptions, ImportOutcome, timestamps};
 use breakpoint_api::text;
 
 use super::{Context, Failure, Outcome};
@@ -66,12 +66,13 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     if let Some(url) = &args.pull.prometheus {
         return pull(ctx, &args, url, platform.id, &platform.name);
     }
-    let mut options = ImportOptions::for_platform(&platform);
-    if let Some(name) = &args.tz {
-        options.tz =
-            timestamps::zone_named(name).map_err(|e| Failure::Refused(format!("--tz: {e}")))?;
-        options.zone_from = ZoneFrom::Given;
-    }
+    let given = args
+        .tz
+        .as_deref()
+        .map(timestamps::zone_named)
+        .transpose()
+        .map_err(|e| Failure::Refused(format!("--tz: {e}")))?;
+    let options = ImportOptions::for_platform(&platform, given);
     let tz = options.tz.clone();
     let start = args
         .start

@@ -98,14 +98,20 @@ pub enum ZoneFrom {
 }
 
 impl ImportOptions {
+    /// Times written without a zone read in this workstation's.
     pub fn new(platform_id: i64) -> Self {
+        Self::in_zone(platform_id, timestamps::local_zone(), ZoneFrom::Workstation)
+    }
+
+    /// Times written without a zone read in `tz`, for the reason `zone_from`.
+    fn in_zone(platform_id: i64, tz: TimeZone, zone_from: ZoneFrom) -> Self {
         Self {
             platform_id,
             offering_id: None,
             kind: None,
             format: None,
-            tz: timestamps::local_zone(),
-            zone_from: ZoneFrom::Workstation,
+            tz,
+            zone_from,
             interval_ms: None,
             fields: None,
             start: None,
@@ -117,21 +123,24 @@ impl ImportOptions {
     }
 
     /// Options for a platform's logs: times written without a zone are
-    /// read in the zone of its region where its template knows it (a
-    /// Beijing-time log read on a UTC workstation is eight hours off its
-    /// bill), else in this workstation's.
-    pub fn for_platform(platform: &crate::domain::Platform) -> Self {
+    /// read in `given` where the user named a zone, else in the zone of its
+    /// region where its template knows it (a Beijing-time log read on a UTC
+    /// workstation is eight hours off its bill), else in this
+    /// workstation's. The workstation's zone is looked up only then: finding
+    /// its name walks the zone database (a few milliseconds).
+    pub fn for_platform(platform: &crate::domain::Platform, given: Option<TimeZone>) -> Self {
+        if let Some(tz) = given {
+            return Self::in_zone(platform.id, tz, ZoneFrom::Given);
+        }
         let region = platform
             .template
             .as_deref()
             .and_then(crate::templates::find)
             .and_then(|t| Some((t.name, TimeZone::get(t.zone?).ok()?)));
         match region {
-            Some((template, tz)) => Self {
-                tz,
-                zone_from: ZoneFrom::Region(template.to_string()),
-                ..Self::new(platform.id)
-            },
+            Some((template, tz)) => {
+                Self::in_zone(platform.id, tz, ZoneFrom::Region(template.to_string()))
+            }
             None => Self::new(platform.id),
         }
     }

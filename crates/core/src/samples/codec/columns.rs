@@ -8,6 +8,10 @@ use super::super::{FIELD_COUNT, Field, Sample};
 /// Values in a cache line.
 const LINE: usize = 8;
 
+/// The times and the columns of a dozen fields: what nvidia-smi's usual
+/// queries and the probe write.
+const COMMON_COLUMNS: usize = 13;
+
 /// Lines in the sets of a level-1 data cache (32 KiB, 8 ways): where a
 /// column begins is chosen among as many.
 const SETS: usize = 64;
@@ -59,10 +63,14 @@ impl ChunkColumns {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let first = NEXT.fetch_add(1, Ordering::Relaxed) * 11 % SETS * LINE;
         let room = n.next_multiple_of(LINE);
+        // Room for the columns a log commonly has, so that they are placed
+        // without moving those before them.
+        let mut arena = Vec::with_capacity(first + COMMON_COLUMNS * (room + LINE));
+        arena.resize(first + room, 0);
         Self {
             len: 0,
             room,
-            arena: vec![0; first + room],
+            arena,
             first,
             starts: [0; FIELD_COUNT],
             placed: 1,
