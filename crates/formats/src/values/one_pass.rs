@@ -288,7 +288,7 @@ fn leading_digits(word: u64) -> (u32, u64) {
 /// each. `None` where it cannot tell (the line ends within eight bytes,
 /// eight digits or more, an exponent): the byte loop then reads the
 /// number, to the same result wherever this gives one.
-#[inline]
+#[inline(always)]
 fn decimal_by_words(bytes: &[u8], exp: u32) -> Option<(i64, &[u8])> {
     let (n, int) = leading_digits(u64::from_le_bytes(*bytes.first_chunk::<8>()?));
     if !(1..8).contains(&n) {

@@ -352,6 +352,7 @@ fn which_gpu(
     positional: &mut (i64, u32),
 ) -> u32 {
     match (index, uuid, bus) {
+        (Some(i), None, None) => i,
         (Some(i), uuid, bus) => {
             for alias in [uuid.map(GpuKey::Uuid), bus.map(GpuKey::BusId)]
                 .into_iter()
