@@ -27,7 +27,14 @@ pub struct SmiMessage {
 pub fn recognise(line: &str) -> Option<SmiMessage> {
     // Every message starts with one of these letters; rows start with a
     // digit or a blank. One byte decides for almost every line, before the
-    // end of the line is trimmed too.
+    // line is trimmed.
+    if line
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_graphic() && !b"UuGgNnFf".contains(b))
+    {
+        return None;
+    }
     let text = line.trim_start();
     if !matches!(
         text.as_bytes().first(),

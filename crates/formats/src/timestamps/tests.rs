@@ -364,3 +364,61 @@ fn date_lines_as_date_writes_them() {
         assert_eq!(r.parse_date_line(not_a_date), None, "{not_a_date}");
     }
 }
+
+mod one_pass {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A cell as a row might carry it: spaces, a time near the one read
+    /// first (its second, another, or something else), spaces, then more
+    /// of the row.
+    fn cell() -> impl Strategy<Value = String> {
+        let second = prop_oneof![
+            Just("2024/06/01 00:00:05".to_string()),
+            Just("2024/06/01 00:00:06".to_string()),
+            Just("2024-06-01 00:00:05".to_string()),
+            Just("2024/06/01 00:00:0".to_string()),
+        ];
+        let fraction = prop_oneof![
+            Just(String::new()),
+            "[.,][0-9]{0,4}",
+            "[.][0-9]{2}[a-z ]",
+            Just("+08:00".to_string()),
+        ];
+        (" {0,2}", second, fraction, " {0,2}", prop_oneof![Just(""), Just(", 3, 4 W"), Just("x")])
+            .prop_map(|(lead, second, fraction, trail, after)| {
+                format!("{lead}{second}{fraction}{trail}{after}")
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn a_cell_read_in_one_pass_reads_as_its_text_does(
+            cells in proptest::collection::vec(cell(), 1..12),
+            zone in prop_oneof![Just("Asia/Shanghai"), Just("UTC")],
+        ) {
+            let mut times = TimeReader::new(TimeZone::get(zone).unwrap());
+            for cell in &cells {
+                let fast = times.read_plain(cell.as_bytes(), b',');
+                let text = cell.split(',').next().unwrap();
+                let slow = times.read(text.trim());
+                if let Some((t_ms, len)) = fast {
+                    prop_assert_eq!(len, text.len(), "{:?}", cell);
+                    prop_assert_eq!(Ok(t_ms), slow, "{:?}", cell);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_second_read_last_is_what_a_row_is_read_against() {
+        let mut times = TimeReader::new(TimeZone::UTC);
+        assert_eq!(times.read_plain(b"2024/06/01 00:00:05.250, 0", b','), None);
+        let first = times.read("2024/06/01 00:00:05.100").unwrap();
+        assert_eq!(
+            times.read_plain(b" 2024/06/01 00:00:05.250 , 0", b','),
+            Some((first + 150, 25))
+        );
+        assert_eq!(times.read_plain(b"2024/06/01 00:00:06.250, 0", b','), None);
+    }
+}

@@ -150,73 +150,75 @@ fn read_cells(
     let fail = |col: usize, reason: String| LineError::new(line.number, Some(col + 1), reason);
     let columns = &layout.columns;
     let mut count = 0;
-    let mut cell_of =
-        |i: usize, cell: &str, at: Option<usize>, row: &mut RowCells| -> Result<(), LineError> {
-            let Some((column, unit, name)) = columns.get(i) else {
-                return Ok(());
-            };
-            let text_of = |cell: &str| match at {
-                // Trimmed, as the cell's place in the line.
-                Some(at) => {
-                    let lead = cell.len() - cell.trim_start().len();
-                    CellText::At(at + lead, at + lead + cell.trim().len())
-                }
-                None => CellText::Unquoted(cell.trim().to_string()),
-            };
-            match column {
-                Column::Timestamp => {
-                    row.t_ms = Some(times.parse(cell).ok_or_else(|| {
-                        fail(i, format!("\"{}\" is not a time for {name}", cell.trim()))
-                    })?);
-                }
-                Column::Index => {
-                    row.index =
-                        Some(cell.trim_ascii().parse::<u32>().map_err(|_| {
-                            fail(i, format!("\"{}\" is not a GPU index", cell.trim()))
-                        })?);
-                }
-                Column::Uuid if !is_missing(cell) => row.uuid = Some(text_of(cell)),
-                Column::BusId if !is_missing(cell) => row.bus = Some(text_of(cell)),
-                Column::Value(field) => {
-                    let Some(reader) = &layout.readers[i] else {
-                        return Ok(());
-                    };
-                    match reader.read(cell) {
-                        Ok(Some(v)) => {
-                            row.sample.set(*field, v);
-                        }
-                        // Absent, or gone: "[GPU is lost]" reads as not reported.
-                        Ok(None) => row.lost |= is_gpu_lost(cell),
-                        Err(reason) => {
-                            return Err(fail(
-                                i,
-                                format!("{reason} for {}", header_name(name, unit)),
-                            ));
-                        }
-                    }
-                }
-                Column::MemFree => {
-                    row.mem_free = parse_field(Field::MemUsedMib, cell, unit.as_deref())
-                        .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
-                }
-                Column::Health(finding) if is_found(cell) => row.health.insert(*finding),
-                Column::Reason(bit) => match cell.trim() {
-                    "Active" | "active" => row.reasons = Some(row.reasons.unwrap_or(0) | bit),
-                    "Not Active" | "not active" | "Not active" => {
-                        row.reasons = Some(row.reasons.unwrap_or(0));
-                    }
-                    c if is_missing(c) => {}
-                    c => {
-                        return Err(fail(
-                            i,
-                            format!("\"{c}\" is neither Active nor Not Active for {name}"),
-                        ));
-                    }
-                },
-                _ => {}
-            }
-            Ok(())
+    let cell_of = |i: usize,
+                       cell: &str,
+                       at: Option<usize>,
+                       row: &mut RowCells,
+                       times: &mut TimeReader|
+     -> Result<(), LineError> {
+        let Some((column, unit, name)) = columns.get(i) else {
+            return Ok(());
         };
+        let text_of = |cell: &str| match at {
+            // Trimmed, as the cell's place in the line.
+            Some(at) => {
+                let lead = cell.len() - cell.trim_start().len();
+                CellText::At(at + lead, at + lead + cell.trim().len())
+            }
+            None => CellText::Unquoted(cell.trim().to_string()),
+        };
+        match column {
+            Column::Timestamp => {
+                row.t_ms = Some(times.parse(cell).ok_or_else(|| {
+                    fail(i, format!("\"{}\" is not a time for {name}", cell.trim()))
+                })?);
+            }
+            Column::Index => {
+                row.index = Some(
+                    cell.trim_ascii()
+                        .parse::<u32>()
+                        .map_err(|_| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
+                );
+            }
+            Column::Uuid if !is_missing(cell) => row.uuid = Some(text_of(cell)),
+            Column::BusId if !is_missing(cell) => row.bus = Some(text_of(cell)),
+            Column::Value(field) => {
+                let Some(reader) = &layout.readers[i] else {
+                    return Ok(());
+                };
+                match reader.read(cell) {
+                    Ok(Some(v)) => {
+                        row.sample.set(*field, v);
+                    }
+                    // Absent, or gone: "[GPU is lost]" reads as not reported.
+                    Ok(None) => row.lost |= is_gpu_lost(cell),
+                    Err(reason) => {
+                        return Err(fail(i, format!("{reason} for {}", header_name(name, unit))));
+                    }
+                }
+            }
+            Column::MemFree => {
+                row.mem_free = parse_field(Field::MemUsedMib, cell, unit.as_deref())
+                    .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
+            }
+            Column::Health(finding) if is_found(cell) => row.health.insert(*finding),
+            Column::Reason(bit) => match cell.trim() {
+                "Active" | "active" => row.reasons = Some(row.reasons.unwrap_or(0) | bit),
+                "Not Active" | "not active" | "Not active" => {
+                    row.reasons = Some(row.reasons.unwrap_or(0));
+                }
+                c if is_missing(c) => {}
+                c => {
+                    return Err(fail(
+                        i,
+                        format!("\"{c}\" is neither Active nor Not Active for {name}"),
+                    ));
+                }
+            },
+            _ => {}
+        }
+        Ok(())
+    };
     // One pass over the cells; inventory columns wait until the GPU is known.
     let text = line.text;
     // `may_quote`: false where the caller knows the line holds no quote
@@ -224,7 +226,7 @@ fn read_cells(
     if may_quote && memchr::memchr(b'"', text.as_bytes()).is_some() {
         for (i, cell) in split_cells(text).iter().enumerate() {
             count += 1;
-            cell_of(i, cell, None, row)?;
+            cell_of(i, cell, None, row, times)?;
         }
     } else {
         // nvidia-smi's own rows: a value cell is read as its bytes are
@@ -247,13 +249,17 @@ fn read_cells(
                     row.index = Some(index);
                     len
                 }),
+                Some((Column::Timestamp, _, _)) => times.read_plain(rest, b',').map(|(t, len)| {
+                    row.t_ms = Some(t);
+                    len
+                }),
                 _ => None,
             };
             let len = match plain {
                 Some(len) => len,
                 None => {
                     let len = find_comma(&bytes[at..]).unwrap_or(bytes.len() - at);
-                    cell_of(i, &text[at..at + len], Some(at), row)?;
+                    cell_of(i, &text[at..at + len], Some(at), row, times)?;
                     len
                 }
             };
