@@ -28,11 +28,9 @@ pub fn recognise(line: &str) -> Option<SmiMessage> {
     // Every message starts with one of these letters; rows start with a
     // digit or a blank. One byte decides for almost every line, before the
     // line is trimmed.
-    if line
-        .as_bytes()
-        .first()
-        .is_some_and(|b| b.is_ascii_graphic() && !b"UuGgNnFf".contains(b))
-    {
+    if line.as_bytes().first().is_some_and(|b| {
+        b.is_ascii_graphic() && !matches!(b, b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f')
+    }) {
         return None;
     }
     let text = line.trim_start();

@@ -385,7 +385,13 @@ mod one_pass {
             "[.][0-9]{2}[a-z ]",
             Just("+08:00".to_string()),
         ];
-        (" {0,2}", second, fraction, " {0,2}", prop_oneof![Just(""), Just(", 3, 4 W"), Just("x")])
+        (
+            " {0,2}",
+            second,
+            fraction,
+            " {0,2}",
+            prop_oneof![Just(""), Just(", 3, 4 W"), Just("x")],
+        )
             .prop_map(|(lead, second, fraction, trail, after)| {
                 format!("{lead}{second}{fraction}{trail}{after}")
             })

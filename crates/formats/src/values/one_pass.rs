@@ -81,6 +81,8 @@ pub(super) struct Tail {
     /// The space and the unit, first byte lowest.
     bytes: u64,
     len: u32,
+    /// The bytes of a word the tail and a separator take.
+    mask: u64,
 }
 
 impl Tail {
@@ -96,9 +98,11 @@ impl Tail {
         }
         let mut bytes = [0; 8];
         bytes[..written.len()].copy_from_slice(written.as_bytes());
+        let len = written.len() as u32;
         Some(Self {
             bytes: u64::from_le_bytes(bytes),
-            len: written.len() as u32,
+            len,
+            mask: u64::MAX >> (56 - 8 * len),
         })
     }
 
@@ -106,14 +110,21 @@ impl Tail {
     #[inline]
     fn matches(self, rest: &[u8], sep: u8) -> Option<usize> {
         let word = u64::from_le_bytes(*rest.first_chunk::<8>()?);
-        let mask = u64::MAX >> (56 - 8 * self.len);
-        (word & mask == self.bytes | u64::from(sep) << (8 * self.len)).then_some(self.len as usize)
+        (word & self.mask == self.bytes | u64::from(sep) << (8 * self.len))
+            .then_some(self.len as usize)
     }
 }
 
-/// `bytes` after its leading spaces.
+/// `bytes` after its leading spaces: counted in a word where the cell has
+/// eight bytes (a cell's one or two, without a loop), else one by one.
 #[inline]
 fn skip_spaces(mut bytes: &[u8]) -> &[u8] {
+    if let Some(word) = bytes.first_chunk::<8>() {
+        let spaces = (u64::from_le_bytes(*word) ^ (u64::from(b' ') * BYTES)).trailing_zeros() / 8;
+        if spaces < 8 {
+            return &bytes[spaces as usize..];
+        }
+    }
     while let [b' ', rest @ ..] = bytes {
         bytes = rest;
     }
@@ -326,6 +337,10 @@ fn decimal_by_words(bytes: &[u8], exp: u32) -> Option<(i64, &[u8])> {
 /// whatever this reads, `scaled_prefix` reads the same.
 #[inline]
 fn plain_decimal(bytes: &[u8], exp: u32) -> Option<(i64, &[u8])> {
+    // Nearly every cell: digits, no sign.
+    if let Some(read) = decimal_by_words(bytes, exp) {
+        return Some(read);
+    }
     let (negative, mut rest) = sign(bytes);
     if let Some((value, after)) = decimal_by_words(rest, exp) {
         return Some((if negative { -value } else { value }, after));

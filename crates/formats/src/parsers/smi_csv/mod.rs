@@ -151,10 +151,10 @@ fn read_cells(
     let columns = &layout.columns;
     let mut count = 0;
     let cell_of = |i: usize,
-                       cell: &str,
-                       at: Option<usize>,
-                       row: &mut RowCells,
-                       times: &mut TimeReader|
+                   cell: &str,
+                   at: Option<usize>,
+                   row: &mut RowCells,
+                   times: &mut TimeReader|
      -> Result<(), LineError> {
         let Some((column, unit, name)) = columns.get(i) else {
             return Ok(());
