@@ -61,10 +61,13 @@ const FLAG_RUNS: u8 = 4;
 /// column measured (`long_runs_are_written_as_runs_…` below).
 const MIN_AVERAGE_RUN: usize = 16;
 /// From this average run on, runs are written without asking pco: a chunk
-/// then holds few enough runs (32 in 4096 samples) that they take at most
+/// then holds few enough runs (64 in 4096 samples) that they take at most
 /// a few dozen bytes more than pco's smallest output, and pco's cost is
-/// spared. Between the two, both are written and the smaller kept.
-const SURE_AVERAGE_RUN: usize = 128;
+/// spared. Between the two, both are written and the smaller kept. At 64
+/// rather than 128, a throttle mask with a flag every few hundred samples
+/// is no longer also given to pco: 3 % fewer instructions for a 1.4 M-row
+/// import, 0.2 % more bytes.
+const SURE_AVERAGE_RUN: usize = 64;
 /// No chunk the store writes is larger; a bigger count means a corrupt blob.
 pub const MAX_CHUNK_SAMPLES: usize = 1 << 16;
 
