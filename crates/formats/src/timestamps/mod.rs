@@ -421,24 +421,51 @@ impl TimeReader {
     /// gives the time of the cell's text; `None` for any other cell, which
     /// `read` then reads.
     #[inline]
-    pub fn read_plain(&self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
-        let (seen, second_ms) = self.second.as_ref()?;
+    pub fn read_plain(&mut self, bytes: &[u8], sep: u8) -> Option<(i64, usize)> {
         let lead = bytes.iter().take_while(|b| **b == b' ').count();
         let (prefix, rest) = bytes[lead..].split_first_chunk::<SECOND_PREFIX>()?;
         // A comma that separates cells does not start a fraction.
         let [point @ (b'.' | b','), a, b, c, rest @ ..] = rest else {
             return None;
         };
-        if *point == sep || prefix != seen || ![a, b, c].iter().all(|d| d.is_ascii_digit()) {
+        if *point == sep || ![a, b, c].iter().all(|d| d.is_ascii_digit()) {
             return None;
         }
         let trail = rest.iter().take_while(|b| **b == b' ').count();
         if rest.get(trail).is_some_and(|b| *b != sep) {
             return None;
         }
+        let second_ms = self.second_of(prefix)?;
         let ms = i64::from(a - b'0') * 100 + i64::from(b - b'0') * 10 + i64::from(c - b'0');
         let t_ms = storable(second_ms + ms).ok()?;
         Some((t_ms, bytes.len() - rest.len() + trail))
+    }
+
+    /// The UTC milliseconds of the second a time written as `prefix`
+    /// (`YYYY/MM/DD HH:MM:SS` or another shape of that length) begins,
+    /// where it is the second read last, or another second of the same
+    /// minute: the zone's offset is taken once a minute (`offset_at`), so
+    /// the seconds of a minute are its first one's plus their count. The
+    /// second becomes the one read last. `None` for any other prefix.
+    #[inline]
+    fn second_of(&mut self, prefix: &[u8; SECOND_PREFIX]) -> Option<i64> {
+        let (seen, second_ms) = self.second.as_mut()?;
+        if prefix == seen {
+            return Some(*second_ms);
+        }
+        const MINUTE: usize = SECOND_PREFIX - 2;
+        let seconds = |p: &[u8; SECOND_PREFIX]| match p[MINUTE - 1..] {
+            [b':', s1 @ b'0'..=b'5', s2 @ b'0'..=b'9'] => {
+                Some(i64::from(s1 - b'0') * 10 + i64::from(s2 - b'0'))
+            }
+            _ => None,
+        };
+        if prefix[..MINUTE] != seen[..MINUTE] {
+            return None;
+        }
+        let utc_ms = *second_ms + (seconds(prefix)? - seconds(seen)?) * 1000;
+        (*seen, *second_ms) = (*prefix, utc_ms);
+        Some(utc_ms)
     }
 
     /// A date-time as text, in UTC milliseconds, or why it is not one.
@@ -455,12 +482,11 @@ impl TimeReader {
         }
         // As arrays, the prefixes compare in a few loads, not a call.
         let split = b.split_first_chunk::<SECOND_PREFIX>();
-        if let (Some((prefix, rest)), Some((seen, utc_ms))) = (split, &self.second)
-            && prefix == seen
+        if let Some((prefix, rest)) = split
             && let Some(ms) = fraction_ms(rest)
+            && let Some(second_ms) = self.second_of(prefix)
         {
-            // The second was storable; its last millisecond may not be.
-            return storable(utc_ms + ms);
+            return storable(second_ms + ms);
         }
         let civil = parse_civil(text)?;
         let utc_ms = match civil.offset_ms {
