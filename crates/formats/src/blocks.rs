@@ -31,6 +31,10 @@ pub const BLOCK_BYTES: usize = 128 << 10;
 /// ones) keeps what is read ahead of it to a megabyte, whatever the lines.
 const BLOCK_LINES: usize = 2048;
 
+/// Blocks in flight while a worker holds the one awaited, as a multiple of
+/// those handed out: what this thread reads ahead itself meanwhile.
+const AHEAD: u64 = 4;
+
 /// More workers than this find nothing more to do: this thread, the
 /// hasher and the sample encoder keep their own pace.
 const MAX_WORKERS: usize = 4;
@@ -275,19 +279,9 @@ impl<F: ReadsAhead> Blocks<F> {
         lines: &mut LineReader<R>,
         reading: &F,
     ) -> ParseResult<Option<Done<F>>> {
-        while !self.ended && self.sent - self.taken < self.in_flight {
-            let mut bytes = self.spare_bytes.pop().unwrap_or_default();
-            let Some(first_line) = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes)?
-            else {
-                self.ended = true;
+        while self.sent - self.taken < self.in_flight {
+            let Some(mut job) = self.cut(lines, reading)? else {
                 break;
-            };
-            let mut job = Job {
-                seq: self.sent,
-                first_line,
-                bytes,
-                plan: reading.plan()?,
-                lines: self.spare_lines.pop().unwrap_or_else(Lines::new),
             };
             loop {
                 match self.to_workers.try_send(job) {
@@ -301,7 +295,6 @@ impl<F: ReadsAhead> Blocks<F> {
                     Err(TrySendError::Disconnected(_)) => return Err(stopped()),
                 }
             }
-            self.sent += 1;
         }
         if self.taken == self.sent {
             return Ok(None);
@@ -317,6 +310,19 @@ impl<F: ReadsAhead> Blocks<F> {
                 // other one (a sixth of an import's time on two cores):
                 // the block is read here instead.
                 Err(TryRecvError::Empty) if self.help()? => continue,
+                // Nor is one queued: the block awaited is still on a
+                // worker. Where the machine gives that worker's core little
+                // time, waiting for it held the whole import back; the next
+                // blocks of the file are read here meanwhile, up to a bound.
+                Err(TryRecvError::Empty) if self.sent - self.taken < AHEAD * self.in_flight => {
+                    match self.cut(lines, reading)? {
+                        Some(job) => {
+                            self.read_here(job)?;
+                            continue;
+                        }
+                        None => self.from_workers.recv().ok().flatten(),
+                    }
+                }
                 Err(TryRecvError::Empty) => self.from_workers.recv().ok().flatten(),
                 Err(TryRecvError::Disconnected) => None,
             };
@@ -327,15 +333,46 @@ impl<F: ReadsAhead> Blocks<F> {
         Ok(Some(done))
     }
 
+    /// The next block of the file, numbered; `None` at its end.
+    fn cut<R: BufRead>(
+        &mut self,
+        lines: &mut LineReader<R>,
+        reading: &F,
+    ) -> ParseResult<Option<Job<F>>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let mut bytes = self.spare_bytes.pop().unwrap_or_default();
+        let Some(first_line) = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes)? else {
+            self.ended = true;
+            return Ok(None);
+        };
+        let job = Job {
+            seq: self.sent,
+            first_line,
+            bytes,
+            plan: reading.plan()?,
+            lines: self.spare_lines.pop().unwrap_or_else(Lines::new),
+        };
+        self.sent += 1;
+        Ok(Some(job))
+    }
+
+    /// Read a block here, on this thread.
+    fn read_here(&mut self, job: Job<F>) -> ParseResult {
+        let helper = &mut self.helper;
+        let done = catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper)))
+            .map_err(|_| stopped())?;
+        self.arrived.insert(done.seq, done);
+        Ok(())
+    }
+
     /// Read a block still waiting for a worker here, if there is one.
     fn help(&mut self) -> ParseResult<bool> {
         let Ok(job) = self.queued.try_recv() else {
             return Ok(false);
         };
-        let helper = &mut self.helper;
-        let done = catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper)))
-            .map_err(|_| stopped())?;
-        self.arrived.insert(done.seq, done);
+        self.read_here(job)?;
         Ok(true)
     }
 
