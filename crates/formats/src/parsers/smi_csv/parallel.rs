@@ -70,7 +70,11 @@ impl ReadsAhead for Reading {
     }
 
     fn read_ahead(plan: &Self::Plan, worker: &mut Worker, line: &Line<'_>, ahead: &mut Ahead) {
-        ahead.what = if is_blank(line.text) {
+        // A row starts with a digit (its time or index); blanks, messages
+        // and headers never do: one byte spares the three checks.
+        ahead.what = if line.text.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            What::Row
+        } else if is_blank(line.text) {
             What::Blank
         } else if smi_messages::recognise(line.text).is_some() || is_header(line.text) {
             What::Other
