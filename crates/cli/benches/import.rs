@@ -236,6 +236,59 @@ fn run_detail(bin: &str, db: &Path, samples: u64) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Rounds of the import on a core shared with a busy process.
+const SHARED_RUNS: usize = 3;
+
+/// Both imports again with a busy loop on the last core, as a machine that
+/// gives one of its cores little time (a shared cloud instance; this one,
+/// in its slow hours): the single-threaded sqlite3 runs on the other core,
+/// and the import shows how far its threads hold each other back. Skipped
+/// where `taskset` or a second core is missing.
+fn shared_core(bin: &str, dir: &Path, csv: &Path) -> std::io::Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        return Ok(());
+    }
+    let Ok(mut busy) = Command::new("taskset")
+        .args([
+            "-c",
+            &(cores - 1).to_string(),
+            "sh",
+            "-c",
+            "while :; do :; done",
+        ])
+        .spawn()
+    else {
+        println!("  with a core shared: taskset is not installed, skipped");
+        return Ok(());
+    };
+    let rounds = || -> std::io::Result<(f64, f64)> {
+        let mut ours = Vec::new();
+        let mut reference = Vec::new();
+        for i in 0..SHARED_RUNS {
+            ours.push(import(bin, &dir.join(format!("shared-{i}.db")), csv)?.0);
+            settle()?;
+            let (r, _) = measure(
+                Command::new("sqlite3")
+                    .arg(dir.join(format!("shared-reference-{i}.db")))
+                    .arg(format!(".import --csv {} t", csv.display())),
+            )?;
+            reference.push(r);
+        }
+        Ok((median(ours), median(reference)))
+    };
+    let measured = rounds();
+    busy.kill()?;
+    busy.wait()?;
+    let (ours, reference) = measured?;
+    println!(
+        "  with a core shared with a busy loop (median of {SHARED_RUNS}): breakpoint {ours:.2} s, \
+         sqlite3 {reference:.2} s: {:.1}×",
+        reference / ours
+    );
+    Ok(())
+}
+
 /// Drop the energy kept for run 1, as a workspace from before it was kept.
 fn forget_energy(db: &Path) -> std::io::Result<()> {
     let status = Command::new("sqlite3")
@@ -315,6 +368,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if sqlite {
         run_detail(bin, &dir.path().join("ours-0.db"), rows)?;
+        shared_core(bin, dir.path(), &full)?;
     }
 
     for (what, path, n) in [
