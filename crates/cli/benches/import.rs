@@ -6,7 +6,8 @@
 //! is read for the full file and for half of it, to show it does not grow
 //! with the file. The same 1.4 M samples as `nvidia-smi dmon -o DT` output
 //! and as a probe log go through the same pipeline; their rates are printed
-//! too.
+//! too. Both imports run again beside a busy loop on one core, as on a
+//! machine that gives one of its cores little time.
 //!
 //! Run: `cargo bench -p breakpoint-cli --bench import`
 //! Targets: ≥ 10× SQLite's `.import`, peak memory ≤ 64 MiB and flat; the
