@@ -26,14 +26,12 @@ pub struct SmiMessage {
 /// driver generations print; anything else is left to the parser.
 pub fn recognise(line: &str) -> Option<SmiMessage> {
     // Every message starts with one of these letters; rows start with a
-    // digit or a blank. One byte decides for almost every line, before the
-    // line is trimmed.
-    if line.as_bytes().first().is_some_and(|b| {
-        b.is_ascii_graphic() && !matches!(b, b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f')
-    }) {
-        return None;
-    }
-    let text = line.trim_start();
+    // digit or a blank. One byte decides for almost every line; a line is
+    // trimmed first only where it starts with no visible character.
+    let text = match line.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => line,
+        _ => line.trim_start(),
+    };
     if !matches!(
         text.as_bytes().first(),
         Some(b'U' | b'u' | b'G' | b'g' | b'N' | b'n' | b'F' | b'f')

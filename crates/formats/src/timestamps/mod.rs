@@ -415,7 +415,7 @@ impl TimeReader {
     }
 
     /// The common cell of a log's rows read in one pass over its bytes:
-    /// spaces, a time within the second read last (`YYYY/MM/DD HH:MM:SS`
+    /// spaces, a time within the minute read last (`YYYY/MM/DD HH:MM:SS`
     /// as before, then a point and three digits), spaces, then `sep` or the
     /// end. Gives the time and how many bytes the cell spans, as `read`
     /// gives the time of the cell's text; `None` for any other cell, which
@@ -425,18 +425,16 @@ impl TimeReader {
         let lead = bytes.iter().take_while(|b| **b == b' ').count();
         let (prefix, rest) = bytes[lead..].split_first_chunk::<SECOND_PREFIX>()?;
         // A comma that separates cells does not start a fraction.
-        let [point @ (b'.' | b','), a, b, c, rest @ ..] = rest else {
-            return None;
-        };
-        if *point == sep || ![a, b, c].iter().all(|d| d.is_ascii_digit()) {
+        let (fraction, rest) = rest.split_first_chunk::<4>()?;
+        if fraction[0] == sep {
             return None;
         }
         let trail = rest.iter().take_while(|b| **b == b' ').count();
         if rest.get(trail).is_some_and(|b| *b != sep) {
             return None;
         }
+        let ms = fraction_ms(fraction)?;
         let second_ms = self.second_of(prefix)?;
-        let ms = i64::from(a - b'0') * 100 + i64::from(b - b'0') * 10 + i64::from(c - b'0');
         let t_ms = storable(second_ms + ms).ok()?;
         Some((t_ms, bytes.len() - rest.len() + trail))
     }

@@ -167,7 +167,7 @@ impl ChunkColumns {
         let raw = sample.raw_values();
         self.arena[self.first + n] = sample.t_ms;
         // The columns of fields seen before and not reported now were
-        // zeroed with the rest of their room (`differs`).
+        // given a zero by `differs`.
         for field in bits(mask) {
             self.arena[self.starts[field] + n] = raw[field];
         }
