@@ -7,8 +7,8 @@
 mod one_pass;
 
 use crate::samples::Field;
-pub use one_pass::read_plain_index;
 use one_pass::{Plain, Tail, sign};
+pub use one_pass::{PlainReader, read_plain_index};
 
 /// Cells that mean "not reported". The caller turns them into absence,
 /// never into 0.
@@ -198,11 +198,18 @@ impl ValueReader {
     /// A value read in the written unit, in the store's.
     #[inline]
     fn scale(&self, v: i64) -> i64 {
-        match self.factor {
-            1 => v,
-            f if f > 0 => v.saturating_mul(f),
-            f => v / -f,
-        }
+        scale(self.factor, v)
+    }
+}
+
+/// A value read in the written unit, in the store's: multiplied by
+/// `factor`, or divided by its negation.
+#[inline]
+fn scale(factor: i64, v: i64) -> i64 {
+    match factor {
+        1 => v,
+        f if f > 0 => v.saturating_mul(f),
+        f => v / -f,
     }
 }
 

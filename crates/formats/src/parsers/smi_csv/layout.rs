@@ -3,7 +3,7 @@
 //! or the GPU's id), how a header line is told from a row, and what a
 //! header-less file's columns must be, judged from the shape of its values.
 
-use super::super::super::values::ValueReader;
+use super::super::super::values::{PlainReader, ValueReader};
 use super::super::memory_health::Finding;
 use crate::samples::Field;
 
@@ -26,6 +26,17 @@ pub(super) enum Column {
     Ignored,
     /// Not a field this build knows: kept in the run's metadata.
     Unknown,
+}
+
+/// How the one-pass loop reads a column's cells: each column's in a few
+/// bytes, side by side, rather than through its `Column` and its reader.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum PlainCell {
+    Time,
+    Index,
+    Value(PlainReader),
+    /// Cut at its comma and read by the general path.
+    Other,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -168,6 +179,8 @@ pub(super) struct Layout {
     pub(super) columns: Vec<(Column, Option<String>, String)>,
     /// For each column holding a sample field, its reader.
     pub(super) readers: Vec<Option<ValueReader>>,
+    /// How the one-pass loop reads each column's cells (`read_cells`).
+    pub(super) plain: Vec<PlainCell>,
     pub(super) has_time: bool,
     pub(super) has_mask: bool,
 }
@@ -213,14 +226,27 @@ impl Layout {
         if known == 0 {
             return Err("no column is a known nvidia-smi --query-gpu field".into());
         }
+        let readers: Vec<Option<ValueReader>> = columns
+            .iter()
+            .map(|(c, unit, _)| match c {
+                Column::Value(f) => Some(ValueReader::new(*f, unit.as_deref())),
+                _ => None,
+            })
+            .collect();
         Ok(Layout {
-            readers: columns
+            plain: columns
                 .iter()
-                .map(|(c, unit, _)| match c {
-                    Column::Value(f) => Some(ValueReader::new(*f, unit.as_deref())),
-                    _ => None,
+                .zip(&readers)
+                .map(|((c, _, _), reader)| match (c, reader) {
+                    (Column::Timestamp, _) => PlainCell::Time,
+                    (Column::Index, _) => PlainCell::Index,
+                    (_, Some(reader)) => reader
+                        .plain_reader()
+                        .map_or(PlainCell::Other, PlainCell::Value),
+                    _ => PlainCell::Other,
                 })
                 .collect(),
+            readers,
             has_time: columns.iter().any(|(c, _, _)| *c == Column::Timestamp),
             has_mask: columns
                 .iter()

@@ -32,7 +32,7 @@ use super::memory_health::{Findings, is_found};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
-use layout::{Column, Inv, Layout};
+use layout::{Column, Inv, Layout, PlainCell};
 use reading::Reading;
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
@@ -237,19 +237,16 @@ fn read_cells(
             let i = count;
             count += 1;
             let rest = &bytes[at..];
-            let plain = match columns.get(i) {
-                Some((Column::Value(field), _, _)) => layout.readers[i]
-                    .as_ref()
-                    .and_then(|r| r.read_plain(rest, b','))
-                    .map(|(v, len)| {
-                        row.sample.set(*field, v);
-                        len
-                    }),
-                Some((Column::Index, _, _)) => read_plain_index(rest, b',').map(|(index, len)| {
+            let plain = match layout.plain.get(i) {
+                Some(PlainCell::Value(reader)) => reader.read_plain(rest, b',').map(|(v, len)| {
+                    row.sample.set(reader.field, v);
+                    len
+                }),
+                Some(PlainCell::Index) => read_plain_index(rest, b',').map(|(index, len)| {
                     row.index = Some(index);
                     len
                 }),
-                Some((Column::Timestamp, _, _)) => times.read_plain(rest, b',').map(|(t, len)| {
+                Some(PlainCell::Time) => times.read_plain(rest, b',').map(|(t, len)| {
                     row.t_ms = Some(t);
                     len
                 }),
