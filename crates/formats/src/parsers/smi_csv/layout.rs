@@ -3,6 +3,8 @@
 //! or the GPU's id), how a header line is told from a row, and what a
 //! header-less file's columns must be, judged from the shape of its values.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::super::super::values::{PlainReader, ValueReader};
 use super::super::memory_health::Finding;
 use crate::samples::Field;
@@ -174,6 +176,8 @@ pub(super) fn classify(name: &str) -> Column {
 /// The columns of a file, from its header (or from `--fields`).
 #[derive(Debug, Clone)]
 pub(super) struct Layout {
+    /// This layout among all made: what the workers' `LastCells` are of.
+    pub(super) id: u64,
     /// The header line as written, to recognise it when it repeats.
     pub(super) header_text: Option<String>,
     pub(super) columns: Vec<(Column, Option<String>, String)>,
@@ -233,7 +237,10 @@ impl Layout {
                 _ => None,
             })
             .collect();
+        // Numbered from one: a worker's `LastCells` starts at none.
+        static MADE: AtomicU64 = AtomicU64::new(1);
         Ok(Layout {
+            id: MADE.fetch_add(1, Ordering::Relaxed),
             plain: columns
                 .iter()
                 .zip(&readers)

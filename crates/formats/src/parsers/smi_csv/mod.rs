@@ -16,6 +16,7 @@
 //! reading the cells of many rows on every core is `parallel`'s; this file
 //! reads a row.
 
+mod last_cells;
 mod layout;
 mod parallel;
 mod reading;
@@ -32,6 +33,7 @@ use super::memory_health::{Findings, is_found};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
 use crate::samples::{Field, Sample};
+use last_cells::LastCells;
 use layout::{Column, Inv, Layout, PlainCell};
 use reading::Reading;
 
@@ -144,6 +146,7 @@ fn read_cells(
     layout: &Layout,
     line: &Line<'_>,
     times: &mut TimeReader,
+    last: &mut LastCells,
     row: &mut RowCells,
     may_quote: bool,
 ) -> Result<(), LineError> {
@@ -232,18 +235,33 @@ fn read_cells(
         // nvidia-smi's own rows: a value cell is read as its bytes are
         // found (`read_plain`); anything else is cut at its comma first.
         let bytes = text.as_bytes();
+        last.for_layout(layout.id, layout.plain.len());
+        // The index comes first in nvidia-smi's rows: from there on, a
+        // GPU's value cells are compared with its own last ones.
+        let mut gpu_places = last.places_of(None);
         let mut at = 0;
         loop {
             let i = count;
             count += 1;
             let rest = &bytes[at..];
             let plain = match layout.plain.get(i) {
-                Some(PlainCell::Value(reader)) => reader.read_plain(rest, b',').map(|(v, len)| {
+                Some(PlainCell::Value(reader)) => {
+                    let place = gpu_places + i;
+                    last.get(place, rest).or_else(|| {
+                        let read = reader.read_plain(rest, b',');
+                        if let Some((v, len)) = read {
+                            last.keep(place, rest, len, v);
+                        }
+                        read
+                    })
+                }
+                .map(|(v, len)| {
                     row.sample.set(reader.field, v);
                     len
                 }),
                 Some(PlainCell::Index) => read_plain_index(rest, b',').map(|(index, len)| {
                     row.index = Some(index);
+                    gpu_places = last.places_of(Some(index));
                     len
                 }),
                 Some(PlainCell::Time) => times.read_plain(rest, b',').map(|(t, len)| {
@@ -584,6 +602,30 @@ mod tests {
         ) {
             let input = file(&picks, last_cut);
             prop_assert_eq!(parsed(&input, Some(size), skip), parsed(&input, None, skip));
+        }
+    }
+
+    #[test]
+    fn a_cell_written_as_before_reads_anew_under_a_new_header() {
+        // The same cells, in MiB and then, after a new header, in GiB: a
+        // cell is taken as read before only under the columns it was read
+        // under, in blocks as line by line.
+        let rows = "2024/06/01 00:00:01.100, 0, 61, 97, 1410, 1593\n\
+                    2024/06/01 00:00:02.100, 0, 61, 97, 1410, 1593\n";
+        let input = format!(
+            "timestamp, index, memory.used [MiB], utilization.gpu [%], clocks.sm [MHz], clocks.mem [MHz]\n{rows}\
+             timestamp, index, memory.used [GiB], utilization.gpu [%], clocks.sm [MHz], clocks.mem [MHz]\n{rows}"
+        );
+        for block_bytes in [None, Some(64), Some(1 << 20)] {
+            let (_, samples) = blocks::testing::with_builder(false, |ctx, mut b| {
+                parse_in(input.as_bytes(), ctx, &mut b, block_bytes).unwrap();
+            });
+            let used: Vec<_> = samples.iter().map(|s| s.get(Field::MemUsedMib)).collect();
+            assert_eq!(
+                used,
+                [Some(61), Some(61), Some(61 * 1024), Some(61 * 1024)],
+                "{block_bytes:?}"
+            );
         }
     }
 

@@ -13,7 +13,7 @@ use super::super::super::lines::Line;
 use super::super::super::smi_messages;
 use super::super::super::timestamps::TimeReader;
 use super::layout::{Layout, is_header};
-use super::{Reading, RowCells, is_blank, read_cells};
+use super::{LastCells, Reading, RowCells, is_blank, read_cells};
 
 /// What a worker made of a line.
 #[derive(Default)]
@@ -37,6 +37,7 @@ enum What {
 /// A worker's own: its time reader, and whether its block holds a quote.
 pub(super) struct Worker {
     times: TimeReader,
+    last: LastCells,
     quotes: bool,
 }
 
@@ -60,6 +61,7 @@ impl ReadsAhead for Reading {
     fn worker(&self, ctx: &ParseContext) -> Worker {
         Worker {
             times: TimeReader::new(ctx.times.zone().clone()),
+            last: LastCells::default(),
             quotes: true,
         }
     }
@@ -88,6 +90,7 @@ impl ReadsAhead for Reading {
                 &plan.0,
                 line,
                 &mut worker.times,
+                &mut worker.last,
                 &mut ahead.cells,
                 worker.quotes,
             )

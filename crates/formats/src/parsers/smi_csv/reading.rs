@@ -13,7 +13,7 @@ use super::super::super::smi_messages;
 use super::super::RoundClock;
 use super::super::memory_health::Reported;
 use super::layout::{Column, Layout, infer_layout, is_header};
-use super::{RowCells, RowError, finish_row, is_blank, read_cells};
+use super::{LastCells, RowCells, RowError, finish_row, is_blank, read_cells};
 
 /// Where the reading of a file stands between two lines.
 pub(super) struct Reading {
@@ -36,6 +36,8 @@ pub(super) struct Reading {
     /// Rows without times read as one snapshot at the file's time.
     snapshot: bool,
     pub(super) rows: u64,
+    /// The last value cells of the rows read here, line by line.
+    last: LastCells,
 }
 
 impl Reading {
@@ -57,6 +59,7 @@ impl Reading {
             positional: (i64::MIN, 0),
             snapshot: false,
             rows: 0,
+            last: LastCells::default(),
         })
     }
 
@@ -132,7 +135,14 @@ impl Reading {
             self.start_clock(ctx, b)?;
         }
         let mut cells = RowCells::new();
-        let read = read_cells(&layout, line, &mut ctx.times, &mut cells, true);
+        let read = read_cells(
+            &layout,
+            line,
+            &mut ctx.times,
+            &mut self.last,
+            &mut cells,
+            true,
+        );
         self.row(read.map(|()| &mut cells), line, ctx, b)
     }
 
