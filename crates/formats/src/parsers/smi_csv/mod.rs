@@ -13,7 +13,8 @@
 //! which depends on the rows before it. What the columns are — from the
 //! header, `--fields` or the values' shape — is `layout`'s; where the
 //! reading stands between lines, and a line read against it, `reading`'s;
-//! reading the cells of many rows on every core is `parallel`'s; this file
+//! reading the cells of many rows on every core is `parallel`'s; knowing a
+//! cell written as its GPU's row before wrote it, `last_cells`'; this file
 //! reads a row.
 
 mod last_cells;
