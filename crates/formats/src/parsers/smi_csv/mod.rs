@@ -29,7 +29,9 @@ use super::super::blocks;
 use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder};
 use super::super::lines::Line;
 use super::super::timestamps::TimeReader;
-use super::super::values::{is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit};
+use super::super::values::{
+    is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit, trim_cell,
+};
 use super::memory_health::{Findings, is_found};
 use super::{RoundClock, split_cells};
 use crate::accelerator;
@@ -163,13 +165,16 @@ fn read_cells(
         let Some((column, unit, name)) = columns.get(i) else {
             return Ok(());
         };
-        let text_of = |cell: &str| match at {
-            // Trimmed, as the cell's place in the line.
-            Some(at) => {
-                let lead = cell.len() - cell.trim_start().len();
-                CellText::At(at + lead, at + lead + cell.trim().len())
+        let text_of = |cell: &str| {
+            let trimmed = trim_cell(cell);
+            match at {
+                // Trimmed, as the cell's place in the line.
+                Some(at) => {
+                    let lead = trimmed.as_ptr() as usize - cell.as_ptr() as usize;
+                    CellText::At(at + lead, at + lead + trimmed.len())
+                }
+                None => CellText::Unquoted(trimmed.to_string()),
             }
-            None => CellText::Unquoted(cell.trim().to_string()),
         };
         match column {
             Column::Timestamp => {
