@@ -36,7 +36,7 @@ pub fn is_missing(text: &str) -> bool {
 
 /// A cell reporting that the GPU fell off the bus.
 pub fn is_gpu_lost(text: &str) -> bool {
-    text.trim().eq_ignore_ascii_case("[GPU is lost]")
+    trim_cell(text).eq_ignore_ascii_case("[GPU is lost]")
 }
 
 /// Split "33.09 W" into ("33.09", Some("W")); "45" into ("45", None). The

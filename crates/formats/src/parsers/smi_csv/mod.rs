@@ -211,7 +211,7 @@ fn read_cells(
                     .map_err(|r| fail(i, format!("{r} for {}", header_name(name, unit))))?;
             }
             Column::Health(finding) if is_found(cell) => row.health.insert(*finding),
-            Column::Reason(bit) => match cell.trim() {
+            Column::Reason(bit) => match trim_cell(cell) {
                 "Active" | "active" => row.reasons = Some(row.reasons.unwrap_or(0) | bit),
                 "Not Active" | "not active" | "Not active" => {
                     row.reasons = Some(row.reasons.unwrap_or(0));
