@@ -37,6 +37,8 @@ pub(super) enum PlainCell {
     Time,
     Index,
     Value(PlainReader),
+    /// `memory.free`, read as memory in use is.
+    MemFree(PlainReader),
     /// Cut at its comma and read by the general path.
     Other,
 }
@@ -244,9 +246,14 @@ impl Layout {
             plain: columns
                 .iter()
                 .zip(&readers)
-                .map(|((c, _, _), reader)| match (c, reader) {
+                .map(|((c, unit, _), reader)| match (c, reader) {
                     (Column::Timestamp, _) => PlainCell::Time,
                     (Column::Index, _) => PlainCell::Index,
+                    // Read as memory in use is: the general reader's
+                    // `parse_field(MemUsedMib, …)` is that reader's too.
+                    (Column::MemFree, _) => ValueReader::new(Field::MemUsedMib, unit.as_deref())
+                        .plain_reader()
+                        .map_or(PlainCell::Other, PlainCell::MemFree),
                     (_, Some(reader)) => reader
                         .plain_reader()
                         .map_or(PlainCell::Other, PlainCell::Value),

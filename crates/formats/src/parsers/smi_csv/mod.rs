@@ -30,7 +30,7 @@ use super::super::builder::{GpuKey, LineError, Loss, ParseFailure, ParseResult, 
 use super::super::lines::Line;
 use super::super::timestamps::TimeReader;
 use super::super::values::{
-    is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit, trim_cell,
+    PlainReader, is_gpu_lost, is_missing, parse_field, read_plain_index, split_unit, trim_cell,
 };
 use super::memory_health::{Findings, is_found};
 use super::{RoundClock, split_cells};
@@ -252,19 +252,17 @@ fn read_cells(
             let rest = &bytes[at..];
             let plain = match layout.plain.get(i) {
                 Some(PlainCell::Value(reader)) => {
-                    let place = gpu_places + i;
-                    last.get(place, rest).or_else(|| {
-                        let read = reader.read_plain(rest, b',');
-                        if let Some((v, len)) = read {
-                            last.keep(place, rest, len, v);
-                        }
-                        read
+                    read_remembered(reader, last, gpu_places + i, rest).map(|(v, len)| {
+                        row.sample.set(reader.field, v);
+                        len
                     })
                 }
-                .map(|(v, len)| {
-                    row.sample.set(reader.field, v);
-                    len
-                }),
+                Some(PlainCell::MemFree(reader)) => {
+                    read_remembered(reader, last, gpu_places + i, rest).map(|(v, len)| {
+                        row.mem_free = Some(v);
+                        len
+                    })
+                }
                 Some(PlainCell::Index) => read_plain_index(rest, b',').map(|(index, len)| {
                     row.index = Some(index);
                     gpu_places = last.places_of(Some(index));
@@ -292,6 +290,24 @@ fn read_cells(
         }
     }
     super::check_row_width(line.number, count, columns.len())
+}
+
+/// A value cell at the start of `rest`: as the cell kept at `place` read,
+/// where it is written the same, or read in one pass and kept.
+#[inline]
+fn read_remembered(
+    reader: &PlainReader,
+    last: &mut LastCells,
+    place: usize,
+    rest: &[u8],
+) -> Option<(i64, usize)> {
+    last.get(place, rest).or_else(|| {
+        let read = reader.read_plain(rest, b',');
+        if let Some((v, len)) = read {
+            last.keep(place, rest, len, v);
+        }
+        read
+    })
 }
 
 /// Where the first comma is. Cells are a few bytes to a few dozen long (the
@@ -630,6 +646,36 @@ mod tests {
             assert_eq!(
                 used,
                 [Some(61), Some(61), Some(61 * 1024), Some(61 * 1024)],
+                "{block_bytes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn memory_in_use_is_the_total_less_what_is_free() {
+        // The rows after the first are read in one pass and, where written
+        // as before, at a compare; `[N/A]` and a value in another unit go
+        // to the general reader: all read alike, in blocks as line by line.
+        let input = "timestamp, index, memory.total [MiB], memory.free [MiB], utilization.gpu [%]\n\
+                     2024/06/01 00:00:01.100, 0, 81920 MiB, 20693 MiB, 97 %\n\
+                     2024/06/01 00:00:02.100, 0, 81920 MiB, 20693 MiB, 97 %\n\
+                     2024/06/01 00:00:03.100, 0, 81920 MiB, 20693, 97 %\n\
+                     2024/06/01 00:00:04.100, 0, 81920 MiB, [N/A], 97 %\n\
+                     2024/06/01 00:00:05.100, 0, 81920 MiB, 1 GiB, 97 %\n";
+        for block_bytes in [None, Some(48), Some(1 << 20)] {
+            let (_, samples) = blocks::testing::with_builder(false, |ctx, mut b| {
+                parse_in(input.as_bytes(), ctx, &mut b, block_bytes).unwrap();
+            });
+            let used: Vec<_> = samples.iter().map(|s| s.get(Field::MemUsedMib)).collect();
+            assert_eq!(
+                used,
+                [
+                    Some(61_227),
+                    Some(61_227),
+                    Some(61_227),
+                    None,
+                    Some(81_920 - 1024)
+                ],
                 "{block_bytes:?}"
             );
         }
