@@ -251,15 +251,14 @@ fn read_cells(
             count += 1;
             let rest = &bytes[at..];
             let plain = match layout.plain.get(i) {
-                Some(PlainCell::Value(reader)) => {
+                Some(cell @ (PlainCell::Value(reader) | PlainCell::MemFree(reader))) => {
                     read_remembered(reader, last, gpu_places + i, rest).map(|(v, len)| {
-                        row.sample.set(reader.field, v);
-                        len
-                    })
-                }
-                Some(PlainCell::MemFree(reader)) => {
-                    read_remembered(reader, last, gpu_places + i, rest).map(|(v, len)| {
-                        row.mem_free = Some(v);
+                        match cell {
+                            PlainCell::MemFree(_) => row.mem_free = Some(v),
+                            _ => {
+                                row.sample.set(reader.field, v);
+                            }
+                        }
                         len
                     })
                 }
@@ -294,20 +293,21 @@ fn read_cells(
 
 /// A value cell at the start of `rest`: as the cell kept at `place` read,
 /// where it is written the same, or read in one pass and kept.
-#[inline]
+#[inline(always)]
 fn read_remembered(
     reader: &PlainReader,
     last: &mut LastCells,
     place: usize,
     rest: &[u8],
 ) -> Option<(i64, usize)> {
-    last.get(place, rest).or_else(|| {
-        let read = reader.read_plain(rest, b',');
-        if let Some((v, len)) = read {
-            last.keep(place, rest, len, v);
-        }
-        read
-    })
+    if let Some(remembered) = last.get(place, rest) {
+        return Some(remembered);
+    }
+    let read = reader.read_plain(rest, b',');
+    if let Some((v, len)) = read {
+        last.keep(place, rest, len, v);
+    }
+    read
 }
 
 /// Where the first comma is. Cells are a few bytes to a few dozen long (the
