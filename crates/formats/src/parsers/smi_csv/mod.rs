@@ -170,6 +170,7 @@ fn read_cells(
             match at {
                 // Trimmed, as the cell's place in the line.
                 Some(at) => {
+                    // `trimmed` is a slice of `cell`: its offset is the lead.
                     let lead = trimmed.as_ptr() as usize - cell.as_ptr() as usize;
                     CellText::At(at + lead, at + lead + trimmed.len())
                 }
@@ -638,17 +639,29 @@ mod tests {
             "timestamp, index, memory.used [MiB], utilization.gpu [%], clocks.sm [MHz], clocks.mem [MHz]\n{rows}\
              timestamp, index, memory.used [GiB], utilization.gpu [%], clocks.sm [MHz], clocks.mem [MHz]\n{rows}"
         );
-        for block_bytes in [None, Some(64), Some(1 << 20)] {
+        assert_eq!(
+            memory_used_every_way(&input),
+            [Some(61), Some(61), Some(61 * 1024), Some(61 * 1024)]
+        );
+    }
+
+    /// Each sample's memory in use, read line by line and in blocks of
+    /// several sizes, which must agree.
+    fn memory_used_every_way(input: &str) -> Vec<Option<i64>> {
+        let read = |block_bytes| {
             let (_, samples) = blocks::testing::with_builder(false, |ctx, mut b| {
                 parse_in(input.as_bytes(), ctx, &mut b, block_bytes).unwrap();
             });
-            let used: Vec<_> = samples.iter().map(|s| s.get(Field::MemUsedMib)).collect();
-            assert_eq!(
-                used,
-                [Some(61), Some(61), Some(61 * 1024), Some(61 * 1024)],
-                "{block_bytes:?}"
-            );
+            samples
+                .iter()
+                .map(|s| s.get(Field::MemUsedMib))
+                .collect::<Vec<_>>()
+        };
+        let by_lines = read(None);
+        for block_bytes in [48, 64, 1 << 20] {
+            assert_eq!(read(Some(block_bytes)), by_lines, "blocks of {block_bytes}");
         }
+        by_lines
     }
 
     #[test]
@@ -662,23 +675,16 @@ mod tests {
                      2024/06/01 00:00:03.100, 0, 81920 MiB, 20693, 97 %\n\
                      2024/06/01 00:00:04.100, 0, 81920 MiB, [N/A], 97 %\n\
                      2024/06/01 00:00:05.100, 0, 81920 MiB, 1 GiB, 97 %\n";
-        for block_bytes in [None, Some(48), Some(1 << 20)] {
-            let (_, samples) = blocks::testing::with_builder(false, |ctx, mut b| {
-                parse_in(input.as_bytes(), ctx, &mut b, block_bytes).unwrap();
-            });
-            let used: Vec<_> = samples.iter().map(|s| s.get(Field::MemUsedMib)).collect();
-            assert_eq!(
-                used,
-                [
-                    Some(61_227),
-                    Some(61_227),
-                    Some(61_227),
-                    None,
-                    Some(81_920 - 1024)
-                ],
-                "{block_bytes:?}"
-            );
-        }
+        assert_eq!(
+            memory_used_every_way(input),
+            [
+                Some(61_227),
+                Some(61_227),
+                Some(61_227),
+                None,
+                Some(81_920 - 1024)
+            ]
+        );
     }
 
     /// A 1 Hz query loop on two A100s: GPU 1's row remap is pending from
