@@ -347,3 +347,68 @@ fn rusqlite_check(db: &std::path::Path) -> String {
         _ => "unchecked".into(),
     }
 }
+
+/// A log of `rows` rows of two GPUs at 1 Hz, as nvidia-smi writes it.
+fn long_log(ws: &Workspace, rows: u32) -> PathBuf {
+    let mut text = String::from("timestamp, index, power.draw [W], utilization.gpu [%]\n");
+    for i in 0..rows {
+        let (m, s) = (i / 60 % 60, i % 60);
+        text.push_str(&format!(
+            "2024/06/01 {:02}:{m:02}:{s:02}.000, {}, {}.{:02} W, {} %\n",
+            i / 3600,
+            i % 2,
+            200 + i % 50,
+            i % 100,
+            i % 101
+        ));
+    }
+    let path = ws.dir.path().join("long.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn timings_say_where_an_import_spent_its_time_only_when_asked() {
+    let ws = with_platform();
+    let log = long_log(&ws, 40_000).display().to_string();
+    let import = ["import", &log, "--platform", "AutoDL", "--tz", "UTC"];
+    let plain = ws.ok(&import);
+    assert!(!plain.contains("timings"), "{plain}");
+
+    let ws = with_platform();
+    let out = ws.ok(&[&import[..], &["--timings"]].concat());
+    let line = |start: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} line in {out}"))
+    };
+    let wall = line("timings:");
+    for stage in ["setting up", "reading lines", "storing", "committing"] {
+        assert!(wall.contains(stage), "{wall}");
+    }
+    let cpu = line("processor time:");
+    for part in [
+        "this thread",
+        "row worker(s)",
+        "SHA-256",
+        "encoding samples",
+    ] {
+        assert!(cpu.contains(part), "{cpu}");
+    }
+
+    // The same figures for scripts, in seconds; the stages make the whole.
+    let ws = with_platform();
+    let report = ws.json(&[&["--json"][..], &import, &["--timings"]].concat());
+    let t = &report[0]["timings"];
+    let secs = |key: &str| t[key].as_f64().unwrap_or_else(|| panic!("{key} in {t}"));
+    let stages: f64 = ["setting_up_s", "reading_s", "storing_s", "committing_s"]
+        .into_iter()
+        .map(secs)
+        .sum();
+    assert!((stages - secs("wall_s")).abs() < 1e-6, "{t}");
+    assert!(secs("reading_s") > 0.0, "{t}");
+    assert!(t["row_workers"].as_u64().unwrap() >= 1, "{t}");
+    assert!(secs("hashing_cpu_s") > 0.0, "{t}");
+    assert!(secs("cpu_s") >= secs("this_thread_cpu_s"), "{t}");
+    assert_eq!(report[0]["samples"], 40_000);
+}

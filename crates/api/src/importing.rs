@@ -13,7 +13,8 @@ use crate::store::Store;
 /// The import's own vocabulary, as the faces set it up and read its outcome.
 pub use breakpoint_core::import::bundle::checklist_verdict;
 pub use breakpoint_core::import::{
-    Duplicate, Format, ImportError, ImportOptions, ImportOutcome, ZoneFrom, import_file, timestamps,
+    Duplicate, Format, ImportError, ImportOptions, ImportOutcome, ImportTimings, ZoneFrom,
+    import_file, timestamps,
 };
 
 /// What became of one file.

@@ -7,7 +7,9 @@
 //! with the file. The same 1.4 M samples as `nvidia-smi dmon -o DT` output
 //! and as a probe log go through the same pipeline; their rates are printed
 //! too. Both imports run again beside a busy loop on one core, as on a
-//! machine that gives one of its cores little time.
+//! machine that gives one of its cores little time. One more import runs
+//! with `--timings`, and its profile is printed: where the time went, by
+//! stage and by thread.
 //!
 //! Run: `cargo bench -p breakpoint-cli --bench import`
 //! Targets: ≥ 10× SQLite's `.import`, peak memory ≤ 64 MiB and flat; the
@@ -205,6 +207,35 @@ fn import(bin: &str, db: &Path, csv: &Path) -> std::io::Result<(f64, f64)> {
     )
 }
 
+/// Where one more import of the file spent its time, as `import
+/// --timings` tells it: the wall clock by stage, each thread's processor
+/// time by what it did.
+fn profile(bin: &str, db: &Path, csv: &Path) -> std::io::Result<()> {
+    let added = Command::new(bin)
+        .arg("--db")
+        .arg(db)
+        .args(["platform", "add", "bench"])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    assert!(added.success());
+    settle()?;
+    let out = Command::new(bin)
+        .arg("--db")
+        .arg(db)
+        .args(["import", "--platform", "bench", "--tz", "UTC", "--timings"])
+        .arg(csv)
+        .output()?;
+    assert!(out.status.success());
+    println!("  profile of one more import (import --timings):");
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let line = line.trim_start();
+        if line.starts_with("timings:") || line.starts_with("processor time:") {
+            println!("    {line}");
+        }
+    }
+    Ok(())
+}
+
 /// Opening the imported run (`runs show`, whole process): as the import
 /// left it (each GPU's energy kept as it was written), and as a workspace
 /// from before energy was kept has it (its samples integrated on the first
@@ -367,6 +398,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         println!("  sqlite3 is not installed: no reference (scripts/setup installs it)");
     }
+    profile(bin, &dir.path().join("profiled.db"), &full)?;
     if sqlite {
         run_detail(bin, &dir.path().join("ours-0.db"), rows)?;
         shared_core(bin, dir.path(), &full)?;

@@ -555,6 +555,9 @@ pub struct ImportArgs {
     /// Store what can be read and record each unreadable line as a warning.
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// Say where each file's import spent its time: the wall clock by stage, and each thread's processor time.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Debug, Subcommand)]

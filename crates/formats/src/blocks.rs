@@ -15,12 +15,14 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::Duration;
 
 use crossbeam_channel::{Sender, TrySendError, bounded};
 
 use super::ParseContext;
 use super::builder::{ParseFailure, ParseResult, RunBuilder};
 use super::lines::{Line, LineReader, not_utf8};
+use super::timings::{CpuSpan, ReadTimings, thread_cpu};
 
 /// Bytes of text per block: enough rows (~1300) that handing a block over
 /// costs little beside reading it, few enough that the blocks in flight
@@ -132,9 +134,10 @@ fn read_rest<R: BufRead, F: ReadsAhead>(
     // wait again — a third of the wake-ups on the hot path, and on two
     // cores it left one idle a tenth of the time.
     let (to_workers, jobs) = bounded::<Job<F>>(workers);
+    let timed = ctx.timings.is_some();
     std::thread::scope(|scope| {
         let (done, from_workers) = channel::<Option<Done<F>>>();
-        let mut started = 0;
+        let mut started = Vec::with_capacity(workers);
         for _ in 0..workers {
             let (jobs, done) = (jobs.clone(), done.clone());
             let mut worker = reading.worker(ctx);
@@ -149,16 +152,18 @@ fn read_rest<R: BufRead, F: ReadsAhead>(
                             catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, &mut worker)));
                         let failed = read.is_err();
                         if done.send(read.ok()).is_err() || failed {
-                            return;
+                            break;
                         }
                     }
+                    // The thread's whole life was reading rows.
+                    if timed { thread_cpu() } else { None }
                 });
-            started += usize::from(thread.is_ok());
+            started.extend(thread.ok());
         }
         // With every worker gone, waiting for a block fails rather than
         // waits forever.
         drop(done);
-        if started == 0 {
+        if started.is_empty() {
             // No thread to be had: read on here, line by line.
             while let Some(line) = lines.next_line()? {
                 reading.line(&line, ctx, b)?;
@@ -180,10 +185,33 @@ fn read_rest<R: BufRead, F: ReadsAhead>(
             spare_bytes: Vec::new(),
             spare_lines: Vec::new(),
             ended: false,
+            timed,
+            cutting_cpu: Duration::ZERO,
+            reading_here_cpu: Duration::ZERO,
         };
+        let mut finishing_cpu = Duration::ZERO;
         while let Some(mut block) = blocks.next(lines, reading)? {
+            let span = CpuSpan::start(timed);
             finish_block(&mut block, reading, ctx, b)?;
+            span.add_to(&mut finishing_cpu);
             blocks.recycle(block);
+        }
+        let (cutting_cpu, reading_here_cpu) = (blocks.cutting_cpu, blocks.reading_here_cpu);
+        // The channel closes: the workers stop, and say what they used.
+        drop(blocks);
+        let workers = started.len();
+        let workers_cpu = started
+            .into_iter()
+            .filter_map(|worker| worker.join().ok().flatten())
+            .sum();
+        if let Some(timings) = ctx.timings.as_mut() {
+            *timings = ReadTimings {
+                workers,
+                workers_cpu,
+                cutting_cpu,
+                reading_here_cpu,
+                finishing_cpu,
+            };
         }
         Ok(())
     })
@@ -269,6 +297,10 @@ struct Blocks<F: ReadsAhead> {
     spare_lines: Vec<Lines<F::Ahead>>,
     ended: bool,
     block_bytes: usize,
+    /// Whether this thread's CPU time is counted, and what it counted.
+    timed: bool,
+    cutting_cpu: Duration,
+    reading_here_cpu: Duration,
 }
 
 impl<F: ReadsAhead> Blocks<F> {
@@ -343,7 +375,10 @@ impl<F: ReadsAhead> Blocks<F> {
             return Ok(None);
         }
         let mut bytes = self.spare_bytes.pop().unwrap_or_default();
-        let Some(first_line) = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes)? else {
+        let span = CpuSpan::start(self.timed);
+        let cut = lines.next_block(self.block_bytes, BLOCK_LINES, &mut bytes);
+        span.add_to(&mut self.cutting_cpu);
+        let Some(first_line) = cut? else {
             self.ended = true;
             return Ok(None);
         };
@@ -361,8 +396,10 @@ impl<F: ReadsAhead> Blocks<F> {
     /// Read a block here, on this thread.
     fn read_here(&mut self, job: Job<F>) -> ParseResult {
         let helper = &mut self.helper;
-        let done = catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper)))
-            .map_err(|_| stopped())?;
+        let span = CpuSpan::start(self.timed);
+        let read = catch_unwind(AssertUnwindSafe(|| read_block::<F>(job, helper)));
+        span.add_to(&mut self.reading_here_cpu);
+        let done = read.map_err(|_| stopped())?;
         self.arrived.insert(done.seq, done);
         Ok(())
     }
@@ -633,6 +670,33 @@ mod tests {
                 read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(size)).unwrap();
             });
             assert_eq!(reading.finished, 5, "blocks of {size}");
+        }
+    }
+
+    #[test]
+    fn timings_are_taken_only_when_asked_for_and_change_nothing() {
+        let text = "a\nb\nc\n".repeat(5000);
+        for timed in [false, true] {
+            let mut reading = Fragile { finished: 0 };
+            let (timings, _) = testing::with_builder(false, |ctx, mut b| {
+                ctx.timings = timed.then(ReadTimings::default);
+                read_lines(text.as_bytes(), &mut reading, ctx, &mut b, Some(64)).unwrap();
+                ctx.timings
+            });
+            assert_eq!(reading.finished, 15_000, "timed: {timed}");
+            match timings {
+                None => assert!(!timed),
+                Some(t) => {
+                    assert!(timed);
+                    assert!(t.workers >= 1, "{t:?}");
+                    if cfg!(unix) {
+                        // Thousands of blocks cut and finished here: the
+                        // clock moved for both.
+                        assert!(t.cutting_cpu > Duration::ZERO, "{t:?}");
+                        assert!(t.finishing_cpu > Duration::ZERO, "{t:?}");
+                    }
+                }
+            }
         }
     }
 

@@ -19,6 +19,7 @@ pub mod parsers;
 mod smi_messages;
 pub mod snapshot;
 pub mod timestamps;
+pub mod timings;
 pub mod transcript;
 mod values;
 
@@ -111,6 +112,9 @@ pub struct ParseContext {
     /// When the file was last written, where the bytes come from a file: a
     /// single snapshot without a time of its own was taken then.
     pub file_time: Option<Timestamp>,
+    /// Where the reading's processor time goes, filled in where it is
+    /// `Some` (`import --timings`); `None` costs nothing.
+    pub timings: Option<timings::ReadTimings>,
 }
 
 impl ParseContext {
@@ -124,6 +128,7 @@ impl ParseContext {
             fields: None,
             start: None,
             file_time: None,
+            timings: None,
         }
     }
 }

@@ -2,9 +2,12 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::time::Duration;
 
 use breakpoint_api::importing::{self, FileResult, ImportObserver};
-use breakpoint_api::importing::{Duplicate, ImportOptions, ImportOutcome, timestamps};
+use breakpoint_api::importing::{
+    Duplicate, ImportOptions, ImportOutcome, ImportTimings, timestamps,
+};
 use breakpoint_api::text;
 
 use super::{Context, Failure, Outcome};
@@ -88,6 +91,7 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         fields: args.fields.clone(),
         start,
         skip_bad_lines: args.skip_bad_lines,
+        timings: args.timings,
         ..options
     };
 
@@ -194,6 +198,9 @@ fn describe(result: &FileResult) -> String {
             }
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}\n"));
+            }
+            if let Some(t) = &r.timings {
+                text.push_str(&timings(t));
             }
             text
         }
@@ -442,4 +449,40 @@ fn print_summaries(
         report.requests,
         report.retries,
     ))?)
+}
+
+/// `--timings`: the wall clock by stage, then each thread's processor
+/// time by what it did, in milliseconds.
+fn timings(t: &ImportTimings) -> String {
+    let ms = |d: Duration| format!("{:.0}", d.as_secs_f64() * 1000.0);
+    let mut text = format!(
+        "  timings: {} ms: setting up {}, reading lines {}, storing {}, committing {}\n",
+        ms(t.wall()),
+        ms(t.setting_up),
+        ms(t.reading),
+        ms(t.storing),
+        ms(t.committing)
+    );
+    let (Some(all), Some(here)) = (t.cpu(), t.this_thread_cpu) else {
+        text.push_str("  processor time: this system keeps no clock of each thread's\n");
+        return text;
+    };
+    let rows = &t.rows;
+    let rest = here.saturating_sub(rows.cutting_cpu + rows.reading_here_cpu + rows.finishing_cpu);
+    text.push_str(&format!(
+        "  processor time: {} ms on all threads: this thread {} (cutting the file into blocks {}, \
+         reading rows {}, finishing rows in order {}, the rest {}); {} row worker(s) {}; \
+         SHA-256 {}; encoding samples {}\n",
+        ms(all),
+        ms(here),
+        ms(rows.cutting_cpu),
+        ms(rows.reading_here_cpu),
+        ms(rows.finishing_cpu),
+        ms(rest),
+        rows.workers,
+        ms(rows.workers_cpu),
+        ms(t.hashing_cpu.unwrap_or_default()),
+        ms(t.encoding_cpu.unwrap_or_default()),
+    ));
+    text
 }

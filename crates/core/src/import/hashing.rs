@@ -8,7 +8,9 @@
 use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
+use breakpoint_formats::timings::thread_cpu;
 use sha2::{Digest, Sha256};
 
 /// Bytes read at a time: few reads, and a buffer stays in the cache
@@ -30,6 +32,15 @@ const PROGRESS_STEP: u64 = 4 << 20;
 /// the read filled.
 type Filled = (Vec<u8>, usize);
 
+/// What reading a file through a `HashingReader` found.
+#[derive(Debug, PartialEq)]
+pub struct Hashed {
+    pub sha256: String,
+    pub bytes: u64,
+    /// The hashing thread's processor time (`import --timings`).
+    pub cpu: Option<Duration>,
+}
+
 pub struct HashingReader<'p, R> {
     inner: R,
     buf: Vec<u8>,
@@ -41,7 +52,8 @@ pub struct HashingReader<'p, R> {
     returned: Receiver<Vec<u8>>,
     free: Vec<Vec<u8>>,
     buffers: usize,
-    hasher: Option<JoinHandle<String>>,
+    /// The digest, and the processor time the thread took for it.
+    hasher: Option<JoinHandle<(String, Option<Duration>)>>,
     bytes: u64,
     progress: Option<&'p mut dyn FnMut(u64)>,
     reported: u64,
@@ -58,7 +70,7 @@ impl<'p, R: Read> HashingReader<'p, R> {
                 // The reader may already have stopped taking buffers back.
                 let _ = give_back.send(buffer);
             }
-            crate::archive::hex(&h.finalize())
+            (crate::archive::hex(&h.finalize()), thread_cpu())
         });
         Self {
             inner,
@@ -76,9 +88,9 @@ impl<'p, R: Read> HashingReader<'p, R> {
         }
     }
 
-    /// The hex SHA-256 of everything read, and how many bytes that was.
-    /// Call after reading to the end.
-    pub fn finish(mut self) -> io::Result<(String, u64)> {
+    /// The hex SHA-256 of everything read, how many bytes that was, and
+    /// the hashing thread's processor time. Call after reading to the end.
+    pub fn finish(mut self) -> io::Result<Hashed> {
         // Read what the parser left unread (it may stop early), so the hash
         // is always of the whole file.
         loop {
@@ -89,14 +101,18 @@ impl<'p, R: Read> HashingReader<'p, R> {
             self.consume(n);
         }
         drop(self.to_hasher.take());
-        let digest = self
+        let (sha256, cpu) = self
             .hasher
             .take()
             .map(|h| h.join())
             .transpose()
             .map_err(|_| io::Error::other("the hashing thread failed"))?
             .ok_or_else(|| io::Error::other("the file was already hashed"))?;
-        Ok((digest, self.bytes))
+        Ok(Hashed {
+            sha256,
+            bytes: self.bytes,
+            cpu,
+        })
     }
 
     /// Hand the buffer the parser has finished with to the hasher, and
@@ -175,10 +191,11 @@ mod tests {
         let mut r = HashingReader::new(&data[..], None);
         let mut one = [0u8; 1];
         r.read_exact(&mut one).unwrap();
+        let hashed = r.finish().unwrap();
         assert_eq!(
-            r.finish().unwrap(),
+            (hashed.sha256.as_str(), hashed.bytes),
             (
-                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".to_string(),
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
                 3
             )
         );
@@ -192,7 +209,7 @@ mod tests {
         for _ in 0..3 * BUFFERS {
             assert!(r.fill_buf().unwrap().is_empty());
         }
-        assert_eq!(r.finish().unwrap().1, 2);
+        assert_eq!(r.finish().unwrap().bytes, 2);
     }
 
     #[test]
@@ -216,8 +233,8 @@ mod tests {
             r.consume(take);
         }
         assert_eq!(seen, data);
-        let (digest, bytes) = r.finish().unwrap();
-        assert_eq!(bytes, data.len() as u64);
-        assert_eq!(digest, crate::archive::sha256_hex(&data));
+        let hashed = r.finish().unwrap();
+        assert_eq!(hashed.bytes, data.len() as u64);
+        assert_eq!(hashed.sha256, crate::archive::sha256_hex(&data));
     }
 }

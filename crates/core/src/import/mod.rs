@@ -24,8 +24,10 @@ mod reading;
 mod silences;
 mod source;
 mod tally;
+mod timings;
 
 pub(crate) use breakpoint_formats::parsers as formats;
+use breakpoint_formats::timings::ReadTimings;
 pub use breakpoint_formats::{
     BuiltRun, Format, GpuKey, LineError, Loss, ParseContext, ParseFailure, RunBuilder, SinkError,
     decode, detect, normalise_bus_id, timestamps,
@@ -50,6 +52,8 @@ use crate::text;
 pub use reading::Replaced;
 use reading::{READ_WITH, changed_reading, reading};
 pub use tally::EventTally;
+pub use timings::ImportTimings;
+use timings::Stopwatch;
 
 /// What the user says about the files being imported.
 #[derive(Debug, Clone)]
@@ -75,6 +79,8 @@ pub struct ImportOptions {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Added to the run's metadata (what a bundle says of the logs in it).
     pub extra_metadata: serde_json::Map<String, serde_json::Value>,
+    /// Time each file's import, by stage and by thread (`ImportReport::timings`).
+    pub timings: bool,
 }
 
 /// A zone as a user names it: "Asia/Shanghai", or its offset ("+08:00").
@@ -119,6 +125,7 @@ impl ImportOptions {
             source: SourceKind::Import,
             cancel: None,
             extra_metadata: serde_json::Map::new(),
+            timings: false,
         }
     }
 
@@ -273,6 +280,9 @@ pub struct ImportReport {
     pub zone_note: Option<String>,
     /// What a price catalog did to the platform's offerings, line by line.
     pub priced: Vec<String>,
+    /// Where the import's time went, where asked for (`ImportOptions::timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timings: Option<ImportTimings>,
 }
 
 /// Import one file as one run. The file is named in results as given
@@ -290,6 +300,7 @@ pub fn import_file(
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<ImportOutcome, ImportError> {
+    let watch = options.timings.then(Stopwatch::start);
     let shown_as = path.display().to_string();
     let whole = |reason: String| ImportError::file(&shown_as, &reason);
     let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
@@ -348,6 +359,7 @@ pub fn import_file(
         options,
         progress,
         Some(&check),
+        watch,
     )?;
     if let (Some((run_id, change)), ImportOutcome::Imported(report)) = (replacing, &mut outcome) {
         report.replaced = Some(Replaced { run_id, change });
@@ -378,7 +390,8 @@ pub fn import_reader(
         file_name,
         shown_as: file_name,
     };
-    read_into_run(store, reader, names, format, options, progress, None)
+    let watch = options.timings.then(Stopwatch::start);
+    read_into_run(store, reader, names, format, options, progress, None, watch)
 }
 
 /// An earlier run that holds the same log.
@@ -449,6 +462,8 @@ struct UnchangedCheck<'p> {
     replacing: Option<i64>,
 }
 
+/// `watch`: started when the import began, where it is timed.
+#[allow(clippy::too_many_arguments)]
 fn read_into_run(
     store: &Store,
     reader: impl Read,
@@ -457,6 +472,7 @@ fn read_into_run(
     options: &ImportOptions,
     progress: Option<&mut dyn FnMut(u64)>,
     check: Option<&UnchangedCheck<'_>>,
+    mut watch: Option<Stopwatch>,
 ) -> Result<ImportOutcome, ImportError> {
     let replacing = check.and_then(|c| c.replacing);
     let shown_as = names.shown_as;
@@ -480,13 +496,20 @@ fn read_into_run(
             fields: options.fields.clone(),
             start: options.start,
             file_time: check.and_then(|c| c.file_time),
+            timings: watch.map(|_| ReadTimings::default()),
         };
         let Some(reader) = hashing.as_mut() else {
             return Err(ParseFailure::Whole("the file was already read".into()));
         };
         let (text, wrapping) = decode::decode(reader)?;
         let mut text = source::ContentHasher::new(text, wrapping.transformed());
+        if let Some(w) = watch.as_mut() {
+            w.lap();
+        }
         formats::parse(format, &mut text, &mut ctx, &mut builder)?;
+        if let Some(w) = watch.as_mut() {
+            w.lap();
+        }
         let zone_note = ctx
             .times
             .read_zoneless()
@@ -506,10 +529,15 @@ fn read_into_run(
                 .insert(READ_WITH.into(), reading(options, format));
         }
         built.warnings.extend(wrapping.warnings());
-        let (sha256, bytes_read) = hashing
+        let hashing::Hashed {
+            sha256,
+            bytes: bytes_read,
+            cpu: hashing_cpu,
+        } = hashing
             .take()
             .ok_or_else(|| ParseFailure::Whole("the file was already read".into()))?
             .finish()?;
+        let encoding_cpu = written.encoding_cpu;
         if let Some(check) = check
             && let Some(reason) = check
                 .before
@@ -541,10 +569,17 @@ fn read_into_run(
             store, run.id, format, kind, shown_as, identity, built, written,
         )?;
         report.zone_note = zone_note;
-        Ok((records, completion, report))
+        if let Some(w) = watch.as_mut() {
+            w.lap();
+        }
+        let threads = (ctx.timings.unwrap_or_default(), hashing_cpu, encoding_cpu);
+        Ok((records, completion, (report, threads)))
     });
     match result {
-        Ok((_, report)) => Ok(ImportOutcome::Imported(Box::new(report))),
+        Ok((_, (mut report, (rows, hashing_cpu, encoding_cpu)))) => {
+            report.timings = watch.map(|w| w.committed(rows, hashing_cpu, encoding_cpu));
+            Ok(ImportOutcome::Imported(Box::new(report)))
+        }
         Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
             run_id,
             file: store.run(run_id)?.provenance.file_name,
@@ -712,6 +747,7 @@ fn complete(
         replaced: None,
         zone_note: None,
         priced,
+        timings: None,
     };
     Ok((records, completion, report))
 }

@@ -8,7 +8,9 @@ use std::ops::Range;
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
+use breakpoint_formats::timings::thread_cpu;
 use rusqlite::params;
 
 use super::Store;
@@ -92,7 +94,8 @@ struct Chunk {
 struct Encoder {
     to_worker: Option<SyncSender<Chunk>>,
     from_worker: Receiver<Chunk>,
-    worker: Option<JoinHandle<()>>,
+    /// The thread, which ends saying how much processor time it used.
+    worker: Option<JoinHandle<Option<Duration>>>,
     in_flight: usize,
 }
 
@@ -122,9 +125,10 @@ impl Encoder {
                 std::thread::yield_now();
                 chunk.blob = encode_columns(&chunk.columns, ValueCodec::Pco);
                 if done.send(chunk).is_err() {
-                    return;
+                    break;
                 }
             }
+            thread_cpu()
         });
         Self {
             to_worker: Some(to_worker),
@@ -160,6 +164,10 @@ pub struct WriteSummary {
     /// The time steps of each GPU whose stored samples are exactly those
     /// written, in time order, as reading them back would find them.
     pub steps: BTreeMap<u32, StepTally>,
+    /// The processor time of the thread that encoded the full chunks
+    /// (`import --timings`); `None` where none was started or the system
+    /// keeps no thread clocks.
+    pub encoding_cpu: Option<Duration>,
 }
 
 impl Store {
@@ -606,6 +614,7 @@ impl SampleWriter<'_> {
         for k in 0..self.gpus.len() {
             self.flush(k, true)?;
         }
+        let mut encoding_cpu = None;
         if let Some(mut encoder) = self.encoder.take() {
             drop(encoder.to_worker.take());
             while encoder.in_flight > 0 {
@@ -613,6 +622,8 @@ impl SampleWriter<'_> {
                 encoder.in_flight -= 1;
                 self.insert(chunk)?;
             }
+            // Nothing left for it: the thread has ended, or is ending.
+            encoding_cpu = encoder.worker.take().and_then(|w| w.join().ok().flatten());
         }
         for chunk in std::mem::take(&mut self.last_chunks) {
             self.insert(chunk)?;
@@ -638,6 +649,7 @@ impl SampleWriter<'_> {
             samples: self.written,
             out_of_order: self.out_of_order,
             steps,
+            encoding_cpu,
         })
     }
 }
