@@ -53,7 +53,9 @@ impl CpuSpan {
     }
 
     pub(crate) fn add_to(self, total: &mut Duration) {
-        if let (Some(start), Some(now)) = (self.0, thread_cpu()) {
+        if let Some(start) = self.0
+            && let Some(now) = thread_cpu()
+        {
             *total += now.saturating_sub(start);
         }
     }

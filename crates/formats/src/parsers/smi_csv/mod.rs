@@ -103,6 +103,21 @@ impl RowCells {
         self.health = Findings::default();
     }
 
+    /// Whether `finish_row` would only name the GPU by its index, time the
+    /// sample and store it: an index and no other identity, a time, no
+    /// loss, no health finding, no memory to derive, and no throttle
+    /// reasons to fold in (`has_mask`: the layout's own mask column wins).
+    fn is_plain(&self, has_mask: bool) -> bool {
+        self.index.is_some()
+            && self.t_ms.is_some()
+            && self.uuid.is_none()
+            && self.bus.is_none()
+            && !self.lost
+            && self.health.is_empty()
+            && self.mem_free.is_none()
+            && (self.reasons.is_none() || has_mask)
+    }
+
     fn new() -> Self {
         Self {
             t_ms: None,

@@ -23,6 +23,10 @@ pub(super) struct Ahead {
     cells: RowCells,
     /// Why they could not be read.
     error: Option<LineError>,
+    /// A row that names its GPU by index alone, carries its time, and says
+    /// nothing the inventory, the losses or the health findings take up:
+    /// once its GPU is known, it is finished by `Reading::finish_plain`.
+    plain: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Default)]
@@ -84,6 +88,7 @@ impl ReadsAhead for Reading {
             What::Row
         };
         ahead.error = None;
+        ahead.plain = false;
         if ahead.what == What::Row {
             ahead.cells.clear();
             ahead.error = read_cells(
@@ -95,6 +100,7 @@ impl ReadsAhead for Reading {
                 worker.quotes,
             )
             .err();
+            ahead.plain = ahead.error.is_none() && ahead.cells.is_plain(plan.0.has_mask);
         }
     }
 
@@ -109,6 +115,11 @@ impl ReadsAhead for Reading {
         match ahead.what {
             What::Blank => Ok(()),
             What::Row if self.takes_cells_read_ahead(plan.1) => {
+                if ahead.plain
+                    && let Some(finished) = self.finish_plain(&mut ahead.cells, b)
+                {
+                    return finished;
+                }
                 let cells = match ahead.error.take() {
                     Some(e) => Err(e),
                     None => Ok(&mut ahead.cells),

@@ -214,6 +214,33 @@ impl Reading {
     }
 
     /// A row whose cells have been read (here or ahead, on another core).
+    /// A plain row (`RowCells::is_plain`) of a GPU already in the
+    /// inventory, finished as `row` would finish it, without the questions
+    /// whose answers are known: its sample is the cells' values at their
+    /// time, for the GPU its index names. `None` where the GPU is new, for
+    /// `row` to take in.
+    pub(super) fn finish_plain(
+        &mut self,
+        cells: &mut RowCells,
+        b: &mut RunBuilder<'_>,
+    ) -> Option<ParseResult> {
+        let (Some(gpu), Some(t_ms)) = (cells.index, cells.t_ms) else {
+            return None;
+        };
+        if !self
+            .inventory_done
+            .get(gpu as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return None;
+        }
+        self.rows += 1;
+        cells.sample.gpu = gpu;
+        cells.sample.t_ms = t_ms;
+        Some(b.sample(&cells.sample))
+    }
+
     pub(super) fn row(
         &mut self,
         cells: Result<&mut RowCells, LineError>,
