@@ -377,6 +377,11 @@ impl Store {
 
 /// Join decoded chunks into one frame: cut each to the range, line up the
 /// columns (a field missing from a chunk is absent there), restore time order.
+///
+/// Sized once, and a chunk's column with every value present copied as a
+/// slice; a column's presence map is made only once a value is missing.
+/// Pushing value by value into growing vectors, with a map for every
+/// column, was most of the time taken to read a long run back.
 fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFrame {
     let mut fields: Vec<Field> = chunks
         .iter()
@@ -385,29 +390,53 @@ fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFr
     fields.sort();
     fields.dedup();
 
-    let mut t_ms = Vec::new();
-    let mut values: Vec<Vec<i64>> = vec![Vec::new(); fields.len()];
-    let mut present: Vec<Vec<bool>> = vec![Vec::new(); fields.len()];
-    let mut complete = vec![true; fields.len()];
-    for chunk in chunks {
-        // Within a chunk times are sorted (the writer sorts before storing).
-        let lo = chunk.t_ms.partition_point(|t| *t < range.start);
-        let hi = chunk.t_ms.partition_point(|t| *t < range.end);
-        t_ms.extend_from_slice(&chunk.t_ms[lo..hi]);
+    // Within a chunk times are sorted (the writer sorts before storing).
+    let cuts: Vec<Range<usize>> = chunks
+        .iter()
+        .map(|c| {
+            c.t_ms.partition_point(|t| *t < range.start)..c.t_ms.partition_point(|t| *t < range.end)
+        })
+        .collect();
+    let total = cuts.iter().map(|cut| cut.len()).sum();
+    let mut t_ms = Vec::with_capacity(total);
+    let mut values: Vec<Vec<i64>> = (0..fields.len())
+        .map(|_| Vec::with_capacity(total))
+        .collect();
+    // `None` while every value so far is present.
+    let mut present: Vec<Option<Vec<bool>>> = vec![None; fields.len()];
+    for (chunk, cut) in chunks.iter().zip(cuts) {
+        let before = t_ms.len();
+        t_ms.extend_from_slice(&chunk.t_ms[cut.clone()]);
         for (k, field) in fields.iter().enumerate() {
-            match chunk.columns.iter().find(|(f, _)| f == field) {
-                Some((_, column)) => {
-                    for i in lo..hi {
-                        let v = column.get(i);
-                        values[k].push(v.unwrap_or(0));
-                        present[k].push(v.is_some());
-                        complete[k] &= v.is_some();
+            let column = chunk
+                .columns
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, c)| c);
+            let (v, p) = (&mut values[k], &mut present[k]);
+            match column {
+                Some(column) if column.presence().is_none() => {
+                    v.extend_from_slice(&column.values()[cut.clone()]);
+                    if let Some(p) = p {
+                        p.resize(p.len() + cut.len(), true);
                     }
                 }
-                None => {
-                    values[k].extend(std::iter::repeat_n(0, hi - lo));
-                    present[k].extend(std::iter::repeat_n(false, hi - lo));
-                    complete[k] &= hi == lo;
+                _ => {
+                    let got = |i: usize| column.and_then(|c| c.get(i));
+                    if cut.clone().any(|i| got(i).is_none()) {
+                        p.get_or_insert_with(|| {
+                            let mut all = Vec::with_capacity(total);
+                            all.resize(before, true);
+                            all
+                        });
+                    }
+                    for i in cut.clone() {
+                        let value = got(i);
+                        v.push(value.unwrap_or(0));
+                        if let Some(p) = p {
+                            p.push(value.is_some());
+                        }
+                    }
                 }
             }
         }
@@ -420,7 +449,9 @@ fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFr
         t_ms = order.iter().map(|&i| t_ms[i]).collect();
         for k in 0..fields.len() {
             values[k] = order.iter().map(|&i| values[k][i]).collect();
-            present[k] = order.iter().map(|&i| present[k][i]).collect();
+            if let Some(p) = &present[k] {
+                present[k] = Some(order.iter().map(|&i| p[i]).collect());
+            }
         }
     }
 
@@ -428,8 +459,7 @@ fn assemble(gpu: u32, chunks: Vec<DecodedChunk>, range: &Range<i64>) -> SeriesFr
         .into_iter()
         .zip(values)
         .zip(present)
-        .zip(complete)
-        .map(|(((field, v), p), all)| (field, Column::from_parts(v, (!all).then_some(p))))
+        .map(|((field, v), p)| (field, Column::from_parts(v, p)))
         .collect();
     SeriesFrame::new(gpu, t_ms, columns)
 }
