@@ -482,6 +482,53 @@ fn out_of_order_samples_are_counted_and_read_back_sorted() {
 }
 
 #[test]
+fn a_field_a_whole_chunk_lacks_reads_back_absent_there_and_present_elsewhere() {
+    let store = Store::open_in_memory().unwrap();
+    let run = sample_run(&store);
+    let n = CHUNK_SAMPLES as i64;
+    // The first chunk has no temperature at all, the second every one, the
+    // third one in two; a straggler then lands in the first chunk's time.
+    let make = |i: i64| {
+        let mut s = Sample::new(i * 10 + 5, 0).with(Field::PowerMw, i);
+        if i >= n && (i < 2 * n || i % 2 == 0) {
+            s.set(Field::TempGpuC, 40 + i % 30);
+        }
+        s
+    };
+    let mut w = store.sample_writer(run).unwrap();
+    for i in 0..3 * n {
+        w.push(&make(i)).unwrap();
+    }
+    let straggler = Sample::new(0, 0)
+        .with(Field::PowerMw, -1)
+        .with(Field::TempGpuC, 99);
+    w.push(&straggler).unwrap();
+    w.finish().unwrap();
+
+    let mut expected: Vec<Sample> = (0..3 * n).map(make).collect();
+    expected.insert(0, straggler);
+    let frame = store.read_samples(run, 0, None, None).unwrap();
+    assert_eq!(frame.samples().collect::<Vec<_>>(), expected);
+    // A range inside the chunk without it: no temperature at all there.
+    let inside = store
+        .read_samples(run, 0, Some(1_000..2_000), Some(&[Field::TempGpuC]))
+        .unwrap();
+    assert_eq!(inside.len(), 100);
+    assert!(
+        inside
+            .column(Field::TempGpuC)
+            .is_none_or(|c| c.present_count() == 0)
+    );
+    // A range inside the chunk with every one: a column without gaps.
+    let whole = (n * 10 + 5)..(2 * n * 10);
+    let full = store
+        .read_samples(run, 0, Some(whole), Some(&[Field::TempGpuC]))
+        .unwrap();
+    let temps = full.column(Field::TempGpuC).unwrap();
+    assert_eq!((temps.presence(), temps.len()), (None, n as usize));
+}
+
+#[test]
 fn two_writers_on_one_file_both_land() {
     let (_dir, path) = temp_db();
     let store = Store::open(&path).unwrap();
