@@ -103,6 +103,7 @@ pub fn timeline(store: &Store, request: &TimelineRequest) -> Result<RunTimeline>
     wanted.push(Field::ThrottleMask);
     let folded = store.fold_samples(
         run.id,
+        None,
         range.clone(),
         Some(&wanted),
         |_| Reduced::new(&columns, step),

@@ -15,7 +15,8 @@ use serde::Serialize;
 use crate::billing_sim::{Phase, Workload};
 use crate::domain::Run;
 use crate::error::Result;
-use crate::samples::energy::{GAP_STEPS, integrate};
+use crate::samples::energy::{GAP_STEPS, PowerTally, integrate, tallied_energy};
+use crate::samples::steps::StepTally;
 use crate::samples::{Field, SeriesFrame};
 use crate::store::Store;
 
@@ -75,14 +76,7 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
         .filter(|gpu| !kept.contains_key(gpu))
         .collect();
     if !missing.is_empty() {
-        // Decoding is the cost: GPUs side by side on the machine's cores.
-        let computed = store.per_gpu(
-            run.id,
-            &missing,
-            Some(&[Field::PowerMw, Field::UtilGpuPct]),
-            |frame| gpu_energy(&frame),
-        )?;
-        let computed: Vec<(u32, Option<GpuEnergy>)> = missing.into_iter().zip(computed).collect();
+        let computed = integrate_stored(store, run.id, &missing)?;
         keep_integrated(store, run.id, &computed);
         kept.extend(computed);
     }
@@ -95,6 +89,50 @@ pub fn run_energy(store: &Store, run: &Run) -> Result<Option<RunEnergy>> {
         gpu_hours: gpus.iter().map(|g| g.hours).sum(),
         gpus,
     }))
+}
+
+/// `gpus`' energy from their stored samples, streamed piece by piece
+/// through the tallies an import keeps as it writes (`tallied_energy`): no
+/// GPU's whole series is held, and the GPUs are folded side by side on the
+/// machine's cores. A GPU whose tallies cannot tell (its samples stored out
+/// of order) is read whole and integrated.
+fn integrate_stored(
+    store: &Store,
+    run_id: i64,
+    gpus: &[u32],
+) -> Result<Vec<(u32, Option<GpuEnergy>)>> {
+    const FIELDS: [Field; 2] = [Field::PowerMw, Field::UtilGpuPct];
+    let tallied = store.fold_samples(
+        run_id,
+        Some(gpus),
+        i64::MIN..i64::MAX,
+        Some(&FIELDS),
+        |_| (StepTally::default(), PowerTally::default()),
+        |(steps, power), piece| {
+            steps.extend(piece.t_ms.iter().copied());
+            let (mw, util) = (
+                piece.column(Field::PowerMw),
+                piece.column(Field::UtilGpuPct),
+            );
+            for (i, t) in piece.t_ms.iter().enumerate() {
+                power.push(*t, mw.and_then(|c| c.get(i)), util.and_then(|c| c.get(i)));
+            }
+        },
+    )?;
+    let mut energies = Vec::with_capacity(gpus.len());
+    let mut untold = Vec::new();
+    for (gpu, (steps, power)) in tallied {
+        match tallied_energy(&steps, &power, gpu) {
+            Some(energy) => energies.push((gpu, energy)),
+            None => untold.push(gpu),
+        }
+    }
+    if !untold.is_empty() {
+        let read = store.per_gpu(run_id, &untold, Some(&FIELDS), |frame| gpu_energy(&frame))?;
+        energies.extend(untold.into_iter().zip(read));
+        energies.sort_by_key(|(gpu, _)| *gpu);
+    }
+    Ok(energies)
 }
 
 /// Keep what was integrated from a run's samples, where the workspace can

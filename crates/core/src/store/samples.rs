@@ -16,7 +16,7 @@ use rusqlite::params;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::samples::codec::{ChunkColumns, DecodedChunk, ValueCodec, decode_chunk, encode_columns};
-use crate::samples::energy::{GAP_STEPS, GpuEnergy, PowerTally};
+use crate::samples::energy::{GpuEnergy, PowerTally, tallied_energy};
 use crate::samples::steps::StepTally;
 use crate::samples::{Column, Field, Sample, SeriesFrame};
 
@@ -69,15 +69,7 @@ impl GpuBuffer {
     /// reading them back would integrate it: `Some(None)` where they hold
     /// no power interval; `None` where the tallies cannot tell.
     fn energy(&self, gpu: u32) -> Option<Option<GpuEnergy>> {
-        let steps = self.steps.as_ref().filter(|s| s.in_order())?;
-        let Some(median) = steps.median_step() else {
-            return Some(None); // fewer than two times: no interval
-        };
-        let integral = self
-            .power
-            .as_ref()?
-            .integral(median.saturating_mul(GAP_STEPS))?;
-        Some(integral.energy(gpu))
+        tallied_energy(self.steps.as_ref()?, self.power.as_ref()?, gpu)
     }
 }
 
@@ -285,21 +277,26 @@ impl Store {
         })
     }
 
-    /// Every GPU's stored pieces that overlap `range`, folded into a value
-    /// of its own: `fold(&mut value, piece)` per piece in the order
-    /// written, GPUs spread over the machine's cores (decoding is the
-    /// expensive part). Pieces are read here, in turn across the GPUs, and
-    /// handed to the workers through bounded queues, so memory holds a few
-    /// pieces per worker however long the run. In GPU order.
+    /// Every GPU's stored pieces (of the GPUs in `only`, where given) that
+    /// overlap `range`, folded into a value of its own: `fold(&mut value,
+    /// piece)` per piece in the order written, GPUs spread over the
+    /// machine's cores (decoding is the expensive part). Pieces are read
+    /// here, in turn across the GPUs, and handed to the workers through
+    /// bounded queues, so memory holds a few pieces per worker however long
+    /// the run. In GPU order.
     pub fn fold_samples<A: Send>(
         &self,
         run_id: i64,
+        only: Option<&[u32]>,
         range: Range<i64>,
         fields: Option<&[Field]>,
         init: impl Fn(u32) -> A + Sync,
         fold: impl Fn(&mut A, SeriesFrame) + Sync,
     ) -> Result<Vec<(u32, A)>> {
-        let gpus = self.sample_gpus(run_id)?;
+        let mut gpus = self.sample_gpus(run_id)?;
+        if let Some(only) = only {
+            gpus.retain(|gpu| only.contains(gpu));
+        }
         if gpus.is_empty() {
             return Ok(Vec::new());
         }

@@ -428,6 +428,7 @@ fn samples_round_trip_across_chunks_and_gpus() {
     let folded = store
         .fold_samples(
             run,
+            None,
             start..start + 3_600_000,
             None,
             |gpu| (gpu, Vec::<i64>::new()),
@@ -446,6 +447,21 @@ fn samples_round_trip_across_chunks_and_gpus() {
     for (_, (_, times)) in &folded {
         assert_eq!(times, &frame.t_ms, "in order, none lost");
     }
+    // Only the GPUs asked for.
+    let one = store
+        .fold_samples(
+            run,
+            Some(&[1, 7]),
+            0..i64::MAX,
+            None,
+            |_| 0,
+            |n, piece| {
+                assert_eq!(piece.gpu, 1);
+                *n += piece.len();
+            },
+        )
+        .unwrap();
+    assert_eq!(one, [(1, n as usize)]);
     // A damaged piece is named, not folded.
     store
         .conn()
@@ -454,7 +470,7 @@ fn samples_round_trip_across_chunks_and_gpus() {
             [],
         )
         .unwrap();
-    let damaged = store.fold_samples(run, 0..i64::MAX, None, |_| (), |_, _| ());
+    let damaged = store.fold_samples(run, None, 0..i64::MAX, None, |_| (), |_, _| ());
     assert!(
         matches!(damaged, Err(Error::CorruptSamples { .. })),
         "{damaged:?}"

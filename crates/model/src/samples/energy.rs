@@ -15,6 +15,7 @@
 use serde::Serialize;
 
 use super::WORKING_UTIL;
+use super::steps::StepTally;
 
 /// A step longer than this many typical steps is a gap.
 pub const GAP_STEPS: i64 = 3;
@@ -143,6 +144,29 @@ pub struct PowerTally {
     shortest: Option<i64>,
     wide: Vec<(i64, Integral)>,
     gave_up: bool,
+}
+
+/// A GPU's energy from the tallies of its samples in the order they were
+/// stored, the steps between their times and their power: what
+/// [`integrate`] gives over the same samples read back. `None` where the
+/// tallies cannot tell (samples out of order, a step summed at once that
+/// turns out to be a gap); `Some(None)` where they hold no interval.
+pub fn tallied_energy(
+    steps: &StepTally,
+    power: &PowerTally,
+    gpu: u32,
+) -> Option<Option<GpuEnergy>> {
+    if !steps.in_order() {
+        return None;
+    }
+    let Some(median) = steps.median_step() else {
+        return Some(None); // fewer than two times: no interval
+    };
+    Some(
+        power
+            .integral(median.saturating_mul(GAP_STEPS))?
+            .energy(gpu),
+    )
 }
 
 impl PowerTally {
