@@ -117,6 +117,16 @@ pub enum GpuKey<'a> {
 /// GPU indexes whose last aliases are kept for the one-compare check.
 const MAX_ALIASED: usize = 1024;
 
+/// A UUID (kind 0) or bus id (kind 1) as the log wrote it, for the caches
+/// of names as written; `None` for an index.
+fn as_written(key: GpuKey<'_>) -> Option<(usize, &str)> {
+    match key {
+        GpuKey::Index(_) => None,
+        GpuKey::Uuid(u) => Some((0, u)),
+        GpuKey::BusId(b) => Some((1, b)),
+    }
+}
+
 /// At most this many warnings are kept word for word; the rest are counted.
 const MAX_WARNINGS: usize = 200;
 
@@ -456,21 +466,15 @@ impl<'s> RunBuilder<'s> {
     /// The GPU a UUID or bus id, written exactly so, was found to name.
     #[inline]
     fn written_gpu(&self, key: GpuKey<'_>) -> Option<u32> {
-        match key {
-            GpuKey::Index(_) => None,
-            GpuKey::Uuid(u) => self.written_names[0].get(u).copied(),
-            GpuKey::BusId(b) => self.written_names[1].get(b).copied(),
-        }
+        let (kind, written) = as_written(key)?;
+        self.written_names[kind].get(written).copied()
     }
 
     /// `key`, as written, names GPU `i` in `names`.
     fn remember_written(&mut self, key: GpuKey<'_>, i: u32) {
-        let (map, written) = match key {
-            GpuKey::Index(_) => return,
-            GpuKey::Uuid(u) => (&mut self.written_names[0], u),
-            GpuKey::BusId(b) => (&mut self.written_names[1], b),
-        };
-        map.insert(written.to_string(), i);
+        if let Some((kind, written)) = as_written(key) {
+            self.written_names[kind].insert(written.to_string(), i);
+        }
     }
 
     fn ensure(&mut self, i: u32) -> u32 {
@@ -484,10 +488,8 @@ impl<'s> RunBuilder<'s> {
     /// Remember that `alias` (a UUID or bus id) names GPU `index`, and note
     /// it in the inventory.
     pub fn alias(&mut self, key: GpuKey<'_>, index: u32) {
-        let (kind, written) = match key {
-            GpuKey::Index(_) => return,
-            GpuKey::Uuid(u) => (0, u),
-            GpuKey::BusId(b) => (1, b),
+        let Some((kind, written)) = as_written(key) else {
+            return;
         };
         if let Some(last) = self.aliased.get(index as usize)
             && last[kind] == written
