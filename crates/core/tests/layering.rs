@@ -40,11 +40,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a file without its tests (a `tests.rs`, or an item marked
-/// `#[cfg(test)]`, usually a `mod tests { … }`): tests may build on
-/// anything. Code after a test module is still checked.
+/// The code of a file without its tests (a `tests` module, as `tests.rs`
+/// or as a `tests/` folder of files, or an item marked `#[cfg(test)]`,
+/// usually a `mod tests { … }`): tests may build on anything. Code after a
+/// test module is still checked.
 fn code(path: &Path) -> String {
-    if path.file_name().is_some_and(|n| n == "tests.rs") {
+    let in_tests = path
+        .strip_prefix(src())
+        .is_ok_and(|p| p.components().any(|c| c.as_os_str() == "tests"));
+    if in_tests || path.file_name().is_some_and(|n| n == "tests.rs") {
         return String::new();
     }
     let text = std::fs::read_to_string(path).expect("readable source");
