@@ -464,6 +464,55 @@ fn outputs_replace_only_plain_files_unless_forced() {
     assert!(!dir.join("old.csv.partial").exists());
 }
 
+/// Writing `X` never touches `X.partial`: not a user's file of that name,
+/// not the workspace itself when it is called so (`--db x.partial report
+/// -o x`). Every writer makes a scratch file of its own beside the target.
+#[test]
+fn a_file_named_like_a_scratch_file_is_never_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.partial");
+    let ws = Workspace {
+        db: db.clone(),
+        dir,
+    };
+    ws.ok(&["platform", "add", "Lab"]);
+    let x = ws.dir.path().join("x");
+    let out = ws
+        .cmd(&["report", "--samples", "50", "-o", x.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(db.exists(), "the workspace was deleted");
+    assert!(ws.ok(&["platform", "list"]).contains("Lab"));
+    let dir = ws.dir.path();
+    for (name, command) in [
+        ("report.pdf", vec!["report", "--samples", "50", "-o"]),
+        ("bundle.tar", vec!["bundle", "export", "-o"]),
+        ("sheet.csv", vec!["bill", "--disputes", "-o"]),
+        ("perf.py", vec!["accept", "perf", "--write-script"]),
+    ] {
+        let users = dir.join(format!("{name}.partial"));
+        std::fs::write(&users, b"the user's own").unwrap();
+        let target = dir.join(name);
+        let mut args = command.clone();
+        args.push(target.to_str().unwrap());
+        ws.ok(&args);
+        assert!(target.exists(), "{name}");
+        assert_eq!(std::fs::read(&users).unwrap(), b"the user's own", "{name}");
+    }
+    // Nothing of the writers' own is left beside the outputs.
+    let scratch: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(scratch.is_empty(), "{scratch:?}");
+}
+
 /// Counts the user types are checked before anything of that size is made.
 #[test]
 fn counts_past_any_sense_are_refused_before_allocating() {

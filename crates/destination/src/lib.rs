@@ -145,18 +145,11 @@ impl Destination {
     /// A file written piece by piece that takes the target's place only
     /// when [`Stream::finish`] is called: a check's table written as it
     /// measures. A crash leaves the target as it was and the pieces in a
-    /// `.partial` file beside it.
+    /// scratch file of the program's own beside it (see [`scratch_beside`]).
     pub fn stream(&self) -> Result<Stream, WriteError> {
-        let tmp = partial_name(&self.path);
-        remove_stale(&tmp).map_err(|e| self.failed(e))?;
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| self.failed(e))?;
+        let scratch = scratch_beside(&self.path).map_err(|e| self.failed(e))?;
         Ok(Stream {
-            file,
-            tmp,
+            scratch,
             target: self.clone(),
         })
     }
@@ -165,32 +158,34 @@ impl Destination {
 /// See [`Destination::stream`].
 #[derive(Debug)]
 pub struct Stream {
-    file: std::fs::File,
-    tmp: PathBuf,
+    /// Removed when dropped unfinished (an error, a panic unwinding).
+    scratch: tempfile::NamedTempFile,
     target: Destination,
 }
 
 impl Stream {
     pub fn file(&mut self) -> &mut std::fs::File {
-        &mut self.file
+        self.scratch.as_file_mut()
     }
 
     /// Sync what was written and put it in the target's place.
     pub fn finish(self) -> Result<(), WriteError> {
-        self.file
-            .sync_all()
-            .and_then(|()| std::fs::rename(&self.tmp, &self.target.path))
-            .map_err(|e| self.target.failed(e))
+        let Stream { scratch, target } = self;
+        scratch.as_file().sync_all().map_err(|e| target.failed(e))?;
+        scratch
+            .persist(&target.path)
+            .map(drop)
+            .map_err(|e| target.failed(e.error))
     }
 }
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.file.write(buf)
+        self.scratch.write(buf)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
+        self.scratch.flush()
     }
 }
 
@@ -257,43 +252,43 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Write through `fill` beside `path` under a fresh name, flush to disk,
 /// then rename over `path`: a crash or a full disk leaves the old file (and
-/// at most a `.partial` file beside it), never half of the new one. The
-/// `.partial` file is created new: a link planted under its name is not
-/// followed.
+/// at most a scratch file of the program's own beside it, after a kill),
+/// never half of the new one.
 fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let tmp = partial_name(path);
-    remove_stale(&tmp)?;
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| {
-            fill(&mut f)?;
-            f.sync_all()
-        });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    let mut scratch = scratch_beside(path)?;
+    fill(scratch.as_file_mut())?;
+    scratch.as_file().sync_all()?;
+    // On an error the scratch file is dropped, and with it removed.
+    scratch.persist(path).map(drop).map_err(|e| e.error)
 }
 
-fn partial_name(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    path.with_file_name(name)
-}
-
-/// A partial file left by a crash (or anything else under that name).
-fn remove_stale(tmp: &Path) -> std::io::Result<()> {
-    match std::fs::remove_file(tmp) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
+/// A scratch file beside `path` under a name no one else holds:
+/// `.report.pdf.a8Zk2q.partial`, created new (`O_EXCL`), so that no file
+/// the program did not create — a user's `report.pdf.partial`, the
+/// workspace itself, a link planted anywhere — is ever opened, replaced or
+/// removed. Its permissions are those of a new file (the umask's), not a
+/// scratch file's 0600, since it becomes the user's output. Dropped, it is
+/// removed; only a killed process leaves it behind, and nothing later
+/// removes it either: the name says what it is.
+fn scratch_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(path.file_name().unwrap_or_default());
+    prefix.push(".");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".partial").rand_bytes(6);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
+    builder.tempfile_in(dir)
 }
 
 #[cfg(test)]
@@ -365,16 +360,79 @@ mod tests {
         assert_eq!(left, [std::ffi::OsString::from("r.pdf")]);
     }
 
+    /// Files beside the target under the names a scratch file once had —
+    /// the workspace itself (`--db x.partial report -o x`), a user's
+    /// `report.pdf.partial`, a link planted there — are never opened,
+    /// replaced or removed.
+    #[test]
+    fn nothing_beside_the_target_is_removed_or_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("x.partial");
+        std::fs::write(&workspace, b"the workspace").unwrap();
+        write_atomically(&dir.path().join("x"), b"report").unwrap();
+        assert_eq!(std::fs::read(&workspace).unwrap(), b"the workspace");
+        let users = dir.path().join("r.pdf.partial");
+        std::fs::write(&users, b"keep").unwrap();
+        let target = Destination {
+            path: dir.path().join("r.pdf"),
+        };
+        target.write(b"new").unwrap();
+        let mut stream = target.stream().unwrap();
+        stream.write_all(b"streamed").unwrap();
+        stream.finish().unwrap();
+        assert_eq!(std::fs::read(&users).unwrap(), b"keep");
+        assert_eq!(
+            std::fs::read(dir.path().join("r.pdf")).unwrap(),
+            b"streamed"
+        );
+        #[cfg(unix)]
+        {
+            let victim = dir.path().join("victim");
+            std::fs::write(&victim, b"keep").unwrap();
+            std::os::unix::fs::symlink(&victim, dir.path().join(".s.pdf.partial")).unwrap();
+            write_atomically(&dir.path().join("s.pdf"), b"new").unwrap();
+            assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        }
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut expected = vec!["r.pdf", "r.pdf.partial", "x", "x.partial"];
+        if cfg!(unix) {
+            expected.extend([".s.pdf.partial", "s.pdf", "victim"]);
+        }
+        expected.sort();
+        assert_eq!(left, expected);
+    }
+
+    #[test]
+    fn a_stream_dropped_unfinished_leaves_the_target_and_no_scratch() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = Destination {
+            path: dir.path().join("t.txt"),
+        };
+        target.write(b"old").unwrap();
+        let mut stream = target.stream().unwrap();
+        stream.write_all(b"half").unwrap();
+        drop(stream);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+        assert_eq!(std::fs::read(dir.path().join("t.txt")).unwrap(), b"old");
+    }
+
     #[cfg(unix)]
     #[test]
-    fn a_link_planted_under_the_partial_name_is_not_followed() {
+    fn an_output_gets_a_new_files_permissions_not_a_scratch_files() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, b"keep").unwrap();
-        std::os::unix::fs::symlink(&victim, dir.path().join("r.pdf.partial")).unwrap();
-        write_atomically(&dir.path().join("r.pdf"), b"new").unwrap();
-        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
-        assert_eq!(std::fs::read(dir.path().join("r.pdf")).unwrap(), b"new");
+        let path = dir.path().join("r.pdf");
+        write_atomically(&path, b"x").unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // Whatever the umask leaves of 0666, as for any new file.
+        assert_eq!(mode(&path), mode(&plain), "{:o}", mode(&path));
     }
 
     /// Every write of a file outside this module is a scratch file of the
