@@ -19,6 +19,7 @@ mod history;
 mod hostile;
 mod hostile_bundles;
 mod hostile_corpus;
+mod hostile_money;
 mod imports;
 mod money;
 mod offerings;

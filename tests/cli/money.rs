@@ -146,7 +146,7 @@ fn the_ecbs_reference_rates_import_as_downloaded() {
         &["rates", "import", path.to_str().unwrap()],
         1,
         &format!(
-            "error: {}:2:4: \"seven\" is not an amount of money",
+            "error: {}:2:4: \"seven\" is not a rate: digits and one decimal point, no exponent or sign (7.10)",
             path.display()
         ),
     );

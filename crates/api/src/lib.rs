@@ -27,6 +27,7 @@ pub mod conformity;
 pub mod decision;
 pub mod demo;
 pub mod disputes;
+pub mod exchange_rates;
 pub mod hardware;
 pub mod importing;
 pub mod job_cost;

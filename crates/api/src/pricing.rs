@@ -13,11 +13,6 @@ use crate::metrics::energy::{self, EnergyFactors, PowerProfile, WorkloadEnergy};
 use crate::samples::Field;
 use crate::store::Store;
 
-/// Exchange rates: the workspace's currency and the rates that convert into it.
-pub use breakpoint_core::rates::{
-    ExchangeRate, read_rates_csv, set_workspace_currency, today, workspace_currency,
-};
-
 /// Where the workload comes from.
 #[derive(Debug, Clone)]
 pub enum WorkloadSource {

@@ -150,7 +150,7 @@ impl Command {
             Command::Billing(c) => !matches!(c, BillingCommand::Show { .. }),
             Command::Claim(c) => !matches!(c, ClaimCommand::List { .. }),
             Command::Rates(c) => match c {
-                RatesCommand::List => false,
+                RatesCommand::List { .. } => false,
                 RatesCommand::Currency { code } => code.is_some(),
                 _ => true,
             },
@@ -657,8 +657,21 @@ pub enum RatesCommand {
     /// Import rates: the ECB's reference-rate CSV as downloaded, or a table
     /// of date,from,to,rate[,source].
     Import { file: PathBuf },
-    /// Every rate held.
-    List,
+    /// Every pair held, summed up; with FROM and TO, that pair's rates.
+    List {
+        #[arg(requires = "to")]
+        from: Option<String>,
+        to: Option<String>,
+    },
+    /// Remove a pair's rate of one day, or all its rates (the inverse pair
+    /// stays).
+    Rm {
+        from: String,
+        to: String,
+        /// The day whose rate goes (2026-12-01) [default: every day].
+        #[arg(long)]
+        on: Option<String>,
+    },
     /// Show the workspace's reporting currency, or set it (CNY, USD…).
     Currency { code: Option<String> },
 }

@@ -48,6 +48,10 @@ pub enum Error {
     #[error("{0}")]
     Io(#[from] std::io::Error),
 
+    /// A file refused whole; the message names the file, line and column.
+    #[error("{0}")]
+    Refused(String),
+
     /// A workspace bundle that cannot be read or merged as it is.
     #[error("{file}: {reason}")]
     Bundle { file: String, reason: String },
@@ -76,7 +80,7 @@ impl Error {
             Error::Open { .. } | Error::SchemaTooNew { .. } => "database",
             Error::CorruptSamples { .. } | Error::Sqlite(_) => "internal",
             Error::Io(_) => "io",
-            Error::Bundle { .. } => "invalid",
+            Error::Bundle { .. } | Error::Refused(_) => "invalid",
             Error::BundleConflicts { .. } => "conflict",
         }
     }

@@ -197,8 +197,7 @@ impl HttpApi {
         let roots = match ca_file {
             None => ureq::tls::RootCerts::PlatformVerifier,
             Some(path) => {
-                let pem = std::fs::read(path)
-                    .map_err(|e| format!("{}: cannot read the CA file: {e}", path.display()))?;
+                let pem = read_ca_file(path)?;
                 let certs: Vec<_> = ureq::tls::parse_pem(&pem)
                     .filter_map(|item| match item {
                         Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
@@ -227,6 +226,30 @@ impl HttpApi {
     pub fn url(&self) -> &str {
         &self.base
     }
+}
+
+/// The most bytes a CA file may hold: a system's whole bundle of roots is
+/// about 200 KB.
+const CA_FILE_LIMIT: u64 = 4 << 20;
+
+/// A CA file's bytes, bounded by what is read — a device or a pipe says
+/// its size is 0, and /dev/zero never ends.
+fn read_ca_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = breakpoint_core::text::printable(&path.display().to_string()).into_owned();
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read the CA file: {e}"))?;
+    let mut pem = Vec::new();
+    file.take(CA_FILE_LIMIT + 1)
+        .read_to_end(&mut pem)
+        .map_err(|e| format!("{shown}: cannot read the CA file: {e}"))?;
+    if pem.len() as u64 > CA_FILE_LIMIT {
+        return Err(format!(
+            "{shown}: larger than {} MiB: not a CA file (a system's whole bundle is about 200 KB)",
+            CA_FILE_LIMIT >> 20
+        ));
+    }
+    Ok(pem)
 }
 
 /// An answer to one chunk of one node's range is a few megabytes (the pull
@@ -372,6 +395,22 @@ pub fn answer_data(body: &str, status: u16) -> Result<Value, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_ca_file_that_never_ends_is_refused_at_its_bound() {
+        let e = read_ca_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.contains("/dev/zero: larger than 4 MiB"), "{e}");
+        let e = HttpApi::new(
+            "http://127.0.0.1:9",
+            &Credentials::None,
+            Some(Path::new("/dev/zero")),
+            Duration::from_secs(1),
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("larger than 4 MiB"), "{e}");
+    }
 
     #[test]
     fn retry_after_is_read_as_seconds_or_as_an_http_date() {

@@ -16,6 +16,7 @@ pub mod decode;
 mod detect;
 mod lines;
 pub mod parsers;
+pub mod rates;
 mod smi_messages;
 pub mod snapshot;
 pub mod timestamps;

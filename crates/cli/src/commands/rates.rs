@@ -1,15 +1,10 @@
 //! `breakpoint rates …`: dated exchange rates and the reporting currency.
 
-use breakpoint_api::domain::money;
-use breakpoint_api::pricing::{self, ExchangeRate};
+use breakpoint_api::exchange_rates::{self as rates, RatesHeld, RatesStored};
 
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use crate::args::RatesCommand;
 use crate::output::{self, opt};
-
-/// The most bytes a rates file may hold (the ECB's whole history since
-/// 1999 is about 1.5 MB).
-const MAX_RATES_FILE: u64 = 64 << 20;
 
 pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
     match command {
@@ -20,19 +15,15 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
             on,
             source,
         } => {
-            let on = match on {
-                Some(day) => day.trim().parse().map_err(|_| {
-                    Failure::Refused(format!("--on: \"{day}\" is not a date (2026-12-01)"))
-                })?,
-                None => pricing::today(),
-            };
-            let rate = ExchangeRate::new(&from, &to, money::parse("rate", &rate)?, on, source)?;
-            ctx.store.add_exchange_rates(std::slice::from_ref(&rate))?;
+            let (rate, stored) = rates::add(&ctx.store, &from, &to, &rate, on.as_deref(), source)?;
             if ctx.json {
-                return Ok(output::print_json(&rate)?);
+                return Ok(output::print_json(&serde_json::json!({
+                    "rate": rate,
+                    "disagreements": stored.disagreements,
+                }))?);
             }
             Ok(output::print(&format!(
-                "1 {} = {} {} on {}{}",
+                "1 {} = {} {} on {}{}{}",
                 rate.from,
                 rate.rate,
                 rate.to,
@@ -40,62 +31,100 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
                 rate.source
                     .as_deref()
                     .map(|s| format!(" ({s})"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                disagreements(&stored)
             ))?)
         }
         RatesCommand::Import { file } => {
-            let shown = file.display().to_string();
-            let size = std::fs::metadata(&file)
-                .map_err(|e| Failure::Refused(format!("{shown}: {e}")))?
-                .len();
-            if size > MAX_RATES_FILE {
-                return Err(Failure::Refused(format!(
-                    "{shown}: {size} bytes; a rates file holds at most {MAX_RATES_FILE}"
-                )));
+            let stored = rates::import_file(&ctx.store, &file)?;
+            if ctx.json {
+                return Ok(output::print_json(&stored)?);
             }
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| Failure::Refused(format!("{shown}: {e}")))?;
-            let read = pricing::read_rates_csv(&shown, &text).map_err(Failure::Refused)?;
-            let stored = ctx.store.add_exchange_rates(&read)?;
+            let shown = file.display().to_string();
+            let mut said = format!(
+                "{}: {} rate(s) stored, {} to {}",
+                breakpoint_api::text::printable(&shown),
+                stored.new + stored.replaced,
+                opt(stored.first.map(|d| d.to_string()).as_deref()),
+                opt(stored.last.map(|d| d.to_string()).as_deref())
+            );
+            let mut also = Vec::new();
+            if stored.replaced > 0 {
+                also.push(format!(
+                    "{} replaced a rate of the same pair and day",
+                    stored.replaced
+                ));
+            }
+            if stored.unchanged > 0 {
+                also.push(format!("{} held already", stored.unchanged));
+            }
+            if !also.is_empty() {
+                said.push_str(&format!(" ({})", also.join("; ")));
+            }
+            said.push_str(&disagreements(&stored));
+            Ok(output::print(&said)?)
+        }
+        RatesCommand::List { from, to } => {
+            let pair = from.as_deref().zip(to.as_deref());
+            let held = rates::list(&ctx.store, pair)?;
+            if ctx.json {
+                return Ok(output::print_json(&held)?);
+            }
+            match held {
+                RatesHeld::Pairs { pairs } if pairs.is_empty() => Ok(output::print(
+                    "no exchange rates: breakpoint rates add USD CNY 7.10 --on 2026-12-01, or rates import FILE",
+                )?),
+                RatesHeld::Pairs { pairs } => {
+                    let mut t =
+                        output::table(&["from", "to", "days", "first", "latest", "rate", "source"]);
+                    for p in &pairs {
+                        t.add_row(vec![
+                            p.from.clone(),
+                            p.to.clone(),
+                            p.days.to_string(),
+                            p.first.to_string(),
+                            p.latest.on.to_string(),
+                            p.latest.rate.to_string(),
+                            opt(p.latest.source.as_deref()),
+                        ]);
+                    }
+                    Ok(output::print(&format!(
+                        "{t}\nbreakpoint rates list FROM TO shows a pair's every day"
+                    ))?)
+                }
+                RatesHeld::Pair { rates } => {
+                    if rates.is_empty() {
+                        return Ok(output::print(
+                            "no rates of that pair as stated (its inverse may be held: rates list)",
+                        )?);
+                    }
+                    let mut t = output::table(&["from", "to", "rate", "on", "source"]);
+                    for r in &rates {
+                        t.add_row(vec![
+                            r.from.clone(),
+                            r.to.clone(),
+                            r.rate.to_string(),
+                            r.on.to_string(),
+                            opt(r.source.as_deref()),
+                        ]);
+                    }
+                    Ok(output::print(&t.to_string())?)
+                }
+            }
+        }
+        RatesCommand::Rm { from, to, on } => {
+            let removed = rates::remove(&ctx.store, &from, &to, on.as_deref())?;
             if ctx.json {
                 return Ok(output::print_json(
-                    &serde_json::json!({ "stored": stored }),
+                    &serde_json::json!({ "removed": removed }),
                 )?);
             }
-            let first = read.iter().map(|r| r.on).min();
-            let last = read.iter().map(|r| r.on).max();
-            Ok(output::print(&format!(
-                "{shown}: {stored} rate(s) stored, {} to {}",
-                opt(first.map(|d| d.to_string()).as_deref()),
-                opt(last.map(|d| d.to_string()).as_deref())
-            ))?)
-        }
-        RatesCommand::List => {
-            let all = ctx.store.exchange_rates()?;
-            if ctx.json {
-                return Ok(output::print_json(&all)?);
-            }
-            if all.is_empty() {
-                return Ok(output::print(
-                    "no exchange rates: breakpoint rates add USD CNY 7.10 --on 2026-12-01, or rates import FILE",
-                )?);
-            }
-            let mut t = output::table(&["from", "to", "rate", "on", "source"]);
-            for r in &all {
-                t.add_row(vec![
-                    r.from.clone(),
-                    r.to.clone(),
-                    r.rate.to_string(),
-                    r.on.to_string(),
-                    opt(r.source.as_deref()),
-                ]);
-            }
-            Ok(output::print(&t.to_string())?)
+            Ok(output::print(&format!("{removed} rate(s) removed"))?)
         }
         RatesCommand::Currency { code } => {
             let current = match code {
-                Some(code) => Some(pricing::set_workspace_currency(&ctx.store, &code)?),
-                None => pricing::workspace_currency(&ctx.store)?,
+                Some(code) => Some(rates::set_workspace_currency(&ctx.store, &code)?),
+                None => rates::workspace_currency(&ctx.store)?,
             };
             if ctx.json {
                 return Ok(output::print_json(
@@ -108,4 +137,22 @@ pub fn run(ctx: &Context, command: RatesCommand) -> Outcome {
             })?)
         }
     }
+}
+
+/// A pair and its inverse of one day that do not undo each other, as
+/// warning lines: the rates are stored (either may be the right one), and
+/// the cheapest platform may flip with the reporting currency until one
+/// goes.
+fn disagreements(stored: &RatesStored) -> String {
+    let mut out = String::new();
+    for d in &stored.disagreements {
+        out.push_str(&format!("\n  warning: {d}"));
+    }
+    let more = stored.disagreeing - stored.disagreements.len() as u64;
+    if more > 0 {
+        out.push_str(&format!(
+            "\n  warning: {more} more pair(s) disagree with their inverse of the same day"
+        ));
+    }
+    out
 }

@@ -9,6 +9,7 @@ mod bundle;
 mod energy;
 mod migrations;
 mod money;
+pub use money::{RatePair, RateStored};
 mod platforms;
 mod runs;
 mod samples;

@@ -57,6 +57,65 @@ pub fn non_negative(field: &str, amount: Decimal) -> Checked<Decimal> {
     Ok(amount)
 }
 
+/// The most one currency is worth in another, and the least: the widest
+/// real pair (the Iranian rial or the Vietnamese dong against the Kuwaiti
+/// dinar) is under 10⁶, so a rate past 10⁹ is a typing error or a planted
+/// one — and two rates within these bounds, multiplied, stay far inside
+/// what an exact decimal holds.
+pub const RATE_BOUNDS: (Decimal, Decimal) = (
+    Decimal::from_parts(1, 0, 0, false, 9),
+    Decimal::from_parts(1_000_000_000, 0, 0, false, 0),
+);
+
+/// A rate as written: digits with one decimal point, or one decimal comma
+/// where it cannot be a thousands separator ("7,1", "1,05", not "1,050");
+/// no exponent, sign, underscore or grouping. `rates add` and `rates
+/// import` read rates through this one rule.
+pub fn parse_rate(field: &str, text: &str) -> Checked<Decimal> {
+    let t = text.trim();
+    let refuse = |why: &str| {
+        ValidationError::new(
+            field,
+            format!("\"{}\" {why}", crate::text::printable_excerpt(t, 40)),
+        )
+    };
+    let plain = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (whole, fraction) = match (t.matches('.').count(), t.matches(',').count()) {
+        (0, 0) => (t, None),
+        (1, 0) => t
+            .split_once('.')
+            .map(|(w, f)| (w, Some(f)))
+            .unwrap_or((t, None)),
+        (0, 1) => {
+            let (w, f) = t.split_once(',').unwrap_or((t, ""));
+            // "1,050" reads as 1.050 in Frankfurt and 1050 in New York.
+            if f.len() == 3 && plain(w) && plain(f) {
+                return Err(refuse(
+                    "is either 1.050-style or 1050-style: write it with a decimal point",
+                ));
+            }
+            (w, Some(f))
+        }
+        _ => {
+            return Err(refuse(
+                "is not a rate: one decimal point or comma, no grouping (7.10)",
+            ));
+        }
+    };
+    if !plain(whole) || fraction.is_some_and(|f| !plain(f)) {
+        return Err(refuse(
+            "is not a rate: digits and one decimal point, no exponent or sign (7.10)",
+        ));
+    }
+    let written = match fraction {
+        Some(f) => format!("{whole}.{f}"),
+        None => whole.to_string(),
+    };
+    written
+        .parse::<Decimal>()
+        .map_err(|_| refuse("has more digits than a rate can hold"))
+}
+
 /// A rate as the user states it: `to` units for one `from`, on a day.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ExchangeRate {
@@ -90,12 +149,22 @@ impl ExchangeRate {
                 format!("{rate} is not a rate: it must be above 0"),
             ));
         }
+        let (least, most) = RATE_BOUNDS;
+        if rate < least || rate > most {
+            return Err(ValidationError::new(
+                "rate",
+                format!(
+                    "{} {to} per {from} is beyond any two currencies (a rate lies between 10⁻⁹ and 10⁹)",
+                    crate::text::printable_excerpt(&rate.normalize().to_string(), 40)
+                ),
+            ));
+        }
         Ok(ExchangeRate {
             from,
             to,
             rate,
             on,
-            source: super::validate::optional_text(source),
+            source: super::validate::optional_cell("source", source)?,
         })
     }
 }
@@ -121,6 +190,41 @@ mod tests {
         let float_total: f64 = std::iter::repeat_n(0.1f64, 1000).sum();
         assert_ne!(float_total, 100.0, "the float sum drifts");
         assert!(parse("amount", "12,5").is_err());
+    }
+
+    #[test]
+    fn rates_are_read_one_way_and_bounded() {
+        let r = |t: &str| parse_rate("rate", t).map(|d| d.to_string());
+        assert_eq!(r("7.10").unwrap(), "7.10");
+        assert_eq!(r(" 7,1 ").unwrap(), "7.1");
+        assert_eq!(r("1,05").unwrap(), "1.05");
+        assert_eq!(r("160").unwrap(), "160");
+        for bad in [
+            "7e2",
+            "7E2",
+            "7_000",
+            "1,050",
+            "1.050,5",
+            "1,000,000",
+            "-7",
+            "+7",
+            "",
+            ".5.",
+            "7.",
+            "0x10",
+            "٧",
+        ] {
+            assert!(r(bad).is_err(), "{bad:?} was read as {:?}", r(bad));
+        }
+        assert!(r("1,050").unwrap_err().reason.contains("decimal point"));
+        let day: jiff::civil::Date = "2026-12-01".parse().unwrap();
+        let rate = |x: &str| ExchangeRate::new("USD", "EUR", x.parse().unwrap(), day, None);
+        assert!(rate("1000000000000000").is_err());
+        assert!(rate("0.0000000000001").is_err());
+        assert!(rate("25000").is_ok());
+        let e = ExchangeRate::new("USD", "CNY", Decimal::ONE, day, Some("a\u{1b}[31m".into()))
+            .unwrap_err();
+        assert_eq!(e.field, "source");
     }
 
     #[test]

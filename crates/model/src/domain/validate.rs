@@ -98,17 +98,41 @@ pub fn percent(field: &str, value: f64) -> Checked<f64> {
     Ok(value)
 }
 
-/// An ISO 4217-like currency code: three ASCII letters, stored upper-case.
+/// The currencies money can be in: ISO 4217's codes in use, the ones the
+/// ECB's reference-rate history still carries (CYP, EEK, LTL, LVL, MTL,
+/// ROL, SIT, SKK, TRL), and the offshore yuan (CNH) providers quote in. A
+/// code is a closed set: three letters that name no currency are a typing
+/// error, or a rates file of 17 576 made-up columns.
+const CURRENCIES: &[&str] = &[
+    "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
+    "BGN", "BHD", "BIF", "BMD", "BND", "BOB", "BOV", "BRL", "BSD", "BTN", "BWP", "BYN", "BZD",
+    "CAD", "CDF", "CHE", "CHF", "CHW", "CLF", "CLP", "CNH", "CNY", "COP", "COU", "CRC", "CUC",
+    "CUP", "CVE", "CYP", "CZK", "DJF", "DKK", "DOP", "DZD", "EEK", "EGP", "ERN", "ETB", "EUR",
+    "FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GNF", "GTQ", "GYD", "HKD", "HNL", "HRK",
+    "HTG", "HUF", "IDR", "ILS", "INR", "IQD", "IRR", "ISK", "JMD", "JOD", "JPY", "KES", "KGS",
+    "KHR", "KMF", "KPW", "KRW", "KWD", "KYD", "KZT", "LAK", "LBP", "LKR", "LRD", "LSL", "LTL",
+    "LVL", "LYD", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRU", "MTL", "MUR", "MVR",
+    "MWK", "MXN", "MXV", "MYR", "MZN", "NAD", "NGN", "NIO", "NOK", "NPR", "NZD", "OMR", "PAB",
+    "PEN", "PGK", "PHP", "PKR", "PLN", "PYG", "QAR", "ROL", "RON", "RSD", "RUB", "RWF", "SAR",
+    "SBD", "SCR", "SDG", "SEK", "SGD", "SHP", "SIT", "SKK", "SLE", "SLL", "SOS", "SRD", "SSP",
+    "STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TND", "TOP", "TRL", "TRY", "TTD", "TWD",
+    "TZS", "UAH", "UGX", "USD", "USN", "UYI", "UYU", "UYW", "UZS", "VED", "VES", "VND", "VUV",
+    "WST", "XAF", "XCD", "XCG", "XDR", "XOF", "XPF", "YER", "ZAR", "ZMW", "ZWG", "ZWL",
+];
+
+/// A currency code: one of [`CURRENCIES`], stored upper-case.
 pub fn currency(field: &str, value: &str) -> Checked<String> {
     let code = value.trim().to_ascii_uppercase();
-    if code.len() == 3 && code.chars().all(|c| c.is_ascii_alphabetic()) {
-        Ok(code)
-    } else {
-        Err(ValidationError::new(
-            field,
-            format!("\"{value}\" is not a three-letter currency code such as CNY or USD"),
-        ))
+    if CURRENCIES.binary_search(&code.as_str()).is_ok() {
+        return Ok(code);
     }
+    let shown = crate::text::printable_excerpt(value.trim(), 20);
+    let why = if code.len() == 3 && code.chars().all(|c| c.is_ascii_alphabetic()) {
+        format!("\"{shown}\" is not an ISO 4217 currency code (CNY, USD, EUR, …)")
+    } else {
+        format!("\"{shown}\" is not a three-letter currency code such as CNY or USD")
+    };
+    Err(ValidationError::new(field, why))
 }
 
 /// An id or a cell of text read from a file (a bill's line id, a host, a
