@@ -177,3 +177,82 @@ fn a_rate_at_odds_with_its_inverse_is_said_and_can_be_removed() {
     let out = ws.ok(&["rates", "add", "CNY", "USD", "0.1389", "--on", "2026-12-01"]);
     assert!(!out.contains("warning"), "{out}");
 }
+
+/// The same offering quoted at 40 USD and at 160 CNY an instance-hour:
+/// through the rate (7.1 CNY a dollar) the yuan quote is the cheaper, and
+/// it prices the offering, its rate said. Without a rate the yuan quote is
+/// not compared, and said so — never 40 against 160 as bare numbers.
+#[test]
+fn catalog_quotes_in_two_currencies_are_compared_through_a_rate() {
+    let ws = fresh();
+    ws.ok(&["platform", "add", "AWS"]);
+    ws.ok(&[
+        "offering",
+        "add",
+        "--platform",
+        "AWS",
+        "--accelerator",
+        "A100-40GB",
+        "--count",
+        "8",
+        "--currency",
+        "USD",
+    ]);
+    let catalog = hostile("catalog-two-currencies.csv");
+    let out = ws.ok(&["import", "--platform", "AWS", &catalog]);
+    assert!(
+        out.contains("1 quote(s) in CNY not compared: no rate joins CNY to USD"),
+        "{out}"
+    );
+    assert!(out.contains("on-demand 5 USD/GPU-hour"), "{out}");
+    ws.ok(&["runs", "rm", "1"]);
+    ws.ok(&["rates", "add", "USD", "CNY", "7.1", "--on", "2026-11-01"]);
+    let out = ws.ok(&["import", "--platform", "AWS", &catalog]);
+    assert!(
+        out.contains(
+            "on-demand 20 CNY/GPU-hour (p4d.24xlarge, China (Beijing); 20.0000 CNY ≈ 2.8169 USD at"
+        ),
+        "{out}"
+    );
+    let offering = &ws.json(&["offering", "list"])[0];
+    assert_eq!(offering["prices"]["currency"], "CNY", "{offering}");
+    assert_eq!(offering["prices"]["on_demand"], 20.0, "{offering}");
+}
+
+/// A price past what an exact decimal holds (7.9 × 10²⁸) is refused at the
+/// import, naming its line and column, and typed in it is refused as a
+/// price: no command later multiplies it into a panic or a zero.
+#[test]
+fn prices_past_any_price_are_refused_where_they_come_in() {
+    let ws = fresh();
+    ws.ok(&["platform", "add", "AWS"]);
+    let catalog = hostile("catalog-price-past-decimal.csv");
+    let out = ws
+        .cmd(&["import", "--platform", "AWS", &catalog])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{catalog}:7:10: price: 79000000000000000000000000000 is beyond any instance's price"
+        )),
+        "{stderr}"
+    );
+    ws.fails(
+        &[
+            "offering", "add", "--platform", "AWS", "--accelerator", "H100", "--count", "8",
+            "--price-on-demand", "7.9e28", "--currency", "USD",
+        ],
+        1,
+        "error: price_on_demand: 7.9e28 is beyond any price (at most 10⁷ an accelerator-hour or a GB, in any currency)",
+    );
+    for command in [
+        &["rank"][..],
+        &["explain", "AWS"],
+        &["bill"],
+        &["cost", "--job", "gpus=8,work=100h"],
+    ] {
+        ws.ok(command);
+    }
+}

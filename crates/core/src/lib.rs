@@ -21,11 +21,12 @@
 //!    store's codec; the built-in platform catalogue; delivered performance
 //!    against peers and nominal peaks
 //! 4. `store` — SQLite
-//! 5. `import`, `billing_sim`, `conformity`, `workspace_bundle` — logs in
+//! 5. `exchange` — rates between currencies, held and looked up
+//! 6. `import`, `billing_sim`, `conformity`, `workspace_bundle` — logs in
 //!    (the pipeline around the parsers); bills simulated; the order held
 //!    against the hardware; workspaces out and in as tar bundles
-//! 6. `metrics` — numbers derived from runs
-//! 7. `scoring`, `rates` — ranking and robustness; currencies
+//! 7. `metrics` — numbers derived from runs
+//! 8. `scoring`, `rates` — ranking and robustness; currencies
 
 pub use breakpoint_model::{accelerator, domain, labelled_enum, sizes, stats, text};
 
@@ -33,6 +34,7 @@ pub mod archive;
 pub mod billing_sim;
 pub mod conformity;
 pub mod error;
+pub mod exchange;
 pub mod import;
 pub mod metrics;
 pub mod perf;

@@ -18,6 +18,9 @@ const LAYERS: &[&[&str]] = &[
     // against its card's datasheet.
     &["samples", "templates", "perf"],
     &["store"],
+    // Rates between currencies: low enough for an import to compare a
+    // catalog's quotes in two currencies through them.
+    &["exchange"],
     &["import", "billing_sim", "conformity", "workspace_bundle"],
     &["metrics"],
     // `rates` brings platforms' evidence into one currency; scoring never

@@ -19,6 +19,7 @@ use crate::accelerator;
 use crate::domain::money::{self, Decimal};
 use crate::domain::{PricePer, PriceQuote, Prices, QuoteMode};
 use crate::error::Result;
+use crate::exchange::{RateBook, today};
 use crate::store::Store;
 
 /// At most this many cards without an offering are named.
@@ -54,8 +55,16 @@ pub(super) fn apply(
         ));
     }
     let mut matched = vec![false; usable.len()];
+    // Quotes in two currencies are compared through a dated rate, never as
+    // bare numbers: 160 CNY is cheaper than 40 USD at 7.1 yuan a dollar.
+    let book = RateBook::of(store)?;
+    let day_of = |q: &PriceQuote| {
+        q.observed_at
+            .map(|t| jiff::tz::TimeZone::UTC.to_datetime(t).date())
+            .or(file_day)
+    };
     for offering in store.offerings(Some(platform_id))? {
-        let mut best: BTreeMap<&'static str, (f64, &PriceQuote)> = BTreeMap::new();
+        let mut candidates: Vec<(&'static str, f64, &PriceQuote)> = Vec::new();
         for (i, q) in usable.iter().enumerate() {
             let Some(card) = q.accelerator.as_deref().map(accelerator::normalise) else {
                 continue;
@@ -73,21 +82,26 @@ pub(super) fn apply(
                 continue;
             }
             matched[i] = true;
-            let Some((mode, per_gpu_hour)) = per_gpu_hour(q) else {
-                continue;
-            };
-            let entry = best.entry(mode).or_insert((per_gpu_hour, q));
-            if per_gpu_hour < entry.0 {
-                *entry = (per_gpu_hour, q);
+            if let Some((mode, per_gpu_hour)) = per_gpu_hour(q) {
+                candidates.push((mode, per_gpu_hour, q));
             }
         }
-        if best.is_empty() {
+        if candidates.is_empty() {
             continue;
         }
-        let currencies: Vec<&str> = best.values().map(|(_, q)| q.currency.as_str()).collect();
-        // One offering, one currency: the catalog's first, its others left.
-        let currency = currencies[0].to_string();
-        best.retain(|_, (_, q)| q.currency == currency);
+        let currencies: Vec<&str> = candidates
+            .iter()
+            .map(|(_, _, q)| q.currency.as_str())
+            .collect();
+        let compared = Compared::new(
+            &offering.prices.currency,
+            &currencies,
+            &book,
+            &candidates,
+            &day_of,
+        );
+        said.extend(compared.set_aside.iter().cloned());
+        let currency = compared.currency.clone();
         let mut prices = if offering.prices.currency == currency {
             offering.prices.clone()
         } else {
@@ -95,24 +109,25 @@ pub(super) fn apply(
         };
         let mut parts = Vec::new();
         let mut newest: Option<Date> = None;
-        for (mode, (price, q)) in &best {
-            let rounded = (price * 1e6).round() / 1e6;
+        for (mode, pick) in &compared.best {
+            let q = pick.quote;
+            let rounded = (pick.price * 1e6).round() / 1e6;
             match *mode {
                 "on-demand" => prices.on_demand = Some(rounded),
                 "spot" => prices.spot = Some(rounded),
                 _ => prices.monthly = Some(rounded),
             }
-            let day = q
-                .observed_at
-                .map(|t| jiff::tz::TimeZone::UTC.to_datetime(t).date())
-                .or(file_day);
-            newest = newest.max(day);
+            newest = newest.max(day_of(q));
             parts.push(format!(
-                "{mode} {rounded} {currency}/GPU-hour ({}{})",
+                "{mode} {rounded} {currency}/GPU-hour ({}{}{})",
                 q.instance_type,
                 q.region
                     .as_deref()
                     .map(|r| format!(", {r}"))
+                    .unwrap_or_default(),
+                pick.note
+                    .as_deref()
+                    .map(|n| format!("; {n}"))
                     .unwrap_or_default()
             ));
         }
@@ -132,7 +147,9 @@ pub(super) fn apply(
             }
         ));
     }
-    // Cards the catalog prices and the platform offers nothing of.
+    // Cards the catalog prices and the platform offers nothing of, each at
+    // its cheapest on-demand quote (in the first quote's currency, others
+    // through a rate; a quote no rate joins is not compared).
     let mut missing: BTreeMap<(String, u32), (f64, &PriceQuote)> = BTreeMap::new();
     for (i, q) in usable.iter().enumerate() {
         if matched[i] {
@@ -147,7 +164,15 @@ pub(super) fn apply(
         let card = accelerator::normalise(q.accelerator.as_deref().unwrap_or_default()).canonical;
         let key = (card, q.accelerator_count.unwrap_or(1));
         let entry = missing.entry(key).or_insert((price, q));
-        if price < entry.0 {
+        let in_entry = |q: &PriceQuote, price: f64| {
+            book.rate(
+                &q.currency,
+                &entry.1.currency,
+                day_of(q).unwrap_or_else(today),
+            )
+            .map(|r| price * money::to_f64(r.rate))
+        };
+        if in_entry(q, price).is_some_and(|p| p < entry.0) {
             *entry = (price, q);
         }
     }
@@ -168,6 +193,140 @@ pub(super) fn apply(
         ));
     }
     Ok(said)
+}
+
+/// The cheapest quote of one mode, and what choosing it said.
+struct Pick<'q> {
+    /// Per accelerator-hour, in the quote's own currency.
+    price: f64,
+    quote: &'q PriceQuote,
+    /// Where the choice went through a rate, or kept to one currency.
+    note: Option<String>,
+}
+
+/// An offering's quotes compared mode by mode through exchange rates.
+struct Compared<'q> {
+    /// The currency the offering is priced in: that of its cheapest
+    /// on-demand quote (one offering, one currency).
+    currency: String,
+    best: BTreeMap<&'static str, Pick<'q>>,
+    /// Quotes left out of the comparison, said.
+    set_aside: Vec<String>,
+}
+
+impl<'q> Compared<'q> {
+    fn new(
+        own: &str,
+        currencies: &[&str],
+        book: &RateBook<'_>,
+        candidates: &[(&'static str, f64, &'q PriceQuote)],
+        day_of: &dyn Fn(&PriceQuote) -> Option<Date>,
+    ) -> Compared<'q> {
+        // Compared in the offering's own currency where a quote is in it,
+        // else in the one most quotes are in.
+        let reference = if currencies.contains(&own) {
+            own.to_string()
+        } else {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for c in currencies {
+                *counts.entry(c).or_default() += 1;
+            }
+            counts
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map_or(own.to_string(), |(c, _)| c.to_string())
+        };
+        let mut set_aside: BTreeMap<String, usize> = BTreeMap::new();
+        // Each quote's price in the reference currency, at its day's rate,
+        // with the rate said where one was used.
+        let mut cheapest: BTreeMap<&'static str, (f64, &'q PriceQuote, Option<String>)> =
+            BTreeMap::new();
+        for (mode, price, q) in candidates {
+            let (value, note) = if q.currency == reference {
+                (*price, None)
+            } else {
+                match book.rate(&q.currency, &reference, day_of(q).unwrap_or_else(today)) {
+                    Some(rate) => {
+                        let value = price * money::to_f64(rate.rate);
+                        let note = format!(
+                            "{price:.4} {} ≈ {value:.4} {reference} at {rate}",
+                            q.currency
+                        );
+                        (value, Some(note))
+                    }
+                    None => {
+                        *set_aside.entry(q.currency.clone()).or_default() += 1;
+                        continue;
+                    }
+                }
+            };
+            let entry = cheapest.entry(mode).or_insert((value, q, note.clone()));
+            if value < entry.0 {
+                *entry = (value, q, note);
+            }
+        }
+        let compared_through_rates = candidates
+            .iter()
+            .any(|(_, _, q)| q.currency != reference && !set_aside.contains_key(&q.currency));
+        // One offering, one currency: its cheapest on-demand quote's.
+        let currency = cheapest
+            .get("on-demand")
+            .or_else(|| cheapest.values().next())
+            .map_or(reference.clone(), |(_, q, _)| q.currency.clone());
+        let mut best = BTreeMap::new();
+        let mut said: Vec<String> = set_aside
+            .into_iter()
+            .map(|(c, n)| {
+                format!(
+                    "{n} quote(s) in {c} not compared: {}",
+                    crate::exchange::missing_rate(&c, &reference)
+                )
+            })
+            .collect();
+        for (mode, (_, q, note)) in cheapest {
+            let in_currency =
+                |c: &&(&'static str, f64, &'q PriceQuote)| c.0 == mode && c.2.currency == currency;
+            let own_cheapest = candidates
+                .iter()
+                .filter(in_currency)
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let Some((_, price, chosen)) = own_cheapest else {
+                said.push(format!(
+                    "{mode}: quoted only in {}, not kept: the offering is priced in {currency}",
+                    q.currency
+                ));
+                continue;
+            };
+            let note = if chosen.currency == q.currency {
+                // The cheapest of all, through the rates where they decided.
+                compared_through_rates.then(|| {
+                    note.unwrap_or_else(|| {
+                        "the cheapest, quotes in other currencies compared through exchange rates"
+                            .into()
+                    })
+                })
+            } else {
+                Some(format!(
+                    "the cheapest quoted in {currency}; {} is cheaper ({})",
+                    q.currency,
+                    note.unwrap_or_default()
+                ))
+            };
+            best.insert(
+                mode,
+                Pick {
+                    price: *price,
+                    quote: chosen,
+                    note,
+                },
+            );
+        }
+        Compared {
+            currency,
+            best,
+            set_aside: said,
+        }
+    }
 }
 
 /// A quote's mode and price per accelerator-hour, where it is one an

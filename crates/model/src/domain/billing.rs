@@ -70,7 +70,7 @@ impl BillingRule {
             ));
         }
         self.idle_price_per_hour =
-            validate::non_negative_opt("idle_price_per_hour", self.idle_price_per_hour)?;
+            validate::price_opt("idle_price_per_hour", self.idle_price_per_hour)?;
         self.notes = validate::optional_text(self.notes);
         Ok(self)
     }

@@ -64,9 +64,9 @@ impl Prices {
     ) -> Checked<Self> {
         Ok(Self {
             currency: validate::currency("currency", currency)?,
-            on_demand: validate::non_negative_opt("price_on_demand", on_demand)?,
-            spot: validate::non_negative_opt("price_spot", spot)?,
-            monthly: validate::non_negative_opt("price_monthly", monthly)?,
+            on_demand: validate::price_opt("price_on_demand", on_demand)?,
+            spot: validate::price_opt("price_spot", spot)?,
+            monthly: validate::price_opt("price_monthly", monthly)?,
             storage_gb_month: None,
             transfer_gb: None,
             source: None,
@@ -87,8 +87,8 @@ impl Prices {
         transfer_gb: Option<f64>,
     ) -> Checked<Self> {
         Ok(Self {
-            storage_gb_month: validate::non_negative_opt("price_storage", storage_gb_month)?,
-            transfer_gb: validate::non_negative_opt("price_transfer", transfer_gb)?,
+            storage_gb_month: validate::price_opt("price_storage", storage_gb_month)?,
+            transfer_gb: validate::price_opt("price_transfer", transfer_gb)?,
             ..self
         })
     }

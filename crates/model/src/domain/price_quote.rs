@@ -69,6 +69,17 @@ impl PriceQuote {
                 format!("{} is negative", self.price),
             ));
         }
+        // A whole instance for a year: 64 cards × 8 760 h at the most a
+        // price may be is under 10¹³.
+        if self.price > Decimal::from(10_000_000_000_000u64) {
+            return Err(ValidationError::new(
+                "price",
+                format!(
+                    "{} is beyond any instance's price (at most 10¹³ for its period, in any currency)",
+                    crate::text::printable_excerpt(&self.price.to_string(), 40)
+                ),
+            ));
+        }
         if self.accelerator_count == Some(0) {
             return Err(ValidationError::new(
                 "accelerator_count",

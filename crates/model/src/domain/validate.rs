@@ -75,6 +75,28 @@ pub fn non_negative_opt(field: &str, value: Option<f64>) -> Checked<Option<f64>>
     value.map(|v| non_negative(field, v)).transpose()
 }
 
+/// The most a price may be, per accelerator-hour or per GB, in any
+/// currency: an H100 hour is under 10⁵ even in Vietnamese dong, so 10⁷ is a
+/// typing error or a planted figure — and the most a job can be (10⁹
+/// GPU-hours) at this price, converted at the widest rate, stays inside
+/// what an exact decimal holds.
+pub const MAX_PRICE: f64 = 1e7;
+
+/// A price: money, at most [`MAX_PRICE`].
+pub fn price_opt(field: &str, value: Option<f64>) -> Checked<Option<f64>> {
+    let value = non_negative_opt(field, value)?;
+    if let Some(v) = value.filter(|v| *v > MAX_PRICE) {
+        return Err(ValidationError::new(
+            field,
+            format!(
+                "{} is beyond any price (at most 10⁷ an accelerator-hour or a GB, in any currency)",
+                crate::text::printable_excerpt(&format!("{v:e}"), 30)
+            ),
+        ));
+    }
+    Ok(value)
+}
+
 pub fn at_least_one(field: &str, value: u32) -> Checked<u32> {
     if value == 0 {
         return Err(ValidationError::new(field, "must be at least 1"));
