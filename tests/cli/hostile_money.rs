@@ -256,3 +256,87 @@ fn prices_past_any_price_are_refused_where_they_come_in() {
         ws.ok(command);
     }
 }
+
+/// Two platforms billed by the second, eight H200s at 20 CNY an hour.
+fn priced_twins(ws: &Workspace) {
+    for name in ["P", "Q"] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            "H200",
+            "--count",
+            "8",
+            "--currency",
+            "CNY",
+            "--price-on-demand",
+            "20",
+        ]);
+    }
+}
+
+/// A job long because of its data is long, not unfinished: hours of
+/// upload before an hour of compute are a term of the wall time, and no
+/// draw is called interrupted for them.
+#[test]
+fn a_job_long_for_its_data_is_not_called_unfinished() {
+    let ws = fresh();
+    priced_twins(&ws);
+    for job in ["gpus=8,work=1h,data=5TB", "gpus=64,work=2h,data=20TB"] {
+        let costs = ws.json(&["cost", "--job", job]);
+        for p in costs["platforms"].as_array().unwrap() {
+            assert_eq!(p["unfinished"], 0.0, "{job}: {p}");
+            let hours = &p["hours"];
+            // Compute is minutes; the upload, hours.
+            assert!(hours["p50"].as_f64().unwrap() > 2.0, "{job}: {p}");
+        }
+        let answer = costs["answer"].as_str().unwrap();
+        assert!(!answer.contains("never finish"), "{job}: {answer}");
+    }
+}
+
+/// Spec values past what a job can be are refused with their bound, and
+/// a key given twice is refused rather than the last kept: no job costs
+/// 0.00, and none is cheapest at 0.00.
+#[test]
+fn job_specs_past_what_a_job_can_be_are_refused() {
+    let ws = fresh();
+    priced_twins(&ws);
+    for (job, said) in [
+        (
+            "gpus=8,work=1e308",
+            "error: job.work: \"1e308\" is past what a job can be (at most 10⁹ GPU-hours: 100 000 GPUs for over a year)",
+        ),
+        (
+            "gpus=8,requests=1e15M,per-gpu=1e-300",
+            "error: job.requests: \"1e15M\" is past what a job can be (at most 10¹⁵ requests)",
+        ),
+        (
+            "gpus=8,requests=1e12,per-gpu=1e-3",
+            "error: job.work: requests ÷ per-gpu is 2.778e11 GPU-hours, past what a job can be (at most 10⁹ GPU-hours)",
+        ),
+        (
+            "gpus=8,work=10h,data=5000000PB",
+            "error: job.data: \"5000000PB\" is past what a job can be (at most an exabyte, 1000PB)",
+        ),
+        (
+            "gpus=8,work=10h,deadline=1000000d",
+            "error: job.deadline: \"1000000d\" is past what a job can be (at most 30 years)",
+        ),
+        (
+            "gpus=8,gpus=16,work=10h",
+            "error: job.gpus: given twice (\"gpus=8,gpus=16,work=10h\"): give each key once",
+        ),
+    ] {
+        ws.fails(&["cost", "--job", job], 1, said);
+    }
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=1000000000h"]);
+    for p in costs["platforms"].as_array().unwrap() {
+        let p50: f64 = p["cost"]["p50"].as_str().unwrap().parse().unwrap();
+        assert!(p50 > 1e9, "{p}");
+    }
+}

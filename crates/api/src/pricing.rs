@@ -33,17 +33,31 @@ impl WorkloadSource {
         match text.map(str::trim) {
             None | Some("") | Some("reference") => Ok(WorkloadSource::Reference),
             Some(spec) if spec.contains('=') => Ok(WorkloadSource::Spec(spec.to_string())),
-            Some(path) => std::fs::read_to_string(path)
-                .map(|text| WorkloadSource::Json {
+            Some(path) => {
+                // A workload is a few sessions: a megabyte is thousands of
+                // them. Bounded by what is read (a device says 0 bytes).
+                const LIMIT: u64 = 1 << 20;
+                let shown = crate::text::printable(path);
+                let refuse = |why: String| {
+                    ValidationError::new("workload", format!("workload file \"{shown}\": {why}"))
+                };
+                let mut text = String::new();
+                std::fs::File::open(path)
+                    .and_then(|f| {
+                        std::io::Read::read_to_string(
+                            &mut std::io::Read::take(f, LIMIT + 1),
+                            &mut text,
+                        )
+                    })
+                    .map_err(|e| refuse(format!("cannot be read: {e}")))?;
+                if text.len() as u64 > LIMIT {
+                    return Err(refuse("larger than 1 MiB: not a workload".into()));
+                }
+                Ok(WorkloadSource::Json {
                     name: path.to_string(),
                     text,
                 })
-                .map_err(|e| {
-                    ValidationError::new(
-                        "workload",
-                        format!("cannot read workload file \"{path}\": {e}"),
-                    )
-                }),
+            }
         }
     }
 }
@@ -54,13 +68,16 @@ pub fn workload(store: &Store, source: &WorkloadSource) -> Result<Workload> {
     match source {
         WorkloadSource::Reference => Ok(Workload::reference()),
         WorkloadSource::Spec(spec) => Ok(Workload::parse_spec(spec)?),
-        WorkloadSource::Json { name, text } => serde_json::from_str(text).map_err(|e| {
-            refuse(format!(
-                "{name}:{}:{}: not a workload ({{\"sessions\": [{{\"segments\": [{{\"phase\": \"compute\", \"seconds\": 6138}}]}}], \"gpus\": 1}}): {e}",
-                e.line(),
-                e.column()
-            ))
-        }),
+        WorkloadSource::Json { name, text } => serde_json::from_str::<Workload>(text)
+            .map_err(|e| {
+                refuse(format!(
+                    "{name}:{}:{}: not a workload ({{\"sessions\": [{{\"segments\": [{{\"phase\": \"compute\", \"seconds\": 6138}}]}}], \"gpus\": 1}}): {e}",
+                    e.line(),
+                    e.column()
+                ))
+            })?
+            .checked()
+            .map_err(|e| refuse(format!("{name}: {}: {}", e.field, e.reason))),
         WorkloadSource::Run(run) => {
             store.run(*run)?;
             let gpu = store

@@ -58,6 +58,57 @@ pub struct Workload {
     pub gpus: u32,
 }
 
+/// What a workload can be: at most 10¹¹ s of wall time in all (three
+/// millennia), 100 000 GPUs, a million sessions — so its bill at any price
+/// and rate stays inside what an exact decimal holds.
+pub const MAX_WORKLOAD_S: f64 = 1e11;
+const MAX_GPUS: u32 = 100_000;
+const MAX_SESSIONS: usize = 1_000_000;
+
+impl Workload {
+    /// The workload if it is one a bill can be made of: every phase a
+    /// finite, non-negative time, the whole within [`MAX_WORKLOAD_S`], its
+    /// GPUs and sessions counted within their bounds.
+    pub fn checked(self) -> Result<Workload, ValidationError> {
+        if !(1..=MAX_GPUS).contains(&self.gpus) {
+            return Err(ValidationError::new(
+                "gpus",
+                format!("{}: between 1 and {MAX_GPUS}", self.gpus),
+            ));
+        }
+        if self.sessions.is_empty() || self.sessions.len() > MAX_SESSIONS {
+            return Err(ValidationError::new(
+                "sessions",
+                format!(
+                    "{} session(s): between 1 and {MAX_SESSIONS}",
+                    self.sessions.len()
+                ),
+            ));
+        }
+        let mut total = 0.0;
+        for (i, session) in self.sessions.iter().enumerate() {
+            for (k, segment) in session.segments.iter().enumerate() {
+                if !(segment.seconds.is_finite() && segment.seconds >= 0.0) {
+                    return Err(ValidationError::new(
+                        format!("sessions[{i}].segments[{k}].seconds"),
+                        format!("{} is not a length of time", segment.seconds),
+                    ));
+                }
+                total += segment.seconds;
+            }
+        }
+        if total > MAX_WORKLOAD_S {
+            return Err(ValidationError::new(
+                "workload",
+                format!(
+                    "{total:.3e} s in all: past what a workload can be (at most 10¹¹ s, three millennia)"
+                ),
+            ));
+        }
+        Ok(self)
+    }
+}
+
 impl Workload {
     /// The four-breakpoint review's Stable Diffusion XL job on one A100-80G: 2 h 17 m wall,
     /// 1 h 42 m 18 s of it computing, the rest loading data and saving
@@ -151,10 +202,11 @@ impl Workload {
                 "names no phase (e.g. compute=1h42m18s,io-wait=35m)",
             ));
         }
-        Ok(Workload {
+        Workload {
             sessions: vec![session; sessions as usize],
             gpus,
-        })
+        }
+        .checked()
     }
 }
 
@@ -163,7 +215,7 @@ fn whole(key: &str, value: &str) -> Result<u32, ValidationError> {
         .trim()
         .parse::<u32>()
         .ok()
-        .filter(|n| (1..=1_000_000).contains(n))
+        .filter(|n| (1..=MAX_SESSIONS as u32).contains(n))
         .ok_or_else(|| ValidationError::new(key, format!("\"{value}\" is not a whole number ≥ 1")))
 }
 
@@ -275,6 +327,25 @@ pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bil
 mod tests {
     use super::*;
     use crate::domain::BillingMode;
+
+    /// A workload is bounded before it is billed: a phase of 10³⁰⁰ s or a
+    /// negative one never becomes a bill of zero.
+    #[test]
+    fn a_workload_past_what_one_can_be_is_refused() {
+        let json = |seconds: &str| {
+            serde_json::from_str::<Workload>(&format!(
+                "{{\"sessions\":[{{\"segments\":[{{\"phase\":\"compute\",\"seconds\":{seconds}}}]}}],\"gpus\":1}}"
+            ))
+            .unwrap()
+            .checked()
+        };
+        assert!(json("6138").is_ok());
+        assert!(json("1e300").unwrap_err().reason.contains("past what a workload can be"));
+        assert!(json("-5").unwrap_err().reason.contains("not a length of time"));
+        assert!(Workload::parse_spec("compute=1000000000000h").is_err());
+        let e = Workload::parse_spec("compute=1h,sessions=1000000,io-wait=100000h").unwrap_err();
+        assert!(e.reason.contains("10¹¹ s"), "{e}");
+    }
 
     fn rule(granularity_s: u32, bills_io_wait: bool, bills_idle: bool) -> BillingRule {
         BillingRule {

@@ -237,11 +237,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             draws.iter().filter(|d| calendar(d) <= deadline).count() as f64 / draws.len() as f64
         });
         let terms = model.terms(&draws, hours_band.p50);
-        let unfinished = draws
-            .iter()
-            .filter(|d| d.wall_s >= (NEVER_FINISHES - 1.0) * d.compute_s)
-            .count() as f64
-            / draws.len() as f64;
+        let unfinished = draws.iter().filter(|d| d.unfinished).count() as f64 / draws.len() as f64;
         let mut unpriced = Vec::new();
         let (cost, mode, missing) = match (&rule, &price, &offering) {
             (Some(rule), Some(p), Some(o)) => {
@@ -274,21 +270,18 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             ),
         };
         let (mut money_band, mut not_comparable, mut rate) = (None, None, None);
+        let mut missing = missing;
         if let (Some(band), Some(p)) = (cost, &price) {
             let to = reporting
                 .as_ref()
                 .map_or(p.currency.clone(), |r| r.currency.clone());
-            match book.rate(&p.currency, &to, today) {
+            let (factor, currency) = match book.rate(&p.currency, &to, today) {
                 Some(r) => {
-                    money_band = Some(MoneyBand {
-                        p10: money::to_cents(money::exact(band.p10) * r.rate),
-                        p50: money::to_cents(money::exact(band.p50) * r.rate),
-                        p90: money::to_cents(money::exact(band.p90) * r.rate),
-                        currency: to,
-                    });
+                    let factor = r.rate;
                     if r.from != r.to {
                         rate = Some(r);
                     }
+                    (factor, to)
                 }
                 None => {
                     not_comparable = Some(format!(
@@ -296,12 +289,26 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
                         p.currency,
                         crate::rates::missing_rate(&p.currency, &to)
                     ));
+                    (Decimal::ONE, p.currency.clone())
+                }
+            };
+            let in_money = |v: f64| money::converted(v, factor);
+            match (in_money(band.p10), in_money(band.p50), in_money(band.p90)) {
+                (Some(p10), Some(p50), Some(p90)) => {
                     money_band = Some(MoneyBand {
-                        p10: money::to_cents(money::exact(band.p10)),
-                        p50: money::to_cents(money::exact(band.p50)),
-                        p90: money::to_cents(money::exact(band.p90)),
-                        currency: p.currency.clone(),
-                    });
+                        p10,
+                        p50,
+                        p90,
+                        currency,
+                    })
+                }
+                // Never a cost of zero for one past what money holds.
+                _ => {
+                    missing = Some(format!(
+                        "costs more than an amount can hold ({:.3e} {currency} at the bad case): check the job and the price",
+                        band.p90 * money::to_f64(factor)
+                    ));
+                    rate = None;
                 }
             }
         }

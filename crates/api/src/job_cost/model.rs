@@ -112,6 +112,10 @@ pub(super) struct Draw {
     pub(super) upload_s: f64,
     pub(super) interruptions: u64,
     pub(super) share: f64,
+    /// Interrupted faster than it reaches its checkpoints: its losses held
+    /// at [`NEVER_FINISHES`] × its compute time. Only losses to
+    /// interruptions hold a draw; a job long for its data is long.
+    pub(super) unfinished: bool,
 }
 
 /// Where a term's draws come from.
@@ -324,7 +328,8 @@ impl Model {
         }
         // Held at the point past which the job does not finish.
         let limit = (NEVER_FINISHES - 1.0) * compute_s;
-        if lost_s > limit {
+        let unfinished = lost_s > limit;
+        if unfinished {
             interruptions = (interruptions as f64 * limit / lost_s).round() as u64;
             lost_s = limit;
         }
@@ -336,6 +341,7 @@ impl Model {
             upload_s,
             interruptions,
             share,
+            unfinished,
         }
     }
 

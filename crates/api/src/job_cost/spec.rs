@@ -7,6 +7,24 @@ use crate::billing_sim;
 use crate::error::ValidationError;
 use breakpoint_model::sizes;
 
+/// What a job can be: past these it is a typing error, and its cost would
+/// pass what money can hold. Each is said in the refusal.
+pub mod bounds {
+    /// 10⁹ GPU-hours: 100 000 GPUs for over a year (the largest training
+    /// runs published are a few 10⁷).
+    pub const WORK_GPU_HOURS: f64 = 1e9;
+    /// Requests a serving job serves: 10¹⁵.
+    pub const REQUESTS: f64 = 1e15;
+    /// Requests a second one GPU serves: 10⁻³ to 10⁷.
+    pub const PER_GPU: (f64, f64) = (1e-3, 1e7);
+    /// Bytes of data or storage: an exabyte.
+    pub const BYTES: f64 = 1e18;
+    /// A deadline or a horizon: 30 years.
+    pub const CALENDAR_S: f64 = 30.0 * 365.0 * 86_400.0;
+    /// Between checkpoints, or to restart: a year, at least a second.
+    pub const CHECKPOINT_S: (f64, f64) = (1.0, 365.0 * 86_400.0);
+}
+
 /// The keys a job is written with, for messages.
 const KEYS: &str = "gpus, work, requests, per-gpu, checkpoint, restart, data, storage, deadline, \
      hours-per-day, horizon, utilisation";
@@ -64,6 +82,7 @@ impl JobSpec {
         };
         let refuse = |key: &str, why: String| ValidationError::new(format!("job.{key}"), why);
         let (mut requests, mut per_gpu, mut horizon_s, mut utilisation) = (None, None, None, None);
+        let mut given: Vec<String> = Vec::new();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').ok_or_else(|| {
                 refuse(
@@ -72,9 +91,38 @@ impl JobSpec {
                 )
             })?;
             let (key, value) = (key.trim(), value.trim());
+            // One value a key: "gpus=8,gpus=16" is a typing error, not 16.
+            let canonical = if key == "utilization" {
+                "utilisation"
+            } else {
+                key
+            };
+            if given.iter().any(|g| g == canonical) {
+                return Err(refuse(
+                    key,
+                    format!(
+                        "given twice (\"{}\"): give each key once",
+                        crate::text::printable_excerpt(spec, 80)
+                    ),
+                ));
+            }
+            given.push(canonical.to_string());
+            let within = |what: f64, (low, high): (f64, f64), bound: &str| {
+                if what.is_finite() && what >= low && what <= high {
+                    Ok(what)
+                } else {
+                    Err(refuse(
+                        key,
+                        format!("\"{value}\" is past what a job can be ({bound})"),
+                    ))
+                }
+            };
             let duration =
                 || billing_sim::parse_duration(value).map_err(|e| refuse(key, e.reason.clone()));
-            let size = || sizes::parse_bytes(&format!("job.{key}"), value);
+            let size = || {
+                sizes::parse_bytes(&format!("job.{key}"), value)
+                    .and_then(|b| within(b, (0.0, bounds::BYTES), "at most an exabyte, 1000PB"))
+            };
             match key {
                 "gpus" => {
                     job.gpus = value
@@ -85,14 +133,21 @@ impl JobSpec {
                             refuse(key, format!("\"{value}\" is not a GPU count (1–100000)"))
                         })?;
                 }
-                "work" => job.work_gpu_hours = duration()? / 3600.0,
+                "work" => {
+                    job.work_gpu_hours = within(
+                        duration()? / 3600.0,
+                        (0.0, bounds::WORK_GPU_HOURS),
+                        "at most 10⁹ GPU-hours: 100 000 GPUs for over a year",
+                    )?
+                }
                 "requests" => {
-                    requests = Some(count(value).ok_or_else(|| {
+                    let n = count(value).ok_or_else(|| {
                         refuse(
                             key,
                             format!("\"{value}\" is not a count (e.g. 50M, 2000000)"),
                         )
-                    })?)
+                    })?;
+                    requests = Some(within(n, (1.0, bounds::REQUESTS), "at most 10¹⁵ requests")?)
                 }
                 "per-gpu" => {
                     per_gpu = Some(
@@ -107,21 +162,37 @@ impl JobSpec {
                                     key,
                                     format!("\"{value}\" is not requests a second (e.g. 120/s)"),
                                 )
+                            })
+                            .and_then(|r| {
+                                within(r, bounds::PER_GPU, "between 0.001/s and 10⁷/s a GPU")
                             })?,
                     )
                 }
-                "checkpoint" => job.checkpoint_s = duration()?,
-                "restart" => job.restart_s = duration()?,
-                "deadline" => job.deadline_s = Some(duration()?),
+                "checkpoint" => {
+                    job.checkpoint_s =
+                        within(duration()?, bounds::CHECKPOINT_S, "between 1 s and a year")?
+                }
+                "restart" => {
+                    job.restart_s =
+                        within(duration()?, (0.0, bounds::CHECKPOINT_S.1), "at most a year")?
+                }
+                "deadline" => {
+                    job.deadline_s = Some(within(
+                        duration()?,
+                        (1.0, bounds::CALENDAR_S),
+                        "at most 30 years",
+                    )?)
+                }
                 "data" => job.data_bytes = Some(size()?),
                 "storage" => job.storage_bytes = Some(size()?),
                 "horizon" => {
-                    horizon_s = Some(horizon(value).ok_or_else(|| {
+                    let h = horizon(value).ok_or_else(|| {
                         refuse(
                             key,
                             format!("\"{value}\" is not a stretch of time (e.g. 3y, 18mo, 90d)"),
                         )
-                    })?)
+                    })?;
+                    horizon_s = Some(within(h, (1.0, bounds::CALENDAR_S), "at most 30 years")?)
                 }
                 "utilisation" | "utilization" => {
                     utilisation = Some(
@@ -160,8 +231,22 @@ impl JobSpec {
                 "give the work one way: work=2000h, or requests=…,per-gpu=…, or horizon=…,utilisation=…".into(),
             ));
         }
+        let work_bound = |hours: f64, how: &str| {
+            if hours <= bounds::WORK_GPU_HOURS {
+                Ok(hours)
+            } else {
+                Err(refuse(
+                    "work",
+                    format!(
+                        "{how} is {hours:.3e} GPU-hours, past what a job can be (at most 10⁹ GPU-hours)"
+                    ),
+                ))
+            }
+        };
         match (requests, per_gpu) {
-            (Some(n), Some(rate)) => job.work_gpu_hours = n / rate / 3600.0,
+            (Some(n), Some(rate)) => {
+                job.work_gpu_hours = work_bound(n / rate / 3600.0, "requests ÷ per-gpu")?
+            }
             (Some(_), None) => {
                 return Err(refuse(
                     "per-gpu",
@@ -180,7 +265,10 @@ impl JobSpec {
                     seconds,
                     utilisation,
                 });
-                job.work_gpu_hours = f64::from(job.gpus) * seconds / 3600.0 * utilisation;
+                job.work_gpu_hours = work_bound(
+                    f64::from(job.gpus) * seconds / 3600.0 * utilisation,
+                    "gpus × horizon × utilisation",
+                )?;
             }
             (None, Some(_)) => {
                 return Err(refuse(

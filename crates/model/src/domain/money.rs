@@ -23,6 +23,23 @@ pub fn exact(value: f64) -> Decimal {
         .unwrap_or(Decimal::ZERO)
 }
 
+/// [`exact`], or `None` where `value` is no amount an exact decimal holds
+/// (infinite, NaN, past 7.9 × 10²⁸): never a silent zero.
+pub fn checked_exact(value: f64) -> Option<Decimal> {
+    if !value.is_finite() {
+        return None;
+    }
+    format!("{value}")
+        .parse::<Decimal>()
+        .ok()
+        .or_else(|| Decimal::try_from(value).ok())
+}
+
+/// `amount × rate` to the cent, or `None` past what a decimal holds.
+pub fn converted(amount: f64, rate: Decimal) -> Option<Decimal> {
+    checked_exact(amount)?.checked_mul(rate).map(to_cents)
+}
+
 /// An amount as written ("38.40", "1e3" is refused: money is written out).
 pub fn parse(field: &str, text: &str) -> Checked<Decimal> {
     text.trim().parse::<Decimal>().map_err(|_| {
