@@ -107,7 +107,7 @@ pub struct PlatformBill {
     pub currency: Option<String>,
     pub bill: Option<Bill>,
     /// Why there is no bill.
-    pub missing: Option<&'static str>,
+    pub missing: Option<String>,
     /// The workload under each price mode the offering has, cheapest
     /// first; `bill` is the on-demand one.
     pub modes: Vec<ModeCost>,
@@ -161,17 +161,27 @@ pub fn in_currency(
         }
         match book.rate(&from, to, today) {
             Some(rate) => {
-                let convert = |a: Decimal| money::to_cents(a * rate.rate);
+                let convert = |a: Decimal| a.checked_mul(rate.rate).map(money::to_cents);
                 let cheapest = b
                     .cheapest
                     .and_then(|c| b.modes.iter().find(|m| m.mode == c))
                     .map(|m| convert(m.amount));
-                b.reported = Some(Reported {
-                    currency: to.to_string(),
-                    amount: convert(bill.amount),
-                    cheapest_amount: cheapest,
-                    rate,
-                });
+                match (convert(bill.amount), cheapest) {
+                    (Some(amount), None) | (Some(amount), Some(Some(_))) => {
+                        b.reported = Some(Reported {
+                            currency: to.to_string(),
+                            amount,
+                            cheapest_amount: cheapest.flatten(),
+                            rate,
+                        });
+                    }
+                    // Never an amount wrapped or zeroed: said instead.
+                    _ => {
+                        b.not_comparable = Some(format!(
+                            "in {from}; in {to} at {rate} it is past what an amount can hold"
+                        ));
+                    }
+                }
             }
             None => {
                 b.not_comparable = Some(format!(
@@ -224,23 +234,27 @@ fn mode_costs(
             .iter()
             .map(|s| (s.wall_seconds() / MONTH_S).ceil().max(1.0))
             .sum();
-        let amount = money::to_cents(
-            money::exact(monthly)
-                * Decimal::from(MONTH_HOURS)
-                * money::exact(months)
-                * Decimal::from(workload.gpus),
-        );
-        out.push(ModeCost {
-            mode: BillingMode::Monthly,
-            amount,
-            how: format!(
-                "{months} month(s) × {} GPU(s) × {MONTH_HOURS} h at {monthly} {currency}/GPU-hour on the monthly plan",
-                workload.gpus
-            ),
-        });
+        // Within the bounds of prices and workloads this holds; checked all
+        // the same, and left out rather than wrapped.
+        let amount = money::checked_exact(monthly)
+            .and_then(|m| m.checked_mul(Decimal::from(MONTH_HOURS)))
+            .and_then(|m| m.checked_mul(money::checked_exact(months)?))
+            .and_then(|m| m.checked_mul(Decimal::from(workload.gpus)))
+            .map(money::to_cents);
+        if let Some(amount) = amount {
+            out.push(ModeCost {
+                mode: BillingMode::Monthly,
+                amount,
+                how: format!(
+                    "{months} month(s) × {} GPU(s) × {MONTH_HOURS} h at {monthly} {currency}/GPU-hour on the monthly plan",
+                    workload.gpus
+                ),
+            });
+        }
     }
-    if let Some(spot) = prices.spot {
-        let b = billing_sim::bill(workload, rule, spot);
+    if let Some(spot) = prices.spot
+        && let Ok(b) = billing_sim::bill(workload, rule, spot)
+    {
         out.push(ModeCost {
             mode: BillingMode::Spot,
             amount: b.amount,
@@ -286,16 +300,23 @@ pub fn price_on(
         .filter(|o| o.prices.on_demand.is_some())
         .count();
     let (bill, missing) = match (&rule, &price) {
-        (Some(rule), Some(p)) => (Some(billing_sim::bill(workload, rule, p.price)), None),
-        (None, _) => (None, Some("no billing rule")),
-        (_, None) if class.is_some() => (None, Some("no priced offering of that accelerator")),
+        (Some(rule), Some(p)) => match billing_sim::bill(workload, rule, p.price) {
+            Ok(bill) => (Some(bill), None),
+            Err(e) => (None, Some(e.reason)),
+        },
+        (None, _) => (None, Some("no billing rule".to_string())),
+        (_, None) if class.is_some() => (
+            None,
+            Some("no priced offering of that accelerator".to_string()),
+        ),
         (_, None) if priced_offerings > 1 => (
             None,
             Some(
-                "several priced offerings and no run tells which was measured (import with --offering)",
+                "several priced offerings and no run tells which was measured (import with --offering)"
+                    .to_string(),
             ),
         ),
-        (_, None) => (None, Some("no on-demand price")),
+        (_, None) => (None, Some("no on-demand price".to_string())),
     };
     let modes = match (&rule, &price, &bill) {
         (Some(rule), Some(p), Some(on_demand)) => {

@@ -281,10 +281,31 @@ fn round_units(seconds: f64, rule: &BillingRule) -> f64 {
 
 /// Price a workload: per session, the billed phases are summed, raised to
 /// the minimum charge and rounded to the billing unit; idle time at a
-/// separate idle price is rounded on its own.
-pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bill {
-    let price = money::exact(price_per_hour);
+/// separate idle price is rounded on its own. Within the bounds of
+/// workloads ([`Workload::checked`]) and prices every amount fits an exact
+/// decimal; a price from before those bounds that does not is refused
+/// here, never wrapped or zeroed.
+pub fn bill(
+    workload: &Workload,
+    rule: &BillingRule,
+    price_per_hour: f64,
+) -> Result<Bill, ValidationError> {
+    let past = || {
+        ValidationError::new(
+            "price",
+            format!("{price_per_hour} an hour for this workload is past what an amount can hold"),
+        )
+    };
+    let exact = |v: f64| money::checked_exact(v).ok_or_else(past);
+    let price = exact(price_per_hour)?;
     let hour = Decimal::from(3600);
+    // seconds × price ÷ hour, checked.
+    let charge = |seconds: f64, price: Decimal| -> Result<Decimal, ValidationError> {
+        exact(seconds)?
+            .checked_mul(price)
+            .and_then(|a| a.checked_div(hour))
+            .ok_or_else(past)
+    };
     let mut billed_seconds = 0.0;
     let mut amount = Decimal::ZERO;
     for session in &workload.sessions {
@@ -302,25 +323,32 @@ pub fn bill(workload: &Workload, rule: &BillingRule, price_per_hour: f64) -> Bil
         if seconds > 0.0 {
             let charged = round_units(seconds.max(f64::from(rule.minimum_charge_s)), rule);
             billed_seconds += charged;
-            amount += money::exact(charged) * price / hour;
+            amount = amount
+                .checked_add(charge(charged, price)?)
+                .ok_or_else(past)?;
         }
         if let (true, Some(idle_price)) = (separate_idle, rule.idle_price_per_hour) {
             let idle = round_units(session.seconds(Phase::Idle), rule);
             billed_seconds += idle;
-            amount += money::exact(idle) * money::exact(idle_price) / hour;
+            amount = amount
+                .checked_add(charge(idle, exact(idle_price)?)?)
+                .ok_or_else(past)?;
         }
     }
     let gpus = Decimal::from(workload.gpus.max(1));
-    let fair = money::exact(workload.compute_seconds()) * price / hour * gpus;
-    Bill {
+    let fair = charge(workload.compute_seconds(), price)?
+        .checked_mul(gpus)
+        .ok_or_else(past)?;
+    let amount = amount.checked_mul(gpus).ok_or_else(past)?;
+    Ok(Bill {
         billed_seconds,
         compute_seconds: workload.compute_seconds(),
         wall_seconds: workload.wall_seconds(),
-        amount: money::to_cents(amount * gpus),
-        exact_amount: amount * gpus,
+        amount: money::to_cents(amount),
+        exact_amount: amount,
         fair_amount: money::to_cents(fair),
         exact_fair_amount: fair,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -340,8 +368,18 @@ mod tests {
             .checked()
         };
         assert!(json("6138").is_ok());
-        assert!(json("1e300").unwrap_err().reason.contains("past what a workload can be"));
-        assert!(json("-5").unwrap_err().reason.contains("not a length of time"));
+        assert!(
+            json("1e300")
+                .unwrap_err()
+                .reason
+                .contains("past what a workload can be")
+        );
+        assert!(
+            json("-5")
+                .unwrap_err()
+                .reason
+                .contains("not a length of time")
+        );
         assert!(Workload::parse_spec("compute=1000000000000h").is_err());
         let e = Workload::parse_spec("compute=1h,sessions=1000000,io-wait=100000h").unwrap_err();
         assert!(e.reason.contains("10¹¹ s"), "{e}");
@@ -363,7 +401,7 @@ mod tests {
 
     #[test]
     fn amounts_print_exactly_in_json() {
-        let b = bill(&Workload::reference(), &rule(3600, true, true), 12.8);
+        let b = bill(&Workload::reference(), &rule(3600, true, true), 12.8).unwrap();
         let json = serde_json::to_string(&b).unwrap_or_default();
         assert!(json.contains("\"amount\":\"38.40\","), "{json}");
         assert!(!json.contains("0000000"), "{json}");
@@ -373,12 +411,12 @@ mod tests {
     fn the_seed_worked_bill() {
         let job = Workload::reference();
         assert_eq!(job.wall_seconds(), 2.0 * 3600.0 + 17.0 * 60.0);
-        let hourly = bill(&job, &rule(3600, true, true), 12.8);
+        let hourly = bill(&job, &rule(3600, true, true), 12.8).unwrap();
         assert_eq!(
             (hourly.billed_seconds, cents(hourly.amount)),
             (3.0 * 3600.0, "38.40".to_string())
         );
-        let per_second_compute = bill(&job, &rule(1, false, false), 12.8);
+        let per_second_compute = bill(&job, &rule(1, false, false), 12.8).unwrap();
         assert_eq!(
             (
                 per_second_compute.billed_seconds,
@@ -398,7 +436,7 @@ mod tests {
             minimum_charge_s: 60,
             ..rule(60, true, true)
         };
-        let day = bill(&flaps, &r, 12.6);
+        let day = bill(&flaps, &r, 12.6).unwrap();
         assert_eq!(cents(day.amount), "60.48");
     }
 
@@ -406,27 +444,32 @@ mod tests {
     fn rounding_minimums_and_idle_prices() {
         let job = Workload::parse_spec("compute=90s").unwrap();
         assert_eq!(
-            bill(&job, &rule(60, true, true), 60.0).billed_seconds,
+            bill(&job, &rule(60, true, true), 60.0)
+                .unwrap()
+                .billed_seconds,
             120.0
         );
         let nearest = BillingRule {
             rounding: Rounding::Nearest,
             ..rule(60, true, true)
         };
-        assert_eq!(bill(&job, &nearest, 60.0).billed_seconds, 120.0);
+        assert_eq!(bill(&job, &nearest, 60.0).unwrap().billed_seconds, 120.0);
         let floor = BillingRule {
             rounding: Rounding::Floor,
             ..rule(60, true, true)
         };
-        assert_eq!(bill(&job, &floor, 60.0).billed_seconds, 60.0);
+        assert_eq!(bill(&job, &floor, 60.0).unwrap().billed_seconds, 60.0);
         let idle = Workload::parse_spec("compute=1h,idle=1h").unwrap();
         let cheap_idle = BillingRule {
             idle_price_per_hour: Some(1.0),
             ..rule(1, true, true)
         };
-        assert_eq!(cents(bill(&idle, &cheap_idle, 10.0).amount), "11.00");
         assert_eq!(
-            cents(bill(&idle, &rule(1, true, false), 10.0).amount),
+            cents(bill(&idle, &cheap_idle, 10.0).unwrap().amount),
+            "11.00"
+        );
+        assert_eq!(
+            cents(bill(&idle, &rule(1, true, false), 10.0).unwrap().amount),
             "10.00"
         );
     }

@@ -39,7 +39,7 @@ pub async fn bill(state: State<'_, AppState>, workload: String) -> AppResult<Vec
             amount: b.bill.as_ref().map(|b| money::to_f64(b.amount)),
             fair_amount: b.bill.as_ref().map(|b| money::to_f64(b.fair_amount)),
             overcharge_pct: b.bill.as_ref().and_then(|b| b.overcharge_pct()),
-            missing: b.missing.map(str::to_string),
+            missing: b.missing.clone(),
             gpu_kwh: b.energy.as_ref().map(|e| e.gpu_kwh),
             facility_kwh: b.energy.as_ref().map(|e| e.facility_kwh),
             co2_kg: b.energy.as_ref().map(|e| e.co2_kg),

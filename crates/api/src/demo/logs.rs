@@ -393,15 +393,17 @@ fn billing_csv(p: &DemoPlatform, measured_busy_s: f64) -> String {
         }],
         gpus: 1,
     };
-    let bill = billing_sim::bill(&job, &p.rule(0), p.price_per_hour);
+    // The demo's prices and its one job are far inside what a bill holds.
+    let (billed_seconds, amount) = billing_sim::bill(&job, &p.rule(0), p.price_per_hour)
+        .map_or((0.0, Default::default()), |b| (b.billed_seconds, b.amount));
     format!(
         "instance,start,end,billed_seconds,compute_seconds,queue_seconds,io_wait_seconds,amount,currency,unit_price\n\
          sdxl-reference-job,{},{},{:.0},{billed_compute:.0},0,{:.0},{:.2},CNY,{}\n",
         iso(JOB_START * 1000),
         iso((JOB_START + JOB_WALL_S) * 1000),
-        bill.billed_seconds,
+        billed_seconds,
         (wall - billed_compute).max(0.0),
-        bill.amount,
+        amount,
         p.price_per_hour
     )
 }

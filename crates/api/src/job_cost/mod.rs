@@ -402,7 +402,10 @@ fn cost_band(
                             }],
                             gpus: job.gpus,
                         };
-                        money::to_f64(billing_sim::bill(&workload, rule, price).exact_amount)
+                        // Past what an amount holds: infinite, and said
+                        // as such by the conversion to money.
+                        billing_sim::bill(&workload, rule, price)
+                            .map_or(f64::INFINITY, |b| money::to_f64(b.exact_amount))
                     }
                 };
                 gpu_time + data(d)

@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
                 b.rule.clone().unwrap_or_else(|| "–".into()),
                 "–".into(),
                 "–".into(),
-                b.missing.unwrap_or("").into(),
+                b.missing.clone().unwrap_or_default(),
                 "–".into(),
                 "–".into(),
                 energy,

@@ -219,7 +219,10 @@ pub fn platform_values(
             ));
         }
         let unit = billing_sim::bill(&reference, &rule, 1.0);
-        if let Some(over) = unit.overcharge_pct() {
+        if let Some((unit, over)) = unit
+            .ok()
+            .and_then(|u| u.overcharge_pct().map(|over| (u, over)))
+        {
             platform_wide(value(
                 "billing.overcharge_pct",
                 over,
@@ -229,14 +232,22 @@ pub fn platform_values(
                 ),
             ));
         }
-        if let Some(Priced {
-            price,
-            currency,
-            why,
-            ..
-        }) = price(store, platform, runs, class)?
+        // A price past what a bill can hold (stored before prices were
+        // bounded) prices nothing: the cost metrics stay unmeasured.
+        let priced = price(store, platform, runs, class)?.and_then(|p| {
+            let b = billing_sim::bill(&reference, &rule, p.price).ok()?;
+            Some((p, b))
+        });
+        if let Some((
+            Priced {
+                price,
+                currency,
+                why,
+                ..
+            },
+            b,
+        )) = priced
         {
-            let b = billing_sim::bill(&reference, &rule, price);
             platform_wide(value(
                 "billing.cost_per_useful_gpu_hour",
                 money::to_f64(b.exact_amount) / (b.compute_seconds / 3600.0),
@@ -259,15 +270,16 @@ pub fn platform_values(
                 .clamp(0.0, 90.0);
             let queue = mid("startup.baseline_p50_s").unwrap_or(0.0);
             let stretched = finishing(&reference, drop, queue);
-            let finish = billing_sim::bill(&stretched, &rule, price);
-            platform_wide(value(
-                "billing.reference_cost",
-                money::to_f64(finish.exact_amount),
-                format!(
-                    "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
-                    finish.amount, finish.compute_seconds
-                ),
-            ));
+            if let Ok(finish) = billing_sim::bill(&stretched, &rule, price) {
+                platform_wide(value(
+                    "billing.reference_cost",
+                    money::to_f64(finish.exact_amount),
+                    format!(
+                        "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
+                        finish.amount, finish.compute_seconds
+                    ),
+                ));
+            }
         }
     }
     bill_error(store, runs, &mut out)?;
