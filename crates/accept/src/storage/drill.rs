@@ -30,24 +30,40 @@ pub struct ShellCutter {
 const COMMAND_LIMIT: Duration = Duration::from_secs(120);
 
 fn run_shell(what: &str, command: &str) -> Result<(), String> {
-    let mut child = std::process::Command::new("sh")
+    run_shell_within(what, command, COMMAND_LIMIT)
+}
+
+/// `sh -c command` in a process group of its own, so that a command past
+/// `limit` is stopped whole: `sh` and whatever it started (a hung `umount`,
+/// a `sleep` in a script), not `sh` alone.
+fn run_shell_within(what: &str, command: &str, limit: Duration) -> Result<(), String> {
+    let mut shell = std::process::Command::new("sh");
+    shell
         .arg("-c")
         .arg(command)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut shell, 0);
+    let mut child = shell
         .spawn()
         .map_err(|e| format!("cannot run the {what} command: {e}"))?;
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() >= COMMAND_LIMIT => {
+            Ok(None) if started.elapsed() >= limit => {
+                #[cfg(unix)]
+                {
+                    use rustix::process::{Pid, Signal, kill_process_group};
+                    let _ = kill_process_group(Pid::from_child(&child), Signal::KILL);
+                }
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(format!(
-                    "the {what} command did not finish within {} s",
-                    COMMAND_LIMIT.as_secs()
+                    "the {what} command did not finish within {} s; it and what it started were stopped",
+                    limit.as_secs()
                 ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
@@ -345,8 +361,13 @@ pub fn drill(
     if stop.load(Ordering::Relaxed) {
         figures.detail.push_str("; stopped before its end");
     }
-    drop(local_scratch);
-    drop(net_scratch);
+    for left in local_scratch
+        .into_iter()
+        .chain(std::iter::once(net_scratch))
+        .filter_map(Scratch::remove)
+    {
+        figures.detail.push_str(&format!("; {left}"));
+    }
     Ok(figures)
 }
 
@@ -379,5 +400,58 @@ impl DrillOptions {
             settle: every * 3,
             stall_after,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A cut that overruns its limit is stopped whole: the shell and the
+    /// process it started, not the shell alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_command_past_its_limit_is_stopped_with_what_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let command = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+        let e = run_shell_within("cut", &command, Duration::from_millis(500)).unwrap_err();
+        assert!(
+            e.contains("did not finish within 0 s; it and what it started were stopped"),
+            "{e}"
+        );
+        let pid = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        // Gone, or a zombie waiting for whoever adopted it.
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+        };
+        let started = Instant::now();
+        while running() && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!running(), "the cut's child {pid} still runs");
+    }
+
+    #[test]
+    fn a_command_that_fails_says_what_it_wrote() {
+        let e = run_shell_within("restore", "echo 'mount: busy' >&2; exit 3", COMMAND_LIMIT)
+            .unwrap_err();
+        assert!(
+            e.contains("the restore command failed") && e.contains("mount: busy"),
+            "{e}"
+        );
+        assert!(run_shell_within("cut", "true", COMMAND_LIMIT).is_ok());
     }
 }

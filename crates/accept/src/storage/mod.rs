@@ -138,11 +138,28 @@ impl Scratch {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
+
+    /// Remove the folder now; where it cannot be (its path was cut and did
+    /// not come back), the sentence that names it for the user to remove.
+    pub fn remove(mut self) -> Option<String> {
+        // Tried once, here: dropping it afterwards tries nothing more.
+        let dir = std::mem::take(&mut self.dir);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => None,
+            Err(_) if !dir.exists() => None,
+            Err(e) => Some(format!(
+                "the drill's scratch folder {} is left ({e}): remove it once the path is back",
+                breakpoint_core::text::printable(&dir.display().to_string())
+            )),
+        }
+    }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if !self.dir.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -406,5 +423,27 @@ mod tests {
         };
         assert!(!path.exists());
         assert!(Scratch::new(&dir.path().join("absent")).is_err());
+    }
+
+    /// A scratch folder that cannot be removed (its path still cut) is
+    /// named for the user, not left unmentioned.
+    #[test]
+    fn a_scratch_folder_left_behind_is_named() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Scratch::new(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let path = s.dir.clone();
+        assert_eq!(s.remove(), None);
+        assert!(!path.exists());
+        // A path that cannot be removed as a folder stands in for one whose
+        // mount is gone: the removal fails and the path is still there.
+        let s = Scratch::new(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let path = s.dir.clone();
+        std::fs::remove_dir(&path).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, b"not a folder").unwrap_or_else(|e| panic!("{e}"));
+        let said = s.remove().unwrap_or_else(|| panic!("nothing said"));
+        assert!(
+            said.contains(".breakpoint-storage-") && said.contains("is left"),
+            "{said}"
+        );
     }
 }
