@@ -16,7 +16,7 @@ use breakpoint_core::samples::Field;
 use breakpoint_core::store::Store;
 use breakpoint_fleet::api::{ApiError, Credentials, HttpApi, PromApi};
 use breakpoint_fleet::pull::summary::pull_summaries;
-use breakpoint_fleet::pull::{PullError, PullRequest, pull};
+use breakpoint_fleet::pull::{PullRequest, pull};
 use prometheus::{Fleet, Server};
 
 fn new_store() -> (Store, i64) {
@@ -329,7 +329,12 @@ fn a_summary_pull_cut_off_half_way_asks_again_only_for_the_rest() {
             cancel.store(true, Ordering::Relaxed);
         }
     });
-    assert!(matches!(stopped, Err(PullError::Cancelled)), "{stopped:?}");
+    // Said with the node it kept.
+    let said = stopped.unwrap_err().to_string();
+    assert!(
+        said.starts_with("cancelled; the 1 node(s) stored before it are kept (node-"),
+        "{said}"
+    );
     let summaries = |store: &Store| {
         store
             .runs(None)
@@ -441,19 +446,31 @@ fn an_overlapping_range_adds_nothing_twice() {
     assert_eq!(store.runs(None).unwrap().len(), 4);
 }
 
-/// The real server, killed after a few answers.
+/// The real server, killed before answer `die_at` (counted from 0).
 struct Dying<'a> {
     api: HttpApi,
     server: &'a Server,
     answers: AtomicUsize,
+    die_at: usize,
+}
+
+impl Dying<'_> {
+    fn count(&self) {
+        if self.answers.fetch_add(1, Ordering::SeqCst) == self.die_at {
+            self.server.kill();
+        }
+    }
 }
 
 impl PromApi for Dying<'_> {
     fn get(&self, path: &str, params: &[(&str, String)]) -> Result<serde_json::Value, ApiError> {
-        if self.answers.fetch_add(1, Ordering::SeqCst) == 2 {
-            self.server.kill();
-        }
+        self.count();
         self.api.get(path, params)
+    }
+
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+        self.count();
+        self.api.get_text(path, params)
     }
 }
 
@@ -466,19 +483,156 @@ fn a_server_killed_mid_pull_stores_nothing_and_says_so() {
         api: api(&server),
         server: &server,
         answers: AtomicUsize::new(0),
+        die_at: 2,
     };
     let request = PullRequest {
         concurrency: 1,
         ..request(&server, &fleet, platform)
     };
     let e = pull(&store, &dying, &request, &AtomicBool::new(false), &|_| {}).unwrap_err();
-    assert!(matches!(e, PullError::Server(_)), "{e}");
     let message = e.to_string();
     assert!(
         message.contains("cannot connect") && message.contains("nothing was stored"),
         "{message}"
     );
     assert!(store.runs(None).unwrap().is_empty());
+}
+
+/// The real server, killed as the pull first asks about `node`.
+struct DyingAt<'a> {
+    api: HttpApi,
+    server: &'a Server,
+    node: &'a str,
+}
+
+impl DyingAt<'_> {
+    fn asked(&self, params: &[(&str, String)]) {
+        let quoted = format!("\"{}\"", self.node);
+        if params.iter().any(|(_, v)| v.contains(&quoted)) {
+            self.server.kill();
+        }
+    }
+}
+
+impl PromApi for DyingAt<'_> {
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<serde_json::Value, ApiError> {
+        self.asked(params);
+        self.api.get(path, params)
+    }
+
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+        self.asked(params);
+        self.api.get_text(path, params)
+    }
+}
+
+/// A summary pull stores node by node: one that dies on the second node
+/// says the first was stored and kept, never "nothing was stored".
+#[test]
+fn a_summary_pull_stopped_on_a_later_node_says_what_it_kept() {
+    let fleet = Fleet::new(3, 1, 2);
+    let server = Server::with_history(&fleet);
+    let (store, platform) = new_store();
+    let dying = DyingAt {
+        api: api(&server),
+        server: &server,
+        node: "node-1",
+    };
+    let e = pull_summaries(
+        &store,
+        &dying,
+        &request(&server, &fleet, platform),
+        3600,
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(!e.contains("nothing was stored"), "{e}");
+    assert!(
+        e.contains(
+            "the 1 node(s) stored before it are kept (node-0): run the pull again for the rest"
+        ),
+        "{e}"
+    );
+    let summaries = store
+        .runs(None)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.metadata.contains_key(breakpoint_core::domain::SUMMARISED))
+        .count();
+    assert_eq!(summaries, 1);
+}
+
+/// The server, and a second writer on the workspace that writes whenever a
+/// drilled stretch is being fetched: it must not wait on the pull.
+struct WriterBeside {
+    api: HttpApi,
+    /// Its own connection to the workspace (a `Store` is used by one
+    /// thread at a time).
+    other: std::sync::Mutex<Store>,
+    waited: std::sync::Mutex<Vec<Duration>>,
+}
+
+impl PromApi for WriterBeside {
+    fn get(&self, path: &str, params: &[(&str, String)]) -> Result<serde_json::Value, ApiError> {
+        self.api.get(path, params)
+    }
+
+    fn get_text(&self, path: &str, params: &[(&str, String)]) -> Result<String, ApiError> {
+        let drilling = params
+            .iter()
+            .any(|(k, v)| *k == "query" && !v.contains("bp_figure"));
+        if drilling {
+            let started = std::time::Instant::now();
+            self.other
+                .lock()
+                .unwrap()
+                .set_setting("currency", "USD")
+                .unwrap();
+            self.waited.lock().unwrap().push(started.elapsed());
+        }
+        self.api.get_text(path, params)
+    }
+}
+
+/// A summary pull fetches outside its transactions: another writer on the
+/// same workspace (`rates add` beside it) is never held behind the network.
+#[test]
+fn a_summary_pull_holds_no_lock_while_it_waits_on_the_server() {
+    let fleet = Fleet::new(2, 1, 3);
+    let server = Server::with_history(&fleet);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let store = Store::open(&path).unwrap();
+    let platform = store
+        .create_platform(&Platform::new("Cluster", PlatformKind::Other, None).unwrap())
+        .unwrap()
+        .id;
+    let beside = WriterBeside {
+        api: api(&server),
+        other: std::sync::Mutex::new(Store::open(&path).unwrap()),
+        waited: std::sync::Mutex::new(Vec::new()),
+    };
+    let report = pull_summaries(
+        &store,
+        &beside,
+        &request(&server, &fleet, platform),
+        3600,
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap();
+    let waited = beside.waited.into_inner().unwrap();
+    let drilled: usize = report.nodes.iter().map(|n| n.drilled.len()).sum();
+    assert!(
+        drilled > 0 && !waited.is_empty(),
+        "nothing drilled: {report:?}"
+    );
+    assert!(
+        waited.iter().all(|w| *w < Duration::from_secs(1)),
+        "a writer waited on the pull: {waited:?}"
+    );
 }
 
 #[test]

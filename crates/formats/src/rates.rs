@@ -287,7 +287,10 @@ mod tests {
 
     use super::*;
 
-    fn read(text: &str) -> Result<Vec<(String, String, String, String, Option<String>)>, String> {
+    /// (day, from, to, rate, source) of each rate read.
+    type RateRead = (String, String, String, String, Option<String>);
+
+    fn read(text: &str) -> Result<Vec<RateRead>, String> {
         let mut out = Vec::new();
         read_rates("r.csv", text.as_bytes(), |r| {
             out.push((r.on.to_string(), r.from, r.to, r.rate.to_string(), r.source));

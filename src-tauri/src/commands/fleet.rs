@@ -124,15 +124,9 @@ pub async fn pull_prometheus<R: Runtime>(
     state.end_job(job);
     let report = match result? {
         Ok(r) => r,
-        Err(pull::PullError::Cancelled) => {
-            return Err(AppError::new(
-                ErrorKind::Cancelled,
-                if summaries {
-                    "cancelled; the nodes summarised before were kept"
-                } else {
-                    "cancelled; nothing was stored"
-                },
-            ));
+        // Said with what was kept: the nodes a summary pull stored before.
+        Err(e) if e.is_cancelled() => {
+            return Err(AppError::new(ErrorKind::Cancelled, e.to_string()));
         }
         Err(pull::PullError::Import(e)) => return Err(e.into()),
         // Named by the form's field, shown next to it.

@@ -26,6 +26,7 @@ use crate::api::{ApiError, PromApi};
 
 mod stretch;
 pub mod summary;
+mod summary_answer;
 #[cfg(test)]
 use stretch::MAX_SERIES;
 use stretch::fetch_stretch;
@@ -155,9 +156,68 @@ pub enum PullError {
     Server(String),
     #[error("cancelled; nothing was stored")]
     Cancelled,
+    /// A pull that stores node by node stopped after some were stored:
+    /// those are kept, and said.
+    #[error("{}; {}", cause_words(.cause), kept_words(.kept))]
+    Stopped {
+        cause: Box<PullError>,
+        kept: Vec<String>,
+    },
     /// Storing what was fetched failed; the transaction rolled back.
     #[error(transparent)]
     Import(#[from] breakpoint_core::import::ImportError),
+}
+
+/// What stopped a pull, without what its own words say of storing.
+fn cause_words(cause: &PullError) -> String {
+    match cause {
+        PullError::Cancelled => "cancelled".into(),
+        other => other.to_string(),
+    }
+}
+
+/// "the 2 node(s) stored before it are kept (node-1, node-2): run the pull
+/// again for the rest", or that nothing was.
+fn kept_words(kept: &[String]) -> String {
+    const NAMED: usize = 8;
+    if kept.is_empty() {
+        return "nothing was stored".into();
+    }
+    let mut names: Vec<&str> = kept.iter().take(NAMED).map(String::as_str).collect();
+    if kept.len() > NAMED {
+        names.push("…");
+    }
+    format!(
+        "the {} node(s) stored before it are kept ({}): run the pull again for the rest",
+        kept.len(),
+        names.join(", ")
+    )
+}
+
+impl PullError {
+    /// This error, said with what was stored before it: `kept` nodes.
+    pub(crate) fn after(self, kept: Vec<String>) -> PullError {
+        match self {
+            // Already says it; nothing of the request was stored then.
+            e @ (PullError::Invalid(_) | PullError::NoSeries { .. }) => e,
+            e @ (PullError::Cancelled | PullError::Import(_)) if kept.is_empty() => e,
+            e => PullError::Stopped {
+                cause: Box::new(e),
+                kept,
+            },
+        }
+    }
+}
+
+impl PullError {
+    /// Whether the user stopped it (with or without nodes kept).
+    pub fn is_cancelled(&self) -> bool {
+        match self {
+            PullError::Cancelled => true,
+            PullError::Stopped { cause, .. } => cause.is_cancelled(),
+            _ => false,
+        }
+    }
 }
 
 impl From<breakpoint_core::Error> for PullError {
@@ -292,13 +352,9 @@ impl<'a> Calls<'a> {
             let last = attempt + 1 == RETRIES;
             let wait = match call() {
                 Ok(v) => return Ok(v),
-                Err(ApiError::Refused(m)) => {
-                    return Err(PullError::Server(format!("{m}; nothing was stored")));
-                }
+                Err(ApiError::Refused(m)) => return Err(PullError::Server(m)),
                 Err(e) if last => {
-                    return Err(PullError::Server(format!(
-                        "{e} (after {RETRIES} tries); nothing was stored"
-                    )));
+                    return Err(PullError::Server(format!("{e} (after {RETRIES} tries)")));
                 }
                 Err(ApiError::Transient(_)) => backoff,
                 // A busy server's own word on when to come back, never
@@ -311,7 +367,7 @@ impl<'a> Calls<'a> {
                     Some(after) if after > LONGEST_RETRY_AFTER => {
                         return Err(PullError::Server(format!(
                             "{message}: the server asks to wait {} s before asking again; \
-                             nothing was stored, try later",
+                             try later",
                             after.as_secs()
                         )));
                     }
@@ -425,11 +481,14 @@ pub fn pull(
         return Err(invalid("step_s", "must be at least 1 s".into()));
     }
     let calls = Calls::new(api, cancel);
-    let (extra, nodes) = calls.nodes(request)?;
+    // All or nothing: whatever stops it, nothing was stored.
+    let nothing = |e: PullError| e.after(Vec::new());
+    let (extra, nodes) = calls.nodes(request).map_err(nothing)?;
     progress(Progress::Nodes(nodes.len()));
-    let (jobs, mut pulled) = plan(store, request, &nodes, &extra)?;
+    let (jobs, mut pulled) = plan(store, request, &nodes, &extra).map_err(nothing)?;
     store
-        .atomically(|store| fetch_and_store(store, &calls, request, jobs, &mut pulled, progress))?;
+        .atomically(|store| fetch_and_store(store, &calls, request, jobs, &mut pulled, progress))
+        .map_err(nothing)?;
     let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
     Ok(PullReport {
         query: series_query(&extra),
@@ -854,10 +913,18 @@ mod tests {
         assert!(answer.is_ok() && took < Duration::from_secs(1), "{took:?}");
         // An hour is more than a pull sits silent for: said, not waited.
         let (answer, took, _) = asked(1, Some(3600));
-        let e = answer.unwrap_err().to_string();
-        assert!(
-            e.contains("asks to wait 3600 s") && e.contains("nothing was stored"),
-            "{e}"
+        let e = answer.unwrap_err();
+        assert!(e.to_string().contains("asks to wait 3600 s"), "{e}");
+        // What a pull then says of what it stored.
+        let said = |kept: &[&str]| {
+            PullError::Server("stopped".into())
+                .after(kept.iter().map(|k| k.to_string()).collect())
+                .to_string()
+        };
+        assert_eq!(said(&[]), "stopped; nothing was stored");
+        assert_eq!(
+            said(&["node-1"]),
+            "stopped; the 1 node(s) stored before it are kept (node-1): run the pull again for the rest"
         );
         assert!(took < Duration::from_secs(1));
         // Busy every time: given up after the retries, saying so.

@@ -33,6 +33,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::stretch::fetch_stretch;
+use super::summary_answer::for_each_series;
 use super::{
     Calls, DAY_S, Progress, PullError, PullRequest, invalid, quoted, series_query, stamp,
     stored_stretches, uncovered,
@@ -232,7 +233,7 @@ pub fn pull_summaries(
         ));
     }
     let calls = Calls::new(api, cancel);
-    let (extra, nodes) = calls.nodes(request)?;
+    let (extra, nodes) = calls.nodes(request).map_err(|e| e.after(Vec::new()))?;
     progress(Progress::Nodes(nodes.len()));
     let mut report = SummaryReport {
         window_s,
@@ -242,74 +243,115 @@ pub fn pull_summaries(
         samples_stored: 0,
         points_summarised: 0,
     };
-    for (node, label) in &nodes {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(PullError::Cancelled);
-        }
-        let matcher = format!("{label}={}", quoted(node));
-        let sel = if extra.is_empty() {
-            matcher
-        } else {
-            format!("{extra},{matcher}")
-        };
-        let stored = stored_stretches(store, request.platform_id, &request.url, node)?;
-        let missing = uncovered(from, to, &stored, i64::from(request.step_s));
-        let mut summarised = NodeSummarised {
-            node: node.clone(),
-            run: None,
-            gpus: 0,
-            windows: 0,
-            drilled: Vec::new(),
-            already: missing.is_empty(),
-        };
-        for (a, b) in missing {
-            let starts = windows_in(a, b, i64::from(window_s), i64::from(request.step_s));
-            if starts.is_empty() {
-                continue;
-            }
-            let node_pull = NodePull {
-                request,
-                node,
-                sel: &sel,
-                window_s: i64::from(window_s),
-                step_s: i64::from(request.step_s),
-                starts: &starts,
-            };
-            let (windows, inventory) = node_pull.summaries(&calls)?;
-            if windows.is_empty() {
-                // Found by its other series (nvidia_gpu_exporter's): the
-                // summaries read DCGM's.
-                return Err(PullError::Server(format!(
-                    "{node}: no DCGM series to summarise between {} and {}; summaries read \
-                     dcgm-exporter's series — pull this fleet's samples with --samples; \
-                     the nodes before it were kept",
-                    request.from, request.to
-                )));
-            }
-            let stretches =
-                drill_stretches(&windows, &starts, node_pull.window_s, node_pull.step_s);
-            // Everything of this node at once, or nothing of it.
-            let stored = store.atomically(|store| {
-                node_pull.store(store, &calls, windows, inventory, &stretches)
-            })?;
-            report.samples_stored += stored.drilled.iter().map(|d| d.samples).sum::<u64>();
-            report.points_summarised += stored.points;
-            summarised.run = Some(stored.run);
-            summarised.gpus = summarised.gpus.max(stored.gpus);
-            summarised.windows += stored.windows;
-            summarised.drilled.extend(stored.drilled);
-            progress(Progress::Summarised {
-                node: node.clone(),
-                windows: summarised.windows,
-                drilled: summarised.drilled.len(),
-            });
+    // Each node is stored on its own: one that stops the pull is said with
+    // the nodes stored before it, which are kept.
+    let mut kept: Vec<String> = Vec::new();
+    for (node, label) in nodes.iter() {
+        let summarised = summarise_node(
+            store,
+            &calls,
+            request,
+            window_s,
+            &extra,
+            node,
+            label,
+            progress,
+            &mut report,
+        )
+        .map_err(|e| e.after(kept.clone()))?;
+        if summarised.run.is_some() {
+            kept.push(node.clone());
         }
         report.nodes.push(summarised);
     }
+
     let (requests, retries) = calls.requests.lock().map(|n| *n).unwrap_or((0, 0));
     report.requests = requests;
     report.retries = retries;
     Ok(report)
+}
+
+/// One node's missing stretches summarised and stored, each in a
+/// transaction of its own once everything of it was fetched.
+#[allow(clippy::too_many_arguments)]
+fn summarise_node(
+    store: &Store,
+    calls: &Calls,
+    request: &PullRequest,
+    window_s: u32,
+    extra: &str,
+    node: &str,
+    label: &str,
+    progress: &(dyn Fn(Progress) + Sync),
+    report: &mut SummaryReport,
+) -> Result<NodeSummarised, PullError> {
+    if calls.cancel.load(Ordering::Relaxed) {
+        return Err(PullError::Cancelled);
+    }
+    let (from, to) = (request.from.as_second(), request.to.as_second());
+    let matcher = format!("{label}={}", quoted(node));
+    let sel = if extra.is_empty() {
+        matcher
+    } else {
+        format!("{extra},{matcher}")
+    };
+    let stored = stored_stretches(store, request.platform_id, &request.url, node)?;
+    let missing = uncovered(from, to, &stored, i64::from(request.step_s));
+    let mut summarised = NodeSummarised {
+        node: node.to_string(),
+        run: None,
+        gpus: 0,
+        windows: 0,
+        drilled: Vec::new(),
+        already: missing.is_empty(),
+    };
+    for (a, b) in missing {
+        let starts = windows_in(a, b, i64::from(window_s), i64::from(request.step_s));
+        if starts.is_empty() {
+            continue;
+        }
+        let node_pull = NodePull {
+            request,
+            node,
+            sel: &sel,
+            window_s: i64::from(window_s),
+            step_s: i64::from(request.step_s),
+            starts: &starts,
+        };
+        let (windows, inventory) = node_pull.summaries(calls)?;
+        if windows.is_empty() {
+            // Found by its other series (nvidia_gpu_exporter's): the
+            // summaries read DCGM's.
+            return Err(PullError::Server(format!(
+                "{node}: no DCGM series to summarise between {} and {}; summaries read \
+                 dcgm-exporter's series — pull this fleet's samples with --samples",
+                request.from, request.to
+            )));
+        }
+        let stretches = drill_stretches(&windows, &starts, node_pull.window_s, node_pull.step_s);
+        // Everything asked of the server before the workspace is
+        // written: the write lock is held for the storing alone, never
+        // while the network is waited on.
+        let fetched = stretches
+            .iter()
+            .map(|stretch| node_pull.fetch(calls, stretch))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Everything of this node at once, or nothing of it.
+        let stored =
+            store.atomically(|store| node_pull.store(store, windows, inventory, &fetched))?;
+        report.samples_stored += stored.drilled.iter().map(|d| d.samples).sum::<u64>();
+        report.points_summarised += stored.points;
+        summarised.run = Some(stored.run);
+        summarised.gpus = summarised.gpus.max(stored.gpus);
+        summarised.windows += stored.windows;
+        summarised.drilled.extend(stored.drilled);
+        progress(Progress::Summarised {
+            node: node.to_string(),
+            windows: summarised.windows,
+            drilled: summarised.drilled.len(),
+        });
+    }
+    Ok(summarised)
 }
 
 /// One node's stretch of the range, summarised window by window.
@@ -320,6 +362,14 @@ struct NodePull<'a> {
     window_s: i64,
     step_s: i64,
     starts: &'a [i64],
+}
+
+/// A flagged stretch's raw samples as the server gave them.
+struct Fetched<'s> {
+    stretch: &'s Stretch,
+    query: String,
+    bytes: Vec<u8>,
+    dropped: u64,
 }
 
 /// What storing one node's stretch gave.
@@ -362,7 +412,7 @@ impl NodePull<'_> {
             let end_of = |start: i64| start + self.window_s - self.step_s;
             let (first, last) = (starts[0], starts[starts.len() - 1]);
             let ask = |query: &str| {
-                calls.get(
+                calls.get_text(
                     "/api/v1/query_range",
                     &[
                         ("query", query.to_string()),
@@ -419,10 +469,9 @@ impl NodePull<'_> {
     fn store(
         &self,
         store: &Store,
-        calls: &Calls,
         mut windows: Windows,
         inventory: BTreeMap<u32, GpuInfo>,
-        stretches: &[Stretch],
+        fetched: &[Fetched<'_>],
     ) -> Result<NodeStored, PullError> {
         let (from, to) = (
             self.starts[0],
@@ -467,8 +516,9 @@ impl NodePull<'_> {
         let summary = store.create_run(run)?;
         let mut drilled = Vec::new();
         let mut events = Vec::new();
-        for stretch in stretches {
-            let d = self.drill(store, calls, summary.id, stretch)?;
+        for f in fetched {
+            let stretch = f.stretch;
+            let d = self.drill(store, summary.id, f)?;
             if let Some(id) = d.run {
                 events.extend(store.events(id)?);
                 self.first_and_last_from(store, id, stretch, &mut windows)?;
@@ -538,15 +588,9 @@ impl NodePull<'_> {
         Ok(())
     }
 
-    /// One flagged stretch's raw samples, through the importer a full pull
-    /// uses; kept as a run of its own that says it is detail.
-    fn drill(
-        &self,
-        store: &Store,
-        calls: &Calls,
-        summary: i64,
-        stretch: &Stretch,
-    ) -> Result<DrilledStretch, PullError> {
+    /// One flagged stretch's raw samples, fetched (outside any
+    /// transaction).
+    fn fetch<'s>(&self, calls: &Calls, stretch: &'s Stretch) -> Result<Fetched<'s>, PullError> {
         let query = series_query(self.sel);
         let (bytes, dropped) = fetch_stretch(
             calls,
@@ -555,6 +599,28 @@ impl NodePull<'_> {
             self.step_s,
             |_, _| {},
         )?;
+        Ok(Fetched {
+            stretch,
+            query,
+            bytes,
+            dropped,
+        })
+    }
+
+    /// One flagged stretch's raw samples, through the importer a full pull
+    /// uses; kept as a run of its own that says it is detail.
+    fn drill(
+        &self,
+        store: &Store,
+        summary: i64,
+        fetched: &Fetched<'_>,
+    ) -> Result<DrilledStretch, PullError> {
+        let Fetched {
+            stretch,
+            query,
+            bytes,
+            dropped,
+        } = fetched;
         let mut options = ImportOptions {
             tz: jiff::tz::TimeZone::UTC,
             ..ImportOptions::new(self.request.platform_id)
@@ -603,33 +669,34 @@ impl NodePull<'_> {
     }
 }
 
-/// A query's answer into the windows: each series is one figure of one GPU.
+/// The most series one node's day of summaries may hold: every figure
+/// (two dozen with the reasons) of every GPU a node may have.
+const MAX_SUMMARY_SERIES: usize = 32 * MAX_GPUS as usize;
+
+/// A query's answer into the windows: each series is one figure of one
+/// GPU, read as the answer is parsed (`summary_answer`).
 fn read_answer(
-    data: &Value,
+    text: &str,
     starts: &[i64],
     pull: &NodePull<'_>,
     windows: &mut BTreeMap<u32, BTreeMap<i64, GpuWindow>>,
     inventory: &mut BTreeMap<u32, GpuInfo>,
 ) -> Result<(), PullError> {
-    let bad = |why: String| PullError::Server(format!("{}: a summary answer {why}", pull.node));
-    let series = data
-        .get("result")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("holds no result".into()))?;
-    for s in series {
-        let labels = s.get("metric").and_then(Value::as_object);
-        let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+    for_each_series(text, MAX_SUMMARY_SERIES, &mut |s| {
+        let label = |k: &str| s.metric.get(k).map(|v| v.as_ref());
         let Some(figure) = label("bp_figure") else {
-            continue;
+            return Ok(());
         };
         let Some(gpu) = label("gpu")
             .and_then(|g| g.parse::<u32>().ok())
             .or_else(|| label("device")?.strip_prefix("nvidia")?.parse().ok())
         else {
-            continue;
+            return Ok(());
         };
         if gpu >= MAX_GPUS {
-            return Err(bad(format!("names GPU {gpu}; a node has fewer")));
+            return Err(format!(
+                "a summary answer names GPU {gpu}; a node has fewer"
+            ));
         }
         let info = inventory.entry(gpu).or_insert_with(|| GpuInfo {
             index: gpu,
@@ -645,23 +712,12 @@ fn read_answer(
             info.host = Some(pull.node.to_string());
         }
         let list = windows.entry(gpu).or_default();
-        for point in s
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let (Some(t), Some(v)) = (
-                point.get(0).and_then(Value::as_f64),
-                point
-                    .get(1)
-                    .and_then(Value::as_str)
-                    .and_then(|v| v.parse::<f64>().ok()),
-            ) else {
-                return Err(bad("holds a point that is not [time, \"value\"]".into()));
+        for (t, v) in &s.values {
+            let Ok(v) = v.parse::<f64>() else {
+                return Err("a summary answer holds a point that is not [time, \"value\"]".into());
             };
             // Only the windows asked for, with a finite figure.
-            let start = t as i64 - pull.window_s + pull.step_s;
+            let start = *t as i64 - pull.window_s + pull.step_s;
             if !starts.contains(&start) || !v.is_finite() || v < 0.0 {
                 continue;
             }
@@ -673,8 +729,9 @@ fn read_answer(
             });
             set_figure(w, figure, v, pull.window_s / pull.step_s);
         }
-    }
-    Ok(())
+        Ok(())
+    })
+    .map_err(|why| PullError::Server(format!("{}: {why}", pull.node)))
 }
 
 /// One figure into its window. Counts are held to the points a window can
