@@ -68,6 +68,25 @@ impl From<SinkError> for ParseFailure {
 /// keep them in a `Vec`.
 pub trait SampleSink {
     fn push(&mut self, sample: &Sample) -> Result<(), SinkError>;
+
+    /// A bill line read at `line`. A sink that stores it now says
+    /// [`BillLineTaken::Taken`], and the run being built keeps nothing of
+    /// it: a bill of millions of lines is streamed, not held. The default
+    /// leaves it to the run to keep (tests, fuzzing).
+    fn bill_line(&mut self, _bill: &BillingLine, _line: u64) -> Result<BillLineTaken, SinkError> {
+        Ok(BillLineTaken::Held)
+    }
+}
+
+/// What a sink did with a bill line handed to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BillLineTaken {
+    /// Left to the run being built to keep.
+    Held,
+    /// Stored by the sink, or left out by it as held already.
+    Taken,
+    /// Its provider line id was on line `first` of the same bill.
+    Repeated { first: u64 },
 }
 
 impl SampleSink for Vec<Sample> {
@@ -175,8 +194,15 @@ pub struct RunBuilder<'s> {
     lost: Vec<OpenLoss>,
     /// Losses reported before any time was seen: stamped with the next.
     lost_untimed: Vec<(Loss, String)>,
-    /// Each provider line id of the bill so far, and the line it was on.
+    /// Each provider line id of the bill so far, and the line it was on
+    /// (lines the run keeps; a sink that takes them checks its own).
     bill_line_ids: HashMap<String, u64>,
+    /// Bill lines the sink took.
+    pub bill_lines_taken: u64,
+    /// The sink's failure while a line was handed to it: the parse stops
+    /// with it at the next bad line or at its end, whatever a line's error
+    /// said (no `--skip-bad-lines` may skip a full disk).
+    sink_failed: Option<SinkError>,
 }
 
 /// Which GPUs a loss is about, as far as the source lets us tell.
@@ -230,6 +256,8 @@ impl<'s> RunBuilder<'s> {
             t_first: None,
             t_last: None,
             bill_line_ids: HashMap::new(),
+            bill_lines_taken: 0,
+            sink_failed: None,
             seen: Vec::new(),
             last_t: Vec::new(),
             backward_steps: 0,
@@ -241,22 +269,42 @@ impl<'s> RunBuilder<'s> {
 
     /// A bill line read on `line`. A provider's line id names one line: a
     /// second line with the same id (two exports joined, a line repeated)
-    /// is refused, naming both lines (`column`: the id's).
+    /// is refused, naming both lines (`column`: the id's). Handed to the
+    /// sink first, which may store it at once.
     pub fn add_billing_line(
         &mut self,
         bill: BillingLine,
         line: u64,
         column: Option<usize>,
     ) -> Result<(), LineError> {
+        let repeated = |id: &str, first: u64| {
+            LineError::new(
+                line,
+                column,
+                format!(
+                    "the line id \"{id}\" was already on line {first}: a bill names each line once (two exports joined, or one line repeated)"
+                ),
+            )
+        };
+        match self.sink.bill_line(&bill, line) {
+            Ok(BillLineTaken::Held) => {}
+            Ok(BillLineTaken::Taken) => {
+                self.bill_lines_taken += 1;
+                self.saw_time(bill.start.as_millisecond());
+                self.saw_time(bill.end.as_millisecond());
+                return Ok(());
+            }
+            Ok(BillLineTaken::Repeated { first }) => {
+                return Err(repeated(bill.line_id.as_deref().unwrap_or_default(), first));
+            }
+            Err(e) => {
+                self.sink_failed = Some(e);
+                return Err(LineError::new(line, None, "the store failed"));
+            }
+        }
         if let Some(id) = &bill.line_id {
             if let Some(first) = self.bill_line_ids.get(id) {
-                return Err(LineError::new(
-                    line,
-                    column,
-                    format!(
-                        "the line id \"{id}\" was already on line {first}: a bill names each line once (two exports joined, or one line repeated)"
-                    ),
-                ));
+                return Err(repeated(id, *first));
             }
             self.bill_line_ids.insert(id.clone(), line);
         }
@@ -264,6 +312,11 @@ impl<'s> RunBuilder<'s> {
         self.saw_time(bill.end.as_millisecond());
         self.billing_lines.push(bill);
         Ok(())
+    }
+
+    /// The sink's failure, where one stopped a line: the parse's real error.
+    pub fn sink_failure(&mut self) -> Option<ParseFailure> {
+        self.sink_failed.take().map(ParseFailure::Sink)
     }
 
     /// A price a catalog states, validated; its time (where it has one)
@@ -557,6 +610,9 @@ impl<'s> RunBuilder<'s> {
     /// warning; other bad lines stop the import unless the user asked to skip
     /// them, in which case each is recorded as a warning.
     pub fn bad_line(&mut self, line: &Line<'_>, error: LineError) -> ParseResult {
+        if let Some(failure) = self.sink_failure() {
+            return Err(failure);
+        }
         if !line.terminated {
             self.warn(format!(
                 "line {}: the last line is cut off ({}); it was ignored",
@@ -606,6 +662,7 @@ impl<'s> RunBuilder<'s> {
             switch_attempts: self.switch_attempts,
             fault_drills: self.fault_drills,
             billing_lines: self.billing_lines,
+            bill_lines_taken: self.bill_lines_taken,
             price_quotes: self.price_quotes,
             metadata: self.metadata,
             host: self.host,
@@ -628,6 +685,8 @@ pub struct BuiltRun {
     pub switch_attempts: Vec<SwitchAttempt>,
     pub fault_drills: Vec<FaultDrill>,
     pub billing_lines: Vec<BillingLine>,
+    /// Bill lines the sink took rather than the run (stored as read).
+    pub bill_lines_taken: u64,
     pub price_quotes: Vec<PriceQuote>,
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub host: Option<String>,

@@ -31,8 +31,8 @@ use jiff::Timestamp;
 use breakpoint_model::{accelerator, domain, error, samples, stats, text};
 
 pub use builder::{
-    BuiltRun, GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder, SampleSink,
-    SinkError, normalise_bus_id,
+    BillLineTaken, BuiltRun, GpuKey, LineError, Loss, ParseFailure, ParseResult, RunBuilder,
+    SampleSink, SinkError, normalise_bus_id,
 };
 pub use detect::detect;
 

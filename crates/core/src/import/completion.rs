@@ -48,7 +48,9 @@ pub(super) fn complete(
             );
         }
     }
-    if let Some(warning) = known_bill_lines::leave_out(store, run_id, &mut built.billing_lines)? {
+    if let Some(warning) =
+        known_bill_lines::leave_out(store, run_id, &mut built.billing_lines, &written.bill_lines)?
+    {
         built.warnings.push(warning);
     }
     // Each GPU's steps as the writer tallied them; read back only where it
@@ -90,7 +92,7 @@ pub(super) fn complete(
         billing_lines: built.billing_lines,
         price_quotes: built.price_quotes,
     };
-    let record_count = records.len() as u64 + built.metadata_records;
+    let record_count = records.len() as u64 + built.metadata_records + written.bill_lines.stored;
     let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
     let (started_at, ended_at) = match built.span {
         Some((a, b)) => (

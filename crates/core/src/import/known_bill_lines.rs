@@ -8,20 +8,22 @@
 
 use super::ParseFailure;
 use crate::domain::BillingLine;
-use crate::store::Store;
+use crate::store::{BillLinesWritten, Store};
 
-/// Leave out of `lines` (the bill being imported as run `run_id`) those the
-/// platform's other runs hold; a warning saying so, if any was.
+/// Leave out of `lines` (the bill being imported as run `run_id`, beside
+/// the lines `streamed` as they were read) those the platform's other runs
+/// hold; a warning saying so, if any was.
 pub(super) fn leave_out(
     store: &Store,
     run_id: i64,
     lines: &mut Vec<BillingLine>,
+    streamed: &BillLinesWritten,
 ) -> Result<Option<String>, ParseFailure> {
-    if lines.is_empty() {
+    let mut earlier_runs: Vec<i64> = streamed.earlier_runs.clone();
+    let total = lines.len() + (streamed.stored + streamed.held_before) as usize;
+    if total == 0 {
         return Ok(None);
     }
-    let mut earlier_runs: Vec<i64> = Vec::new();
-    let total = lines.len();
     // In place: a bill of a million lines is not held twice.
     let mut failed = None;
     lines.retain(|line| {
@@ -54,13 +56,14 @@ pub(super) fn leave_out(
         .map(|r| format!("#{r}"))
         .collect::<Vec<_>>()
         .join(", ");
-    if lines.is_empty() {
+    let kept = lines.len() + streamed.stored as usize;
+    if kept == 0 {
         return Err(ParseFailure::Whole(format!(
             "every line of this bill is in the workspace already (run {runs}): the same bill imported before, perhaps in other bytes (another encoding or line ending); nothing imported"
         )));
     }
     Ok(Some(format!(
         "{} of {total} line(s) are in the workspace already (run {runs}: an export overlapping an earlier one) and were left out",
-        total - lines.len()
+        total - kept
     )))
 }

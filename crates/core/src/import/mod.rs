@@ -612,4 +612,12 @@ impl breakpoint_formats::SampleSink for SampleWriter<'_> {
     fn push(&mut self, sample: &crate::samples::Sample) -> Result<(), SinkError> {
         SampleWriter::push(self, sample).map_err(SinkError::new)
     }
+
+    fn bill_line(
+        &mut self,
+        bill: &crate::domain::BillingLine,
+        line: u64,
+    ) -> Result<breakpoint_formats::BillLineTaken, SinkError> {
+        SampleWriter::bill_line(self, bill, line).map_err(SinkError::new)
+    }
 }

@@ -37,7 +37,7 @@ fn platform_filter(platform_id: Option<i64>) -> &'static str {
 }
 pub use platforms::PlatformSummary;
 pub use runs::{RunCompletion, RunRecords};
-pub use samples::{CHUNK_SAMPLES, SampleWriter, WriteSummary};
+pub use samples::{BillLinesWritten, CHUNK_SAMPLES, SampleWriter, WriteSummary};
 pub use scoring::StoredProfile;
 
 /// Written into every Breakpoint database by the first migration (`PRAGMA

@@ -547,14 +547,28 @@ impl Store {
     }
 
     pub fn add_billing_lines(&self, run_id: i64, lines: &[BillingLine]) -> Result<()> {
+        for l in lines {
+            self.add_billing_line(run_id, l, None)?;
+        }
+        Ok(())
+    }
+
+    /// One bill line of run `run_id`, read at `source_line` of its file
+    /// where it was read from one.
+    pub fn add_billing_line(
+        &self,
+        run_id: i64,
+        line: &BillingLine,
+        source_line: Option<u64>,
+    ) -> Result<()> {
         let mut stmt = self.conn().prepare_cached(
             "INSERT INTO billing_lines (run_id, instance, start_ms, end_ms, billed_seconds,
                  compute_seconds, queue_seconds, io_wait_seconds, amount, currency, unit_price,
-                 amount_exact, unit_price_exact, line_id, host, product)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 amount_exact, unit_price_exact, line_id, host, product, source_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         )?;
-        for l in lines {
-            let l = l.clone().validate()?;
+        {
+            let l = line.clone().validate()?;
             stmt.execute(params![
                 run_id,
                 l.instance,
@@ -571,10 +585,25 @@ impl Store {
                 l.unit_price.to_string(),
                 l.line_id,
                 l.host,
-                l.product
+                l.product,
+                source_line.and_then(|n| i64::try_from(n).ok())
             ])?;
         }
         Ok(())
+    }
+
+    /// The line of its file run `run_id`'s bill line with provider id `id`
+    /// was read from, where the run holds one (0 where it was not read
+    /// from a file).
+    pub fn bill_line_source(&self, run_id: i64, id: &str) -> Result<Option<u64>> {
+        let found: Option<Option<i64>> = self
+            .conn()
+            .prepare_cached(
+                "SELECT source_line FROM billing_lines WHERE run_id = ?1 AND line_id = ?2 LIMIT 1",
+            )?
+            .query_row(params![run_id, id], |r| r.get(0))
+            .optional()?;
+        Ok(found.map(|line| line.and_then(|n| u64::try_from(n).ok()).unwrap_or(0)))
     }
 
     /// The run (of the same platform as `run_id`, other than it) that holds

@@ -10,10 +10,12 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use breakpoint_formats::BillLineTaken;
 use breakpoint_formats::timings::thread_cpu;
 use rusqlite::params;
 
 use super::Store;
+use crate::domain::BillingLine;
 use crate::error::{Error, Result};
 use crate::samples::codec::{ChunkColumns, DecodedChunk, ValueCodec, decode_chunk, encode_columns};
 use crate::samples::energy::{GpuEnergy, PowerTally, tallied_energy};
@@ -51,6 +53,18 @@ pub struct SampleWriter<'s> {
     spare: Vec<ChunkColumns>,
     /// The last chunk of each GPU, encoded, waiting for those sent before.
     last_chunks: Vec<Chunk>,
+    bill_lines: BillLinesWritten,
+}
+
+/// Bill lines handed to the writer as they were read: stored at once, or
+/// left out as held by the platform's other runs (the same bill in other
+/// bytes, an export overlapping an earlier one).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BillLinesWritten {
+    pub stored: u64,
+    pub held_before: u64,
+    /// The runs holding the lines left out.
+    pub earlier_runs: Vec<i64>,
 }
 
 struct GpuBuffer {
@@ -160,6 +174,7 @@ pub struct WriteSummary {
     /// (`import --timings`); `None` where none was started or the system
     /// keeps no thread clocks.
     pub encoding_cpu: Option<Duration>,
+    pub bill_lines: BillLinesWritten,
 }
 
 impl Store {
@@ -176,6 +191,7 @@ impl Store {
             encoder: None,
             spare: Vec::new(),
             last_chunks: Vec::new(),
+            bill_lines: BillLinesWritten::default(),
         })
     }
 
@@ -677,6 +693,29 @@ impl SampleWriter<'_> {
             out_of_order: self.out_of_order,
             steps,
             encoding_cpu,
+            bill_lines: std::mem::take(&mut self.bill_lines),
         })
+    }
+
+    /// A bill line read at `line` of its file, stored now: a bill of
+    /// millions of lines is never held. A line id the run holds already is
+    /// `Repeated` at the line it came from; a line another run of the
+    /// platform holds is left out and counted.
+    pub fn bill_line(&mut self, bill: &BillingLine, line: u64) -> Result<BillLineTaken> {
+        if let Some(id) = &bill.line_id
+            && let Some(first) = self.store.bill_line_source(self.run_id, id)?
+        {
+            return Ok(BillLineTaken::Repeated { first });
+        }
+        if let Some(run) = self.store.bill_line_imported_before(self.run_id, bill)? {
+            self.bill_lines.held_before += 1;
+            if !self.bill_lines.earlier_runs.contains(&run) {
+                self.bill_lines.earlier_runs.push(run);
+            }
+            return Ok(BillLineTaken::Taken);
+        }
+        self.store.add_billing_line(self.run_id, bill, Some(line))?;
+        self.bill_lines.stored += 1;
+        Ok(BillLineTaken::Taken)
     }
 }

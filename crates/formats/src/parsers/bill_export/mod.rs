@@ -150,7 +150,9 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         match row.read(&mut times, &mut left_out) {
             Ok(Some(bill)) => {
                 let column = columns.get(Meaning::LineId).map(|c| c + 1);
-                b.add_billing_line(bill, line.number, column)?;
+                if let Err(e) = b.add_billing_line(bill, line.number, column) {
+                    b.bad_line(&line, e)?;
+                }
             }
             Ok(None) => {}
             Err(e) => b.bad_line(&line, e)?,
@@ -159,7 +161,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     let Some((_, _, provider)) = header else {
         return Err(ParseFailure::Whole("the bill export is empty".into()));
     };
-    if b.billing_lines.is_empty() {
+    if b.billing_lines.is_empty() && b.bill_lines_taken == 0 {
         return Err(ParseFailure::Whole(format!(
             "the {} holds no line of instance time ({} without an instance, {} billed in other units, {} credits)",
             provider.name(),
