@@ -818,17 +818,18 @@ pub fn drill_stretches(
     step_s: i64,
 ) -> Vec<Stretch> {
     let expected = (window_s / step_s) as u32;
-    let mut flagged: Vec<Option<Vec<String>>> = vec![None; starts.len()];
+    // Each window's flags, by reason, with the GPUs that raised it: a
+    // fleet of a thousand GPUs flagged at once gives a few reasons, each
+    // naming its GPUs, not a thousand sentences copied into every window.
+    type Flagged = BTreeMap<&'static str, std::collections::BTreeSet<u32>>;
+    let mut flagged: Vec<Option<Flagged>> = vec![None; starts.len()];
     for list in windows.values() {
         for (i, w) in list.iter().enumerate() {
             let why = flags(w, i.checked_sub(1).and_then(|j| list.get(j)), expected);
             if !why.is_empty() {
-                let entry = flagged[i].get_or_insert_with(Vec::new);
+                let entry = flagged[i].get_or_insert_with(Flagged::new);
                 for reason in why {
-                    let reason = format!("{reason} (GPU {})", w.gpu);
-                    if !entry.contains(&reason) {
-                        entry.push(reason);
-                    }
+                    entry.entry(reason).or_default().insert(w.gpu);
                 }
             }
         }
@@ -838,16 +839,14 @@ pub fn drill_stretches(
             .values()
             .all(|list| list.get(i).is_none_or(|w| w.points == 0))
     };
-    let mut out: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    let mut out: Vec<(usize, usize, Flagged)> = Vec::new();
     for (i, why) in flagged.into_iter().enumerate() {
         let Some(why) = why else { continue };
         match out.last_mut() {
             Some((_, end, reasons)) if (*end + 1..i).all(silent) => {
                 *end = i;
-                for r in why {
-                    if !reasons.contains(&r) {
-                        reasons.push(r);
-                    }
+                for (reason, gpus) in why {
+                    reasons.entry(reason).or_default().extend(gpus);
                 }
             }
             _ => out.push((i, i, why)),
@@ -857,9 +856,26 @@ pub fn drill_stretches(
         .map(|(a, b, why)| Stretch {
             from_s: starts[a],
             to_s: starts[b] + window_s - step_s,
-            why,
+            why: why
+                .into_iter()
+                .map(|(reason, gpus)| format!("{reason} ({})", gpu_words(&gpus)))
+                .collect(),
         })
         .collect()
+}
+
+/// "GPU 3", "GPUs 0, 1 and 5", "GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 292 more".
+fn gpu_words(gpus: &std::collections::BTreeSet<u32>) -> String {
+    const NAMED: usize = 8;
+    let named: Vec<String> = gpus.iter().take(NAMED).map(u32::to_string).collect();
+    match gpus.len() {
+        1 => format!("GPU {}", named[0]),
+        n if n <= NAMED => {
+            let (last, rest) = named.split_last().unwrap_or((&named[0], &[]));
+            format!("GPUs {} and {last}", rest.join(", "))
+        }
+        n => format!("GPUs {} and {} more", named.join(", "), n - NAMED),
+    }
 }
 
 #[cfg(test)]
@@ -919,6 +935,28 @@ mod tests {
         };
         assert_eq!(flags(&old, None, 240), ["an XID"]);
         assert!(flags(&old, Some(&old), 240).is_empty());
+    }
+
+    /// A thousand GPUs flagged at once give one line a reason, naming a few
+    /// GPUs and counting the rest: never a sentence per GPU copied into
+    /// every window (which took a gigabyte for one node's day).
+    #[test]
+    fn a_whole_fleet_flagged_is_said_in_a_line_a_reason() {
+        let mut windows = Windows::new();
+        for gpu in 0..1000 {
+            let mut quiet = window(gpu, 0, 240, 300);
+            quiet.xid_changes = 1;
+            windows.insert(gpu, vec![quiet]);
+        }
+        let stretches = drill_stretches(&windows, &[0], 3600, 15);
+        assert_eq!(stretches.len(), 1);
+        assert_eq!(
+            stretches[0].why,
+            ["an XID (GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 992 more)"]
+        );
+        let few = [0u32, 1, 5].into_iter().collect();
+        assert_eq!(gpu_words(&few), "GPUs 0, 1 and 5");
+        assert_eq!(gpu_words(&[3u32].into_iter().collect()), "GPU 3");
     }
 
     #[test]
