@@ -11,7 +11,7 @@ use super::catalog::{Aggregation, MetricDef};
 use super::sustain::{self, GpuSustain};
 use serde::{Deserialize, Serialize};
 
-use super::{Evidence, RunSource, RunValue};
+use super::{Evidence, Pooled, RunSource, RunValue};
 use crate::domain::Run;
 use crate::error::Result;
 use crate::samples::{Sample, SeriesFrame};
@@ -99,7 +99,11 @@ pub(super) fn combine(
     let median = super::median(&mut run_values.clone());
     let (value, spread, worst) = match def.aggregation {
         Aggregation::Median => (median, Vec::new(), Vec::new()),
-        Aggregation::Pooled => (pooled(values).unwrap_or(median), Vec::new(), Vec::new()),
+        Aggregation::Pooled => (
+            pooled(values).map_or(median, |p| 100.0 * p.count / p.exposure),
+            Vec::new(),
+            Vec::new(),
+        ),
         Aggregation::PerUnit | Aggregation::PerUnitPeak => {
             let mut units = histories.units(def).unwrap_or_else(|| run_units(values));
             // Snapshots (one `-q` dump per node) cover no sampled time: with
@@ -144,19 +148,23 @@ pub(super) fn combine(
         details,
         spread,
         worst,
+        pooled: match def.aggregation {
+            Aggregation::Pooled => pooled(values),
+            _ => None,
+        },
     }
 }
 
-/// 100 × every run's count ÷ every run's exposure; none unless every run
-/// gave its parts.
-fn pooled(values: &[(&Run, &RunValue)]) -> Option<f64> {
+/// Every run's count and exposure, summed (the value is 100 × count ÷
+/// exposure); none unless every run gave its parts.
+fn pooled(values: &[(&Run, &RunValue)]) -> Option<Pooled> {
     let (mut count, mut exposure) = (0.0, 0.0);
     for (_, v) in values {
         let p = v.pooled?;
         count += p.count;
         exposure += p.exposure;
     }
-    (exposure > 0.0).then(|| 100.0 * count / exposure)
+    (exposure > 0.0).then_some(Pooled { count, exposure })
 }
 
 /// A run as a unit is named: "run #12 (node-3.csv)".

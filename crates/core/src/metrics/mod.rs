@@ -13,6 +13,7 @@ mod evidence_map;
 mod faults;
 pub mod faulty_gpus;
 pub mod history;
+pub mod interruption_risk;
 pub mod reconcile;
 mod run;
 pub mod sources;
@@ -47,7 +48,9 @@ pub use run::{compute_run, not_evidence};
 ///    detail reads no samples.
 /// 8: energy integrated in exact integer sums (the last digits of a run's
 ///    kWh and mean powers move), kept per GPU as the import writes it.
-pub const ENGINE_VERSION: i64 = 8;
+/// 9: pooled rates keep their count and exposure; the interruption rate's
+///    posterior is said beside it.
+pub const ENGINE_VERSION: i64 = 9;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +151,10 @@ pub struct Evidence {
     /// The worst units behind the figure, worst first, named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worst: Vec<UnitFigure>,
+    /// For a pooled rate: every run's count and exposure, summed (what a
+    /// posterior over the rate rests on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled: Option<Pooled>,
 }
 
 impl Evidence {
@@ -163,6 +170,7 @@ impl Evidence {
             details: Vec::new(),
             spread: Vec::new(),
             worst: Vec::new(),
+            pooled: None,
         }
     }
 }
@@ -541,6 +549,13 @@ fn gather_runs(
             Some(aggregate::combine(def, &runs, &histories, sources, details))
         })
         .collect();
+    let mut metrics = metrics;
+    // The rate a job meets: the measured count over its exposure, and the
+    // posterior it gives (what `cost` draws from).
+    let risk = interruption_risk::InterruptionRisk::of(&metrics);
+    if let Some(e) = metrics.get_mut("sustain.interruptions_per_100h") {
+        e.details.insert(0, risk.words());
+    }
     Ok(PlatformEvidence {
         currency: billing::price(store, &platform, &runs, window.class.as_ref())?
             .map(|p| p.currency),

@@ -95,6 +95,7 @@ fn without_sources(mut evidence: PlatformEvidence) -> PlatformEvidence {
         e.runs.clear();
         e.details.clear();
         e.worst.clear();
+        e.pooled = None;
     }
     evidence
 }
