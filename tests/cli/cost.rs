@@ -159,7 +159,7 @@ fn a_platform_whose_node_went_silent_costs_more() {
     ws.fails(
         &["cost", "--job", "gpus=8"],
         1,
-        "error: job.work: missing: the GPU-hours of work, work=2000h (or requests=…,per-gpu=…, or horizon=…)",
+        "error: job.work: missing: the work, work=2000h@A100-80GB (GPU-hours on a named card), work=3.2e21FLOP, params=7B,tokens=1T (or requests=…,per-gpu=…, or horizon=…)",
     );
 }
 
@@ -241,11 +241,205 @@ fn horizons_pick_each_platforms_cheapest_mode_and_data_is_priced_where_it_can_be
     // A serving job by its requests: 36 M requests at 100 a second on one
     // GPU is 100 GPU-hours.
     let serving = cost(&["--job", "gpus=8,requests=36M,per-gpu=100/s"]);
-    assert_eq!(serving["job"]["work_gpu_hours"], 100.0, "{serving}");
+    assert_eq!(serving["job"]["work"]["gpu_hours"], 100.0, "{serving}");
     // One way to give the work.
     ws.fails(
         &["cost", "--job", "gpus=8,work=10h,horizon=1y"],
         1,
-        "error: job.work: give the work one way: work=2000h, or requests=…,per-gpu=…, or horizon=…,utilisation=…",
+        "error: job.work: give the work one way: work=2000h[@CARD], or work=…FLOP, or params=…,tokens=…, or requests=…,per-gpu=…, or horizon=…,utilisation=…",
     );
+}
+
+/// Two platforms of the same delivered-share evidence, an A100 80GB and an
+/// H100 SXM, the work on the A100: the H100 finishes it in about a third of
+/// the hours (312 ÷ 989.5 TFLOP/s BF16), and the answer says how the work
+/// was read. Without a card the hours are each platform's own, and the
+/// answer refuses to compare cards that differ.
+#[test]
+fn work_on_a_named_card_paces_each_platform_by_its_datasheet() {
+    let ws = Workspace::new();
+    for (name, card, price) in [
+        ("Ampere", "A100-SXM4-80GB", "10"),
+        ("Hopper", "H100 SXM", "25"),
+    ] {
+        ws.ok(&["platform", "add", name]);
+        ws.ok(&["billing", "set", "--platform", name, "--granularity", "1"]);
+        ws.ok(&[
+            "offering",
+            "add",
+            "--platform",
+            name,
+            "--accelerator",
+            card,
+            "--count",
+            "8",
+            "--currency",
+            "CNY",
+            "--price-on-demand",
+            price,
+        ]);
+    }
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=1000h@A100-80GB"]);
+    let hours = |p: &str| band(&costs, p)["hours"]["p50"].as_f64().unwrap();
+    let ratio = hours("Hopper") / hours("Ampere");
+    assert!((0.25..=0.45).contains(&ratio), "{ratio}: {costs}");
+    let answer = costs["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("the work: 1000 GPU-hours on NVIDIA A100 80GB (312 TFLOP/s BF16 dense"),
+        "{answer}"
+    );
+    assert!(answer.contains("= 1.12 × 10²¹ FLOP at BF16"), "{answer}");
+    assert!(
+        answer.starts_with("Hopper finishes the job cheapest"),
+        "{answer}"
+    );
+    assert_eq!(band(&costs, "Hopper")["card"], "NVIDIA H100 80GB SXM");
+    // In FLOP, and as 6·N·D: the same reading on every card.
+    let flop = ws.json(&["cost", "--job", "gpus=8,params=7B,tokens=20B"]);
+    assert!(
+        flop["reading"]
+            .as_str()
+            .unwrap()
+            .starts_with("6 × 7 × 10⁹ parameters × 2 × 10¹⁰ tokens = 8.4 × 10²⁰ FLOP at BF16"),
+        "{flop}"
+    );
+    // GPU-hours on each platform's own card: these cards differ, so no pick.
+    let own = ws.json(&["cost", "--job", "gpus=8,work=1000h"]);
+    let answer = own["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("No answer yet: the work is in GPU-hours on each platform's own card, and their cards differ"),
+        "{answer}"
+    );
+    // A card the datasheet table cannot tell is named, never a reference.
+    ws.fails(
+        &["cost", "--job", "gpus=8,work=1000h@H100"],
+        1,
+        "error: job.work: H100 names cards of different BF16 peaks (H100 SXM 989.5 TFLOP/s, H100 PCIe 756 TFLOP/s): say which (e.g. H100-SXM); the work's card must be one the datasheet table knows",
+    );
+    // A precision the card has no dense rate at is said on its platform.
+    let fp8 = ws.json(&["cost", "--job", "gpus=8,work=1e21FLOP,precision=fp8"]);
+    assert!(
+        band(&fp8, "Ampere")["missing"]
+            .as_str()
+            .unwrap()
+            .contains("has no FP8 figure"),
+        "{fp8}"
+    );
+}
+
+/// Thin evidence is not read as no risk: an hour of clean logs leaves the
+/// interruption rate wider (p90) than 200 GPU-hours of them, and a fault
+/// seen by the kernel of a sampled node makes its platform cost more than
+/// its healthy twin.
+#[test]
+fn risk_follows_exposure_and_faults_from_any_log() {
+    let ws = Workspace::new();
+    twins(&ws);
+    priced(&ws, "R", &[]);
+    let csv = |gpus: u32, minutes: u32, name: &str| {
+        let mut text =
+            String::from("timestamp, index, name, utilization.gpu [%], power.draw [W]\n");
+        for minute in 0..minutes {
+            let at = 8 * 60 + minute;
+            for gpu in 0..gpus {
+                text.push_str(&format!(
+                    "2026/06/{:02} {:02}:{:02}:00.000, {gpu}, NVIDIA H200, 99 %, 650.00 W\n",
+                    1 + at / 1440,
+                    at % 1440 / 60,
+                    at % 60
+                ));
+            }
+        }
+        let path = ws.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // P: one GPU for an hour. Q: eight GPUs for 25 hours (200 GPU-hours).
+    ws.ok(&[
+        "import",
+        "--platform",
+        "P",
+        "--tz",
+        "UTC",
+        &csv(1, 60, "hour.csv"),
+    ]);
+    ws.ok(&[
+        "import",
+        "--platform",
+        "Q",
+        "--tz",
+        "UTC",
+        &csv(8, 25 * 60, "long.csv"),
+    ]);
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h"]);
+    let rate_p90 = |p: &str| {
+        band(&costs, p)["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["key"] == "rate")
+            .unwrap()["band"]["p90"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(rate_p90("P") > rate_p90("Q"), "{costs}");
+    // R: the same hour as P, and its kernel saw the GPU fall off the bus.
+    ws.ok(&[
+        "import",
+        "--platform",
+        "R",
+        "--tz",
+        "UTC",
+        &csv(1, 60, "hour-r.csv"),
+    ]);
+    let kernel = ws.dir.path().join("kern.log");
+    std::fs::write(
+        &kernel,
+        "[    0.000000] Linux version 5.15.0-105-generic (buildd@lcy02) #115-Ubuntu SMP\n\
+         [    1.734512] rtc_cmos 00:00: setting system clock to 2026-06-01T08:00:00 UTC (1780300800)\n\
+         [   12.219004] nvidia 0000:18:00.0: enabling device (0000 -> 0002)\n\
+         [ 1800.114207] NVRM: Xid (PCI:0000:18:00): 79, pid=1234, name=python3, GPU has fallen off the bus.\n",
+    )
+    .unwrap();
+    ws.ok(&["import", "--platform", "R", kernel.to_str().unwrap()]);
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h"]);
+    let p50 = |p: &str| money(&band(&costs, p)["cost"]["p50"]);
+    let p90 = |p: &str| money(&band(&costs, p)["cost"]["p90"]);
+    assert!(p50("R") >= p50("P") && p90("R") > p90("P"), "{costs}");
+    let rate = |p: &str| {
+        band(&costs, p)["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["key"] == "rate")
+            .unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(rate("R") > 10.0 * rate("P"), "{costs}");
+}
+
+/// The demo's every term measured: its bands are the spread of finite
+/// evidence, never a point, and no default is printed as a range of one
+/// value.
+#[test]
+fn the_demos_bands_are_honest() {
+    let ws = Workspace::new();
+    ws.ok(&["demo", "--samples", "100"]);
+    let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h@A100-80GB"]);
+    for p in costs["platforms"].as_array().unwrap() {
+        let (p10, p90) = (money(&p["cost"]["p10"]), money(&p["cost"]["p90"]));
+        assert!(p10 < p90, "{}: {p10} – {p90}", p["platform"]);
+        for t in p["terms"].as_array().unwrap() {
+            let source = t["source"].as_str().unwrap();
+            if let Some(range) = source.split("drawn from ").nth(1) {
+                let (low, high) = range.split_once('–').unwrap();
+                let high: String = high
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                assert_ne!(low, high, "{source}");
+            }
+        }
+    }
 }

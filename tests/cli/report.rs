@@ -286,7 +286,8 @@ fn the_pdf_shows_hardware_evidence_by_meaning() {
 }
 
 /// `report --job` adds the job's cost page: every platform's bands as
-/// `cost --json` gives them, and what each term rests on.
+/// `cost --json` gives them (the same draws and seed unless told), and
+/// what each term rests on.
 #[test]
 fn the_report_costs_a_job_on_every_platform() {
     let ws = workspace();
@@ -303,7 +304,7 @@ fn the_report_costs_a_job_on_every_platform() {
     ]);
     let text = pdftotext(&pdf);
     assert!(text.contains("What finishing the job costs"), "{text}");
-    let costs = ws.json(&["cost", "--job", job, "--draws", "2000"]);
+    let costs = ws.json(&["cost", "--job", job]);
     let mut priced = 0;
     for p in costs["platforms"].as_array().unwrap() {
         if let Some(p50) = p["cost"]["p50"].as_str() {

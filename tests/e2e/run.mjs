@@ -417,7 +417,10 @@ try {
     const spec = await session.text("#job-spec");
     assert(spec === "breakpoint cost --job gpus=8,work=2000h,checkpoint=30m,deadline=14d", `the spec shown: ${spec}`);
     const bands = await session.run("return [...document.querySelectorAll('#job-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
-    const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,checkpoint=30m,deadline=14d", "--draws", "1000", "--json"));
+    // The same draws and seed as the CLI's own defaults: the same figures.
+    const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,checkpoint=30m,deadline=14d", "--json"));
+    const reading = await session.text("#job-reading");
+    assert(reading.endsWith(cli.reading), `the work's reading: ${reading} vs ${cli.reading}`);
     for (const p of cli.platforms.filter((p) => p.cost)) {
       const row = bands.find((b) => b[0] === p.platform);
       assert(row && row[1].startsWith(`${p.cost.p10} / ${p.cost.p50} / ${p.cost.p90}`), `${p.platform}: ${JSON.stringify(row)} vs ${JSON.stringify(p.cost)}`);

@@ -7,6 +7,7 @@
 mod campaigns;
 mod fleet;
 mod harness;
+mod one_answer;
 mod platforms;
 mod probe;
 mod ranking;

@@ -3,7 +3,7 @@ import { jobSpec, type JobValues } from "../src/views/decision";
 
 const blank: JobValues = {
   gpus: "8", kind: "work", work: "2000h", requests: "50M", perGpu: "120/s", horizon: "1y", utilisation: "60%",
-  checkpoint: "30m", deadline: "", data: "", storage: "", mode: "cheapest", currency: "",
+  checkpoint: "30m", deadline: "", data: "", storage: "", precision: "bf16", mode: "cheapest", currency: "",
 };
 
 describe("the Decision screen's job", () => {
@@ -11,5 +11,6 @@ describe("the Decision screen's job", () => {
     expect(jobSpec(blank)).toBe("gpus=8,work=2000h,checkpoint=30m");
     expect(jobSpec({ ...blank, kind: "requests", deadline: " 14d " })).toBe("gpus=8,requests=50M,per-gpu=120/s,checkpoint=30m,deadline=14d");
     expect(jobSpec({ ...blank, kind: "horizon", data: "500GB", storage: "2TB" })).toBe("gpus=8,horizon=1y,utilisation=60%,checkpoint=30m,data=500GB,storage=2TB");
+    expect(jobSpec({ ...blank, work: "2000h@A100-80GB", precision: "fp8" })).toBe("gpus=8,work=2000h@A100-80GB,checkpoint=30m,precision=fp8");
   });
 });

@@ -12,6 +12,8 @@ use crate::metrics::history::{self, Degradation, MetricHistory};
 use crate::metrics::{self, catalog};
 pub use crate::metrics::{Sources, TimeWindow};
 pub use crate::scoring::RobustnessOptions;
+/// The robustness every face takes unless told otherwise.
+pub use crate::scoring::robustness::{CONCENTRATION, SAMPLES, SEED};
 use crate::scoring::{self, PlatformScore, Ranking, Robustness, presets};
 use crate::store::{Store, StoredProfile};
 

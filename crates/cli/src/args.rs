@@ -116,13 +116,13 @@ pub struct RankArgs {
     #[arg(long = "weight", value_name = "BREAKPOINT=W")]
     pub weights: Vec<String>,
     /// Weight draws for rank acceptability.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = breakpoint_api::ranking::SAMPLES)]
     pub samples: usize,
     /// Seed of the weight draws (same seed, same result).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = breakpoint_api::ranking::SEED)]
     pub seed: u64,
     /// Dirichlet concentration of the draws: larger stays closer to the profile.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = breakpoint_api::ranking::CONCENTRATION)]
     pub concentration: f64,
     /// Also draw each metric within its run-to-run spread.
     #[arg(long)]
@@ -201,9 +201,9 @@ pub struct ReportArgs {
     #[arg(long)]
     pub date: Option<jiff::civil::Date>,
     /// Weight draws for the robustness page.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = breakpoint_api::ranking::SAMPLES)]
     pub samples: usize,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = breakpoint_api::ranking::SEED)]
     pub seed: u64,
     #[command(flatten)]
     pub window: WindowArgs,
@@ -695,10 +695,10 @@ pub struct CostArgs {
     #[arg(long)]
     pub mode: Option<breakpoint_api::domain::BillingMode>,
     /// Draws of the model (more: steadier bands).
-    #[arg(long, default_value_t = 4000)]
+    #[arg(long, default_value_t = breakpoint_api::job_cost::DRAWS)]
     pub draws: usize,
     /// Seed of the draws (same seed, same bands).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = breakpoint_api::job_cost::SEED)]
     pub seed: u64,
     #[command(flatten)]
     pub money: MoneyArgs,

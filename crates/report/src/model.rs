@@ -81,10 +81,7 @@ pub struct ReportData {
     /// "Pick X because …" or "no decision yet", and what to measure next.
     pub decision: breakpoint_api::decision::Decision,
     /// The job asked for, costed on every platform.
-    pub job_costs: Option<(
-        breakpoint_api::job_cost::JobSpec,
-        Vec<breakpoint_api::job_cost::PlatformCost>,
-    )>,
+    pub job_costs: Option<breakpoint_api::job_cost::JobCost>,
 }
 
 /// Gather everything the report shows, ranked as the request asks; the
@@ -221,15 +218,13 @@ pub fn gather(
         decision,
         job_costs: match job {
             Some(job) => {
+                // The same draws and seed as `cost` and the app.
                 let request = breakpoint_api::job_cost::CostRequest {
                     currency: request.currency.clone(),
-                    mode: None,
                     accelerator: request.window.class.as_ref().map(|c| c.raw.clone()),
-                    draws: 2000,
-                    seed: 1,
+                    ..Default::default()
                 };
-                let costs = breakpoint_api::job_cost::job_cost(store, job, &request)?;
-                Some((job.clone(), costs))
+                Some(breakpoint_api::job_cost::cost(store, job, &request)?)
             }
             None => None,
         },

@@ -511,15 +511,25 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
 /// platform's terms with what they rest on.
 fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
     let lang = options.lang;
-    let Some((job, costs)) = &data.job_costs else {
+    let Some(answered) = &data.job_costs else {
         return;
     };
+    let (job, costs) = (&answered.job, &answered.platforms);
     l.page();
     l.heading(t(lang, "job_cost"));
     l.paragraph(
         &crate::text::fill(
             t(lang, "job_cost_job"),
-            &[&job.work_gpu_hours, &job.gpus, &(job.checkpoint_s / 60.0)],
+            &[
+                if lang.is_zh() {
+                    &answered.reading_zh
+                } else {
+                    &answered.reading
+                },
+                &job.gpus,
+                &(job.checkpoint_s / 60.0),
+                &answered.draws,
+            ],
         ),
         10.0,
         INK,
@@ -569,7 +579,11 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
         .collect();
     l.table(&cols, &rows, 9.0);
     l.paragraph(
-        &breakpoint_api::job_cost::answer_in(job, costs, lang.is_zh()),
+        if lang.is_zh() {
+            &answered.answer_zh
+        } else {
+            &answered.answer
+        },
         10.5,
         INK,
     );
@@ -599,6 +613,9 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
             })
             .collect();
         let mut line = format!("{}: {}", c.platform, terms.join("; "));
+        if let Some(pace) = &c.pace {
+            line.push_str(&format!("; {}", pace.words(lang.is_zh())));
+        }
         for part in &c.unpriced {
             line.push_str(&format!("; {} {part}", t(lang, "left_out")));
         }

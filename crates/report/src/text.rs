@@ -214,8 +214,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     (
         "job_cost_job",
-        "{} GPU-hours of work on {} GPUs, a checkpoint every {} minutes: p10 / p50 / p90 over seeded draws of each platform's measured terms.",
-        "{} GPU 小时的工作量，{} 块 GPU，每 {} 分钟一次检查点：按各平台实测项的种子抽样给出 p10 / p50 / p90。",
+        "{} on {} GPUs, a checkpoint every {} minutes: p10 / p50 / p90 over {} seeded draws of each platform's measured terms.",
+        "工作量：{}；{} 块 GPU，每 {} 分钟一次检查点：按各平台实测项的 {} 次种子抽样给出 p10 / p50 / p90。",
     ),
     (
         "job_cost_money",

@@ -28,24 +28,29 @@ pub async fn job_cost(
     };
     let currency = currency.filter(|c| !c.trim().is_empty());
     let lang = state.lang();
-    let (job, costs) = off_thread(&state, move |store| {
-        // A thousand draws settle the bands to a percent or so, at a
-        // screen's pace.
+    let costs = off_thread(&state, move |store| {
+        // The same draws and seed as `cost` and the PDF: the same figures.
         let request = CostRequest {
-            draws: 1000,
-            seed: 1,
             mode,
             currency,
             ..CostRequest::default()
         };
-        let costs = job_cost::job_cost(store, &job, &request)?;
-        Ok((job, costs))
+        Ok(job_cost::cost(store, &job, &request)?)
     })
     .await?;
-    let chart_svg = breakpoint_report::charts::job_cost_chart(&costs, lang)?;
+    let chart_svg = breakpoint_report::charts::job_cost_chart(&costs.platforms, lang)?;
     Ok(JobCostView {
-        answer: job_cost::answer_in(&job, &costs, lang == Lang::Zh),
-        rows: costs.into_iter().map(|c| row(c, lang)).collect(),
+        answer: if lang == Lang::Zh {
+            costs.answer_zh.clone()
+        } else {
+            costs.answer.clone()
+        },
+        reading: if lang == Lang::Zh {
+            costs.reading_zh.clone()
+        } else {
+            costs.reading.clone()
+        },
+        rows: costs.platforms.into_iter().map(|c| row(c, lang)).collect(),
         chart_svg,
     })
 }

@@ -41,8 +41,9 @@ fn request(r: &RankRequest) -> AppResult<ranking::RankRequest> {
         weights,
         coverage_threshold: None,
         robustness: RobustnessOptions {
-            samples: r.samples.unwrap_or(2000) as usize,
-            seed: u64::from(r.seed.unwrap_or(1)),
+            // The same draws as `rank` and the PDF unless the screen asks.
+            samples: r.samples.map_or(ranking::SAMPLES, |s| s as usize),
+            seed: r.seed.map_or(ranking::SEED, u64::from),
             ..RobustnessOptions::default()
         },
         window: window(r.since.as_deref(), r.until.as_deref())?,

@@ -7,6 +7,9 @@ view! {
     pub struct JobCostView {
         /// "X finishes the job cheapest at the median (…)", or "No answer yet: …".
         pub answer: String,
+        /// How the work was read: "2000 GPU-hours on NVIDIA A100 80GB SXM
+        /// (…) = 2.25 × 10²¹ FLOP at BF16".
+        pub reading: String,
         pub rows: Vec<JobCostRow>,
         /// The bands and the hours term by term, drawn as in the report.
         pub chart_svg: String,

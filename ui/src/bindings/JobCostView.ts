@@ -8,7 +8,12 @@ export type JobCostView = {
 /**
  * "X finishes the job cheapest at the median (…)", or "No answer yet: …".
  */
-answer: string, rows: Array<JobCostRow>, 
+answer: string, 
+/**
+ * How the work was read: "2000 GPU-hours on NVIDIA A100 80GB SXM
+ * (…) = 2.25 × 10²¹ FLOP at BF16".
+ */
+reading: string, rows: Array<JobCostRow>, 
 /**
  * The bands and the hours term by term, drawn as in the report.
  */

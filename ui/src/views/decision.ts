@@ -31,9 +31,13 @@ interface Fields {
   deadline: HTMLInputElement;
   data: HTMLInputElement;
   storage: HTMLInputElement;
+  precision: HTMLSelectElement;
   mode: HTMLSelectElement;
   currency: HTMLInputElement;
 }
+
+/** The matrix precisions a job runs at; BF16 is the core's default. */
+const precisions = ["bf16", "fp16", "fp8", "tf32", "fp32"] as const;
 
 /** The form's values, by field. */
 export type JobValues = { [K in keyof Fields]: string };
@@ -48,6 +52,7 @@ export function jobSpec(v: JobValues): string {
   for (const key of ["checkpoint", "deadline", "data", "storage"] as const) {
     if (v[key].trim() !== "") parts.push(`${key}=${v[key].trim()}`);
   }
+  if (v.precision !== "" && v.precision !== "bf16") parts.push(`precision=${v.precision}`);
   return parts.join(",");
 }
 
@@ -72,6 +77,7 @@ export function decisionView(root: HTMLElement): void {
     deadline: input("job-deadline", "14d", 5),
     data: input("job-data", ""),
     storage: input("job-storage", ""),
+    precision: h("select", { id: "job-precision" }, ...precisions.map((p) => h("option", { value: p }, p.toUpperCase()))),
     mode: h("select", { id: "job-mode" }, h("option", { value: "cheapest" }, t("modeCheapest")),
       ...modes.map((m) => h("option", { value: m }, t(`mode-${m}`)))),
     currency: input("job-currency", "", 4),
@@ -100,6 +106,7 @@ export function decisionView(root: HTMLElement): void {
     try {
       const view = await api.jobCost(job, f.mode.value, f.currency.value.trim() || null);
       append(out,
+        h("p", { id: "job-reading" }, `${t("jobReading")}: ${view.reading}`),
         h("p", { class: "strong", id: "job-answer" }, view.answer),
         svgImage(view.chart_svg, t("jobCost")),
         h("table", { id: "job-table" },
@@ -124,10 +131,10 @@ export function decisionView(root: HTMLElement): void {
       field(t("jobGpus"), f.gpus), field(t("jobKind"), f.kind), workFields.work, workFields.requests, workFields.horizon,
       field(t("jobCheckpoint"), f.checkpoint), field(t("jobDeadline"), f.deadline),
       field(t("jobData"), f.data, "500GB"), field(t("jobStorage"), f.storage, "2TB"),
-      field(t("jobModeField"), f.mode), field(t("currency"), f.currency, "CNY, USD…")),
+      field(t("jobPrecision"), f.precision), field(t("jobModeField"), f.mode), field(t("currency"), f.currency, "CNY, USD…")),
     h("div", { class: "inline" }, go, spec), slots.form, out);
-  // Costed on arrival, without holding the screen: a thousand draws per
-  // platform take a moment.
+  // Costed on arrival, without holding the screen: the draws `cost` takes
+  // per platform take a moment.
   void run();
 }
 

@@ -2,9 +2,62 @@
 //! the median and at the bad case (p90), in one currency, and what its
 //! answer rests on least — or why there is no answer yet.
 
-use super::{JobSpec, MoneyBand, PlatformCost};
+use super::{JobCost, MoneyBand, PlatformCost};
 use crate::domain::BillingMode;
 use crate::domain::money::Decimal;
+
+/// Why fewer than two platforms are costed in one currency, platform by
+/// platform: the real reason (no billing rule, no price in that mode, no
+/// offering of that card, no rate), not a general one.
+fn no_answer_why(costs: &[PlatformCost]) -> (String, String) {
+    let priced: Vec<&PlatformCost> = costs.iter().filter(|c| c.cost.is_some()).collect();
+    let mut en: Vec<String> = Vec::new();
+    let mut cn: Vec<String> = Vec::new();
+    match priced.len() {
+        0 => {
+            en.push("no platform can be costed".into());
+            cn.push("没有平台可计算成本".into());
+        }
+        1 => {
+            en.push(format!("only {} can be costed", priced[0].platform));
+            cn.push(format!("只有 {} 可计算成本", priced[0].platform));
+        }
+        _ => {
+            let mut in_currency: Vec<String> = priced
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} in {}",
+                        c.platform,
+                        c.cost.as_ref().map_or("", |m| m.currency.as_str())
+                    )
+                })
+                .collect();
+            in_currency.dedup();
+            en.push(format!(
+                "the costs are in different currencies and no rate joins them ({})",
+                in_currency.join(", ")
+            ));
+            cn.push(format!(
+                "成本的币种不同且没有汇率换算（{}）",
+                in_currency.join("、")
+            ));
+        }
+    }
+    for c in costs.iter().filter(|c| c.cost.is_none()) {
+        if let Some(why) = &c.missing {
+            en.push(format!("{}: {why}", c.platform));
+            cn.push(format!("{}：{why}", c.platform));
+        }
+    }
+    for c in costs.iter().filter(|c| c.not_comparable.is_some()) {
+        if let Some(why) = &c.not_comparable {
+            en.push(format!("{}: not comparable, {why}", c.platform));
+            cn.push(format!("{}：无法比较，{why}", c.platform));
+        }
+    }
+    (en.join("; "), cn.join("；"))
+}
 
 /// A price mode in words.
 pub fn mode_words(mode: BillingMode, zh: bool) -> &'static str {
@@ -17,13 +70,21 @@ pub fn mode_words(mode: BillingMode, zh: bool) -> &'static str {
 }
 
 /// The answer in English.
-pub fn answer(job: &JobSpec, costs: &[PlatformCost]) -> String {
-    answer_in(job, costs, false)
+pub fn answer(cost: &JobCost) -> String {
+    answer_in(cost, false)
 }
 
 /// The answer in English, or in Chinese where `zh`.
-pub fn answer_in(job: &JobSpec, costs: &[PlatformCost], zh: bool) -> String {
+pub fn answer_in(cost: &JobCost, zh: bool) -> String {
+    let job = &cost.job;
+    let costs = &cost.platforms;
     let say = |en: String, cn: String| if zh { cn } else { en };
+    if let Some(why) = &cost.incomparable {
+        return say(
+            format!("No answer yet: {why}"),
+            format!("尚无结论：各平台的工作量按各自的 GPU 计，而它们的 GPU 不同（{why}）"),
+        );
+    }
     let comparable: Vec<&PlatformCost> = costs
         .iter()
         .filter(|c| c.cost.is_some() && c.not_comparable.is_none())
@@ -33,10 +94,8 @@ pub fn answer_in(job: &JobSpec, costs: &[PlatformCost], zh: bool) -> String {
         .filter_map(|c| c.cost.as_ref().map(|m| m.currency.as_str()))
         .collect();
     if comparable.len() < 2 || currencies.windows(2).any(|w| w[0] != w[1]) {
-        return say(
-            "No answer yet: fewer than two platforms are priced in one currency (offerings with prices, billing rules, and rates between currencies)".into(),
-            "尚无结论：以同一币种定价的平台不足两个（需要规格价格、计费规则，以及币种之间的汇率）".into(),
-        );
+        let (en, cn) = no_answer_why(costs);
+        return say(format!("No answer yet: {en}"), format!("尚无结论：{cn}"));
     }
     let by = |pick: &dyn Fn(&MoneyBand) -> Decimal| {
         comparable
@@ -177,6 +236,22 @@ pub fn answer_in(job: &JobSpec, costs: &[PlatformCost], zh: bool) -> String {
             ),
         ));
     }
+    // How the work was read, and what it is on the cheapest's card.
+    let pace = median
+        .pace
+        .as_ref()
+        .filter(|_| !matches!(job.work, super::Work::OwnCard { .. }))
+        .map(|p| {
+            say(
+                format!("; {}", p.words(false)),
+                format!("；{}", p.words(true)),
+            )
+        })
+        .unwrap_or_default();
+    out.push_str(&say(
+        format!("; the work: {}{pace}", cost.reading),
+        format!("；工作量：{}{pace}", cost.reading_zh),
+    ));
     if zh {
         out.push('。');
     }

@@ -2,17 +2,20 @@
 //! what was measured there — with its spread, since a buyer picks on the
 //! bad case as much as the median.
 //!
-//! A job is GPU-hours of work on GPUs delivering their datasheet's matrix
-//! throughput, run on `gpus` GPUs in step (a synchronous job runs at its
-//! slowest GPU). Each draw of the model takes, from the platform's
-//! evidence:
+//! A job's work is in a unit that means the same on every card (GPU-hours
+//! on a named card, or FLOP; `work`), paced on each platform by its card's
+//! datasheet peak at the job's precision, run on `gpus` GPUs in step (a
+//! synchronous job runs at its slowest GPU). Each draw of the model takes,
+//! from the platform's evidence:
 //!
 //! - the delivered share of the datasheet (`sustain.gemm_nominal_pct`): a
 //!   node drawn from the platform's nodes by their share of the fleet, the
-//!   job's slowest of the nodes it spans;
-//! - the interruption rate (`sustain.interruptions_per_100h`) of a run
-//!   drawn from the platform's runs, and interruptions drawn over the
-//!   job's GPU-hours (any GPU stopping stops the job): each loses the work
+//!   job's slowest of the nodes it spans, the fleet's mean known only as
+//!   well as the nodes measured tell it;
+//! - the interruption rate from its posterior over every GPU-hour watched
+//!   (`metrics::interruption_risk`: fatal faults of evidence without hours
+//!   count too), and interruptions drawn over the job's GPU-hours (any GPU
+//!   stopping stops the job): each loses the work
 //!   since the last checkpoint (up to one checkpoint interval) and the
 //!   restart (`sustain.recovery_s`, else the job's own `restart`) and a new
 //!   start;
@@ -29,15 +32,20 @@ mod model;
 mod spec;
 #[cfg(test)]
 mod tests;
+mod work;
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use serde::Serialize;
 
+/// What the interruption term rests on: the posterior over what was
+/// watched, and the field's prior it starts from.
+pub use crate::metrics::interruption_risk::{
+    FIELD_RATE_PER_GPU_HOUR, InterruptionRisk, PRIOR_SHAPE,
+};
 pub use answer::{answer, answer_in, mode_words};
-use model::{Draw, Model};
-pub use model::{Figures, NEVER_FINISHES, hours_on};
+use model::{Draw, Model, Streams};
+pub use model::{Evidenced, Figures, NEVER_FINISHES, NODE_SPREAD_POINTS, hours_given, hours_on};
 pub use spec::{Horizon, JobSpec};
+pub use work::{Precision, Work, powers};
 
 use crate::billing_sim::{self, Phase, Segment, Session, Workload};
 use crate::domain::money::{self, Decimal};
@@ -77,6 +85,32 @@ impl Band {
     }
 }
 
+/// The work on one platform's card: the GPU-hours it takes there at the
+/// delivered share (median).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pace {
+    pub card: String,
+    pub share_pct: f64,
+    pub gpu_hours: f64,
+}
+
+impl Pace {
+    /// "on NVIDIA H100 80GB SXM at 71 % delivered that is 563 GPU-hours".
+    pub fn words(&self, zh: bool) -> String {
+        if zh {
+            format!(
+                "在 {} 上按 {:.0} % 的交付比例为 {:.0} GPU 小时",
+                self.card, self.share_pct, self.gpu_hours
+            )
+        } else {
+            format!(
+                "on {} at {:.0} % delivered that is {:.0} GPU-hours",
+                self.card, self.share_pct, self.gpu_hours
+            )
+        }
+    }
+}
+
 /// One term of the model: its typical value, what it rests on, and its
 /// share of the job's hours.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,6 +124,8 @@ pub struct Term {
     pub source: String,
     /// Share of the job's median wall hours (0–1); none for a rate.
     pub share: Option<f64>,
+    /// The term's own p10 / p50 / p90 over the draws: how sure it is.
+    pub band: Band,
 }
 
 /// Which term a [`Term`] is, for pictures and translations.
@@ -98,6 +134,8 @@ pub struct Term {
 pub enum TermKey {
     /// The delivered share of the datasheet (%): a rate, not hours.
     Share,
+    /// Interruptions per 100 GPU-hours the job meets (its posterior).
+    Rate,
     Compute,
     /// Interruptions met (a count).
     Interruptions,
@@ -117,6 +155,8 @@ impl TermKey {
             (TermKey::Share, true) => "实际交付算力占数据手册比例（最慢节点）",
             (TermKey::Compute, false) => "compute",
             (TermKey::Compute, true) => "计算",
+            (TermKey::Rate, false) => "interruption rate (per 100 GPU-hours)",
+            (TermKey::Rate, true) => "中断率（每 100 GPU 小时）",
             (TermKey::Interruptions, false) => "interruptions",
             (TermKey::Interruptions, true) => "中断次数",
             (TermKey::Lost, false) => {
@@ -135,7 +175,7 @@ impl TermKey {
         match self {
             TermKey::Compute | TermKey::Lost | TermKey::Data => Some(value),
             TermKey::Start => Some(value / 3600.0),
-            TermKey::Share | TermKey::Interruptions => None,
+            TermKey::Share | TermKey::Rate | TermKey::Interruptions => None,
         }
     }
 }
@@ -153,6 +193,11 @@ pub struct MoneyBand {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlatformCost {
     pub platform: String,
+    /// The card the job was paced on here (the offering priced, the card
+    /// asked for, else the card its runs measured).
+    pub card: Option<String>,
+    /// The work on this platform's card, at its delivered share.
+    pub pace: Option<Pace>,
     /// The cost band in the reporting currency (or the platform's own,
     /// where no rate joins them: `not_comparable` says so).
     pub cost: Option<MoneyBand>,
@@ -181,7 +226,7 @@ pub struct PlatformCost {
 }
 
 /// How the answer is asked for.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CostRequest {
     pub currency: Option<String>,
     /// The price mode to cost; none: the cheapest each platform offers.
@@ -191,10 +236,126 @@ pub struct CostRequest {
     pub seed: u64,
 }
 
+/// Draws every face takes unless told otherwise: the command line, the
+/// PDF and the app print the same figures because they ask the same.
+pub const DRAWS: usize = 4000;
+/// The seed every face takes unless told otherwise.
+pub const SEED: u64 = 1;
+
+impl Default for CostRequest {
+    fn default() -> Self {
+        CostRequest {
+            currency: None,
+            mode: None,
+            accelerator: None,
+            draws: DRAWS,
+            seed: SEED,
+        }
+    }
+}
+
 /// The most draws one answer takes.
 pub const MAX_DRAWS: usize = 200_000;
 
-/// A job's time and cost on every platform, seeded.
+/// The job costed on every platform, with how its work was read and the
+/// answer in words: one value every face shows as it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobCost {
+    pub job: JobSpec,
+    /// How the work was read ("2000 GPU-hours on NVIDIA A100 80GB SXM (…)
+    /// = 2.25 × 10²¹ FLOP at BF16"), in English and Chinese.
+    pub reading: String,
+    pub reading_zh: String,
+    /// Why the platforms' costs do not compare, where they do not: work on
+    /// each platform's own card when their cards differ.
+    pub incomparable: Option<String>,
+    pub draws: usize,
+    pub seed: u64,
+    pub platforms: Vec<PlatformCost>,
+    /// The answer in English and Chinese.
+    pub answer: String,
+    pub answer_zh: String,
+}
+
+/// The job costed on every platform, seeded: what `cost`, the PDF's cost
+/// page and the app's Decision screen show.
+pub fn cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<JobCost> {
+    let platforms = job_cost(store, job, request)?;
+    let incomparable = incomparable(job, &platforms);
+    let mut out = JobCost {
+        job: job.clone(),
+        reading: job.work.reading_in(job.precision, false),
+        reading_zh: job.work.reading_in(job.precision, true),
+        incomparable,
+        draws: request.draws,
+        seed: request.seed,
+        platforms,
+        answer: String::new(),
+        answer_zh: String::new(),
+    };
+    out.answer = answer_in(&out, false);
+    out.answer_zh = answer_in(&out, true);
+    Ok(out)
+}
+
+/// Work on each platform's own card compares only where every platform
+/// has the same card: an A100-hour is a third of an H100-hour.
+fn incomparable(job: &JobSpec, platforms: &[PlatformCost]) -> Option<String> {
+    if !matches!(job.work, Work::OwnCard { .. }) {
+        return None;
+    }
+    let mut cards: Vec<String> = Vec::new();
+    for p in platforms.iter().filter(|p| p.cost.is_some()) {
+        let card = p.card.clone().unwrap_or_else(|| "an unknown card".into());
+        if !cards.contains(&card) {
+            cards.push(card);
+        }
+    }
+    (cards.len() > 1).then(|| {
+        format!(
+            "the work is in GPU-hours on each platform's own card, and their cards differ ({}): give it on one card (work=2000h@A100-80GB) or as compute (work=3.2e21FLOP, params=7B,tokens=1T)",
+            cards.join(", ")
+        )
+    })
+}
+
+/// The card a platform's job runs on: the one asked for, else its
+/// offering's that was priced, else the card most of its runs measured.
+fn card_of(
+    class: Option<&crate::accelerator::Accelerator>,
+    offering: Option<&crate::domain::Offering>,
+    runs: &[crate::domain::Run],
+) -> Option<crate::accelerator::Accelerator> {
+    if let Some(c) = class {
+        // The offering of that class says more (form, memory) than the
+        // class asked for.
+        return Some(offering.map_or_else(|| c.clone(), |o| o.accelerator.clone()));
+    }
+    if let Some(o) = offering {
+        return Some(o.accelerator.clone());
+    }
+    let mut counts: Vec<(crate::accelerator::Accelerator, usize)> = Vec::new();
+    for card in runs
+        .iter()
+        .flat_map(|r| r.inventory.iter())
+        .filter_map(|g| g.accelerator.clone())
+    {
+        match counts
+            .iter_mut()
+            .find(|(c, _)| c.canonical == card.canonical)
+        {
+            Some((_, n)) => *n += 1,
+            None => counts.push((card, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.canonical.cmp(&a.0.canonical)))
+        .map(|(c, _)| c)
+}
+
+/// A job's time and cost on every platform, seeded (see [`cost`], which
+/// adds the reading of its work and the answer).
 pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<Vec<PlatformCost>> {
     if request.draws == 0 || request.draws > MAX_DRAWS {
         return Err(ValidationError::new(
@@ -222,12 +383,40 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             Some(p) => Some(store.offering(p.offering_id)?),
             None => None,
         };
+        let card = card_of(window.class.as_ref(), offering.as_ref(), &runs);
+        let paced = job.work.gpu_hours_on(card.as_ref(), job.precision);
+        let card_hours = match paced {
+            Ok(hours) => hours,
+            Err(why) => {
+                out.push(PlatformCost::missing(
+                    &e.platform.name,
+                    card.as_ref().map(|c| c.canonical.clone()),
+                    format!("its work cannot be paced: {why}"),
+                ));
+                continue;
+            }
+        };
+        let card_words = match (&job.work, &card) {
+            (Work::OwnCard { .. }, _) | (_, None) => String::new(),
+            (_, Some(c)) => crate::perf::reference::nominal(c, job.precision.figure()).map_or(
+                c.canonical.clone(),
+                |p| {
+                    format!(
+                        "{} ({} TFLOP/s {})",
+                        c.canonical,
+                        p.value,
+                        job.precision.upper()
+                    )
+                },
+            ),
+        };
         // The same stream for every platform: two platforms that measured
         // the same differ by nothing, and every difference is the
         // evidence's (common random numbers).
-        let mut rng = StdRng::seed_from_u64(request.seed);
-        let model = Model::of(e, job);
-        let draws: Vec<Draw> = (0..request.draws).map(|_| model.draw(&mut rng)).collect();
+        let model = Model::of(e, job, card_hours, card_words);
+        let draws: Vec<Draw> = (0..request.draws)
+            .map(|i| model.draw(&mut Streams::of(request.seed, i)))
+            .collect();
         let mut hours: Vec<f64> = draws.iter().map(|d| d.wall_s / 3600.0).collect();
         let hours_band = Band::of(&mut hours);
         let days_band = hours_band.scaled(1.0 / job.hours_per_day);
@@ -237,6 +426,15 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             draws.iter().filter(|d| calendar(d) <= deadline).count() as f64 / draws.len() as f64
         });
         let terms = model.terms(&draws, hours_band.p50);
+        let share_p50 = terms
+            .iter()
+            .find(|t| t.key == TermKey::Share)
+            .map_or(0.0, |t| t.value);
+        let pace = card.as_ref().map(|c| Pace {
+            card: c.canonical.clone(),
+            share_pct: share_p50,
+            gpu_hours: card_hours * 100.0 / share_p50.max(1.0),
+        });
         let unfinished = draws.iter().filter(|d| d.unfinished).count() as f64 / draws.len() as f64;
         let mut unpriced = Vec::new();
         let (cost, mode, missing) = match (&rule, &price, &offering) {
@@ -314,6 +512,8 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         }
         out.push(PlatformCost {
             platform: e.platform.name.clone(),
+            card: card.map(|c| c.canonical),
+            pace,
             cost: money_band,
             mode,
             hours: hours_band,
@@ -328,6 +528,33 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         });
     }
     Ok(out)
+}
+
+impl PlatformCost {
+    /// A platform the job cannot be costed on, and why.
+    fn missing(platform: &str, card: Option<String>, why: String) -> PlatformCost {
+        let none = Band {
+            p10: f64::NAN,
+            p50: f64::NAN,
+            p90: f64::NAN,
+        };
+        PlatformCost {
+            platform: platform.to_string(),
+            card,
+            pace: None,
+            cost: None,
+            mode: None,
+            hours: none,
+            days: none,
+            deadline_probability: None,
+            unfinished: 0.0,
+            terms: Vec::new(),
+            missing: Some(why),
+            unpriced: Vec::new(),
+            not_comparable: None,
+            rate: None,
+        }
+    }
 }
 
 /// The parts of the job the offering's prices leave out.

@@ -1,14 +1,27 @@
 //! One platform's model of the job: the draws of its terms from the
 //! platform's evidence (or stated defaults), and the run each draw makes —
 //! stretch by stretch between checkpoints, the failed tries of each
-//! geometric.
+//! geometric. Each measured term carries the uncertainty of its evidence:
+//! the delivered share that of a few nodes measured (the fleet's mean is
+//! known to ± its spread over √n, and each node the job lands on varies
+//! by the spread), the interruption rate its posterior over the GPU-hours
+//! watched (`metrics::interruption_risk`).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
 
 use super::{Band, JobSpec, Term, TermKey};
+use crate::metrics::interruption_risk::InterruptionRisk;
 use crate::metrics::{Evidence, PlatformEvidence};
+
+/// How much one node's delivered share differs from another's of the same
+/// card, in points, before the platform's own nodes say: same-model GPUs
+/// in one fleet differ by a few per cent (Sinha et al., "Not All GPUs Are
+/// Created Equal", 2022), and a straggler is one 10 % below its peers. It
+/// counts as two nodes' worth of evidence beside the measured spread.
+pub const NODE_SPREAD_POINTS: f64 = 3.0;
+const NODE_SPREAD_WEIGHT: f64 = 2.0;
 
 /// A draw longer than this many times its compute time does not finish:
 /// its length is held there, and the share of such draws is said. A job
@@ -66,7 +79,8 @@ fn stretch(per_s: f64, length: f64, rng: &mut StdRng) -> (u64, f64) {
 }
 
 /// A platform stated by its figures rather than its evidence: what a job
-/// would take there ("what if"), and the seam the model is checked through.
+/// would take there ("what if"), and the seam the model is checked through
+/// against a simulator of known truth.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figures {
     /// Delivered share of the datasheet, %.
@@ -77,7 +91,8 @@ pub struct Figures {
 }
 
 /// The job's wall hours on a platform of these figures, as a band over
-/// `draws` seeded draws.
+/// `draws` seeded draws: the figures are the truth, nothing is drawn for
+/// them.
 pub fn hours_on(job: &JobSpec, figures: Figures, draws: usize, seed: u64) -> Band {
     let fixed = |v: f64| Source::Default {
         low: v,
@@ -86,19 +101,285 @@ pub fn hours_on(job: &JobSpec, figures: Figures, draws: usize, seed: u64) -> Ban
     };
     let model = Model {
         job: job.clone(),
-        share: fixed(figures.share_pct),
-        rate: fixed(figures.interruptions_per_100h),
+        card_gpu_hours: job.work.gpu_hours_on(None, job.precision).unwrap_or(0.0),
+        card_words: String::new(),
+        share: Share::Stated(figures.share_pct),
+        rate: Rate::Stated(figures.interruptions_per_100h / 100.0),
         restart: fixed(figures.restart_s),
         start_p50: fixed(figures.start_s),
         start_p95: fixed(figures.start_s),
         upload: fixed(UPLOAD_DEFAULT_MB_S.1),
         nodes: job.gpus.div_ceil(8),
     };
-    let mut rng = StdRng::seed_from_u64(seed);
+    band_of(&model, draws, seed)
+}
+
+/// A platform's evidence as a buyer holds it: the delivered share measured
+/// on some nodes, what was watched for interruptions, a restart and a
+/// start — the seam the model's calibration is checked through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidenced {
+    /// The platform's card: what the job's work is paced on.
+    pub card: Option<crate::accelerator::Accelerator>,
+    /// Each measured node's delivered share, %; none: not measured.
+    pub share_pct: Vec<f64>,
+    pub interruptions: InterruptionRisk,
+    pub restart_s: f64,
+    /// Start-up p50 and p95, s.
+    pub start_s: (f64, f64),
+}
+
+/// The job's wall hours on a platform of this evidence, as a band; or why
+/// its work cannot be paced on the card.
+pub fn hours_given(
+    job: &JobSpec,
+    evidence: &Evidenced,
+    draws: usize,
+    seed: u64,
+) -> Result<Band, String> {
+    let fixed = |v: f64| Source::Default {
+        low: v,
+        high: v,
+        why: "stated",
+    };
+    let model = Model {
+        job: job.clone(),
+        card_gpu_hours: job
+            .work
+            .gpu_hours_on(evidence.card.as_ref(), job.precision)?,
+        card_words: String::new(),
+        share: if evidence.share_pct.is_empty() {
+            Share::Default {
+                low: SHARE_DEFAULT.0,
+                high: SHARE_DEFAULT.1,
+            }
+        } else {
+            Share::of_nodes(
+                &evidence
+                    .share_pct
+                    .iter()
+                    .map(|v| (1.0, *v))
+                    .collect::<Vec<_>>(),
+                evidence.share_pct.len(),
+                Vec::new(),
+            )
+        },
+        rate: Rate::posterior(evidence.interruptions),
+        restart: fixed(evidence.restart_s),
+        start_p50: fixed(evidence.start_s.0),
+        start_p95: fixed(evidence.start_s.1),
+        upload: fixed(UPLOAD_DEFAULT_MB_S.1),
+        nodes: job.gpus.div_ceil(8),
+    };
+    Ok(band_of(&model, draws, seed))
+}
+
+fn band_of(model: &Model, draws: usize, seed: u64) -> Band {
     let mut hours: Vec<f64> = (0..draws.max(1))
-        .map(|_| model.draw(&mut rng).wall_s / 3600.0)
+        .map(|i| model.draw(&mut Streams::of(seed, i)).wall_s / 3600.0)
         .collect();
     Band::of(&mut hours)
+}
+
+/// The delivered share where no `accept perf` measured it, %: large
+/// products reach 75–80 % of the dense peak on healthy cards, and a
+/// platform not measured may be anywhere from a poor one to a good one.
+const SHARE_DEFAULT: (f64, f64) = (55.0, 85.0);
+
+/// Where the delivered share's draws come from.
+#[derive(Debug, Clone)]
+pub(super) enum Share {
+    /// Measured on `n` nodes: the fleet's mean known to ± `sd`/√n, each
+    /// node the job lands on drawn about it with `sd`.
+    Measured {
+        mean: f64,
+        sd: f64,
+        n: f64,
+        runs: Vec<i64>,
+    },
+    /// Not measured: a stated default, uniform over a band.
+    Default { low: f64, high: f64 },
+    /// Stated as the truth ("what if").
+    Stated(f64),
+}
+
+impl Share {
+    /// From measured nodes (weight, share %): their weighted mean, and
+    /// their spread pooled with the field's ([`NODE_SPREAD_POINTS`], worth
+    /// two nodes), so that one node measured is not taken as the fleet.
+    fn of_nodes(values: &[(f64, f64)], n: usize, runs: Vec<i64>) -> Share {
+        let total: f64 = values
+            .iter()
+            .map(|(w, _)| w)
+            .sum::<f64>()
+            .max(f64::MIN_POSITIVE);
+        let mean = values.iter().map(|(w, v)| w * v).sum::<f64>() / total;
+        let n = n.max(1) as f64;
+        let squares: f64 = values
+            .iter()
+            .map(|(w, v)| w / total * (v - mean).powi(2))
+            .sum::<f64>()
+            * n;
+        let sd = ((NODE_SPREAD_WEIGHT * NODE_SPREAD_POINTS.powi(2) + squares)
+            / (NODE_SPREAD_WEIGHT + n - 1.0))
+            .sqrt();
+        Share::Measured { mean, sd, n, runs }
+    }
+
+    fn of(e: &PlatformEvidence) -> Share {
+        let Some(ev) = e.metrics.get(SHARE_KEY) else {
+            return Share::Default {
+                low: SHARE_DEFAULT.0,
+                high: SHARE_DEFAULT.1,
+            };
+        };
+        let values = weighted(ev);
+        let n = ev.runs.len().max(values.len());
+        Share::of_nodes(&values, n, ev.runs.iter().map(|r| r.run_id).collect())
+    }
+
+    /// The slowest of `nodes` nodes the job spans, as a fraction.
+    fn draw(&self, nodes: u32, rng: &mut StdRng) -> f64 {
+        let pct = match self {
+            Share::Stated(v) => *v,
+            Share::Default { low, high } => {
+                let fleet = rng.random_range(*low..=*high);
+                (0..nodes.clamp(1, 64))
+                    .map(|_| fleet + NODE_SPREAD_POINTS * normal(rng))
+                    .fold(f64::INFINITY, f64::min)
+            }
+            Share::Measured { mean, sd, n, .. } => {
+                let fleet = mean + sd / n.sqrt() * normal(rng);
+                (0..nodes.clamp(1, 64))
+                    .map(|_| fleet + sd * normal(rng))
+                    .fold(f64::INFINITY, f64::min)
+            }
+        };
+        pct.clamp(1.0, 150.0) / 100.0
+    }
+
+    fn said(&self) -> String {
+        match self {
+            Share::Measured { mean, sd, n, runs } => {
+                let runs: Vec<String> = runs.iter().map(|r| format!("#{r}")).collect();
+                format!(
+                    "{SHARE_KEY}: {:.1} % over {} node(s) (run(s) {}), a node ± {:.1} points, the fleet's mean ± {:.1}",
+                    mean,
+                    n,
+                    runs.join(" "),
+                    sd,
+                    sd / n.sqrt()
+                )
+            }
+            Share::Default { low, high } => format!(
+                "not measured: the fleet's share drawn from {low}–{high} % (accept perf measures it)"
+            ),
+            Share::Stated(v) => format!("stated: {v} %"),
+        }
+    }
+}
+
+/// Where the interruption rate's draws come from.
+#[derive(Debug, Clone)]
+pub(super) enum Rate {
+    /// The posterior over what was watched (the prior alone where nothing
+    /// was), as its quantiles per GPU-hour at (i + ½)/n: a draw reads the
+    /// quantile of one uniform number, so a platform that watched worse
+    /// draws a higher rate for the same number.
+    Posterior {
+        risk: InterruptionRisk,
+        quantiles: Vec<f64>,
+    },
+    /// Stated per GPU-hour, as the truth ("what if").
+    Stated(f64),
+}
+
+/// Quantiles kept of a rate's posterior.
+const RATE_QUANTILES: usize = 512;
+
+impl Rate {
+    pub(super) fn posterior(risk: InterruptionRisk) -> Rate {
+        let quantiles = (0..RATE_QUANTILES)
+            .map(|i| {
+                let q = (i as f64 + 0.5) / RATE_QUANTILES as f64;
+                (risk.quantile_per_100h(q) / 100.0).max(0.0)
+            })
+            .collect();
+        Rate::Posterior { risk, quantiles }
+    }
+
+    /// Interruptions per GPU-hour.
+    fn draw(&self, rng: &mut StdRng) -> f64 {
+        match self {
+            Rate::Stated(v) => v.max(0.0),
+            Rate::Posterior { quantiles, .. } => {
+                // Between two kept quantiles, linearly.
+                let at = rng.random::<f64>() * (quantiles.len() - 1) as f64;
+                let (i, f) = (at.floor() as usize, at.fract());
+                let low = quantiles.get(i).copied().unwrap_or(0.0);
+                let high = quantiles.get(i + 1).copied().unwrap_or(low);
+                low + f * (high - low)
+            }
+        }
+    }
+
+    fn said(&self) -> String {
+        match self {
+            Rate::Posterior { risk, .. }
+                if risk.gpu_hours <= 0.0 && risk.unwatched_faults <= 0.0 =>
+            {
+                format!(
+                    "not measured: the field's rate alone ({}; a long log or probe sample measures it)",
+                    risk.words()
+                )
+            }
+            Rate::Posterior { risk, .. } => format!("{INTERRUPTIONS_KEY}: {}", risk.words()),
+            Rate::Stated(v) => format!("stated: {} per 100 GPU-h", 100.0 * v),
+        }
+    }
+}
+
+const SHARE_KEY: &str = "sustain.gemm_nominal_pct";
+const INTERRUPTIONS_KEY: &str = "sustain.interruptions_per_100h";
+
+/// A standard normal draw.
+fn normal(rng: &mut StdRng) -> f64 {
+    rand_distr::StandardNormal.sample(rng)
+}
+
+/// The random streams of one draw, one per term, seeded from the answer's
+/// seed and the draw's number: every platform meets the same streams
+/// (common random numbers), and a term that takes more or fewer numbers on
+/// one platform (a rejection sampler, a stretch that fails more often)
+/// leaves every other term's draws as they are. Two platforms that
+/// measured the same differ by nothing, and one that measured worse is
+/// worse draw by draw.
+pub(super) struct Streams {
+    share: StdRng,
+    rate: StdRng,
+    start: StdRng,
+    back: StdRng,
+    upload: StdRng,
+    stretches: StdRng,
+}
+
+impl Streams {
+    pub(super) fn of(seed: u64, draw: usize) -> Streams {
+        let stream = |term: u64| {
+            StdRng::seed_from_u64(
+                seed ^ (draw as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ term.wrapping_mul(0xD1B5_4A32_D192_ED03),
+            )
+        };
+        Streams {
+            share: stream(1),
+            rate: stream(2),
+            start: stream(3),
+            back: stream(4),
+            upload: stream(5),
+            stretches: stream(6),
+        }
+    }
 }
 
 /// One draw of the job's run.
@@ -112,6 +393,8 @@ pub(super) struct Draw {
     pub(super) upload_s: f64,
     pub(super) interruptions: u64,
     pub(super) share: f64,
+    /// The interruption rate drawn, per 100 GPU-hours.
+    pub(super) rate_per_100h: f64,
     /// Interrupted faster than it reaches its checkpoints: its losses held
     /// at [`NEVER_FINISHES`] × its compute time. Only losses to
     /// interruptions hold a draw; a job long for its data is long.
@@ -175,6 +458,10 @@ impl Source {
                     runs.join(" ")
                 )
             }
+            // A default of one value is no range: said as the value.
+            Source::Default { low, high, why } if low == high => {
+                format!("not measured: {low} ({why})")
+            }
             Source::Default { low, high, why } => {
                 format!("not measured: a default drawn from {low}–{high} ({why})")
             }
@@ -197,8 +484,12 @@ fn weighted(ev: &Evidence) -> Vec<(f64, f64)> {
 /// The job's model on one platform.
 pub(super) struct Model {
     job: JobSpec,
-    share: Source,
-    rate: Source,
+    /// The work as GPU-hours on this platform's card at its datasheet rate.
+    card_gpu_hours: f64,
+    /// How the work was paced here: "NVIDIA H100 80GB SXM, 989.5 TFLOP/s BF16".
+    card_words: String,
+    share: Share,
+    rate: Rate,
     restart: Source,
     start_p50: Source,
     start_p95: Source,
@@ -209,34 +500,28 @@ pub(super) struct Model {
 }
 
 impl Model {
-    pub(super) fn of(e: &PlatformEvidence, job: &JobSpec) -> Model {
+    /// The model of `job` on the platform of evidence `e`, whose card is
+    /// `card` (and its words); the work is already paced to that card
+    /// (`card_gpu_hours`).
+    pub(super) fn of(
+        e: &PlatformEvidence,
+        job: &JobSpec,
+        card_gpu_hours: f64,
+        card_words: String,
+    ) -> Model {
         Model {
             job: job.clone(),
-            share: Source::of(
-                e,
-                "sustain.gemm_nominal_pct",
-                Source::Default {
-                    low: 55.0,
-                    high: 85.0,
-                    why: "accept perf measures it",
-                },
-            ),
-            rate: Source::of(
-                e,
-                "sustain.interruptions_per_100h",
-                Source::Default {
-                    low: 0.0,
-                    high: 2.0,
-                    why: "probe sample or a long log measures it",
-                },
-            ),
+            card_gpu_hours,
+            card_words,
+            share: Share::of(e),
+            rate: Rate::posterior(InterruptionRisk::of(&e.metrics)),
             restart: Source::of(
                 e,
                 "sustain.recovery_s",
                 Source::Default {
                     low: job.restart_s,
                     high: job.restart_s,
-                    why: "the job's own restart; accept failover measures it",
+                    why: "the job's own restart, s; accept failover measures it",
                 },
             ),
             start_p50: Source::of(
@@ -279,21 +564,15 @@ impl Model {
         p50 * (sigma * z).exp()
     }
 
-    pub(super) fn draw(&self, rng: &mut StdRng) -> Draw {
+    pub(super) fn draw(&self, streams: &mut Streams) -> Draw {
         // The slowest of the nodes the job spans.
-        let share = (0..self.nodes.min(64))
-            .map(|_| self.share.draw(rng))
-            .fold(f64::INFINITY, f64::min)
-            .clamp(1.0, 150.0)
-            / 100.0;
-        let compute_s = self.job.work_gpu_hours * 3600.0 / (f64::from(self.job.gpus) * share);
-        let per_gpu_hour = self.rate.draw(rng).max(0.0) / 100.0;
+        let share = self.share.draw(self.nodes, &mut streams.share);
+        let compute_s = self.card_gpu_hours * 3600.0 / (f64::from(self.job.gpus) * share);
+        let per_gpu_hour = self.rate.draw(&mut streams.rate);
         // Any GPU stopping stops the job: the job's rate is its GPUs'.
         let per_s = per_gpu_hour * f64::from(self.job.gpus) / 3600.0;
-        let start_s = self.start(rng);
-        // Drawn whether or not the job brings data, so a job with and
-        // without it meet the same draws of everything else.
-        let upload_mb_s = self.upload.draw(rng).max(0.1);
+        let start_s = self.start(&mut streams.start);
+        let upload_mb_s = self.upload.draw(&mut streams.upload).max(0.1);
         let upload_s = self
             .job
             .data_bytes
@@ -304,7 +583,8 @@ impl Model {
         // stretch), a restart and a new start. The tries a stretch takes
         // are geometric, so no fault is stepped through one by one.
         let checkpoint = self.job.checkpoint_s;
-        let back_s = self.restart.draw(rng).max(0.0) + self.start(rng);
+        let back_s = self.restart.draw(&mut streams.back).max(0.0) + self.start(&mut streams.back);
+        let rng = &mut streams.stretches;
         let (mut lost_s, mut interruptions) = (0.0f64, 0u64);
         if per_s > 0.0 {
             let stretches = (compute_s / checkpoint).ceil().max(1.0);
@@ -341,88 +621,122 @@ impl Model {
             upload_s,
             interruptions,
             share,
+            rate_per_100h: 100.0 * per_gpu_hour,
             unfinished,
         }
     }
 
     /// Each term's median and what it rests on.
     pub(super) fn terms(&self, draws: &[Draw], hours_p50: f64) -> Vec<Term> {
-        let median = |f: &dyn Fn(&Draw) -> f64| {
+        let band = |f: &dyn Fn(&Draw) -> f64| {
             let mut v: Vec<f64> = draws.iter().map(f).collect();
-            Band::of(&mut v).p50
+            Band::of(&mut v)
         };
         let mean = |f: &dyn Fn(&Draw) -> f64| draws.iter().map(f).sum::<f64>() / draws.len() as f64;
         let share_of = |hours: f64| (hours_p50 > 0.0).then(|| hours / hours_p50);
-        let compute_h = median(&|d| d.compute_s / 3600.0);
+        let share = band(&|d| 100.0 * d.share);
+        let compute = band(&|d| d.compute_s / 3600.0);
+        let rate = band(&|d| d.rate_per_100h);
+        let interruptions = band(&|d| d.interruptions as f64);
+        let lost = band(&|d| d.lost_s / 3600.0);
         let lost_h = mean(&|d| d.lost_s / 3600.0);
-        let start_s = median(&|d| d.start_s);
+        let start = band(&|d| d.start_s);
+        let term = |key: TermKey,
+                    value: f64,
+                    unit: &'static str,
+                    source: String,
+                    share: Option<f64>,
+                    band: Band| Term {
+            key,
+            name: key.name_in(false),
+            value,
+            unit,
+            source,
+            share,
+            band,
+        };
         let mut terms = vec![
-            Term {
-                key: TermKey::Share,
-                name: TermKey::Share.name_in(false),
-                value: 100.0 * median(&|d| d.share),
-                unit: "%",
-                source: self.share.said(),
-                share: None,
-            },
-            Term {
-                key: TermKey::Compute,
-                name: TermKey::Compute.name_in(false),
-                value: compute_h,
-                unit: "h",
-                source: format!(
-                    "{} GPU-hours of work on {} GPU(s) at the delivered share",
-                    self.job.work_gpu_hours, self.job.gpus
-                ),
-                share: share_of(compute_h),
-            },
-            Term {
-                key: TermKey::Interruptions,
-                name: TermKey::Interruptions.name_in(false),
-                value: mean(&|d| d.interruptions as f64),
-                unit: "count",
-                source: self.rate.said(),
-                share: None,
-            },
-            Term {
-                key: TermKey::Lost,
-                name: TermKey::Lost.name_in(false),
-                value: lost_h,
-                unit: "h",
-                source: format!(
-                    "checkpoint every {} s; restart: {}",
-                    self.job.checkpoint_s,
+            term(
+                TermKey::Share,
+                share.p50,
+                "%",
+                self.share.said(),
+                None,
+                share,
+            ),
+            term(
+                TermKey::Compute,
+                compute.p50,
+                "h",
+                if self.card_words.is_empty() {
+                    format!(
+                        "{:.1} GPU-hours at the datasheet rate on {} GPU(s), at the delivered share",
+                        self.card_gpu_hours, self.job.gpus
+                    )
+                } else {
+                    format!(
+                        "{:.1} GPU-hours on {} at its datasheet rate, on {} GPU(s) at the delivered share",
+                        self.card_gpu_hours, self.card_words, self.job.gpus
+                    )
+                },
+                share_of(compute.p50),
+                compute,
+            ),
+            term(
+                TermKey::Rate,
+                rate.p50,
+                "/100 GPU-h",
+                self.rate.said(),
+                None,
+                rate,
+            ),
+            term(
+                TermKey::Interruptions,
+                mean(&|d| d.interruptions as f64),
+                "interruptions",
+                "the rate over the job's GPU-hours; the figure is the mean over the draws".into(),
+                None,
+                interruptions,
+            ),
+            term(
+                TermKey::Lost,
+                lost_h,
+                "h",
+                format!(
+                    "checkpoint every {}; restart: {}",
+                    crate::text::duration_words(self.job.checkpoint_s),
                     self.restart.said()
                 ),
-                share: share_of(lost_h),
-            },
-            Term {
-                key: TermKey::Start,
-                name: TermKey::Start.name_in(false),
-                value: start_s,
-                unit: "s",
-                source: format!(
+                share_of(lost_h),
+                lost,
+            ),
+            term(
+                TermKey::Start,
+                start.p50,
+                "s",
+                format!(
                     "p50 {}; p95 {}",
                     self.start_p50.said(),
                     self.start_p95.said()
                 ),
-                share: share_of(start_s / 3600.0),
-            },
+                share_of(start.p50 / 3600.0),
+                start,
+            ),
         ];
         if let Some(bytes) = self.job.data_bytes {
-            let upload_h = median(&|d| d.upload_s / 3600.0);
-            terms.push(Term {
-                key: TermKey::Data,
-                name: TermKey::Data.name_in(false),
-                value: upload_h,
-                unit: "h",
-                source: format!(
+            let upload = band(&|d| d.upload_s / 3600.0);
+            terms.push(term(
+                TermKey::Data,
+                upload.p50,
+                "h",
+                format!(
                     "{} at {}",
                     breakpoint_model::sizes::size_words(bytes),
                     self.upload.said()
                 ),
-                share: share_of(upload_h),
-            });
+                share_of(upload.p50),
+                upload,
+            ));
         }
         terms
     }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::work::{self, Precision, Work, large_count, peak_of};
 use crate::billing_sim;
 use crate::error::ValidationError;
 use breakpoint_model::sizes;
@@ -26,15 +27,18 @@ pub mod bounds {
 }
 
 /// The keys a job is written with, for messages.
-const KEYS: &str = "gpus, work, requests, per-gpu, checkpoint, restart, data, storage, deadline, \
-     hours-per-day, horizon, utilisation";
+const KEYS: &str = "gpus, work, params, tokens, precision, requests, per-gpu, checkpoint, restart, \
+     data, storage, deadline, hours-per-day, horizon, utilisation";
 
 /// A job as a user describes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobSpec {
     pub gpus: u32,
-    /// GPU-hours on GPUs delivering their datasheet's matrix throughput.
-    pub work_gpu_hours: f64,
+    /// The work, in a unit that means the same on every card (or, said so,
+    /// on each platform's own).
+    pub work: Work,
+    /// The matrix precision it runs at: the datasheet figure that paces it.
+    pub precision: Precision,
     /// Seconds between checkpoints.
     pub checkpoint_s: f64,
     /// Seconds to restart from a checkpoint, where the platform has not
@@ -71,7 +75,8 @@ impl JobSpec {
     pub fn parse(spec: &str) -> std::result::Result<JobSpec, ValidationError> {
         let mut job = JobSpec {
             gpus: 0,
-            work_gpu_hours: 0.0,
+            work: Work::OwnCard { gpu_hours: 0.0 },
+            precision: Precision::Bf16,
             checkpoint_s: 1800.0,
             restart_s: 300.0,
             hours_per_day: 24.0,
@@ -82,6 +87,9 @@ impl JobSpec {
         };
         let refuse = |key: &str, why: String| ValidationError::new(format!("job.{key}"), why);
         let (mut requests, mut per_gpu, mut horizon_s, mut utilisation) = (None, None, None, None);
+        let (mut params, mut tokens, mut flop) = (None, None, None);
+        // GPU-hours, and the card they are on where one is named.
+        let mut hours: Option<(f64, Option<String>)> = None;
         let mut given: Vec<String> = Vec::new();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').ok_or_else(|| {
@@ -134,11 +142,60 @@ impl JobSpec {
                         })?;
                 }
                 "work" => {
-                    job.work_gpu_hours = within(
-                        duration()? / 3600.0,
-                        (0.0, bounds::WORK_GPU_HOURS),
-                        "at most 10⁹ GPU-hours: 100 000 GPUs for over a year",
-                    )?
+                    let lower = value.to_ascii_lowercase();
+                    if let Some(number) = lower.strip_suffix("flop") {
+                        let f = large_count(number).ok_or_else(|| {
+                            refuse(
+                                key,
+                                format!(
+                                    "\"{value}\" is not an amount of compute (e.g. 3.2e21FLOP)"
+                                ),
+                            )
+                        })?;
+                        flop = Some(within(
+                            f,
+                            (1.0, work::MAX_FLOP),
+                            "at most 3.6 × 10²⁸ FLOP: 10⁹ GPU-hours at 10 PFLOP/s",
+                        )?);
+                    } else {
+                        let (time, card) = match value.split_once('@') {
+                            Some((time, card)) => (time.trim(), Some(card.trim().to_string())),
+                            None => (value, None),
+                        };
+                        let seconds = billing_sim::parse_duration(time)
+                            .map_err(|e| refuse(key, e.reason.clone()))?;
+                        let gpu_hours = within(
+                            seconds / 3600.0,
+                            (0.0, bounds::WORK_GPU_HOURS),
+                            "at most 10⁹ GPU-hours: 100 000 GPUs for over a year",
+                        )?;
+                        if card.as_deref().is_some_and(str::is_empty) {
+                            return Err(refuse(
+                                key,
+                                format!("\"{value}\" names no card after @ (e.g. 2000h@A100-80GB)"),
+                            ));
+                        }
+                        hours = Some((gpu_hours, card));
+                    }
+                }
+                "params" | "tokens" => {
+                    let n = large_count(value).ok_or_else(|| {
+                        refuse(key, format!("\"{value}\" is not a count (e.g. 7B, 1T)"))
+                    })?;
+                    let n = within(n, (1.0, 1e16), "at most 10¹⁶")?;
+                    if key == "params" {
+                        params = Some(n);
+                    } else {
+                        tokens = Some(n);
+                    }
+                }
+                "precision" => {
+                    job.precision = Precision::parse(value).ok_or_else(|| {
+                        refuse(
+                            key,
+                            format!("\"{value}\" is not one of bf16, fp16, fp8, tf32, fp32"),
+                        )
+                    })?;
                 }
                 "requests" => {
                     let n = count(value).ok_or_else(|| {
@@ -220,15 +277,17 @@ impl JobSpec {
         if job.gpus == 0 {
             return Err(refuse("gpus", "missing: gpus=8".into()));
         }
+        let compute_given = flop.is_some() || params.is_some() || tokens.is_some();
         let ways = [
-            job.work_gpu_hours > 0.0,
+            hours.is_some(),
+            compute_given,
             requests.is_some(),
             horizon_s.is_some(),
         ];
         if ways.iter().filter(|w| **w).count() > 1 {
             return Err(refuse(
                 "work",
-                "give the work one way: work=2000h, or requests=…,per-gpu=…, or horizon=…,utilisation=…".into(),
+                "give the work one way: work=2000h[@CARD], or work=…FLOP, or params=…,tokens=…, or requests=…,per-gpu=…, or horizon=…,utilisation=…".into(),
             ));
         }
         let work_bound = |hours: f64, how: &str| {
@@ -243,9 +302,62 @@ impl JobSpec {
                 ))
             }
         };
+        let mut own_card_hours = 0.0;
+        match (hours, flop, params, tokens) {
+            (Some((gpu_hours, None)), ..) => own_card_hours = gpu_hours,
+            (Some((gpu_hours, Some(card))), ..) => {
+                let named = crate::accelerator::normalise(&card);
+                let peak = peak_of(&named, job.precision).map_err(|why| {
+                    refuse(
+                        "work",
+                        format!("{why}; the work's card must be one the datasheet table knows"),
+                    )
+                })?;
+                job.work = Work::OnCard {
+                    gpu_hours,
+                    card: named.canonical.clone(),
+                    tflops: peak.value,
+                    cited: format!("{}, {}", peak.source, peak.date),
+                };
+            }
+            (None, Some(f), None, None) => {
+                job.work = Work::Compute {
+                    flop: f,
+                    params: None,
+                    tokens: None,
+                }
+            }
+            (None, None, Some(n), Some(d)) => {
+                let f = 6.0 * n * d;
+                if f > work::MAX_FLOP {
+                    return Err(refuse(
+                        "work",
+                        format!("6 × params × tokens is {f:.3e} FLOP, past what a job can be"),
+                    ));
+                }
+                job.work = Work::Compute {
+                    flop: f,
+                    params: Some(n),
+                    tokens: Some(d),
+                };
+            }
+            (None, Some(_), _, _) => {
+                return Err(refuse(
+                    "work",
+                    "give the compute one way: work=…FLOP, or params=…,tokens=…".into(),
+                ));
+            }
+            (None, None, Some(_), None) => {
+                return Err(refuse("tokens", "missing: the tokens trained on, tokens=1T (the compute is 6 × params × tokens)".into()));
+            }
+            (None, None, None, Some(_)) => {
+                return Err(refuse("params", "missing: the model's parameters, params=7B (the compute is 6 × params × tokens)".into()));
+            }
+            (None, None, None, None) => {}
+        }
         match (requests, per_gpu) {
             (Some(n), Some(rate)) => {
-                job.work_gpu_hours = work_bound(n / rate / 3600.0, "requests ÷ per-gpu")?
+                own_card_hours = work_bound(n / rate / 3600.0, "requests ÷ per-gpu")?
             }
             (Some(_), None) => {
                 return Err(refuse(
@@ -265,7 +377,7 @@ impl JobSpec {
                     seconds,
                     utilisation,
                 });
-                job.work_gpu_hours = work_bound(
+                own_card_hours = work_bound(
                     f64::from(job.gpus) * seconds / 3600.0 * utilisation,
                     "gpus × horizon × utilisation",
                 )?;
@@ -278,12 +390,17 @@ impl JobSpec {
             }
             (None, None) => {}
         }
-        if job.work_gpu_hours <= 0.0 {
-            return Err(refuse(
-                "work",
-                "missing: the GPU-hours of work, work=2000h (or requests=…,per-gpu=…, or horizon=…)"
-                    .into(),
-            ));
+        if matches!(job.work, Work::OwnCard { .. }) {
+            if own_card_hours <= 0.0 {
+                return Err(refuse(
+                    "work",
+                    "missing: the work, work=2000h@A100-80GB (GPU-hours on a named card), work=3.2e21FLOP, params=7B,tokens=1T (or requests=…,per-gpu=…, or horizon=…)"
+                        .into(),
+                ));
+            }
+            job.work = Work::OwnCard {
+                gpu_hours: own_card_hours,
+            };
         }
         if job.checkpoint_s <= 0.0 {
             return Err(refuse("checkpoint", "must be above 0".into()));

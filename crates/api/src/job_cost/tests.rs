@@ -3,13 +3,16 @@
 
 #![allow(clippy::unwrap_used)]
 
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use super::*;
 
 fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
     PlatformCost {
         platform: name.into(),
+        card: Some("NVIDIA H200".into()),
+        pace: None,
         cost: Some(MoneyBand {
             p10: Decimal::from(p50 - 10),
             p50: Decimal::from(p50),
@@ -40,6 +43,11 @@ fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
                 "measured".into()
             },
             share: None,
+            band: Band {
+                p10: 1.0,
+                p50: 1.0,
+                p90: 1.0,
+            },
         }],
         missing: None,
         unpriced: Vec::new(),
@@ -52,45 +60,59 @@ fn job() -> JobSpec {
     JobSpec::parse("gpus=8,work=100h").unwrap()
 }
 
+/// The job costed as `platforms` say.
+fn costed(platforms: &[PlatformCost]) -> JobCost {
+    let job = job();
+    JobCost {
+        reading: job.work.reading(job.precision),
+        reading_zh: job.work.reading_in(job.precision, true),
+        job,
+        incomparable: None,
+        draws: 1,
+        seed: 1,
+        platforms: platforms.to_vec(),
+        answer: String::new(),
+        answer_zh: String::new(),
+    }
+}
+
 #[test]
 fn the_answer_names_the_median_and_the_bad_case() {
-    let a = answer(
-        &job(),
-        &[priced("A", 100, 200, false), priced("B", 110, 130, true)],
-    );
+    let a = answer(&costed(&[
+        priced("A", 100, 200, false),
+        priced("B", 110, 130, true),
+    ]));
     assert!(a.starts_with("A finishes the job cheapest at the median (100 CNY); in the bad case (p90) B does (130 CNY against 200 CNY)"), "{a}");
-    let a = answer(
-        &job(),
-        &[priced("A", 100, 120, true), priced("B", 110, 130, false)],
-    );
+    let a = answer(&costed(&[
+        priced("A", 100, 120, true),
+        priced("B", 110, 130, false),
+    ]));
     assert!(
         a.contains("and in the bad case (p90); compute for A rests on defaults"),
         "{a}"
     );
-    assert!(answer(&job(), &[priced("A", 1, 2, false)]).starts_with("No answer yet"));
+    assert!(answer(&costed(&[priced("A", 1, 2, false)])).starts_with("No answer yet"));
 }
 
 #[test]
 fn the_answer_speaks_chinese_to_a_chinese_reader() {
     let a = answer_in(
-        &job(),
-        &[priced("A", 100, 200, false), priced("B", 110, 130, true)],
+        &costed(&[priced("A", 100, 200, false), priced("B", 110, 130, true)]),
         true,
     );
     assert_eq!(
         a,
-        "按中位数，A 完成该作业最便宜（100 CNY）；最坏情况（p90）下则是 B（130 CNY，对比 200 CNY）。"
+        "按中位数，A 完成该作业最便宜（100 CNY）；最坏情况（p90）下则是 B（130 CNY，对比 200 CNY）；工作量：各平台自身 GPU 按数据手册速率的 100 GPU 小时。"
     );
     let a = answer_in(
-        &job(),
-        &[priced("A", 100, 120, true), priced("B", 110, 130, false)],
+        &costed(&[priced("A", 100, 120, true), priced("B", 110, 130, false)]),
         true,
     );
     assert!(
         a.contains("最坏情况（p90）下亦然；A 的计算基于默认值而非实测"),
         "{a}"
     );
-    assert!(answer_in(&job(), &[], true).starts_with("尚无结论"));
+    assert!(answer_in(&costed(&[]), true).starts_with("尚无结论"));
     assert_eq!(mode_words(BillingMode::Monthly, true), "包月");
 }
 
@@ -114,7 +136,10 @@ fn a_job_that_cannot_finish_is_held_at_the_limit() {
 #[test]
 fn a_job_is_read_as_users_write_it() {
     let job = JobSpec::parse("gpus=8,work=2000h,checkpoint=30m,deadline=14d").unwrap();
-    assert_eq!((job.gpus, job.work_gpu_hours), (8, 2000.0));
+    assert_eq!(
+        (job.gpus, &job.work),
+        (8, &Work::OwnCard { gpu_hours: 2000.0 })
+    );
     assert_eq!(job.deadline_s, Some(14.0 * 86_400.0));
     assert!(
         JobSpec::parse("work=10h")
@@ -130,14 +155,22 @@ fn a_job_is_read_as_users_write_it() {
         (Some(500e9), Some(2e12))
     );
     let job = JobSpec::parse("gpus=4,requests=2.5k,per-gpu=0.5/s").unwrap();
-    assert!((job.work_gpu_hours - 5000.0 / 3600.0).abs() < 1e-9);
+    let Work::OwnCard { gpu_hours } = job.work else {
+        panic!("{:?}", job.work)
+    };
+    assert!((gpu_hours - 5000.0 / 3600.0).abs() < 1e-9);
     let job = JobSpec::parse("gpus=4,horizon=18mo,utilisation=50%").unwrap();
     let horizon = job.horizon.unwrap();
     assert_eq!(
         (horizon.seconds, horizon.utilisation),
         (18.0 * 30.0 * 86_400.0, 0.5)
     );
-    assert_eq!(job.work_gpu_hours, 4.0 * 18.0 * 30.0 * 24.0 * 0.5);
+    assert_eq!(
+        job.work,
+        Work::OwnCard {
+            gpu_hours: 4.0 * 18.0 * 30.0 * 24.0 * 0.5
+        }
+    );
     for (bad, field) in [
         ("gpus=4,requests=10M", "job.per-gpu"),
         ("gpus=4,per-gpu=3", "job.requests"),

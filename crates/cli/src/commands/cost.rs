@@ -23,15 +23,14 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
         draws: args.draws,
         seed: args.seed,
     };
-    let costs = job_cost::job_cost(&ctx.store, &job, &request)?;
+    let answered = job_cost::cost(&ctx.store, &job, &request)?;
     if ctx.json {
-        return Ok(output::print_json(
-            &serde_json::json!({ "job": job, "seed": args.seed, "draws": args.draws, "answer": job_cost::answer(&job, &costs), "platforms": costs }),
-        )?);
+        return Ok(output::print_json(&answered)?);
     }
+    let costs = &answered.platforms;
     let mut text = format!(
-        "Job: {} GPU-hours on {} GPU(s), checkpoint every {}, {} h a day{}; {} draws, seed {}\n",
-        job.work_gpu_hours,
+        "Job: {} on {} GPU(s), checkpoint every {}, {} h a day{}; {} draws, seed {}\n",
+        answered.reading,
         job.gpus,
         breakpoint_api::text::duration_words(job.checkpoint_s),
         job.hours_per_day,
@@ -49,7 +48,7 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
         "days (p50)",
         "deadline met",
     ]);
-    for c in &costs {
+    for c in costs {
         t.add_row(vec![
             c.platform.clone(),
             match &c.cost {
@@ -66,8 +65,8 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
                 .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
         ]);
     }
-    text.push_str(&format!("{t}\n{}\n\n", job_cost::answer(&job, &costs)));
-    for c in &costs {
+    text.push_str(&format!("{t}\n{}\n\n", answered.answer));
+    for c in costs {
         text.push_str(&terms(c));
     }
     text.push_str(
@@ -79,6 +78,9 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
 /// A platform's terms, one line each.
 fn terms(c: &PlatformCost) -> String {
     let mut out = format!("{}:\n", c.platform);
+    if let Some(pace) = &c.pace {
+        out.push_str(&format!("  the work {}\n", pace.words(false)));
+    }
     if c.unfinished > 0.0 {
         out.push_str(&format!(
             "  does not finish in {:.0} % of draws (held at {}× its compute time in the bands)\n",
@@ -100,9 +102,22 @@ fn terms(c: &PlatformCost) -> String {
             .share
             .map(|s| format!(", {:.0} % of the hours", 100.0 * s))
             .unwrap_or_default();
+        // The term's own spread, where its evidence leaves one.
+        let spread = if term.band.p10 < term.band.p90 {
+            format!(
+                " (p10–p90 {}–{})",
+                output::number(term.band.p10),
+                output::number(term.band.p90)
+            )
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "  {}: {:.2} {}{share} — {}\n",
-            term.name, term.value, term.unit, term.source
+            "  {}: {} {}{spread}{share} — {}\n",
+            term.name,
+            output::number(term.value),
+            term.unit,
+            term.source
         ));
     }
     out

@@ -12,10 +12,12 @@
 //!
 //! The prior: Meta's Llama 3 405B training run met 419 unexpected
 //! interruptions in 54 days on 16 384 GPUs (Dubey et al., "The Llama 3 Herd
-//! of Models", 2024, §3.3.4): 1.97 × 10⁻⁵ per GPU-hour. Shape ½ makes the
-//! prior worth about 25 000 GPU-hours of watching: an hour of clean logs
-//! barely moves it, 10 000 GPU-hours of them do, and a single fault in a
-//! short log moves it a long way. The cost model draws λ from this
+//! of Models", 2024, §3.3.4): 1.97 × 10⁻⁵ per GPU-hour. Shape ⅒ spreads
+//! the prior over orders of magnitude (a rented fleet may be far worse than
+//! Meta's) and makes it worth about 5 000 GPU-hours of watching — a month
+//! of one 8-GPU node: an hour of clean logs barely moves it, 10 000
+//! GPU-hours of them do, and a single fault in a short log moves it a long
+//! way. The cost model draws λ from this
 //! posterior; `explain` shows its exposure and p10–p90 beside the measured
 //! rate.
 
@@ -26,8 +28,10 @@ use super::{EvidenceMap, Pooled};
 /// The field's published rate, per GPU-hour (see the module's comment).
 pub const FIELD_RATE_PER_GPU_HOUR: f64 = 419.0 / (54.0 * 24.0 * 16_384.0);
 
-/// The prior's shape: ½.
-pub const PRIOR_SHAPE: f64 = 0.5;
+/// The prior's shape: a tenth. The prior spreads over orders of magnitude
+/// (rented fleets are not Meta's), and is worth about 5 000 GPU-hours of
+/// watching — a month of one 8-GPU node.
+pub const PRIOR_SHAPE: f64 = 0.1;
 
 const INTERRUPTIONS: &str = "sustain.interruptions_per_100h";
 const FAULTY_GPUS: &str = "sustain.faulty_gpus_pct";
@@ -90,6 +94,13 @@ impl InterruptionRisk {
     /// "2 in 48.0 GPU-hours watched, 1 fatal fault in evidence without
     /// hours: p10–p90 0.0021–0.021 per 100 GPU-h under the field's prior".
     pub fn words(&self) -> String {
+        let rate = |v: f64| {
+            if v < 1e-4 {
+                "< 0.0001".to_string()
+            } else {
+                round_sig(v)
+            }
+        };
         let mut said = format!(
             "{} in {} GPU-hours watched",
             self.events,
@@ -103,9 +114,9 @@ impl InterruptionRisk {
         }
         said.push_str(&format!(
             ": the rate a job meets is {}–{} per 100 GPU-h (p10–p90; posterior mean {}) under the field's prior of {} (Llama 3's 419 interruptions in 54 days on 16 384 GPUs, worth {} GPU-hours of watching)",
-            round_sig(self.quantile_per_100h(0.1)),
-            round_sig(self.quantile_per_100h(0.9)),
-            round_sig(self.mean_per_100h()),
+            rate(self.quantile_per_100h(0.1)),
+            rate(self.quantile_per_100h(0.9)),
+            rate(self.mean_per_100h()),
             round_sig(100.0 * FIELD_RATE_PER_GPU_HOUR),
             round_sig(PRIOR_SHAPE / FIELD_RATE_PER_GPU_HOUR),
         ));
@@ -173,9 +184,18 @@ mod tests {
     #[test]
     fn the_posterior_is_said_with_what_it_rests_on() {
         let said = risk(2.0, 48.0).words();
-        assert!(said.starts_with("2 in 48.0 GPU-hours watched: the rate a job meets is "), "{said}");
-        assert!(said.contains("under the field's prior of 0.00197"), "{said}");
-        assert!(!said.contains("e-") && !said.contains("e+"), "no exponent: {said}");
+        assert!(
+            said.starts_with("2 in 48.0 GPU-hours watched: the rate a job meets is "),
+            "{said}"
+        );
+        assert!(
+            said.contains("under the field's prior of 0.00197"),
+            "{said}"
+        );
+        assert!(
+            !said.contains("e-") && !said.contains("e+"),
+            "no exponent: {said}"
+        );
         assert_eq!(round_sig(25_347.0), "25300");
         assert_eq!(round_sig(0.001_973), "0.00197");
         assert_eq!(round_sig(48.0), "48.0");

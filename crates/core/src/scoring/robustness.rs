@@ -32,12 +32,20 @@ pub struct RobustnessOptions {
     pub spread: bool,
 }
 
+/// Weight draws every face takes unless told otherwise: the command line,
+/// the PDF and the app show the same robustness because they ask the same.
+pub const SAMPLES: usize = 10_000;
+/// The seed of the draws unless told otherwise.
+pub const SEED: u64 = 1;
+/// The Dirichlet concentration unless told otherwise.
+pub const CONCENTRATION: f64 = 30.0;
+
 impl Default for RobustnessOptions {
     fn default() -> Self {
         Self {
-            samples: 10_000,
-            seed: 1,
-            concentration: 30.0,
+            samples: SAMPLES,
+            seed: SEED,
+            concentration: CONCENTRATION,
             spread: false,
         }
     }

@@ -1,0 +1,69 @@
+//! One answer everywhere: the job's cost and the ranking's robustness as
+//! the app's IPC commands give them, as the API gives them to the command
+//! line, and as the report gathers them for the PDF — the same figures to
+//! the cent and to the draw, since every face asks with the same draws and
+//! seed.
+
+use breakpoint_api::job_cost::{self, CostRequest, JobSpec};
+use breakpoint_api::ranking::{self, RankRequest};
+use serde_json::json;
+
+use crate::harness::*;
+
+#[test]
+fn the_app_the_command_line_and_the_pdf_cost_a_job_the_same() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let spec = "gpus=8,work=2000h@A100-80GB,checkpoint=30m,deadline=14d";
+    let app = h.ok(
+        "job_cost",
+        json!({ "job": spec, "mode": null, "currency": null }),
+    );
+    let store = breakpoint_api::Store::open(&h.dir.path().join("app.db")).unwrap();
+    let job = JobSpec::parse(spec).unwrap();
+    let cli = job_cost::cost(&store, &job, &CostRequest::default()).unwrap();
+    let report = breakpoint_report::gather(
+        &store,
+        &RankRequest::default(),
+        breakpoint_report::Lang::En,
+        Some(&job),
+    )
+    .unwrap();
+    let pdf = report.job_costs.expect("the report's cost page");
+    assert_eq!(pdf, cli, "the PDF's costs differ from the command line's");
+    assert_eq!(app["answer"], cli.answer);
+    assert_eq!(app["reading"], cli.reading);
+    let rows = app["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), cli.platforms.len());
+    let mut priced = 0;
+    for (row, p) in rows.iter().zip(&cli.platforms) {
+        assert_eq!(row["platform"], p.platform);
+        if let Some(m) = &p.cost {
+            let band = format!("{} / {} / {} {}", m.p10, m.p50, m.p90, m.currency);
+            assert_eq!(row["cost"], band, "{}", p.platform);
+            // An honest band: finite evidence is never a point.
+            assert!(m.p10 < m.p90, "{}: {band}", p.platform);
+            priced += 1;
+        }
+    }
+    assert_eq!(priced, 6, "every demo platform is priced");
+}
+
+#[test]
+fn the_app_the_command_line_and_the_pdf_rank_with_the_same_draws() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let app = h.ok("rank", json!({ "request": {} }));
+    let store = breakpoint_api::Store::open(&h.dir.path().join("app.db")).unwrap();
+    let cli = ranking::rank(&store, &RankRequest::default()).unwrap();
+    assert_eq!(cli.robustness.samples, ranking::SAMPLES);
+    let report = breakpoint_report::gather(
+        &store,
+        &RankRequest::default(),
+        breakpoint_report::Lang::En,
+        None,
+    )
+    .unwrap();
+    assert_eq!(report.robustness, cli.robustness);
+    assert_eq!(app["samples"], ranking::SAMPLES, "{}", app["samples"]);
+}
