@@ -443,3 +443,32 @@ fn the_demos_bands_are_honest() {
         }
     }
 }
+
+/// "No answer yet" says the real reason, platform by platform: only one
+/// platform has a monthly plan, or the card asked for; spot without
+/// measured reclaims is not costed at all.
+#[test]
+fn no_answer_says_which_platform_lacks_what() {
+    let ws = Workspace::new();
+    priced(&ws, "P", &["--price-monthly", "12"]);
+    priced(&ws, "Q", &[]);
+    let monthly = ws.json(&["cost", "--job", "gpus=8,work=100h", "--mode", "monthly"]);
+    assert_eq!(
+        monthly["answer"],
+        "No answer yet: only P can be costed; Q: no monthly price for the offering measured"
+    );
+    let card = ws.json(&["cost", "--job", "gpus=8,work=100h", "--accelerator", "A100"]);
+    let answer = card["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("No answer yet: no platform can be costed; P: neither an offering nor a run of NVIDIA A100"),
+        "{answer}"
+    );
+    let spot = ws.json(&["cost", "--job", "gpus=8,work=100h", "--mode", "spot"]);
+    assert!(
+        band(&spot, "P")["missing"]
+            .as_str()
+            .unwrap()
+            .starts_with("spot reclaims not measured here"),
+        "{spot}"
+    );
+}

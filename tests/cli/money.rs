@@ -374,8 +374,34 @@ fn one_class_of_card_is_compared_like_with_like() {
     let text = ws.ok(&["rank", "--accelerator", "A100"]);
     assert!(
         text.contains(
-            "compared on NVIDIA A100 only; no priced offering of it (its cost not compared): Q"
+            "compared on NVIDIA A100 only; not ranked, with neither an offering nor a run of it: Q"
         ),
+        "{text}"
+    );
+    // Like for like: Q has no A100 to rank on, so it is not ranked at all.
+    let ranked = ws.json(&["rank", "--accelerator", "A100"]);
+    let names: Vec<&str> = ranked["ranking"]["platforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["P"], "{ranked}");
+    // An A100 platform without a price is ranked, its cost said missing.
+    ws.ok(&["platform", "add", "R"]);
+    ws.ok(&[
+        "offering",
+        "add",
+        "--platform",
+        "R",
+        "--accelerator",
+        "A100-SXM4-80GB",
+        "--count",
+        "1",
+    ]);
+    let text = ws.ok(&["rank", "--accelerator", "A100"]);
+    assert!(
+        text.contains("no priced offering of it (its cost not compared): R"),
         "{text}"
     );
     let explained = ws.json(&["explain", "P", "--accelerator", "A100"]);

@@ -415,10 +415,10 @@ try {
     // The screen costs its default job on arrival.
     await session.until("job costs", "return document.querySelectorAll('#job-table tbody tr').length >= 6", 30000);
     const spec = await session.text("#job-spec");
-    assert(spec === "breakpoint cost --job gpus=8,work=2000h,checkpoint=30m,deadline=14d", `the spec shown: ${spec}`);
+    assert(spec === "breakpoint cost --job gpus=8,work=2000h@A100-80GB,checkpoint=30m,deadline=14d", `the spec shown: ${spec}`);
     const bands = await session.run("return [...document.querySelectorAll('#job-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");
     // The same draws and seed as the CLI's own defaults: the same figures.
-    const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h,checkpoint=30m,deadline=14d", "--json"));
+    const cli = JSON.parse(breakpoint("cost", "--job", "gpus=8,work=2000h@A100-80GB,checkpoint=30m,deadline=14d", "--json"));
     const reading = await session.text("#job-reading");
     assert(reading.endsWith(cli.reading), `the work's reading: ${reading} vs ${cli.reading}`);
     for (const p of cli.platforms.filter((p) => p.cost)) {

@@ -33,6 +33,7 @@ pub mod importing;
 pub mod job_cost;
 pub mod performance;
 pub mod platforms;
+pub mod presentation;
 pub mod pricing;
 pub mod ranking;
 pub mod runs;

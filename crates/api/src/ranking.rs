@@ -154,32 +154,61 @@ pub struct RankOutcome {
     pub profile: StoredProfile,
 }
 
-/// The accelerator a ranking compares on, and the platforms that offer no
-/// priced offering of it (their cost is not compared).
+/// The accelerator a ranking compares on: the platforms left out for
+/// having neither an offering nor a run of it (like for like: a platform
+/// is never ranked on an H100 from its A100 logs), and those ranked that
+/// offer no priced offering of it (their cost is not compared).
 #[derive(Debug, Clone, Serialize)]
 pub struct ClassCompared {
     pub name: String,
+    pub without_card: Vec<String>,
     pub without_offering: Vec<String>,
 }
 
-fn class_compared(store: &Store, window: &TimeWindow) -> Result<Option<ClassCompared>> {
+/// With a class asked for: which platforms have the card (an offering of
+/// it, or a run that measured it), and what is said of the others.
+pub(crate) fn class_compared(
+    store: &Store,
+    window: &TimeWindow,
+) -> Result<Option<(ClassCompared, Vec<i64>)>> {
     let Some(class) = &window.class else {
         return Ok(None);
     };
-    let mut without_offering = Vec::new();
+    let same = |a: &crate::accelerator::Accelerator| a.same_product(class) || class.same_product(a);
+    let mut with = Vec::new();
+    let (mut without_card, mut without_offering) = (Vec::new(), Vec::new());
     for p in store.platforms()? {
-        let offers = store.offerings(Some(p.id))?.iter().any(|o| {
-            o.prices.on_demand.is_some()
-                && (o.accelerator.same_product(class) || class.same_product(&o.accelerator))
+        let offerings = store.offerings(Some(p.id))?;
+        let offered = offerings.iter().any(|o| same(&o.accelerator));
+        let measured = store.runs(Some(p.id))?.iter().any(|r| {
+            r.inventory
+                .iter()
+                .filter_map(|g| g.accelerator.as_ref())
+                .any(same)
+                || r.offering_snapshot
+                    .as_ref()
+                    .is_some_and(|o| same(&o.accelerator))
         });
-        if !offers {
+        if !offered && !measured {
+            without_card.push(p.name);
+            continue;
+        }
+        with.push(p.id);
+        if !offerings
+            .iter()
+            .any(|o| o.prices.on_demand.is_some() && same(&o.accelerator))
+        {
             without_offering.push(p.name);
         }
     }
-    Ok(Some(ClassCompared {
-        name: class.canonical.clone(),
-        without_offering,
-    }))
+    Ok(Some((
+        ClassCompared {
+            name: class.canonical.clone(),
+            without_card,
+            without_offering,
+        },
+        with,
+    )))
 }
 
 /// A platform that got worse on a metric (metrics::history's test).
@@ -285,6 +314,10 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let profile = profile(store, request)?;
     check_robustness(&request.robustness)?;
     let mut evidence = metrics::platform_evidence_in(store, &request.window, request.sources)?;
+    let class = class_compared(store, &request.window)?;
+    if let Some((_, with)) = &class {
+        evidence.retain(|e| with.contains(&e.platform.id));
+    }
     let money = comparable(store, &mut evidence, request.currency.as_deref())?;
     let degradations = degradations_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
@@ -296,7 +329,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
         decision,
         degradations,
         money,
-        class: class_compared(store, &request.window)?,
+        class: class.map(|(c, _)| c),
         profile,
     })
 }

@@ -604,10 +604,9 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                     .map(|s| format!(", {:.0} %", 100.0 * s))
                     .unwrap_or_default();
                 format!(
-                    "{} {} {}{share} ({})",
+                    "{} {}{share} ({})",
                     term.key.name_in(lang.is_zh()),
-                    number(term.value),
-                    unit_in(term.unit, lang.is_zh()),
+                    term.figure(lang.is_zh()),
                     term.source
                 )
             })

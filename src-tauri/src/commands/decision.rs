@@ -98,6 +98,7 @@ fn row(c: PlatformCost, lang: Lang) -> JobCostRow {
                 name: t.key.name_in(zh).to_string(),
                 value: t.value,
                 unit: breakpoint_api::text::unit_in(t.unit, zh).to_string(),
+                figure: t.figure(zh),
                 measured: !t.source.starts_with("not measured"),
                 source: t.source.clone(),
                 share: t.share,

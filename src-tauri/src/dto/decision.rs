@@ -45,6 +45,9 @@ view! {
         pub name: String,
         pub value: f64,
         pub unit: String,
+        /// "88.5 % (p10–p90 85.1–91)": the median, unit and spread as the
+        /// command line and the PDF print them.
+        pub figure: String,
         /// What it rests on: a metric and its runs, or "not measured: …".
         pub source: String,
         pub measured: bool,

@@ -9,6 +9,11 @@ export type JobTermRow = {
  */
 key: string, name: string, value: number, unit: string, 
 /**
+ * "88.5 % (p10–p90 85.1–91)": the median, unit and spread as the
+ * command line and the PDF print them.
+ */
+figure: string, 
+/**
  * What it rests on: a metric and its runs, or "not measured: …".
  */
 source: string, measured: boolean, 

@@ -68,7 +68,7 @@ export function decisionView(root: HTMLElement): void {
       h("option", { value: "work" }, t("jobKindWork")),
       h("option", { value: "requests" }, t("jobKindRequests")),
       h("option", { value: "horizon" }, t("jobKindHorizon"))),
-    work: input("job-work", "2000h"),
+    work: input("job-work", "2000h@A100-80GB", 16),
     requests: input("job-requests", "50M"),
     perGpu: input("job-per-gpu", "120/s"),
     horizon: input("job-horizon", "1y"),
@@ -152,6 +152,6 @@ function terms(r: JobCostRow): HTMLElement {
     h("h3", {}, r.platform),
     h("ul", {},
       ...r.terms.map((term) => h("li", { class: term.measured ? "" : "guessed" },
-        `${term.name}: ${term.value.toFixed(2)} ${term.unit}${term.share === null ? "" : ` (${(100 * term.share).toFixed(0)} %)`} — ${term.source}`)),
+        `${term.name}: ${term.figure}${term.share === null ? "" : ` (${(100 * term.share).toFixed(0)} %)`} — ${term.source}`)),
       ...r.notes.map((n) => h("li", { class: "hint" }, n))));
 }

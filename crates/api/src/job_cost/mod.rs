@@ -128,6 +128,20 @@ pub struct Term {
     pub band: Band,
 }
 
+impl Term {
+    /// "88.5 % (p10–p90 85.1–91)": the term's median, unit and spread, as
+    /// every face prints it.
+    pub fn figure(&self, zh: bool) -> String {
+        let spread = crate::presentation::spread(self.band.p10, self.band.p90);
+        let figure = crate::presentation::figure(self.value, self.unit, zh);
+        if spread.is_empty() {
+            figure
+        } else {
+            format!("{figure} {spread}")
+        }
+    }
+}
+
 /// Which term a [`Term`] is, for pictures and translations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -370,8 +384,21 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
     let reporting = crate::rates::reporting(store, request.currency.as_deref(), &currencies)?;
     let book = crate::rates::RateBook::of(store)?;
     let today = crate::rates::today();
+    // Like for like: with a card asked for, a platform with neither an
+    // offering nor a run of it is not costed on it.
+    let with_card = crate::ranking::class_compared(store, &window)?.map(|(_, with)| with);
     let mut out = Vec::new();
     for e in &evidence {
+        if let (Some(with), Some(class)) = (&with_card, &window.class)
+            && !with.contains(&e.platform.id)
+        {
+            out.push(PlatformCost::missing(
+                &e.platform.name,
+                None,
+                format!("neither an offering nor a run of {}", class.canonical),
+            ));
+            continue;
+        }
         let runs: Vec<_> = store
             .runs(Some(e.platform.id))?
             .into_iter()
@@ -438,6 +465,18 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         let unfinished = draws.iter().filter(|d| d.unfinished).count() as f64 / draws.len() as f64;
         let mut unpriced = Vec::new();
         let (cost, mode, missing) = match (&rule, &price, &offering) {
+            // A spot instance is reclaimed at the provider's will: its
+            // reclaims are interruptions the runs on demand did not
+            // measure, and a cost drawn without them would be the on-demand
+            // risk at the spot price.
+            _ if request.mode == Some(BillingMode::Spot) => (
+                None,
+                None,
+                Some(
+                    "spot reclaims not measured here: a spot interruption trace or runs on spot instances measure them; without them spot is not costed"
+                        .to_string(),
+                ),
+            ),
             (Some(rule), Some(p), Some(o)) => {
                 let prices = Prices {
                     on_demand: Some(p.price),

@@ -102,21 +102,10 @@ fn terms(c: &PlatformCost) -> String {
             .share
             .map(|s| format!(", {:.0} % of the hours", 100.0 * s))
             .unwrap_or_default();
-        // The term's own spread, where its evidence leaves one.
-        let spread = if term.band.p10 < term.band.p90 {
-            format!(
-                " (p10–p90 {}–{})",
-                output::number(term.band.p10),
-                output::number(term.band.p90)
-            )
-        } else {
-            String::new()
-        };
         out.push_str(&format!(
-            "  {}: {} {}{spread}{share} — {}\n",
+            "  {}: {}{share} — {}\n",
             term.name,
-            output::number(term.value),
-            term.unit,
+            term.figure(false),
             term.source
         ));
     }

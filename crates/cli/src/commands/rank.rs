@@ -77,15 +77,24 @@ pub fn run(ctx: &Context, args: RankArgs) -> Outcome {
 /// "compared on NVIDIA A100 80GB; no offering of it: Platform X", where a
 /// class was asked for.
 pub fn class_note(out: &RankOutcome) -> String {
-    match &out.class {
-        Some(c) if c.without_offering.is_empty() => format!("compared on {} only\n", c.name),
-        Some(c) => format!(
-            "compared on {} only; no priced offering of it (its cost not compared): {}\n",
-            c.name,
-            c.without_offering.join(", ")
-        ),
-        None => String::new(),
+    let Some(c) = &out.class else {
+        return String::new();
+    };
+    let mut said = format!("compared on {} only", c.name);
+    if !c.without_card.is_empty() {
+        said.push_str(&format!(
+            "; not ranked, with neither an offering nor a run of it: {}",
+            c.without_card.join(", ")
+        ));
     }
+    if !c.without_offering.is_empty() {
+        said.push_str(&format!(
+            "; no priced offering of it (its cost not compared): {}",
+            c.without_offering.join(", ")
+        ));
+    }
+    said.push('\n');
+    said
 }
 
 /// "money in CNY (the workspace's currency); converted at 7.1 CNY per USD
