@@ -450,7 +450,7 @@ fn the_demos_bands_are_honest() {
 #[test]
 fn no_answer_says_which_platform_lacks_what() {
     let ws = Workspace::new();
-    priced(&ws, "P", &["--price-monthly", "12"]);
+    priced(&ws, "P", &["--price-monthly", "12", "--price-spot", "8"]);
     priced(&ws, "Q", &[]);
     let monthly = ws.json(&["cost", "--job", "gpus=8,work=100h", "--mode", "monthly"]);
     assert_eq!(

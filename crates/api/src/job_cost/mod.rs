@@ -169,8 +169,8 @@ impl TermKey {
             (TermKey::Share, true) => "实际交付算力占数据手册比例（最慢节点）",
             (TermKey::Compute, false) => "compute",
             (TermKey::Compute, true) => "计算",
-            (TermKey::Rate, false) => "interruption rate (per 100 GPU-hours)",
-            (TermKey::Rate, true) => "中断率（每 100 GPU 小时）",
+            (TermKey::Rate, false) => "interruption rate",
+            (TermKey::Rate, true) => "中断率",
             (TermKey::Interruptions, false) => "interruptions",
             (TermKey::Interruptions, true) => "中断次数",
             (TermKey::Lost, false) => {
@@ -469,7 +469,9 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             // reclaims are interruptions the runs on demand did not
             // measure, and a cost drawn without them would be the on-demand
             // risk at the spot price.
-            _ if request.mode == Some(BillingMode::Spot) => (
+            (Some(_), Some(_), Some(o))
+                if request.mode == Some(BillingMode::Spot) && o.prices.spot.is_some() =>
+            (
                 None,
                 None,
                 Some(
