@@ -126,7 +126,9 @@ fn a_slower_gpu_needs_more_hours_and_money() {
 }
 
 /// A node that went silent for ten minutes in two hours: its platform
-/// costs more than its healthy twin for the same job.
+/// costs more than its healthy twin for the same job — draw by draw never
+/// less (the same streams), and more in the bad case, where the
+/// interruptions it may meet fall.
 #[test]
 fn a_platform_whose_node_went_silent_costs_more() {
     let ws = Workspace::new();
@@ -151,11 +153,14 @@ fn a_platform_whose_node_went_silent_costs_more() {
     ws.ok(&["import", "--platform", "Q", "--tz", "UTC", &log(true)]);
     let costs = ws.json(&["cost", "--job", "gpus=8,work=2000h", "--draws", "500"]);
     let (p, q) = (band(&costs, "P"), band(&costs, "Q"));
+    for at in ["p10", "p50"] {
+        assert!(money(&q["cost"][at]) >= money(&p["cost"][at]), "{costs}");
+    }
     assert!(
-        money(&q["cost"]["p50"]) > money(&p["cost"]["p50"]),
+        money(&q["cost"]["p90"]) > money(&p["cost"]["p90"]),
         "{costs}"
     );
-    assert!(q["hours"]["p50"].as_f64() > p["hours"]["p50"].as_f64());
+    assert!(q["hours"]["p90"].as_f64() > p["hours"]["p90"].as_f64());
     ws.fails(
         &["cost", "--job", "gpus=8"],
         1,

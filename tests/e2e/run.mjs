@@ -412,8 +412,10 @@ try {
 
   await step("the Decision screen costs the job as the CLI does", async () => {
     await go("decision");
-    // The screen costs its default job on arrival.
-    await session.until("job costs", "return document.querySelectorAll('#job-table tbody tr').length >= 6", 30000);
+    // The screen costs its default job on arrival (or says why not).
+    await session.until("job costs", "return document.querySelectorAll('#job-table tbody tr').length >= 6 || document.querySelector('#job-error').textContent !== ''", 30000);
+    const refused = await session.text("#job-error");
+    assert(refused === "", `the default job was refused: ${refused}`);
     const spec = await session.text("#job-spec");
     assert(spec === "breakpoint cost --job gpus=8,work=2000h@A100-80GB,checkpoint=30m,deadline=14d", `the spec shown: ${spec}`);
     const bands = await session.run("return [...document.querySelectorAll('#job-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent))");

@@ -568,10 +568,7 @@ fn job_cost(l: &mut Layout, data: &ReportData, options: &ReportOptions) {
                     || "–".into(),
                     |m| breakpoint_api::job_cost::mode_words(m, lang.is_zh()).into(),
                 ),
-                format!(
-                    "{:.0} / {:.0} / {:.0}",
-                    c.hours.p10, c.hours.p50, c.hours.p90
-                ),
+                c.hours.words(),
                 c.deadline_probability
                     .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
             ]

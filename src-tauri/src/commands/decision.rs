@@ -81,11 +81,8 @@ fn row(c: PlatformCost, lang: Lang) -> JobCostRow {
             None => c.missing.clone().unwrap_or_default(),
         },
         mode: c.mode.map(|m| m.to_string()),
-        hours: format!(
-            "{:.0} / {:.0} / {:.0}",
-            c.hours.p10, c.hours.p50, c.hours.p90
-        ),
-        days: c.days.p50,
+        hours: c.hours.words(),
+        days: c.days.p50.is_finite().then_some(c.days.p50),
         deadline: c.deadline_probability,
         terms: c
             .terms

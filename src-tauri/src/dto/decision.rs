@@ -27,7 +27,8 @@ view! {
         /// "316 / 368 / 447".
         pub hours: String,
         /// Calendar days at the median.
-        pub days: f64,
+        /// None where the job could not be costed here.
+        pub days: Option<f64>,
         /// Share of draws within the deadline (or horizon), 0–1.
         pub deadline: Option<f64>,
         pub terms: Vec<JobTermRow>,

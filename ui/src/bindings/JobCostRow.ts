@@ -19,8 +19,9 @@ mode: string | null,
 hours: string, 
 /**
  * Calendar days at the median.
+ * None where the job could not be costed here.
  */
-days: number, 
+days: number | null, 
 /**
  * Share of draws within the deadline (or horizon), 0–1.
  */

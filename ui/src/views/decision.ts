@@ -112,7 +112,7 @@ export function decisionView(root: HTMLElement): void {
         h("table", { id: "job-table" },
           h("thead", {}, h("tr", {}, ...[t("platform"), t("jobCostBand"), t("jobMode"), t("jobHoursBand"), t("jobDays"), t("deadlineMet")].map((k) => h("th", {}, k)))),
           h("tbody", {}, ...view.rows.map((r) => h("tr", {}, h("td", {}, r.platform), h("td", { class: "num strong" }, r.cost),
-            h("td", {}, r.mode === null ? "–" : modeWords(r.mode)), h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.days.toFixed(1)),
+            h("td", {}, r.mode === null ? "–" : modeWords(r.mode)), h("td", { class: "num" }, r.hours), h("td", { class: "num" }, r.days === null ? "–" : r.days.toFixed(1)),
             h("td", { class: "num" }, r.deadline === null ? "–" : `${(100 * r.deadline).toFixed(0)} %`))))),
         h("h2", {}, t("jobMeasureNext")),
         measureNext(view.rows),

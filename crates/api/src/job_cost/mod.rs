@@ -63,6 +63,15 @@ pub struct Band {
 }
 
 impl Band {
+    /// "267 / 284 / 302" (p10 / p50 / p90, whole numbers), or "–" where
+    /// nothing was drawn (a platform that could not be costed).
+    pub fn words(&self) -> String {
+        if !self.p50.is_finite() {
+            return "–".into();
+        }
+        format!("{:.0} / {:.0} / {:.0}", self.p10, self.p50, self.p90)
+    }
+
     fn of(values: &mut [f64]) -> Band {
         values.sort_by(f64::total_cmp);
         let at = |q: f64| {

@@ -7,7 +7,9 @@
 //! by the spread), the interruption rate its posterior over the GPU-hours
 //! watched (`metrics::interruption_risk`).
 
-use rand::rngs::StdRng;
+// A draw takes six small streams: a generator cheap to seed and to run
+// (xoshiro), since thousands are seeded an answer.
+use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
 
@@ -46,23 +48,26 @@ const MAX_TRIES: f64 = 1e9;
 
 /// One stretch of `length` seconds of work between checkpoints, faults
 /// arriving at `per_s`: the failed tries it takes, and the work they lost.
-fn stretch(per_s: f64, length: f64, rng: &mut StdRng) -> (u64, f64) {
+/// With `at_least_one`, the stretch is one known to fail (the tries past
+/// the first are geometric again: a try does not remember the one before).
+fn stretch(per_s: f64, length: f64, at_least_one: bool, rng: &mut SmallRng) -> (u64, f64) {
     // A try runs through with probability e^(−λs); the failures before it
     // are geometric.
     let through = (-per_s * length).exp();
     let fail = 1.0 - through;
     if fail <= 0.0 {
-        return (0, 0.0);
+        return (u64::from(at_least_one), 0.0);
     }
     let u: f64 = 1.0 - rng.random::<f64>();
     // ln(1 − e^(−λs)), kept exact where the stretch almost never runs
     // through (there `fail` rounds to 1 and its logarithm to 0).
     let log_fail = (-through).ln_1p();
-    let tries = if through <= 0.0 || log_fail == 0.0 {
+    let more = if through <= 0.0 || log_fail == 0.0 {
         MAX_TRIES
     } else {
         (u.ln() / log_fail).floor().clamp(0.0, MAX_TRIES)
     };
+    let tries = (more + f64::from(u8::from(at_least_one))).min(MAX_TRIES);
     let failed = tries as u64;
     // Each failed try lost the time to its fault: exponential, cut at the
     // stretch's length.
@@ -76,6 +81,34 @@ fn stretch(per_s: f64, length: f64, rng: &mut StdRng) -> (u64, f64) {
         (tries * mean + z * (tries).sqrt() * length / 12f64.sqrt()).max(0.0)
     };
     (failed, lost)
+}
+
+/// `n` stretches of `length` seconds: how many fail is binomial, so only
+/// those are followed (a job of thousands of stretches that meets two
+/// faults costs two, not thousands); past [`MAX_STRETCHES`] failing ones a
+/// sample of them stands for all. The failed tries, and the time they lost.
+fn stretches(per_s: f64, length: f64, n: u64, rng: &mut SmallRng) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let fail = -(-per_s * length).exp_m1();
+    if fail <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let failing = rand_distr::Binomial::new(n, fail.min(1.0)).map_or(0, |b| b.sample(rng));
+    let followed = failing.min(MAX_STRETCHES as u64);
+    let scale = if followed == 0 {
+        0.0
+    } else {
+        failing as f64 / followed as f64
+    };
+    let (mut tries, mut lost) = (0.0, 0.0);
+    for _ in 0..followed {
+        let (t, l) = stretch(per_s, length, true, rng);
+        tries += t as f64;
+        lost += l;
+    }
+    (tries * scale, lost * scale)
 }
 
 /// A platform stated by its figures rather than its evidence: what a job
@@ -239,7 +272,7 @@ impl Share {
     }
 
     /// The slowest of `nodes` nodes the job spans, as a fraction.
-    fn draw(&self, nodes: u32, rng: &mut StdRng) -> f64 {
+    fn draw(&self, nodes: u32, rng: &mut SmallRng) -> f64 {
         let pct = match self {
             Share::Stated(v) => *v,
             Share::Default { low, high } => {
@@ -309,7 +342,7 @@ impl Rate {
     }
 
     /// Interruptions per GPU-hour.
-    fn draw(&self, rng: &mut StdRng) -> f64 {
+    fn draw(&self, rng: &mut SmallRng) -> f64 {
         match self {
             Rate::Stated(v) => v.max(0.0),
             Rate::Posterior { quantiles, .. } => {
@@ -343,7 +376,7 @@ const SHARE_KEY: &str = "sustain.gemm_nominal_pct";
 const INTERRUPTIONS_KEY: &str = "sustain.interruptions_per_100h";
 
 /// A standard normal draw.
-fn normal(rng: &mut StdRng) -> f64 {
+fn normal(rng: &mut SmallRng) -> f64 {
     rand_distr::StandardNormal.sample(rng)
 }
 
@@ -355,18 +388,18 @@ fn normal(rng: &mut StdRng) -> f64 {
 /// measured the same differ by nothing, and one that measured worse is
 /// worse draw by draw.
 pub(super) struct Streams {
-    share: StdRng,
-    rate: StdRng,
-    start: StdRng,
-    back: StdRng,
-    upload: StdRng,
-    stretches: StdRng,
+    share: SmallRng,
+    rate: SmallRng,
+    start: SmallRng,
+    back: SmallRng,
+    upload: SmallRng,
+    stretches: SmallRng,
 }
 
 impl Streams {
     pub(super) fn of(seed: u64, draw: usize) -> Streams {
         let stream = |term: u64| {
-            StdRng::seed_from_u64(
+            SmallRng::seed_from_u64(
                 seed ^ (draw as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
                     ^ term.wrapping_mul(0xD1B5_4A32_D192_ED03),
             )
@@ -431,7 +464,7 @@ impl Source {
         }
     }
 
-    fn draw(&self, rng: &mut StdRng) -> f64 {
+    fn draw(&self, rng: &mut SmallRng) -> f64 {
         match self {
             Source::Measured { values, .. } => {
                 let total: f64 = values.iter().map(|(w, _)| w).sum();
@@ -556,7 +589,7 @@ impl Model {
     }
 
     /// A start: log-normal through the drawn p50 and p95.
-    fn start(&self, rng: &mut StdRng) -> f64 {
+    fn start(&self, rng: &mut SmallRng) -> f64 {
         let p50 = self.start_p50.draw(rng).max(1.0);
         let p95 = self.start_p95.draw(rng).max(p50);
         let sigma = (p95 / p50).ln() / 1.645;
@@ -587,24 +620,14 @@ impl Model {
         let rng = &mut streams.stretches;
         let (mut lost_s, mut interruptions) = (0.0f64, 0u64);
         if per_s > 0.0 {
-            let stretches = (compute_s / checkpoint).ceil().max(1.0);
-            // A job of very many stretches is followed over a sample of them,
-            // its losses scaled to all: a draw's time stays bounded.
-            let followed = stretches.min(MAX_STRETCHES);
-            let scale = stretches / followed;
-            let full = followed as u64;
-            for i in 0..full {
-                let length = if i + 1 == full && followed == stretches {
-                    compute_s - checkpoint * (stretches - 1.0)
-                } else {
-                    checkpoint
-                };
-                let (failed, lost) = stretch(per_s, length, rng);
-                interruptions += failed;
-                lost_s += lost + failed as f64 * back_s;
-            }
-            lost_s *= scale;
-            interruptions = (interruptions as f64 * scale).round() as u64;
+            // Whole stretches of one checkpoint's work, then what is left.
+            let whole = (compute_s / checkpoint).ceil().max(1.0) - 1.0;
+            let last = compute_s - checkpoint * whole;
+            let (tries, lost) = stretches(per_s, checkpoint, whole as u64, rng);
+            let (last_tries, last_lost) = stretch(per_s, last, false, rng);
+            let tries = tries + last_tries as f64;
+            lost_s = lost + last_lost + tries * back_s;
+            interruptions = tries.round() as u64;
         }
         // Held at the point past which the job does not finish.
         let limit = (NEVER_FINISHES - 1.0) * compute_s;

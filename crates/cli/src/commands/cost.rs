@@ -56,11 +56,12 @@ pub fn run(ctx: &Context, args: CostArgs) -> Outcome {
                 None => c.missing.clone().unwrap_or_default(),
             },
             c.mode.map_or_else(|| "–".into(), |m| m.to_string()),
-            format!(
-                "{:.0} / {:.0} / {:.0}",
-                c.hours.p10, c.hours.p50, c.hours.p90
-            ),
-            format!("{:.1}", c.days.p50),
+            c.hours.words(),
+            if c.days.p50.is_finite() {
+                format!("{:.1}", c.days.p50)
+            } else {
+                "–".into()
+            },
             c.deadline_probability
                 .map_or("–".into(), |p| format!("{:.0} %", 100.0 * p)),
         ]);
