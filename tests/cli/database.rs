@@ -7,13 +7,13 @@ fn db_info_reports_schema_and_counts() {
     let ws = Workspace::new();
     ws.ok(&["platform", "add", "--template", "UCloud"]);
     let info = ws.json(&["db", "info"]);
-    assert_eq!(info["schema_version"], 15);
+    assert_eq!(info["schema_version"], 16);
     assert_eq!(info["platforms"], 1);
     assert_eq!(info["claims"], 1);
     assert_eq!(info["samples"], 0);
     assert_eq!(info["path"], ws.db.display().to_string());
     let text = ws.ok(&["db", "info"]);
-    assert!(text.contains("schema version  15"), "{text}");
+    assert!(text.contains("schema version  16"), "{text}");
 }
 
 #[test]

@@ -280,8 +280,8 @@ fn ranking_an_empty_workspace_says_what_to_do() {
 }
 
 /// The answer in words: "pick" only where the evidence and the ranking's
-/// robustness support it, else "no decision yet" and why; both name what
-/// to measure next, with the command that gathers it.
+/// robustness support it, else a leaning that says it is not a decision,
+/// and why, with the plan of what to measure next.
 #[test]
 fn rank_says_pick_or_not_yet_and_what_to_measure_next() {
     let ws = Workspace::new();
@@ -321,23 +321,25 @@ fn rank_says_pick_or_not_yet_and_what_to_measure_next() {
     ws.ok(&["platform", "add", "Q"]);
     ws.ok(&["import", "--platform", "P", &fixture("smi-q/h200-610.txt")]);
     let decision = ws.json(&["rank"])["decision"].clone();
-    assert_eq!(decision["verdict"]["kind"], "not_yet", "{decision}");
+    assert_eq!(decision["kind"], "leaning", "{decision}");
+    assert_eq!(decision["verdict"]["kind"], "leaning", "{decision}");
     let reasons = decision["verdict"]["reasons"].to_string();
     assert!(
         reasons.contains("not ranked for want of evidence: P ("),
         "{reasons}"
     );
-    let next = decision["next"].as_array().unwrap();
-    assert!(!next.is_empty() && next.len() <= 5);
+    let plan = decision["plan"].as_array().unwrap();
+    assert!(!plan.is_empty() && plan.len() <= 7);
     assert!(
-        next.iter().any(|n| n["command"]
+        plan.iter().any(|n| n["command"]
             .as_str()
             .unwrap()
             .starts_with("breakpoint campaign run")),
-        "{next:?}"
+        "{plan:?}"
     );
     let text = ws.ok(&["rank"]);
-    assert!(text.contains("No decision yet:"), "{text}");
+    assert!(text.contains("Leaning "), "{text}");
+    assert!(text.contains("not a decision"), "{text}");
     assert!(!text.contains("Pick "), "{text}");
 }
 
@@ -380,15 +382,15 @@ fn runs_that_disagree_are_named_among_what_to_measure_next() {
         "--weight",
         "billing=0",
     ];
-    let next = ws.json(&sustain_only)["decision"]["next"].clone();
-    let spread: Vec<&str> = next
+    let plan = ws.json(&sustain_only)["decision"]["plan"].clone();
+    let spread: Vec<&str> = plan
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|n| n["spread"].as_array().unwrap().iter())
         .filter_map(|s| s.as_str())
         .collect();
-    assert!(spread.contains(&"Maximum GPU temperature"), "{next}");
+    assert!(spread.contains(&"Maximum GPU temperature"), "{plan}");
     let text = ws.ok(&sustain_only);
     assert!(
         text.contains("Maximum GPU temperature (runs disagree)"),

@@ -1,33 +1,73 @@
 //! The answer a buyer asks for, in words: "pick X because …" where the
-//! evidence and the ranking's robustness support it, else "no decision
-//! yet" and why — and in both cases the measurements that would most
-//! change the answer, each with the command that gathers it.
+//! evidence and the ranking's robustness support it; with partial
+//! evidence, which platform leans ahead on what was measured and the
+//! probability that each is the best once the missing metrics are known
+//! ("Leaning X (62 %): not a decision"); and in every case a plan — the
+//! measurements and the configuration that could change the answer, each
+//! with what it costs to run and the chance it changes the lead, cheapest
+//! chance first — and when to stop measuring.
 //!
 //! A ranking of platforms that are "not ranked" for want of evidence, or a
 //! winner that a small change of weights unseats, is no decision: saying
 //! "pick" there would present the order of a few samples as a verdict.
+//! The provisional line never reads like one.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::domain::Breakpoint;
+use crate::domain::money::{self, Decimal};
+use crate::error::Result;
+use crate::scoring::provisional::{self, Board, Candidate};
 use crate::scoring::{PlatformScore, Ranking, Robustness};
+use crate::store::Store;
 
-/// How many measurements to suggest.
-const NEXT_SHOWN: usize = 5;
+/// The most steps a plan lists.
+const PLAN_SHOWN: usize = 7;
 
 /// A breakpoint lead worth naming, in points.
 const LEAD_NAMED: f64 = 5.0;
 
-/// A measured metric whose runs' scores lie this far apart (of 100) is as
-/// worth measuring again as a share of a missing one: the evidence says
-/// both answers.
-const WIDE_SPREAD: f64 = 30.0;
+/// The chance of changing the lead below which a measurement is not worth
+/// its cost: once no step of the plan has more, measuring stops.
+pub const ENOUGH: f64 = 0.05;
+
+/// A platform this likely to be the best with nothing left to change it is
+/// picked even before every platform is ranked.
+const SURE_ENOUGH: f64 = 0.9;
+
+/// Draws of the provisional answer: its own, a fifth of the robustness's
+/// (the same seed and generator, so its first weights are theirs); a
+/// ranking re-drawn at every slider move must stay quick.
+const OUTLOOK_DRAWS: usize = 2000;
+
+/// What the answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// "Pick X": the evidence and the robustness support a choice.
+    Pick,
+    /// "Leaning X (62 %)": a lead on what was measured, not a choice.
+    Leaning,
+    /// Nothing to lean on yet.
+    None,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
+    pub kind: DecisionKind,
     pub verdict: Verdict,
-    /// What to measure next, most telling first.
-    pub next: Vec<NextMeasurement>,
+    /// The probability that each platform is the best once the missing
+    /// metrics are known (sums to 1 where any platform could be scored).
+    pub p_best: BTreeMap<String, f64>,
+    /// What to measure or configure next, in the order shown.
+    pub plan: Vec<PlanStep>,
+    /// No step of the plan has more than [`ENOUGH`] chance of changing the
+    /// lead: measuring more will not change the answer.
+    pub enough: bool,
+    /// Draws behind `p_best` and each step's chance.
+    pub draws: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,6 +80,16 @@ pub enum Verdict {
         #[serde(skip)]
         because_zh: Vec<String>,
     },
+    Leaning {
+        platform: String,
+        p_best: f64,
+        /// The next most likely best, where it has a chance worth naming.
+        within_reach: Option<(String, f64)>,
+        /// Why it is no decision yet.
+        reasons: Vec<String>,
+        #[serde(skip)]
+        reasons_zh: Vec<String>,
+    },
     NotYet {
         reasons: Vec<String>,
         #[serde(skip)]
@@ -47,32 +97,113 @@ pub enum Verdict {
     },
 }
 
-/// A command that gathers metrics the ranking lacks for some platforms.
+/// Whether a step is configuration (free, in the workspace) or a
+/// measurement (run on the platform, at its price).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    Configuration,
+    Measurement,
+}
+
+/// An amount of money in a currency.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NextMeasurement {
-    pub command: &'static str,
-    /// The metrics it gathers that are missing, or whose runs disagree
-    /// widely, by key.
-    pub metrics: Vec<&'static str>,
-    /// Their names, as the ranking shows them.
-    pub names: Vec<&'static str>,
-    /// The names of those measured everywhere whose runs' scores lie far
-    /// apart (more runs would settle them).
-    pub spread: Vec<&'static str>,
-    /// Their share of the overall score under the profile, together.
-    pub weight: f64,
-    /// The platforms without them; empty: every platform.
+pub struct Amount {
+    pub amount: Decimal,
+    pub currency: String,
+}
+
+/// One step of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanStep {
+    pub command: String,
+    /// The metrics it gives, by name.
+    pub measures: Vec<String>,
+    /// Their keys.
+    #[serde(skip)]
+    pub keys: Vec<&'static str>,
+    /// Those of them measured already, by runs that disagree (their
+    /// scores at least 30 points apart): measuring again settles them.
+    pub spread: Vec<String>,
+    /// The platforms it is run on (or configured for).
     pub platforms: Vec<String>,
+    /// What running it costs there (hours × the offering's price, in the
+    /// reporting currency); zero for configuration and a bill import;
+    /// none where a platform's price is unknown.
+    pub cost: Option<Amount>,
+    /// Why there is no cost, where there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_unknown: Option<String>,
+    /// The share of draws in which it changes the platform in the lead.
+    pub p_change: f64,
+    pub kind: StepKind,
+    /// Its metrics' share of the overall score, together.
+    pub weight: f64,
+}
+
+impl PlanStep {
+    /// What it costs, as every face says it: "free", "87.50 CNY", "cost
+    /// unknown (Q has no price)".
+    pub fn cost_in(&self, zh: bool) -> String {
+        match (&self.cost, &self.cost_unknown, zh) {
+            (Some(c), _, false) if c.amount.is_zero() => "free".into(),
+            (Some(c), _, true) if c.amount.is_zero() => "免费".into(),
+            (Some(c), _, _) => format!("{} {}", money::to_cents(c.amount), c.currency),
+            (None, Some(why), false) => format!("cost unknown ({why})"),
+            (None, Some(why), true) => format!("成本未知（{why}）"),
+            (None, None, false) => "cost unknown".into(),
+            (None, None, true) => "成本未知".into(),
+        }
+    }
+
+    /// The metrics it gives, by name in the reader's language; those
+    /// measured again marked as such.
+    pub fn measures_in(&self, zh: bool) -> Vec<String> {
+        self.keys
+            .iter()
+            .zip(&self.measures)
+            .map(|(key, name)| {
+                let named = crate::metrics::catalog::metric(key)
+                    .map_or(name.as_str(), |m| m.name_in(zh))
+                    .to_string();
+                match (self.spread.contains(name), zh) {
+                    (false, _) => named,
+                    (true, false) => format!("{named} (runs disagree)"),
+                    (true, true) => format!("{named}（多次运行结果不一致）"),
+                }
+            })
+            .collect()
+    }
 }
 
 impl Decision {
-    /// One line: "Pick X because …" or "No decision yet: …".
+    /// Each platform's chance of being the best, likeliest first (ties by
+    /// name).
+    pub fn chances(&self) -> Vec<(&str, f64)> {
+        let mut chances: Vec<(&str, f64)> =
+            self.p_best.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+        chances.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        chances
+    }
+
+    /// "A 62 %, B 30 %, C 8 %".
+    pub fn chances_said(&self) -> String {
+        self.chances()
+            .iter()
+            .map(|(p, c)| format!("{p} {:.0} %", 100.0 * c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One line: "Pick X because …", "Leaning X (62 %): …" or "No
+    /// decision yet: …".
     pub fn sentence(&self) -> String {
         self.sentence_in(false)
     }
 
     /// The same line, in Chinese where `zh`.
     pub fn sentence_in(&self, zh: bool) -> String {
+        let pct = |p: f64| format!("{:.0} %", 100.0 * p);
         match (&self.verdict, zh) {
             (
                 Verdict::Pick {
@@ -90,6 +221,51 @@ impl Decision {
                 },
                 true,
             ) => format!("选择 {platform}，因为{}。", because_zh.join("；")),
+            (
+                Verdict::Leaning {
+                    platform,
+                    p_best,
+                    within_reach,
+                    reasons,
+                    ..
+                },
+                false,
+            ) => {
+                let mut line = format!(
+                    "Leaning {platform} ({} likely the best once the missing metrics are known): not a decision",
+                    pct(*p_best)
+                );
+                if let Some((other, p)) = within_reach {
+                    line.push_str(&format!(" — {other} is within reach ({})", pct(*p)));
+                }
+                if !reasons.is_empty() {
+                    line.push_str(&format!("; {}", reasons.join("; ")));
+                }
+                line
+            }
+            (
+                Verdict::Leaning {
+                    platform,
+                    p_best,
+                    within_reach,
+                    reasons_zh,
+                    ..
+                },
+                true,
+            ) => {
+                let mut line = format!(
+                    "倾向 {platform}（缺失指标补齐后为最佳的概率 {}）：尚非结论",
+                    pct(*p_best)
+                );
+                if let Some((other, p)) = within_reach {
+                    line.push_str(&format!("——{other} 仍有机会（{}）", pct(*p)));
+                }
+                if !reasons_zh.is_empty() {
+                    line.push_str(&format!("；{}", reasons_zh.join("；")));
+                }
+                line.push('。');
+                line
+            }
             (Verdict::NotYet { reasons, .. }, false) => {
                 format!("No decision yet: {}", reasons.join("; "))
             }
@@ -98,10 +274,24 @@ impl Decision {
             }
         }
     }
+
+    /// The platform in the lead, picked or leaned towards.
+    pub fn leader(&self) -> Option<&str> {
+        match &self.verdict {
+            Verdict::Pick { platform, .. } | Verdict::Leaning { platform, .. } => Some(platform),
+            Verdict::NotYet { .. } => None,
+        }
+    }
 }
 
-/// The decision a ranking and its robustness support.
-pub fn decide(ranking: &Ranking, robustness: &Robustness) -> Decision {
+/// The decision a ranking and its robustness support, with the plan that
+/// could change it (priced from the store, in the reporting currency).
+pub fn decide(
+    store: &Store,
+    ranking: &Ranking,
+    robustness: &Robustness,
+    reporting: Option<&str>,
+) -> Result<Decision> {
     let mut ranked: Vec<&PlatformScore> = ranking
         .platforms
         .iter()
@@ -158,21 +348,97 @@ pub fn decide(ranking: &Ranking, robustness: &Robustness) -> Decision {
         reasons
     };
     let (reasons, reasons_zh) = (reasons_in(false), reasons_in(true));
+    // The provisional outlook: P(best) and each step's chance.
+    let board = Board::of(ranking);
+    let mut steps = plan_steps(store, ranking, &board, reporting)?;
+    let candidates: Vec<Candidate> = steps
+        .iter()
+        .map(|s| Candidate {
+            fills: s.fills.clone(),
+        })
+        .collect();
+    let outlook = provisional::outlook(
+        &board,
+        &candidates,
+        OUTLOOK_DRAWS,
+        robustness.seed,
+        robustness.concentration,
+    );
+    for (step, p) in steps.iter_mut().zip(&outlook.p_change) {
+        step.step.p_change = *p;
+    }
+    let p_best: BTreeMap<String, f64> = board
+        .platforms
+        .iter()
+        .cloned()
+        .zip(outlook.p_best.iter().copied())
+        .collect();
+    let plan = order(steps);
+    let enough = plan.iter().all(|s| s.p_change <= ENOUGH);
+    // The likeliest best, and the next.
+    let likeliest = outlook.leaning.map(|i| (i, outlook.p_best[i]));
+    let second = outlook
+        .p_best
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| Some(*i) != outlook.leaning && **p >= ENOUGH)
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, p)| (board.platforms[i].clone(), *p));
     let verdict = match (ranked.first(), ranked.get(1)) {
-        (Some(first), Some(second)) if reasons.is_empty() => Verdict::Pick {
+        (Some(first), Some(second_ranked)) if reasons.is_empty() => Verdict::Pick {
             platform: first.platform.name.clone(),
-            because: because(first, second, robustness, false),
-            because_zh: because(first, second, robustness, true),
+            because: because(first, second_ranked, robustness, false),
+            because_zh: because(first, second_ranked, robustness, true),
         },
+        // Nothing left that could change the lead, and the lead is sure:
+        // a decision, said with why.
+        _ if enough
+            && board.platforms.len() >= 2
+            && likeliest.is_some_and(|(_, p)| p >= SURE_ENOUGH) =>
+        {
+            let (i, p) = likeliest.unwrap_or((0, 0.0));
+            Verdict::Pick {
+                platform: board.platforms[i].clone(),
+                because: vec![format!(
+                    "it is the best in {:.0} % of draws over the metrics still missing, and no remaining measurement has more than a {:.0} % chance of changing that",
+                    100.0 * p,
+                    100.0 * ENOUGH
+                )],
+                because_zh: vec![format!(
+                    "在缺失指标的抽样中，它有 {:.0} % 为最佳，且剩余的测量改变这一结论的概率都不超过 {:.0} %",
+                    100.0 * p,
+                    100.0 * ENOUGH
+                )],
+            }
+        }
+        _ if board.platforms.len() >= 2 && likeliest.is_some() => {
+            let (i, p) = likeliest.unwrap_or((0, 0.0));
+            Verdict::Leaning {
+                platform: board.platforms[i].clone(),
+                p_best: p,
+                within_reach: second,
+                reasons,
+                reasons_zh,
+            }
+        }
         _ => Verdict::NotYet {
             reasons,
             reasons_zh,
         },
     };
-    Decision {
+    let kind = match verdict {
+        Verdict::Pick { .. } => DecisionKind::Pick,
+        Verdict::Leaning { .. } => DecisionKind::Leaning,
+        Verdict::NotYet { .. } => DecisionKind::None,
+    };
+    Ok(Decision {
+        kind,
         verdict,
-        next: next_measurements(ranking),
-    }
+        p_best,
+        plan,
+        enough,
+        draws: outlook.draws,
+    })
 }
 
 /// Why the first beats the second: how often it ranks first, the
@@ -228,87 +494,279 @@ fn because(
     out
 }
 
-/// The commands that would gather the metrics missing for some platforms,
-/// or measured with runs far apart, by the metrics' share of the overall
-/// score times the doubt they leave: a missing figure the whole range, a
-/// measured one the range between its runs' scores.
-fn next_measurements(ranking: &Ranking) -> Vec<NextMeasurement> {
-    let Some(any) = ranking.platforms.first() else {
-        return Vec::new();
+/// A step of the plan while it is made: the step, and the (platform, slot)
+/// pairs of the board it fills.
+struct Drafted {
+    step: PlanStep,
+    fills: Vec<(usize, usize)>,
+}
+
+/// Configuration first, most telling first; then measurements by their
+/// chance of changing the lead per unit of cost (a free one before any
+/// that costs, one of unknown cost after those priced), ties by weight;
+/// at most [`PLAN_SHOWN`].
+fn order(steps: Vec<Drafted>) -> Vec<PlanStep> {
+    let mut steps: Vec<PlanStep> = steps.into_iter().map(|d| d.step).collect();
+    let per_cost = |s: &PlanStep| -> f64 {
+        match &s.cost {
+            Some(a) if a.amount.is_zero() => f64::INFINITY,
+            Some(a) => s.p_change / money::to_f64(a.amount).max(1e-9),
+            None => -1.0 / (1.0 + s.p_change),
+        }
     };
-    let everyone = ranking.platforms.len();
-    let mut found: Vec<(f64, NextMeasurement)> = Vec::new();
-    for (b, share) in Breakpoint::ALL.iter().zip(ranking.weights) {
-        let metrics = &any.breakpoint(*b).metrics;
-        let total: f64 = metrics.iter().map(|m| m.weight).sum();
-        for (i, m) in metrics.iter().enumerate() {
-            if m.weight <= 0.0 || total <= 0.0 {
-                continue;
+    steps.sort_by(|a, b| {
+        (a.kind == StepKind::Measurement)
+            .cmp(&(b.kind == StepKind::Measurement))
+            .then_with(|| match a.kind {
+                StepKind::Configuration => b.p_change.total_cmp(&a.p_change),
+                StepKind::Measurement => per_cost(b)
+                    .total_cmp(&per_cost(a))
+                    .then(b.p_change.total_cmp(&a.p_change)),
+            })
+            .then(b.weight.total_cmp(&a.weight))
+            .then(a.command.cmp(&b.command))
+    });
+    steps.truncate(PLAN_SHOWN);
+    steps
+}
+
+/// Hours one instance runs for a measurement, by its command: what its
+/// cost is made of (docs/metrics.md, "What to measure next").
+pub fn instance_hours(command: &str) -> f64 {
+    match command {
+        c if c.starts_with("breakpoint campaign run") => 2.5,
+        c if c.starts_with("breakpoint probe check") => 0.1,
+        c if c.starts_with("breakpoint probe sample") => 24.0,
+        c if c.starts_with("breakpoint accept network") => 0.5,
+        c if c.starts_with("breakpoint accept perf") => 0.5,
+        c if c.starts_with("breakpoint accept storage --local /nvme --upload") => 0.5,
+        c if c.starts_with("breakpoint accept") => 1.0,
+        c if c.starts_with("a switch-attempts table") => 5.0,
+        // Importing what the provider already sent costs nothing.
+        c if c.starts_with("import the provider's bill") => 0.0,
+        _ => 1.0,
+    }
+}
+
+/// Every step that could fill a missing metric, or settle one whose runs
+/// disagree: configuration the workspace lacks (a billing rule, a price, a
+/// rate) for the metrics it holds back, and each command for the metrics
+/// it gathers, on the platforms in doubt about them.
+fn plan_steps(
+    store: &Store,
+    ranking: &Ranking,
+    board: &Board,
+    reporting: Option<&str>,
+) -> Result<Vec<Drafted>> {
+    let Some(first) = ranking.platforms.first() else {
+        return Ok(Vec::new());
+    };
+    // Each slot's metric: its key, name and share of the overall score.
+    let mut slot_metrics: Vec<(&'static str, &'static str, f64)> = Vec::new();
+    for (b, bp) in first.breakpoints.iter().enumerate() {
+        let total: f64 = bp.metrics.iter().map(|m| m.weight).sum();
+        for m in bp.metrics.iter().filter(|m| m.weight > 0.0) {
+            slot_metrics.push((
+                m.key,
+                m.name,
+                ranking.weights[b] * m.weight / total.max(1e-12),
+            ));
+        }
+    }
+    let book = crate::rates::RateBook::of(store)?;
+    let today = crate::rates::today();
+    let platforms = store.platforms()?;
+    let mut drafted: Vec<Drafted> = Vec::new();
+    let add = |drafted: &mut Vec<Drafted>,
+               command: String,
+               kind: StepKind,
+               p: usize,
+               name: &str,
+               slot: usize,
+               again: bool,
+               cost: PlatformCost| {
+        let (key, metric, weight) = slot_metrics[slot];
+        let step = match drafted.iter_mut().find(|d| d.step.command == command) {
+            Some(d) => d,
+            None => {
+                drafted.push(Drafted {
+                    step: PlanStep {
+                        command: command.clone(),
+                        measures: Vec::new(),
+                        keys: Vec::new(),
+                        spread: Vec::new(),
+                        platforms: Vec::new(),
+                        cost: Some(Amount {
+                            amount: Decimal::ZERO,
+                            currency: reporting.unwrap_or("").to_string(),
+                        }),
+                        cost_unknown: None,
+                        p_change: 0.0,
+                        kind,
+                        weight: 0.0,
+                    },
+                    fills: Vec::new(),
+                });
+                let last = drafted.len() - 1;
+                &mut drafted[last]
             }
-            let (mut doubt, mut missing, mut any_missing) = (0.0, Vec::new(), false);
-            for p in &ranking.platforms {
-                let figure = p.breakpoint(*b).metrics.get(i);
-                let absent = figure.is_none_or(|x| x.value.is_none());
-                let this = match figure {
-                    _ if absent => 1.0,
-                    Some(x) => x
-                        .score_range
-                        .map(|(lo, hi)| (hi - lo).abs())
-                        .filter(|w| *w >= WIDE_SPREAD)
-                        .map_or(0.0, |w| w / 100.0),
-                    None => 1.0,
-                };
-                if this > 0.0 {
-                    any_missing |= absent;
-                    doubt += this;
-                    missing.push(p.platform.name.clone());
+        };
+        if !step.step.keys.contains(&key) {
+            step.step.keys.push(key);
+            step.step.measures.push(metric.to_string());
+            step.step.weight += weight;
+        }
+        if again && !step.step.spread.iter().any(|m| m == metric) {
+            step.step.spread.push(metric.to_string());
+        }
+        if !step.step.platforms.iter().any(|x| x == name) {
+            step.step.platforms.push(name.to_string());
+            match (cost, &mut step.step.cost) {
+                (PlatformCost::Known(amount), Some(total)) => {
+                    total.amount += amount;
                 }
-            }
-            if missing.is_empty() {
-                continue;
-            }
-            let weight = share * m.weight / total;
-            let command = gathered_by(m.key);
-            let gain = weight * doubt;
-            let spread: Vec<&'static str> = if any_missing { vec![] } else { vec![m.name] };
-            match found.iter_mut().find(|(_, n)| n.command == command) {
-                Some((g, n)) => {
-                    *g += gain;
-                    n.weight += weight;
-                    n.metrics.push(m.key);
-                    n.names.push(m.name);
-                    n.spread.extend(spread);
-                    for p in missing {
-                        if !n.platforms.contains(&p) {
-                            n.platforms.push(p);
+                (PlatformCost::Known(_), None) => {}
+                (PlatformCost::Unknown(why), cost) => {
+                    *cost = None;
+                    match &mut step.step.cost_unknown {
+                        Some(said) if !said.split("; ").any(|x| x == why) => {
+                            said.push_str("; ");
+                            said.push_str(&why);
                         }
+                        Some(_) => {}
+                        None => step.step.cost_unknown = Some(why),
                     }
                 }
-                None => found.push((
-                    gain,
-                    NextMeasurement {
-                        command,
-                        metrics: vec![m.key],
-                        names: vec![m.name],
-                        spread,
-                        weight,
-                        platforms: missing,
-                    },
-                )),
+            }
+        }
+        step.fills.push((p, slot));
+    };
+    for (p, score) in ranking.platforms.iter().enumerate() {
+        let platform = platforms.iter().find(|x| x.id == score.platform.id);
+        let runs = store.runs(Some(score.platform.id))?;
+        let rule = match platform {
+            Some(x) => crate::metrics::billing::rule(store, x)?,
+            None => None,
+        };
+        let priced = match platform {
+            Some(x) => crate::metrics::billing::price(store, x, &runs, None)?,
+            None => None,
+        };
+        // What an hour of one instance costs there, in the reporting
+        // currency.
+        let hourly: std::result::Result<Decimal, String> = match &priced {
+            None => Err(format!("{} has no price", score.platform.name)),
+            Some(pr) => {
+                let count = store.offering(pr.offering_id).map_or(8, |o| o.count.max(1));
+                let to = reporting.unwrap_or(pr.currency.as_str());
+                match book.rate(&pr.currency, to, today) {
+                    None => Err(crate::rates::missing_rate(&pr.currency, to)),
+                    Some(rate) => money::checked_exact(pr.price * f64::from(count))
+                        .and_then(|h| h.checked_mul(rate.rate))
+                        .ok_or_else(|| "past what an amount can hold".to_string()),
+                }
+            }
+        };
+        let name = score.platform.name.as_str();
+        let mut slot = 0;
+        for bp in &score.breakpoints {
+            for m in bp.metrics.iter().filter(|m| m.weight > 0.0) {
+                let this = slot;
+                slot += 1;
+                // Measured, and settled: nothing to do.
+                let again = m.value.is_some();
+                if again && board.doubt(p, this).is_none() {
+                    continue;
+                }
+                let not_comparable = m.details.iter().any(|d| d.contains("not comparable"));
+                let needs_rule = matches!(
+                    m.key,
+                    "billing.granularity_s"
+                        | "billing.overcharge_pct"
+                        | "billing.cost_per_useful_gpu_hour"
+                        | "billing.reference_cost"
+                );
+                let needs_price = matches!(
+                    m.key,
+                    "billing.cost_per_useful_gpu_hour" | "billing.reference_cost"
+                );
+                let free = || PlatformCost::Known(Decimal::ZERO);
+                // Runs that disagree are measured again; a missing figure
+                // may first want configuration the workspace lacks.
+                if !again && not_comparable {
+                    add(
+                        &mut drafted,
+                        "breakpoint rates add FROM TO RATE --on DATE (a rate between the prices' currencies)".into(),
+                        StepKind::Configuration,
+                        p,
+                        name,
+                        this,
+                        false,
+                        free(),
+                    );
+                } else if !again && needs_rule && rule.is_none() {
+                    add(
+                        &mut drafted,
+                        format!(
+                            "breakpoint billing set --platform \"{name}\" --granularity SECONDS (its billing rule)"
+                        ),
+                        StepKind::Configuration,
+                        p,
+                        name,
+                        this,
+                        false,
+                        free(),
+                    );
+                } else if !again && needs_price && priced.is_none() {
+                    add(
+                        &mut drafted,
+                        format!(
+                            "breakpoint offering add --platform \"{name}\" … --price-on-demand X (the price of what was measured)"
+                        ),
+                        StepKind::Configuration,
+                        p,
+                        name,
+                        this,
+                        false,
+                        free(),
+                    );
+                } else {
+                    let command = gathered_by(m.key);
+                    let hours = instance_hours(command);
+                    let cost = if hours == 0.0 {
+                        free()
+                    } else {
+                        match &hourly {
+                            Ok(h) => money::checked_exact(hours)
+                                .and_then(|x| x.checked_mul(*h))
+                                .map_or_else(
+                                    || PlatformCost::Unknown("past what an amount can hold".into()),
+                                    |c| PlatformCost::Known(money::to_cents(c)),
+                                ),
+                            Err(why) => PlatformCost::Unknown(why.clone()),
+                        }
+                    };
+                    add(
+                        &mut drafted,
+                        command.to_string(),
+                        StepKind::Measurement,
+                        p,
+                        name,
+                        this,
+                        again,
+                        cost,
+                    );
+                }
             }
         }
     }
-    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.command.cmp(b.1.command)));
-    found
-        .into_iter()
-        .take(NEXT_SHOWN)
-        .map(|(_, mut n)| {
-            if n.platforms.len() == everyone {
-                n.platforms.clear();
-            }
-            n
-        })
-        .collect()
+    Ok(drafted)
+}
+
+/// What a step costs on one platform.
+enum PlatformCost {
+    Known(Decimal),
+    Unknown(String),
 }
 
 /// The command that gathers a metric's evidence (docs/acceptance.md and

@@ -55,6 +55,9 @@ pub struct Batch {
     pub files: Vec<FileResult>,
     /// What the folders held that is not a log ("PATH: reason").
     pub skipped: Vec<String>,
+    /// How the files moved the answer, where they did (the entry kept in
+    /// the decision's history).
+    pub decision: Option<crate::decision_log::LogEntry>,
 }
 
 impl Batch {
@@ -141,10 +144,36 @@ pub fn import_paths(
         observer.finished(index, &result);
         files.push(result);
     }
+    let decision = moved_answer(store, &files);
     Ok(Batch {
         files,
         skipped: expanded.skipped,
+        decision,
     })
+}
+
+/// Where the files imported moved the answer (the lead, a platform's
+/// chance of being the best, the plan), the entry kept in the decision's
+/// history. The files are stored already: a failure to judge them is no
+/// failure of the import, and is left for the next ranking to show.
+fn moved_answer(store: &Store, files: &[FileResult]) -> Option<crate::decision_log::LogEntry> {
+    let imported: Vec<String> = files
+        .iter()
+        .filter_map(|f| match f {
+            FileResult::Done(ImportOutcome::Imported(r)) => {
+                Some(format!("{} (run #{})", r.file, r.run_id))
+            }
+            _ => None,
+        })
+        .collect();
+    if imported.is_empty() {
+        return None;
+    }
+    let trigger = match imported.len() {
+        1 => format!("import of {}", imported[0]),
+        n => format!("import of {n} files: {}", imported.join(", ")),
+    };
+    crate::decision_log::record(store, &trigger).ok().flatten()
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub use workspace::Store;
 pub mod acceptance;
 pub mod conformity;
 pub mod decision;
+pub mod decision_log;
 pub mod demo;
 pub mod disputes;
 pub mod exchange_rates;

@@ -322,7 +322,12 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let degradations = degradations_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
-    let decision = super::decision::decide(&ranking, &robustness);
+    let decision = super::decision::decide(
+        store,
+        &ranking,
+        &robustness,
+        money.currency.as_ref().map(|c| c.currency.as_str()),
+    )?;
     Ok(RankOutcome {
         ranking,
         robustness,

@@ -62,6 +62,9 @@ pub enum Command {
     /// Exchange rates and the currency money is reported in.
     #[command(subcommand)]
     Rates(RatesCommand),
+    /// The decision's history: each import that moved the answer.
+    #[command(subcommand)]
+    Decision(DecisionCommand),
     /// Import run logs (nvidia-smi, dmon, DCGM, Prometheus, probe logs, tables).
     Import(ImportArgs),
     /// Runs: the evidence gathered about platforms.
@@ -149,6 +152,7 @@ impl Command {
             Command::Offering(c) => !matches!(c, OfferingCommand::List { .. }),
             Command::Billing(c) => !matches!(c, BillingCommand::Show { .. }),
             Command::Claim(c) => !matches!(c, ClaimCommand::List { .. }),
+            Command::Decision(_) => false,
             Command::Rates(c) => match c {
                 RatesCommand::List { .. } => false,
                 RatesCommand::Currency { code } => code.is_some(),
@@ -674,6 +678,17 @@ pub enum RatesCommand {
     },
     /// Show the workspace's reporting currency, or set it (CNY, USD…).
     Currency { code: Option<String> },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DecisionCommand {
+    /// Each import that moved the lead, a platform's chance of being the
+    /// best or the plan: when, what changed, and which evidence moved it.
+    Log {
+        /// The last N entries.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -461,49 +461,58 @@ fn robustness(
     Ok(())
 }
 
-/// The answer in words, and what to measure next to reach or firm it.
+/// The answer in words, each platform's chance of being the best where
+/// it is no decision yet, and the plan: what to measure or configure next,
+/// its cost and its chance of changing the lead.
 fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
-    use breakpoint_api::decision::Verdict;
+    use breakpoint_api::decision::{DecisionKind, StepKind};
     let d = &data.decision;
     l.subheading(t(lang, "decision"));
-    let colour = match d.verdict {
-        Verdict::Pick { .. } => INK,
-        Verdict::NotYet { .. } => WARN,
+    let colour = match d.kind {
+        DecisionKind::Pick => INK,
+        DecisionKind::Leaning | DecisionKind::None => WARN,
     };
     l.paragraph(&d.sentence_in(lang.is_zh()), 11.0, colour);
-    if d.next.is_empty() {
+    if d.kind != DecisionKind::Pick && !d.p_best.is_empty() {
+        l.paragraph(
+            &crate::text::fill(t(lang, "p_best"), &[&d.draws, &d.chances_said()]),
+            9.5,
+            INK,
+        );
+    }
+    if d.plan.is_empty() {
         return;
     }
-    l.paragraph(t(lang, "next_measurements"), 10.0, INK);
-    for n in &d.next {
-        let names: Vec<String> = n
-            .metrics
-            .iter()
-            .zip(&n.names)
-            .map(|(key, name)| {
-                let shown = metric_name(key, name, lang);
-                if n.spread.contains(name) {
-                    format!("{shown} ({})", t(lang, "runs_disagree"))
-                } else {
-                    shown.to_string()
-                }
-            })
-            .collect();
-        let whom = if n.platforms.is_empty() {
-            t(lang, "every_platform").to_string()
-        } else {
-            n.platforms.join(", ")
+    l.paragraph(
+        &crate::text::fill(
+            t(lang, "plan"),
+            &[&format!("{:.0}", 100.0 * breakpoint_api::decision::ENOUGH)],
+        ),
+        10.0,
+        INK,
+    );
+    for step in &d.plan {
+        let kind = match step.kind {
+            StepKind::Configuration => format!("{} ", t(lang, "configuration")),
+            StepKind::Measurement => String::new(),
         };
         l.paragraph(
-            &format!(
-                "• {} — {} ({:.0} %; {whom})",
-                n.command,
-                names.join(", "),
-                100.0 * n.weight
+            &crate::text::fill(
+                t(lang, "plan_step"),
+                &[
+                    &format!("{kind}{}", step.command),
+                    &step.platforms.join(", "),
+                    &step.cost_in(lang.is_zh()),
+                    &format!("{:.0}", 100.0 * step.p_change),
+                    &step.measures_in(lang.is_zh()).join(", "),
+                ],
             ),
             9.5,
             MUTED,
         );
+    }
+    if d.enough {
+        l.paragraph(t(lang, "plan_enough"), 9.5, INK);
     }
 }
 

@@ -201,11 +201,26 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "尚无胜出者：具备排名证据的平台不足两个。",
     ),
     (
-        "next_measurements",
-        "What to measure next (the missing metrics, and those whose runs disagree, that weigh most, with the command that gathers each):",
-        "下一步应测量（权重最大的缺失指标及各次运行结果分歧大的指标，及采集各指标的命令）：",
+        "p_best",
+        "Chance of being the best once the missing metrics are known ({} draws): {}.",
+        "缺失指标补齐后为最佳的概率（{} 次抽样）：{}。",
     ),
-    ("runs_disagree", "runs disagree", "各次运行结果分歧大"),
+    (
+        "plan",
+        "The plan: configuration first, then the cheapest chance of changing the lead; stop once no step has more than {} %.",
+        "计划：先补配置，再按改变领先者的概率与成本之比排序；当所有步骤改变结论的概率都不超过 {} % 时即可停止。",
+    ),
+    (
+        "plan_step",
+        "• {} — on {}: {}; {} % chance of changing the lead; gives {}",
+        "• {} —— 平台 {}：{}；改变领先者的概率 {} %；得到 {}",
+    ),
+    (
+        "plan_enough",
+        "Enough: no remaining step is likely to change the answer.",
+        "已足够：剩余的步骤都不太可能改变结论。",
+    ),
+    ("configuration", "[configuration]", "［配置］"),
     ("converted_at", "Converted at {}.", "按 {} 换算。"),
     (
         "job_cost",

@@ -13,8 +13,8 @@ use tauri::State;
 
 use super::off_thread;
 use crate::dto::{
-    CellView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, NextMeasurementView,
-    ProfileRow, RankRequest, RankRow, RankView,
+    CellView, ChanceView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow,
+    PlanStepView, ProfileRow, RankRequest, RankRow, RankView,
 };
 use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
@@ -158,32 +158,30 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         samples,
         degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
         decision: out.decision.sentence_in(zh),
-        decided: matches!(
-            out.decision.verdict,
-            breakpoint_api::decision::Verdict::Pick { .. }
-        ),
-        next: out
+        decided: out.decision.kind == breakpoint_api::decision::DecisionKind::Pick,
+        p_best: if out.decision.kind == breakpoint_api::decision::DecisionKind::Pick {
+            Vec::new()
+        } else {
+            out.decision
+                .chances()
+                .into_iter()
+                .map(|(platform, p)| ChanceView {
+                    platform: platform.to_string(),
+                    p,
+                })
+                .collect()
+        },
+        plan: out
             .decision
-            .next
+            .plan
             .iter()
-            .map(|n| NextMeasurementView {
-                command: n.command.to_string(),
-                // In the app's language: the catalogue names each key.
-                metrics: n
-                    .metrics
-                    .iter()
-                    .zip(&n.names)
-                    .map(|(key, name)| {
-                        let shown = catalogue::metric(key).map_or(*name, |d| d.name_in(zh));
-                        match (n.spread.contains(name), zh) {
-                            (true, false) => format!("{shown} (runs disagree)"),
-                            (true, true) => format!("{shown}（各次运行结果分歧大）"),
-                            (false, _) => shown.to_string(),
-                        }
-                    })
-                    .collect(),
-                weight: n.weight,
-                platforms: n.platforms.clone(),
+            .map(|step| PlanStepView {
+                command: step.command.clone(),
+                metrics: step.measures_in(zh),
+                platforms: step.platforms.clone(),
+                cost: step.cost_in(zh),
+                p_change: step.p_change,
+                configuration: step.kind == breakpoint_api::decision::StepKind::Configuration,
             })
             .collect(),
     })

@@ -38,21 +38,32 @@ view! {
         pub samples: u32,
         /// Platforms whose latest runs are worse than their baseline, in words.
         pub degradations: Vec<String>,
-        /// "Pick X because …" or "No decision yet: …".
+        /// "Pick X because …", "Leaning X (62 %): …" or "No decision yet: …".
         pub decision: String,
         pub decided: bool,
-        /// What to measure next, the command first.
-        pub next: Vec<NextMeasurementView>,
+        /// Each platform's chance of being the best once the missing
+        /// metrics are known, likeliest first (none once decided).
+        pub p_best: Vec<ChanceView>,
+        /// What to measure or configure next, in the order to do it.
+        pub plan: Vec<PlanStepView>,
     }
 
-    /// A command that gathers metrics the ranking lacks.
-    pub struct NextMeasurementView {
+    /// A platform's chance of being the best.
+    pub struct ChanceView {
+        pub platform: String,
+        pub p: f64,
+    }
+
+    /// A step of the plan: a command, what it gives, where, its cost and
+    /// its chance of changing the lead.
+    pub struct PlanStepView {
         pub command: String,
         pub metrics: Vec<String>,
-        /// Their share of the overall score, 0–1.
-        pub weight: f64,
-        /// The platforms without them; empty: every platform.
         pub platforms: Vec<String>,
+        /// "free", "420.00 CNY", or "cost unknown (…)".
+        pub cost: String,
+        pub p_change: f64,
+        pub configuration: bool,
     }
 
     /// A platform's metrics over time.

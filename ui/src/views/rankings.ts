@@ -164,9 +164,14 @@ function renderStrip(el: HTMLElement, view: RankView): void {
   append(el, h("h2", {}, `${t("robustness")} · ${view.samples}`),
     h("div", { class: "chips" }, ...ranked.map((p) => h("span", { class: "chip" }, `${p.name} ${t("pFirst")} ${percent(p.p_first)}`))),
     h("p", { class: view.decided ? "decision" : "warning", id: "decision" }, view.decision),
-    view.next.length
-      ? h("ul", { id: "next-measurements" }, ...view.next.map((n) => h("li", {},
-        h("code", {}, n.command), ` — ${n.metrics.join(", ")} (${percent(n.weight)}; ${n.platforms.length ? n.platforms.join(", ") : t("everyPlatform")})`)))
+    view.p_best.length
+      ? h("p", { id: "p-best" }, `${t("pBest")}: ${view.p_best.map((c) => `${c.platform} ${percent(c.p)}`).join(", ")}`)
+      : null,
+    view.plan.length
+      ? h("ol", { id: "next-measurements" }, ...view.plan.map((n) => h("li", {},
+        n.configuration ? `${t("configurationStep")} ` : "",
+        h("code", {}, n.command),
+        ` — ${n.metrics.join(", ")} (${n.platforms.join(", ")}: ${n.cost}; ${t("pChange")} ${percent(n.p_change)})`)))
       : null,
     view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
     view.degradations.length

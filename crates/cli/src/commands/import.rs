@@ -108,6 +108,10 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
     }
     if ctx.json {
         output::print_json(&batch.files)?;
+    } else if let Some(moved) = &batch.decision {
+        // What these files did to the answer a buyer acts on.
+        println!("the answer moved: {}", moved.changed.join("; "));
+        println!("  {}", moved.standing.sentence);
     }
     let failed = batch.failures();
     if failed > 0 {

@@ -9,6 +9,7 @@ mod campaign;
 mod claim;
 mod cost;
 mod db;
+mod decision;
 mod demo;
 mod explain;
 mod import;
@@ -172,6 +173,7 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Billing(c) => billing::run(&ctx, c),
         Command::Claim(c) => claim::run(&ctx, c),
         Command::Rates(c) => rates::run(&ctx, c),
+        Command::Decision(c) => decision::run(&ctx, c),
         Command::Import(args) => import::run(&ctx, args),
         Command::Runs(c) => runs::run(&ctx, c),
         Command::Rank(args) => rank::run(&ctx, args),

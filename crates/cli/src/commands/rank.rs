@@ -215,34 +215,45 @@ fn robustness(out: &RankOutcome) -> String {
     text
 }
 
-/// "Pick X because …" or "No decision yet: …", and what to measure next.
+/// The answer in words, each platform's chance of being the best, and the
+/// plan: what to measure or configure next, with its cost and its chance
+/// of changing the lead.
 fn decision(d: &breakpoint_api::decision::Decision) -> String {
     let mut text = format!("\n{}\n", d.sentence());
-    if !d.next.is_empty() {
-        text.push_str(
-            "what to measure next (the missing metrics, and those whose runs disagree, that weigh most):\n",
-        );
-        for n in &d.next {
-            let whom = if n.platforms.is_empty() {
-                "every platform".to_string()
-            } else {
-                n.platforms.join(", ")
-            };
-            text.push_str(&format!(
-                "  {}\n    {} ({:.0} % of the score) for {whom}\n",
-                n.command,
-                n.names
-                    .iter()
-                    .map(|name| if n.spread.contains(name) {
-                        format!("{name} (runs disagree)")
-                    } else {
-                        name.to_string()
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                100.0 * n.weight,
-            ));
-        }
+    if d.kind != breakpoint_api::decision::DecisionKind::Pick && !d.p_best.is_empty() {
+        text.push_str(&format!(
+            "chance of being the best once the missing metrics are known ({} draws): {}\n",
+            d.draws,
+            d.chances_said()
+        ));
+    }
+    if d.plan.is_empty() {
+        return text;
+    }
+    text.push_str(&format!(
+        "the plan (configuration first, then the cheapest chance of changing the lead; stop once none has more than {:.0} %):\n",
+        100.0 * breakpoint_api::decision::ENOUGH
+    ));
+    for (i, step) in d.plan.iter().enumerate() {
+        let kind = match step.kind {
+            breakpoint_api::decision::StepKind::Configuration => "configuration: ",
+            breakpoint_api::decision::StepKind::Measurement => "",
+        };
+        text.push_str(&format!(
+            "  {}. {kind}{}\n     on {}: {}; {:.0} % chance of changing the lead; gives {}\n",
+            i + 1,
+            step.command,
+            step.platforms.join(", "),
+            step.cost_in(false),
+            100.0 * step.p_change,
+            step.measures_in(false).join(", ")
+        ));
+    }
+    if d.enough {
+        text.push_str(&format!(
+            "  enough: no step has more than a {:.0} % chance of changing the lead\n",
+            100.0 * breakpoint_api::decision::ENOUGH
+        ));
     }
     text
 }

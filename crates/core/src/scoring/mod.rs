@@ -6,6 +6,7 @@ mod acceptability;
 pub mod curve;
 mod flips;
 pub mod presets;
+pub mod provisional;
 pub mod rank;
 mod reach;
 pub mod robustness;

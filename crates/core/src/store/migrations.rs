@@ -22,6 +22,7 @@ const STEPS: &[&str] = &[
     include_str!("../../migrations/0013_gpu_windows.sql"),
     include_str!("../../migrations/0014_gpu_energy.sql"),
     include_str!("../../migrations/0015_bill_line_source.sql"),
+    include_str!("../../migrations/0016_decision_log.sql"),
 ];
 
 pub const LATEST_VERSION: i64 = STEPS.len() as i64;
