@@ -12,6 +12,7 @@ mod bundles;
 mod campaign;
 mod cost;
 mod database;
+mod decision;
 mod energy;
 mod errors;
 mod fleet;

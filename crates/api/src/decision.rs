@@ -704,11 +704,11 @@ fn plan_steps(
                         false,
                         free(),
                     );
-                } else if !again && needs_rule && rule.is_none() {
+                } else if !again && needs_price && priced.is_none() {
                     add(
                         &mut drafted,
                         format!(
-                            "breakpoint billing set --platform \"{name}\" --granularity SECONDS (its billing rule)"
+                            "breakpoint offering add --platform \"{name}\" … --price-on-demand X (the price of what was measured)"
                         ),
                         StepKind::Configuration,
                         p,
@@ -717,11 +717,11 @@ fn plan_steps(
                         false,
                         free(),
                     );
-                } else if !again && needs_price && priced.is_none() {
+                } else if !again && needs_rule && rule.is_none() {
                     add(
                         &mut drafted,
                         format!(
-                            "breakpoint offering add --platform \"{name}\" … --price-on-demand X (the price of what was measured)"
+                            "breakpoint billing set --platform \"{name}\" --granularity SECONDS (its billing rule)"
                         ),
                         StepKind::Configuration,
                         p,

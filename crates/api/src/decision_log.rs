@@ -27,6 +27,10 @@ pub struct Standing {
     pub plan: Vec<String>,
     /// The answer in words.
     pub sentence: String,
+    /// Each platform's metric scores (those measured, by key, to a tenth
+    /// of a point): what a move of the answer is traced back to.
+    #[serde(default)]
+    pub scores: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
 /// One entry of the history.
@@ -62,6 +66,21 @@ pub fn standing(store: &Store) -> Result<Standing> {
         p_best: d.p_best.clone(),
         plan: d.plan.iter().map(|s| s.command.clone()).collect(),
         sentence: d.sentence(),
+        scores: out
+            .ranking
+            .platforms
+            .iter()
+            .map(|p| {
+                let scores = p
+                    .breakpoints
+                    .iter()
+                    .flat_map(|b| &b.metrics)
+                    .filter(|m| m.weight > 0.0)
+                    .filter_map(|m| Some((m.key.to_string(), (m.score? * 10.0).round() / 10.0)))
+                    .collect();
+                (p.platform.name.clone(), scores)
+            })
+            .collect(),
     })
 }
 
@@ -172,7 +191,39 @@ fn changes(before: Option<&Standing>, now: &Standing) -> Vec<String> {
         }
         out.push(format!("plan: {}", parts.join(", ")));
     }
+    // Why: the metric scores that moved, largest first, where the answer
+    // itself did.
+    if !out.is_empty() {
+        let why = moved_scores(before, now);
+        if !why.is_empty() {
+            out.push(format!("because {}", why.join(", ")));
+        }
+    }
     out
+}
+
+/// "T: GPUs found faulty 100 → 0", "B: Billing granularity now 100": the
+/// metric scores that moved by a point or more or were measured first,
+/// the five largest moves.
+fn moved_scores(before: &Standing, now: &Standing) -> Vec<String> {
+    let none = BTreeMap::new();
+    let mut moved: Vec<(f64, String)> = Vec::new();
+    for (platform, scores) in &now.scores {
+        let was = before.scores.get(platform).unwrap_or(&none);
+        for (key, score) in scores {
+            let name = crate::metrics::catalog::metric(key).map_or(key.as_str(), |m| m.name);
+            match was.get(key) {
+                Some(old) if (score - old).abs() >= 1.0 => moved.push((
+                    (score - old).abs(),
+                    format!("{platform}: {name} {old:.0} → {score:.0}"),
+                )),
+                Some(_) => {}
+                None => moved.push((100.0, format!("{platform}: {name} measured, {score:.0}"))),
+            }
+        }
+    }
+    moved.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    moved.into_iter().take(5).map(|(_, said)| said).collect()
 }
 
 #[cfg(test)]
@@ -188,6 +239,7 @@ mod tests {
             p_best: p.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             plan: plan.iter().map(|s| s.to_string()).collect(),
             sentence: String::new(),
+            scores: BTreeMap::new(),
         }
     }
 
@@ -219,6 +271,26 @@ mod tests {
                 "chance of being the best: P 62 % → 20 %, Q 38 % → 80 %",
                 "plan: 1 step left it",
             ]
+        );
+        // The scores that moved it are named, the largest first.
+        let mut before = a.clone();
+        before.scores.insert(
+            "P".into(),
+            [("sustain.faulty_gpus_pct".to_string(), 100.0)].into(),
+        );
+        let mut after = b.clone();
+        after.scores.insert(
+            "P".into(),
+            [("sustain.faulty_gpus_pct".to_string(), 0.0)].into(),
+        );
+        after.scores.insert(
+            "Q".into(),
+            [("billing.granularity_s".to_string(), 100.0)].into(),
+        );
+        let said = changes(Some(&before), &after);
+        assert_eq!(
+            said.last().unwrap(),
+            "because P: GPUs found faulty 100 → 0, Q: Billing granularity measured, 100"
         );
     }
 }

@@ -144,7 +144,7 @@ pub fn import_paths(
         observer.finished(index, &result);
         files.push(result);
     }
-    let decision = moved_answer(store, &files);
+    let decision = moved_answer(store, options.platform_id, &files);
     Ok(Batch {
         files,
         skipped: expanded.skipped,
@@ -156,7 +156,11 @@ pub fn import_paths(
 /// chance of being the best, the plan), the entry kept in the decision's
 /// history. The files are stored already: a failure to judge them is no
 /// failure of the import, and is left for the next ranking to show.
-fn moved_answer(store: &Store, files: &[FileResult]) -> Option<crate::decision_log::LogEntry> {
+fn moved_answer(
+    store: &Store,
+    platform_id: i64,
+    files: &[FileResult],
+) -> Option<crate::decision_log::LogEntry> {
     let imported: Vec<String> = files
         .iter()
         .filter_map(|f| match f {
@@ -169,9 +173,12 @@ fn moved_answer(store: &Store, files: &[FileResult]) -> Option<crate::decision_l
     if imported.is_empty() {
         return None;
     }
+    let into = store
+        .platform_by_id(platform_id)
+        .map_or_else(|_| format!("platform #{platform_id}"), |p| p.name);
     let trigger = match imported.len() {
-        1 => format!("import of {}", imported[0]),
-        n => format!("import of {n} files: {}", imported.join(", ")),
+        1 => format!("import of {} into {into}", imported[0]),
+        n => format!("import of {n} files into {into}: {}", imported.join(", ")),
     };
     crate::decision_log::record(store, &trigger).ok().flatten()
 }
