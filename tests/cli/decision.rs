@@ -308,6 +308,36 @@ fn a_lead_on_thin_evidence_is_lost_to_a_planted_fault_and_the_log_says_why() {
         "{changed}"
     );
     assert_eq!(newest["standing"]["leader"], "Steady");
+
+    // The PDF's first page: the leaning, and the moves that led to it.
+    for (lang, heading, moved) in [
+        (
+            "en",
+            "How the answer moved",
+            "import of fault.csv (run #3) into Thin",
+        ),
+        ("zh", "结论的变化", "导入 fault.csv (run #3) 到 Thin"),
+    ] {
+        let pdf = ws.dir.path().join(format!("{lang}.pdf"));
+        ws.ok(&[
+            "report",
+            "--lang",
+            lang,
+            "--samples",
+            "100",
+            "-o",
+            pdf.to_str().unwrap(),
+        ]);
+        let out = std::process::Command::new("pdftotext")
+            .args(["-f", "1", "-l", "1"])
+            .arg(&pdf)
+            .arg("-")
+            .output()
+            .expect("pdftotext (poppler-utils)");
+        let first_page = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+        assert!(first_page.contains(heading), "{lang}: {first_page}");
+        assert!(first_page.contains(moved), "{lang}: {first_page}");
+    }
 }
 
 /// Nothing moves, nothing is kept: importing a log that changes no score

@@ -26,6 +26,9 @@ use crate::store::Store;
 /// The most steps a plan lists.
 const PLAN_SHOWN: usize = 7;
 
+/// The most metrics a step names in one line.
+const MEASURES_NAMED: usize = 3;
+
 /// A breakpoint lead worth naming, in points.
 const LEAD_NAMED: f64 = 5.0;
 
@@ -43,7 +46,7 @@ const SURE_ENOUGH: f64 = 0.9;
 const OUTLOOK_DRAWS: usize = 2000;
 
 /// What the answer is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionKind {
     /// "Pick X": the evidence and the robustness support a choice.
@@ -173,6 +176,22 @@ impl PlanStep {
                 }
             })
             .collect()
+    }
+}
+
+impl PlanStep {
+    /// The metrics it gives in one line, the first few named: "Start
+    /// latency p50, baseline load, Cold-image penalty, Start failure rate
+    /// and 4 more".
+    pub fn measures_said(&self, zh: bool) -> String {
+        let names = self.measures_in(zh);
+        let shown = names.len().min(MEASURES_NAMED);
+        let named = names[..shown].join(if zh { "、" } else { ", " });
+        match (names.len() - shown, zh) {
+            (0, _) => named,
+            (more, false) => format!("{named} and {more} more"),
+            (more, true) => format!("{named} 等 {} 项", shown + more),
+        }
     }
 }
 

@@ -165,7 +165,12 @@ fn moved_answer(
         .iter()
         .filter_map(|f| match f {
             FileResult::Done(ImportOutcome::Imported(r)) => {
-                Some(format!("{} (run #{})", r.file, r.run_id))
+                // The file's name: the history travels in reports, the
+                // folders it was read from need not.
+                let name = Path::new(&r.file)
+                    .file_name()
+                    .map_or(r.file.clone(), |n| n.to_string_lossy().into_owned());
+                Some(format!("{name} (run #{})", r.run_id))
             }
             _ => None,
         })
@@ -173,14 +178,14 @@ fn moved_answer(
     if imported.is_empty() {
         return None;
     }
-    let into = store
+    let platform = store
         .platform_by_id(platform_id)
         .map_or_else(|_| format!("platform #{platform_id}"), |p| p.name);
-    let trigger = match imported.len() {
-        1 => format!("import of {} into {into}", imported[0]),
-        n => format!("import of {n} files into {into}: {}", imported.join(", ")),
+    let trigger = crate::decision_log::Trigger {
+        files: imported,
+        platform,
     };
-    crate::decision_log::record(store, &trigger).ok().flatten()
+    crate::decision_log::record(store, trigger).ok().flatten()
 }
 
 #[cfg(test)]

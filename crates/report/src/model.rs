@@ -78,11 +78,17 @@ pub struct ReportData {
     pub disputes: Vec<PlatformDisputes>,
     /// Any platform in the report is demo data.
     pub demo: bool,
-    /// "Pick X because …" or "no decision yet", and what to measure next.
+    /// "Pick X because …", "Leaning X (62 %)" or "no decision yet", and
+    /// the plan of what to measure next.
     pub decision: breakpoint_api::decision::Decision,
+    /// The last few moves of the answer, newest first.
+    pub history: Vec<breakpoint_api::decision_log::LogEntry>,
     /// The job asked for, costed on every platform.
     pub job_costs: Option<breakpoint_api::job_cost::JobCost>,
 }
+
+/// How many of the decision's last moves the first page shows.
+const HISTORY_SHOWN: usize = 3;
 
 /// Gather everything the report shows, ranked as the request asks; the
 /// timelines are drawn here, in `lang`.
@@ -216,6 +222,7 @@ pub fn gather(
             .collect(),
         demo,
         decision,
+        history: breakpoint_api::decision_log::entries(store, HISTORY_SHOWN)?,
         job_costs: match job {
             Some(job) => {
                 // The same draws and seed as `cost` and the app.

@@ -480,6 +480,8 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
             INK,
         );
     }
+    // Its last moves before the plan: both on the first page.
+    history(l, data, lang);
     if d.plan.is_empty() {
         return;
     }
@@ -504,7 +506,7 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
                     &step.platforms.join(", "),
                     &step.cost_in(lang.is_zh()),
                     &format!("{:.0}", 100.0 * step.p_change),
-                    &step.measures_in(lang.is_zh()).join(", "),
+                    &step.measures_said(lang.is_zh()),
                 ],
             ),
             9.5,
@@ -513,6 +515,29 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
     }
     if d.enough {
         l.paragraph(t(lang, "plan_enough"), 9.5, INK);
+    }
+}
+
+/// The last few moves of the answer: when, what moved it, and how.
+fn history(l: &mut Layout, data: &ReportData, lang: Lang) {
+    if data.history.is_empty() {
+        return;
+    }
+    l.paragraph(t(lang, "history"), 10.0, INK);
+    for e in &data.history {
+        let (trigger, changed) = if lang.is_zh() {
+            (&e.trigger_zh, e.changed_zh.join("；"))
+        } else {
+            (&e.trigger, e.changed.join("; "))
+        };
+        l.paragraph(
+            &crate::text::fill(
+                t(lang, "history_entry"),
+                &[&breakpoint_api::text::time_words(e.at), trigger, &changed],
+            ),
+            9.0,
+            MUTED,
+        );
     }
 }
 

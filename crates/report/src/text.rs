@@ -194,7 +194,6 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "无论单一权重如何变化都无法超过",
     ),
     ("decision", "Decision", "结论"),
-    ("every_platform", "every platform", "所有平台"),
     (
         "no_winner",
         "No winner yet: fewer than two platforms have the evidence to be ranked.",
@@ -221,6 +220,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "已足够：剩余的步骤都不太可能改变结论。",
     ),
     ("configuration", "[configuration]", "［配置］"),
+    ("history", "How the answer moved", "结论的变化"),
+    ("history_entry", "{} — {}: {}", "{} —— {}：{}"),
     ("converted_at", "Converted at {}.", "按 {} 换算。"),
     (
         "job_cost",

@@ -178,6 +178,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
             .map(|step| PlanStepView {
                 command: step.command.clone(),
                 metrics: step.measures_in(zh),
+                measures: step.measures_said(zh),
                 platforms: step.platforms.clone(),
                 cost: step.cost_in(zh),
                 p_change: step.p_change,

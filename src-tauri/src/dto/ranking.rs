@@ -58,7 +58,10 @@ view! {
     /// its chance of changing the lead.
     pub struct PlanStepView {
         pub command: String,
+        /// Every metric it gives, by name.
         pub metrics: Vec<String>,
+        /// The same in one line, the first few named.
+        pub measures: String,
         pub platforms: Vec<String>,
         /// "free", "420.00 CNY", or "cost unknown (…)".
         pub cost: String,

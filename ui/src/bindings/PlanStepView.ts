@@ -4,7 +4,15 @@
  * A step of the plan: a command, what it gives, where, its cost and
  * its chance of changing the lead.
  */
-export type PlanStepView = { command: string, metrics: Array<string>, platforms: Array<string>, 
+export type PlanStepView = { command: string, 
+/**
+ * Every metric it gives, by name.
+ */
+metrics: Array<string>, 
+/**
+ * The same in one line, the first few named.
+ */
+measures: string, platforms: Array<string>, 
 /**
  * "free", "420.00 CNY", or "cost unknown (…)".
  */

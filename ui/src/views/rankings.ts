@@ -168,10 +168,10 @@ function renderStrip(el: HTMLElement, view: RankView): void {
       ? h("p", { id: "p-best" }, `${t("pBest")}: ${view.p_best.map((c) => `${c.platform} ${percent(c.p)}`).join(", ")}`)
       : null,
     view.plan.length
-      ? h("ol", { id: "next-measurements" }, ...view.plan.map((n) => h("li", {},
+      ? h("ol", { id: "next-measurements" }, ...view.plan.map((n) => h("li", { title: n.metrics.join(", ") },
         n.configuration ? `${t("configurationStep")} ` : "",
         h("code", {}, n.command),
-        ` — ${n.metrics.join(", ")} (${n.platforms.join(", ")}: ${n.cost}; ${t("pChange")} ${percent(n.p_change)})`)))
+        ` — ${n.measures} (${n.platforms.join(", ")}: ${n.cost}; ${t("pChange")} ${percent(n.p_change)})`)))
       : null,
     view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
     view.degradations.length

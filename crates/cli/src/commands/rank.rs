@@ -246,7 +246,7 @@ fn decision(d: &breakpoint_api::decision::Decision) -> String {
             step.platforms.join(", "),
             step.cost_in(false),
             100.0 * step.p_change,
-            step.measures_in(false).join(", ")
+            step.measures_said(false)
         ));
     }
     if d.enough {

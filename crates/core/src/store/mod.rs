@@ -6,6 +6,7 @@
 //! schema, then applies pending migrations in one transaction.
 
 mod bundle;
+mod decision_log;
 mod energy;
 mod migrations;
 mod money;
