@@ -135,7 +135,11 @@ fn partial_evidence_gives_a_leaning_with_odds_and_a_priced_plan() {
     let per_yuan = |s: &serde_json::Value| -> Option<f64> {
         let cost: f64 = s["cost"]["amount"].as_str()?.parse().unwrap();
         let p = s["p_change"].as_f64().unwrap();
-        Some(if cost == 0.0 { f64::INFINITY } else { p / cost })
+        Some(match (cost == 0.0, p > 0.0) {
+            (true, true) => f64::INFINITY,
+            (true, false) => 0.0,
+            (false, _) => p / cost,
+        })
     };
     let measured: Vec<Option<f64>> = plan[first_measurement..].iter().map(per_yuan).collect();
     let priced: Vec<f64> = measured.iter().map_while(|m| *m).collect();

@@ -180,11 +180,19 @@ impl PlanStep {
 }
 
 impl PlanStep {
-    /// The metrics it gives in one line, the first few named: "Start
-    /// latency p50, baseline load, Cold-image penalty, Start failure rate
-    /// and 4 more".
+    /// The metrics it gives in one line, the first few named (those
+    /// measured again first): "Start latency p50, baseline load,
+    /// Cold-image penalty, Start failure rate and 4 more".
     pub fn measures_said(&self, zh: bool) -> String {
-        let names = self.measures_in(zh);
+        // Those measured again first: why the step is there.
+        let mut names: Vec<(bool, String)> = self
+            .measures
+            .iter()
+            .map(|m| !self.spread.contains(m))
+            .zip(self.measures_in(zh))
+            .collect();
+        names.sort_by_key(|(fresh, _)| *fresh);
+        let names: Vec<String> = names.into_iter().map(|(_, n)| n).collect();
         let shown = names.len().min(MEASURES_NAMED);
         let named = names[..shown].join(if zh { "、" } else { ", " });
         match (names.len() - shown, zh) {
@@ -520,30 +528,18 @@ struct Drafted {
     fills: Vec<(usize, usize)>,
 }
 
-/// Configuration first, most telling first; then measurements by their
-/// chance of changing the lead per unit of cost (a free one before any
-/// that costs, one of unknown cost after those priced), ties by weight;
-/// at most [`PLAN_SHOWN`].
+/// The plan's order ([`provisional::precedence`]), at most
+/// [`PLAN_SHOWN`] steps.
 fn order(steps: Vec<Drafted>) -> Vec<PlanStep> {
     let mut steps: Vec<PlanStep> = steps.into_iter().map(|d| d.step).collect();
-    let per_cost = |s: &PlanStep| -> f64 {
-        match &s.cost {
-            Some(a) if a.amount.is_zero() => f64::INFINITY,
-            Some(a) => s.p_change / money::to_f64(a.amount).max(1e-9),
-            None => -1.0 / (1.0 + s.p_change),
-        }
+    let terms = |s: &PlanStep| provisional::StepTerms {
+        configuration: s.kind == StepKind::Configuration,
+        p_change: s.p_change,
+        cost: s.cost.as_ref().map(|a| money::to_f64(a.amount)),
+        weight: s.weight,
     };
     steps.sort_by(|a, b| {
-        (a.kind == StepKind::Measurement)
-            .cmp(&(b.kind == StepKind::Measurement))
-            .then_with(|| match a.kind {
-                StepKind::Configuration => b.p_change.total_cmp(&a.p_change),
-                StepKind::Measurement => per_cost(b)
-                    .total_cmp(&per_cost(a))
-                    .then(b.p_change.total_cmp(&a.p_change)),
-            })
-            .then(b.weight.total_cmp(&a.weight))
-            .then(a.command.cmp(&b.command))
+        provisional::precedence(&terms(a), &terms(b)).then(a.command.cmp(&b.command))
     });
     steps.truncate(PLAN_SHOWN);
     steps

@@ -357,6 +357,47 @@ pub fn outlook(
     }
 }
 
+/// What a plan orders a step by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepTerms {
+    /// Configuration (free, in the workspace) rather than a measurement.
+    pub configuration: bool,
+    /// Its chance of changing the lead.
+    pub p_change: f64,
+    /// What it costs, where known.
+    pub cost: Option<f64>,
+    /// Its metrics' share of the overall score.
+    pub weight: f64,
+}
+
+/// The plan's order: configuration first, the likeliest to change the lead
+/// first; then measurements by their chance of changing the lead per unit
+/// of cost — a free one that could change it before any that costs, one
+/// of unknown cost after every priced one — ties by that chance, then by
+/// weight.
+pub fn precedence(a: &StepTerms, b: &StepTerms) -> std::cmp::Ordering {
+    let per_cost = |s: &StepTerms| -> f64 {
+        match s.cost {
+            Some(c) if c <= 0.0 && s.p_change > 0.0 => f64::INFINITY,
+            Some(c) if c <= 0.0 => 0.0,
+            Some(c) => s.p_change / c,
+            None => f64::NEG_INFINITY,
+        }
+    };
+    a.configuration
+        .cmp(&b.configuration)
+        .reverse()
+        .then_with(|| {
+            if a.configuration {
+                std::cmp::Ordering::Equal
+            } else {
+                per_cost(b).total_cmp(&per_cost(a))
+            }
+        })
+        .then(b.p_change.total_cmp(&a.p_change))
+        .then(b.weight.total_cmp(&a.weight))
+}
+
 /// The platform with the highest score; on a tie, `incumbent` where it is
 /// among the highest, else the first.
 fn leader(scores: &[f64], incumbent: Option<usize>) -> usize {
@@ -433,6 +474,46 @@ mod tests {
             30.0,
         );
         assert_eq!(again.p_best, o.p_best);
+    }
+
+    #[test]
+    fn the_plan_puts_configuration_first_then_chance_per_cost() {
+        let step = |configuration, p_change, cost, weight| StepTerms {
+            configuration,
+            p_change,
+            cost,
+            weight,
+        };
+        let mut steps = [
+            step(false, 0.30, None, 0.2),
+            step(false, 0.20, Some(100.0), 0.1),
+            step(false, 0.10, Some(10.0), 0.1),
+            step(false, 0.00, Some(0.0), 0.3),
+            step(true, 0.05, Some(0.0), 0.1),
+            step(false, 0.04, Some(0.0), 0.1),
+            step(true, 0.20, Some(0.0), 0.1),
+        ];
+        steps.sort_by(precedence);
+        let order: Vec<(bool, f64)> = steps
+            .iter()
+            .map(|s| (s.configuration, s.p_change))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (true, 0.20),
+                (true, 0.05),
+                // Free and able to change the lead.
+                (false, 0.04),
+                // 1 % per unit, then 0.2 %.
+                (false, 0.10),
+                (false, 0.20),
+                // Free but unable to change anything.
+                (false, 0.00),
+                // Unknown cost: last, however likely.
+                (false, 0.30),
+            ]
+        );
     }
 
     #[test]
