@@ -438,7 +438,11 @@ pub fn decide(
                 )],
             }
         }
-        _ if board.platforms.len() >= 2 && likeliest.is_some() => {
+        // A lean needs something measured to lean on.
+        _ if board.platforms.len() >= 2
+            && likeliest.is_some()
+            && board.scores.iter().flatten().any(Option::is_some) =>
+        {
             let (i, p) = likeliest.unwrap_or((0, 0.0));
             Verdict::Leaning {
                 platform: board.platforms[i].clone(),
@@ -546,7 +550,7 @@ fn order(steps: Vec<Drafted>) -> Vec<PlanStep> {
 }
 
 /// Hours one instance runs for a measurement, by its command: what its
-/// cost is made of (docs/metrics.md, "What to measure next").
+/// cost is made of (docs/decision.md, "The plan", holds the same table).
 pub fn instance_hours(command: &str) -> f64 {
     match command {
         c if c.starts_with("breakpoint campaign run") => 2.5,
@@ -859,6 +863,46 @@ mod tests {
     }
 
     use super::*;
+
+    /// docs/decision.md's table of hours says what `instance_hours` does,
+    /// for every command the plan can name.
+    #[test]
+    fn the_documented_hours_are_the_hours_priced() {
+        let doc = include_str!("../../../docs/decision.md");
+        let rows: Vec<(String, f64)> = doc
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l
+                    .trim()
+                    .trim_matches('|')
+                    .split('|')
+                    .map(str::trim)
+                    .collect();
+                let [first, hours] = cells[..] else {
+                    return None;
+                };
+                let hours: f64 = hours.parse().ok()?;
+                let command = match first.split('`').nth(1) {
+                    Some(inside) => inside,
+                    None => first,
+                };
+                Some((command.to_string(), hours))
+            })
+            .collect();
+        assert!(rows.len() >= 8, "{rows:?}");
+        for m in crate::metrics::catalog::METRICS {
+            let command = gathered_by(m.key);
+            if command.starts_with("breakpoint offering add") {
+                continue;
+            }
+            let row = rows
+                .iter()
+                .filter(|(prefix, _)| command.starts_with(prefix.as_str()))
+                .max_by_key(|(prefix, _)| prefix.len())
+                .unwrap_or_else(|| panic!("docs/decision.md has no hours for {command}"));
+            assert_eq!(row.1, instance_hours(command), "{command}");
+        }
+    }
 
     #[test]
     fn every_metric_names_the_command_that_gathers_it() {

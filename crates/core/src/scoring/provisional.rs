@@ -7,7 +7,7 @@
 //! robustness uses (the same seed: the same weights), and every metric a
 //! platform has not measured a score drawn from its prior: uniformly over
 //! 0–100, its value anywhere between the anchors that score 100 and 0
-//! (docs/metrics.md); a metric measured by runs whose scores lie far apart
+//! (docs/metrics.md, docs/decision.md); a metric measured by runs whose scores lie far apart
 //! ([`WIDE_SPREAD`]), a score drawn between theirs — the evidence says
 //! both. A platform is best in a draw where its overall score over every
 //! metric — measured, or drawn — is the highest. A measurement changes the
