@@ -14,7 +14,7 @@
 //! lead in a draw where settling only its metrics (at the draw's values)
 //! makes another platform lead on what is then known.
 
-use rand::rngs::StdRng;
+use rand::rngs::{SmallRng, StdRng};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 
@@ -210,7 +210,9 @@ struct Draws<'a> {
     known: &'a [Known],
     gammas: Vec<Option<Gamma<f64>>>,
     weights_rng: StdRng,
-    values_rng: StdRng,
+    /// A small generator: thousands of draws of every platform's every
+    /// doubtful metric, each time the ranking is asked for.
+    values_rng: SmallRng,
 }
 
 impl<'a> Draws<'a> {
@@ -227,7 +229,7 @@ impl<'a> Draws<'a> {
                 })
                 .collect(),
             weights_rng: StdRng::seed_from_u64(seed),
-            values_rng: StdRng::seed_from_u64(seed ^ 0x5EED_0FD0_A1B5),
+            values_rng: SmallRng::seed_from_u64(seed ^ 0x5EED_0FD0_A1B5),
         }
     }
 
@@ -320,8 +322,18 @@ pub fn outlook(
     let leaning = leader(&p_best, None);
     // Second pass, over the same draws: what each candidate would change.
     if !candidates.is_empty() {
+        // Which platforms each candidate touches.
+        let masks: Vec<Vec<bool>> = fills
+            .iter()
+            .map(|by| {
+                let mut mask = vec![false; n];
+                for (p, _) in by {
+                    mask[*p] = true;
+                }
+                mask
+            })
+            .collect();
         let mut sampler = Draws::new(board, &known, seed, concentration);
-        let mut settled = vec![0.0; n];
         for _ in 0..draws {
             let Some(w) = sampler.next(&mut drawn) else {
                 continue;
@@ -330,16 +342,48 @@ pub fn outlook(
                 overall[p] = k.overall(board, &w, &drawn[p], &mut std::iter::empty());
             }
             let before = leader(&overall, Some(leaning));
+            // The two best rivals of the platform ahead: a candidate that
+            // touches neither is judged against them alone, so a step on
+            // one platform costs as much as that platform, not the field.
+            let (mut first, mut second): (Option<usize>, Option<usize>) = (None, None);
+            for (q, v) in overall.iter().enumerate() {
+                if q == before {
+                    continue;
+                }
+                if first.is_none_or(|f| *v > overall[f]) {
+                    second = first;
+                    first = Some(q);
+                } else if second.is_none_or(|s| *v > overall[s]) {
+                    second = Some(q);
+                }
+            }
             for (c, by) in fills.iter().enumerate() {
                 if by.is_empty() {
                     continue;
                 }
-                settled.copy_from_slice(&overall);
+                let touched = &masks[c];
+                let (mut ahead, mut rival) = (overall[before], f64::NEG_INFINITY);
                 for (p, slots) in by {
-                    settled[*p] =
-                        known[*p].overall(board, &w, &drawn[*p], &mut slots.iter().copied());
+                    let v = known[*p].overall(board, &w, &drawn[*p], &mut slots.iter().copied());
+                    if *p == before {
+                        ahead = v;
+                    } else {
+                        rival = rival.max(v);
+                    }
                 }
-                if leader(&settled, Some(before)) != before {
+                match [first, second].into_iter().flatten().find(|q| !touched[*q]) {
+                    Some(q) => rival = rival.max(overall[q]),
+                    // Both best rivals touched: every untouched one counts.
+                    None => {
+                        for (q, v) in overall.iter().enumerate() {
+                            if q != before && !touched[q] {
+                                rival = rival.max(*v);
+                            }
+                        }
+                    }
+                }
+                // As `leader` breaks ties: towards the platform ahead.
+                if rival > ahead + TIE {
                     p_change[c] += 1.0;
                 }
             }
@@ -398,6 +442,9 @@ pub fn precedence(a: &StepTerms, b: &StepTerms) -> std::cmp::Ordering {
         .then(b.weight.total_cmp(&a.weight))
 }
 
+/// Scores this close are a tie.
+const TIE: f64 = 1e-9;
+
 /// The platform with the highest score; on a tie, `incumbent` where it is
 /// among the highest, else the first.
 fn leader(scores: &[f64], incumbent: Option<usize>) -> usize {
@@ -408,7 +455,7 @@ fn leader(scores: &[f64], incumbent: Option<usize>) -> usize {
         }
     }
     match incumbent {
-        Some(i) if scores.get(i).is_some_and(|v| scores[best] - v <= 1e-9) => i,
+        Some(i) if scores.get(i).is_some_and(|v| scores[best] - v <= TIE) => i,
         _ => best,
     }
 }
