@@ -67,3 +67,63 @@ fn the_app_the_command_line_and_the_pdf_rank_with_the_same_draws() {
     assert_eq!(report.robustness, cli.robustness);
     assert_eq!(app["samples"], ranking::SAMPLES, "{}", app["samples"]);
 }
+
+/// With partial evidence the app leans, gives each platform's chance and
+/// the priced plan exactly as the API gives them to the command line and
+/// the report, in the same order and the same strings; and its imports
+/// keep the decision's history like the command line's.
+#[test]
+fn the_app_the_command_line_and_the_pdf_lean_and_plan_the_same() {
+    let h = Harness::new();
+    let p = h.platform("P");
+    h.platform("Q");
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": p, "paths": [fixture("smi-csv/driver-610.csv")] }),
+    );
+    assert_eq!(rows[0]["status"], "imported", "{rows}");
+    let app = h.ok("rank", json!({ "request": {} }));
+    let store = breakpoint_api::Store::open(&h.dir.path().join("app.db")).unwrap();
+    let cli = ranking::rank(&store, &RankRequest::default()).unwrap();
+    let report = breakpoint_report::gather(
+        &store,
+        &RankRequest::default(),
+        breakpoint_report::Lang::En,
+        None,
+    )
+    .unwrap();
+    let d = &cli.decision;
+    assert_eq!(d.kind, breakpoint_api::decision::DecisionKind::Leaning);
+    assert_eq!(&report.decision, d, "the PDF's decision differs");
+    assert_eq!(app["decision"], d.sentence());
+    assert_eq!(app["decided"], false);
+    let chances: Vec<(String, f64)> = app["p_best"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["platform"].as_str().unwrap().to_string(), c["p"].as_f64().unwrap()))
+        .collect();
+    let expected: Vec<(String, f64)> = d
+        .chances()
+        .into_iter()
+        .map(|(p, c)| (p.to_string(), c))
+        .collect();
+    assert_eq!(chances, expected);
+    let plan = app["plan"].as_array().unwrap();
+    assert_eq!(plan.len(), d.plan.len());
+    for (shown, step) in plan.iter().zip(&d.plan) {
+        assert_eq!(shown["command"], step.command);
+        assert_eq!(shown["cost"], step.cost_in(false));
+        assert_eq!(shown["measures"], step.measures_said(false));
+        assert_eq!(shown["p_change"], step.p_change);
+    }
+    // The app's import moved the answer: the history has its entry.
+    let log = breakpoint_api::decision_log::entries(&store, 5).unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].trigger.starts_with("import of driver-610.csv (run #1) into P"),
+        "{}",
+        log[0].trigger
+    );
+    assert_eq!(report.history, log);
+}
