@@ -691,6 +691,34 @@ try {
     await sleep(100);
     await shot("12-long-run-timeline");
   });
+
+  await step("partial evidence: a leaning with each platform's chance and the priced plan, as the CLI says", async () => {
+    const partialDb = join(work, "partial.db");
+    const at = (...args) => execFileSync(cli, ["--db", partialDb, ...args], { env, encoding: "utf8" });
+    at("platform", "add", "P");
+    at("platform", "add", "Q");
+    at("offering", "add", "--platform", "P", "--accelerator", "H200 141GB", "--count", "8", "--price-on-demand", "20", "--currency", "CNY");
+    at("import", "--platform", "P", fixture);
+    const expected = JSON.parse(at("rank", "--json")).decision;
+    assert(expected.kind === "leaning", `the CLI's answer: ${JSON.stringify(expected.verdict)}`);
+
+    await session.close();
+    driver.kill();
+    for (let i = 0; i < 50 && descendants(driver.pid).length > 0; i++) await sleep(100);
+    driver = spawn("tauri-driver", ["--port", String(PORT + 30), "--native-port", String(PORT + 31)],
+      { env: { ...env, BREAKPOINT_DB: partialDb }, stdio: ["ignore", "inherit", "inherit"] });
+    session = await Session.start(`http://127.0.0.1:${PORT + 30}`, app);
+    await session.until("the leaning", "return (document.querySelector('#decision')?.textContent ?? '').startsWith('Leaning ' + arguments[0] + ' (')", 20_000, expected.verdict.platform);
+    const chances = Object.entries(expected.p_best).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([p, c]) => `${p} ${(100 * c).toFixed(0)} %`).join(", ");
+    const shown = await session.text("#p-best");
+    assert(shown.endsWith(chances), `the app's chances "${shown}", the CLI's "${chances}"`);
+    const steps = await session.run("return [...document.querySelectorAll('#next-measurements li code')].map((c) => c.textContent)");
+    assert(JSON.stringify(steps) === JSON.stringify(expected.plan.map((s) => s.command)), `the app's plan ${JSON.stringify(steps)}, the CLI's ${JSON.stringify(expected.plan.map((s) => s.command))}`);
+    await session.run("document.querySelector('#decision').scrollIntoView({ block: 'start' })");
+    await sleep(100);
+    await shot("13-rankings-leaning");
+  });
 } finally {
   if (session) await session.close();
   driver.kill();
