@@ -189,6 +189,26 @@ fn partial_evidence_gives_a_leaning_with_odds_and_a_priced_plan() {
         "{text}"
     );
     assert!(text.contains("% chance of changing the lead"), "{text}");
+    // The chances as printed add up to 100 %.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("chance of being the best"))
+        .unwrap();
+    let printed: u32 = line
+        .split("): ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .map(|c| {
+            c.trim_end_matches(" %")
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(printed, 100, "{line}");
 }
 
 /// Doing the plan's first measurement — importing the bill of the

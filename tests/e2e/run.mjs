@@ -709,8 +709,8 @@ try {
       { env: { ...env, BREAKPOINT_DB: partialDb }, stdio: ["ignore", "inherit", "inherit"] });
     session = await Session.start(`http://127.0.0.1:${PORT + 30}`, app);
     await session.until("the leaning", "return (document.querySelector('#decision')?.textContent ?? '').startsWith('Leaning ' + arguments[0] + ' (')", 20_000, expected.verdict.platform);
-    const chances = Object.entries(expected.p_best).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .map(([p, c]) => `${p} ${(100 * c).toFixed(0)} %`).join(", ");
+    // The CLI's line, word for word: whole percents that add up to 100.
+    const chances = at("rank").split("\n").find((l) => l.startsWith("chance of being the best")).split("): ")[1];
     const shown = await session.text("#p-best");
     assert(shown.endsWith(chances), `the app's chances "${shown}", the CLI's "${chances}"`);
     const steps = await session.run("return [...document.querySelectorAll('#next-measurements li code')].map((c) => c.textContent)");

@@ -101,7 +101,12 @@ fn the_app_the_command_line_and_the_pdf_lean_and_plan_the_same() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["platform"].as_str().unwrap().to_string(), c["p"].as_f64().unwrap()))
+        .map(|c| {
+            (
+                c["platform"].as_str().unwrap().to_string(),
+                c["p"].as_f64().unwrap(),
+            )
+        })
         .collect();
     let expected: Vec<(String, f64)> = d
         .chances()
@@ -109,6 +114,7 @@ fn the_app_the_command_line_and_the_pdf_lean_and_plan_the_same() {
         .map(|(p, c)| (p.to_string(), c))
         .collect();
     assert_eq!(chances, expected);
+    assert_eq!(app["chances"], d.chances_said());
     let plan = app["plan"].as_array().unwrap();
     assert_eq!(plan.len(), d.plan.len());
     for (shown, step) in plan.iter().zip(&d.plan) {
@@ -121,7 +127,9 @@ fn the_app_the_command_line_and_the_pdf_lean_and_plan_the_same() {
     let log = breakpoint_api::decision_log::entries(&store, 5).unwrap();
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
-        log[0].trigger.starts_with("import of driver-610.csv (run #1) into P"),
+        log[0]
+            .trigger
+            .starts_with("import of driver-610.csv (run #1) into P"),
         "{}",
         log[0].trigger
     );

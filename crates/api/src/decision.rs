@@ -180,6 +180,11 @@ impl PlanStep {
 }
 
 impl PlanStep {
+    /// "12 %": its chance of changing the lead, in whole percent.
+    pub fn chance_said(&self) -> String {
+        format!("{:.0} %", 100.0 * self.p_change)
+    }
+
     /// The metrics it gives in one line, the first few named (those
     /// measured again first): "Start latency p50, baseline load,
     /// Cold-image penalty, Start failure rate and 4 more".
@@ -213,11 +218,30 @@ impl Decision {
         chances
     }
 
+    /// Each platform's chance in whole percent, likeliest first, rounded
+    /// so that they add up to 100 (largest remainders), as every face
+    /// prints them.
+    pub fn percents(&self) -> Vec<(&str, u32)> {
+        let chances = self.chances();
+        let whole = whole_percents(&chances.iter().map(|(_, c)| *c).collect::<Vec<_>>());
+        chances.into_iter().map(|(p, _)| p).zip(whole).collect()
+    }
+
+    /// "62 %": a platform's chance as `percents` rounds it.
+    pub fn percent_of(&self, platform: &str) -> String {
+        let p = self
+            .percents()
+            .into_iter()
+            .find(|(p, _)| *p == platform)
+            .map_or(0, |(_, c)| c);
+        format!("{p} %")
+    }
+
     /// "A 62 %, B 30 %, C 8 %".
     pub fn chances_said(&self) -> String {
-        self.chances()
+        self.percents()
             .iter()
-            .map(|(p, c)| format!("{p} {:.0} %", 100.0 * c))
+            .map(|(p, c)| format!("{p} {c} %"))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -230,7 +254,6 @@ impl Decision {
 
     /// The same line, in Chinese where `zh`.
     pub fn sentence_in(&self, zh: bool) -> String {
-        let pct = |p: f64| format!("{:.0} %", 100.0 * p);
         match (&self.verdict, zh) {
             (
                 Verdict::Pick {
@@ -251,7 +274,6 @@ impl Decision {
             (
                 Verdict::Leaning {
                     platform,
-                    p_best,
                     within_reach,
                     reasons,
                     ..
@@ -260,10 +282,13 @@ impl Decision {
             ) => {
                 let mut line = format!(
                     "Leaning {platform} ({} likely the best once the missing metrics are known): not a decision",
-                    pct(*p_best)
+                    self.percent_of(platform)
                 );
-                if let Some((other, p)) = within_reach {
-                    line.push_str(&format!(" — {other} is within reach ({})", pct(*p)));
+                if let Some((other, _)) = within_reach {
+                    line.push_str(&format!(
+                        " — {other} is within reach ({})",
+                        self.percent_of(other)
+                    ));
                 }
                 if !reasons.is_empty() {
                     line.push_str(&format!("; {}", reasons.join("; ")));
@@ -273,7 +298,6 @@ impl Decision {
             (
                 Verdict::Leaning {
                     platform,
-                    p_best,
                     within_reach,
                     reasons_zh,
                     ..
@@ -282,10 +306,10 @@ impl Decision {
             ) => {
                 let mut line = format!(
                     "倾向 {platform}（缺失指标补齐后为最佳的概率 {}）：尚非结论",
-                    pct(*p_best)
+                    self.percent_of(platform)
                 );
-                if let Some((other, p)) = within_reach {
-                    line.push_str(&format!("——{other} 仍有机会（{}）", pct(*p)));
+                if let Some((other, _)) = within_reach {
+                    line.push_str(&format!("——{other} 仍有机会（{}）", self.percent_of(other)));
                 }
                 if !reasons_zh.is_empty() {
                     line.push_str(&format!("；{}", reasons_zh.join("；")));
@@ -309,6 +333,29 @@ impl Decision {
             Verdict::NotYet { .. } => None,
         }
     }
+}
+
+/// Shares in whole percent that add up to 100: each floored, the points
+/// left going to the largest remainders (the first on a tie); all zero
+/// where nothing was shared.
+pub fn whole_percents(shares: &[f64]) -> Vec<u32> {
+    let total: f64 = shares.iter().sum();
+    if total <= 0.0 {
+        return vec![0; shares.len()];
+    }
+    let exact: Vec<f64> = shares.iter().map(|x| 100.0 * x / total).collect();
+    let mut whole: Vec<u32> = exact.iter().map(|x| x.floor() as u32).collect();
+    let short = 100u32.saturating_sub(whole.iter().sum());
+    let mut by_remainder: Vec<usize> = (0..exact.len()).collect();
+    by_remainder.sort_by(|a, b| {
+        (exact[*b] - exact[*b].floor())
+            .total_cmp(&(exact[*a] - exact[*a].floor()))
+            .then(a.cmp(b))
+    });
+    for i in by_remainder.into_iter().take(short as usize) {
+        whole[i] += 1;
+    }
+    whole
 }
 
 /// The decision a ranking and its robustness support, with the plan that
@@ -842,6 +889,31 @@ pub fn gathered_by(key: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn chances_are_said_in_whole_percents_that_add_up_to_100() {
+        let d = Decision {
+            kind: DecisionKind::Leaning,
+            verdict: Verdict::NotYet {
+                reasons: vec![],
+                reasons_zh: vec![],
+            },
+            p_best: [("A", 0.444), ("B", 0.2775), ("C", 0.1745), ("D", 0.104)]
+                .iter()
+                .map(|(p, c)| (p.to_string(), *c))
+                .collect(),
+            plan: vec![],
+            enough: false,
+            draws: 2000,
+        };
+        // 44.4 + 27.75 + 17.45 + 10.4: floors 44 + 27 + 17 + 10 = 98, the two
+        // largest remainders (B's .75, C's .45) take the two points left.
+        assert_eq!(d.chances_said(), "A 44 %, B 28 %, C 18 %, D 10 %");
+        assert_eq!(d.percent_of("C"), "18 %");
+        let total: u32 = d.percents().iter().map(|(_, c)| c).sum();
+        assert_eq!(total, 100);
+    }
 
     /// A metric whose inputs name the `breakpoint` command that gathers
     /// it is sent to that command by "what to measure next", not to a
@@ -861,8 +933,6 @@ mod tests {
             );
         }
     }
-
-    use super::*;
 
     /// docs/decision.md's table of hours says what `instance_hours` does,
     /// for every command the plan can name.

@@ -183,14 +183,24 @@ fn kept(store: &Store, limit: usize) -> Result<Vec<(i64, Timestamp, Kept)>> {
         .collect())
 }
 
+/// Each platform's chance in whole percent, as the answer says them.
+fn percents(s: &Standing) -> BTreeMap<&str, u32> {
+    let shares: Vec<f64> = s.p_best.values().copied().collect();
+    s.p_best
+        .keys()
+        .map(String::as_str)
+        .zip(crate::decision::whole_percents(&shares))
+        .collect()
+}
+
 /// "pick P", "leaning P (62 %)", "no decision".
 fn said(s: &Standing, zh: bool) -> String {
-    let pct = |l: &String| 100.0 * s.p_best.get(l).copied().unwrap_or(0.0);
+    let pct = |l: &String| percents(s).get(l.as_str()).copied().unwrap_or(0);
     match (&s.leader, s.kind, zh) {
         (Some(l), DecisionKind::Pick, false) => format!("pick {l}"),
         (Some(l), DecisionKind::Pick, true) => format!("选择 {l}"),
-        (Some(l), _, false) => format!("leaning {l} ({:.0} %)", pct(l)),
-        (Some(l), _, true) => format!("倾向 {l}（{:.0} %）", pct(l)),
+        (Some(l), _, false) => format!("leaning {l} ({} %)", pct(l)),
+        (Some(l), _, true) => format!("倾向 {l}（{} %）", pct(l)),
         (None, _, false) => "no decision".to_string(),
         (None, _, true) => "尚无结论".to_string(),
     }
@@ -209,6 +219,7 @@ fn changes(before: Option<&Standing>, now: &Standing, zh: bool) -> Vec<String> {
     if before.kind != now.kind || before.leader != now.leader {
         out.push(format!("{} → {}", said(before, zh), said(now, zh)));
     }
+    let (was, is) = (percents(before), percents(now));
     let mut moved: Vec<(String, f64, f64)> = now
         .p_best
         .iter()
@@ -216,13 +227,25 @@ fn changes(before: Option<&Standing>, now: &Standing, zh: bool) -> Vec<String> {
         .filter(|(_, a, b)| (b - a).abs() >= MOVED)
         .collect();
     // Largest move first, by whole points (as shown), then by name.
-    let points = |(_, a, b): &(String, f64, f64)| (100.0 * (b - a).abs()).round() as i64;
-    moved.sort_by(|x, y| points(y).cmp(&points(x)).then_with(|| x.0.cmp(&y.0)));
+    let points = |p: &str| {
+        let (a, b) = (
+            was.get(p).copied().unwrap_or(0),
+            is.get(p).copied().unwrap_or(0),
+        );
+        a.abs_diff(b)
+    };
+    moved.sort_by(|x, y| points(&y.0).cmp(&points(&x.0)).then_with(|| x.0.cmp(&y.0)));
     if !moved.is_empty() {
         let shown: Vec<String> = moved
             .iter()
             .take(3)
-            .map(|(p, a, b)| format!("{p} {:.0} % → {:.0} %", 100.0 * a, 100.0 * b))
+            .map(|(p, _, _)| {
+                let (a, b) = (
+                    was.get(p.as_str()).copied().unwrap_or(0),
+                    is.get(p.as_str()).copied().unwrap_or(0),
+                );
+                format!("{p} {a} % → {b} %")
+            })
             .collect();
         out.push(if zh {
             format!("为最佳的概率：{}", shown.join("，"))

@@ -505,7 +505,7 @@ fn decision(l: &mut Layout, data: &ReportData, lang: Lang) {
                     &format!("{kind}{}", step.command),
                     &step.platforms.join(", "),
                     &step.cost_in(lang.is_zh()),
-                    &format!("{:.0}", 100.0 * step.p_change),
+                    &step.chance_said(),
                     &step.measures_said(lang.is_zh()),
                 ],
             ),

@@ -211,8 +211,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     (
         "plan_step",
-        "• {} — on {}: {}; {} % chance of changing the lead; gives {}",
-        "• {} —— 平台 {}：{}；改变领先者的概率 {} %；得到 {}",
+        "• {} — on {}: {}; {} chance of changing the lead; gives {}",
+        "• {} —— 平台 {}：{}；改变领先者的概率 {}；得到 {}",
     ),
     (
         "plan_enough",

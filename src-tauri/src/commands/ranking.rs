@@ -159,6 +159,11 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
         decision: out.decision.sentence_in(zh),
         decided: out.decision.kind == breakpoint_api::decision::DecisionKind::Pick,
+        chances: if out.decision.kind == breakpoint_api::decision::DecisionKind::Pick {
+            String::new()
+        } else {
+            out.decision.chances_said()
+        },
         p_best: if out.decision.kind == breakpoint_api::decision::DecisionKind::Pick {
             Vec::new()
         } else {
@@ -182,6 +187,7 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
                 platforms: step.platforms.clone(),
                 cost: step.cost_in(zh),
                 p_change: step.p_change,
+                chance: step.chance_said(),
                 configuration: step.kind == breakpoint_api::decision::StepKind::Configuration,
             })
             .collect(),

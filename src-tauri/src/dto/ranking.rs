@@ -44,6 +44,9 @@ view! {
         /// Each platform's chance of being the best once the missing
         /// metrics are known, likeliest first (none once decided).
         pub p_best: Vec<ChanceView>,
+        /// The same in one line, in whole percents that add up to 100
+        /// (empty once decided).
+        pub chances: String,
         /// What to measure or configure next, in the order to do it.
         pub plan: Vec<PlanStepView>,
     }
@@ -66,6 +69,8 @@ view! {
         /// "free", "420.00 CNY", or "cost unknown (…)".
         pub cost: String,
         pub p_change: f64,
+        /// "12 %", as every face says it.
+        pub chance: String,
         pub configuration: bool,
     }
 

@@ -16,4 +16,8 @@ measures: string, platforms: Array<string>,
 /**
  * "free", "420.00 CNY", or "cost unknown (…)".
  */
-cost: string, p_change: number, configuration: boolean, };
+cost: string, p_change: number, 
+/**
+ * "12 %", as every face says it.
+ */
+chance: string, configuration: boolean, };

@@ -18,6 +18,11 @@ decision: string, decided: boolean,
  */
 p_best: Array<ChanceView>, 
 /**
+ * The same in one line, in whole percents that add up to 100
+ * (empty once decided).
+ */
+chances: string, 
+/**
  * What to measure or configure next, in the order to do it.
  */
 plan: Array<PlanStepView>, };

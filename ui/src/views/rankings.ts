@@ -165,13 +165,13 @@ function renderStrip(el: HTMLElement, view: RankView): void {
     h("div", { class: "chips" }, ...ranked.map((p) => h("span", { class: "chip" }, `${p.name} ${t("pFirst")} ${percent(p.p_first)}`))),
     h("p", { class: view.decided ? "decision" : "warning", id: "decision" }, view.decision),
     view.p_best.length
-      ? h("p", { id: "p-best" }, `${t("pBest")}: ${view.p_best.map((c) => `${c.platform} ${percent(c.p)}`).join(", ")}`)
+      ? h("p", { id: "p-best" }, `${t("pBest")}: ${view.chances}`)
       : null,
     view.plan.length
       ? h("ol", { id: "next-measurements" }, ...view.plan.map((n) => h("li", { title: n.metrics.join(", ") },
         n.configuration ? `${t("configurationStep")} ` : "",
         h("code", {}, n.command),
-        ` — ${n.measures} (${n.platforms.join(", ")}: ${n.cost}; ${t("pChange")} ${percent(n.p_change)})`)))
+        ` — ${n.measures} (${n.platforms.join(", ")}: ${n.cost}; ${t("pChange")} ${n.chance})`)))
       : null,
     view.fragile ? h("p", { class: "warning", id: "fragile" }, view.fragile) : null,
     view.degradations.length

@@ -240,12 +240,12 @@ fn decision(d: &breakpoint_api::decision::Decision) -> String {
             breakpoint_api::decision::StepKind::Measurement => "",
         };
         text.push_str(&format!(
-            "  {}. {kind}{}\n     on {}: {}; {:.0} % chance of changing the lead; gives {}\n",
+            "  {}. {kind}{}\n     on {}: {}; {} chance of changing the lead; gives {}\n",
             i + 1,
             step.command,
             step.platforms.join(", "),
             step.cost_in(false),
-            100.0 * step.p_change,
+            step.chance_said(),
             step.measures_said(false)
         ));
     }
