@@ -430,3 +430,16 @@ fn a_single_snapshot_takes_the_time_the_file_was_written() {
         "{e}"
     );
 }
+
+#[test]
+fn a_scripts_gpu_column_names_the_gpu_where_nvidia_smis_index_reads_zero() {
+    // Eight H100s queried one by one from containers that each see one GPU:
+    // nvidia-smi's `index` is 0 on every row, the script's `gpu` tells them apart.
+    let (store, r) = import("smi-csv/script-gpu-column.csv", |_| {});
+    assert_eq!((r.gpus, r.samples), (8, 32));
+    let s = sample_at(&store, r.run_id, 7, "2025-03-14T09:00:30Z");
+    assert_eq!(
+        (v(&s, UtilGpuPct), v(&s, MemUsedMib), v(&s, PowerMw)),
+        (Some(100), Some(71_283), Some(694_130))
+    );
+}

@@ -117,8 +117,9 @@ pub fn check_times(gpu: u32, steps: &StepTally) -> Result<Vec<String>, ParseFail
         if duplicates * 2 >= n {
             return Err(ParseFailure::Whole(format!(
                 "{} of the {n} samples of GPU {gpu} repeat the time of the sample before \
-                 them; the log's times do not tell its samples apart (a clock that did not \
-                 advance, or --interval missing for rows without times?)",
+                 them; the log's times do not tell its samples apart: several GPUs logged \
+                 under one index (name the column that numbers them `gpu` in the header), a \
+                 clock that did not advance, or rows without times (--interval)",
                 duplicates
             )));
         }

@@ -14,6 +14,12 @@ use crate::samples::Field;
 pub(super) enum Column {
     Timestamp,
     Index,
+    /// A column a wrapping script added to number the GPUs (`gpu`,
+    /// `gpu_id`, `device` …). It names the GPU a row is about even where
+    /// nvidia-smi's own `index` cannot (0 on every row when each GPU is
+    /// queried from a container that sees only it), so it is read in
+    /// place of `index` (see `Layout::from_names`).
+    GpuNumber,
     Uuid,
     BusId,
     Value(Field),
@@ -94,8 +100,10 @@ pub(super) fn classify(name: &str) -> Column {
         };
     }
     match name {
-        "timestamp" => Timestamp,
+        // nvidia-smi's own, or the one a wrapping script put first.
+        "timestamp" | "time" | "datetime" | "date_time" => Timestamp,
         "index" => Index,
+        "gpu" | "gpu_id" | "gpu_index" | "gpu_idx" | "gpu_num" | "device" | "device_id" => GpuNumber,
         "uuid" | "gpu_uuid" => Uuid,
         "pci.bus_id" | "gpu_bus_id" => BusId,
         "power.draw" => Value(PowerMw),
@@ -223,6 +231,18 @@ impl Layout {
             });
             if beaten {
                 columns[i].0 = Column::Ignored;
+            }
+        }
+        // A script's GPU number names the row's GPU; nvidia-smi's index
+        // beside it is then only what that GPU was called where it was
+        // queried, and is kept aside.
+        if columns.iter().any(|(c, _, _)| *c == Column::GpuNumber) {
+            for (c, _, _) in &mut columns {
+                *c = match c {
+                    Column::Index => Column::Ignored,
+                    Column::GpuNumber => Column::Index,
+                    _ => continue,
+                };
             }
         }
         let known = columns

@@ -200,9 +200,8 @@ fn read_cells(
             }
             Column::Index => {
                 row.index = Some(
-                    cell.trim_ascii()
-                        .parse::<u32>()
-                        .map_err(|_| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
+                    gpu_number(cell)
+                        .ok_or_else(|| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
                 );
             }
             Column::Uuid if !is_missing(cell) => row.uuid = Some(text_of(cell)),
@@ -397,6 +396,19 @@ fn finish_row(
         return Ok(());
     }
     b.sample(sample).map_err(RowError::Store)
+}
+
+/// A GPU's number as nvidia-smi or a wrapping script writes it: `3`, and
+/// from scripts also `gpu3`, `GPU 3` or `cuda:3`.
+fn gpu_number(cell: &str) -> Option<u32> {
+    let cell = cell.trim_ascii();
+    let digits = cell.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let prefix = &cell[..cell.len() - digits.len()];
+    let known_prefix = matches!(
+        prefix.trim_end().to_ascii_lowercase().as_str(),
+        "" | "gpu" | "gpu#" | "#" | "cuda:" | "device" | "dev"
+    );
+    if known_prefix { digits.parse().ok() } else { None }
 }
 
 /// Which GPU a row is about: by index (its UUID and bus id become names of
