@@ -136,7 +136,7 @@ fn an_excerpt_without_times_is_kept_and_tallied_or_placed_at_start() {
         .faulty_gpus;
     assert_eq!(faulty.len(), 2, "{faulty:?}");
     assert!(faulty[0].starts_with("GPU 0: Xid 149"), "{faulty:?}");
-    assert_eq!(faulty[1], "GPU 0: lost (an excerpt without times)");
+    assert_eq!(faulty[1], "GPU 0: lost (the log gives no time)");
 
     // With --start: events at that time.
     let start = "2025-11-04T00:00:00Z";

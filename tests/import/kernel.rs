@@ -210,17 +210,22 @@ fn syslog_without_a_year_takes_it_from_start_or_the_files_time() {
 }
 
 #[test]
-fn raw_dmesg_without_its_boot_time_asks_for_it() {
-    let (store, result) = try_import("kernel/dmesg-no-anchor.log", |_| {});
-    match result {
-        Err(ImportError::Line { line, reason, .. }) => {
-            assert_eq!(line, 1);
-            assert!(reason.contains("--start"), "{reason}");
-            assert!(reason.contains("dmesg -T"), "{reason}");
-        }
-        other => panic!("{other:?}"),
-    }
-    assert!(store.runs(None).unwrap().is_empty());
+fn raw_dmesg_without_its_boot_time_keeps_its_faults_untimed() {
+    let (store, r) = import("kernel/dmesg-no-anchor.log", |_| {});
+    // No invented time: no event, no span, the fault kept with the run.
+    assert!(store.events(r.run_id).unwrap().is_empty());
+    let run = store.run(r.run_id).unwrap();
+    assert_eq!(run.started_at, None);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("does not say when the machine booted") && w.contains("--start")),
+        "{:?}",
+        r.warnings
+    );
+    let found = breakpoint_core::metrics::faulty_gpus::health_findings(&run, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.contains("Xid 79"), "{found:?}");
 
     let (store, r) = import("kernel/dmesg-no-anchor.log", |o| {
         o.start = Some("2025-01-06T08:00:00Z".parse().unwrap())
@@ -230,6 +235,44 @@ fn raw_dmesg_without_its_boot_time_asks_for_it() {
         events[0].at.as_millisecond(),
         ms("2025-01-06T10:15:23.005Z")
     );
+}
+
+#[test]
+fn a_time_servers_synchronisation_line_places_raw_dmesg() {
+    // timesyncd set the clock to 08:00:11.204113 UTC at 11.204113 s since
+    // boot: the machine booted at 08:00:00, the Xid 79 is 3723 s after.
+    let (store, r) = import("kernel/dmesg-timesyncd.log", |_| {});
+    let events = store.events(r.run_id).unwrap();
+    let lost: Vec<_> = events.iter().filter(|e| e.code == Some(79)).collect();
+    assert_eq!(lost.len(), 1, "{events:?}");
+    assert_eq!(lost[0].at.as_millisecond(), ms("2024-09-02T09:02:03.005Z"));
+}
+
+#[test]
+fn an_xid_that_names_its_cause_counts_as_that_cause_once_per_gpu() {
+    let (store, r) = import("kernel/dmesg-xid45-cause.log", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    let counts = &run.metadata["kernel_log"]["xid_counts"];
+    assert_eq!(
+        (counts["149"].as_u64(), counts["145"].as_u64(), counts["45"].as_u64()),
+        (Some(3), Some(1), Some(1)),
+        "{counts}"
+    );
+    let events = store.events(r.run_id).unwrap();
+    let mut faulty: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e.code, Some(145 | 149)))
+        .map(|e| e.gpu)
+        .collect();
+    faulty.dedup();
+    assert_eq!(faulty.len(), 4, "{events:?}");
+    let nvlink = events.iter().find(|e| e.code == Some(145)).unwrap();
+    assert!(
+        nvlink.detail.as_deref().unwrap().contains("reported as Xid 45"),
+        "{nvlink:?}"
+    );
+    // The lone Xid 45 is the program's: shown, not counted.
+    assert!(r.warnings.iter().any(|w| w.contains("1 Xid error is an application fault")));
 }
 
 #[test]

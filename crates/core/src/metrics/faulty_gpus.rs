@@ -159,9 +159,9 @@ pub fn health_findings(run: &Run, events: &[Event]) -> Vec<(Option<u32>, String)
     found
 }
 
-/// The faults a kernel excerpt without times holds (kept in its metadata,
-/// since no time places them): each GPU that fell off or failed to start,
-/// each platform-fault Xid.
+/// The faults a kernel log holds without times — an excerpt, or dmesg that
+/// does not give its boot time — kept in its metadata since no time places
+/// them: each GPU that fell off or failed to start, each platform-fault Xid.
 fn untimed_faults(run: &Run) -> Vec<(Option<u32>, String)> {
     let Some(untimed) = run
         .metadata
@@ -177,12 +177,12 @@ fn untimed_faults(run: &Run) -> Vec<(Option<u32>, String)> {
             let gpu = u["gpu"].as_u64().and_then(|g| u32::try_from(g).ok());
             let kind: EventKind = u["kind"].as_str()?.parse().ok()?;
             let what = match (kind, u["code"].as_i64()) {
-                (EventKind::GpuLost, _) => "lost (an excerpt without times)".to_string(),
+                (EventKind::GpuLost, _) => "lost (the log gives no time)".to_string(),
                 (EventKind::Xid, Some(code))
                     if crate::accelerator::xid::counts_against_platform(Some(code)) =>
                 {
                     format!(
-                        "{} (an excerpt without times)",
+                        "{} (the log gives no time)",
                         crate::accelerator::xid::describe(code)
                     )
                 }

@@ -37,6 +37,22 @@ pub(super) fn clock_set_to(message: &str) -> Option<Result<i64, String>> {
     }))
 }
 
+/// "systemd-timesyncd[612]: Initial clock synchronization to Mon
+/// 2024-06-03 10:00:05.123456 UTC." (or chrony's and ntpd's "… to
+/// 2024-06-03 10:00:05 UTC"): the wall clock as a time server set it, in UTC
+/// ms. Only a UTC (or GMT) time is taken: an abbreviated zone is ambiguous.
+pub(super) fn synchronised_to(message: &str) -> Option<i64> {
+    let (_, rest) = message.split_once("clock synchronization to ")?;
+    let words: Vec<&str> = rest.trim_end_matches('.').split_whitespace().collect();
+    let date_at = words.iter().position(|w| w.len() == 10 && w.as_bytes()[4] == b'-')?;
+    let (date, time, zone) = (words[date_at], words.get(date_at + 1)?, words.get(date_at + 2)?);
+    if !matches!(*zone, "UTC" | "GMT") {
+        return None;
+    }
+    let at: jiff::Timestamp = format!("{date}T{time}Z").parse().ok()?;
+    Some(at.as_millisecond())
+}
+
 /// When the machine booted (UTC ms), from the wall clock the kernel set
 /// and the seconds since boot at which it did; refused when that is no
 /// time a timestamp can hold (an epoch of 2⁶³−1 would overflow).
@@ -70,28 +86,35 @@ impl Clock {
         b: &mut RunBuilder<'_>,
     ) -> ParseResult<Self> {
         let mut boot_at = r.boot_at.clone();
+        let mut unplaced = Vec::new();
         for (&boot, &line) in &r.boot_first_line {
             if boot_at.contains_key(&boot) {
                 continue;
             }
-            let reason = match (boot, ctx.start) {
+            match (boot, ctx.start) {
                 (0, Some(start)) => {
                     boot_at.insert(0, start.as_millisecond());
-                    continue;
                 }
-                (0, None) => {
-                    "dmesg times count seconds since boot and the log does not say when the \
-                     machine booted; give the boot time with --start (`uptime -s` on that \
-                     machine), or save the log with `dmesg -T`, `dmesg --time-format iso` or \
-                     `journalctl -k -o short-iso`"
+                // No boot time: its lines are evidence without a time (a
+                // fault still counts against the GPU), kept and said.
+                _ => unplaced.push(line),
+            }
+        }
+        if let Some(first) = unplaced.first() {
+            let boots = match unplaced.len() {
+                1 if *first == r.boot_first_line.get(&0).copied().unwrap_or(0) => {
+                    "the log does not say when the machine booted".to_string()
                 }
-                _ => {
-                    "dmesg's seconds since boot start again here (the machine rebooted) and \
-                     this boot's start is not in the log; save each boot on its own \
-                     (`journalctl -k -b -1`) or with wall-clock times (`journalctl -k -o short-iso`)"
-                }
+                n => format!(
+                    "{n} boot(s) (from line {first}) do not say when the machine booted"
+                ),
             };
-            return Err(ParseFailure::Line(LineError::new(line, None, reason)));
+            b.warn(format!(
+                "dmesg times count seconds since boot and {boots}: their messages are kept \
+                 without a time; a boot time would place them (--start with `uptime -s` of \
+                 that boot, or save the log with `dmesg -T`, `dmesg --time-format iso` or \
+                 `journalctl -k -o short-iso`)"
+            ));
         }
         let needs_year = matches!(r.first.map(|s| s.when), Some(When::NoYear { .. }));
         let year = if !needs_year {
@@ -154,10 +177,10 @@ impl Clock {
         };
         let ms = match seen.when {
             When::Uptime(secs) => {
-                let boot = self
-                    .boot_at
-                    .get(&seen.boot)
-                    .ok_or_else(|| fail("the line's time cannot be placed".into()))?;
+                let Some(boot) = self.boot_at.get(&seen.boot) else {
+                    // A boot the log does not place (said when the clock was made).
+                    return Ok(None);
+                };
                 // At most a century since boot (entry::MAX_UPTIME_S), added
                 // checked: the boot time came from the log too.
                 boot.checked_add((secs * 1000.0).round() as i64)

@@ -34,7 +34,7 @@ mod messages;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 
-use clock::{Clock, boot_time_ms, clock_set_to, journal_begins_year};
+use clock::{Clock, boot_time_ms, clock_set_to, journal_begins_year, synchronised_to};
 use entry::{Entry, Style, When};
 use messages::Message;
 pub(crate) use messages::pci_address;
@@ -176,6 +176,15 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if entry.when != When::Untimed {
             r.first.get_or_insert(seen);
             r.last = Some(seen);
+        }
+        if let (When::Uptime(uptime), Some(wall_ms)) = (seen.when, synchronised_to(&entry.message))
+        {
+            // The wall clock a time daemon set, at this many seconds since
+            // boot: the boot's start, unless the kernel's own line gave it.
+            let boot_ms = wall_ms - (uptime * 1000.0).round() as i64;
+            if jiff::Timestamp::from_millisecond(boot_ms).is_ok() {
+                r.boot_at.entry(seen.boot).or_insert(boot_ms);
+            }
         }
         if let (When::Uptime(uptime), Some(epoch)) = (seen.when, clock_set_to(&entry.message)) {
             match epoch.and_then(|epoch_s| boot_time_ms(epoch_s, uptime)) {
@@ -344,8 +353,8 @@ fn emit(r: &Reading, clock: &Clock, ctx: &mut ParseContext, b: &mut RunBuilder<'
     }
     if !untimed.is_empty() {
         b.warn(format!(
-            "{} kernel message(s) carry no time (an excerpt): kept with the run and in its Xid \
-             tally, left out of rates and timelines; give --start to place them",
+            "{} kernel message(s) carry no time: kept with the run and in its Xid tally (a \
+             fault still counts against its GPU), left out of rates and timelines",
             untimed.len()
         ));
         b.metadata_records += untimed.len() as u64;
@@ -431,6 +440,12 @@ struct Tally {
     init_failed: Vec<(Option<u32>, Option<i64>)>,
     counts: BTreeMap<u32, u64>,
     application: u64,
+    /// Each Xid reported as itself, by code, per GPU and time; and each
+    /// counted through a later message that named it as its cause. A
+    /// message naming a cause already counted on that GPU, or an Xid
+    /// already counted through its consequence, is the same incident.
+    xids: BTreeMap<u32, Vec<(Option<u32>, Option<i64>)>>,
+    caused: BTreeMap<u32, Vec<(Option<u32>, Option<i64>)>>,
 }
 
 impl Tally {
@@ -443,7 +458,36 @@ impl Tally {
         t_ms: Option<i64>,
     ) -> Option<(EventKind, Option<i64>, String)> {
         Some(match message {
+            Message::Xid { code, text, .. } if messages::named_cause(text).is_some() => {
+                // "Xid 45 … caused by previous Xid 149": the cleanup after
+                // an NVLink fault is that fault, counted once per GPU
+                // however many of its messages follow.
+                let cause = messages::named_cause(text)?;
+                let seen = |m: &BTreeMap<u32, Vec<_>>| m.get(&cause).is_some_and(|s| near(s, gpu, t_ms));
+                if seen(&self.xids) || seen(&self.caused) {
+                    return None;
+                }
+                self.caused.entry(cause).or_default().push((gpu, t_ms));
+                *self.counts.entry(cause).or_default() += 1;
+                if cause == 79 {
+                    self.lost.push((gpu, t_ms));
+                }
+                let reported = format!("reported as Xid {code}");
+                (
+                    EventKind::Xid,
+                    Some(i64::from(cause)),
+                    detail(
+                        &format!("{} ({reported})", xid::describe(i64::from(cause))),
+                        text,
+                    ),
+                )
+            }
             Message::Xid { code, text, .. } => {
+                if self.caused.get(code).is_some_and(|seen| near(seen, gpu, t_ms)) {
+                    // Already counted through the message that named it.
+                    return None;
+                }
+                self.xids.entry(*code).or_default().push((gpu, t_ms));
                 *self.counts.entry(*code).or_default() += 1;
                 if *code == 79 {
                     self.lost.push((gpu, t_ms));
