@@ -432,3 +432,25 @@ fn gpustat_text_with_power_or_fan_and_its_json_loop() {
         Some("GPU-3a81d0c7-e29f-b64a-0c5d-82f17e6a9b40")
     );
 }
+
+#[test]
+fn an_untimed_query_excerpt_keeps_a_hardware_slowdown_as_a_finding() {
+    // A pasted `-q` section of a V100 held down by HW Slowdown and the
+    // power brake, with no Timestamp line: no sample is invented, but the
+    // slowdown is a finding about that GPU, counted as a faulty one.
+    let (store, r) = import("smi-q/v100-throttled-excerpt.txt", |_| {});
+    assert_eq!((r.gpus, r.samples), (1, 0));
+    let run = store.run(r.run_id).unwrap();
+    let found = breakpoint_core::metrics::faulty_gpus::health_findings(&run, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].1.contains("HW Slowdown, HW Power Brake Slowdown")
+            && found[0].1.contains("SM clock 765 of 1530 MHz")
+            && found[0].1.contains("112.4 W"),
+        "{found:?}"
+    );
+    // The same report of a healthy GPU finds nothing.
+    let (store, r) = import("smi-q/v100-470.txt", |_| {});
+    let run = store.run(r.run_id).unwrap();
+    assert!(breakpoint_core::metrics::faulty_gpus::health_findings(&run, &[]).is_empty());
+}

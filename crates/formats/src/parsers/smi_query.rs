@@ -532,9 +532,26 @@ pub(super) fn finish_gpu(
         sample.set(Field::ThrottleMask, mask);
     }
     let Some(t) = snapshot.t_ms else {
+        if let Some(finding) = hardware_slowdown(&sample, b.inventory(section.gpu).max_sm_clock_mhz)
+        {
+            // A GPU held down by its hardware when the report was taken is
+            // a finding about that GPU, time or no time.
+            b.warn(format!(
+                "GPU {}: {finding} (a report without a time: kept as a finding about the GPU)",
+                section.gpu
+            ));
+            let kept = b
+                .metadata
+                .entry(crate::domain::UNTIMED_HEALTH)
+                .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+            if let serde_json::Value::Array(list) = kept {
+                list.push(serde_json::json!({"gpu": section.gpu, "what": finding}));
+            }
+        }
         if !*untimed_warned {
             b.warn(
-                "the output has no Timestamp line: the inventory was kept, the readings were not",
+                "the output has no Timestamp line: the inventory was kept, the readings were not \
+                 (no time to place them)",
             );
             *untimed_warned = true;
         }
@@ -543,6 +560,36 @@ pub(super) fn finish_gpu(
     sample.t_ms = t;
     b.sample(&sample)?;
     Ok(())
+}
+
+/// The hardware's own slowdowns (not the software's power cap or thermal
+/// target, which a busy GPU meets in its stride): their names, with the
+/// clock and power the report shows beside them.
+fn hardware_slowdown(sample: &Sample, max_sm_mhz: Option<u32>) -> Option<String> {
+    const HARDWARE: [(i64, &str); 3] = [
+        (0x8, "HW Slowdown"),
+        (0x40, "HW Thermal Slowdown"),
+        (0x80, "HW Power Brake Slowdown"),
+    ];
+    let mask = sample.get(Field::ThrottleMask)?;
+    let active: Vec<&str> = HARDWARE
+        .iter()
+        .filter(|(bit, _)| mask & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    if active.is_empty() {
+        return None;
+    }
+    let mut said = format!("hardware slowdown active ({})", active.join(", "));
+    match (sample.get(Field::SmClockMhz), max_sm_mhz) {
+        (Some(sm), Some(max)) => said.push_str(&format!("; SM clock {sm} of {max} MHz")),
+        (Some(sm), None) => said.push_str(&format!("; SM clock {sm} MHz")),
+        _ => {}
+    }
+    if let Some(mw) = sample.get(Field::PowerMw) {
+        said.push_str(&format!("; {:.1} W", mw as f64 / 1000.0));
+    }
+    Some(said)
 }
 
 #[cfg(test)]
