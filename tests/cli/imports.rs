@@ -72,7 +72,7 @@ fn the_same_file_twice_stores_nothing_the_second_time() {
     let out = ws.ok(&["import", &file, "--platform", "AutoDL", "--tz", "UTC"]);
     assert_eq!(
         out,
-        format!("{file}: already imported as run 1 (the same file); nothing stored\n")
+        format!("{file}: already imported as run 1 on AutoDL (the same file); nothing stored\n")
     );
     assert_eq!(ws.snapshot(), before);
 }

@@ -45,6 +45,7 @@ fn the_same_file_twice_is_recognised() {
             file: path.display().to_string(),
             run_id: report.run_id,
             earlier_file: Some("header-units.csv".to_string()),
+            platform: "P".to_string(),
             matched: Duplicate::Bytes,
         }
     );

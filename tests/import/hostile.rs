@@ -128,6 +128,7 @@ fn the_same_log_plain_and_gzipped_at_any_level_is_one_run() {
                 file: gz.display().to_string(),
                 run_id: first.run_id,
                 earlier_file: Some("gpu.csv".to_string()),
+                platform: "P".to_string(),
                 matched: Duplicate::Content,
             }
         );

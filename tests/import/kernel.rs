@@ -2,7 +2,7 @@
 //! every shape the kernel's messages are saved in.
 
 use breakpoint_core::domain::{Event, EventKind};
-use breakpoint_core::import::{Format, ImportError, ImportOutcome};
+use breakpoint_core::import::{Format, ImportOutcome};
 use breakpoint_core::store::Store;
 
 use crate::util::*;
@@ -254,7 +254,11 @@ fn an_xid_that_names_its_cause_counts_as_that_cause_once_per_gpu() {
     let run = store.run(r.run_id).unwrap();
     let counts = &run.metadata["kernel_log"]["xid_counts"];
     assert_eq!(
-        (counts["149"].as_u64(), counts["145"].as_u64(), counts["45"].as_u64()),
+        (
+            counts["149"].as_u64(),
+            counts["145"].as_u64(),
+            counts["45"].as_u64()
+        ),
         (Some(3), Some(1), Some(1)),
         "{counts}"
     );
@@ -268,11 +272,19 @@ fn an_xid_that_names_its_cause_counts_as_that_cause_once_per_gpu() {
     assert_eq!(faulty.len(), 4, "{events:?}");
     let nvlink = events.iter().find(|e| e.code == Some(145)).unwrap();
     assert!(
-        nvlink.detail.as_deref().unwrap().contains("reported as Xid 45"),
+        nvlink
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("reported as Xid 45"),
         "{nvlink:?}"
     );
     // The lone Xid 45 is the program's: shown, not counted.
-    assert!(r.warnings.iter().any(|w| w.contains("1 Xid error is an application fault")));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("1 Xid error is an application fault"))
+    );
 }
 
 #[test]

@@ -443,3 +443,50 @@ fn a_scripts_gpu_column_names_the_gpu_where_nvidia_smis_index_reads_zero() {
         (Some(100), Some(71_283), Some(694_130))
     );
 }
+
+#[test]
+fn rows_without_a_date_are_dated_by_the_files_name_or_imported_undated_never_1970() {
+    // Nothing gives a date: the run is undated, with no start or end.
+    let (undated_store, r) = import("smi-csv/no-timestamp.csv", |o| o.interval_ms = Some(2000));
+    assert_eq!(r.samples, 12);
+    assert_eq!((r.started_at, r.ended_at), (None, None));
+    let run = undated_store.run(r.run_id).unwrap();
+    assert_eq!(run.started_at, None);
+    assert_eq!(run.metadata["undated"], true);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("imported undated")),
+        "{:?}",
+        r.warnings
+    );
+
+    // The same rows in a file whose name carries the day.
+    let dir = tempfile::tempdir().unwrap();
+    let dated = dir.path().join("gpu-2024-06-01.csv");
+    std::fs::copy(fixture("smi-csv/no-timestamp.csv"), &dated).unwrap();
+    let (dated_store, platform) = store();
+    let mut options = utc_options(platform);
+    options.interval_ms = Some(2000);
+    let Ok(ImportOutcome::Imported(r)) =
+        breakpoint_core::import::import_file(&dated_store, &dated, &options, None)
+    else {
+        panic!("not imported")
+    };
+    assert_eq!(
+        r.started_at.map(|t| t.as_millisecond()),
+        Some(ms("2024-06-01T00:00:00Z"))
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("2024-06-01 is taken from the file's name")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        !dated_store
+            .run(r.run_id)
+            .unwrap()
+            .metadata
+            .contains_key("undated")
+    );
+}

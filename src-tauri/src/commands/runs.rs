@@ -346,8 +346,16 @@ fn import_row(result: FileResult) -> ImportRow {
             warnings: r.warnings,
             ..empty(name(&r.file), "")
         },
-        FileResult::Done(ImportOutcome::AlreadyImported { file, run_id, .. }) => ImportRow {
+        FileResult::Done(ImportOutcome::AlreadyImported {
+            file,
+            run_id,
+            platform,
+            ..
+        }) => ImportRow {
             run_id: Some(run_id),
+            warnings: vec![format!(
+                "already imported as run {run_id} on {platform}; nothing stored"
+            )],
             ..empty(name(&file), "already_imported")
         },
         FileResult::NotImported {

@@ -139,6 +139,7 @@ fn describe(result: &FileResult) -> String {
             file,
             run_id,
             earlier_file,
+            platform,
             matched,
         }) => {
             let how = match (matched, earlier_file) {
@@ -152,8 +153,9 @@ fn describe(result: &FileResult) -> String {
                 }
             };
             format!(
-                "{}: already imported as run {run_id} ({how}); nothing stored",
-                text::printable(file)
+                "{}: already imported as run {run_id} on {} ({how}); nothing stored",
+                text::printable(file),
+                text::printable(&platform)
             )
         }
         FileResult::Done(ImportOutcome::Imported(r)) => {

@@ -94,7 +94,10 @@ pub(super) fn complete(
     };
     let record_count = records.len() as u64 + built.metadata_records + written.bill_lines.stored;
     let interval_ms = interval.or(measured_interval.and_then(|s| u32::try_from(s).ok()));
+    let undated = built.metadata.contains_key(crate::domain::UNDATED);
     let (started_at, ended_at) = match built.span {
+        // Times counted from an origin, not dates: none is shown as one.
+        Some(_) if undated => (None, None),
         Some((a, b)) => (
             Timestamp::from_millisecond(a).ok(),
             Timestamp::from_millisecond(b).ok(),

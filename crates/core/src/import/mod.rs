@@ -247,6 +247,8 @@ pub enum ImportOutcome {
         run_id: i64,
         /// The earlier run's file name.
         earlier_file: Option<String>,
+        /// The platform the earlier run is on (perhaps not the one asked).
+        platform: String,
         /// `bytes`: the same file; `content`: the same text in another
         /// wrapping (gzip at another level, UTF-16, a capture).
         matched: Duplicate,
@@ -400,6 +402,7 @@ pub fn import_reader(
 struct Earlier {
     run_id: i64,
     file: Option<String>,
+    platform: String,
     matched: Duplicate,
 }
 
@@ -409,8 +412,19 @@ impl Earlier {
             file: file.to_string(),
             run_id: self.run_id,
             earlier_file: self.file,
+            platform: self.platform,
             matched: self.matched,
         }
+    }
+
+    fn of(store: &Store, run_id: i64, matched: Duplicate) -> crate::Result<Self> {
+        let run = store.run(run_id)?;
+        Ok(Earlier {
+            run_id,
+            platform: store.platform_by_id(run.platform_id)?.name,
+            file: run.provenance.file_name,
+            matched,
+        })
     }
 
     fn find(store: &Store, sha256: &str, content_sha256: &str) -> crate::Result<Option<Self>> {
@@ -424,13 +438,7 @@ impl Earlier {
                 .map(|id| (id, Duplicate::Content)),
         };
         found
-            .map(|(run_id, matched)| {
-                Ok(Earlier {
-                    run_id,
-                    file: store.run(run_id)?.provenance.file_name,
-                    matched,
-                })
-            })
+            .map(|(run_id, matched)| Earlier::of(store, run_id, matched))
             .transpose()
     }
 }
@@ -582,12 +590,9 @@ fn read_into_run(
             report.timings = watch.map(|w| w.committed(rows, hashing_cpu, encoding_cpu));
             Ok(ImportOutcome::Imported(Box::new(report)))
         }
-        Err(ParseFailure::AlreadyImported { run_id, matched }) => Ok(Earlier {
-            run_id,
-            file: store.run(run_id)?.provenance.file_name,
-            matched,
+        Err(ParseFailure::AlreadyImported { run_id, matched }) => {
+            Ok(Earlier::of(store, run_id, matched)?.outcome(shown_as))
         }
-        .outcome(shown_as)),
         Err(failure) => Err(ImportError::of_parse(shown_as, failure)),
     }
 }

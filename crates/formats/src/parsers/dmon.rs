@@ -221,10 +221,7 @@ impl Reading {
                 None => {
                     let date = match ctx.start {
                         Some(s) => jiff::tz::TimeZone::UTC.to_datetime(s).date(),
-                        None => {
-                            b.warn("the rows carry a time of day but no date; dates count from 1970-01-01 (give --start to anchor them)");
-                            Date::constant(1970, 1, 1)
-                        }
+                        None => super::dateless_day(ctx, b, "the rows (a time of day each)"),
                     };
                     (date, i64::MIN)
                 }
@@ -243,10 +240,11 @@ impl Reading {
         }
         if self.clock.is_none() {
             let interval = ctx.interval_ms.unwrap_or(1000);
-            let start = ctx.start.map_or(0, |s| s.as_millisecond());
-            if ctx.start.is_none() {
-                b.warn("the rows carry no time; times count from 1970-01-01 at the dmon interval (give --start and --interval)");
-            }
+            let start = super::dateless_origin_ms(
+                ctx,
+                b,
+                "the rows carry no time: they are read at the dmon interval, and",
+            );
             b.interval_ms = b.interval_ms.or(Some(interval));
             self.clock = Some(RoundClock::new(start, i64::from(interval)));
         }

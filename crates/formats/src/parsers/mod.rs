@@ -111,6 +111,125 @@ impl RoundClock {
     }
 }
 
+/// Where rows without a date stand: on `--start`'s day (at `--start`),
+/// else on a day the file's name gives (`gpu-2024-06-01.csv`,
+/// `dmon_20240601.log`, from its midnight in the log's zone), else
+/// undated — the run's durations and shares are read, its times count
+/// from an origin no date is shown or compared for (`UNDATED`), never a
+/// date in 1970 presented as the log's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Dateless {
+    Start(jiff::Timestamp),
+    FileName(jiff::civil::Date),
+    Undated,
+}
+
+impl Dateless {
+    pub(crate) fn of(ctx: &ParseContext) -> Self {
+        match (ctx.start, date_in_file_name(&ctx.file_name)) {
+            (Some(start), _) => Dateless::Start(start),
+            (None, Some(day)) => Dateless::FileName(day),
+            (None, None) => Dateless::Undated,
+        }
+    }
+
+    /// The day the rows are on (1970-01-01 for an undated run's origin).
+    pub(crate) fn day(self, ctx: &ParseContext) -> jiff::civil::Date {
+        match self {
+            Dateless::Start(start) => ctx.times.zone().to_datetime(start).date(),
+            Dateless::FileName(day) => day,
+            Dateless::Undated => jiff::civil::date(1970, 1, 1),
+        }
+    }
+
+    /// Where the rows' times count from, in UTC ms.
+    pub(crate) fn origin_ms(self, ctx: &ParseContext) -> i64 {
+        match self {
+            Dateless::Start(start) => start.as_millisecond(),
+            Dateless::FileName(day) => ctx
+                .times
+                .zone()
+                .to_timestamp(day.at(0, 0, 0, 0))
+                .map_or(0, |t| t.as_millisecond()),
+            Dateless::Undated => 0,
+        }
+    }
+
+    /// Says where the date came from (`what` carry no date), and marks an
+    /// undated run.
+    pub(crate) fn tell(self, b: &mut RunBuilder<'_>, what: &str) {
+        match self {
+            Dateless::Start(_) => {}
+            Dateless::FileName(day) => b.warn(format!(
+                "{what} carry no date; {day} is taken from the file's name (give --start to set it)"
+            )),
+            Dateless::Undated => {
+                b.warn(format!(
+                    "{what} carry no date and nothing in the file gives one: imported undated \
+                     (durations and shares are read; no date is shown or compared); give --start \
+                     to date it"
+                ));
+                b.metadata
+                    .insert(crate::domain::UNDATED.into(), serde_json::Value::Bool(true));
+            }
+        }
+    }
+}
+
+/// `Dateless` told and its day, for a parser that needs it once.
+pub(crate) fn dateless_day(
+    ctx: &ParseContext,
+    b: &mut RunBuilder<'_>,
+    what: &str,
+) -> jiff::civil::Date {
+    let d = Dateless::of(ctx);
+    d.tell(b, what);
+    d.day(ctx)
+}
+
+/// `Dateless` told and its origin, for a parser that needs it once.
+pub(crate) fn dateless_origin_ms(ctx: &ParseContext, b: &mut RunBuilder<'_>, what: &str) -> i64 {
+    let d = Dateless::of(ctx);
+    d.tell(b, what);
+    d.origin_ms(ctx)
+}
+
+/// A date written in a file's name: `2024-06-01`, `2024_06_01`,
+/// `2024.06.01` or `20240601`, between 2000 and 2099, not part of a longer
+/// number.
+pub(crate) fn date_in_file_name(name: &str) -> Option<jiff::civil::Date> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let bytes = base.as_bytes();
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    for at in 0..bytes.len() {
+        if !base[at..].starts_with("20") || (at > 0 && digit(at - 1)) {
+            continue;
+        }
+        let rest = &base[at..];
+        let (y, m, d, len) = match rest.as_bytes().get(4) {
+            Some(b'-' | b'_' | b'.')
+                if rest.len() >= 10 && rest.as_bytes()[7] == rest.as_bytes()[4] =>
+            {
+                (&rest[0..4], &rest[5..7], &rest[8..10], 10)
+            }
+            Some(c) if c.is_ascii_digit() && rest.len() >= 8 => {
+                (&rest[0..4], &rest[4..6], &rest[6..8], 8)
+            }
+            _ => continue,
+        };
+        if digit(at + len) {
+            continue;
+        }
+        let (Ok(y), Ok(m), Ok(d)) = (y.parse::<i16>(), m.parse::<i8>(), d.parse::<i8>()) else {
+            continue;
+        };
+        if let Ok(day) = jiff::civil::Date::new(y, m, d) {
+            return Some(day);
+        }
+    }
+    None
+}
+
 /// A tool's snapshot with no `date` line above it: the first at `--start` or the
 /// file's time, the next ones an interval apart.
 pub(crate) fn untimed_snapshot_time(
@@ -205,5 +324,27 @@ mod tests {
             split_cells("\"x, y\",\"say \"\"hi\"\"\",z").to_vec(),
             vec!["x, y", "say \"hi\"", "z"]
         );
+    }
+}
+
+#[cfg(test)]
+mod dateless_tests {
+    use super::date_in_file_name;
+
+    #[test]
+    fn a_date_is_read_from_a_files_name_in_its_common_spellings() {
+        let day = |y, m, d| Some(jiff::civil::date(y, m, d));
+        assert_eq!(date_in_file_name("gpu-2024-06-01.csv"), day(2024, 6, 1));
+        assert_eq!(
+            date_in_file_name("/logs/dmon_20240601.log"),
+            day(2024, 6, 1)
+        );
+        assert_eq!(date_in_file_name("node3.2025_12_31.txt"), day(2025, 12, 31));
+        assert_eq!(date_in_file_name("run-2024.06.01-b.log"), day(2024, 6, 1));
+        // Not dates: a longer number, an impossible day, a mixed separator.
+        assert_eq!(date_in_file_name("job-1202406011.log"), None);
+        assert_eq!(date_in_file_name("gpu-2024-02-30.csv"), None);
+        assert_eq!(date_in_file_name("gpu-2024-06_01.csv"), None);
+        assert_eq!(date_in_file_name("gpu.csv"), None);
     }
 }

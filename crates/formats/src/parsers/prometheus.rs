@@ -234,7 +234,9 @@ fn parse_series(line: &str) -> Result<Series<'_>, String> {
 /// A scrape ends at a blank line, a `date` line, or a series seen twice.
 struct ScrapeTimes {
     interval: Option<u32>,
-    start: Option<i64>,
+    /// Where scrapes without times count from (told if none had one).
+    dateless: super::Dateless,
+    start: i64,
     clock: Option<RoundClock>,
     /// The series of the scrape being read.
     seen: Vec<(String, u32)>,
@@ -247,7 +249,8 @@ impl ScrapeTimes {
     fn new(ctx: &ParseContext) -> Self {
         Self {
             interval: ctx.interval_ms,
-            start: ctx.start.map(|s| s.as_millisecond()),
+            dateless: super::Dateless::of(ctx),
+            start: super::Dateless::of(ctx).origin_ms(ctx),
             clock: None,
             seen: Vec::new(),
             dated: None,
@@ -293,7 +296,7 @@ impl ScrapeTimes {
             if interval.is_none() {
                 b.interval_ms = b.interval_ms.or(Some(step));
             }
-            let mut c = RoundClock::new(start.unwrap_or(0), i64::from(step));
+            let mut c = RoundClock::new(start, i64::from(step));
             c.time_for(0);
             c
         });
@@ -305,9 +308,7 @@ impl ScrapeTimes {
         if self.timed {
             return;
         }
-        if self.start.is_none() {
-            b.warn("the scrapes carry no time; they count from 1970-01-01 (give --start to anchor them)");
-        }
+        self.dateless.tell(b, "the scrapes");
         if self.interval.is_none() {
             b.warn("the scrapes carry no time; assuming 30 s between them, dcgm-exporter's default (give --interval)");
         }
@@ -585,10 +586,12 @@ pub fn parse_dcgmi_dmon<R: BufRead>(
         let c = clock.get_or_insert_with(|| {
             let step = ctx.interval_ms.unwrap_or(1000);
             b.interval_ms = b.interval_ms.or(Some(step));
-            if ctx.start.is_none() {
-                b.warn("dcgmi dmon rows carry no time; they count from 1970-01-01 (give --start and --interval)");
-            }
-            RoundClock::new(ctx.start.map_or(0, |s| s.as_millisecond()), i64::from(step))
+            let origin = super::dateless_origin_ms(
+                ctx,
+                b,
+                "dcgmi dmon rows carry no time (read at the interval) and",
+            );
+            RoundClock::new(origin, i64::from(step))
         });
         let t_ms = c.time_for(gpu);
         let mut collector = Collector::default();

@@ -31,6 +31,6 @@ pub use platform::{Platform, PlatformKind};
 pub use price_quote::{PricePer, PriceQuote, QuoteMode};
 pub use run::{
     Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, SUMMARISED,
-    SourceKind, UNTIMED_HEALTH,
+    SourceKind, UNDATED, UNTIMED_HEALTH,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

@@ -65,6 +65,10 @@ pub const UNTIMED_HEALTH: &str = "untimed_health";
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):
 /// such a run is kept and shown, and never scored.
 pub const MEASURES_NOTHING: &str = "measures_nothing";
+/// The run's metadata key for a log whose rows carry no date and whose
+/// file gives none: its times count from an origin, not a date; the run
+/// has no start or end to show or compare.
+pub const UNDATED: &str = "undated";
 /// Metadata of a run that stands for its samples with the windows a
 /// time-series database summarised them into: how many windows.
 pub const SUMMARISED: &str = "summarised_windows";

@@ -44,8 +44,14 @@ pub(super) fn clock_set_to(message: &str) -> Option<Result<i64, String>> {
 pub(super) fn synchronised_to(message: &str) -> Option<i64> {
     let (_, rest) = message.split_once("clock synchronization to ")?;
     let words: Vec<&str> = rest.trim_end_matches('.').split_whitespace().collect();
-    let date_at = words.iter().position(|w| w.len() == 10 && w.as_bytes()[4] == b'-')?;
-    let (date, time, zone) = (words[date_at], words.get(date_at + 1)?, words.get(date_at + 2)?);
+    let date_at = words
+        .iter()
+        .position(|w| w.len() == 10 && w.as_bytes()[4] == b'-')?;
+    let (date, time, zone) = (
+        words[date_at],
+        words.get(date_at + 1)?,
+        words.get(date_at + 2)?,
+    );
     if !matches!(*zone, "UTC" | "GMT") {
         return None;
     }
@@ -105,9 +111,7 @@ impl Clock {
                 1 if *first == r.boot_first_line.get(&0).copied().unwrap_or(0) => {
                     "the log does not say when the machine booted".to_string()
                 }
-                n => format!(
-                    "{n} boot(s) (from line {first}) do not say when the machine booted"
-                ),
+                n => format!("{n} boot(s) (from line {first}) do not say when the machine booted"),
             };
             b.warn(format!(
                 "dmesg times count seconds since boot and {boots}: their messages are kept \

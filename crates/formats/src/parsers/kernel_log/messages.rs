@@ -84,13 +84,21 @@ pub(super) fn recognise(message: &str) -> Option<Message> {
 /// ("… caused by previous Xid 149", "due to Xid 145"), if any.
 pub(super) fn named_cause(text: &str) -> Option<u32> {
     let lower = text.to_ascii_lowercase();
-    ["caused by previous xid", "caused by xid", "due to previous xid", "due to xid"]
-        .iter()
-        .find_map(|phrase| {
-            let after = lower.split_once(phrase)?.1.trim_start_matches([' ', ':', '#']);
-            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-            after[..digits].parse().ok()
-        })
+    [
+        "caused by previous xid",
+        "caused by xid",
+        "due to previous xid",
+        "due to xid",
+    ]
+    .iter()
+    .find_map(|phrase| {
+        let after = lower
+            .split_once(phrase)?
+            .1
+            .trim_start_matches([' ', ':', '#']);
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        after[..digits].parse().ok()
+    })
 }
 
 fn nvrm(rest: &str) -> Option<Message> {

@@ -463,7 +463,8 @@ impl Tally {
                 // an NVLink fault is that fault, counted once per GPU
                 // however many of its messages follow.
                 let cause = messages::named_cause(text)?;
-                let seen = |m: &BTreeMap<u32, Vec<_>>| m.get(&cause).is_some_and(|s| near(s, gpu, t_ms));
+                let seen =
+                    |m: &BTreeMap<u32, Vec<_>>| m.get(&cause).is_some_and(|s| near(s, gpu, t_ms));
                 if seen(&self.xids) || seen(&self.caused) {
                     return None;
                 }
@@ -483,7 +484,11 @@ impl Tally {
                 )
             }
             Message::Xid { code, text, .. } => {
-                if self.caused.get(code).is_some_and(|seen| near(seen, gpu, t_ms)) {
+                if self
+                    .caused
+                    .get(code)
+                    .is_some_and(|seen| near(seen, gpu, t_ms))
+                {
                     // Already counted through the message that named it.
                     return None;
                 }

@@ -103,7 +103,9 @@ pub(super) fn classify(name: &str) -> Column {
         // nvidia-smi's own, or the one a wrapping script put first.
         "timestamp" | "time" | "datetime" | "date_time" => Timestamp,
         "index" => Index,
-        "gpu" | "gpu_id" | "gpu_index" | "gpu_idx" | "gpu_num" | "device" | "device_id" => GpuNumber,
+        "gpu" | "gpu_id" | "gpu_index" | "gpu_idx" | "gpu_num" | "device" | "device_id" => {
+            GpuNumber
+        }
         "uuid" | "gpu_uuid" => Uuid,
         "pci.bus_id" | "gpu_bus_id" => BusId,
         "power.draw" => Value(PowerMw),

@@ -199,10 +199,10 @@ fn read_cells(
                 })?);
             }
             Column::Index => {
-                row.index = Some(
-                    gpu_number(cell)
-                        .ok_or_else(|| fail(i, format!("\"{}\" is not a GPU index", cell.trim())))?,
-                );
+                row.index =
+                    Some(gpu_number(cell).ok_or_else(|| {
+                        fail(i, format!("\"{}\" is not a GPU index", cell.trim()))
+                    })?);
             }
             Column::Uuid if !is_missing(cell) => row.uuid = Some(text_of(cell)),
             Column::BusId if !is_missing(cell) => row.bus = Some(text_of(cell)),
@@ -408,7 +408,11 @@ fn gpu_number(cell: &str) -> Option<u32> {
         prefix.trim_end().to_ascii_lowercase().as_str(),
         "" | "gpu" | "gpu#" | "#" | "cuda:" | "device" | "dev"
     );
-    if known_prefix { digits.parse().ok() } else { None }
+    if known_prefix {
+        digits.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// Which GPU a row is about: by index (its UUID and bus id become names of

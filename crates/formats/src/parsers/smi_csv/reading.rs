@@ -202,13 +202,7 @@ impl Reading {
             (None, _, _) => return Err(no_times()),
         };
         self.clock_given = ctx.start.is_some();
-        let start_ms = match ctx.start {
-            Some(s) => s.as_millisecond(),
-            None => {
-                b.warn("the rows carry no date; times count from 1970-01-01 (give --start to anchor them)");
-                0
-            }
-        };
+        let start_ms = super::super::dateless_origin_ms(ctx, b, "the rows");
         self.clock = Some(RoundClock::new(start_ms, i64::from(interval)));
         Ok(())
     }

@@ -247,7 +247,12 @@ proptest! {
 
 #[test]
 fn gpu_numbers_are_read_as_scripts_write_them() {
-    for (cell, n) in [("3", Some(3)), (" gpu3", Some(3)), ("GPU 3", Some(3)), ("cuda:1", Some(1))] {
+    for (cell, n) in [
+        ("3", Some(3)),
+        (" gpu3", Some(3)),
+        ("GPU 3", Some(3)),
+        ("cuda:1", Some(1)),
+    ] {
         assert_eq!(super::gpu_number(cell), n, "{cell}");
     }
     for cell in ["", "GPU-3f9c", "3.5", "node3"] {
