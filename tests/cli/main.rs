@@ -26,6 +26,7 @@ mod money;
 mod offerings;
 mod perf;
 mod platforms;
+mod price_evidence;
 mod probe;
 mod report;
 mod runs;

@@ -145,6 +145,8 @@ pub struct RankOutcome {
     pub decision: super::decision::Decision,
     /// Platforms whose latest runs are worse than their baseline.
     pub degradations: Vec<DegradationWarning>,
+    /// Where each platform's price comes from and how old it is.
+    pub prices: Vec<PlatformPrice>,
     /// The currency costs are compared in, and the rates used.
     pub money: Money,
     /// The accelerator compared on, where one was asked for.
@@ -320,6 +322,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     }
     let money = comparable(store, &mut evidence, request.currency.as_deref())?;
     let degradations = degradations_in(&evidence);
+    let prices = prices_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
     let robustness = scoring::robustness(&ranking, &request.robustness);
     let decision = super::decision::decide(
@@ -333,10 +336,40 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
         robustness,
         decision,
         degradations,
+        prices,
         money,
         class: class.map(|(c, _)| c),
         profile,
     })
+}
+
+/// Where a platform's price comes from, said once for every face.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlatformPrice {
+    pub platform: String,
+    /// "price from skypilot-catalog vms.csv on 2026-08-09 — STALE: …".
+    pub said: String,
+    pub said_zh: String,
+    pub stale: bool,
+}
+
+/// The price sources of the platforms that have one (a price typed by
+/// hand has none to say), stale ones first.
+pub fn prices_in(evidence: &[metrics::PlatformEvidence]) -> Vec<PlatformPrice> {
+    let mut prices: Vec<PlatformPrice> = evidence
+        .iter()
+        .filter_map(|e| {
+            let source = e.price_source.as_ref()?;
+            Some(PlatformPrice {
+                platform: e.platform.name.clone(),
+                said: source.said(),
+                said_zh: source.said_in(true),
+                stale: source.stale(),
+            })
+        })
+        .collect();
+    prices.sort_by_key(|p| !p.stale);
+    prices
 }
 
 /// One platform's scores under a profile: every metric behind them, with

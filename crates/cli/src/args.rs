@@ -556,6 +556,10 @@ pub struct ImportArgs {
     /// When logs without dates began (2024-06-01 or 2024-06-01T08:00:00+08:00).
     #[arg(long, value_name = "TIME")]
     pub start: Option<String>,
+    /// The day a price catalog's quotes held (YYYY-MM-DD), where the catalog
+    /// does not say [default: the file's modification day].
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<jiff::civil::Date>,
     /// Store what can be read and record each unreadable line as a warning.
     #[arg(long)]
     pub skip_bad_lines: bool,

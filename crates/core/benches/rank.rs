@@ -48,6 +48,7 @@ fn platforms(n: i64) -> Vec<PlatformEvidence> {
             claims: Vec::new(),
             runs: 3,
             currency: Some("CNY".into()),
+            price_source: None,
             not_comparable: Vec::new(),
             degradations: Vec::new(),
         })

@@ -80,6 +80,20 @@ labelled_enum! {
 }
 
 impl Format {
+    /// A provider's price list: evidence of what an offering costs, not a
+    /// measurement of the platform (listed apart from measured runs).
+    pub fn is_price_catalog(self) -> bool {
+        matches!(
+            self,
+            Format::SkypilotCatalog
+                | Format::GpuhuntCatalog
+                | Format::AwsPriceList
+                | Format::AliyunPrice
+                | Format::TencentPrice
+                | Format::HuaweiPrice
+        )
+    }
+
     /// The breakpoint a file of this format informs, unless told otherwise.
     pub fn default_kind(self) -> RunKind {
         match self {

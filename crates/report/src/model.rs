@@ -46,6 +46,8 @@ pub struct ReportData {
     pub robustness: Robustness,
     /// Platforms whose latest runs are worse than their baseline.
     pub degradations: Vec<DegradationWarning>,
+    /// Where each platform's price comes from and how old it is.
+    pub prices: Vec<breakpoint_api::ranking::PlatformPrice>,
     pub profile: StoredProfile,
     pub runs: Vec<(String, Run)>,
     pub startup: Vec<StartupRow>,
@@ -103,6 +105,7 @@ pub fn gather(
         robustness: robust,
         decision,
         degradations,
+        prices,
         money: ranked_money,
         profile,
         ..
@@ -203,6 +206,7 @@ pub fn gather(
         ranking,
         robustness: robust,
         degradations,
+        prices,
         profile,
         runs,
         startup,

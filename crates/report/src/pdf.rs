@@ -174,6 +174,29 @@ fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(
             WARN,
         );
     }
+    // A stale price is a warning of its own; the others are said once per
+    // source, with the platforms priced from it.
+    let said = |p: &breakpoint_api::ranking::PlatformPrice| {
+        if lang.is_zh() {
+            p.said_zh.clone()
+        } else {
+            p.said.clone()
+        }
+    };
+    let mut sources: Vec<(String, Vec<&str>)> = Vec::new();
+    for p in &data.prices {
+        if p.stale {
+            l.paragraph(&format!("⚠ {}: {}", p.platform, said(p)), 11.0, WARN);
+            continue;
+        }
+        match sources.iter_mut().find(|(s, _)| *s == said(p)) {
+            Some((_, platforms)) => platforms.push(&p.platform),
+            None => sources.push((said(p), vec![&p.platform])),
+        }
+    }
+    for (said, platforms) in sources {
+        l.paragraph(&format!("{}: {said}", platforms.join(", ")), 9.5, MUTED);
+    }
     l.paragraph(t(lang, "method_note"), 9.5, MUTED);
     if let Some((file, sha256)) = &options.evidence {
         l.paragraph(

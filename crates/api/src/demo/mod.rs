@@ -20,6 +20,9 @@ pub use platforms::{DEMO_PLATFORMS, DemoPlatform};
 /// Marks every demo platform's notes.
 pub const DEMO_LABEL: &str = "DEMO DATA";
 
+/// Where the demo's prices come from, said wherever they are used.
+pub const DEMO_PRICE_SOURCE: &str = "the four-breakpoint review's example prices (demo)";
+
 /// What building the demo did.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DemoSummary {
@@ -76,19 +79,20 @@ pub fn build(store: &Store, seed: u64) -> Result<DemoSummary> {
                 demo.kind,
                 Some(format!("{DEMO_LABEL} — {}", demo.notes)),
             )?)?;
-            let offering = store.create_offering(
-                &OfferingSpec {
-                    accelerator: "NVIDIA A100-SXM4-80GB".into(),
-                    count: 8,
-                    interconnect: Some(crate::domain::Interconnect::Nvswitch),
-                    pcie_gen: Some(4),
-                    pcie_width: Some(16),
-                    currency: "CNY".into(),
-                    price_on_demand: Some(demo.price_per_hour),
-                    ..OfferingSpec::default()
-                }
-                .build(platform.id)?,
-            )?;
+            let mut offering = OfferingSpec {
+                accelerator: "NVIDIA A100-SXM4-80GB".into(),
+                count: 8,
+                interconnect: Some(crate::domain::Interconnect::Nvswitch),
+                pcie_gen: Some(4),
+                pcie_width: Some(16),
+                currency: "CNY".into(),
+                price_on_demand: Some(demo.price_per_hour),
+                ..OfferingSpec::default()
+            }
+            .build(platform.id)?;
+            // Every price says where it comes from, the demo's too.
+            offering.prices.source = Some(DEMO_PRICE_SOURCE.into());
+            let offering = store.create_offering(&offering)?;
             store.set_billing_rule(&BillingRule {
                 notes: Some(DEMO_LABEL.into()),
                 ..demo.rule(platform.id)

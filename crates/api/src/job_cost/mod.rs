@@ -246,6 +246,11 @@ pub struct PlatformCost {
     pub not_comparable: Option<String>,
     /// The rate the cost was converted at.
     pub rate: Option<crate::rates::RateUsed>,
+    /// Which offering's price it is and where that price comes from, with
+    /// its day ("the offering its runs were made on (#1, …); price from
+    /// skypilot-catalog vms.csv on 2026-08-09 — STALE: …").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priced_at: Option<String>,
 }
 
 /// How the answer is asked for.
@@ -575,6 +580,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             unpriced,
             not_comparable,
             rate,
+            priced_at: price.as_ref().map(|p| p.why.clone()),
         });
     }
     Ok(out)
@@ -603,6 +609,7 @@ impl PlatformCost {
             unpriced: Vec::new(),
             not_comparable: None,
             rate: None,
+            priced_at: None,
         }
     }
 }

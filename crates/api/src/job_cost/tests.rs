@@ -53,6 +53,7 @@ fn priced(name: &str, p50: i64, p90: i64, guessed: bool) -> PlatformCost {
         unpriced: Vec::new(),
         not_comparable: None,
         rate: None,
+        priced_at: None,
     }
 }
 

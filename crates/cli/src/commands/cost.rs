@@ -95,6 +95,9 @@ fn terms(c: &PlatformCost) -> String {
     if let Some(why) = &c.not_comparable {
         out.push_str(&format!("  not comparable: {why}\n"));
     }
+    if let Some(priced_at) = &c.priced_at {
+        out.push_str(&format!("  priced at {priced_at}\n"));
+    }
     if let Some(rate) = &c.rate {
         out.push_str(&format!("  converted at {rate}\n"));
     }

@@ -90,6 +90,7 @@ pub fn run(ctx: &Context, args: ImportArgs) -> Outcome {
         interval_ms: args.interval,
         fields: args.fields.clone(),
         start,
+        as_of: args.as_of,
         skip_bad_lines: args.skip_bad_lines,
         timings: args.timings,
         ..options

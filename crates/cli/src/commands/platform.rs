@@ -106,7 +106,15 @@ fn list(ctx: &Context) -> Outcome {
             "no platforms yet; add one with `breakpoint platform add NAME` or `--template NAME`",
         )?);
     }
-    let mut t = output::table(&["platform", "kind", "offerings", "claims", "runs", "samples"]);
+    let mut t = output::table(&[
+        "platform",
+        "kind",
+        "offerings",
+        "claims",
+        "runs",
+        "price lists",
+        "samples",
+    ]);
     for p in &platforms {
         t.add_row(vec![
             p.platform.name.clone(),
@@ -114,6 +122,7 @@ fn list(ctx: &Context) -> Outcome {
             p.offerings.to_string(),
             p.claims.to_string(),
             p.runs.to_string(),
+            p.price_lists.to_string(),
             p.samples.to_string(),
         ]);
     }

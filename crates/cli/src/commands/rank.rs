@@ -149,7 +149,9 @@ pub fn render(out: &RankOutcome) -> String {
         ]);
     }
     text.push_str(&format!("{t}\n"));
-    text.push_str("Scores 0–100; – not measured (never counted as 0).\n");
+    text.push_str(
+        "Scores 0–100; – not measured (never counted as 0). Runs: the measured ones (price lists apart).\n",
+    );
     let insufficient: Vec<&str> = r
         .platforms
         .iter()
@@ -165,6 +167,11 @@ pub fn render(out: &RankOutcome) -> String {
     }
     for d in &out.degradations {
         text.push_str(&format!("degradation: {}\n", d.sentence()));
+    }
+    // Every price's source is in the JSON, the costs and the bills; a
+    // stale one is said here too, where the choice is made.
+    for p in out.prices.iter().filter(|p| p.stale) {
+        text.push_str(&format!("{}: {}\n", p.platform, p.said));
     }
     let rb = &out.robustness;
     if !rb.acceptability.is_empty() {

@@ -25,6 +25,42 @@ use crate::store::Store;
 /// At most this many cards without an offering are named.
 const NAMED: usize = 8;
 
+/// Dates the quotes a catalog gives without a day of its own: `--as-of`,
+/// else `--start`'s day, else the day the file was last written, else the
+/// day of import — said, since a price is only as good as its day and a
+/// stale one is flagged (`billing::STALE_AFTER_DAYS`).
+pub(super) fn date_quotes(
+    built: &mut breakpoint_formats::BuiltRun,
+    options: &super::ImportOptions,
+    file_time: Option<jiff::Timestamp>,
+) {
+    if built.price_quotes.iter().all(|q| q.observed_at.is_some()) {
+        return;
+    }
+    let utc_day = |t: jiff::Timestamp| jiff::tz::TimeZone::UTC.to_datetime(t).date();
+    let (day, from) = match (options.as_of, options.start, file_time) {
+        (Some(day), _, _) => (day, "--as-of"),
+        (None, Some(start), _) => (utc_day(start), "--start"),
+        (None, None, Some(written)) => (
+            utc_day(written),
+            "the day the file was last written; --as-of sets it",
+        ),
+        (None, None, None) => (today(), "the day of import; --as-of sets it"),
+    };
+    let Ok(noon) = jiff::tz::TimeZone::UTC.to_timestamp(day.at(12, 0, 0, 0)) else {
+        return;
+    };
+    let undated = built
+        .price_quotes
+        .iter_mut()
+        .filter(|q| q.observed_at.is_none())
+        .map(|q| q.observed_at = Some(noon))
+        .count();
+    built.warnings.push(format!(
+        "{undated} quote(s) carry no day of their own: dated {day} ({from})"
+    ));
+}
+
 /// Price the platform's offerings from `quotes`; what was done, in words.
 pub(super) fn apply(
     store: &Store,
@@ -109,6 +145,7 @@ pub(super) fn apply(
         };
         let mut parts = Vec::new();
         let mut newest: Option<Date> = None;
+        let mut zones: Vec<String> = Vec::new();
         for (mode, pick) in &compared.best {
             let q = pick.quote;
             let rounded = (pick.price * 1e6).round() / 1e6;
@@ -118,20 +155,36 @@ pub(super) fn apply(
                 _ => prices.monthly = Some(rounded),
             }
             newest = newest.max(day_of(q));
+            // A zone's own price (a spot price is an availability zone's; a
+            // Local Zone's can be far from its region's) is named as such.
+            let region = q.region.as_deref().unwrap_or_default();
+            let zone = q
+                .zone
+                .as_deref()
+                .filter(|z| *mode == "spot" || !z.starts_with(region))
+                .map(|z| format!(", zone {z}"));
+            if let Some(z) = &zone {
+                zones.push(format!("{mode}{z}"));
+            }
             parts.push(format!(
-                "{mode} {rounded} {currency}/GPU-hour ({}{}{})",
+                "{mode} {rounded} {currency}/GPU-hour ({}{}{}{})",
                 q.instance_type,
                 q.region
                     .as_deref()
                     .map(|r| format!(", {r}"))
                     .unwrap_or_default(),
+                zone.unwrap_or_default(),
                 pick.note
                     .as_deref()
                     .map(|n| format!("; {n}"))
                     .unwrap_or_default()
             ));
         }
-        prices.source = Some(source.to_string());
+        prices.source = Some(if zones.is_empty() {
+            source.to_string()
+        } else {
+            format!("{source} ({})", zones.join("; "))
+        });
         prices.priced_on = newest;
         store.set_offering_prices(offering.id, &prices)?;
         said.push(format!(

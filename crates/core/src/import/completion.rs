@@ -79,7 +79,14 @@ pub(super) fn complete(
         catalog::apply(
             store,
             platform_id,
-            &format!("{} {file_name}", format.as_str()),
+            // The file by its name, not the folder it was read from.
+            &format!(
+                "{} {}",
+                format.as_str(),
+                std::path::Path::new(file_name)
+                    .file_name()
+                    .map_or(file_name.into(), |n| n.to_string_lossy())
+            ),
             &built.price_quotes,
             Some(today),
         )?

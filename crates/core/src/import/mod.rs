@@ -74,6 +74,8 @@ pub struct ImportOptions {
     pub fields: Option<Vec<String>>,
     /// Anchor for logs that carry times of day or no times at all.
     pub start: Option<Timestamp>,
+    /// The day a price catalog's quotes held, where it does not say.
+    pub as_of: Option<jiff::civil::Date>,
     pub skip_bad_lines: bool,
     pub source: SourceKind,
     /// Set from elsewhere to stop an import between reads; nothing of the
@@ -123,6 +125,7 @@ impl ImportOptions {
             interval_ms: None,
             fields: None,
             start: None,
+            as_of: None,
             skip_bad_lines: false,
             source: SourceKind::Import,
             cancel: None,
@@ -528,6 +531,7 @@ fn read_into_run(
         // The content hash is of the whole text, read or not.
         let content_sha256 = text.finish()?;
         let mut built = builder.finish();
+        catalog::date_quotes(&mut built, options, ctx.file_time);
         let written = writer.finish()?;
         for (k, v) in &options.extra_metadata {
             built.metadata.insert(k.clone(), v.clone());

@@ -44,30 +44,92 @@ pub struct Priced {
     pub currency: String,
     /// "the offering its runs were imported for (#3, 8 × NVIDIA A100)".
     pub why: String,
+    /// Where the price comes from and its day, where known.
+    pub source: Option<PriceSource>,
 }
 
 /// A price older than this many days is flagged wherever it is used: a
 /// catalog of last season is no quote.
 pub const STALE_AFTER_DAYS: i64 = 90;
 
-/// "; price from skypilot-catalog vms.csv on 2026-12-01", with "STALE (…)"
-/// past [`STALE_AFTER_DAYS`]; nothing for a price typed without a source.
-pub fn provenance(prices: &crate::domain::Prices) -> String {
-    let today = crate::import::timestamps::today();
-    let mut out = String::new();
-    if let Some(source) = &prices.source {
-        out.push_str(&format!("; price from {source}"));
-    }
-    if let Some(on) = prices.priced_on {
-        out.push_str(&format!(" on {on}"));
-        if let Some(age) = prices.age_days(today).filter(|a| *a > STALE_AFTER_DAYS) {
-            out.push_str(&format!(
-                " — STALE: {age} days old (more than {STALE_AFTER_DAYS}); import a current catalog"
-            ));
-        }
-    }
-    out
+/// Where a price comes from and the day it held: what every cost and bill
+/// built on it says, and what flags it stale.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PriceSource {
+    /// "skypilot-catalog vms.csv (spot, zone use1-atl2-az1)".
+    pub source: Option<String>,
+    pub on: Option<jiff::civil::Date>,
 }
+
+impl PriceSource {
+    /// The source of an offering's prices; none for a price typed without one.
+    pub fn of(prices: &crate::domain::Prices) -> Option<Self> {
+        (prices.source.is_some() || prices.priced_on.is_some()).then(|| PriceSource {
+            source: prices.source.clone(),
+            on: prices.priced_on,
+        })
+    }
+
+    /// Days since the price held, where its day is known.
+    pub fn age_days(&self, today: jiff::civil::Date) -> Option<i64> {
+        let on = self.on?;
+        today.since(on).ok().map(|span| i64::from(span.get_days()))
+    }
+
+    /// Older than [`STALE_AFTER_DAYS`] today.
+    pub fn stale(&self) -> bool {
+        self.age_days(crate::import::timestamps::today())
+            .is_some_and(|a| a > STALE_AFTER_DAYS)
+    }
+
+    /// "price from skypilot-catalog vms.csv on 2026-12-01", with "STALE (…)"
+    /// past [`STALE_AFTER_DAYS`].
+    pub fn said(&self) -> String {
+        self.said_in(false)
+    }
+
+    /// `said`, in English or Chinese.
+    pub fn said_in(&self, zh: bool) -> String {
+        let mut out = String::from(if zh { "价格" } else { "price" });
+        if let Some(source) = &self.source {
+            out.push_str(&if zh {
+                format!("来自 {source}")
+            } else {
+                format!(" from {source}")
+            });
+        }
+        if let Some(on) = self.on {
+            out.push_str(&if zh {
+                format!("，{on} 的报价")
+            } else {
+                format!(" on {on}")
+            });
+            if let Some(age) = self
+                .age_days(crate::import::timestamps::today())
+                .filter(|a| *a > STALE_AFTER_DAYS)
+            {
+                out.push_str(&if zh {
+                    format!(" — 已过期（STALE）：{age} 天前（超过 {STALE_AFTER_DAYS} 天）；请导入当前价目表")
+                } else {
+                    format!(
+                        " — STALE: {age} days old (more than {STALE_AFTER_DAYS}); import a current catalog"
+                    )
+                });
+            }
+        }
+        out
+    }
+}
+
+/// "; price from skypilot-catalog vms.csv on 2026-12-01", with "STALE (…)"
+/// past [`STALE_AFTER_DAYS`]; "; price entered by hand (no source or day)"
+/// for one typed without them.
+pub fn provenance(prices: &crate::domain::Prices) -> String {
+    PriceSource::of(prices).map_or_else(|| format!("; {BY_HAND}"), |s| format!("; {}", s.said()))
+}
+
+/// What a price typed without a source or day says of itself.
+pub const BY_HAND: &str = "price entered by hand (no source or day)";
 
 /// The offering a platform's evidence is priced at (`Priced`): the one
 /// most of its runs name, else the cheapest of the card most of its runs
@@ -94,6 +156,7 @@ pub fn price(
         price: o.prices.on_demand.unwrap_or(0.0),
         currency: o.prices.currency.clone(),
         why: format!("{why}{}", provenance(&o.prices)),
+        source: PriceSource::of(&o.prices),
     };
     let named = |o: &crate::domain::Offering| {
         format!("#{}, {} × {}", o.id, o.count, o.accelerator.canonical)
@@ -538,7 +601,10 @@ mod unit_tests {
     fn a_price_says_its_source_and_day_and_an_old_one_is_flagged() {
         let mut prices = crate::domain::Prices::new("USD", Some(4.0), None, None)
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(provenance(&prices), "");
+        assert_eq!(
+            provenance(&prices),
+            "; price entered by hand (no source or day)"
+        );
         prices.source = Some("skypilot-catalog vms.csv".into());
         prices.priced_on = "2020-01-01".parse().ok();
         let said = provenance(&prices);

@@ -167,7 +167,8 @@ pub(super) const SUMMARY_KEY: i64 = ENGINE_VERSION * 1000 + SUMMARY_FORM;
 /// 3: each metric's spread over its units beside its median, minimum and
 /// maximum (2: without it; 1, under the bare engine number, was the whole
 /// evidence without sources).
-const SUMMARY_FORM: i64 = 3;
+/// 4: the price's source beside the currency.
+const SUMMARY_FORM: i64 = 4;
 
 /// A platform's evidence without its sources as the summary cache keeps
 /// it: per metric its key, median, minimum and maximum, in key order. The
@@ -179,6 +180,7 @@ struct SummaryRef<'a> {
     claims: &'a [Claim],
     runs: usize,
     currency: &'a Option<String>,
+    price_source: &'a Option<super::billing::PriceSource>,
     degradations: &'a [MetricDegradation],
 }
 
@@ -190,6 +192,7 @@ struct Summary<'a> {
     claims: Vec<Claim>,
     runs: usize,
     currency: Option<String>,
+    price_source: Option<super::billing::PriceSource>,
     degradations: Vec<MetricDegradation>,
 }
 
@@ -204,6 +207,7 @@ fn summary(evidence: &PlatformEvidence) -> postcard::Result<Vec<u8>> {
         claims: &evidence.claims,
         runs: evidence.runs,
         currency: &evidence.currency,
+        price_source: &evidence.price_source,
         degradations: &evidence.degradations,
     })
 }
@@ -215,6 +219,7 @@ pub(super) struct CachedSummary {
     claims: Vec<Claim>,
     runs: usize,
     currency: Option<String>,
+    price_source: Option<super::billing::PriceSource>,
     degradations: Vec<MetricDegradation>,
 }
 
@@ -235,6 +240,7 @@ pub(super) fn decode_summary(bytes: &[u8]) -> Option<CachedSummary> {
         claims: summary.claims,
         runs: summary.runs,
         currency: summary.currency,
+        price_source: summary.price_source,
         degradations: summary.degradations,
     })
 }
@@ -247,6 +253,7 @@ impl CachedSummary {
             claims: self.claims,
             runs: self.runs,
             currency: self.currency,
+            price_source: self.price_source,
             not_comparable: Vec::new(),
             degradations: self.degradations,
         }

@@ -50,7 +50,9 @@ pub use run::{compute_run, not_evidence};
 ///    kWh and mean powers move), kept per GPU as the import writes it.
 /// 9: pooled rates keep their count and exposure; the interruption rate's
 ///    posterior is said beside it.
-pub const ENGINE_VERSION: i64 = 9;
+/// 10: a platform's runs count the measured ones (price lists apart); its
+///    evidence keeps where its price comes from.
+pub const ENGINE_VERSION: i64 = 10;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,6 +186,9 @@ pub struct PlatformEvidence {
     pub runs: usize,
     /// The currency of its prices, for comparing costs like with like.
     pub currency: Option<String>,
+    /// Where the price its costs are figured at comes from, and its day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_source: Option<billing::PriceSource>,
     /// Money metrics left out for want of a rate into the reporting
     /// currency (`rates::make_comparable`), with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -556,16 +561,27 @@ fn gather_runs(
     if let Some(e) = metrics.get_mut("sustain.interruptions_per_100h") {
         e.details.insert(0, risk.words());
     }
+    let priced = billing::price(store, &platform, &runs, window.class.as_ref())?;
     Ok(PlatformEvidence {
-        currency: billing::price(store, &platform, &runs, window.class.as_ref())?
-            .map(|p| p.currency),
+        price_source: priced.as_ref().and_then(|p| p.source.clone()),
+        currency: priced.map(|p| p.currency),
         not_comparable: Vec::new(),
         claims: store.claims(Some(platform.id))?,
-        runs: runs.len(),
+        runs: runs.iter().filter(|r| !is_price_evidence(r)).count(),
         degradations: degradations(&metrics),
         platform,
         metrics,
     })
+}
+
+/// A run that holds a provider's price list: evidence of what an offering
+/// costs, counted apart from the runs that measured the platform.
+pub fn is_price_evidence(run: &Run) -> bool {
+    run.provenance
+        .format
+        .as_deref()
+        .and_then(|f| f.parse::<crate::import::Format>().ok())
+        .is_some_and(|f| f.is_price_catalog())
 }
 
 /// Each metric's per-run values in the order the runs were measured, put to

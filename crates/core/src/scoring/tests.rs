@@ -46,6 +46,7 @@ fn platform(id: i64, values: &[(&str, f64)]) -> PlatformEvidence {
         claims: Vec::new(),
         runs: 1,
         currency: Some("CNY".into()),
+        price_source: None,
         not_comparable: Vec::new(),
         degradations: Vec::new(),
     }

@@ -95,7 +95,10 @@ pub struct PlatformSummary {
     pub platform: Platform,
     pub offerings: i64,
     pub claims: i64,
+    /// Runs that measured the platform.
     pub runs: i64,
+    /// Runs that hold a provider's price list (evidence of price only).
+    pub price_lists: i64,
     pub samples: i64,
 }
 
@@ -106,17 +109,27 @@ impl Store {
             "SELECT p.id, p.name, p.kind, p.notes, p.template,
                     (SELECT count(*) FROM offerings o WHERE o.platform_id = p.id),
                     (SELECT count(*) FROM claims c WHERE c.platform_id = p.id),
-                    (SELECT count(*) FROM runs r WHERE r.platform_id = p.id),
-                    (SELECT ifnull(sum(r.sample_count), 0) FROM runs r WHERE r.platform_id = p.id)
+                    (SELECT count(*) FROM runs r WHERE r.platform_id = p.id
+                        AND ifnull(r.format, '') NOT IN (SELECT value FROM json_each(?1))),
+                    (SELECT ifnull(sum(r.sample_count), 0) FROM runs r WHERE r.platform_id = p.id),
+                    (SELECT count(*) FROM runs r WHERE r.platform_id = p.id
+                        AND r.format IN (SELECT value FROM json_each(?1)))
              FROM platforms p ORDER BY p.name COLLATE NOCASE",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let catalogs: Vec<&str> = breakpoint_formats::Format::ALL
+            .iter()
+            .filter(|f| f.is_price_catalog())
+            .map(|f| f.as_str())
+            .collect();
+        let catalogs = serde_json::to_string(&catalogs).unwrap_or_else(|_| "[]".into());
+        let rows = stmt.query_map([catalogs], |r| {
             Ok(PlatformSummary {
                 platform: platform_from_row(r)?,
                 offerings: r.get(5)?,
                 claims: r.get(6)?,
                 runs: r.get(7)?,
                 samples: r.get(8)?,
+                price_lists: r.get(9)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

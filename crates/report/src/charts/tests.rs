@@ -63,6 +63,7 @@ fn evidence(id: i64, name: &str, values: &[(&str, f64)]) -> PlatformEvidence {
         claims: Vec::new(),
         runs: 2,
         currency: Some("CNY".into()),
+        price_source: None,
         not_comparable: Vec::new(),
         degradations: Vec::new(),
     }
