@@ -477,3 +477,77 @@ fn no_answer_says_which_platform_lacks_what() {
         "{spot}"
     );
 }
+
+/// A spot trace makes a spot job costable on the platform it was imported
+/// for: its reclaims are drawn from the trace, which is named; the same job
+/// costs more time where the trace reclaims more, and the platform's own
+/// measured interruption rate is left as it was.
+#[test]
+fn a_spot_trace_prices_a_spot_job_with_reclaims_drawn_from_it() {
+    let ws = Workspace::new();
+    priced(&ws, "P", &["--price-spot", "8"]);
+    let before = ws.json(&["explain", "P"]);
+    ws.ok(&[
+        "import",
+        &fixture("spot/us-east-1a_v100_1.json"),
+        "--platform",
+        "P",
+    ]);
+    let spot = ws.json(&[
+        "cost",
+        "--job",
+        "gpus=8,work=400h",
+        "--mode",
+        "spot",
+        "--draws",
+        "400",
+    ]);
+    let p = band(&spot, "P");
+    assert!(p["missing"].is_null(), "{p}");
+    assert_eq!(p["mode"], "spot");
+    let reclaims = p["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["key"] == "reclaims")
+        .unwrap();
+    assert!(
+        reclaims["source"]
+            .as_str()
+            .unwrap()
+            .contains("spot trace us-east-1a_v100_1.json (1 × v100, us-east-1a): 5 reclaim(s)"),
+        "{reclaims}"
+    );
+    // 5 reclaims in 64.5 hours: about 0.08 an instance-hour at the median.
+    let rate = reclaims["value"].as_f64().unwrap();
+    assert!((0.06..0.10).contains(&rate), "{rate}");
+    let interruptions = p["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["key"] == "interruptions")
+        .unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    // 400 GPU-hours on 8 GPUs is about 50 h on one instance: ~4 reclaims.
+    assert!((2.0..7.0).contains(&interruptions), "{interruptions}");
+    // Evidence about the offering, never a measurement of the platform.
+    let after = ws.json(&["explain", "P"]);
+    assert_eq!(before["breakpoints"], after["breakpoints"]);
+    assert!(
+        after["spot"]
+            .as_str()
+            .unwrap()
+            .contains("an instance lives (probability) 1 h")
+    );
+    let text = ws.ok(&[
+        "cost",
+        "--job",
+        "gpus=8,work=400h",
+        "--mode",
+        "spot",
+        "--draws",
+        "400",
+    ]);
+    assert!(text.contains("spot reclaims: "), "{text}");
+}

@@ -77,7 +77,7 @@ fn a_catalog_imported_as_of_an_old_day_is_flagged_stale_wherever_its_price_is_us
         .find(|p| p["name"] == "Platform A (demo)")
         .unwrap();
     assert_eq!(
-        (a["runs"].as_i64(), a["price_lists"].as_i64()),
+        (a["runs"].as_i64(), a["offering_evidence"].as_i64()),
         (runs_before.as_i64(), Some(1))
     );
 

@@ -17,5 +17,6 @@ mod properties;
 mod smi_csv;
 mod smi_other;
 mod smi_xml;
+mod spot;
 mod tables;
 mod vendors;

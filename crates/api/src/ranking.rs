@@ -383,6 +383,9 @@ pub struct Explanation {
     pub hardware: super::hardware::HardwareEvidence,
     /// The currency costs are compared in, and the rates used.
     pub money: Money,
+    /// What its spot instances meet, from the spot traces imported for it
+    /// (evidence about the instance and place each names; never scored).
+    pub spot: Option<String>,
 }
 
 /// Explain a platform (by name, alias or id) under the request's profile.
@@ -408,11 +411,13 @@ pub fn explain(
         .find(|p| p.platform.id == platform.id)
         .ok_or_else(|| Error::not_found("platform", &platform.name))?;
     let hardware = super::hardware::of_platform(store, platform.id)?;
+    let spot = metrics::spot::SpotEvidence::of(store, platform.id)?.map(|s| s.words());
     Ok(Explanation {
         profile,
         score,
         hardware,
         money,
+        spot,
     })
 }
 

@@ -83,6 +83,9 @@ fn is_one_field_query(line: &str) -> bool {
 
 /// JSON documents and JSON Lines, by the keys they hold.
 fn json_format(first: &str, text: &str) -> Option<Format> {
+    if super::parsers::spot_trace::is_spot_trace(text) {
+        return Some(Format::SpotTrace);
+    }
     if text.contains("\"breakpoint-perf\"") {
         return Some(Format::PerfLog);
     }

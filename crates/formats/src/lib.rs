@@ -76,6 +76,7 @@ labelled_enum! {
         AliyunPrice => "aliyun-price",
         TencentPrice => "tencent-price",
         HuaweiPrice => "huawei-price",
+        SpotTrace => "spot-trace",
     }
 }
 
@@ -92,6 +93,13 @@ impl Format {
                 | Format::TencentPrice
                 | Format::HuaweiPrice
         )
+    }
+
+    /// Evidence about what an offering is (its price, how its spot
+    /// instances live) rather than a measurement of the platform: kept and
+    /// used where costs are figured, counted apart from measured runs.
+    pub fn is_offering_evidence(self) -> bool {
+        self.is_price_catalog() || self == Format::SpotTrace
     }
 
     /// The breakpoint a file of this format informs, unless told otherwise.
@@ -111,7 +119,8 @@ impl Format {
             | Format::AwsPriceList
             | Format::AliyunPrice
             | Format::TencentPrice
-            | Format::HuaweiPrice => RunKind::Billing,
+            | Format::HuaweiPrice
+            | Format::SpotTrace => RunKind::Billing,
             _ => RunKind::Sustain,
         }
     }

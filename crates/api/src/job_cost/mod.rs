@@ -168,6 +168,8 @@ pub enum TermKey {
     Start,
     /// Bringing the job's data (hours).
     Data,
+    /// Spot reclaims per instance-hour, from the platform's spot traces.
+    Reclaims,
 }
 
 impl TermKey {
@@ -190,6 +192,8 @@ impl TermKey {
             (TermKey::Start, true) => "启动",
             (TermKey::Data, false) => "bringing the data",
             (TermKey::Data, true) => "数据上传",
+            (TermKey::Reclaims, false) => "spot reclaims",
+            (TermKey::Reclaims, true) => "竞价实例回收率",
         }
     }
 
@@ -198,7 +202,7 @@ impl TermKey {
         match self {
             TermKey::Compute | TermKey::Lost | TermKey::Data => Some(value),
             TermKey::Start => Some(value / 3600.0),
-            TermKey::Share | TermKey::Rate | TermKey::Interruptions => None,
+            TermKey::Share | TermKey::Rate | TermKey::Interruptions | TermKey::Reclaims => None,
         }
     }
 }
@@ -454,7 +458,20 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         // The same stream for every platform: two platforms that measured
         // the same differ by nothing, and every difference is the
         // evidence's (common random numbers).
-        let model = Model::of(e, job, card_hours, card_words);
+        // On spot, the reclaims the platform's spot traces give; without a
+        // trace spot is not costed (below).
+        let spot = match (request.mode, &offering) {
+            (Some(BillingMode::Spot), Some(o)) if o.prices.spot.is_some() => {
+                metrics::spot::SpotEvidence::of(store, e.platform.id)?
+                    .map(|s| model::Reclaims::of(&s, job.gpus.div_ceil(o.count.max(1))))
+            }
+            _ => None,
+        };
+        let on_spot = spot.is_some();
+        let mut model = Model::of(e, job, card_hours, card_words);
+        if let Some(reclaims) = spot {
+            model = model.on_spot(reclaims);
+        }
         let draws: Vec<Draw> = (0..request.draws)
             .map(|i| model.draw(&mut Streams::of(request.seed, i)))
             .collect();
@@ -484,12 +501,12 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
             // measure, and a cost drawn without them would be the on-demand
             // risk at the spot price.
             (Some(_), Some(_), Some(o))
-                if request.mode == Some(BillingMode::Spot) && o.prices.spot.is_some() =>
+                if request.mode == Some(BillingMode::Spot) && o.prices.spot.is_some() && !on_spot =>
             (
                 None,
                 None,
                 Some(
-                    "spot reclaims not measured here: a spot interruption trace or runs on spot instances measure them; without them spot is not costed"
+                    "spot reclaims not measured here: a spot trace (docs/formats.md, \"Spot traces\") measures them; without one spot is not costed"
                         .to_string(),
                 ),
             ),

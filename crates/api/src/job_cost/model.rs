@@ -143,6 +143,7 @@ pub fn hours_on(job: &JobSpec, figures: Figures, draws: usize, seed: u64) -> Ban
         start_p95: fixed(figures.start_s),
         upload: fixed(UPLOAD_DEFAULT_MB_S.1),
         nodes: job.gpus.div_ceil(8),
+        reclaims: None,
     };
     band_of(&model, draws, seed)
 }
@@ -203,6 +204,7 @@ pub fn hours_given(
         start_p95: fixed(evidence.start_s.1),
         upload: fixed(UPLOAD_DEFAULT_MB_S.1),
         nodes: job.gpus.div_ceil(8),
+        reclaims: None,
     };
     Ok(band_of(&model, draws, seed))
 }
@@ -394,6 +396,7 @@ pub(super) struct Streams {
     back: SmallRng,
     upload: SmallRng,
     stretches: SmallRng,
+    reclaim: SmallRng,
 }
 
 impl Streams {
@@ -411,6 +414,7 @@ impl Streams {
             back: stream(4),
             upload: stream(5),
             stretches: stream(6),
+            reclaim: stream(7),
         }
     }
 }
@@ -428,6 +432,8 @@ pub(super) struct Draw {
     pub(super) share: f64,
     /// The interruption rate drawn, per 100 GPU-hours.
     pub(super) rate_per_100h: f64,
+    /// Spot reclaims per instance-hour drawn (0 off spot).
+    pub(super) reclaims_per_hour: f64,
     /// Interrupted faster than it reaches its checkpoints: its losses held
     /// at [`NEVER_FINISHES`] × its compute time. Only losses to
     /// interruptions hold a draw; a job long for its data is long.
@@ -530,6 +536,43 @@ pub(super) struct Model {
     upload: Source,
     /// Nodes of eight GPUs the job spans: its pace is the slowest's.
     nodes: u32,
+    /// On spot: the reclaim rate per instance-hour, drawn from the
+    /// platform's spot traces, and the instances the job holds.
+    reclaims: Option<Reclaims>,
+}
+
+/// A spot job's reclaims: each instance it holds is reclaimed at a rate
+/// drawn from the posterior its traces give; a reclaim stops the job as
+/// an interruption does.
+#[derive(Debug, Clone)]
+pub(super) struct Reclaims {
+    /// The rate's quantiles per instance-hour at (i + ½)/n.
+    quantiles: Vec<f64>,
+    instances: u32,
+    said: String,
+}
+
+impl Reclaims {
+    pub(super) fn of(spot: &crate::metrics::spot::SpotEvidence, instances: u32) -> Reclaims {
+        Reclaims {
+            quantiles: (0..RATE_QUANTILES)
+                .map(|i| {
+                    spot.quantile_per_hour((i as f64 + 0.5) / RATE_QUANTILES as f64)
+                        .max(0.0)
+                })
+                .collect(),
+            instances: instances.max(1),
+            said: spot.words(),
+        }
+    }
+
+    fn draw(&self, rng: &mut SmallRng) -> f64 {
+        let at = rng.random::<f64>() * (self.quantiles.len() - 1) as f64;
+        let (i, f) = (at.floor() as usize, at.fract());
+        let low = self.quantiles.get(i).copied().unwrap_or(0.0);
+        let high = self.quantiles.get(i + 1).copied().unwrap_or(low);
+        low + f * (high - low)
+    }
 }
 
 impl Model {
@@ -585,7 +628,14 @@ impl Model {
                 },
             ),
             nodes: job.gpus.div_ceil(8),
+            reclaims: None,
         }
+    }
+
+    /// The model on spot instances: reclaims drawn as `reclaims` says.
+    pub(super) fn on_spot(mut self, reclaims: Reclaims) -> Model {
+        self.reclaims = Some(reclaims);
+        self
     }
 
     /// A start: log-normal through the drawn p50 and p95.
@@ -602,8 +652,16 @@ impl Model {
         let share = self.share.draw(self.nodes, &mut streams.share);
         let compute_s = self.card_gpu_hours * 3600.0 / (f64::from(self.job.gpus) * share);
         let per_gpu_hour = self.rate.draw(&mut streams.rate);
-        // Any GPU stopping stops the job: the job's rate is its GPUs'.
-        let per_s = per_gpu_hour * f64::from(self.job.gpus) / 3600.0;
+        // Any GPU stopping stops the job: the job's rate is its GPUs'; on
+        // spot, any of its instances reclaimed stops it too.
+        let reclaims_per_hour = self
+            .reclaims
+            .as_ref()
+            .map_or(0.0, |r| r.draw(&mut streams.reclaim));
+        let instances = self.reclaims.as_ref().map_or(0, |r| r.instances);
+        let per_s = (per_gpu_hour * f64::from(self.job.gpus)
+            + reclaims_per_hour * f64::from(instances))
+            / 3600.0;
         let start_s = self.start(&mut streams.start);
         let upload_mb_s = self.upload.draw(&mut streams.upload).max(0.1);
         let upload_s = self
@@ -645,6 +703,7 @@ impl Model {
             interruptions,
             share,
             rate_per_100h: 100.0 * per_gpu_hour,
+            reclaims_per_hour,
             unfinished,
         }
     }
@@ -678,6 +737,17 @@ impl Model {
             share,
             band,
         };
+        let reclaim_term = self.reclaims.as_ref().map(|r| {
+            let b = band(&|d| d.reclaims_per_hour);
+            term(
+                TermKey::Reclaims,
+                b.p50,
+                "/instance-h",
+                format!("{} instance(s) held; {}", r.instances, r.said),
+                None,
+                b,
+            )
+        });
         let mut terms = vec![
             term(
                 TermKey::Share,
@@ -717,7 +787,12 @@ impl Model {
                 TermKey::Interruptions,
                 mean(&|d| d.interruptions as f64),
                 "interruptions",
-                "the rate over the job's GPU-hours; the figure is the mean over the draws".into(),
+                if self.reclaims.is_some() {
+                    "the rate over the job's GPU-hours and its spot instances' reclaims; the figure is the mean over the draws".into()
+                } else {
+                    "the rate over the job's GPU-hours; the figure is the mean over the draws"
+                        .into()
+                },
                 None,
                 interruptions,
             ),
@@ -760,6 +835,14 @@ impl Model {
                 share_of(upload.p50),
                 upload,
             ));
+        }
+        if let Some(t) = reclaim_term {
+            // Beside the interruption rate it adds to.
+            let at = terms
+                .iter()
+                .position(|t| t.key == TermKey::Rate)
+                .map_or(terms.len(), |i| i + 1);
+            terms.insert(at, t);
         }
         terms
     }

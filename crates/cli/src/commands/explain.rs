@@ -36,6 +36,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         score,
         hardware,
         money,
+        spot,
     } = ranking::explain(&ctx.store, &request, PlatformRef::Name(&name))?;
     let breakpoints: Vec<_> = score
         .breakpoints
@@ -53,6 +54,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
             "claims": score.claims,
             "hardware": hardware,
             "money": money,
+            "spot": spot,
         }))?);
     }
     let mut text = format!(
@@ -127,6 +129,11 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     }
     if args.breakpoint.is_none() && !hardware.is_empty() {
         text.push_str(&hardware_text(&hardware));
+    }
+    if let Some(spot) = spot.filter(|_| args.breakpoint.is_none()) {
+        text.push_str(&format!(
+            "\nSpot instances (used by `cost --mode spot`, never scored):\n  {spot}\n"
+        ));
     }
     if !score.claims.is_empty() {
         text.push_str("\nClaims (shown, never scored):\n");

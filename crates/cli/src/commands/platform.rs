@@ -112,7 +112,7 @@ fn list(ctx: &Context) -> Outcome {
         "offerings",
         "claims",
         "runs",
-        "price lists",
+        "price & spot data",
         "samples",
     ]);
     for p in &platforms {
@@ -122,7 +122,7 @@ fn list(ctx: &Context) -> Outcome {
             p.offerings.to_string(),
             p.claims.to_string(),
             p.runs.to_string(),
-            p.price_lists.to_string(),
+            p.offering_evidence.to_string(),
             p.samples.to_string(),
         ]);
     }

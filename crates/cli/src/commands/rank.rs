@@ -150,7 +150,7 @@ pub fn render(out: &RankOutcome) -> String {
     }
     text.push_str(&format!("{t}\n"));
     text.push_str(
-        "Scores 0–100; – not measured (never counted as 0). Runs: the measured ones (price lists apart).\n",
+        "Scores 0–100; – not measured (never counted as 0). Runs: the measured ones (price lists and spot traces apart).\n",
     );
     let insufficient: Vec<&str> = r
         .platforms

@@ -17,6 +17,7 @@ pub mod interruption_risk;
 pub mod reconcile;
 mod run;
 pub mod sources;
+pub mod spot;
 pub mod stages;
 pub mod stress;
 pub mod sustain;
@@ -567,21 +568,22 @@ fn gather_runs(
         currency: priced.map(|p| p.currency),
         not_comparable: Vec::new(),
         claims: store.claims(Some(platform.id))?,
-        runs: runs.iter().filter(|r| !is_price_evidence(r)).count(),
+        runs: runs.iter().filter(|r| !is_offering_evidence(r)).count(),
         degradations: degradations(&metrics),
         platform,
         metrics,
     })
 }
 
-/// A run that holds a provider's price list: evidence of what an offering
-/// costs, counted apart from the runs that measured the platform.
-pub fn is_price_evidence(run: &Run) -> bool {
+/// A run that holds evidence about an offering (a provider's price list, a
+/// spot trace) rather than a measurement of the platform: counted apart
+/// from the runs that measured it.
+pub fn is_offering_evidence(run: &Run) -> bool {
     run.provenance
         .format
         .as_deref()
         .and_then(|f| f.parse::<crate::import::Format>().ok())
-        .is_some_and(|f| f.is_price_catalog())
+        .is_some_and(|f| f.is_offering_evidence())
 }
 
 /// Each metric's per-run values in the order the runs were measured, put to

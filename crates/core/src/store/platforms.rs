@@ -97,8 +97,9 @@ pub struct PlatformSummary {
     pub claims: i64,
     /// Runs that measured the platform.
     pub runs: i64,
-    /// Runs that hold a provider's price list (evidence of price only).
-    pub price_lists: i64,
+    /// Runs that hold evidence about an offering — price lists, spot
+    /// traces — rather than a measurement of the platform.
+    pub offering_evidence: i64,
     pub samples: i64,
 }
 
@@ -118,7 +119,7 @@ impl Store {
         )?;
         let catalogs: Vec<&str> = breakpoint_formats::Format::ALL
             .iter()
-            .filter(|f| f.is_price_catalog())
+            .filter(|f| f.is_offering_evidence())
             .map(|f| f.as_str())
             .collect();
         let catalogs = serde_json::to_string(&catalogs).unwrap_or_else(|_| "[]".into());
@@ -129,7 +130,7 @@ impl Store {
                 claims: r.get(6)?,
                 runs: r.get(7)?,
                 samples: r.get(8)?,
-                price_lists: r.get(9)?,
+                offering_evidence: r.get(9)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -23,6 +23,7 @@ mod smi_csv;
 pub(crate) mod smi_query;
 mod smi_table;
 mod smi_xml;
+pub(crate) mod spot_trace;
 pub mod storage_log;
 mod tables;
 
@@ -52,6 +53,7 @@ pub fn parse<R: BufRead>(
         Format::AliyunPrice => price_catalogs::parse_aliyun(input, ctx, b),
         Format::TencentPrice => price_catalogs::parse_tencent(input, ctx, b),
         Format::HuaweiPrice => price_catalogs::parse_huawei(input, ctx, b),
+        Format::SpotTrace => spot_trace::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

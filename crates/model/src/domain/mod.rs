@@ -13,6 +13,7 @@ mod offering;
 mod platform;
 mod price_quote;
 mod run;
+pub mod spot;
 pub mod validate;
 mod weights;
 
