@@ -22,6 +22,7 @@ mod hostile_bundles;
 mod hostile_corpus;
 mod hostile_money;
 mod imports;
+mod launch_records;
 mod money;
 mod offerings;
 mod perf;

@@ -12,6 +12,7 @@ mod errors;
 mod fragments;
 mod hostile;
 mod kernel;
+mod launch;
 mod lspci;
 mod properties;
 mod smi_csv;

@@ -31,6 +31,25 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     if let Some(format) = super::parsers::price_catalogs::json_format(&lines, text) {
         return Ok(format);
     }
+    // The launch records of the tools buyers run.
+    if first.starts_with(['[', '{']) && super::parsers::launch_records::is_dstack_events_json(text)
+    {
+        return Ok(Format::DstackEvents);
+    }
+    if lines
+        .iter()
+        .take(8)
+        .any(|l| super::parsers::launch_records::is_dstack_events_text(l))
+    {
+        return Ok(Format::DstackEvents);
+    }
+    if lines
+        .iter()
+        .take(8)
+        .any(|l| super::parsers::launch_records::is_jobs_table(l))
+    {
+        return Ok(Format::SkyJobs);
+    }
     if first.starts_with('<') && text.contains("<nvidia_smi_log") {
         return Ok(Format::SmiXml);
     }
@@ -83,6 +102,9 @@ fn is_one_field_query(line: &str) -> bool {
 
 /// JSON documents and JSON Lines, by the keys they hold.
 fn json_format(first: &str, text: &str) -> Option<Format> {
+    if super::parsers::launch_records::is_sky_timeline(text) {
+        return Some(Format::SkyTimeline);
+    }
     if super::parsers::spot_trace::is_spot_trace(text) {
         return Some(Format::SpotTrace);
     }

@@ -77,6 +77,9 @@ labelled_enum! {
         TencentPrice => "tencent-price",
         HuaweiPrice => "huawei-price",
         SpotTrace => "spot-trace",
+        SkyTimeline => "skypilot-timeline",
+        SkyJobs => "sky-jobs-queue",
+        DstackEvents => "dstack-events",
     }
 }
 
@@ -108,7 +111,9 @@ impl Format {
             Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
                 RunKind::Delivery
             }
-            Format::StartupTable => RunKind::Startup,
+            Format::StartupTable | Format::SkyTimeline | Format::SkyJobs | Format::DstackEvents => {
+                RunKind::Startup
+            }
             Format::SwitchTable | Format::DriftLog => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,
             Format::BillingTable

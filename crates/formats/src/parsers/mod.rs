@@ -10,6 +10,7 @@ mod dmon;
 pub mod drift_log;
 mod gpustat;
 pub(crate) mod kernel_log;
+pub(crate) mod launch_records;
 pub(crate) mod lspci;
 mod memory_health;
 pub mod network_log;
@@ -54,6 +55,9 @@ pub fn parse<R: BufRead>(
         Format::TencentPrice => price_catalogs::parse_tencent(input, ctx, b),
         Format::HuaweiPrice => price_catalogs::parse_huawei(input, ctx, b),
         Format::SpotTrace => spot_trace::parse(input, ctx, b),
+        Format::SkyTimeline => launch_records::parse_sky_timeline(input, ctx, b),
+        Format::SkyJobs => launch_records::parse_sky_jobs(input, ctx, b),
+        Format::DstackEvents => launch_records::parse_dstack(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

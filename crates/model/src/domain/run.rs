@@ -69,6 +69,13 @@ pub const MEASURES_NOTHING: &str = "measures_nothing";
 /// file gives none: its times count from an origin, not a date; the run
 /// has no start or end to show or compare.
 pub const UNDATED: &str = "undated";
+/// The run's metadata key for what a launch record's tool calls the three
+/// stages of a start (to provisioned, to ready, to first compute).
+pub const STARTUP_STAGES: &str = "startup_stages";
+/// The run's metadata key for the GPU-milliseconds a record without samples
+/// watched (a managed-jobs table: each job's run time × its GPUs): the
+/// exposure its interruptions are counted over.
+pub const WATCHED_GPU_MS: &str = "watched_gpu_ms";
 /// Metadata of a run that stands for its samples with the windows a
 /// time-series database summarised them into: how many windows.
 pub const SUMMARISED: &str = "summarised_windows";

@@ -25,7 +25,11 @@ pub fn compute_run(store: &Store, run: &Run) -> Result<Vec<RunValue>> {
     if not_evidence(run).is_some() {
         return Ok(out);
     }
-    startup(&store.startup_attempts(run.id)?, &mut out);
+    startup(
+        &store.startup_attempts(run.id)?,
+        &stage_names(run),
+        &mut out,
+    );
     delivery(run, &mut out);
     network(run, &mut out);
     storage(run, &mut out);
@@ -58,7 +62,18 @@ fn fmt_s(v: f64) -> String {
     }
 }
 
-fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
+/// What the run's source calls the three stages of a start (SkyPilot's
+/// provision, setup, execute; dstack's provisioning, pulling, running),
+/// else the plain names.
+fn stage_names(run: &Run) -> [String; 3] {
+    let named = run
+        .metadata
+        .get(crate::domain::STARTUP_STAGES)
+        .and_then(|v| serde_json::from_value::<[String; 3]>(v.clone()).ok());
+    named.unwrap_or_else(|| ["provisioned", "image ready", "first compute"].map(String::from))
+}
+
+fn startup(attempts: &[StartupAttempt], stages: &[String; 3], out: &mut Vec<RunValue>) {
     if attempts.is_empty() {
         return;
     }
@@ -83,7 +98,14 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
         let Some(p50) = percentile(&latencies, 0.5) else {
             continue;
         };
-        let stages = stage_breakdown(&ok);
+        // The stages of the starts that came: a failed one's provisioning
+        // (however long before it gave up) is no stage of a start.
+        let came: Vec<&StartupAttempt> = ok
+            .iter()
+            .copied()
+            .filter(|a| a.outcome == StartupOutcome::Ok)
+            .collect();
+        let stages = stage_breakdown(&came, stages);
         out.push(value(
             keys[0],
             p50,
@@ -140,12 +162,12 @@ fn startup(attempts: &[StartupAttempt], out: &mut Vec<RunValue>) {
 }
 
 /// "; median stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
-fn stage_breakdown(attempts: &[&StartupAttempt]) -> String {
+fn stage_breakdown(attempts: &[&StartupAttempt], names: &[String; 3]) -> String {
     let medians = StageMedians::of(attempts);
     let parts: Vec<String> = [
-        ("provisioned", medians.provisioned_s),
-        ("image ready", medians.image_ready_s),
-        ("first compute", medians.first_compute_s),
+        (names[0].as_str(), medians.provisioned_s),
+        (names[1].as_str(), medians.image_ready_s),
+        (names[2].as_str(), medians.first_compute_s),
     ]
     .into_iter()
     .filter_map(|(stage, s)| Some(format!("{stage} {}", fmt_s(s?))))

@@ -198,9 +198,20 @@ fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
     }
 }
 
-/// GPU-milliseconds a sample-less run watched: its period times the GPUs
-/// its log showed the driver taking charge of (`kernel_log.observed_gpus`).
+/// GPU-milliseconds a sample-less run watched: what it says it watched
+/// (`WATCHED_GPU_MS`), else its period times the GPUs its log showed the
+/// driver taking charge of (`kernel_log.observed_gpus`).
 fn event_log_exposure_ms(run: &Run) -> Option<i64> {
+    // A record that says what it watched (a managed-jobs table: each job's
+    // run time × its GPUs).
+    if let Some(watched) = run
+        .metadata
+        .get(crate::domain::WATCHED_GPU_MS)
+        .and_then(serde_json::Value::as_i64)
+        .filter(|ms| *ms > 0)
+    {
+        return Some(watched);
+    }
     let gpus = run
         .metadata
         .get("kernel_log")?
