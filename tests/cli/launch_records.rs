@@ -9,9 +9,17 @@ use crate::util::{Workspace, fixture, metric_in};
 fn each_tools_launch_record_gives_a_platform_its_start_with_named_stages() {
     let ws = Workspace::new();
     for (platform, file, stages) in [
-        ("Sky", "launch/skypilot-timeline.json", "median stages: provision 3.6 min, setup 101.4 s, execute 0.2 s"),
+        (
+            "Sky",
+            "launch/skypilot-timeline.json",
+            "median stages: provision 3.6 min, setup 101.4 s, execute 0.2 s",
+        ),
         ("Jobs", "launch/sky-jobs-queue-a.txt", "4 successful"),
-        ("Dstack", "launch/dstack-events.json", "median stages: provisioning"),
+        (
+            "Dstack",
+            "launch/dstack-events.json",
+            "median stages: provisioning",
+        ),
     ] {
         ws.ok(&["platform", "add", platform]);
         ws.ok(&[
@@ -25,7 +33,11 @@ fn each_tools_launch_record_gives_a_platform_its_start_with_named_stages() {
         let explained = ws.json(&["explain", platform]);
         let p50 = metric_in(&explained, "startup.baseline_p50_s");
         assert!(p50["value"].as_f64().is_some(), "{platform}: {p50}");
-        assert!(metric_in(&explained, "startup.baseline_p95_s")["value"].as_f64().is_some());
+        assert!(
+            metric_in(&explained, "startup.baseline_p95_s")["value"]
+                .as_f64()
+                .is_some()
+        );
         let text = ws.ok(&["explain", platform]);
         assert!(text.contains(stages), "{platform}: {text}");
         // Each record holds a start that never came for want of capacity.
@@ -36,5 +48,8 @@ fn each_tools_launch_record_gives_a_platform_its_start_with_named_stages() {
     }
     // SkyPilot's one successful launch: handed over 316 s after submission.
     let sky = ws.json(&["explain", "Sky"]);
-    assert_eq!(metric_in(&sky, "startup.baseline_p50_s")["value"].as_f64(), Some(316.0));
+    assert_eq!(
+        metric_in(&sky, "startup.baseline_p50_s")["value"].as_f64(),
+        Some(316.0)
+    );
 }

@@ -156,7 +156,7 @@ fn describe(result: &FileResult) -> String {
             format!(
                 "{}: already imported as run {run_id} on {} ({how}); nothing stored",
                 text::printable(file),
-                text::printable(&platform)
+                text::printable(platform)
             )
         }
         FileResult::Done(ImportOutcome::Imported(r)) => {

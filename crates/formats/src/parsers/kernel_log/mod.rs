@@ -431,6 +431,9 @@ fn number_gpus(r: &Reading, b: &mut RunBuilder<'_>) -> (usize, bool) {
     (buses.len(), enumerated)
 }
 
+/// Incidents recorded, by GPU and time (`None`: a message without one).
+type Incidents = Vec<(Option<u32>, Option<i64>)>;
+
 /// What the findings add up to as they become events: incidents already
 /// recorded per GPU (so that one fault's several messages are one event),
 /// Xid counts, application faults.
@@ -444,8 +447,8 @@ struct Tally {
     /// counted through a later message that named it as its cause. A
     /// message naming a cause already counted on that GPU, or an Xid
     /// already counted through its consequence, is the same incident.
-    xids: BTreeMap<u32, Vec<(Option<u32>, Option<i64>)>>,
-    caused: BTreeMap<u32, Vec<(Option<u32>, Option<i64>)>>,
+    xids: BTreeMap<u32, Incidents>,
+    caused: BTreeMap<u32, Incidents>,
 }
 
 impl Tally {
@@ -463,8 +466,9 @@ impl Tally {
                 // an NVLink fault is that fault, counted once per GPU
                 // however many of its messages follow.
                 let cause = messages::named_cause(text)?;
-                let seen =
-                    |m: &BTreeMap<u32, Vec<_>>| m.get(&cause).is_some_and(|s| near(s, gpu, t_ms));
+                let seen = |m: &BTreeMap<u32, Incidents>| {
+                    m.get(&cause).is_some_and(|s| near(s, gpu, t_ms))
+                };
                 if seen(&self.xids) || seen(&self.caused) {
                     return None;
                 }
