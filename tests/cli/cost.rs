@@ -551,3 +551,89 @@ fn a_spot_trace_prices_a_spot_job_with_reclaims_drawn_from_it() {
     ]);
     assert!(text.contains("spot reclaims: "), "{text}");
 }
+
+/// Without a trace, the AWS Spot Instance Advisor's band for the instance
+/// the platform's price list quotes for its offering prices a spot job,
+/// said as a band; a trace, where there is one, says more and is used.
+#[test]
+fn the_spot_advisors_band_prices_a_spot_job_until_a_trace_says_more() {
+    let ws = Workspace::new();
+    ws.ok(&["platform", "add", "AWS"]);
+    ws.ok(&["billing", "set", "--platform", "AWS", "--granularity", "1"]);
+    ws.ok(&[
+        "offering",
+        "add",
+        "--platform",
+        "AWS",
+        "--accelerator",
+        "A100-80GB",
+        "--count",
+        "8",
+        "--currency",
+        "USD",
+        "--price-on-demand",
+        "5",
+        "--price-spot",
+        "2",
+    ]);
+    ws.ok(&[
+        "import",
+        &fixture("catalogs/skypilot-aws-vms.csv"),
+        "--platform",
+        "AWS",
+    ]);
+    ws.ok(&[
+        "import",
+        &fixture("spot/aws-spot-advisor.json"),
+        "--platform",
+        "AWS",
+    ]);
+    let job = [
+        "cost",
+        "--job",
+        "gpus=8,work=400h",
+        "--mode",
+        "spot",
+        "--draws",
+        "300",
+    ];
+    let spot = ws.json(&job);
+    let aws = band(&spot, "AWS");
+    assert!(aws["missing"].is_null(), "{aws}");
+    let reclaims = aws["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["key"] == "reclaims")
+        .unwrap();
+    let source = reclaims["source"].as_str().unwrap();
+    assert!(
+        source.contains(
+            "AWS Spot Instance Advisor: p4de.24xlarge in us-east-1 is in the \"10-15%\" band"
+        ),
+        "{source}"
+    );
+    // 11–16 % of instances a month: about 2·10⁻⁴ an instance-hour.
+    let rate = reclaims["value"].as_f64().unwrap();
+    assert!((1.5e-4..2.5e-4).contains(&rate), "{rate}");
+    ws.ok(&[
+        "import",
+        &fixture("spot/us-east-1a_v100_1.json"),
+        "--platform",
+        "AWS",
+    ]);
+    let spot = ws.json(&job);
+    let source = band(&spot, "AWS")["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["key"] == "reclaims")
+        .unwrap()["source"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        source.contains("spot trace us-east-1a_v100_1.json"),
+        "{source}"
+    );
+}

@@ -37,3 +37,25 @@ fn a_trace_point_that_is_no_count_is_refused_at_its_place() {
     assert!(e.contains("data[2]"), "{e}");
     assert!(store.runs(None).unwrap().is_empty());
 }
+
+#[test]
+fn the_aws_spot_advisor_keeps_the_bands_of_accelerator_instances_on_linux() {
+    use breakpoint_core::domain::spot::{SPOT_ADVISOR, SpotAdvisor};
+    let (store, r) = import("spot/aws-spot-advisor.json", |_| {});
+    assert_eq!(r.format, Format::SpotAdvisor);
+    let run = store.run(r.run_id).unwrap();
+    let advisor: SpotAdvisor = serde_json::from_value(run.metadata[SPOT_ADVISOR].clone()).unwrap();
+    assert_eq!(advisor.entries.len(), 6);
+    assert!(
+        advisor
+            .entries
+            .iter()
+            .all(|e| e.instance_type != "m5.large")
+    );
+    let band = advisor.band_of("us-east-1", "p4de.24xlarge").unwrap();
+    assert_eq!(
+        (band.label.as_str(), band.low_pct, band.high_pct),
+        ("10-15%", 11.0, 16.0)
+    );
+    assert!(advisor.band_of("eu-west-1", "p4de.24xlarge").is_none());
+}

@@ -411,7 +411,18 @@ pub fn explain(
         .find(|p| p.platform.id == platform.id)
         .ok_or_else(|| Error::not_found("platform", &platform.name))?;
     let hardware = super::hardware::of_platform(store, platform.id)?;
-    let spot = metrics::spot::SpotEvidence::of(store, platform.id)?.map(|s| s.words());
+    let runs: Vec<_> = store
+        .runs(Some(platform.id))?
+        .into_iter()
+        .filter(|r| request.window.contains(r))
+        .collect();
+    let offering =
+        match metrics::billing::price(store, &platform, &runs, request.window.class.as_ref())? {
+            Some(p) => Some(store.offering(p.offering_id)?),
+            None => None,
+        };
+    let spot =
+        metrics::spot::SpotEvidence::of(store, platform.id, offering.as_ref())?.map(|s| s.words());
     Ok(Explanation {
         profile,
         score,

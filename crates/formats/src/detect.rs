@@ -105,6 +105,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if super::parsers::launch_records::is_sky_timeline(text) {
         return Some(Format::SkyTimeline);
     }
+    if super::parsers::spot_advisor::is_spot_advisor(text) {
+        return Some(Format::SpotAdvisor);
+    }
     if super::parsers::spot_trace::is_spot_trace(text) {
         return Some(Format::SpotTrace);
     }

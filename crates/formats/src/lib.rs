@@ -77,6 +77,7 @@ labelled_enum! {
         TencentPrice => "tencent-price",
         HuaweiPrice => "huawei-price",
         SpotTrace => "spot-trace",
+        SpotAdvisor => "aws-spot-advisor",
         SkyTimeline => "skypilot-timeline",
         SkyJobs => "sky-jobs-queue",
         DstackEvents => "dstack-events",
@@ -102,7 +103,7 @@ impl Format {
     /// instances live) rather than a measurement of the platform: kept and
     /// used where costs are figured, counted apart from measured runs.
     pub fn is_offering_evidence(self) -> bool {
-        self.is_price_catalog() || self == Format::SpotTrace
+        self.is_price_catalog() || matches!(self, Format::SpotTrace | Format::SpotAdvisor)
     }
 
     /// The breakpoint a file of this format informs, unless told otherwise.
@@ -125,7 +126,8 @@ impl Format {
             | Format::AliyunPrice
             | Format::TencentPrice
             | Format::HuaweiPrice
-            | Format::SpotTrace => RunKind::Billing,
+            | Format::SpotTrace
+            | Format::SpotAdvisor => RunKind::Billing,
             _ => RunKind::Sustain,
         }
     }

@@ -462,7 +462,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         // trace spot is not costed (below).
         let spot = match (request.mode, &offering) {
             (Some(BillingMode::Spot), Some(o)) if o.prices.spot.is_some() => {
-                metrics::spot::SpotEvidence::of(store, e.platform.id)?
+                metrics::spot::SpotEvidence::of(store, e.platform.id, Some(o))?
                     .map(|s| model::Reclaims::of(&s, job.gpus.div_ceil(o.count.max(1))))
             }
             _ => None,

@@ -37,7 +37,7 @@ fn platform_filter(platform_id: Option<i64>) -> &'static str {
     }
 }
 pub use platforms::PlatformSummary;
-pub use runs::{RunCompletion, RunRecords};
+pub use runs::{QuotedInstance, RunCompletion, RunRecords};
 pub use samples::{BillLinesWritten, CHUNK_SAMPLES, SampleWriter, WriteSummary};
 pub use scoring::StoredProfile;
 

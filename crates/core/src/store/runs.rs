@@ -546,6 +546,27 @@ impl Store {
         Ok(())
     }
 
+    /// The instances a platform's price lists quoted (each once): the
+    /// instance type, region, card and count — what names an offering in a
+    /// provider's own terms.
+    pub fn quoted_instances(&self, platform_id: i64) -> Result<Vec<QuotedInstance>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT DISTINCT q.instance_type, q.region, q.accelerator, q.accelerator_count
+             FROM price_quotes q JOIN runs r ON r.id = q.run_id
+             WHERE r.platform_id = ?1
+             ORDER BY q.instance_type, q.region",
+        )?;
+        let rows = stmt.query_map([platform_id], |r| {
+            Ok(QuotedInstance {
+                instance_type: r.get(0)?,
+                region: r.get(1)?,
+                accelerator: r.get(2)?,
+                accelerator_count: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn add_billing_lines(&self, run_id: i64, lines: &[BillingLine]) -> Result<()> {
         for l in lines {
             self.add_billing_line(run_id, l, None)?;
@@ -704,4 +725,13 @@ impl Store {
             |r| r.get(0),
         )?)
     }
+}
+
+/// An instance a price list quoted (`Store::quoted_instances`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuotedInstance {
+    pub instance_type: String,
+    pub region: Option<String>,
+    pub accelerator: Option<String>,
+    pub accelerator_count: Option<u32>,
 }

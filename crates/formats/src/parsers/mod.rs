@@ -24,6 +24,7 @@ mod smi_csv;
 pub(crate) mod smi_query;
 mod smi_table;
 mod smi_xml;
+pub(crate) mod spot_advisor;
 pub(crate) mod spot_trace;
 pub mod storage_log;
 mod tables;
@@ -55,6 +56,7 @@ pub fn parse<R: BufRead>(
         Format::TencentPrice => price_catalogs::parse_tencent(input, ctx, b),
         Format::HuaweiPrice => price_catalogs::parse_huawei(input, ctx, b),
         Format::SpotTrace => spot_trace::parse(input, ctx, b),
+        Format::SpotAdvisor => spot_advisor::parse(input, ctx, b),
         Format::SkyTimeline => launch_records::parse_sky_timeline(input, ctx, b),
         Format::SkyJobs => launch_records::parse_sky_jobs(input, ctx, b),
         Format::DstackEvents => launch_records::parse_dstack(input, ctx, b),

@@ -206,6 +206,65 @@ impl SpotTrace {
     }
 }
 
+/// The run's metadata key for the AWS Spot Instance Advisor's bands
+/// (`SpotAdvisor`).
+pub const SPOT_ADVISOR: &str = "spot_advisor";
+
+/// The AWS Spot Instance Advisor's interruption bands for accelerator
+/// instance types (Linux): how often, over the trailing month, spot
+/// capacity of each type in each region was reclaimed — a band ("<5%",
+/// "5-10%", … ">20%"), not a count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpotAdvisor {
+    pub bands: Vec<AdvisorBand>,
+    pub entries: Vec<AdvisorEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdvisorBand {
+    pub index: u32,
+    pub label: String,
+    /// The band's bounds, % of instances reclaimed in a month.
+    pub low_pct: f64,
+    pub high_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdvisorEntry {
+    pub region: String,
+    pub instance_type: String,
+    /// `AdvisorBand::index`.
+    pub band: u32,
+    /// The spot price's saving on on-demand, %.
+    pub savings_pct: Option<f64>,
+}
+
+impl SpotAdvisor {
+    /// The band of `instance_type` in `region`.
+    pub fn band_of(&self, region: &str, instance_type: &str) -> Option<&AdvisorBand> {
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.region == region && e.instance_type == instance_type)?;
+        self.bands.iter().find(|b| b.index == entry.band)
+    }
+}
+
+impl AdvisorBand {
+    /// Hours in a month, as AWS bills them.
+    const MONTH_H: f64 = 730.0;
+
+    /// The reclaim rate per instance-hour at quantile `q` of the band: the
+    /// share reclaimed in a month taken uniform over the band (at most 99 %),
+    /// as a constant hourly rate.
+    pub fn per_hour_at(&self, q: f64) -> f64 {
+        let high = self.high_pct.min(99.0);
+        let low = self.low_pct.min(high);
+        let share = (low + q.clamp(0.0, 1.0) * (high - low)) / 100.0;
+        -(-share).ln_1p() / Self::MONTH_H
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +289,25 @@ mod tests {
         let g = SpotTrace::of_counts(&[4, 4, 3, 1], 3600.0, None, None, None).unwrap();
         assert_eq!((g.reclaims, g.held_hours), (3, 12.0));
         assert!((g.survival(4.0) - (-1.0f64).exp()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_advisor_band_is_a_range_of_hourly_rates() {
+        let band = AdvisorBand {
+            index: 1,
+            label: "5-10%".into(),
+            low_pct: 5.0,
+            high_pct: 11.0,
+        };
+        // 5 % of instances in a 730-hour month: −ln(0.95)/730 an hour.
+        assert!((band.per_hour_at(0.0) - 0.95f64.ln().abs() / 730.0).abs() < 1e-12);
+        assert!((band.per_hour_at(1.0) - 0.89f64.ln().abs() / 730.0).abs() < 1e-12);
+        let worst = AdvisorBand {
+            index: 4,
+            label: ">20%".into(),
+            low_pct: 22.0,
+            high_pct: 100.0,
+        };
+        assert!(worst.per_hour_at(1.0).is_finite());
     }
 }
