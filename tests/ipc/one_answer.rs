@@ -135,3 +135,56 @@ fn the_app_the_command_line_and_the_pdf_lean_and_plan_the_same() {
     );
     assert_eq!(report.history, log);
 }
+
+#[test]
+fn a_stale_price_is_said_by_the_app_as_by_the_command_line_and_the_pdf() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    // A catalog last written 120 days ago: its quotes are dated so.
+    let catalog = h.dir.path().join("vms.csv");
+    std::fs::write(
+        &catalog,
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n\
+         p4de.24xlarge,A100-80GB,8.0,96.0,1152.0,,40.9657,12.8813,us-east-1,us-east-1c\n",
+    )
+    .unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&catalog)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let rows = h.ok(
+        "import_files",
+        json!({ "platformId": 1, "paths": [catalog.to_str().unwrap()] }),
+    );
+    assert_eq!(rows[0]["status"], "imported", "{rows}");
+    let store = breakpoint_api::Store::open(&h.dir.path().join("app.db")).unwrap();
+    breakpoint_api::exchange_rates::add(&store, "USD", "CNY", "7.1", None, None).unwrap();
+    let app = h.ok("rank", json!({ "request": {} }));
+    let cli = ranking::rank(&store, &RankRequest::default()).unwrap();
+    let stale: Vec<String> = cli
+        .prices
+        .iter()
+        .filter(|p| p.stale)
+        .map(|p| p.line(false))
+        .collect();
+    assert_eq!(stale.len(), 1, "{:?}", cli.prices);
+    assert!(stale[0].contains("STALE: 120 days old"), "{stale:?}");
+    assert_eq!(app["stale_prices"], json!(stale));
+    let report = breakpoint_report::gather(
+        &store,
+        &RankRequest::default(),
+        breakpoint_report::Lang::En,
+        None,
+    )
+    .unwrap();
+    assert_eq!(report.prices.len(), cli.prices.len());
+    assert!(
+        report
+            .prices
+            .iter()
+            .any(|p| p.stale && p.line(false) == stale[0])
+    );
+}

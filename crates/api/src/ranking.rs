@@ -353,6 +353,18 @@ pub struct PlatformPrice {
     pub stale: bool,
 }
 
+impl PlatformPrice {
+    /// "Platform A: price from skypilot-catalog vms.csv on 2026-08-09 —
+    /// STALE: …", as every face shows it.
+    pub fn line(&self, zh: bool) -> String {
+        format!(
+            "{}: {}",
+            self.platform,
+            if zh { &self.said_zh } else { &self.said }
+        )
+    }
+}
+
 /// The price sources of the platforms that have one (a price typed by
 /// hand has none to say), stale ones first.
 pub fn prices_in(evidence: &[metrics::PlatformEvidence]) -> Vec<PlatformPrice> {

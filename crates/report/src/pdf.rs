@@ -186,7 +186,7 @@ fn cover(l: &mut Layout, data: &ReportData, options: &ReportOptions) -> Result<(
     let mut sources: Vec<(String, Vec<&str>)> = Vec::new();
     for p in &data.prices {
         if p.stale {
-            l.paragraph(&format!("⚠ {}: {}", p.platform, said(p)), 11.0, WARN);
+            l.paragraph(&format!("⚠ {}", p.line(lang.is_zh())), 11.0, WARN);
             continue;
         }
         match sources.iter_mut().find(|(s, _)| *s == said(p)) {

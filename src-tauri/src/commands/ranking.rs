@@ -157,6 +157,12 @@ pub async fn rank(state: State<'_, AppState>, request: RankRequest) -> AppResult
         fragile: out.robustness.fragile_winner.clone(),
         samples,
         degradations: out.degradations.iter().map(|d| d.sentence()).collect(),
+        stale_prices: out
+            .prices
+            .iter()
+            .filter(|p| p.stale)
+            .map(|p| p.line(false))
+            .collect(),
         decision: out.decision.sentence_in(zh),
         decided: out.decision.kind == breakpoint_api::decision::DecisionKind::Pick,
         chances: if out.decision.kind == breakpoint_api::decision::DecisionKind::Pick {

@@ -38,6 +38,9 @@ view! {
         pub samples: u32,
         /// Platforms whose latest runs are worse than their baseline, in words.
         pub degradations: Vec<String>,
+        /// Prices older than the stale limit, each with its platform, source
+        /// and day, as the CLI and the PDF say them.
+        pub stale_prices: Vec<String>,
         /// "Pick X because …", "Leaning X (62 %): …" or "No decision yet: …".
         pub decision: String,
         pub decided: bool,

@@ -9,6 +9,11 @@ export type RankView = { profile: string, weights: Array<number>, platforms: Arr
  */
 degradations: Array<string>, 
 /**
+ * Prices older than the stale limit, each with its platform, source
+ * and day, as the CLI and the PDF say them.
+ */
+stale_prices: Array<string>, 
+/**
  * "Pick X because …", "Leaning X (62 %): …" or "No decision yet: …".
  */
 decision: string, decided: boolean, 

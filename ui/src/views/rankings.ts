@@ -177,6 +177,9 @@ function renderStrip(el: HTMLElement, view: RankView): void {
     view.degradations.length
       ? h("ul", { id: "degradations", class: "warning" }, ...view.degradations.map((d) => h("li", {}, `${t("degradation")}: ${d}`)))
       : null,
+    view.stale_prices.length
+      ? h("ul", { id: "stale-prices", class: "warning" }, ...view.stale_prices.map((p) => h("li", {}, p)))
+      : null,
     view.flips.length ? h("ul", { class: "flips" }, ...view.flips.map((f) => h("li", {}, f))) : null);
 }
 

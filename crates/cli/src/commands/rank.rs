@@ -171,7 +171,7 @@ pub fn render(out: &RankOutcome) -> String {
     // Every price's source is in the JSON, the costs and the bills; a
     // stale one is said here too, where the choice is made.
     for p in out.prices.iter().filter(|p| p.stale) {
-        text.push_str(&format!("{}: {}\n", p.platform, p.said));
+        text.push_str(&format!("{}\n", p.line(false)));
     }
     let rb = &out.robustness;
     if !rb.acceptability.is_empty() {
