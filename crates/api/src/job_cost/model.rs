@@ -329,6 +329,17 @@ pub(super) enum Rate {
     Stated(f64),
 }
 
+/// A draw from a distribution kept as its quantiles at (i + ½)/n: one
+/// uniform number read between two kept quantiles, linearly, so that a
+/// worse distribution draws a higher value for the same number.
+fn from_quantiles(quantiles: &[f64], rng: &mut SmallRng) -> f64 {
+    let at = rng.random::<f64>() * quantiles.len().saturating_sub(1) as f64;
+    let (i, f) = (at.floor() as usize, at.fract());
+    let low = quantiles.get(i).copied().unwrap_or(0.0);
+    let high = quantiles.get(i + 1).copied().unwrap_or(low);
+    low + f * (high - low)
+}
+
 /// Quantiles kept of a rate's posterior.
 const RATE_QUANTILES: usize = 512;
 
@@ -347,14 +358,7 @@ impl Rate {
     fn draw(&self, rng: &mut SmallRng) -> f64 {
         match self {
             Rate::Stated(v) => v.max(0.0),
-            Rate::Posterior { quantiles, .. } => {
-                // Between two kept quantiles, linearly.
-                let at = rng.random::<f64>() * (quantiles.len() - 1) as f64;
-                let (i, f) = (at.floor() as usize, at.fract());
-                let low = quantiles.get(i).copied().unwrap_or(0.0);
-                let high = quantiles.get(i + 1).copied().unwrap_or(low);
-                low + f * (high - low)
-            }
+            Rate::Posterior { quantiles, .. } => from_quantiles(quantiles, rng),
         }
     }
 
@@ -567,11 +571,7 @@ impl Reclaims {
     }
 
     fn draw(&self, rng: &mut SmallRng) -> f64 {
-        let at = rng.random::<f64>() * (self.quantiles.len() - 1) as f64;
-        let (i, f) = (at.floor() as usize, at.fract());
-        let low = self.quantiles.get(i).copied().unwrap_or(0.0);
-        let high = self.quantiles.get(i + 1).copied().unwrap_or(low);
-        low + f * (high - low)
+        from_quantiles(&self.quantiles, rng)
     }
 }
 

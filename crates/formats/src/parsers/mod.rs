@@ -119,6 +119,24 @@ impl RoundClock {
     }
 }
 
+/// A whole JSON document (`what`, "the spot trace"), refused past `limit`
+/// bytes; a document of another shape is refused naming its line and
+/// column.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned, R: BufRead>(
+    input: R,
+    limit: u64,
+    what: &str,
+) -> ParseResult<T> {
+    let text = super::lines::read_document(input, limit, what)?;
+    serde_json::from_str(&text).map_err(|e| {
+        ParseFailure::Whole(format!(
+            "{what} cannot be read: {e} (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
 /// Where rows without a date stand: on `--start`'s day (at `--start`),
 /// else on a day the file's name gives (`gpu-2024-06-01.csv`,
 /// `dmon_20240601.log`, from its midnight in the log's zone), else

@@ -15,7 +15,6 @@ use serde::Deserialize;
 use super::super::ParseContext;
 use super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 use crate::domain::spot::{AdvisorBand, AdvisorEntry, SPOT_ADVISOR, SpotAdvisor};
-use crate::lines::read_document;
 
 /// The whole file is a few MiB.
 const LIMIT: u64 = 64 << 20;
@@ -61,14 +60,7 @@ fn accelerated(instance_type: &str) -> bool {
 }
 
 pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let text = read_document(input, LIMIT, "the spot advisor data")?;
-    let doc: Document = serde_json::from_str(&text).map_err(|e| {
-        ParseFailure::Whole(format!(
-            "not the AWS Spot Instance Advisor's data: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let doc: Document = super::read_json(input, LIMIT, "the AWS Spot Instance Advisor's data")?;
     let mut ranges = doc.ranges;
     ranges.sort_by(|a, b| a.max.total_cmp(&b.max));
     let mut bands = Vec::with_capacity(ranges.len());

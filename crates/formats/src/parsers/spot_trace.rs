@@ -20,7 +20,6 @@ use serde::Deserialize;
 use super::super::ParseContext;
 use super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 use crate::domain::spot::{SPOT_TRACE, SpotTrace};
-use crate::lines::read_document;
 
 /// A trace is a few months of points at minutes apart: far below this.
 const LIMIT: u64 = 64 << 20;
@@ -55,14 +54,7 @@ pub(crate) fn is_spot_trace(text: &str) -> bool {
 }
 
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let text = read_document(input, LIMIT, "the spot trace")?;
-    let doc: Document = serde_json::from_str(&text).map_err(|e| {
-        ParseFailure::Whole(format!(
-            "not a spot trace: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let doc: Document = super::read_json(input, LIMIT, "the spot trace")?;
     let gap_s = doc
         .metadata
         .get("gap_seconds")

@@ -18,7 +18,6 @@ use serde::Deserialize;
 use super::super::super::ParseContext;
 use super::super::super::builder::{ParseFailure, ParseResult, RunBuilder};
 use super::{Launch, store_launches};
-use crate::lines::read_document;
 
 const LIMIT: u64 = 64 << 20;
 
@@ -67,14 +66,7 @@ struct Span {
 }
 
 pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
-    let text = read_document(input, LIMIT, "the SkyPilot timeline")?;
-    let trace: Trace = serde_json::from_str(&text).map_err(|e| {
-        ParseFailure::Whole(format!(
-            "not a SkyPilot timeline: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let trace: Trace = super::super::read_json(input, LIMIT, "the SkyPilot timeline")?;
     let mut spans: HashMap<&str, Vec<Span>> = HashMap::new();
     let mut open: HashMap<(String, String, &str), Vec<usize>> = HashMap::new();
     for (i, e) in trace.events.iter().enumerate() {
