@@ -130,3 +130,38 @@ fn dstack_events_as_json_or_as_printed_give_the_same_starts() {
     assert_eq!(outcomes, [StartupOutcome::Failed, StartupOutcome::Ok]);
     assert!((attempts[1].latency_s().unwrap() - 233.0).abs() < 1e-6);
 }
+
+#[test]
+fn a_sky_launch_log_gives_each_region_tried_its_start_or_its_failure() {
+    let (store, r) = import("launch/sky-launch.log", |o| {
+        o.start = Some("2025-03-01T00:00:00Z".parse().unwrap());
+    });
+    assert_eq!(r.format, Format::SkyLaunchLog);
+    let attempts = store.startup_attempts(r.run_id).unwrap();
+    let outcomes: Vec<_> = attempts.iter().map(|a| a.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            StartupOutcome::Failed,
+            StartupOutcome::Ok,
+            StartupOutcome::Ok
+        ]
+    );
+    // us-west-2 from its "Launching on" to "Job submitted": 16:42:26 → 16:50:02.
+    assert_eq!(
+        latencies(&store, r.run_id),
+        vec![None, Some(456.0), Some(181.0)]
+    );
+    assert_eq!(
+        attempts[1].image_ready_at.unwrap().as_millisecond(),
+        ms("2025-02-23T16:49:51Z")
+    );
+    let run = store.run(r.run_id).unwrap();
+    let tries = run.metadata["launch_tries"].as_array().unwrap();
+    assert_eq!(
+        tries[0]["place"],
+        "AWS us-east-2 (us-east-2a,us-east-2b,us-east-2c)"
+    );
+    assert_eq!(tries[0]["outcome"], "failed");
+    assert_eq!(tries[2]["place"], "GCP us-central1 (us-central1-a)");
+}

@@ -50,6 +50,13 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     {
         return Ok(Format::SkyJobs);
     }
+    if lines
+        .iter()
+        .take(40)
+        .any(|l| super::parsers::launch_records::is_sky_launch_line(l))
+    {
+        return Ok(Format::SkyLaunchLog);
+    }
     if first.starts_with('<') && text.contains("<nvidia_smi_log") {
         return Ok(Format::SmiXml);
     }

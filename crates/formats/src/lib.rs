@@ -80,6 +80,7 @@ labelled_enum! {
         SpotAdvisor => "aws-spot-advisor",
         SkyTimeline => "skypilot-timeline",
         SkyJobs => "sky-jobs-queue",
+        SkyLaunchLog => "sky-launch-log",
         DstackEvents => "dstack-events",
     }
 }
@@ -112,9 +113,11 @@ impl Format {
             Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
                 RunKind::Delivery
             }
-            Format::StartupTable | Format::SkyTimeline | Format::SkyJobs | Format::DstackEvents => {
-                RunKind::Startup
-            }
+            Format::StartupTable
+            | Format::SkyTimeline
+            | Format::SkyJobs
+            | Format::SkyLaunchLog
+            | Format::DstackEvents => RunKind::Startup,
             Format::SwitchTable | Format::DriftLog => RunKind::Switch,
             Format::DrillTable => RunKind::Drill,
             Format::BillingTable

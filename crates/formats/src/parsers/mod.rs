@@ -59,6 +59,7 @@ pub fn parse<R: BufRead>(
         Format::SpotAdvisor => spot_advisor::parse(input, ctx, b),
         Format::SkyTimeline => launch_records::parse_sky_timeline(input, ctx, b),
         Format::SkyJobs => launch_records::parse_sky_jobs(input, ctx, b),
+        Format::SkyLaunchLog => launch_records::parse_sky_launch_log(input, ctx, b),
         Format::DstackEvents => launch_records::parse_dstack(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),

@@ -1,5 +1,5 @@
 //! The launch history of the tools buyers already run — SkyPilot's
-//! timeline and managed-jobs table, dstack's events — read as startup
+//! timeline, launch log and managed-jobs table, dstack's events — read as startup
 //! attempts (submitted → provisioned → ready → running, each stage named as
 //! the tool names it), failed starts (no capacity) kept as failed attempts,
 //! and the interruptions a managed job recovered from.
@@ -9,12 +9,14 @@
 
 mod dstack;
 mod sky_jobs;
+mod sky_launch_log;
 mod sky_timeline;
 
 use jiff::Timestamp;
 
 pub use dstack::{is_dstack_events_json, is_dstack_events_text, parse as parse_dstack};
 pub use sky_jobs::{is_jobs_table, parse as parse_sky_jobs};
+pub use sky_launch_log::{is_sky_launch_line, parse as parse_sky_launch_log};
 pub use sky_timeline::{is_sky_timeline, parse as parse_sky_timeline};
 
 use super::super::builder::RunBuilder;
