@@ -23,8 +23,15 @@ use crate::transcript::strip_terminal_escapes;
 /// The run's metadata key for each try's cloud, region and outcome.
 const TRIES: &str = "launch_tries";
 
-/// `(month, day, (hour, minute, second), message)` of a SkyPilot log line.
-fn log_line(line: &str) -> Option<(i8, i8, (i8, i8, i8), &str)> {
+/// A SkyPilot log line: its month and day, local time, and message.
+struct LogLine<'a> {
+    month: i8,
+    day: i8,
+    time: jiff::civil::Time,
+    message: &'a str,
+}
+
+fn log_line(line: &str) -> Option<LogLine<'_>> {
     let line = line.trim_start();
     let mut parts = line.splitn(4, ' ');
     let level = parts.next()?;
@@ -43,18 +50,21 @@ fn log_line(line: &str) -> Option<(i8, i8, (i8, i8, i8), &str)> {
     let (month, day): (i8, i8) = (month.parse().ok()?, day.parse().ok()?);
     let mut hms = time.split(':').map(|p| p.parse::<i8>().ok());
     let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
-    ((1..=12).contains(&month)
-        && (1..=31).contains(&day)
-        && (0..24).contains(&h)
-        && (0..60).contains(&m)
-        && (0..60).contains(&s))
-    .then_some((month, day, (h, m, s), message))
+    if !((1..=12).contains(&month) && (1..=31).contains(&day)) {
+        return None;
+    }
+    Some(LogLine {
+        month,
+        day,
+        time: jiff::civil::Time::new(h, m, s, 0).ok()?,
+        message,
+    })
 }
 
 /// Whether `line` is SkyPilot's "Launching on …" log line (for detection).
 pub fn is_sky_launch_line(line: &str) -> bool {
     let line = strip_terminal_escapes(line);
-    log_line(&line).is_some_and(|(_, _, _, m)| m.trim_start().starts_with("Launching on "))
+    log_line(&line).is_some_and(|l| l.message.trim_start().starts_with("Launching on "))
 }
 
 /// One try: its cloud and region (and zones), and what became of it.
@@ -87,17 +97,22 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
     let mut open: Option<Try> = None;
     while let Some(line) = lines.next_line()? {
         let text = strip_terminal_escapes(line.text);
-        let Some((month, day, hms, message)) = log_line(&text) else {
+        let Some(LogLine {
+            month,
+            day,
+            time,
+            message,
+        }) = log_line(&text)
+        else {
             continue;
         };
         if month < last_month {
             year += 1;
         }
         last_month = month;
-        let (h, m, sec) = hms;
         let at = jiff::civil::Date::new(year, month, day)
             .ok()
-            .and_then(|d| ctx.times.zone().to_timestamp(d.at(h, m, sec, 0)).ok())
+            .and_then(|d| ctx.times.zone().to_timestamp(d.to_datetime(time)).ok())
             .ok_or_else(|| {
                 ParseFailure::Line(LineError::new(
                     line.number,
@@ -177,12 +192,15 @@ mod tests {
 
     #[test]
     fn skypilots_log_lines_are_read() {
-        let (m, d, s, msg) = log_line(
+        let l = log_line(
             "I 10-18 15:56:42 cloud_vm_ray_backend.py:1807] Launching on GCP us-west1 (us-west1-a)",
         )
         .unwrap_or_else(|| panic!("a line"));
-        assert_eq!((m, d, s), (10, 18, (15, 56, 42)));
-        assert_eq!(msg, "Launching on GCP us-west1 (us-west1-a)");
+        assert_eq!(
+            (l.month, l.day, l.time),
+            (10, 18, jiff::civil::time(15, 56, 42, 0))
+        );
+        assert_eq!(l.message, "Launching on GCP us-west1 (us-west1-a)");
         assert!(is_sky_launch_line(
             "  I 02-23 16:42:26 cloud_vm_ray_backend.py:668] Launching on AWS us-west-2 (us-west-2a,us-west-2b)"
         ));
