@@ -165,3 +165,23 @@ fn a_sky_launch_log_gives_each_region_tried_its_start_or_its_failure() {
     assert_eq!(tries[0]["outcome"], "failed");
     assert_eq!(tries[2]["place"], "GCP us-central1 (us-central1-a)");
 }
+
+#[test]
+fn a_jobs_table_claiming_endless_recoveries_is_refused_before_they_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("queue.txt");
+    std::fs::write(
+        &path,
+        "ID  NAME  RESOURCES   SUBMITTED   TOT. DURATION  JOB DURATION  #RECOVERIES  STATUS\n\
+         1   x     1x[A100:8]  2 hrs ago   1h 10m 5s      1h 2m 3s       99999999     SUCCEEDED\n",
+    )
+    .unwrap();
+    let (store, platform) = store();
+    let mut options = utc_options(platform);
+    options.start = Some("2026-12-01T12:00:00Z".parse().unwrap());
+    let e = breakpoint_core::import::import_file(&store, &path, &options, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":2") && e.contains("#RECOVERIES"), "{e}");
+    assert!(store.runs(None).unwrap().is_empty());
+}

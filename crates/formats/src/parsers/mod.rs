@@ -129,13 +129,9 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned, R: BufRead>(
     what: &str,
 ) -> ParseResult<T> {
     let text = super::lines::read_document(input, limit, what)?;
-    serde_json::from_str(&text).map_err(|e| {
-        ParseFailure::Whole(format!(
-            "{what} cannot be read: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })
+    // serde_json's message names the line and column itself.
+    serde_json::from_str(&text)
+        .map_err(|e| ParseFailure::Whole(format!("{what} cannot be read: {e}")))
 }
 
 /// Where rows without a date stand: on `--start`'s day (at `--start`),

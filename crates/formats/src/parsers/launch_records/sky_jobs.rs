@@ -84,6 +84,11 @@ fn cells(line: &str, columns: &[Column]) -> Vec<String> {
         .collect()
 }
 
+/// Recoveries of one job, and of a whole table, at most (a job recovered
+/// every minute for a week is ten thousand).
+const MAX_RECOVERIES: u64 = 10_000;
+const MAX_RECOVERIES_IN_ALL: u64 = 100_000;
+
 pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
     let printed = match (ctx.start, ctx.file_time) {
         (Some(t), _) => t,
@@ -159,8 +164,22 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         let job = duration(&["JOB DURATION"])?;
         let recovered: u64 = match cell(&["#RECOVERIES", "#RECOVERS"]) {
             None => 0,
-            Some(v) => v.parse().map_err(|_| fail("#RECOVERIES", v))?,
+            Some(v) => v
+                .parse()
+                .ok()
+                .filter(|n| *n <= MAX_RECOVERIES)
+                .ok_or_else(|| fail("#RECOVERIES", v))?,
         };
+        // Each recovery is an event: bounded before they are made.
+        if recoveries + recovered > MAX_RECOVERIES_IN_ALL {
+            return Err(ParseFailure::Line(LineError::new(
+                line.number,
+                None,
+                format!(
+                    "more than {MAX_RECOVERIES_IN_ALL} recoveries in one table: not a managed-jobs table this reads"
+                ),
+            )));
+        }
         let gpus = cell(&["RESOURCES", "REQUESTED"]).map_or(0, gpus_of);
         let failed = match status.as_str() {
             "FAILED_NO_RESOURCE" => Some("no resource (FAILED_NO_RESOURCE)".to_string()),
@@ -195,7 +214,7 @@ pub fn parse<R: BufRead>(input: R, ctx: &mut ParseContext, b: &mut RunBuilder<'_
         if recovered > 0 {
             recoveries += recovered;
             if let Some(at) = ago(&["STARTED"])?.or(submitted) {
-                for _ in 0..recovered.min(10_000) {
+                for _ in 0..recovered {
                     b.event(Event {
                         detail: Some(format!(
                             "managed job {id} recovered (SkyPilot #RECOVERIES; the moment is not in the table)"
