@@ -29,6 +29,7 @@
 
 mod answer;
 mod model;
+mod rates;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -463,7 +464,7 @@ pub fn job_cost(store: &Store, job: &JobSpec, request: &CostRequest) -> Result<V
         let spot = match (request.mode, &offering) {
             (Some(BillingMode::Spot), Some(o)) if o.prices.spot.is_some() => {
                 metrics::spot::SpotEvidence::of(store, e.platform.id, Some(o))?
-                    .map(|s| model::Reclaims::of(&s, job.gpus.div_ceil(o.count.max(1))))
+                    .map(|s| rates::Reclaims::of(&s, job.gpus.div_ceil(o.count.max(1))))
             }
             _ => None,
         };

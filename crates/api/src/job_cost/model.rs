@@ -13,6 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
 
+use super::rates::{Rate, Reclaims};
 use super::{Band, JobSpec, Term, TermKey};
 use crate::metrics::interruption_risk::InterruptionRisk;
 use crate::metrics::{Evidence, PlatformEvidence};
@@ -314,72 +315,7 @@ impl Share {
     }
 }
 
-/// Where the interruption rate's draws come from.
-#[derive(Debug, Clone)]
-pub(super) enum Rate {
-    /// The posterior over what was watched (the prior alone where nothing
-    /// was), as its quantiles per GPU-hour at (i + ½)/n: a draw reads the
-    /// quantile of one uniform number, so a platform that watched worse
-    /// draws a higher rate for the same number.
-    Posterior {
-        risk: InterruptionRisk,
-        quantiles: Vec<f64>,
-    },
-    /// Stated per GPU-hour, as the truth ("what if").
-    Stated(f64),
-}
-
-/// A draw from a distribution kept as its quantiles at (i + ½)/n: one
-/// uniform number read between two kept quantiles, linearly, so that a
-/// worse distribution draws a higher value for the same number.
-fn from_quantiles(quantiles: &[f64], rng: &mut SmallRng) -> f64 {
-    let at = rng.random::<f64>() * quantiles.len().saturating_sub(1) as f64;
-    let (i, f) = (at.floor() as usize, at.fract());
-    let low = quantiles.get(i).copied().unwrap_or(0.0);
-    let high = quantiles.get(i + 1).copied().unwrap_or(low);
-    low + f * (high - low)
-}
-
-/// Quantiles kept of a rate's posterior.
-const RATE_QUANTILES: usize = 512;
-
-impl Rate {
-    pub(super) fn posterior(risk: InterruptionRisk) -> Rate {
-        let quantiles = (0..RATE_QUANTILES)
-            .map(|i| {
-                let q = (i as f64 + 0.5) / RATE_QUANTILES as f64;
-                (risk.quantile_per_100h(q) / 100.0).max(0.0)
-            })
-            .collect();
-        Rate::Posterior { risk, quantiles }
-    }
-
-    /// Interruptions per GPU-hour.
-    fn draw(&self, rng: &mut SmallRng) -> f64 {
-        match self {
-            Rate::Stated(v) => v.max(0.0),
-            Rate::Posterior { quantiles, .. } => from_quantiles(quantiles, rng),
-        }
-    }
-
-    fn said(&self) -> String {
-        match self {
-            Rate::Posterior { risk, .. }
-                if risk.gpu_hours <= 0.0 && risk.unwatched_faults <= 0.0 =>
-            {
-                format!(
-                    "not measured: the field's rate alone ({}; a long log or probe sample measures it)",
-                    risk.words()
-                )
-            }
-            Rate::Posterior { risk, .. } => format!("{INTERRUPTIONS_KEY}: {}", risk.words()),
-            Rate::Stated(v) => format!("stated: {} per 100 GPU-h", 100.0 * v),
-        }
-    }
-}
-
 const SHARE_KEY: &str = "sustain.gemm_nominal_pct";
-const INTERRUPTIONS_KEY: &str = "sustain.interruptions_per_100h";
 
 /// A standard normal draw.
 fn normal(rng: &mut SmallRng) -> f64 {
@@ -543,36 +479,6 @@ pub(super) struct Model {
     /// On spot: the reclaim rate per instance-hour, drawn from the
     /// platform's spot traces, and the instances the job holds.
     reclaims: Option<Reclaims>,
-}
-
-/// A spot job's reclaims: each instance it holds is reclaimed at a rate
-/// drawn from the posterior its traces give; a reclaim stops the job as
-/// an interruption does.
-#[derive(Debug, Clone)]
-pub(super) struct Reclaims {
-    /// The rate's quantiles per instance-hour at (i + ½)/n.
-    quantiles: Vec<f64>,
-    instances: u32,
-    said: String,
-}
-
-impl Reclaims {
-    pub(super) fn of(spot: &crate::metrics::spot::SpotEvidence, instances: u32) -> Reclaims {
-        Reclaims {
-            quantiles: (0..RATE_QUANTILES)
-                .map(|i| {
-                    spot.quantile_per_hour((i as f64 + 0.5) / RATE_QUANTILES as f64)
-                        .max(0.0)
-                })
-                .collect(),
-            instances: instances.max(1),
-            said: spot.words(),
-        }
-    }
-
-    fn draw(&self, rng: &mut SmallRng) -> f64 {
-        from_quantiles(&self.quantiles, rng)
-    }
 }
 
 impl Model {

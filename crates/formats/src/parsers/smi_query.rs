@@ -566,16 +566,16 @@ pub(super) fn finish_gpu(
 /// target, which a busy GPU meets in its stride): their names, with the
 /// clock and power the report shows beside them.
 fn hardware_slowdown(sample: &Sample, max_sm_mhz: Option<u32>) -> Option<String> {
-    const HARDWARE: [(i64, &str); 3] = [
-        (0x8, "HW Slowdown"),
-        (0x40, "HW Thermal Slowdown"),
-        (0x80, "HW Power Brake Slowdown"),
+    // Named as the report names them, their bits as `reason_bit` reads them.
+    const HARDWARE: [&str; 3] = [
+        "HW Slowdown",
+        "HW Thermal Slowdown",
+        "HW Power Brake Slowdown",
     ];
     let mask = sample.get(Field::ThrottleMask)?;
     let active: Vec<&str> = HARDWARE
-        .iter()
-        .filter(|(bit, _)| mask & bit != 0)
-        .map(|(_, name)| *name)
+        .into_iter()
+        .filter(|name| reason_bit(name).is_some_and(|bit| mask & bit != 0))
         .collect();
     if active.is_empty() {
         return None;

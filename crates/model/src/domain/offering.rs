@@ -74,12 +74,6 @@ impl Prices {
         })
     }
 
-    /// How old the prices are on `today`, in days, where their day is known.
-    pub fn age_days(&self, today: jiff::civil::Date) -> Option<i64> {
-        let on = self.priced_on?;
-        today.since(on).ok().map(|span| i64::from(span.get_days()))
-    }
-
     /// These prices with storage and transfer priced too, checked as money.
     pub fn with_data_prices(
         self,

@@ -104,14 +104,11 @@ pub(super) fn store_launches(
         .insert(STARTUP_STAGES.into(), serde_json::json!(stages));
     let mut said = format!("{tool}: {kept} start(s)");
     if !failed.is_empty() {
+        let count = failed.len();
         failed.sort_unstable();
         failed.dedup();
         said.push_str(&format!(
-            ", {} of them failed ({}) — counted as failed starts",
-            b.startup_attempts
-                .iter()
-                .filter(|a| a.outcome != StartupOutcome::Ok)
-                .count(),
+            ", {count} of them failed ({}) — counted as failed starts",
             failed.join("; ")
         ));
     }
