@@ -352,13 +352,7 @@ fn a_lead_on_thin_evidence_is_lost_to_a_planted_fault_and_the_log_says_why() {
             "-o",
             pdf.to_str().unwrap(),
         ]);
-        let out = std::process::Command::new("pdftotext")
-            .args(["-f", "1", "-l", "1"])
-            .arg(&pdf)
-            .arg("-")
-            .output()
-            .expect("pdftotext (poppler-utils)");
-        let first_page = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+        let first_page = crate::util::pdf_pages_text(&pdf, 1, 1);
         assert!(first_page.contains(heading), "{lang}: {first_page}");
         assert!(first_page.contains(moved), "{lang}: {first_page}");
     }

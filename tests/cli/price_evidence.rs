@@ -114,13 +114,7 @@ fn a_catalog_imported_as_of_an_old_day_is_flagged_stale_wherever_its_price_is_us
             "-o",
             pdf.to_str().unwrap(),
         ]);
-        let out = std::process::Command::new("pdftotext")
-            .args(["-f", "1", "-l", "2"])
-            .arg(&pdf)
-            .arg("-")
-            .output()
-            .expect("pdftotext (poppler-utils)");
-        let text = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+        let text = crate::util::pdf_pages_text(&pdf, 1, 2);
         assert!(text.contains(flag), "{lang}: {text}");
     }
 }

@@ -132,3 +132,20 @@ impl Workspace {
             .unwrap_or_default()
     }
 }
+
+/// Pages `first`–`last` of a PDF as one line of text (poppler's
+/// pdftotext, lines joined by spaces): what a reader sees there.
+pub fn pdf_pages_text(pdf: &std::path::Path, first: u32, last: u32) -> String {
+    let out = std::process::Command::new("pdftotext")
+        .args(["-f", &first.to_string(), "-l", &last.to_string()])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    assert!(
+        out.status.success(),
+        "pdftotext failed on {}",
+        pdf.display()
+    );
+    String::from_utf8_lossy(&out.stdout).replace('\n', " ")
+}
