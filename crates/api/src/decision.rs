@@ -605,6 +605,7 @@ pub fn instance_hours(command: &str) -> f64 {
         c if c.starts_with("breakpoint probe sample") => 24.0,
         c if c.starts_with("breakpoint accept network") => 0.5,
         c if c.starts_with("breakpoint accept perf") => 0.5,
+        c if c.starts_with("nccl-tests all_reduce_perf") => 0.5,
         c if c.starts_with("breakpoint accept storage --local /nvme --upload") => 0.5,
         c if c.starts_with("breakpoint accept") => 1.0,
         c if c.starts_with("a switch-attempts table") => 5.0,
@@ -860,6 +861,12 @@ pub fn gathered_by(key: &str) -> &'static str {
         | "sustain.straggler_pct"
         | "sustain.throughput_decay_pct" => {
             "breakpoint accept perf (with --duration for the decay)"
+        }
+        "sustain.fabric_nominal_pct" | "sustain.straggler_nodes_pct" => {
+            "nccl-tests all_reduce_perf on each node (and ib_write_bw between two), then import the outputs"
+        }
+        "sustain.recurring_bad_pct" => {
+            "breakpoint probe check on each node again after the provider repairs it, then import it"
         }
         "sustain.checkpoint_write_s" | "sustain.data_read_vs_local_pct" => {
             "breakpoint accept storage --path /mnt/data --local /nvme"

@@ -65,6 +65,10 @@ pub fn detect(head: &[u8]) -> Result<Format, String> {
     {
         return Ok(format);
     }
+    // The field's health checks, by the lines only their outputs print.
+    if let Some(format) = super::parsers::health_checks::detect(&lines) {
+        return Ok(format);
+    }
     if is_kernel_log(&lines) {
         return Ok(Format::KernelLog);
     }

@@ -82,6 +82,11 @@ labelled_enum! {
         SkyJobs => "sky-jobs-queue",
         SkyLaunchLog => "sky-launch-log",
         DstackEvents => "dstack-events",
+        NcclTests => "nccl-tests",
+        Perftest => "perftest",
+        Nvbandwidth => "nvbandwidth",
+        GpuBurn => "gpu-burn",
+        GpuFryer => "gpu-fryer",
     }
 }
 

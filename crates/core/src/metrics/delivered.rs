@@ -62,8 +62,8 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
         }
     }
     worst_gpu("sustain.host_link_pct", &link, false, span, out);
-    let compared = log.gpus.len();
-    if compared >= 2 && !log.results.is_empty() {
+    let compared = perf::compared_gpus(&log);
+    if compared >= 2 {
         let slow = perf::straggler_gpus(&reading.stragglers);
         let detail = match reading.stragglers.first() {
             Some(s) => format!(
@@ -81,6 +81,32 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
             slow.len() as f64,
             compared as f64,
             Some(detail),
+        ));
+    }
+    // The fabric: a collective inside the node against NVLink, an RDMA
+    // test against its port; the node counts as its worst.
+    let fabric = reading
+        .figures
+        .iter()
+        .filter(|f| f.gpu.is_none())
+        .filter_map(|f| {
+            let share = f.share_pct?;
+            let text = format!(
+                "{} {} {} = {:.0} % of {}",
+                f.test,
+                perf::number(f.median),
+                f.unit,
+                share,
+                f.nominal.as_deref()?
+            );
+            Some((share, text))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((share, text)) = fabric {
+        out.push(RunValue::new(
+            "sustain.fabric_nominal_pct",
+            share,
+            Some(text),
         ));
     }
     let decays: Vec<(u32, f64, String)> = reading

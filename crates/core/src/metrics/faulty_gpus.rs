@@ -90,13 +90,28 @@ pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Pl
 }
 
 /// The GPUs a run watched: a sampled run's inventory and the GPUs its
-/// figures name. A run of results (a perf log, a delivery check) watched
-/// no GPU's health; the GPUs a finding names count where it is found.
+/// figures name, and the GPUs a health check passed judgement on (gpu-burn,
+/// gpu-fryer, a validated collective). A run of results alone (a perf log,
+/// a delivery check) watched no GPU's health; the GPUs a finding names
+/// count where it is found.
 fn observed(f: &RunFigures) -> Vec<u32> {
+    let mut gpus: Vec<u32> = f
+        .run
+        .metadata
+        .get(crate::domain::CHECKED_GPUS)
+        .and_then(|v| v.as_array())
+        .map(|list| {
+            list.iter()
+                .filter_map(|g| g.as_u64().and_then(|g| u32::try_from(g).ok()))
+                .collect()
+        })
+        .unwrap_or_default();
     if !f.run.watched() {
-        return Vec::new();
+        gpus.sort_unstable();
+        gpus.dedup();
+        return gpus;
     }
-    let mut gpus: Vec<u32> = f.run.inventory.iter().map(|g| g.index).collect();
+    gpus.extend(f.run.inventory.iter().map(|g| g.index));
     gpus.extend(f.values.iter().flat_map(|v| v.gpus.iter().map(|g| g.gpu)));
     gpus.sort_unstable();
     gpus.dedup();

@@ -14,6 +14,7 @@ mod faults;
 pub mod faulty_gpus;
 pub mod history;
 pub mod interruption_risk;
+mod nodes;
 pub mod reconcile;
 mod run;
 pub mod sources;
@@ -53,7 +54,7 @@ pub use run::{compute_run, not_evidence};
 ///    posterior is said beside it.
 /// 10: a platform's runs count the measured ones (price lists apart); its
 ///    evidence keeps where its price comes from.
-pub const ENGINE_VERSION: i64 = 10;
+pub const ENGINE_VERSION: i64 = 11;
 
 /// One metric's value from one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -495,6 +496,8 @@ fn gather_runs(
         .collect::<Result<_>>()?;
     let placed = faults::attach(&mut figures, &events);
     faulty_gpus::add(&mut figures, &events, &placed);
+    let straggling = nodes::add_stragglers(&mut figures);
+    nodes::add_recurring(&mut figures, &events, &straggling);
     let mut by_key: BTreeMap<String, (Vec<RunSource>, Vec<String>)> = BTreeMap::new();
     let mut values_by_key: BTreeMap<&str, Vec<(&Run, &RunValue)>> = BTreeMap::new();
     for f in &figures {

@@ -76,6 +76,19 @@ pub fn stragglers(log: &PerfLog, share: f64) -> Vec<Straggler> {
     out
 }
 
+/// How many GPUs have a figure of their own on a per-GPU test: the GPUs
+/// the straggler rule compared (a collective alone compares none).
+pub fn compared_gpus(log: &PerfLog) -> usize {
+    let mut gpus: Vec<u32> = per_gpu_tests(log)
+        .into_iter()
+        .filter(|(_, figures)| figures.len() >= 2)
+        .flat_map(|(_, figures)| figures.into_iter().map(|(g, _, _)| g))
+        .collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    gpus.len()
+}
+
 /// The GPUs named as stragglers on any test, in order.
 pub fn straggler_gpus(stragglers: &[Straggler]) -> Vec<u32> {
     let mut gpus: Vec<u32> = stragglers.iter().map(|s| s.gpu).collect();
@@ -302,21 +315,40 @@ pub fn read(log: &PerfLog, straggler_share: f64) -> Reading {
         .results
         .iter()
         .map(|r| {
-            let card = r
+            // A collective inside one node is held against its first
+            // rank's card; one over the fabric has no datasheet figure.
+            let one_node = r
+                .settings
+                .get("nodes")
+                .and_then(|n| n.as_u64())
+                .is_none_or(|n| n <= 1);
+            let card_index = r
                 .gpu
+                .or_else(|| r.gpus.first().copied().filter(|_| one_node));
+            let card = card_index
                 .and_then(|g| cards.iter().find(|(i, _)| *i == g))
                 .map(|(_, c)| c);
             let peak = card
                 .zip(reference::figure_of(&r.test, r.dtype.as_deref()))
                 .and_then(|(c, f)| reference::nominal(c, f));
             let link = r.link.and_then(|l| l.capacity_gbps());
-            let (nominal, share_pct) = match (peak, link) {
-                (Some(p), _) => (Some(p.cited()), Some(100.0 * r.median / p.value)),
-                (None, Some(capacity)) => (
+            // An RDMA test's port rate (Gb/s), where an ibstat said it.
+            let port = r
+                .settings
+                .get("link_gbps")
+                .and_then(|v| v.as_f64())
+                .filter(|_| r.unit == "GB/s");
+            let (nominal, share_pct) = match (peak, link, port) {
+                (Some(p), _, _) => (Some(p.cited()), Some(100.0 * r.median / p.value)),
+                (None, Some(capacity), _) => (
                     Some(format!(
                         "{capacity:.1} GB/s (the card's PCIe link, one direction)"
                     )),
                     Some(100.0 * r.median / capacity),
+                ),
+                (None, None, Some(gbps)) => (
+                    Some(format!("{gbps} Gb/s (the port's rate, ibstat)")),
+                    Some(100.0 * r.median * 8.0 / gbps),
                 ),
                 _ => (None, None),
             };

@@ -11,6 +11,18 @@ use crate::accelerator::{Accelerator, FormFactor};
 
 const TABLE: &str = include_str!("peaks.csv");
 
+/// The collectives whose bus bandwidth inside a node is held against the
+/// card's NVLink: the bus bandwidth nccl-tests reports is already scaled
+/// so that it compares with one GPU's link, whatever the rank count.
+pub const COLLECTIVES: &[&str] = &[
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+];
+
 /// One nominal figure of one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Peak {
@@ -51,6 +63,7 @@ const FIGURES: &[(&str, &str)] = &[
     ("fp16", "TFLOP/s"),
     ("fp8", "TFLOP/s"),
     ("memory", "GB/s"),
+    ("nvlink", "GB/s"),
 ];
 
 fn read(text: &str) -> Result<Vec<Peak>, String> {
@@ -136,11 +149,13 @@ pub fn nominal(card: &Accelerator, figure: &str) -> Option<&'static Peak> {
 }
 
 /// The figure a test's result is held against: a matrix product's dtype,
-/// or the memory bandwidth for a device copy.
+/// the memory bandwidth for a device copy, a GPU's NVLink bandwidth (one
+/// way) for a collective's bus bandwidth inside one node.
 pub fn figure_of(test: &str, dtype: Option<&str>) -> Option<&'static str> {
     match (test, dtype) {
         ("gemm", Some(d)) => FIGURES.iter().map(|(f, _)| *f).find(|f| *f == d),
         ("device_copy", _) => Some("memory"),
+        (t, _) if COLLECTIVES.contains(&t) => Some("nvlink"),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ mod dcgm_fields;
 mod dmon;
 pub mod drift_log;
 mod gpustat;
+pub(crate) mod health_checks;
 pub(crate) mod kernel_log;
 pub(crate) mod launch_records;
 pub(crate) mod lspci;
@@ -61,6 +62,11 @@ pub fn parse<R: BufRead>(
         Format::SkyJobs => launch_records::parse_sky_jobs(input, ctx, b),
         Format::SkyLaunchLog => launch_records::parse_sky_launch_log(input, ctx, b),
         Format::DstackEvents => launch_records::parse_dstack(input, ctx, b),
+        Format::NcclTests => health_checks::parse_nccl(input, ctx, b),
+        Format::Perftest => health_checks::parse_perftest(input, ctx, b),
+        Format::Nvbandwidth => health_checks::parse_nvbandwidth(input, ctx, b),
+        Format::GpuBurn => health_checks::parse_gpu_burn(input, ctx, b),
+        Format::GpuFryer => health_checks::parse_gpu_fryer(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

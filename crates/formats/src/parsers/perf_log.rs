@@ -91,9 +91,79 @@ pub const TESTS: &[(&str, &str, &str)] = &[
     ("d2h", "GB/s", "device → host, pinned"),
     ("p2p", "GB/s", "peer to peer"),
     ("all_reduce", "GB/s", "all-reduce bus bandwidth"),
+    // The collectives nccl-tests runs, at their largest message.
+    (
+        "all_gather",
+        "GB/s",
+        "all-gather bus bandwidth (nccl-tests)",
+    ),
+    (
+        "reduce_scatter",
+        "GB/s",
+        "reduce-scatter bus bandwidth (nccl-tests)",
+    ),
+    ("alltoall", "GB/s", "all-to-all bus bandwidth (nccl-tests)"),
+    ("broadcast", "GB/s", "broadcast bus bandwidth (nccl-tests)"),
+    ("reduce", "GB/s", "reduce bus bandwidth (nccl-tests)"),
+    (
+        "sendrecv",
+        "GB/s",
+        "send/receive bus bandwidth (nccl-tests)",
+    ),
+    ("gather", "GB/s", "gather bus bandwidth (nccl-tests)"),
+    ("scatter", "GB/s", "scatter bus bandwidth (nccl-tests)"),
+    ("hypercube", "GB/s", "hypercube bus bandwidth (nccl-tests)"),
+    // Between hosts over the fabric (perftest), a NIC's and not a GPU's.
+    (
+        "rdma_write",
+        "GB/s",
+        "RDMA write bandwidth to a peer host (ib_write_bw)",
+    ),
+    (
+        "rdma_read",
+        "GB/s",
+        "RDMA read bandwidth from a peer host (ib_read_bw)",
+    ),
+    (
+        "rdma_send",
+        "GB/s",
+        "send bandwidth to a peer host (ib_send_bw)",
+    ),
+    (
+        "rdma_write_lat",
+        "µs",
+        "RDMA write latency, typical (ib_write_lat)",
+    ),
+    (
+        "rdma_read_lat",
+        "µs",
+        "RDMA read latency, typical (ib_read_lat)",
+    ),
+    ("rdma_send_lat", "µs", "send latency, typical (ib_send_lat)"),
 ];
 
-pub const DTYPES: &[&str] = &["fp32", "tf32", "bf16", "fp16", "fp8"];
+/// Tests that measure many GPUs at once (`gpus`) or a host's NIC, not
+/// one GPU.
+pub const GROUP_TESTS: &[&str] = &[
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+    "sendrecv",
+    "gather",
+    "scatter",
+    "hypercube",
+    "rdma_write",
+    "rdma_read",
+    "rdma_send",
+    "rdma_write_lat",
+    "rdma_read_lat",
+    "rdma_send_lat",
+];
+
+pub const DTYPES: &[&str] = &["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"];
 
 /// Figures no device of any vendor reaches, per test: about four times the
 /// fastest parts announced (a dense FP8 product near 10 PFLOP/s, HBM near
@@ -107,6 +177,22 @@ pub const CEILINGS: &[(&str, f64)] = &[
     ("d2h", 2_000.0),
     ("p2p", 8_000.0),
     ("all_reduce", 8_000.0),
+    ("all_gather", 8_000.0),
+    ("reduce_scatter", 8_000.0),
+    ("alltoall", 8_000.0),
+    ("broadcast", 8_000.0),
+    ("reduce", 8_000.0),
+    ("sendrecv", 8_000.0),
+    ("gather", 8_000.0),
+    ("scatter", 8_000.0),
+    ("hypercube", 8_000.0),
+    // Eight 800 Gb/s ports bonded are 800 GB/s; a latency under a minute.
+    ("rdma_write", 2_000.0),
+    ("rdma_read", 2_000.0),
+    ("rdma_send", 2_000.0),
+    ("rdma_write_lat", 60_000_000.0),
+    ("rdma_read_lat", 60_000_000.0),
+    ("rdma_send_lat", 60_000_000.0),
 ];
 
 /// A device draws less than this (a whole 8-GPU board is ~10 kW).
@@ -255,8 +341,12 @@ impl PerfLog {
         Ok(log)
     }
 
-    fn check(&self) -> Result<(), String> {
-        if self.gpus.is_empty() {
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let about_gpus = self
+            .results
+            .iter()
+            .any(|r| !GROUP_TESTS.contains(&r.test.as_str()) || !r.gpus.is_empty());
+        if self.gpus.is_empty() && (about_gpus || self.timeline.is_some()) {
             return Err("gpus: the perf log names no device".into());
         }
         let known = |gpu: u32, what: &str| -> Result<(), String> {
@@ -306,7 +396,7 @@ impl PerfLog {
                 ));
             }
             match (r.gpu, r.test.as_str()) {
-                (None, "all_reduce") => {
+                (None, t) if GROUP_TESTS.contains(&t) => {
                     for g in &r.gpus {
                         known(*g, &at)?;
                     }

@@ -31,7 +31,7 @@ pub use offering::{
 pub use platform::{Platform, PlatformKind};
 pub use price_quote::{PricePer, PriceQuote, QuoteMode};
 pub use run::{
-    Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind, STARTUP_STAGES,
-    SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_GPU_MS,
+    CHECKED_GPUS, Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind,
+    STARTUP_STAGES, SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_GPU_MS,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

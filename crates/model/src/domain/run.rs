@@ -61,6 +61,11 @@ pub const KEPT_RECORDS: &str = "kept_records";
 /// `{"gpu": 0, "what": "…"}`, counted as a faulty GPU as a timed finding is.
 pub const UNTIMED_HEALTH: &str = "untimed_health";
 
+/// The run's metadata key for the GPUs a health check passed judgement on
+/// (gpu-burn's verdicts, gpu-fryer's GPUs, the ranks nccl-tests validated):
+/// each is observed in the share of faulty GPUs, found faulty or not.
+pub const CHECKED_GPUS: &str = "checked_gpus";
+
 /// The run's metadata key for why its evidence measures no platform
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):
 /// such a run is kept and shown, and never scored.

@@ -1,0 +1,175 @@
+//! nvbandwidth (NVIDIA/nvbandwidth): copy bandwidth between the host and
+//! each GPU and between every pair of GPUs, by the copy engines (`_ce`) or
+//! by kernels (`_sm`), as one matrix per test.
+//!
+//! ```text
+//! Device 0: NVIDIA H100 80GB HBM3 (00000000:19:00)
+//! Running host_to_device_memcpy_ce.
+//! memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)
+//!            0         1
+//!  0     55.62     55.63
+//! SUM host_to_device_memcpy_ce 111.25
+//! ```
+//!
+//! Kept: each GPU's host → device and device → host copy (`h2d`, `d2h`:
+//! the straggler rule compares them across the node) and each pair's
+//! device → device copy (`p2p`), preferring the copy engines' figure where
+//! both ran. Other tests (bidirectional, all-to-host, latency) are named in
+//! a warning and left out.
+
+use std::io::BufRead;
+
+use super::{Checked, read_lines};
+use crate::ParseContext;
+use crate::builder::{ParseFailure, ParseResult, RunBuilder};
+
+/// `memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)` and its kin.
+pub(super) fn is_matrix_title(line: &str) -> bool {
+    (line.starts_with("memcpy") || line.starts_with("memory latency"))
+        && (line.contains("(row)") && line.contains("(column)"))
+}
+
+/// What a test's matrix holds, by its name.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Matrix {
+    /// One row (the CPU), a column per GPU.
+    HostToDevice,
+    DeviceToHost,
+    /// A row per source GPU, a column per destination.
+    DeviceToDevice,
+}
+
+fn matrix_of(test: &str) -> Option<Matrix> {
+    let plain = |prefix: &str| {
+        test.strip_prefix(prefix)
+            .is_some_and(|rest| rest == "memcpy_ce" || rest == "memcpy_sm")
+    };
+    if plain("host_to_device_") {
+        Some(Matrix::HostToDevice)
+    } else if plain("device_to_host_") {
+        Some(Matrix::DeviceToHost)
+    } else if test.starts_with("device_to_device_memcpy_") && !test.contains("bidirectional") {
+        Some(Matrix::DeviceToDevice)
+    } else {
+        None
+    }
+}
+
+pub(crate) fn parse<R: BufRead>(
+    input: R,
+    ctx: &mut ParseContext,
+    b: &mut RunBuilder<'_>,
+) -> ParseResult {
+    let lines = read_lines(input, "the nvbandwidth output")?;
+    let mut checked = Checked::new("nvbandwidth");
+    let mut test: Option<String> = None;
+    let mut columns: Vec<u32> = Vec::new();
+    let mut in_matrix = false;
+    let mut left_out: Vec<String> = Vec::new();
+    // (test, gpu, peer) already kept: a copy-engine figure wins.
+    let mut kept: Vec<(&'static str, u32, Option<u32>, bool)> = Vec::new();
+    let mut figures: Vec<(&'static str, u32, Option<u32>, f64, bool)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if let Some(v) = t.strip_prefix("nvbandwidth Version:") {
+            checked.version = Some(v.trim().to_string());
+        } else if let Some(rest) = t.strip_prefix("Device ")
+            && let Some((index, name)) = rest.split_once(':')
+            && let Ok(index) = index.trim().parse::<u32>()
+        {
+            // "NVIDIA H100 80GB HBM3 (00000000:19:00)": the bus in brackets.
+            let name = match name.rsplit_once(" (") {
+                Some((n, bus)) if bus.ends_with(')') && bus.contains(':') => n,
+                _ => name,
+            };
+            checked.gpu(index, name.trim());
+        } else if let Some(rest) = t.strip_prefix("Running ") {
+            let name = rest.trim().trim_end_matches('.').to_string();
+            if matrix_of(&name).is_none() {
+                left_out.push(name.clone());
+            }
+            test = Some(name);
+            in_matrix = false;
+        } else if is_matrix_title(t) {
+            in_matrix = false;
+            columns.clear();
+        } else if columns.is_empty()
+            && test.is_some()
+            && !t.is_empty()
+            && t.split_whitespace().all(|w| w.parse::<u32>().is_ok())
+        {
+            columns = t
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            in_matrix = true;
+        } else if in_matrix
+            && let Some(name) = &test
+            && let Some(matrix) = matrix_of(name)
+        {
+            let cells: Vec<&str> = t.split_whitespace().collect();
+            let Some(row) = cells.first().and_then(|c| c.parse::<u32>().ok()) else {
+                in_matrix = false;
+                continue;
+            };
+            if cells.len() != columns.len() + 1 {
+                return Err(ParseFailure::Whole(format!(
+                    "line {}: {name}: row {row} has {} cells for {} columns",
+                    i + 1,
+                    cells.len() - 1,
+                    columns.len()
+                )));
+            }
+            let engine = name.ends_with("_ce");
+            for (cell, &column) in cells[1..].iter().zip(&columns) {
+                let Ok(value) = cell.parse::<f64>() else {
+                    continue; // N/A: a GPU to itself.
+                };
+                if !(value.is_finite() && value > 0.0) {
+                    continue;
+                }
+                let (test, gpu, peer) = match matrix {
+                    Matrix::HostToDevice => ("h2d", column, None),
+                    Matrix::DeviceToHost => ("d2h", column, None),
+                    Matrix::DeviceToDevice => ("p2p", row, Some(column)),
+                };
+                match kept
+                    .iter()
+                    .position(|k| k.0 == test && k.1 == gpu && k.2 == peer)
+                {
+                    Some(at) if !kept[at].3 && engine => {
+                        kept[at].3 = true;
+                        figures[at] = (test, gpu, peer, value, engine);
+                    }
+                    Some(_) => {}
+                    None => {
+                        kept.push((test, gpu, peer, engine));
+                        figures.push((test, gpu, peer, value, engine));
+                    }
+                }
+            }
+        }
+    }
+    for (test, gpu, peer, value, _) in figures {
+        checked.gpu(gpu, "");
+        if let Some(p) = peer {
+            checked.gpu(p, "");
+        }
+        if let Some(f) = checked.figure(test, "GB/s", &[value]) {
+            f.gpu = Some(gpu);
+            f.peer = peer;
+        }
+    }
+    if !left_out.is_empty() {
+        b.warn(format!(
+            "nvbandwidth: {} left out (only host↔device and device→device copies are read)",
+            left_out.join(", ")
+        ));
+    }
+    if checked.results.is_empty() {
+        return Err(ParseFailure::Whole(
+            "no nvbandwidth matrix of host↔device or device→device copies found".into(),
+        ));
+    }
+    checked.finish(ctx, b)
+}
