@@ -85,10 +85,18 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
     }
     // The fabric: a collective inside the node against NVLink, an RDMA
     // test against its port; the node counts as its worst.
+    // All-reduce stands for the collectives where it ran (all-to-all runs
+    // below it on healthy fabrics).
+    let all_reduce = reading.figures.iter().any(|f| f.test == "all_reduce");
     let fabric = reading
         .figures
         .iter()
         .filter(|f| f.gpu.is_none())
+        .filter(|f| {
+            !all_reduce
+                || f.test == "all_reduce"
+                || !crate::perf::reference::COLLECTIVES.contains(&f.test.as_str())
+        })
         .filter_map(|f| {
             let share = f.share_pct?;
             let text = format!(

@@ -100,6 +100,16 @@ pub(crate) fn parse<R: BufRead>(
         }
     }
     for (gpu, verdict) in &verdicts {
+        // An OK over a burn that computed nothing (its test failed to
+        // start) checked nothing.
+        let computed = rates.get(*gpu as usize).is_some_and(|r| !r.is_empty());
+        if verdict == "OK" && !computed {
+            b.warn(format!(
+                "GPU {gpu}: gpu-burn computed nothing on it (0 Gflop/s throughout): its OK is not \
+                 taken as a check"
+            ));
+            continue;
+        }
         checked.judged(*gpu);
         let errs = errors.get(*gpu as usize).copied().unwrap_or(0);
         let what = match verdict.as_str() {

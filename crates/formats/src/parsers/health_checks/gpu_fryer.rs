@@ -77,8 +77,17 @@ pub(crate) fn parse<R: BufRead>(
             };
             current = Some(index);
             checked.gpu(index, "");
-            checked.judged(index);
             let mean = number_in(rest);
+            // A GPU that computed nothing was not checked, whatever the
+            // tool concludes.
+            if mean.is_none_or(|m| m <= 0.0) {
+                b.warn(format!(
+                    "GPU {index}: gpu-fryer measured no throughput on it (0 Gflops/s): its \
+                     verdict is not taken as a check"
+                ));
+                continue;
+            }
+            checked.judged(index);
             let spread = |key: &str| rest.split_once(key).and_then(|(_, after)| number_in(after));
             if let (Some(mean), Some(dtype)) = (mean.filter(|m| *m > 0.0), dtype) {
                 let min = spread("min:").unwrap_or(mean).min(mean);

@@ -37,7 +37,7 @@ const LIMIT: u64 = 32 << 20;
 
 /// The format of a health check's output, from its first lines.
 pub(crate) fn detect(lines: &[&str]) -> Option<Format> {
-    let any = |f: &dyn Fn(&str) -> bool| lines.iter().any(|l| f(l.trim()));
+    let any = |f: &dyn Fn(&str) -> bool| lines.iter().any(|l| f(untagged(l).trim()));
     if any(&|l| l.starts_with("# nThread") || l.starts_with("# Collective test starting"))
         || any(&|l| l.starts_with('#') && nccl::is_column_header(l))
     {
@@ -72,7 +72,7 @@ fn read_lines<R: BufRead>(input: R, what: &str) -> ParseResult<Vec<String>> {
     Ok(text
         .split(['\n', '\r'])
         .map(|l| {
-            crate::transcript::strip_terminal_escapes(l)
+            without_tags(&crate::transcript::strip_terminal_escapes(l))
                 .trim_end()
                 .to_string()
         })
@@ -278,6 +278,54 @@ impl Checked {
         }
         Ok(())
     }
+}
+
+/// A line without the rank tag `mpirun --tag-output` puts before it
+/// (`[1,0]<stdout>:# nThread …`).
+fn untagged(line: &str) -> &str {
+    if line.starts_with('[')
+        && let Some(at) = line.find("]<std")
+        && let Some(colon) = line[at..].find(':')
+    {
+        return &line[at + colon + 1..];
+    }
+    line
+}
+
+/// A line with every rank tag taken out: `--tag-output` tags each piece
+/// a rank wrote, in the middle of a line too.
+fn without_tags(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let tail = &rest[open..];
+        // "[1,0]<stdout>:": digits and commas in the brackets.
+        let tag_end = tail.find(']').filter(|&close| {
+            close > 1
+                && tail[1..close]
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == ',')
+        });
+        let after = tag_end.and_then(|close| {
+            let rest = &tail[close + 1..];
+            ["<stdout>:", "<stderr>:"]
+                .iter()
+                .find(|t| rest.starts_with(**t))
+                .map(|t| close + 1 + t.len())
+        });
+        match after {
+            Some(end) => {
+                out.push_str(&rest[..open]);
+                rest = &tail[end..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The first number in `text` ("18234" of "(18234 Gflop/s)").

@@ -57,6 +57,14 @@ struct Row {
     line: usize,
 }
 
+/// One collective's table (an output may hold several, one after another).
+#[derive(Default)]
+struct Table {
+    named: Option<String>,
+    columns: Vec<String>,
+    rows: Vec<Row>,
+}
+
 pub(crate) fn parse<R: BufRead>(
     input: R,
     ctx: &mut ParseContext,
@@ -64,47 +72,64 @@ pub(crate) fn parse<R: BufRead>(
 ) -> ParseResult {
     let lines = read_lines(input, "the nccl-tests output")?;
     let mut checked = Checked::new("nccl-tests");
-    let mut named: Option<String> = None;
-    let mut columns: Option<Vec<String>> = None;
-    let mut rows: Vec<Row> = Vec::new();
+    let mut tables: Vec<Table> = vec![Table::default()];
     let mut ranks: Vec<(u32, String)> = Vec::new();
-    let mut avg_busbw: Option<f64> = None;
+    let mut avg_busbw: Vec<f64> = Vec::new();
     let mut out_of_bounds = 0u64;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
+        let table = tables.last_mut().expect("one table at least");
         if let Some(rest) = t.strip_prefix("# nccl-tests version") {
             checked.version = rest.split_whitespace().next().map(str::to_string);
         } else if let Some(rest) = t.strip_prefix("# Collective test starting:") {
-            named = Some(rest.trim().trim_end_matches("_perf").to_string());
+            let named = Some(rest.trim().trim_end_matches("_perf").to_string());
+            if table.rows.is_empty() {
+                table.named = named;
+            } else {
+                tables.push(Table {
+                    named,
+                    ..Table::default()
+                });
+            }
         } else if t.starts_with('#') && is_column_header(t) {
             // The header's first line names the columns; its unit line
             // ("(B) (elements) …") does not start with "size".
-            columns = Some(
-                t.trim_start_matches('#')
-                    .split_whitespace()
-                    .map(str::to_string)
-                    .collect(),
-            );
+            let columns: Vec<String> = t
+                .trim_start_matches('#')
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            if table.rows.is_empty() {
+                table.columns = columns;
+            } else {
+                tables.push(Table {
+                    columns,
+                    ..Table::default()
+                });
+            }
         } else if let Some(rank) = rank_line(t) {
-            ranks.push((rank.rank, rank.host.clone()));
-            checked.gpu(rank.rank, &rank.name);
-            checked.gpu_hosts.push((rank.rank, rank.host));
+            if !ranks.iter().any(|(r, _)| *r == rank.rank) {
+                ranks.push((rank.rank, rank.host.clone()));
+                checked.gpu(rank.rank, &rank.name);
+                checked.gpu_hosts.push((rank.rank, rank.host));
+            }
         } else if let Some(rest) = t.strip_prefix("# Avg bus bandwidth") {
-            avg_busbw = number_in(rest);
+            avg_busbw.extend(number_in(rest));
         } else if let Some(rest) = t.strip_prefix("# Out of bounds values") {
-            out_of_bounds = number_in(rest).map_or(0, |v| v as u64);
+            out_of_bounds += number_in(rest).map_or(0, |v| v as u64);
         } else if !t.starts_with('#')
-            && let Some(columns) = &columns
-            && let Some(row) = read_row(t, columns, i + 1).map_err(ParseFailure::Whole)?
+            && !table.columns.is_empty()
+            && let Some(row) = read_row(t, &table.columns, i + 1).map_err(ParseFailure::Whole)?
         {
-            rows.push(row);
+            table.rows.push(row);
         }
     }
-    let Some(largest) = rows.iter().map(|r| r.size).max() else {
+    tables.retain(|t| !t.rows.is_empty());
+    if tables.is_empty() {
         return Err(ParseFailure::Whole(
             "no nccl-tests result row found under the size/count/type … busbw #wrong header".into(),
         ));
-    };
+    }
     let hosts: Vec<&String> = {
         let mut h: Vec<&String> = ranks.iter().map(|(_, h)| h).collect();
         h.sort();
@@ -115,52 +140,73 @@ pub(crate) fn parse<R: BufRead>(
         checked.host = Some((*host).clone());
     }
     let rank_count = ranks.len().max(1) as u64;
-    let test = named
-        .filter(|n| COLLECTIVES.contains(&n.as_str()))
-        .unwrap_or_else(|| infer_collective(&rows, rank_count).to_string());
-    let at_largest: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.size == largest)
-        .flat_map(|r| r.busbw.iter().copied())
-        .collect();
     let gpus: Vec<u32> = ranks.iter().map(|(r, _)| *r).collect();
-    if let Some(figure) = checked.figure(&test, "GB/s", &at_largest) {
-        figure.gpus = gpus.clone();
-        figure
-            .settings
-            .insert("size_bytes".into(), serde_json::json!(largest));
-        figure
-            .settings
-            .insert("ranks".into(), serde_json::json!(rank_count));
-        figure
-            .settings
-            .insert("nodes".into(), serde_json::json!(hosts.len().max(1)));
-        if let Some(avg) = avg_busbw {
+    let mut moved_nothing: Vec<String> = Vec::new();
+    for (n, table) in tables.iter().enumerate() {
+        let test = table
+            .named
+            .clone()
+            .filter(|n| COLLECTIVES.contains(&n.as_str()))
+            .unwrap_or_else(|| infer_collective(&table.rows, rank_count).to_string());
+        let largest = table.rows.iter().map(|r| r.size).max().unwrap_or(0);
+        let at_largest: Vec<f64> = table
+            .rows
+            .iter()
+            .filter(|r| r.size == largest)
+            .flat_map(|r| r.busbw.iter().copied())
+            .collect();
+        if at_largest.is_empty() {
+            moved_nothing.push(test.clone());
+        }
+        if let Some(figure) = checked.figure(&test, "GB/s", &at_largest) {
+            figure.gpus = gpus.clone();
             figure
                 .settings
-                .insert("avg_busbw".into(), serde_json::json!(avg));
+                .insert("size_bytes".into(), serde_json::json!(largest));
+            figure
+                .settings
+                .insert("ranks".into(), serde_json::json!(rank_count));
+            figure
+                .settings
+                .insert("nodes".into(), serde_json::json!(hosts.len().max(1)));
+            // The summary line follows each table, in order.
+            if let Some(avg) = avg_busbw.get(n) {
+                figure
+                    .settings
+                    .insert("avg_busbw".into(), serde_json::json!(avg));
+            }
+        }
+        let wrong: Vec<&Row> = table.rows.iter().filter(|r| r.wrong > 0).collect();
+        if !wrong.is_empty() {
+            let total: u64 = wrong.iter().map(|r| r.wrong).sum();
+            let lines: Vec<String> = wrong.iter().map(|r| r.line.to_string()).collect();
+            checked.findings.push((
+                None,
+                format!(
+                    "{test}: {total} wrong results at {} message sizes (lines {}; data corrupted \
+                     in the collective)",
+                    wrong.len(),
+                    lines.join(", ")
+                ),
+            ));
         }
     }
-    let wrong: Vec<&Row> = rows.iter().filter(|r| r.wrong > 0).collect();
-    if !wrong.is_empty() || out_of_bounds > 0 {
-        let total: u64 = wrong.iter().map(|r| r.wrong).sum();
-        let lines: Vec<String> = wrong.iter().map(|r| r.line.to_string()).collect();
-        let what = if wrong.is_empty() {
-            format!(
-                "{test}: {out_of_bounds} out-of-bounds values (data corrupted in the collective)"
-            )
-        } else {
-            format!(
-                "{test}: {total} wrong results at {} message sizes (lines {}; data corrupted in the collective)",
-                wrong.len(),
-                lines.join(", ")
-            )
-        };
-        checked.findings.push((None, what));
+    if out_of_bounds > 0 && checked.findings.is_empty() {
+        checked.findings.push((
+            None,
+            format!("{out_of_bounds} out-of-bounds values (data corrupted in the collective)"),
+        ));
+    }
+    if checked.results.is_empty() && checked.findings.is_empty() {
+        return Err(ParseFailure::Whole(format!(
+            "{} on {rank_count} rank(s) moved nothing between GPUs (bus bandwidth 0 at every \
+             size): no figure to keep",
+            moved_nothing.join(", ")
+        )));
     }
     // Validation checks every rank's result: each rank's GPU was judged,
     // unless validation was off (#wrong "N/A" throughout).
-    if rows.iter().any(|r| r.busbw.len() > 1 || r.wrong > 0) && !validation_off(&lines) {
+    if !validation_off(&lines) {
         for g in gpus {
             checked.judged(g);
         }

@@ -39,6 +39,25 @@ enum Matrix {
     DeviceToDevice,
 }
 
+/// What a matrix's title says it holds (`memcpy CE CPU(row) -> GPU(column)`),
+/// whether the copy engines made it, and whether its rows are the
+/// destinations (`GPU(row) <- GPU(column)`); `None` for a bidirectional or
+/// latency matrix.
+fn matrix_of_title(title: &str) -> Option<(Matrix, bool, bool)> {
+    if title.contains("<->") || title.starts_with("memory latency") {
+        return None;
+    }
+    let engine = title.contains(" CE ");
+    let back = title.contains("(row) <-");
+    let matrix = match (title.contains("CPU(row)"), title.contains("CPU(column)")) {
+        (true, _) if back => Matrix::DeviceToHost,
+        (true, _) => Matrix::HostToDevice,
+        (false, true) => return None,
+        (false, false) => Matrix::DeviceToDevice,
+    };
+    Some((matrix, engine, back))
+}
+
 fn matrix_of(test: &str) -> Option<Matrix> {
     let plain = |prefix: &str| {
         test.strip_prefix(prefix)
@@ -62,11 +81,14 @@ pub(crate) fn parse<R: BufRead>(
 ) -> ParseResult {
     let lines = read_lines(input, "the nvbandwidth output")?;
     let mut checked = Checked::new("nvbandwidth");
-    let mut test: Option<String> = None;
+    // The matrix being read: what it holds, by the copy engines, rows
+    // being destinations; `None` outside one or in one left out.
+    let mut matrix: Option<(Matrix, bool, bool)> = None;
+    let mut skipping = false;
     let mut columns: Vec<u32> = Vec::new();
-    let mut in_matrix = false;
     let mut left_out: Vec<String> = Vec::new();
-    // (test, gpu, peer) already kept: a copy-engine figure wins.
+    // (test, gpu, peer, by the copy engines) already kept: a copy-engine
+    // figure wins.
     let mut kept: Vec<(&'static str, u32, Option<u32>, bool)> = Vec::new();
     let mut figures: Vec<(&'static str, u32, Option<u32>, f64, bool)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -85,42 +107,38 @@ pub(crate) fn parse<R: BufRead>(
             checked.gpu(index, name.trim());
         } else if let Some(rest) = t.strip_prefix("Running ") {
             let name = rest.trim().trim_end_matches('.').to_string();
-            if matrix_of(&name).is_none() {
-                left_out.push(name.clone());
+            skipping = matrix_of(&name).is_none();
+            if skipping {
+                left_out.push(name);
             }
-            test = Some(name);
-            in_matrix = false;
+            matrix = None;
         } else if is_matrix_title(t) {
-            in_matrix = false;
+            matrix = if skipping { None } else { matrix_of_title(t) };
             columns.clear();
-        } else if columns.is_empty()
-            && test.is_some()
-            && !t.is_empty()
+        } else if matrix.is_some()
+            && columns.is_empty()
             && t.split_whitespace().all(|w| w.parse::<u32>().is_ok())
         {
             columns = t
                 .split_whitespace()
                 .filter_map(|w| w.parse().ok())
                 .collect();
-            in_matrix = true;
-        } else if in_matrix
-            && let Some(name) = &test
-            && let Some(matrix) = matrix_of(name)
+        } else if let Some((kind, engine, back)) = matrix
+            && !columns.is_empty()
         {
             let cells: Vec<&str> = t.split_whitespace().collect();
             let Some(row) = cells.first().and_then(|c| c.parse::<u32>().ok()) else {
-                in_matrix = false;
+                matrix = None;
                 continue;
             };
             if cells.len() != columns.len() + 1 {
                 return Err(ParseFailure::Whole(format!(
-                    "line {}: {name}: row {row} has {} cells for {} columns",
+                    "line {}: a matrix row {row} has {} cells for {} columns",
                     i + 1,
                     cells.len() - 1,
                     columns.len()
                 )));
             }
-            let engine = name.ends_with("_ce");
             for (cell, &column) in cells[1..].iter().zip(&columns) {
                 let Ok(value) = cell.parse::<f64>() else {
                     continue; // N/A: a GPU to itself.
@@ -128,9 +146,10 @@ pub(crate) fn parse<R: BufRead>(
                 if !(value.is_finite() && value > 0.0) {
                     continue;
                 }
-                let (test, gpu, peer) = match matrix {
+                let (test, gpu, peer) = match kind {
                     Matrix::HostToDevice => ("h2d", column, None),
                     Matrix::DeviceToHost => ("d2h", column, None),
+                    Matrix::DeviceToDevice if back => ("p2p", column, Some(row)),
                     Matrix::DeviceToDevice => ("p2p", row, Some(column)),
                 };
                 match kept

@@ -112,7 +112,10 @@ pub(crate) fn parse<R: BufRead>(
                 "the perftest bandwidth column {unit:?} is in a unit this version does not read"
             )));
         };
-        let peak = at("BW peak").map(|p| gbs * p / avg.max(f64::MIN_POSITIVE));
+        // A timed run (-D) measures no peak and prints 0.00.
+        let peak = at("BW peak")
+            .filter(|p| *p > 0.0)
+            .map(|p| gbs * p / avg.max(f64::MIN_POSITIVE));
         let values: Vec<f64> = [Some(gbs), peak].into_iter().flatten().collect();
         let figure = checked
             .figure(test, "GB/s", &values)
