@@ -10,6 +10,7 @@ mod util;
 mod dcgm;
 mod errors;
 mod fragments;
+mod health;
 mod hostile;
 mod kernel;
 mod launch;

@@ -70,6 +70,12 @@ pub(super) fn complete(
         plausibility::refuse_span(first, last)?;
     }
     built.events.extend(found.events);
+    built.events.extend(passive::find(
+        store,
+        run_id,
+        &built.inventory,
+        built.host.as_deref(),
+    )?);
     built.events.sort_by_key(|e| e.at);
     let priced = if built.price_quotes.is_empty() {
         Vec::new()

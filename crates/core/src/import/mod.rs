@@ -19,6 +19,7 @@ mod completion;
 mod hashing;
 mod known_bill_lines;
 mod numbering;
+mod passive;
 mod paths;
 mod plausibility;
 mod reading;

@@ -56,7 +56,7 @@ pub(crate) fn parse<R: BufRead>(
         } else if let Some((index, name, uuid)) = smi_list_line(t) {
             let gpu = checked.gpu(index, &name);
             gpu.uuid = Some(uuid);
-        } else if let Some(rest) = t.strip_prefix("Initialized device") {
+        } else if let Some((_, rest)) = t.split_once("Initialized device") {
             if rest.contains("DOUBLES") {
                 dtype = "fp64";
             } else if rest.contains("Tensor Cores") {

@@ -1,0 +1,191 @@
+//! What a monitoring history shows without any test being run — the
+//! passive checks the ClusterMAX rating expects of a provider: a GPU's PCIe
+//! replay counter rising (its link retrying transfers: a bad riser, slot or
+//! cable), and a stalled collective — every GPU of a node at full
+//! utilisation while drawing near-idle power for minutes, the signature of
+//! a collective waiting on a peer that never answers.
+//!
+//! Each becomes a health fault on the run (counted in the share of GPUs
+//! found faulty, never as an interruption): a replay rise on its GPU, a
+//! stall on the node (no GPU of it is to blame).
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::ParseFailure;
+use crate::domain::{Event, EventKind, GpuInfo};
+use crate::samples::{Field, SeriesFrame};
+use crate::store::Store;
+
+/// Replays a healthy link never reaches over a watch: a few retries are
+/// noise, this many a link that keeps failing its checks.
+pub const REPLAY_RISE: i64 = 100;
+/// A GPU this busy…
+pub const STALL_UTIL_PCT: i64 = 95;
+/// …drawing at most this share of its power limit (idle is 10–20 % of it
+/// on current data-centre cards; a collective moving data draws far more)…
+pub const STALL_POWER_SHARE: f64 = 0.25;
+/// …on every GPU of the node for this long is a stalled collective.
+pub const STALL_MIN_MS: i64 = 120_000;
+
+const FIELDS: [Field; 4] = [
+    Field::PcieReplays,
+    Field::UtilGpuPct,
+    Field::PowerMw,
+    Field::PowerLimitMw,
+];
+
+/// The passive findings of run `run_id`'s samples.
+pub(super) fn find(
+    store: &Store,
+    run_id: i64,
+    inventory: &[GpuInfo],
+    host: Option<&str>,
+) -> Result<Vec<Event>, ParseFailure> {
+    let mut events = Vec::new();
+    // Each node's GPUs' stalled stretches.
+    let mut stalls: BTreeMap<String, Vec<Vec<(i64, i64)>>> = BTreeMap::new();
+    for gpu in store.sample_gpus(run_id)? {
+        let frame = store.read_samples(run_id, gpu, None, Some(&FIELDS))?;
+        if let Some(e) = replay_rise(&frame) {
+            events.push(e);
+        }
+        let node = inventory
+            .iter()
+            .find(|g| g.index == gpu)
+            .and_then(|g| g.host.as_deref())
+            .or(host)
+            .unwrap_or("the node")
+            .to_string();
+        stalls.entry(node).or_default().push(stalled(&frame));
+    }
+    for (node, gpus) in stalls {
+        let count = gpus.len();
+        for (from, to) in common(gpus) {
+            let Ok(at) = Timestamp::from_millisecond(from) else {
+                continue;
+            };
+            events.push(Event {
+                duration_ms: Some(to - from),
+                detail: Some(format!(
+                    "stalled collective on {node}: all {count} GPUs at ≥ {STALL_UTIL_PCT} % \
+                     utilisation drawing ≤ {:.0} % of their power limit for {:.1} min",
+                    STALL_POWER_SHARE * 100.0,
+                    (to - from) as f64 / 60_000.0
+                )),
+                ..Event::new(at, EventKind::HealthFault)
+            });
+        }
+    }
+    Ok(events)
+}
+
+/// A rise of the replay counter by [`REPLAY_RISE`] or more over the run
+/// (a reset of the counter, a driver reload, starts it again).
+fn replay_rise(frame: &SeriesFrame) -> Option<Event> {
+    let column = frame.column(Field::PcieReplays)?;
+    let mut rise = 0i64;
+    let mut first_rise: Option<i64> = None;
+    let mut previous: Option<i64> = None;
+    let (mut low, mut high) = (i64::MAX, i64::MIN);
+    for (i, value) in column.iter().enumerate() {
+        let Some(v) = value else { continue };
+        low = low.min(v);
+        high = high.max(v);
+        if let Some(p) = previous
+            && v > p
+        {
+            rise += v - p;
+            first_rise.get_or_insert(frame.t_ms[i]);
+        }
+        previous = Some(v);
+    }
+    if rise < REPLAY_RISE {
+        return None;
+    }
+    let at = Timestamp::from_millisecond(first_rise?).ok()?;
+    let span_h = (frame.t_ms.last()? - frame.t_ms.first()?) as f64 / 3.6e6;
+    Some(Event {
+        gpu: Some(frame.gpu),
+        code: Some(rise),
+        detail: Some(format!(
+            "PCIe replay counter rose by {rise} ({low} → {high}) over {span_h:.1} h: the link \
+             retries its transfers (a riser, slot or cable failing its checks)"
+        )),
+        ..Event::new(at, EventKind::HealthFault)
+    })
+}
+
+/// The stretches (from, to) in which the GPU was busy at near-idle power,
+/// each at least [`STALL_MIN_MS`] long. Without a power limit the GPU's own
+/// highest reading stands for it.
+fn stalled(frame: &SeriesFrame) -> Vec<(i64, i64)> {
+    let (Some(util), Some(power)) = (
+        frame.column(Field::UtilGpuPct),
+        frame.column(Field::PowerMw),
+    ) else {
+        return Vec::new();
+    };
+    let limit = frame.column(Field::PowerLimitMw);
+    let highest = power.iter().flatten().max().unwrap_or(0);
+    let mut out = Vec::new();
+    let mut open: Option<(i64, i64)> = None;
+    for (i, &t) in frame.t_ms.iter().enumerate() {
+        let cap = limit
+            .and_then(|c| c.get(i))
+            .filter(|l| *l > 0)
+            .unwrap_or(highest);
+        let stalled = matches!(
+            (util.get(i), power.get(i)),
+            (Some(u), Some(p)) if u >= STALL_UTIL_PCT && (p as f64) <= STALL_POWER_SHARE * cap as f64
+        );
+        open = match (open, stalled) {
+            (Some((from, _)), true) => Some((from, t)),
+            (None, true) => Some((t, t)),
+            (Some(stretch), false) => {
+                out.push(stretch);
+                None
+            }
+            (None, false) => None,
+        };
+    }
+    out.extend(open);
+    out.retain(|(from, to)| to - from >= STALL_MIN_MS);
+    out
+}
+
+/// The stretches every GPU shares, at least [`STALL_MIN_MS`] long.
+fn common(gpus: Vec<Vec<(i64, i64)>>) -> Vec<(i64, i64)> {
+    let mut gpus = gpus.into_iter();
+    let Some(mut shared) = gpus.next() else {
+        return Vec::new();
+    };
+    for other in gpus {
+        let mut next = Vec::new();
+        for &(a0, a1) in &shared {
+            for &(b0, b1) in &other {
+                let (from, to) = (a0.max(b0), a1.min(b1));
+                if to - from >= STALL_MIN_MS {
+                    next.push((from, to));
+                }
+            }
+        }
+        shared = next;
+    }
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_stretch_every_gpu_shares_long_enough_is_a_stall() {
+        let a = vec![(0, 300_000), (600_000, 700_000)];
+        let b = vec![(60_000, 400_000)];
+        assert_eq!(common(vec![a.clone(), b]), vec![(60_000, 300_000)]);
+        // One GPU working through it: no stall of the node.
+        assert_eq!(common(vec![a, Vec::new()]), Vec::<(i64, i64)>::new());
+    }
+}
