@@ -16,6 +16,7 @@ mod decision;
 mod energy;
 mod errors;
 mod fleet;
+mod health_checks;
 mod history;
 mod hostile;
 mod hostile_bundles;

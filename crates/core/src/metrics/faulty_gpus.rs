@@ -30,6 +30,10 @@ struct Observed {
     run: usize,
     label: String,
     faults: Vec<String>,
+    /// Whether it adds to the GPUs observed: a fault no GPU is named for,
+    /// in a run that observed its GPUs, is one of them (a collective's
+    /// wrong result on a node whose ranks it judged), not one more.
+    counted: bool,
 }
 
 /// Give each run that observed GPUs its part of the platform's share: the
@@ -38,11 +42,13 @@ pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Pl
     let mut gpus: BTreeMap<String, Observed> = BTreeMap::new();
     for (index, f) in figures.iter().enumerate() {
         let run = f.run;
-        for gpu in observed(f) {
+        let seen = observed(f);
+        for &gpu in &seen {
             gpus.entry(identity(run, gpu)).or_insert_with(|| Observed {
                 run: index,
                 label: label(run, Some(gpu)),
                 faults: Vec::new(),
+                counted: true,
             });
         }
         for (gpu, fault) in findings(f, &events[index], placed) {
@@ -55,6 +61,7 @@ pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Pl
                     run: index,
                     label: label(run, gpu),
                     faults: Vec::new(),
+                    counted: gpu.is_some() || seen.is_empty(),
                 })
                 .faults
                 .push(fault);
@@ -63,7 +70,7 @@ pub(super) fn add(figures: &mut [RunFigures], events: &[Vec<Event>], placed: &Pl
     let mut parts: BTreeMap<usize, (usize, Vec<String>)> = BTreeMap::new();
     for g in gpus.into_values() {
         let part = parts.entry(g.run).or_default();
-        part.0 += 1;
+        part.0 += usize::from(g.counted);
         if !g.faults.is_empty() {
             let mut faults = g.faults;
             faults.dedup();
