@@ -5,6 +5,10 @@
 
 use crate::util::{Workspace, fixture, metric_in};
 
+#[path = "../shared/planting.rs"]
+mod planting;
+use planting::plant_wrong;
+
 const BURN: &str = "health/gpu-burn/a100-8gpu-ok-cr-progress.log";
 const NCCL: &str = "health/nccl/h100-8gpu-1node-v2.17.8-allcollectives.log";
 
@@ -14,23 +18,6 @@ fn planted(ws: &Workspace, name: &str, file: &str, edit: impl Fn(String) -> Stri
     let path = ws.dir.path().join(name);
     std::fs::write(&path, edit(text)).unwrap();
     path.display().to_string()
-}
-
-/// The all-reduce table's last row with 3 wrong results out of place.
-fn plant_wrong(text: String) -> String {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let end = lines
-        .iter()
-        .position(|l| l.starts_with("# Collective test concluded: all_reduce"))
-        .unwrap();
-    let row = (0..end)
-        .rev()
-        .find(|&i| !lines[i].starts_with('#') && !lines[i].trim().is_empty())
-        .unwrap();
-    let mut cells: Vec<String> = lines[row].split_whitespace().map(str::to_string).collect();
-    cells[8] = "3".into();
-    lines[row] = format!("  {}", cells.join("  "));
-    lines.join("\n") + "\n"
 }
 
 fn value(ws: &Workspace, platform: &str, key: &str) -> f64 {
@@ -63,7 +50,7 @@ fn a_planted_wrong_result_and_a_planted_faulty_gpu_lower_sustain_against_a_healt
     });
     let out = ws.ok(&["import", &burn, "--platform", "Planted"]);
     assert!(out.contains("GPU 3: gpu-burn: FAULTY"), "{out}");
-    let nccl = planted(&ws, "nccl.log", NCCL, plant_wrong);
+    let nccl = planted(&ws, "nccl.log", NCCL, |t| plant_wrong(&t));
     let out = ws.ok(&["import", &nccl, "--platform", "Planted"]);
     assert!(out.contains("all_reduce: 3 wrong results"), "{out}");
 
@@ -147,7 +134,7 @@ fn a_bad_node_that_comes_back_bad_is_counted_again() {
             // The same node's second run differs by a comment line (the
             // same bytes twice are one import).
             let t = t.replace("cnode3-002", host) + &format!("# {file}\n");
-            if wrong { plant_wrong(t) } else { t }
+            if wrong { plant_wrong(&t) } else { t }
         });
         ws.ok(&["import", &path, "--platform", "Repairs"]);
     }

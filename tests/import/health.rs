@@ -9,6 +9,10 @@ use breakpoint_core::store::Store;
 
 use crate::util::*;
 
+#[path = "../shared/planting.rs"]
+mod planting;
+use planting::plant_wrong;
+
 fn perf_of(store: &Store, run: i64) -> PerfLog {
     serde_json::from_value(store.run(run).unwrap().metadata["perf"].clone()).unwrap()
 }
@@ -118,23 +122,6 @@ fn a_wrong_result_in_a_collective_is_a_finding_naming_its_lines() {
         found[0].starts_with("null all_reduce: 3 wrong results at 1 message sizes (lines"),
         "{found:?}"
     );
-}
-
-/// The all-reduce table's last row with 3 wrong results out of place.
-pub fn plant_wrong(text: &str) -> String {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let concluded = lines
-        .iter()
-        .position(|l| l.starts_with("# Collective test concluded: all_reduce"))
-        .unwrap();
-    let row = (0..concluded)
-        .rev()
-        .find(|&i| !lines[i].starts_with('#') && !lines[i].trim().is_empty())
-        .unwrap();
-    let mut cells: Vec<String> = lines[row].split_whitespace().map(str::to_string).collect();
-    cells[8] = "3".into();
-    lines[row] = format!("  {}", cells.join("  "));
-    lines.join("\n") + "\n"
 }
 
 #[test]

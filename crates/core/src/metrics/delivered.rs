@@ -95,7 +95,7 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
         .filter(|f| {
             !all_reduce
                 || f.test == "all_reduce"
-                || !crate::perf::reference::COLLECTIVES.contains(&f.test.as_str())
+                || !crate::perf::COLLECTIVES.contains(&f.test.as_str())
         })
         .filter_map(|f| {
             let share = f.share_pct?;

@@ -28,6 +28,12 @@ fn host_of(run: &Run) -> Option<String> {
         .or_else(|| run.inventory.iter().find_map(|g| g.host.clone()))
 }
 
+/// The run's perf log, unless it measures nothing (planted, simulated).
+fn scored_perf_log(run: &Run) -> Option<perf::PerfLog> {
+    let log: perf::PerfLog = serde_json::from_value(run.metadata.get("perf")?.clone()).ok()?;
+    perf::measures_nothing(&log).is_none().then_some(log)
+}
+
 /// One node's figure on a test other nodes may have run alike.
 struct NodeFigure {
     /// The figures' index of the run.
@@ -42,17 +48,9 @@ struct NodeFigure {
 fn node_figures(figures: &[RunFigures]) -> Vec<NodeFigure> {
     let mut out = Vec::new();
     for (index, f) in figures.iter().enumerate() {
-        let Some(log) = f
-            .run
-            .metadata
-            .get("perf")
-            .and_then(|v| serde_json::from_value::<perf::PerfLog>(v.clone()).ok())
-        else {
+        let Some(log) = scored_perf_log(f.run) else {
             continue;
         };
-        if perf::measures_nothing(&log).is_some() {
-            continue;
-        }
         let node = host_of(f.run).unwrap_or_else(|| format!("run #{}", f.run.id));
         for r in log
             .results
@@ -176,12 +174,7 @@ fn appearances(
             here.entry(unit).or_default();
         }
         let mut bad: Vec<(Option<u32>, String)> = health_findings(run, &events[i]);
-        if let Some(log) = run
-            .metadata
-            .get("perf")
-            .and_then(|v| serde_json::from_value::<perf::PerfLog>(v.clone()).ok())
-            .filter(|l| perf::measures_nothing(l).is_none())
-        {
+        if let Some(log) = scored_perf_log(run) {
             for s in perf::stragglers(&log, perf::DEFAULT_STRAGGLER_SHARE) {
                 bad.push((
                     Some(s.gpu),

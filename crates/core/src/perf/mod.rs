@@ -12,7 +12,7 @@
 pub mod reference;
 
 pub use breakpoint_formats::parsers::perf_log::{
-    PerfLog, PerfResult, Planted, Timeline, TimelinePoint,
+    COLLECTIVES, PerfLog, PerfResult, Planted, Timeline, TimelinePoint,
 };
 use serde::Serialize;
 

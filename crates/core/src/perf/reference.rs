@@ -11,18 +11,6 @@ use crate::accelerator::{Accelerator, FormFactor};
 
 const TABLE: &str = include_str!("peaks.csv");
 
-/// The collectives whose bus bandwidth inside a node is held against the
-/// card's NVLink: the bus bandwidth nccl-tests reports is already scaled
-/// so that it compares with one GPU's link, whatever the rank count.
-pub const COLLECTIVES: &[&str] = &[
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "alltoall",
-    "broadcast",
-    "reduce",
-];
-
 /// One nominal figure of one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Peak {
@@ -155,7 +143,9 @@ pub fn figure_of(test: &str, dtype: Option<&str>) -> Option<&'static str> {
     match (test, dtype) {
         ("gemm", Some(d)) => FIGURES.iter().map(|(f, _)| *f).find(|f| *f == d),
         ("device_copy", _) => Some("memory"),
-        (t, _) if COLLECTIVES.contains(&t) => Some("nvlink"),
+        // nccl-tests scales every collective's bus bandwidth to compare
+        // with one GPU's link.
+        (t, _) if super::COLLECTIVES.contains(&t) => Some("nvlink"),
         _ => None,
     }
 }

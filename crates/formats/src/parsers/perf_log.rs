@@ -142,9 +142,10 @@ pub const TESTS: &[(&str, &str, &str)] = &[
     ("rdma_send_lat", "µs", "send latency, typical (ib_send_lat)"),
 ];
 
-/// Tests that measure many GPUs at once (`gpus`) or a host's NIC, not
-/// one GPU.
-pub const GROUP_TESTS: &[&str] = &[
+/// The collectives nccl-tests runs (by its binaries' names less `_perf`):
+/// each a test of many GPUs at once (`gpus`), in GB/s of bus bandwidth —
+/// a figure nccl-tests scales to compare with one GPU's link.
+pub const COLLECTIVES: &[&str] = &[
     "all_reduce",
     "all_gather",
     "reduce_scatter",
@@ -155,13 +156,13 @@ pub const GROUP_TESTS: &[&str] = &[
     "gather",
     "scatter",
     "hypercube",
-    "rdma_write",
-    "rdma_read",
-    "rdma_send",
-    "rdma_write_lat",
-    "rdma_read_lat",
-    "rdma_send_lat",
 ];
+
+/// Whether a test measures many GPUs at once (a collective) or a host's
+/// NIC (perftest's `rdma_*`), rather than one GPU.
+pub fn is_group_test(test: &str) -> bool {
+    COLLECTIVES.contains(&test) || test.starts_with("rdma_")
+}
 
 pub const DTYPES: &[&str] = &["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"];
 
@@ -177,22 +178,6 @@ pub const CEILINGS: &[(&str, f64)] = &[
     ("d2h", 2_000.0),
     ("p2p", 8_000.0),
     ("all_reduce", 8_000.0),
-    ("all_gather", 8_000.0),
-    ("reduce_scatter", 8_000.0),
-    ("alltoall", 8_000.0),
-    ("broadcast", 8_000.0),
-    ("reduce", 8_000.0),
-    ("sendrecv", 8_000.0),
-    ("gather", 8_000.0),
-    ("scatter", 8_000.0),
-    ("hypercube", 8_000.0),
-    // Eight 800 Gb/s ports bonded are 800 GB/s; a latency under a minute.
-    ("rdma_write", 2_000.0),
-    ("rdma_read", 2_000.0),
-    ("rdma_send", 2_000.0),
-    ("rdma_write_lat", 60_000_000.0),
-    ("rdma_read_lat", 60_000_000.0),
-    ("rdma_send_lat", 60_000_000.0),
 ];
 
 /// A device draws less than this (a whole 8-GPU board is ~10 kW).
@@ -201,10 +186,15 @@ const MAX_POWER_W: f64 = 5_000.0;
 const MAX_CLOCK_MHZ: f64 = 10_000.0;
 
 fn ceiling(test: &str) -> f64 {
-    CEILINGS
-        .iter()
-        .find(|(t, _)| *t == test)
-        .map_or(f64::INFINITY, |(_, c)| *c)
+    match CEILINGS.iter().find(|(t, _)| *t == test) {
+        Some((_, c)) => *c,
+        // A collective moves what an all-reduce can; eight 800 Gb/s ports
+        // bonded are 800 GB/s; a latency is under a minute.
+        None if COLLECTIVES.contains(&test) => ceiling("all_reduce"),
+        None if test.ends_with("_lat") => 60_000_000.0,
+        None if test.starts_with("rdma_") => 2_000.0,
+        None => f64::INFINITY,
+    }
 }
 
 /// One figure: the median of the timed repeats, with their spread.
@@ -345,7 +335,7 @@ impl PerfLog {
         let about_gpus = self
             .results
             .iter()
-            .any(|r| !GROUP_TESTS.contains(&r.test.as_str()) || !r.gpus.is_empty());
+            .any(|r| !is_group_test(&r.test) || !r.gpus.is_empty());
         if self.gpus.is_empty() && (about_gpus || self.timeline.is_some()) {
             return Err("gpus: the perf log names no device".into());
         }
@@ -396,7 +386,7 @@ impl PerfLog {
                 ));
             }
             match (r.gpu, r.test.as_str()) {
-                (None, t) if GROUP_TESTS.contains(&t) => {
+                (None, t) if is_group_test(t) => {
                     for g in &r.gpus {
                         known(*g, &at)?;
                     }

@@ -37,7 +37,7 @@ const LIMIT: u64 = 32 << 20;
 
 /// The format of a health check's output, from its first lines.
 pub(crate) fn detect(lines: &[&str]) -> Option<Format> {
-    let any = |f: &dyn Fn(&str) -> bool| lines.iter().any(|l| f(untagged(l).trim()));
+    let any = |f: &dyn Fn(&str) -> bool| lines.iter().any(|l| f(without_tags(l).trim()));
     if any(&|l| l.starts_with("# nThread") || l.starts_with("# Collective test starting"))
         || any(&|l| l.starts_with('#') && nccl::is_column_header(l))
     {
@@ -278,18 +278,6 @@ impl Checked {
         }
         Ok(())
     }
-}
-
-/// A line without the rank tag `mpirun --tag-output` puts before it
-/// (`[1,0]<stdout>:# nThread …`).
-fn untagged(line: &str) -> &str {
-    if line.starts_with('[')
-        && let Some(at) = line.find("]<std")
-        && let Some(colon) = line[at..].find(':')
-    {
-        return &line[at + colon + 1..];
-    }
-    line
 }
 
 /// A line with every rank tag taken out: `--tag-output` tags each piece

@@ -18,6 +18,7 @@
 
 use std::io::BufRead;
 
+use super::super::perf_log::COLLECTIVES;
 use super::{Checked, number_in, read_lines};
 use crate::ParseContext;
 use crate::builder::{ParseFailure, ParseResult, RunBuilder};
@@ -30,20 +31,6 @@ pub(super) fn is_column_header(line: &str) -> bool {
         && words.contains(&"algbw")
         && words.contains(&"time")
 }
-
-/// The collectives nccl-tests' binaries run, by the name of their binary.
-const COLLECTIVES: &[&str] = &[
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "alltoall",
-    "broadcast",
-    "reduce",
-    "sendrecv",
-    "gather",
-    "scatter",
-    "hypercube",
-];
 
 /// One measured size, out of place and in place.
 struct Row {
