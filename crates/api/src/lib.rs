@@ -23,6 +23,7 @@ pub use breakpoint_core::error::{Error, Result, ValidationError};
 pub use workspace::Store;
 
 pub mod acceptance;
+pub mod clustermax;
 pub mod conformity;
 pub mod decision;
 pub mod decision_log;

@@ -311,10 +311,19 @@ impl RankOutcome {
     }
 }
 
-/// Rank every platform under the request, with how robust the order is.
-pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
+/// The platforms scored under the request, robustness aside: what every
+/// view of the scores starts from (the ranking, the ClusterMAX categories).
+pub(crate) struct Scored {
+    pub(crate) profile: StoredProfile,
+    pub(crate) ranking: Ranking,
+    pub(crate) money: Money,
+    pub(crate) class: Option<ClassCompared>,
+    pub(crate) degradations: Vec<DegradationWarning>,
+    pub(crate) prices: Vec<PlatformPrice>,
+}
+
+pub(crate) fn scored(store: &Store, request: &RankRequest) -> Result<Scored> {
     let profile = profile(store, request)?;
-    check_robustness(&request.robustness)?;
     let mut evidence = metrics::platform_evidence_in(store, &request.window, request.sources)?;
     let class = class_compared(store, &request.window)?;
     if let Some((_, with)) = &class {
@@ -324,6 +333,27 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
     let degradations = degradations_in(&evidence);
     let prices = prices_in(&evidence);
     let ranking = scoring::rank_evidence(evidence, &profile);
+    Ok(Scored {
+        profile,
+        ranking,
+        money,
+        class: class.map(|(c, _)| c),
+        degradations,
+        prices,
+    })
+}
+
+/// Rank every platform under the request, with how robust the order is.
+pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
+    check_robustness(&request.robustness)?;
+    let Scored {
+        profile,
+        ranking,
+        money,
+        class,
+        degradations,
+        prices,
+    } = scored(store, request)?;
     let robustness = scoring::robustness(&ranking, &request.robustness);
     let decision = super::decision::decide(
         store,
@@ -338,7 +368,7 @@ pub fn rank(store: &Store, request: &RankRequest) -> Result<RankOutcome> {
         degradations,
         prices,
         money,
-        class: class.map(|(c, _)| c),
+        class,
         profile,
     })
 }

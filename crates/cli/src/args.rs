@@ -189,9 +189,15 @@ impl Command {
 pub struct ReportArgs {
     #[arg(long)]
     pub profile: Option<String>,
-    /// Where to write the PDF.
-    #[arg(short = 'o', long = "output", default_value = "decision-matrix.pdf")]
-    pub output: PathBuf,
+    /// Where to write the PDF [default: decision-matrix.pdf; with
+    /// --categories, only where given].
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Print the matrix in another rating's categories: `clustermax`
+    /// (SemiAnalysis ClusterMAX 2.0's ten), with each category's expected
+    /// checks as measured or not and a cmax audit's results.
+    #[arg(long, value_name = "SCHEME")]
+    pub categories: Option<CategoryScheme>,
     /// Replace what is at the path even if it is not a plain file (a link,
     /// a device, a pipe); the workspace itself never.
     #[arg(long)]
@@ -220,6 +226,13 @@ pub struct ReportArgs {
     /// Cost this job on every platform, on a page of its own ("gpus=8,work=2000h,…", as `cost --job`).
     #[arg(long, value_name = "SPEC")]
     pub job: Option<String>,
+}
+
+/// The categories `report --categories` places the evidence in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CategoryScheme {
+    /// SemiAnalysis ClusterMAX 2.0's ten categories.
+    Clustermax,
 }
 
 #[derive(Debug, Args)]

@@ -97,6 +97,76 @@ impl Table {
     }
 }
 
+/// Columns output takes where it is not a terminal (a pipe, a file, a CI
+/// log): what a reader's window shows without scrolling sideways.
+pub const PIPED_WIDTH: usize = 100;
+
+/// The columns output may take: the terminal's, else [`PIPED_WIDTH`].
+pub fn width() -> usize {
+    if std::io::stdout().is_terminal() {
+        comfy_table::Table::new()
+            .width()
+            .map_or(PIPED_WIDTH, usize::from)
+    } else {
+        PIPED_WIDTH
+    }
+}
+
+impl Table {
+    /// The table within [`width`]: its widest cells wrap.
+    /// The first column (what each row is) keeps up to a quarter of the
+    /// width, so that a row's name stays readable beside many figures.
+    pub fn fitted(&self) -> String {
+        let limit = width();
+        let mut t = self.comfy(ContentArrangement::Dynamic);
+        t.set_width(u16::try_from(limit).unwrap_or(u16::MAX));
+        let first = std::iter::once(&self.header)
+            .chain(&self.rows)
+            .filter_map(|r| r.first())
+            .map(|c| c.width())
+            .max()
+            .unwrap_or(0)
+            .min(limit / 4);
+        if let Some(column) = t.column_mut(0) {
+            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(u16::try_from(first).unwrap_or(u16::MAX)),
+            ));
+        }
+        t.to_string()
+    }
+}
+
+/// `text` wrapped at word boundaries within [`width`], each line after the
+/// first indented by `hang` spaces more than the first's own indent.
+pub fn wrapped(text: &str, hang: usize) -> String {
+    let limit = width();
+    let indent = text.len() - text.trim_start().len();
+    let pad = " ".repeat(indent + hang);
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut line = " ".repeat(indent);
+    let mut used = indent;
+    let mut first = true;
+    for word in text.split_whitespace() {
+        let w = word.width();
+        if !first && used + 1 + w > limit {
+            out.push_str(&line);
+            out.push('\n');
+            line = pad.clone();
+            used = pad.len();
+            first = true;
+        }
+        if !first {
+            line.push(' ');
+            used += 1;
+        }
+        line.push_str(word);
+        used += w;
+        first = false;
+    }
+    out.push_str(&line);
+    out
+}
+
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !std::io::stdout().is_terminal()
@@ -168,6 +238,20 @@ mod tests {
     use super::*;
 
     use proptest::prelude::*;
+
+    #[test]
+    fn wrapped_lines_keep_within_the_width_and_hang() {
+        let text = format!("  to measure it: {}", "word ".repeat(60));
+        let out = wrapped(&text, 2);
+        assert!(out.lines().count() > 2);
+        for (i, line) in out.lines().enumerate() {
+            assert!(line.width() <= PIPED_WIDTH, "{line}");
+            assert!(
+                line.starts_with(if i == 0 { "  to" } else { "    word" }),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn numbers_drop_trailing_zeros() {

@@ -87,6 +87,7 @@ labelled_enum! {
         Nvbandwidth => "nvbandwidth",
         GpuBurn => "gpu-burn",
         GpuFryer => "gpu-fryer",
+        CmaxAudit => "cmax-audit",
     }
 }
 
@@ -115,9 +116,11 @@ impl Format {
     /// The breakpoint a file of this format informs, unless told otherwise.
     pub fn default_kind(self) -> RunKind {
         match self {
-            Format::SmiQuery | Format::SmiXml | Format::DcgmDiag | Format::Lspci => {
-                RunKind::Delivery
-            }
+            Format::SmiQuery
+            | Format::SmiXml
+            | Format::DcgmDiag
+            | Format::Lspci
+            | Format::CmaxAudit => RunKind::Delivery,
             Format::StartupTable
             | Format::SkyTimeline
             | Format::SkyJobs

@@ -87,6 +87,9 @@ pub struct ReportData {
     pub history: Vec<breakpoint_api::decision_log::LogEntry>,
     /// The job asked for, costed on every platform.
     pub job_costs: Option<breakpoint_api::job_cost::JobCost>,
+    /// The same evidence in ClusterMAX's categories, in the report's
+    /// language.
+    pub clustermax: breakpoint_api::clustermax::ClusterMaxView,
 }
 
 /// How many of the decision's last moves the first page shows.
@@ -227,6 +230,7 @@ pub fn gather(
         demo,
         decision,
         history: breakpoint_api::decision_log::entries(store, HISTORY_SHOWN)?,
+        clustermax: breakpoint_api::clustermax::view(store, request, lang.is_zh())?,
         job_costs: match job {
             Some(job) => {
                 // The same draws and seed as `cost` and the app.

@@ -22,6 +22,7 @@ use crate::layout::{Align, Column, INK, Layout, MARGIN, MUTED, Op, PAGE_H, PAGE_
 use crate::model::ReportData;
 use crate::text::{Lang, t};
 
+mod clustermax;
 mod disputes;
 mod energy;
 mod findings;
@@ -83,6 +84,7 @@ pub fn compose(data: &ReportData, options: &ReportOptions) -> Result<Layout, Cha
     cover(&mut l, data, options)?;
     matrix(&mut l, data, options)?;
     breakpoint_pages(&mut l, data, options)?;
+    clustermax::categories(&mut l, data, options);
     evidence_charts(&mut l, data, options)?;
     performance(&mut l, data, options);
     hardware(&mut l, data, options);

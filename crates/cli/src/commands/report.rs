@@ -1,11 +1,13 @@
-//! `breakpoint report`: the decision-matrix PDF.
+//! `breakpoint report`: the decision-matrix PDF, and the matrix in the
+//! ClusterMAX categories.
 
+use breakpoint_api::clustermax::{self, ClusterMaxView};
 use breakpoint_api::ranking::{RankRequest, RobustnessOptions};
 use breakpoint_api::workspace_bundle::{self, ExportRequest};
 use breakpoint_report::{ReportOptions, export};
 
 use super::{Context, Outcome};
-use crate::args::ReportArgs;
+use crate::args::{CategoryScheme, ReportArgs};
 use crate::output;
 
 pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
@@ -17,9 +19,29 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
         },
         ..super::rank::request(args.profile.as_deref(), &[], &args.window, &args.money)?
     };
+    let categories = match args.categories {
+        Some(CategoryScheme::Clustermax) => Some(clustermax::view(
+            &ctx.store,
+            &request,
+            args.lang == breakpoint_report::Lang::Zh,
+        )?),
+        None => None,
+    };
+    // With --categories the view is the answer; a PDF only where asked for.
+    let output = match (&args.output, &categories) {
+        (Some(path), _) => path.clone(),
+        (None, Some(view)) => {
+            return Ok(if ctx.json {
+                output::print_json(view)?
+            } else {
+                output::print(&view_text(view))?
+            });
+        }
+        (None, None) => std::path::PathBuf::from("decision-matrix.pdf"),
+    };
     // The evidence first: the PDF names its hash.
     let bundle = if args.bundle {
-        let path = args.output.with_extension("bundle.tar");
+        let path = output.with_extension("bundle.tar");
         Some(workspace_bundle::export(
             &ctx.store,
             &ExportRequest {
@@ -53,10 +75,10 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             )
         }),
     };
-    let written = export(&ctx.store, &request, &options, &args.output, args.force)?;
+    let written = export(&ctx.store, &request, &options, &output, args.force)?;
     if ctx.json {
         return Ok(output::print_json(&serde_json::json!({
-            "file": args.output.display().to_string(),
+            "file": output.display().to_string(),
             "pages": written.pages,
             "bytes": written.bytes,
             "bundle": bundle.as_ref().map(|b| serde_json::json!({
@@ -67,7 +89,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
     }
     let mut text = format!(
         "wrote {} ({} pages, {:.0} KB)",
-        args.output.display(),
+        output.display(),
         written.pages,
         written.bytes as f64 / 1024.0
     );
@@ -78,5 +100,80 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             b.sha256
         ));
     }
+    if let Some(view) = &categories {
+        text = format!("{}\n\n{text}", view_text(view));
+    }
     Ok(output::print(&text)?)
+}
+
+/// The view for a person: each category, its metrics and expected checks
+/// as tables (one column per platform), the commands for what is not
+/// measured everywhere, and the audits' results below.
+fn view_text(view: &ClusterMaxView) -> String {
+    let mut out = String::from(
+        "The decision matrix in SemiAnalysis ClusterMAX 2.0's categories (docs/clustermax.md); \
+         \"–\": not measured, \"✓\": measured (its figure above).\n",
+    );
+    let header = |first: &str| {
+        let mut h = vec![first];
+        h.extend(view.platforms.iter().map(String::as_str));
+        output::table(&h)
+    };
+    for c in &view.categories {
+        out.push('\n');
+        out.push_str(&output::wrapped(
+            &format!("{} — {}", c.name, c.evidenced_by),
+            2,
+        ));
+        out.push('\n');
+        if !c.metrics.is_empty() {
+            let mut t = header("Metric");
+            for m in &c.metrics {
+                let mut row = vec![m.name.clone()];
+                row.extend(m.figures.iter().cloned());
+                t.add_row(row);
+            }
+            out.push_str(&format!("{}\n", t.fitted()));
+        }
+        let read: Vec<_> = c.checks.iter().filter(|k| !k.not_read).collect();
+        if !read.is_empty() {
+            let mut t = header("Expected check");
+            for k in &read {
+                let mut row = vec![k.name.clone()];
+                row.extend(
+                    k.measured
+                        .iter()
+                        .map(|m| m.clone().unwrap_or_else(|| "–".into())),
+                );
+                t.add_row(row);
+            }
+            out.push_str(&format!("{}\n", t.fitted()));
+        }
+        for k in &c.checks {
+            let line = if k.not_read {
+                format!(
+                    "  {}: not read by Breakpoint yet; shown by {}",
+                    k.name, k.command
+                )
+            } else if k.measured.iter().any(Option::is_none) {
+                format!("  to measure {}: {}", k.name, k.command)
+            } else {
+                continue;
+            };
+            out.push_str(&output::wrapped(&line, 2));
+            out.push('\n');
+        }
+        for a in &c.audits {
+            out.push_str(&output::wrapped(
+                &format!("  {}: {}", a.platform, a.said),
+                2,
+            ));
+            out.push('\n');
+            for r in &a.results {
+                out.push_str(&output::wrapped(&format!("    {r}"), 2));
+                out.push('\n');
+            }
+        }
+    }
+    out.trim_end().to_string()
 }

@@ -70,12 +70,14 @@ pub(super) fn complete(
         plausibility::refuse_span(first, last)?;
     }
     built.events.extend(found.events);
-    built.events.extend(passive::find(
-        store,
-        run_id,
-        &built.inventory,
-        built.host.as_deref(),
-    )?);
+    let passive = passive::find(store, run_id, &built.inventory, built.host.as_deref())?;
+    built.events.extend(passive.events);
+    if !passive.watched.is_empty() {
+        built.metadata.insert(
+            crate::domain::PASSIVE_WATCH.into(),
+            serde_json::Value::from(passive.watched),
+        );
+    }
     built.events.sort_by_key(|e| e.at);
     let priced = if built.price_quotes.is_empty() {
         Vec::new()

@@ -15,6 +15,7 @@ use jiff::Timestamp;
 
 use super::ParseFailure;
 use crate::domain::{Event, EventKind, GpuInfo};
+use crate::metrics::checks_ran::{WATCHED_PCIE_REPLAYS, WATCHED_STALLS};
 use crate::samples::{Field, SeriesFrame};
 use crate::store::Store;
 
@@ -36,18 +37,33 @@ const FIELDS: [Field; 4] = [
     Field::PowerLimitMw,
 ];
 
+/// What the passive checks made of a run's samples.
+pub(super) struct Passive {
+    pub(super) events: Vec<Event>,
+    /// The checks its samples allowed ([`crate::domain::PASSIVE_WATCH`]).
+    pub(super) watched: Vec<&'static str>,
+}
+
 /// The passive findings of run `run_id`'s samples.
 pub(super) fn find(
     store: &Store,
     run_id: i64,
     inventory: &[GpuInfo],
     host: Option<&str>,
-) -> Result<Vec<Event>, ParseFailure> {
+) -> Result<Passive, ParseFailure> {
     let mut events = Vec::new();
+    let (mut replays_watched, mut stalls_watched) = (false, false);
     // Each node's GPUs' stalled stretches.
     let mut stalls: BTreeMap<String, Vec<Vec<(i64, i64)>>> = BTreeMap::new();
     for gpu in store.sample_gpus(run_id)? {
         let frame = store.read_samples(run_id, gpu, None, Some(&FIELDS))?;
+        let holds = |field| {
+            frame
+                .column(field)
+                .is_some_and(|c| c.iter().any(|v| v.is_some()))
+        };
+        replays_watched |= holds(Field::PcieReplays);
+        stalls_watched |= holds(Field::UtilGpuPct) && holds(Field::PowerMw);
         if let Some(e) = replay_rise(&frame) {
             events.push(e);
         }
@@ -78,7 +94,14 @@ pub(super) fn find(
             });
         }
     }
-    Ok(events)
+    let watched = [
+        (replays_watched, WATCHED_PCIE_REPLAYS),
+        (stalls_watched, WATCHED_STALLS),
+    ]
+    .into_iter()
+    .filter_map(|(watched, name)| watched.then_some(name))
+    .collect();
+    Ok(Passive { events, watched })
 }
 
 /// A rise of the replay counter by [`REPLAY_RISE`] or more over the run

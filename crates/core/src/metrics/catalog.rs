@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::domain::Breakpoint;
+use crate::domain::{Breakpoint, Category};
 
 pub use crate::domain::Anchors;
 
@@ -13,6 +13,10 @@ pub use crate::domain::Anchors;
 pub struct MetricDef {
     pub key: &'static str,
     pub breakpoint: Breakpoint,
+    /// The ClusterMAX category the metric evidences (startup: lifecycle and
+    /// availability; sustain: reliability, monitoring, networking and
+    /// storage; switch: orchestration and storage; billing: pricing).
+    pub category: Category,
     pub name: &'static str,
     /// The name in Simplified Chinese, for the Chinese report and the app
     /// (abbreviations such as p50, GEMM and NVLink kept as they are).
@@ -60,11 +64,15 @@ const fn fixed(best: f64, worst: f64, log: bool) -> Anchors {
 }
 
 use Breakpoint::{Billing, Startup, Sustain, Switch};
+use Category::{
+    Availability, Lifecycle, Monitoring, Networking, Orchestration, Pricing, Reliability, Storage,
+};
 
 pub const METRICS: &[MetricDef] = &[
     // ---- startup ----
     MetricDef {
         key: "startup.baseline_p50_s",
+        category: Lifecycle,
         breakpoint: Startup,
         name: "Start latency p50, baseline load",
         name_zh: "启动延迟 p50（基线负载）",
@@ -80,6 +88,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.baseline_p95_s",
+        category: Lifecycle,
         breakpoint: Startup,
         name: "Start latency p95, baseline load",
         name_zh: "启动延迟 p95（基线负载）",
@@ -95,6 +104,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.peak_p50_s",
+        category: Availability,
         breakpoint: Startup,
         name: "Start latency p50, peak load",
         name_zh: "启动延迟 p50（高峰负载）",
@@ -110,6 +120,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.peak_p95_s",
+        category: Availability,
         breakpoint: Startup,
         name: "Start latency p95, peak load",
         name_zh: "启动延迟 p95（高峰负载）",
@@ -125,6 +136,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.mixed_p50_s",
+        category: Availability,
         breakpoint: Startup,
         name: "Start latency p50, mixed load",
         name_zh: "启动延迟 p50（混合负载）",
@@ -140,6 +152,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.cold_image_penalty_s",
+        category: Lifecycle,
         breakpoint: Startup,
         name: "Cold-image penalty",
         name_zh: "冷镜像启动额外耗时",
@@ -155,6 +168,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.failure_rate_pct",
+        category: Availability,
         breakpoint: Startup,
         name: "Start failure rate",
         name_zh: "启动失败率",
@@ -170,6 +184,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "startup.delivery_mismatches",
+        category: Lifecycle,
         breakpoint: Startup,
         name: "Delivery mismatches",
         name_zh: "交付不符项",
@@ -186,6 +201,7 @@ pub const METRICS: &[MetricDef] = &[
     // ---- sustain ----
     MetricDef {
         key: "sustain.power_drop_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Sustained power drop",
         name_zh: "持续负载功耗下降",
@@ -201,6 +217,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.phantom_util_pct",
+        category: Monitoring,
         breakpoint: Sustain,
         name: "Phantom utilisation",
         name_zh: "虚假利用率",
@@ -216,6 +233,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.throttle_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Throttle time",
         name_zh: "降频时间占比",
@@ -231,6 +249,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.hot_time_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Time above 83 °C",
         name_zh: "温度超过 83 °C 的时间占比",
@@ -246,6 +265,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.max_temp_c",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Maximum GPU temperature",
         name_zh: "GPU 最高温度",
@@ -261,6 +281,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.interruptions_per_100h",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Interruptions per 100 GPU-hours",
         name_zh: "每 100 GPU 小时中断次数",
@@ -276,6 +297,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.faulty_gpus_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "GPUs found faulty",
         name_zh: "故障 GPU 占比",
@@ -291,6 +313,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.availability_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Measured availability",
         name_zh: "实测可用率",
@@ -306,6 +329,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.stress_util_floor_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Stress: time at ≥ 95 % utilisation",
         name_zh: "压测：利用率 ≥ 95 % 的时间占比",
@@ -321,6 +345,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.stress_util_swing_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Stress: utilisation swing",
         name_zh: "压测：利用率波动幅度",
@@ -336,6 +361,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.net_connect_p95_ms",
+        category: Networking,
         breakpoint: Sustain,
         name: "Network connect time p95",
         name_zh: "网络连接耗时 p95",
@@ -351,6 +377,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.net_jitter_ms",
+        category: Networking,
         breakpoint: Sustain,
         name: "Network jitter",
         name_zh: "网络抖动",
@@ -366,6 +393,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.net_loss_pct",
+        category: Networking,
         breakpoint: Sustain,
         name: "Network connection loss",
         name_zh: "网络连接失败率",
@@ -381,6 +409,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.checkpoint_write_s",
+        category: Storage,
         breakpoint: Sustain,
         name: "Checkpoint write time (20 GB)",
         name_zh: "检查点写入耗时（20 GB）",
@@ -396,6 +425,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.data_read_vs_local_pct",
+        category: Storage,
         breakpoint: Sustain,
         name: "Data-path read throughput against local SSD",
         name_zh: "数据路径读取吞吐占本地 SSD 比例",
@@ -411,6 +441,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.storage_drill",
+        category: Storage,
         breakpoint: Sustain,
         name: "Storage outage drill",
         name_zh: "存储中断演练",
@@ -426,6 +457,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.recovery_s",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Recovery time",
         name_zh: "故障恢复时间",
@@ -441,6 +473,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.resume_success_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Checkpoint-resume success",
         name_zh: "断点续训成功率",
@@ -456,6 +489,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.memory_plateau_h",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Longest memory plateau",
         name_zh: "显存占用最长平台期",
@@ -471,6 +505,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.gemm_nominal_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Matrix throughput, share of nominal",
         name_zh: "矩阵乘（GEMM）吞吐占标称峰值比例",
@@ -486,6 +521,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.membw_nominal_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Memory bandwidth, share of nominal",
         name_zh: "显存带宽占标称值比例",
@@ -501,6 +537,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.host_link_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Host↔device bandwidth, share of the link",
         name_zh: "主机↔设备带宽占链路上限比例",
@@ -516,6 +553,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.straggler_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Straggler GPUs",
         name_zh: "掉队 GPU 占比",
@@ -531,6 +569,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.fabric_nominal_pct",
+        category: Networking,
         breakpoint: Sustain,
         name: "Fabric bandwidth, share of nominal",
         name_zh: "互联带宽占标称值比例",
@@ -546,6 +585,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.straggler_nodes_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Straggler nodes",
         name_zh: "掉队节点占比",
@@ -561,6 +601,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.recurring_bad_pct",
+        category: Monitoring,
         breakpoint: Sustain,
         name: "Bad nodes that come back bad",
         name_zh: "故障节点复发率",
@@ -576,6 +617,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "sustain.throughput_decay_pct",
+        category: Reliability,
         breakpoint: Sustain,
         name: "Throughput decay",
         name_zh: "吞吐衰减",
@@ -592,6 +634,7 @@ pub const METRICS: &[MetricDef] = &[
     // ---- switch ----
     MetricDef {
         key: "switch.success_pct",
+        category: Orchestration,
         breakpoint: Switch,
         name: "Switch success",
         name_zh: "切换成功率",
@@ -607,6 +650,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "switch.manual_steps",
+        category: Orchestration,
         breakpoint: Switch,
         name: "Manual steps per switch",
         name_zh: "每次切换的手动步骤数",
@@ -622,6 +666,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "switch.upload_mb_s",
+        category: Storage,
         breakpoint: Switch,
         name: "Upload rate",
         name_zh: "数据上传速率",
@@ -637,6 +682,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "switch.duration_s",
+        category: Orchestration,
         breakpoint: Switch,
         name: "Switch duration",
         name_zh: "切换耗时",
@@ -652,6 +698,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "switch.drift_rel_l2",
+        category: Orchestration,
         breakpoint: Switch,
         name: "Numeric drift",
         name_zh: "数值漂移",
@@ -667,6 +714,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "switch.op_coverage_pct",
+        category: Orchestration,
         breakpoint: Switch,
         name: "Operator coverage",
         name_zh: "算子覆盖率",
@@ -683,6 +731,7 @@ pub const METRICS: &[MetricDef] = &[
     // ---- billing ----
     MetricDef {
         key: "billing.granularity_s",
+        category: Pricing,
         breakpoint: Billing,
         name: "Billing granularity",
         name_zh: "计费粒度",
@@ -698,6 +747,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.overcharge_pct",
+        category: Pricing,
         breakpoint: Billing,
         name: "Overcharge on the reference workload",
         name_zh: "参考任务超额计费比例",
@@ -713,6 +763,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.bill_error_pct",
+        category: Pricing,
         breakpoint: Billing,
         name: "Bill vs measurement",
         name_zh: "账单与实测偏差",
@@ -728,6 +779,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.billed_idle_pct",
+        category: Pricing,
         breakpoint: Billing,
         name: "Billed time with no GPU work",
         name_zh: "无 GPU 负载的计费时间占比",
@@ -743,6 +795,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.disputed_pct",
+        category: Pricing,
         breakpoint: Billing,
         name: "Billed time in question",
         name_zh: "存疑计费时间占比",
@@ -758,6 +811,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.cost_per_useful_gpu_hour",
+        category: Pricing,
         breakpoint: Billing,
         name: "Cost per useful GPU-hour",
         name_zh: "每有效 GPU 小时成本",
@@ -773,6 +827,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         key: "billing.reference_cost",
+        category: Pricing,
         breakpoint: Billing,
         name: "Cost to finish the reference workload",
         name_zh: "完成参考任务的成本",
@@ -843,13 +898,14 @@ pub fn markdown() -> String {
                 }
             };
             out.push_str(&format!(
-                "\n### `{}` — {} ({})\n\n{}\n\n- Inputs: {}\n- Combines: {}\n- Anchors: {} (default weight {})\n- Why: {}\n",
+                "\n### `{}` — {} ({})\n\n{}\n\n- Inputs: {}\n- Combines: {}\n- ClusterMAX category: {}\n- Anchors: {} (default weight {})\n- Why: {}\n",
                 m.key,
                 m.name,
                 m.unit,
                 m.definition,
                 m.inputs,
                 m.combines,
+                m.category.name_in(false),
                 anchors,
                 number(m.default_weight),
                 m.why

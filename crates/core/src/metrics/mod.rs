@@ -7,6 +7,7 @@ mod aggregate;
 pub mod billing;
 mod cache;
 pub mod catalog;
+pub mod checks_ran;
 mod delivered;
 pub mod energy;
 mod evidence_map;

@@ -3,6 +3,7 @@
 
 mod amd;
 pub mod bill_export;
+pub(crate) mod cmax_audit;
 mod cnmon;
 pub(crate) mod dcgm_diag;
 mod dcgm_fields;
@@ -67,6 +68,7 @@ pub fn parse<R: BufRead>(
         Format::Nvbandwidth => health_checks::parse_nvbandwidth(input, ctx, b),
         Format::GpuBurn => health_checks::parse_gpu_burn(input, ctx, b),
         Format::GpuFryer => health_checks::parse_gpu_fryer(input, ctx, b),
+        Format::CmaxAudit => cmax_audit::parse(input, ctx, b),
         Format::ScriptLog => script_log::parse(input, ctx, b),
         Format::SmiCsv => smi_csv::parse(input, ctx, b),
         Format::SmiDmon => dmon::parse(input, ctx, b),

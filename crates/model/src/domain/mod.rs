@@ -4,6 +4,7 @@
 //! Every type is validated when it is built (`new` or `validate`), so that
 //! nothing invalid reaches the store; names may be in any script (阿里云).
 
+pub mod audit;
 mod billing;
 mod claim;
 mod evidence;
@@ -12,6 +13,7 @@ pub mod money;
 mod offering;
 mod platform;
 mod price_quote;
+mod rating;
 mod run;
 pub mod spot;
 pub mod validate;
@@ -30,8 +32,9 @@ pub use offering::{
 };
 pub use platform::{Platform, PlatformKind};
 pub use price_quote::{PricePer, PriceQuote, QuoteMode};
+pub use rating::Category;
 pub use run::{
-    CHECKED_GPUS, Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, Provenance, Run, RunKind,
-    STARTUP_STAGES, SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_GPU_MS,
+    CHECKED_GPUS, Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, PASSIVE_WATCH, Provenance,
+    Run, RunKind, STARTUP_STAGES, SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_GPU_MS,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

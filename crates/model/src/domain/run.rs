@@ -66,6 +66,11 @@ pub const UNTIMED_HEALTH: &str = "untimed_health";
 /// each is observed in the share of faulty GPUs, found faulty or not.
 pub const CHECKED_GPUS: &str = "checked_gpus";
 
+/// The run's metadata key for the passive checks its monitoring history
+/// allowed (`["pcie_replays", "stalled_collective"]`): a fault they look
+/// for would have shown, so their silence is evidence too.
+pub const PASSIVE_WATCH: &str = "passive_watch";
+
 /// The run's metadata key for why its evidence measures no platform
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):
 /// such a run is kept and shown, and never scored.
