@@ -44,6 +44,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         ranking::weight_profiles,
         ranking::save_weight_profile,
         ranking::platform_history,
+        ranking::clustermax_view,
         billing::bill,
         billing::bill_disputes,
         decision::job_cost,

@@ -10,6 +10,7 @@ mod accept;
 mod bills;
 mod bundles;
 mod campaign;
+mod clustermax;
 mod cost;
 mod database;
 mod decision;

@@ -326,6 +326,25 @@ try {
     await shot("04c-delivered-performance");
   });
 
+  await step("the matrix in ClusterMAX's categories: measured metrics, expected checks, a cmax audit", async () => {
+    breakpoint("import", join(root, "tests/fixtures/logs/health/cmax/audit.values.json"), "--platform", "Platform A (demo)");
+    breakpoint("import", join(root, "tests/fixtures/logs/health/gpu-burn/a100-8gpu-ok-cr-progress.log"), "--platform", "Platform A (demo)");
+    await go("clustermax");
+    const categories = await session.run("return [...document.querySelectorAll('#content section.category')].map((s) => s.dataset.category)");
+    assert(categories.length === 10 && categories[0] === "security" && categories.includes("partnerships"), `categories: ${JSON.stringify(categories)}`);
+    const security = await session.text("section.category[data-category='security']");
+    assert(security.includes("2026-06-03") && security.includes("fail — securityVersions.nvidiaDriver: 580.126.09, minimum 580.159.03"), `security reads: ${security.slice(0, 400)}`);
+    // The burn-in is measured on Platform A only: its column says so.
+    const burn = await session.run(`const table = document.querySelector("section.category[data-category='reliability'] table.category-checks");
+      const column = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent === 'Platform A (demo)');
+      const row = [...table.querySelectorAll('tbody tr')].find((r) => r.cells[0].textContent.startsWith('Burn-in'));
+      return [...row.cells].map((c, i) => [i === column, c.textContent]);`);
+    assert(burn.every(([mine, text], i) => i === 0 || (mine ? text === "1 run" : text === "–")), `burn-in row: ${JSON.stringify(burn)}`);
+    const reliability = await session.text("section.category[data-category='reliability']");
+    assert(reliability.includes("Throughput decay") && reliability.includes("not read by Breakpoint yet") && reliability.includes("nvidia-smi -q -d ECC"), `reliability reads: ${reliability.slice(0, 400)}`);
+    await shot("05c-clustermax");
+  });
+
   await step("a platform that got slower is flagged in its history and in the ranking", async () => {
     breakpoint("platform", "add", "Drifting");
     // Eleven daily startup tables around 60 s; the latest three 15 s slower.

@@ -59,6 +59,7 @@ export const api = {
   campaignOutstanding: () => call("campaign_outstanding", {}),
   campaignCleanup: () => call("campaign_cleanup", {}),
   rank: (request: RankRequest) => call("rank", { request }),
+  clustermaxView: (request: RankRequest) => call("clustermax_view", { request }),
   explain: (platformId: number, breakpoint: string, request: RankRequest) => call("explain", { platformId, breakpoint, request }),
   pullPrometheus: (form: PullForm) => call("pull_prometheus", { form }),
   bundleExport: (path: string) => call("bundle_export", { path }),

@@ -7,6 +7,7 @@ import { platformsView } from "./views/platforms";
 import { rankingsView } from "./views/rankings";
 import { runsView } from "./views/runs";
 import { historyView } from "./views/history";
+import { clustermaxView } from "./views/clustermax";
 import { billingView } from "./views/billing";
 import { decisionView } from "./views/decision";
 import { exportView } from "./views/export";
@@ -15,7 +16,7 @@ import { campaignsView } from "./views/campaigns";
 import { settingsView } from "./views/settings";
 import { type Mount, navigator } from "./lifecycle";
 
-const VIEWS: Key[] = ["rankings", "decision", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
+const VIEWS: Key[] = ["rankings", "decision", "clustermax", "platforms", "runs", "history", "probe", "campaigns", "billing", "export", "settings"];
 const app = document.getElementById("app") as HTMLElement;
 const nav = h("nav", { "aria-label": "Breakpoint" });
 const main = h("main", { id: "content", tabindex: "-1" });
@@ -36,6 +37,7 @@ const views = navigator<Key>(async (view: Key, mount: Mount) => {
   switch (view) {
     case "rankings": await rankingsView(main, (v) => void show(v)); break;
     case "decision": decisionView(main); break;
+    case "clustermax": await clustermaxView(main); break;
     case "platforms": await platformsView(main); break;
     case "runs": await runsView(main, mount); break;
     case "history": await historyView(main); break;

@@ -13,8 +13,9 @@ use tauri::State;
 
 use super::off_thread;
 use crate::dto::{
-    CellView, ChanceView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow,
-    PlanStepView, ProfileRow, RankRequest, RankRow, RankView,
+    AuditRow, CategoriesView, CategoryCheckRow, CategoryMetricRow, CategoryRow, CellView,
+    ChanceView, HistoryPointView, HistoryView, MetricHistoryView, MetricRow, PlanStepView,
+    ProfileRow, RankRequest, RankRow, RankView,
 };
 use crate::error::{AppError, AppResult, ErrorKind};
 use crate::state::AppState;
@@ -60,6 +61,61 @@ fn window(since: Option<&str>, until: Option<&str>) -> AppResult<TimeWindow> {
         v.map(str::trim).filter(|v| !v.is_empty())
     }
     Ok(TimeWindow::parse(given(since), given(until)).map_err(breakpoint_api::Error::from)?)
+}
+
+/// The matrix in ClusterMAX's categories under the screen's window (the
+/// same view `report --categories clustermax` prints).
+#[tauri::command]
+pub async fn clustermax_view(
+    state: State<'_, AppState>,
+    request: RankRequest,
+) -> AppResult<CategoriesView> {
+    let request = self::request(&request)?;
+    let zh = state.lang().is_zh();
+    let view = off_thread(&state, move |store| {
+        Ok(breakpoint_api::clustermax::view(store, &request, zh)?)
+    })
+    .await?;
+    Ok(CategoriesView {
+        platforms: view.platforms,
+        categories: view
+            .categories
+            .into_iter()
+            .map(|c| CategoryRow {
+                key: c.category.to_string(),
+                name: c.name,
+                evidenced_by: c.evidenced_by,
+                metrics: c
+                    .metrics
+                    .into_iter()
+                    .map(|m| CategoryMetricRow {
+                        key: m.key.to_string(),
+                        name: m.name,
+                        figures: m.figures,
+                    })
+                    .collect(),
+                checks: c
+                    .checks
+                    .into_iter()
+                    .map(|k| CategoryCheckRow {
+                        name: k.name,
+                        command: k.command,
+                        measured: k.measured,
+                        not_read: k.not_read,
+                    })
+                    .collect(),
+                audits: c
+                    .audits
+                    .into_iter()
+                    .map(|a| AuditRow {
+                        platform: a.platform,
+                        said: a.said,
+                        results: a.results,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
 }
 
 /// One platform's metrics run by run, with the degradation test's verdict

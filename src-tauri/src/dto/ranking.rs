@@ -1,4 +1,4 @@
-//! Rankings and History screens: the ranking asked for and shown, a cell explained, weight profiles, a platform over time.
+//! Rankings, ClusterMAX and History screens: the ranking asked for and shown, a cell explained, weight profiles, the matrix in ClusterMAX's categories, a platform over time.
 
 use super::*;
 
@@ -75,6 +75,47 @@ view! {
         /// "12 %", as every face says it.
         pub chance: String,
         pub configuration: bool,
+    }
+
+    /// The matrix in ClusterMAX's categories, as the API says it (every
+    /// string final, in the app's language).
+    pub struct CategoriesView {
+        /// In the ranking's order; every per-platform list follows it.
+        pub platforms: Vec<String>,
+        pub categories: Vec<CategoryRow>,
+    }
+
+    pub struct CategoryRow {
+        /// "security", "reliability", …
+        pub key: String,
+        pub name: String,
+        pub evidenced_by: String,
+        pub metrics: Vec<CategoryMetricRow>,
+        pub checks: Vec<CategoryCheckRow>,
+        pub audits: Vec<AuditRow>,
+    }
+
+    pub struct CategoryMetricRow {
+        pub key: String,
+        pub name: String,
+        /// Per platform: "12.5 %", or "–" where not measured.
+        pub figures: Vec<String>,
+    }
+
+    pub struct CategoryCheckRow {
+        pub name: String,
+        pub command: String,
+        /// Per platform: what measured it ("2 runs", "✓"), or null.
+        pub measured: Vec<Option<String>>,
+        /// Breakpoint does not read its output yet.
+        pub not_read: bool,
+    }
+
+    /// A platform's cmax audit results in one category.
+    pub struct AuditRow {
+        pub platform: String,
+        pub said: String,
+        pub results: Vec<String>,
     }
 
     /// A platform's metrics over time.

@@ -9,6 +9,7 @@ import type { CampaignForm } from "./CampaignForm";
 import type { CampaignPlanView } from "./CampaignPlanView";
 import type { CampaignRow } from "./CampaignRow";
 import type { CampaignStarted } from "./CampaignStarted";
+import type { CategoriesView } from "./CategoriesView";
 import type { CellView } from "./CellView";
 import type { ConformityView } from "./ConformityView";
 import type { DisputeSheetView } from "./DisputeSheetView";
@@ -65,6 +66,7 @@ export type Commands = {
   probe_start: { args: { intervalMs: number }; returns: ProbeStarted };
   probe_run: { args: { commandLine: string, dir: string | null, intervalMs: number }; returns: ProbeStarted };
   probe_check: { args: { offeringId: number }; returns: ConformityView };
+  clustermax_view: { args: { request: RankRequest }; returns: CategoriesView };
   platform_history: { args: { platformId: number, since: string | null, until: string | null }; returns: HistoryView };
   rank: { args: { request: RankRequest }; returns: RankView };
   explain: { args: { platformId: number, breakpoint: string, request: RankRequest }; returns: CellView };

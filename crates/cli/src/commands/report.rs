@@ -110,10 +110,12 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
 /// as tables (one column per platform), the commands for what is not
 /// measured everywhere, and the audits' results below.
 fn view_text(view: &ClusterMaxView) -> String {
-    let mut out = String::from(
+    let mut out = output::wrapped(
         "The decision matrix in SemiAnalysis ClusterMAX 2.0's categories (docs/clustermax.md); \
-         \"–\": not measured, \"✓\": measured (its figure above).\n",
+         \"–\": not measured, \"✓\": measured (its figure above).",
+        0,
     );
+    out.push('\n');
     let header = |first: &str| {
         let mut h = vec![first];
         h.extend(view.platforms.iter().map(String::as_str));
