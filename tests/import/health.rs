@@ -287,4 +287,12 @@ fn a_rising_replay_counter_and_a_stalled_collective_are_found_and_nothing_else()
         "{said}"
     );
     assert_eq!(stall.duration_ms, Some(300_000));
+    // The history allowed both watches: the ClusterMAX view counts them done.
+    assert_eq!(
+        breakpoint_core::metrics::checks_ran::ran_in(&run),
+        [
+            breakpoint_core::metrics::checks_ran::CheckRan::PcieReplays,
+            breakpoint_core::metrics::checks_ran::CheckRan::StalledCollective
+        ]
+    );
 }
