@@ -31,11 +31,12 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
     let output = match (&args.output, &categories) {
         (Some(path), _) => path.clone(),
         (None, Some(view)) => {
-            return Ok(if ctx.json {
-                output::print_json(view)?
+            if ctx.json {
+                output::print_json(view)?;
             } else {
-                output::print(&view_text(view))?
-            });
+                output::print(&view_text(view))?;
+            }
+            return Ok(());
         }
         (None, None) => std::path::PathBuf::from("decision-matrix.pdf"),
     };

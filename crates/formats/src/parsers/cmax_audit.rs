@@ -44,12 +44,12 @@ pub fn parse<R: BufRead>(input: R, _ctx: &mut ParseContext, b: &mut RunBuilder<'
             "the cmax audit is not a JSON object".into(),
         ));
     };
-    if let Some(version) = doc.get("schema_version") {
-        if version.as_u64() != Some(1) {
-            return Err(ParseFailure::Whole(format!(
-                "schema_version {version}: this reader knows cmax's version 1"
-            )));
-        }
+    if let Some(version) = doc.get("schema_version")
+        && version.as_u64() != Some(1)
+    {
+        return Err(ParseFailure::Whole(format!(
+            "schema_version {version}: this reader knows cmax's version 1"
+        )));
     }
     if let Some(runner) = doc.get("runner").and_then(Value::as_str)
         && runner != "audit"
