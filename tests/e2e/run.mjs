@@ -341,7 +341,9 @@ try {
       return [...row.cells].map((c, i) => [i === column, c.textContent]);`);
     assert(burn.every(([mine, text], i) => i === 0 || (mine ? text === "1 run" : text === "–")), `burn-in row: ${JSON.stringify(burn)}`);
     const reliability = await session.text("section.category[data-category='reliability']");
-    assert(reliability.includes("Throughput decay") && reliability.includes("not read by Breakpoint yet") && reliability.includes("nvidia-smi -q -d ECC"), `reliability reads: ${reliability.slice(0, 400)}`);
+    assert(reliability.includes("Throughput decay") && reliability.includes("ECC single- and double-bit counts"), `reliability reads: ${reliability.slice(0, 400)}`);
+    const networking = await session.text("section.category[data-category='networking']");
+    assert(networking.includes("InfiniBand/Ethernet link flaps (passive): not read by Breakpoint yet"), `networking reads: ${networking.slice(0, 400)}`);
     await shot("05c-clustermax");
   });
 

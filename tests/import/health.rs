@@ -296,3 +296,132 @@ fn a_rising_replay_counter_and_a_stalled_collective_are_found_and_nothing_else()
         ]
     );
 }
+
+/// Imports `text` as `name` into a fresh workspace: the run and its health
+/// faults and notes.
+fn passive_import(
+    name: &str,
+    text: &str,
+) -> (
+    breakpoint_core::domain::Run,
+    Vec<breakpoint_core::domain::Event>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let (store, platform) = store();
+    let outcome =
+        breakpoint_core::import::import_file(&store, &path, &utc_options(platform), None).unwrap();
+    let breakpoint_core::import::ImportOutcome::Imported(r) = outcome else {
+        panic!("{outcome:?}")
+    };
+    let events = store
+        .events(r.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(e.kind, EventKind::HealthFault | EventKind::Note))
+        .collect();
+    (store.run(r.run_id).unwrap(), events)
+}
+
+#[test]
+fn an_uncorrectable_ecc_error_is_a_fault_and_corrected_ones_a_note() {
+    // nvidia-smi's query CSV, two GPUs a minute apart for an hour: GPU 0
+    // corrects 5 errors, GPU 1 meets 2 it cannot correct at minute 40.
+    let mut csv = String::from(
+        "timestamp, index, utilization.gpu [%], ecc.errors.corrected.volatile.total, ecc.errors.uncorrected.volatile.total\n",
+    );
+    for minute in 0..60 {
+        for gpu in 0..2 {
+            let (corrected, uncorrected) = match gpu {
+                0 => (minute / 12, 0),
+                _ => (0, if minute >= 40 { 2 } else { 0 }),
+            };
+            csv.push_str(&format!(
+                "2024/06/01 10:{minute:02}:00.000, {gpu}, 90 %, {corrected}, {uncorrected}\n"
+            ));
+        }
+    }
+    let (run, events) = passive_import("ecc.csv", &csv);
+    let faults: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::HealthFault)
+        .collect();
+    assert_eq!(faults.len(), 1, "{events:#?}");
+    assert_eq!(faults[0].gpu, Some(1));
+    assert!(
+        faults[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("2 uncorrectable ECC errors over 1.0 h"),
+        "{faults:?}"
+    );
+    let notes: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Note)
+        .collect();
+    assert_eq!(notes.len(), 1, "{events:#?}");
+    assert_eq!(notes[0].gpu, Some(0));
+    assert!(
+        notes[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("4 corrected ECC errors")
+    );
+    assert_eq!(
+        breakpoint_core::metrics::checks_ran::ran_in(&run),
+        [breakpoint_core::metrics::checks_ran::CheckRan::EccCounters]
+    );
+}
+
+#[test]
+fn nvlink_errors_rising_past_a_hundred_are_a_fault_and_a_few_are_noise() {
+    let start = 1_717_200_000i64;
+    let mut series = Vec::new();
+    for gpu in 0..2 {
+        for (name, step) in [
+            (
+                "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+                if gpu == 0 { 3 } else { 0 },
+            ),
+            (
+                "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+                if gpu == 0 { 1 } else { 0 },
+            ),
+            // GPU 1: three recoveries in the hour, under the threshold.
+            ("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", 0),
+        ] {
+            let values: Vec<String> = (0..60)
+                .map(|i| {
+                    let v = if gpu == 1 && name.contains("RECOVERY") {
+                        i / 20
+                    } else {
+                        step * i
+                    };
+                    format!("[{},\"{v}\"]", start + 60 * i)
+                })
+                .collect();
+            series.push(format!(
+                r#"{{"metric":{{"__name__":"{name}","Hostname":"node-a","gpu":"{gpu}","UUID":"GPU-a-{gpu}"}},"values":[{}]}}"#,
+                values.join(",")
+            ));
+        }
+    }
+    let answer = format!(
+        r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+        series.join(",")
+    );
+    let (run, events) = passive_import("nvlink.json", &answer);
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let said = events[0].detail.as_deref().unwrap();
+    assert!(
+        said.starts_with("NVLink errors rose by 236 (CRC errors +177, replays +59) over 1.0 h"),
+        "{said}"
+    );
+    assert_eq!(
+        breakpoint_core::metrics::checks_ran::ran_in(&run),
+        [breakpoint_core::metrics::checks_ran::CheckRan::NvlinkCounters]
+    );
+}

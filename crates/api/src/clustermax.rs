@@ -175,6 +175,13 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         category: Category::Networking,
+        name: "NVLink CRC and replay errors (passive)",
+        name_zh: "NVLink CRC 与重放错误（被动）",
+        evidence: Evidence::Ran(CheckRan::NvlinkCounters),
+        command: "a DCGM exporter's history with the DCGM_FI_DEV_NVLINK_*_ERROR_COUNT_TOTAL fields: breakpoint import --prometheus URL",
+    },
+    Expected {
+        category: Category::Networking,
         name: "InfiniBand/Ethernet link flaps (passive)",
         name_zh: "InfiniBand/以太网链路抖动（被动）",
         evidence: Evidence::NotRead,
@@ -226,8 +233,8 @@ const EXPECTED: &[Expected] = &[
         category: Category::Reliability,
         name: "ECC single- and double-bit counts (passive)",
         name_zh: "ECC 单比特与双比特计数（被动）",
-        evidence: Evidence::NotRead,
-        command: "nvidia-smi -q -d ECC",
+        evidence: Evidence::Ran(CheckRan::EccCounters),
+        command: "breakpoint probe sample --duration 24h -o run.jsonl (or nvidia-smi's query CSV with the ecc.errors.*.volatile.total fields, or a DCGM exporter's history)",
     },
     Expected {
         category: Category::Reliability,

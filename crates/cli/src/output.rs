@@ -146,7 +146,25 @@ pub fn wrapped(text: &str, hang: usize) -> String {
     let mut line = " ".repeat(indent);
     let mut used = indent;
     let mut first = true;
-    for word in text.split_whitespace() {
+    // A word wider than a line (a long path, a field list) is cut at the
+    // width: nothing may run past it.
+    let room = limit.saturating_sub(indent + hang).max(8);
+    let words = text.split_whitespace().flat_map(|word| {
+        let (mut pieces, mut piece, mut used) = (Vec::new(), String::new(), 0);
+        for c in word.chars() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w > room {
+                pieces.push(std::mem::take(&mut piece));
+                used = 0;
+            }
+            piece.push(c);
+            used += w;
+        }
+        pieces.push(piece);
+        pieces
+    });
+    for word in words {
+        let word = word.as_str();
         let w = word.width();
         if !first && used + 1 + w > limit {
             out.push_str(&line);
@@ -242,6 +260,10 @@ mod tests {
     #[test]
     fn wrapped_lines_keep_within_the_width_and_hang() {
         let text = format!("  to measure it: {}", "word ".repeat(60));
+        let long = format!("  {}", "x".repeat(250));
+        for line in wrapped(&long, 2).lines() {
+            assert!(line.width() <= PIPED_WIDTH, "{line}");
+        }
         let out = wrapped(&text, 2);
         assert!(out.lines().count() > 2);
         for (i, line) in out.lines().enumerate() {

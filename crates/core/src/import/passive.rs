@@ -1,21 +1,24 @@
 //! What a monitoring history shows without any test being run — the
 //! passive checks the ClusterMAX rating expects of a provider: a GPU's PCIe
 //! replay counter rising (its link retrying transfers: a bad riser, slot or
-//! cable), and a stalled collective — every GPU of a node at full
-//! utilisation while drawing near-idle power for minutes, the signature of
-//! a collective waiting on a peer that never answers.
+//! cable), uncorrectable ECC errors, NVLink errors rising, and a stalled
+//! collective — every GPU of a node at full utilisation while drawing
+//! near-idle power for minutes, the signature of a collective waiting on a
+//! peer that never answers.
 //!
 //! Each becomes a health fault on the run (counted in the share of GPUs
-//! found faulty, never as an interruption): a replay rise on its GPU, a
-//! stall on the node (no GPU of it is to blame).
+//! found faulty, never as an interruption): a counter's rise on its GPU, a
+//! stall on the node (no GPU of it is to blame). Corrected ECC errors are
+//! noted, never counted: the memory did its job.
 
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
 use super::ParseFailure;
-use crate::domain::{Event, EventKind, GpuInfo};
-use crate::metrics::checks_ran::{WATCHED_PCIE_REPLAYS, WATCHED_STALLS};
+use crate::domain::{
+    Event, EventKind, GpuInfo, WATCHED_ECC, WATCHED_NVLINK, WATCHED_PCIE_REPLAYS, WATCHED_STALLS,
+};
 use crate::samples::{Field, SeriesFrame};
 use crate::store::Store;
 
@@ -30,11 +33,34 @@ pub const STALL_POWER_SHARE: f64 = 0.25;
 /// …on every GPU of the node for this long is a stalled collective.
 pub const STALL_MIN_MS: i64 = 120_000;
 
-const FIELDS: [Field; 4] = [
+/// NVLink errors (CRC, replays and recoveries together) a healthy set of
+/// links never reaches over a watch; like PCIe replays, a few are noise.
+pub const NVLINK_RISE: i64 = 100;
+
+const ECC: [Field; 4] = [
+    Field::EccSbeVolatile,
+    Field::EccDbeVolatile,
+    Field::EccSbeAggregate,
+    Field::EccDbeAggregate,
+];
+const NVLINK: [Field; 3] = [
+    Field::NvlinkCrcErrors,
+    Field::NvlinkReplays,
+    Field::NvlinkRecoveries,
+];
+
+const FIELDS: [Field; 11] = [
     Field::PcieReplays,
     Field::UtilGpuPct,
     Field::PowerMw,
     Field::PowerLimitMw,
+    Field::EccSbeVolatile,
+    Field::EccDbeVolatile,
+    Field::EccSbeAggregate,
+    Field::EccDbeAggregate,
+    Field::NvlinkCrcErrors,
+    Field::NvlinkReplays,
+    Field::NvlinkRecoveries,
 ];
 
 /// What the passive checks made of a run's samples.
@@ -53,6 +79,7 @@ pub(super) fn find(
 ) -> Result<Passive, ParseFailure> {
     let mut events = Vec::new();
     let (mut replays_watched, mut stalls_watched) = (false, false);
+    let (mut ecc_watched, mut nvlink_watched) = (false, false);
     // Each node's GPUs' stalled stretches.
     let mut stalls: BTreeMap<String, Vec<Vec<(i64, i64)>>> = BTreeMap::new();
     for gpu in store.sample_gpus(run_id)? {
@@ -64,9 +91,11 @@ pub(super) fn find(
         };
         replays_watched |= holds(Field::PcieReplays);
         stalls_watched |= holds(Field::UtilGpuPct) && holds(Field::PowerMw);
-        if let Some(e) = replay_rise(&frame) {
-            events.push(e);
-        }
+        ecc_watched |= ECC.into_iter().any(holds);
+        nvlink_watched |= NVLINK.into_iter().any(holds);
+        events.extend(replay_rise(&frame));
+        events.extend(ecc_errors(&frame));
+        events.extend(nvlink_rise(&frame));
         let node = inventory
             .iter()
             .find(|g| g.index == gpu)
@@ -97,6 +126,8 @@ pub(super) fn find(
     let watched = [
         (replays_watched, WATCHED_PCIE_REPLAYS),
         (stalls_watched, WATCHED_STALLS),
+        (ecc_watched, WATCHED_ECC),
+        (nvlink_watched, WATCHED_NVLINK),
     ]
     .into_iter()
     .filter_map(|(watched, name)| watched.then_some(name))
@@ -104,40 +135,162 @@ pub(super) fn find(
     Ok(Passive { events, watched })
 }
 
-/// A rise of the replay counter by [`REPLAY_RISE`] or more over the run
-/// (a reset of the counter, a driver reload, starts it again).
-fn replay_rise(frame: &SeriesFrame) -> Option<Event> {
-    let column = frame.column(Field::PcieReplays)?;
-    let mut rise = 0i64;
-    let mut first_rise: Option<i64> = None;
+/// How much a cumulative counter rose over the run, and when it first
+/// did: each step up counted, a step down (a reset, a driver reload)
+/// starting it again. `None` where the GPU never reported it.
+struct Rise {
+    by: i64,
+    low: i64,
+    high: i64,
+    first_at: Option<i64>,
+}
+
+fn rise(frame: &SeriesFrame, field: Field) -> Option<Rise> {
+    let column = frame.column(field)?;
+    let mut r = Rise {
+        by: 0,
+        low: i64::MAX,
+        high: i64::MIN,
+        first_at: None,
+    };
     let mut previous: Option<i64> = None;
-    let (mut low, mut high) = (i64::MAX, i64::MIN);
     for (i, value) in column.iter().enumerate() {
         let Some(v) = value else { continue };
-        low = low.min(v);
-        high = high.max(v);
+        r.low = r.low.min(v);
+        r.high = r.high.max(v);
         if let Some(p) = previous
             && v > p
         {
-            rise += v - p;
-            first_rise.get_or_insert(frame.t_ms[i]);
+            r.by += v - p;
+            r.first_at.get_or_insert(frame.t_ms[i]);
         }
         previous = Some(v);
     }
-    if rise < REPLAY_RISE {
-        return None;
+    (r.low <= r.high).then_some(r)
+}
+
+/// The hours the frame spans, for saying a rate.
+fn span_h(frame: &SeriesFrame) -> f64 {
+    match (frame.t_ms.first(), frame.t_ms.last()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 3.6e6,
+        _ => 0.0,
     }
-    let at = Timestamp::from_millisecond(first_rise?).ok()?;
-    let span_h = (frame.t_ms.last()? - frame.t_ms.first()?) as f64 / 3.6e6;
+}
+
+fn on_gpu(
+    frame: &SeriesFrame,
+    at_ms: i64,
+    kind: EventKind,
+    code: i64,
+    detail: String,
+) -> Option<Event> {
+    let at = Timestamp::from_millisecond(at_ms).ok()?;
     Some(Event {
         gpu: Some(frame.gpu),
-        code: Some(rise),
-        detail: Some(format!(
-            "PCIe replay counter rose by {rise} ({low} → {high}) over {span_h:.1} h: the link \
-             retries its transfers (a riser, slot or cable failing its checks)"
-        )),
-        ..Event::new(at, EventKind::HealthFault)
+        code: Some(code),
+        detail: Some(detail),
+        ..Event::new(at, kind)
     })
+}
+
+/// A rise of the replay counter by [`REPLAY_RISE`] or more over the run
+/// (a reset of the counter, a driver reload, starts it again).
+fn replay_rise(frame: &SeriesFrame) -> Option<Event> {
+    let r = rise(frame, Field::PcieReplays)?;
+    if r.by < REPLAY_RISE {
+        return None;
+    }
+    on_gpu(
+        frame,
+        r.first_at?,
+        EventKind::HealthFault,
+        r.by,
+        format!(
+            "PCIe replay counter rose by {} ({} → {}) over {:.1} h: the link \
+             retries its transfers (a riser, slot or cable failing its checks)",
+            r.by,
+            r.low,
+            r.high,
+            span_h(frame)
+        ),
+    )
+}
+
+/// Uncorrectable ECC errors during the watch are a fault of the GPU's
+/// memory (one is enough: data was lost); corrected ones are noted. The
+/// volatile counter is read where the GPU reports it, else the aggregate.
+fn ecc_errors(frame: &SeriesFrame) -> Vec<Event> {
+    let pick = |volatile, aggregate| rise(frame, volatile).or_else(|| rise(frame, aggregate));
+    let mut out = Vec::new();
+    if let Some(r) = pick(Field::EccDbeVolatile, Field::EccDbeAggregate)
+        && r.by > 0
+        && let Some(at) = r.first_at
+    {
+        out.extend(on_gpu(
+            frame,
+            at,
+            EventKind::HealthFault,
+            r.by,
+            format!(
+                "{} uncorrectable ECC errors over {:.1} h: the GPU's memory lost data (a \
+                 double-bit error; the GPU needs a reset and its rows remapped)",
+                r.by,
+                span_h(frame)
+            ),
+        ));
+    }
+    if let Some(r) = pick(Field::EccSbeVolatile, Field::EccSbeAggregate)
+        && r.by > 0
+        && let Some(at) = r.first_at
+    {
+        out.extend(on_gpu(
+            frame,
+            at,
+            EventKind::Note,
+            r.by,
+            format!(
+                "{} corrected ECC errors over {:.1} h (corrected: shown, never counted)",
+                r.by,
+                span_h(frame)
+            ),
+        ));
+    }
+    out
+}
+
+/// NVLink errors (CRC, replays and recoveries together) rising by
+/// [`NVLINK_RISE`] or more: a link that keeps failing its checks.
+fn nvlink_rise(frame: &SeriesFrame) -> Option<Event> {
+    let parts: Vec<(&str, Rise)> = [
+        ("CRC errors", Field::NvlinkCrcErrors),
+        ("replays", Field::NvlinkReplays),
+        ("recoveries", Field::NvlinkRecoveries),
+    ]
+    .into_iter()
+    .filter_map(|(name, field)| Some((name, rise(frame, field)?)))
+    .collect();
+    let total: i64 = parts.iter().map(|(_, r)| r.by).sum();
+    if total < NVLINK_RISE {
+        return None;
+    }
+    let at = parts.iter().filter_map(|(_, r)| r.first_at).min()?;
+    let said = parts
+        .iter()
+        .filter(|(_, r)| r.by > 0)
+        .map(|(name, r)| format!("{name} +{}", r.by))
+        .collect::<Vec<_>>()
+        .join(", ");
+    on_gpu(
+        frame,
+        at,
+        EventKind::HealthFault,
+        total,
+        format!(
+            "NVLink errors rose by {total} ({said}) over {:.1} h: a link keeps failing its \
+             checks",
+            span_h(frame)
+        ),
+    )
 }
 
 /// The stretches (from, to) in which the GPU was busy at near-idle power,

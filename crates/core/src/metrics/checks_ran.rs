@@ -7,7 +7,10 @@
 
 use serde::Serialize;
 
-use crate::domain::{CHECKED_GPUS, PASSIVE_WATCH, Run, audit::CMAX_AUDIT};
+use crate::domain::{
+    CHECKED_GPUS, PASSIVE_WATCH, Run, WATCHED_ECC, WATCHED_NVLINK, WATCHED_PCIE_REPLAYS,
+    WATCHED_STALLS, audit::CMAX_AUDIT,
+};
 use crate::perf::{COLLECTIVES, PerfLog};
 
 /// One standard check a run can hold the result of.
@@ -34,13 +37,13 @@ pub enum CheckRan {
     /// A history with utilisation and power together: a stalled collective
     /// would show.
     StalledCollective,
+    /// A history whose ECC error counters were watched.
+    EccCounters,
+    /// A history whose NVLink error counters were watched.
+    NvlinkCounters,
     /// An audit by ClusterMAX's own tool.
     CmaxAudit,
 }
-
-/// The passive watches a history allowed, as the import records them.
-pub const WATCHED_PCIE_REPLAYS: &str = "pcie_replays";
-pub const WATCHED_STALLS: &str = "stalled_collective";
 
 /// The checks run `run` holds the results of.
 pub fn ran_in(run: &Run) -> Vec<CheckRan> {
@@ -90,6 +93,8 @@ pub fn ran_in(run: &Run) -> Vec<CheckRan> {
             match w {
                 WATCHED_PCIE_REPLAYS => ran.push(CheckRan::PcieReplays),
                 WATCHED_STALLS => ran.push(CheckRan::StalledCollective),
+                WATCHED_ECC => ran.push(CheckRan::EccCounters),
+                WATCHED_NVLINK => ran.push(CheckRan::NvlinkCounters),
                 _ => {}
             }
         }

@@ -36,6 +36,13 @@ pub(super) fn dcgm_field(name: &str) -> Option<Target> {
         "FB_TOTAL" => Target::Value(MemTotalMib, "MiB"),
         "TOTAL_ENERGY_CONSUMPTION" => Target::Value(EnergyMj, "mJ"),
         "PCIE_REPLAY_COUNTER" => Target::Value(PcieReplays, ""),
+        "ECC_SBE_VOL_TOTAL" => Target::Value(EccSbeVolatile, ""),
+        "ECC_DBE_VOL_TOTAL" => Target::Value(EccDbeVolatile, ""),
+        "ECC_SBE_AGG_TOTAL" => Target::Value(EccSbeAggregate, ""),
+        "ECC_DBE_AGG_TOTAL" => Target::Value(EccDbeAggregate, ""),
+        "NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" => Target::Value(NvlinkCrcErrors, ""),
+        "NVLINK_REPLAY_ERROR_COUNT_TOTAL" => Target::Value(NvlinkReplays, ""),
+        "NVLINK_RECOVERY_ERROR_COUNT_TOTAL" => Target::Value(NvlinkRecoveries, ""),
         "CLOCK_THROTTLE_REASONS" | "CLOCKS_EVENT_REASONS" | "CLOCK_EVENT_REASONS" => {
             Target::Value(ThrottleMask, "")
         }
@@ -66,6 +73,10 @@ fn nvidia_gpu_exporter_field(name: &str) -> Option<Target> {
         "clocks_current_memory_clock_hz" => Target::Scaled(MemClockMhz, 1e-6, "MHz"),
         "memory_used_bytes" => Target::Scaled(MemUsedMib, 1.0 / 1_048_576.0, "MiB"),
         "memory_total_bytes" => Target::Scaled(MemTotalMib, 1.0 / 1_048_576.0, "MiB"),
+        "ecc_errors_corrected_volatile_total" => Target::Value(EccSbeVolatile, ""),
+        "ecc_errors_uncorrected_volatile_total" => Target::Value(EccDbeVolatile, ""),
+        "ecc_errors_corrected_aggregate_total" => Target::Value(EccSbeAggregate, ""),
+        "ecc_errors_uncorrected_aggregate_total" => Target::Value(EccDbeAggregate, ""),
         _ => return None,
     })
 }

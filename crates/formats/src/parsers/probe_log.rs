@@ -134,6 +134,13 @@ struct FastSample {
     power_violation_us: Option<i64>,
     thermal_violation_us: Option<i64>,
     pcie_replays: Option<i64>,
+    ecc_sbe_volatile: Option<i64>,
+    ecc_dbe_volatile: Option<i64>,
+    ecc_sbe_aggregate: Option<i64>,
+    ecc_dbe_aggregate: Option<i64>,
+    nvlink_crc_errors: Option<i64>,
+    nvlink_replays: Option<i64>,
+    nvlink_recoveries: Option<i64>,
 }
 
 impl FastSample {
@@ -160,6 +167,13 @@ impl FastSample {
             self.power_violation_us,
             self.thermal_violation_us,
             self.pcie_replays,
+            self.ecc_sbe_volatile,
+            self.ecc_dbe_volatile,
+            self.ecc_sbe_aggregate,
+            self.ecc_dbe_aggregate,
+            self.nvlink_crc_errors,
+            self.nvlink_replays,
+            self.nvlink_recoveries,
         ];
         let mut s = Sample::new(self.t, self.gpu);
         for (field, value) in Field::ALL.into_iter().zip(values) {

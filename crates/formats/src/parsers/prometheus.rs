@@ -57,7 +57,7 @@ impl Collector {
             Target::Value(field, unit) => {
                 let unit = (!unit.is_empty()).then_some(unit);
                 // DCGM writes masks and counters as plain (float) numbers.
-                let value = if matches!(field, Field::ThrottleMask | Field::PcieReplays) {
+                let value = if field == Field::ThrottleMask || field.is_error_count() {
                     value
                         .trim()
                         .parse::<f64>()

@@ -128,7 +128,8 @@ pub fn default_unit(field: Field) -> &'static str {
         MemUsedMib | MemTotalMib => "MiB",
         PcieTxKbps | PcieRxKbps => "KB/s",
         PowerViolationUs | ThermalViolationUs => "us",
-        ThrottleMask | Pstate | PcieReplays => "",
+        ThrottleMask | Pstate | PcieReplays | EccSbeVolatile | EccDbeVolatile | EccSbeAggregate
+        | EccDbeAggregate | NvlinkCrcErrors | NvlinkReplays | NvlinkRecoveries => "",
     }
 }
 

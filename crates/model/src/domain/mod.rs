@@ -35,6 +35,7 @@ pub use price_quote::{PricePer, PriceQuote, QuoteMode};
 pub use rating::Category;
 pub use run::{
     CHECKED_GPUS, Duplicate, KEPT_RECORDS, MEASURES_NOTHING, NewRun, PASSIVE_WATCH, Provenance,
-    Run, RunKind, STARTUP_STAGES, SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_GPU_MS,
+    Run, RunKind, STARTUP_STAGES, SUMMARISED, SourceKind, UNDATED, UNTIMED_HEALTH, WATCHED_ECC,
+    WATCHED_GPU_MS, WATCHED_NVLINK, WATCHED_PCIE_REPLAYS, WATCHED_STALLS,
 };
 pub use weights::{Anchors, Breakpoint, BreakpointWeights, WeightProfile};

@@ -70,6 +70,15 @@ pub const CHECKED_GPUS: &str = "checked_gpus";
 /// allowed (`["pcie_replays", "stalled_collective"]`): a fault they look
 /// for would have shown, so their silence is evidence too.
 pub const PASSIVE_WATCH: &str = "passive_watch";
+/// In [`PASSIVE_WATCH`]: PCIe replay counters were watched.
+pub const WATCHED_PCIE_REPLAYS: &str = "pcie_replays";
+/// In [`PASSIVE_WATCH`]: utilisation and power together, where a stalled
+/// collective would show.
+pub const WATCHED_STALLS: &str = "stalled_collective";
+/// In [`PASSIVE_WATCH`]: ECC error counters were watched.
+pub const WATCHED_ECC: &str = "ecc";
+/// In [`PASSIVE_WATCH`]: NVLink error counters were watched.
+pub const WATCHED_NVLINK: &str = "nvlink";
 
 /// The run's metadata key for why its evidence measures no platform
 /// (slowdowns planted to test the analysis, devices simulated on the CPU):

@@ -50,9 +50,23 @@ pub enum Field {
     ThermalViolationUs = 19,
     /// Cumulative PCIe replay count (link errors retried).
     PcieReplays = 20,
+    /// Corrected (single-bit) ECC errors since the driver loaded.
+    EccSbeVolatile = 21,
+    /// Uncorrected (double-bit) ECC errors since the driver loaded.
+    EccDbeVolatile = 22,
+    /// Corrected ECC errors over the GPU's life (its InfoROM).
+    EccSbeAggregate = 23,
+    /// Uncorrected ECC errors over the GPU's life.
+    EccDbeAggregate = 24,
+    /// NVLink flow-control CRC errors, all links.
+    NvlinkCrcErrors = 25,
+    /// NVLink replays, all links.
+    NvlinkReplays = 26,
+    /// NVLink recoveries (a link retrained), all links.
+    NvlinkRecoveries = 27,
 }
 
-pub const FIELD_COUNT: usize = 21;
+pub const FIELD_COUNT: usize = 28;
 
 impl Field {
     pub const ALL: [Field; FIELD_COUNT] = [
@@ -77,6 +91,13 @@ impl Field {
         Field::PowerViolationUs,
         Field::ThermalViolationUs,
         Field::PcieReplays,
+        Field::EccSbeVolatile,
+        Field::EccDbeVolatile,
+        Field::EccSbeAggregate,
+        Field::EccDbeAggregate,
+        Field::NvlinkCrcErrors,
+        Field::NvlinkReplays,
+        Field::NvlinkRecoveries,
     ];
 
     pub fn id(self) -> u8 {
@@ -111,7 +132,30 @@ impl Field {
             Field::PowerViolationUs => "power_violation_us",
             Field::ThermalViolationUs => "thermal_violation_us",
             Field::PcieReplays => "pcie_replays",
+            Field::EccSbeVolatile => "ecc_sbe_volatile",
+            Field::EccDbeVolatile => "ecc_dbe_volatile",
+            Field::EccSbeAggregate => "ecc_sbe_aggregate",
+            Field::EccDbeAggregate => "ecc_dbe_aggregate",
+            Field::NvlinkCrcErrors => "nvlink_crc_errors",
+            Field::NvlinkReplays => "nvlink_replays",
+            Field::NvlinkRecoveries => "nvlink_recoveries",
         }
+    }
+
+    /// A cumulative count of errors a device reports (PCIe replays, ECC
+    /// and NVLink errors): what a passive check watches rise.
+    pub fn is_error_count(self) -> bool {
+        matches!(
+            self,
+            Field::PcieReplays
+                | Field::EccSbeVolatile
+                | Field::EccDbeVolatile
+                | Field::EccSbeAggregate
+                | Field::EccDbeAggregate
+                | Field::NvlinkCrcErrors
+                | Field::NvlinkReplays
+                | Field::NvlinkRecoveries
+        )
     }
 
     pub fn from_key(key: &str) -> Option<Field> {
@@ -138,7 +182,16 @@ impl Field {
             Field::MemUsedMib | Field::MemTotalMib => ("MiB", 1.0),
             Field::PcieTxKbps | Field::PcieRxKbps => ("KB/s", 1.0),
             Field::PowerViolationUs | Field::ThermalViolationUs => ("s", 1e6),
-            Field::ThrottleMask | Field::Pstate | Field::PcieReplays => ("", 1.0),
+            Field::ThrottleMask
+            | Field::Pstate
+            | Field::PcieReplays
+            | Field::EccSbeVolatile
+            | Field::EccDbeVolatile
+            | Field::EccSbeAggregate
+            | Field::EccDbeAggregate
+            | Field::NvlinkCrcErrors
+            | Field::NvlinkReplays
+            | Field::NvlinkRecoveries => ("", 1.0),
         }
     }
 }

@@ -13,7 +13,9 @@ use std::sync::Mutex;
 
 use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::event::EventTypes;
-use nvml_wrapper::enum_wrappers::device::{Clock, PerformancePolicy, TemperatureSensor};
+use nvml_wrapper::enum_wrappers::device::{
+    Clock, EccCounter, MemoryError, PerformancePolicy, TemperatureSensor,
+};
 pub use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::event::EventSet;
 use nvml_wrapper::structs::device::FieldId;
@@ -79,10 +81,16 @@ pub enum Scalar {
     /// Cumulative time held back for temperature, in nanoseconds.
     ThermalViolationNs,
     PcieReplays,
+    /// ECC errors since the driver loaded: corrected, then uncorrected.
+    EccCorrectedVolatile,
+    EccUncorrectedVolatile,
+    /// ECC errors over the GPU's life.
+    EccCorrectedAggregate,
+    EccUncorrectedAggregate,
 }
 
 impl Scalar {
-    pub const ALL: [Scalar; 14] = [
+    pub const ALL: [Scalar; 18] = [
         Scalar::PowerMw,
         Scalar::EnergyMj,
         Scalar::TempGpuC,
@@ -97,6 +105,10 @@ impl Scalar {
         Scalar::PowerViolationNs,
         Scalar::ThermalViolationNs,
         Scalar::PcieReplays,
+        Scalar::EccCorrectedVolatile,
+        Scalar::EccUncorrectedVolatile,
+        Scalar::EccCorrectedAggregate,
+        Scalar::EccUncorrectedAggregate,
     ];
 }
 
@@ -179,6 +191,16 @@ impl RealNvml {
 
 fn util(u: Result<UtilizationInfo, NvmlError>) -> Result<i64, NvmlError> {
     u.map(|u| i64::from(u.utilization))
+}
+
+/// An ECC count; beyond an i64 (never in practice) it is no reading.
+fn ecc(
+    d: &nvml_wrapper::Device<'_>,
+    error: MemoryError,
+    counter: EccCounter,
+) -> Result<i64, NvmlError> {
+    d.total_ecc_errors(error, counter)
+        .and_then(|n| i64::try_from(n).map_err(|_| NvmlError::Unknown))
 }
 
 impl NvmlApi for RealNvml {
@@ -266,6 +288,14 @@ impl NvmlApi for RealNvml {
                 .violation_status(PerformancePolicy::Thermal)
                 .map(|v| v.violation_time as i64),
             Scalar::PcieReplays => d.pcie_replay_counter().map(i64::from),
+            Scalar::EccCorrectedVolatile => ecc(&d, MemoryError::Corrected, EccCounter::Volatile),
+            Scalar::EccUncorrectedVolatile => {
+                ecc(&d, MemoryError::Uncorrected, EccCounter::Volatile)
+            }
+            Scalar::EccCorrectedAggregate => ecc(&d, MemoryError::Corrected, EccCounter::Aggregate),
+            Scalar::EccUncorrectedAggregate => {
+                ecc(&d, MemoryError::Uncorrected, EccCounter::Aggregate)
+            }
         }
     }
 

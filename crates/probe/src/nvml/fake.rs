@@ -88,6 +88,10 @@ impl FakeGpu {
             (Scalar::PowerViolationNs, Ok(1_500_000)),
             (Scalar::ThermalViolationNs, Ok(0)),
             (Scalar::PcieReplays, Ok(0)),
+            (Scalar::EccCorrectedVolatile, Ok(0)),
+            (Scalar::EccUncorrectedVolatile, Ok(0)),
+            (Scalar::EccCorrectedAggregate, Ok(2)),
+            (Scalar::EccUncorrectedAggregate, Ok(0)),
         ]);
         Self {
             facts: Ok(DeviceFacts {

@@ -317,6 +317,10 @@ fn field_of(s: Scalar) -> Field {
         Scalar::PowerViolationNs => Field::PowerViolationUs,
         Scalar::ThermalViolationNs => Field::ThermalViolationUs,
         Scalar::PcieReplays => Field::PcieReplays,
+        Scalar::EccCorrectedVolatile => Field::EccSbeVolatile,
+        Scalar::EccUncorrectedVolatile => Field::EccDbeVolatile,
+        Scalar::EccCorrectedAggregate => Field::EccSbeAggregate,
+        Scalar::EccUncorrectedAggregate => Field::EccDbeAggregate,
     }
 }
 
