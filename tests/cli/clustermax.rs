@@ -202,7 +202,7 @@ fn the_view_fits_a_hundred_columns_when_piped_and_the_pdf_carries_its_page() {
     ] {
         assert!(text.contains(heading), "{heading}\n{text}");
     }
-    assert!(text.contains("to measure DCGM diagnostics (dcgmi diag -r 3): dcgmi diag -r 3"));
+    assert!(text.contains("To measure — DCGM diagnostics (dcgmi diag -r 3): dcgmi diag -r 3"));
     assert!(text.contains("fail — securityVersions.nvidiaDriver"));
 
     let pdf = ws.dir.path().join("matrix.pdf");

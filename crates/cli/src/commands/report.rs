@@ -4,7 +4,8 @@
 use breakpoint_api::clustermax::{self, ClusterMaxView};
 use breakpoint_api::ranking::{RankRequest, RobustnessOptions};
 use breakpoint_api::workspace_bundle::{self, ExportRequest};
-use breakpoint_report::{ReportOptions, export};
+use breakpoint_report::text::t;
+use breakpoint_report::{Lang, ReportOptions, export};
 
 use super::{Context, Outcome};
 use crate::args::{CategoryScheme, ReportArgs};
@@ -23,7 +24,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
         Some(CategoryScheme::Clustermax) => Some(clustermax::view(
             &ctx.store,
             &request,
-            args.lang == breakpoint_report::Lang::Zh,
+            args.lang == Lang::Zh,
         )?),
         None => None,
     };
@@ -34,7 +35,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
             if ctx.json {
                 output::print_json(view)?;
             } else {
-                output::print(&view_text(view))?;
+                output::print(&view_text(view, args.lang))?;
             }
             return Ok(());
         }
@@ -102,7 +103,7 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
         ));
     }
     if let Some(view) = &categories {
-        text = format!("{}\n\n{text}", view_text(view));
+        text = format!("{}\n\n{text}", view_text(view, args.lang));
     }
     Ok(output::print(&text)?)
 }
@@ -110,12 +111,8 @@ pub fn run(ctx: &Context, args: ReportArgs) -> Outcome {
 /// The view for a person: each category, its metrics and expected checks
 /// as tables (one column per platform), the commands for what is not
 /// measured everywhere, and the audits' results below.
-fn view_text(view: &ClusterMaxView) -> String {
-    let mut out = output::wrapped(
-        "The decision matrix in SemiAnalysis ClusterMAX 2.0's categories (docs/clustermax.md); \
-         \"–\": not measured, \"✓\": measured (its figure above).",
-        0,
-    );
+fn view_text(view: &ClusterMaxView, lang: Lang) -> String {
+    let mut out = output::wrapped(t(lang, "clustermax_legend"), 0);
     out.push('\n');
     let header = |first: &str| {
         let mut h = vec![first];
@@ -130,17 +127,17 @@ fn view_text(view: &ClusterMaxView) -> String {
         ));
         out.push('\n');
         if !c.metrics.is_empty() {
-            let mut t = header("Metric");
+            let mut table = header(t(lang, "clustermax_metric"));
             for m in &c.metrics {
                 let mut row = vec![m.name.clone()];
                 row.extend(m.figures.iter().cloned());
-                t.add_row(row);
+                table.add_row(row);
             }
-            out.push_str(&format!("{}\n", t.fitted()));
+            out.push_str(&format!("{}\n", table.fitted()));
         }
         let read: Vec<_> = c.checks.iter().filter(|k| !k.not_read).collect();
         if !read.is_empty() {
-            let mut t = header("Expected check");
+            let mut table = header(t(lang, "clustermax_check"));
             for k in &read {
                 let mut row = vec![k.name.clone()];
                 row.extend(
@@ -148,18 +145,25 @@ fn view_text(view: &ClusterMaxView) -> String {
                         .iter()
                         .map(|m| m.clone().unwrap_or_else(|| "–".into())),
                 );
-                t.add_row(row);
+                table.add_row(row);
             }
-            out.push_str(&format!("{}\n", t.fitted()));
+            out.push_str(&format!("{}\n", table.fitted()));
         }
         for k in &c.checks {
             let line = if k.not_read {
                 format!(
-                    "  {}: not read by Breakpoint yet; shown by {}",
-                    k.name, k.command
+                    "  {}: {} {}",
+                    k.name,
+                    t(lang, "clustermax_not_read"),
+                    k.command
                 )
             } else if k.measured.iter().any(Option::is_none) {
-                format!("  to measure {}: {}", k.name, k.command)
+                format!(
+                    "  {} — {}: {}",
+                    t(lang, "clustermax_to_measure"),
+                    k.name,
+                    k.command
+                )
             } else {
                 continue;
             };
