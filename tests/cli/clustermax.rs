@@ -191,7 +191,7 @@ fn every_category_lists_its_measured_metrics_its_unmeasured_checks_and_the_audit
 #[test]
 fn the_view_fits_a_hundred_columns_when_piped_and_the_pdf_carries_its_page() {
     let ws = workspace();
-    let text = ws.ok(&["report", "--categories", "clustermax"]);
+    let text = ws.piped(&["report", "--categories", "clustermax"]);
     for line in text.lines() {
         assert!(line.width() <= 100, "{} columns: {line}", line.width());
     }

@@ -25,6 +25,7 @@ mod hostile_corpus;
 mod hostile_money;
 mod imports;
 mod launch_records;
+mod layout;
 mod money;
 mod offerings;
 mod perf;

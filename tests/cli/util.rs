@@ -37,15 +37,36 @@ impl Workspace {
         Self { dir, db }
     }
 
-    /// `breakpoint --db <workspace db> ARGS…`, isolated from the user's
-    /// environment.
+    /// `breakpoint --db <workspace db> --wide ARGS…`, isolated from the
+    /// user's environment. Tests read what a command says, line by line,
+    /// so its lines come whole; [`Workspace::piped`] reads the layout a
+    /// pipe gets.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = Command::cargo_bin("breakpoint").expect("binary");
         cmd.env_remove("BREAKPOINT_DB")
             .arg("--db")
             .arg(&self.db)
+            .arg("--wide")
             .args(args);
         cmd
+    }
+
+    /// A command that must succeed, its output laid out as for a pipe
+    /// (100 columns).
+    pub fn piped(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("breakpoint"))
+            .env_remove("BREAKPOINT_DB")
+            .arg("--db")
+            .arg(&self.db)
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "breakpoint {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
     }
 
     /// The same as a plain process, for tests that manage it themselves.

@@ -41,6 +41,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Print every table and line whole, however wide (by default output
+    /// fits the terminal, or 100 columns where it is not one).
+    #[arg(long, global = true)]
+    pub wide: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }

@@ -101,9 +101,20 @@ impl Table {
 /// log): what a reader's window shows without scrolling sideways.
 pub const PIPED_WIDTH: usize = 100;
 
-/// The columns output may take: the terminal's, else [`PIPED_WIDTH`].
+/// `--wide`: nothing is wrapped.
+static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Print everything whole, however wide (`--wide`).
+pub fn set_wide(wide: bool) {
+    WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The columns output may take: the terminal's, else [`PIPED_WIDTH`];
+/// unbounded with `--wide`.
 pub fn width() -> usize {
-    if std::io::stdout().is_terminal() {
+    if WIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        usize::MAX
+    } else if std::io::stdout().is_terminal() {
         comfy_table::Table::new()
             .width()
             .map_or(PIPED_WIDTH, usize::from)
@@ -114,23 +125,58 @@ pub fn width() -> usize {
 
 impl Table {
     /// The table within [`width`]: its widest cells wrap.
-    /// The first column (what each row is) keeps up to a quarter of the
-    /// width, so that a row's name stays readable beside many figures.
+    /// Each column narrowed until the table fits: first the one with the
+    /// most room above its longest word (a rule written as a sentence wraps
+    /// before a name does), so words stay whole; only a table too wide even
+    /// then breaks its longest words. A header wraps at its words.
     pub fn fitted(&self) -> String {
         let limit = width();
+        if limit == usize::MAX {
+            return self.comfy(ContentArrangement::Disabled).to_string();
+        }
+        let columns = self.header.len();
+        let longest_word = |cell: &str| {
+            cell.split_whitespace()
+                .map(|w| w.width())
+                .max()
+                .unwrap_or(0)
+        };
+        let mut words: Vec<usize> = self.header.iter().map(|h| longest_word(h).max(1)).collect();
+        let mut widths = words.clone();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(cell.lines().map(|l| l.width()).max().unwrap_or(0));
+                words[i] = words[i].max(longest_word(cell));
+            }
+        }
+        // Borders, a space of padding each side of a cell, one between.
+        let available = limit.saturating_sub(3 * columns + 1);
+        while widths.iter().sum::<usize>() > available {
+            let Some(roomiest) = (0..columns)
+                .filter(|&i| widths[i] > words[i])
+                .max_by_key(|&i| (widths[i] - words[i], widths[i]))
+            else {
+                break;
+            };
+            widths[roomiest] -= 1;
+        }
+        while widths.iter().sum::<usize>() > available {
+            let Some(widest) = (0..columns)
+                .filter(|&i| widths[i] > 4)
+                .max_by_key(|&i| widths[i])
+            else {
+                break;
+            };
+            widths[widest] -= 1;
+        }
         let mut t = self.comfy(ContentArrangement::Dynamic);
         t.set_width(u16::try_from(limit).unwrap_or(u16::MAX));
-        let first = std::iter::once(&self.header)
-            .chain(&self.rows)
-            .filter_map(|r| r.first())
-            .map(|c| c.width())
-            .max()
-            .unwrap_or(0)
-            .min(limit / 4);
-        if let Some(column) = t.column_mut(0) {
-            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
-                comfy_table::Width::Fixed(u16::try_from(first).unwrap_or(u16::MAX)),
-            ));
+        for (i, w) in widths.iter().enumerate() {
+            if let Some(column) = t.column_mut(i) {
+                column.set_constraint(comfy_table::ColumnConstraint::Absolute(
+                    comfy_table::Width::Fixed(u16::try_from(w + 2).unwrap_or(u16::MAX)),
+                ));
+            }
         }
         t.to_string()
     }
@@ -185,14 +231,17 @@ pub fn wrapped(text: &str, hang: usize) -> String {
     out
 }
 
+/// A table within [`width`]: written directly where it fits (or with
+/// `--wide`), else laid out by comfy-table with its widest cells wrapped.
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !std::io::stdout().is_terminal()
-            && let Some(text) = self.plain()
+        let limit = width();
+        if let Some(text) = self.plain()
+            && (limit == usize::MAX || text.lines().next().is_some_and(|l| l.width() <= limit))
         {
             return f.write_str(&text);
         }
-        write!(f, "{}", self.comfy(ContentArrangement::Dynamic))
+        f.write_str(&self.fitted())
     }
 }
 
@@ -200,12 +249,37 @@ impl fmt::Display for Table {
 /// name is shown escaped instead of steering the terminal.
 pub fn print(text: &str) -> std::io::Result<()> {
     let text = breakpoint_api::text::printable_multiline(text);
+    let text = fit_lines(&text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
         out.write_all(b"\n")?;
     }
     out.flush()
+}
+
+/// Lines of prose wider than [`width`] wrapped at words, each continuation
+/// indented two more than its line; a table's lines are laid out already.
+fn fit_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    let limit = width();
+    if text.lines().all(|l| l.width() <= limit) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        let in_table = body.starts_with(['┌', '│', '╞', '├', '└', '+', '|']);
+        if body.width() > limit && !in_table {
+            out.push_str(&wrapped(body, 2));
+        } else {
+            out.push_str(body);
+        }
+        out.push_str(end);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> std::io::Result<()> {

@@ -33,9 +33,9 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         workload.compute_seconds(),
         workload.gpus
     );
+    // Each rule is said in words below the table: a sentence, not a cell.
     let mut t = output::table(&[
         "platform",
-        "rule",
         "price /h",
         "billed",
         "amount",
@@ -56,7 +56,6 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
         match &b.bill {
             Some(bill) => t.add_row(vec![
                 b.platform.clone(),
-                b.rule.clone().unwrap_or_default(),
                 format!("{} {currency}", output::opt_number(b.price_per_hour)),
                 output::duration_ms((bill.billed_seconds * 1000.0) as i64),
                 format!("{:.2} {currency}", bill.amount),
@@ -68,7 +67,6 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
             ]),
             None => t.add_row(vec![
                 b.platform.clone(),
-                b.rule.clone().unwrap_or_else(|| "–".into()),
                 "–".into(),
                 "–".into(),
                 b.missing.clone().unwrap_or_default(),
@@ -82,8 +80,12 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
     text.push_str(&t.to_string());
     for b in &bills {
         let currency = b.currency.clone().unwrap_or_default();
-        if let Some(offering) = &b.offering {
-            text.push_str(&format!("\n{}: priced at {offering}", b.platform));
+        let rule = b.rule.as_deref().unwrap_or("no billing rule");
+        match &b.offering {
+            Some(offering) => {
+                text.push_str(&format!("\n{}: {rule}; priced at {offering}", b.platform))
+            }
+            None => text.push_str(&format!("\n{}: {rule}", b.platform)),
         }
         if let Some(r) = &b.reported {
             text.push_str(&format!(

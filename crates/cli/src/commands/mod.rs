@@ -161,6 +161,7 @@ pub fn run(cli: Cli) -> Outcome {
         (_, db) => Store::open_existing(&database_path(db)?)?,
     };
     let protected = protected(explicit_db.as_deref(), &store);
+    crate::output::set_wide(cli.wide);
     let ctx = Context {
         store,
         json: cli.json,

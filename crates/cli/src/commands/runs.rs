@@ -80,24 +80,37 @@ fn list(ctx: &Context, platform: Option<&str>) -> Outcome {
     if runs.is_empty() {
         return Ok(output::print("no runs yet")?);
     }
+    // Two lines a run, what it is over where it came from, so that a
+    // listing fits a terminal without cutting a file's name.
     let mut t = output::table(&[
-        "id", "platform", "kind", "source", "format", "file", "period", "GPUs", "samples",
+        "id",
+        "platform",
+        "kind, source\nformat",
+        "file\nperiod",
+        "GPUs",
+        "samples",
         "records",
     ]);
     for listed in &runs {
         let r = &listed.run;
+        let kind = if listed.not_scored {
+            format!("{} (not scored)", r.kind)
+        } else {
+            r.kind.to_string()
+        };
         t.add_row(vec![
             r.id.to_string(),
             listed.platform.clone(),
-            if listed.not_scored {
-                format!("{} (not scored)", r.kind)
-            } else {
-                r.kind.to_string()
-            },
-            r.source.to_string(),
-            opt(r.provenance.format.as_deref()),
-            opt(r.provenance.file_name.as_deref().map(text::printable)),
-            span(r),
+            format!(
+                "{kind}, {}\n{}",
+                r.source,
+                opt(r.provenance.format.as_deref())
+            ),
+            format!(
+                "{}\n{}",
+                opt(r.provenance.file_name.as_deref().map(text::printable)),
+                span(r)
+            ),
             r.inventory.len().to_string(),
             r.sample_count.to_string(),
             listed.records.to_string(),
