@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::catalogue::METRICS;
+use crate::catalogue::keys;
 use crate::domain::Category;
 use crate::domain::audit::{Audit, AuditResult, AuditStatus, CMAX_AUDIT};
 use crate::error::Result;
@@ -114,14 +115,14 @@ const EXPECTED: &[Expected] = &[
         category: Category::Lifecycle,
         name: "Node delivered as ordered",
         name_zh: "交付与订单一致",
-        evidence: Evidence::Metric("startup.delivery_mismatches"),
+        evidence: Evidence::Metric(keys::STARTUP_DELIVERY_MISMATCHES),
         command: "",
     },
     Expected {
         category: Category::Lifecycle,
         name: "Start to first computation, warm image",
         name_zh: "热镜像启动到首次计算",
-        evidence: Evidence::Metric("startup.baseline_p50_s"),
+        evidence: Evidence::Metric(keys::STARTUP_BASELINE_P50_S),
         command: "",
     },
     Expected {
@@ -135,21 +136,21 @@ const EXPECTED: &[Expected] = &[
         category: Category::Orchestration,
         name: "A job moved between environments",
         name_zh: "作业在环境间迁移",
-        evidence: Evidence::Metric("switch.success_pct"),
+        evidence: Evidence::Metric(keys::SWITCH_SUCCESS_PCT),
         command: "",
     },
     Expected {
         category: Category::Storage,
         name: "Checkpoint write and data-path read",
         name_zh: "检查点写入与数据读取",
-        evidence: Evidence::Metric("sustain.checkpoint_write_s"),
+        evidence: Evidence::Metric(keys::SUSTAIN_CHECKPOINT_WRITE_S),
         command: "",
     },
     Expected {
         category: Category::Storage,
         name: "Shared storage outage drill",
         name_zh: "共享存储故障演练",
-        evidence: Evidence::Metric("sustain.storage_drill"),
+        evidence: Evidence::Metric(keys::SUSTAIN_STORAGE_DRILL),
         command: "",
     },
     Expected {
@@ -191,7 +192,7 @@ const EXPECTED: &[Expected] = &[
         category: Category::Networking,
         name: "Connections from the instance: time, jitter, loss",
         name_zh: "实例对外连接：耗时、抖动、丢失",
-        evidence: Evidence::Metric("sustain.net_connect_p95_ms"),
+        evidence: Evidence::Metric(keys::SUSTAIN_NET_CONNECT_P95_MS),
         command: "",
     },
     Expected {
@@ -226,7 +227,7 @@ const EXPECTED: &[Expected] = &[
         category: Category::Reliability,
         name: "Xid errors over a watched run (passive)",
         name_zh: "监测期内的 Xid 错误（被动）",
-        evidence: Evidence::Metric("sustain.interruptions_per_100h"),
+        evidence: Evidence::Metric(keys::SUSTAIN_INTERRUPTIONS_PER_100H),
         command: "",
     },
     Expected {
@@ -240,7 +241,7 @@ const EXPECTED: &[Expected] = &[
         category: Category::Reliability,
         name: "A training step's throughput over hours",
         name_zh: "训练步吞吐的长时变化",
-        evidence: Evidence::Metric("sustain.throughput_decay_pct"),
+        evidence: Evidence::Metric(keys::SUSTAIN_THROUGHPUT_DECAY_PCT),
         command: "",
     },
     Expected {
@@ -261,7 +262,7 @@ const EXPECTED: &[Expected] = &[
         category: Category::Monitoring,
         name: "Bad nodes kept out after repair",
         name_zh: "修复后坏节点不再回归",
-        evidence: Evidence::Metric("sustain.recurring_bad_pct"),
+        evidence: Evidence::Metric(keys::SUSTAIN_RECURRING_BAD_PCT),
         command: "",
     },
     Expected {
@@ -275,28 +276,28 @@ const EXPECTED: &[Expected] = &[
         category: Category::Pricing,
         name: "Bill reconciled with measured time",
         name_zh: "账单与实测时间对账",
-        evidence: Evidence::Metric("billing.bill_error_pct"),
+        evidence: Evidence::Metric(keys::BILLING_BILL_ERROR_PCT),
         command: "",
     },
     Expected {
         category: Category::Pricing,
         name: "Cost of the reference workload",
         name_zh: "参考工作负载成本",
-        evidence: Evidence::Metric("billing.reference_cost"),
+        evidence: Evidence::Metric(keys::BILLING_REFERENCE_COST),
         command: "",
     },
     Expected {
         category: Category::Availability,
         name: "Starts at peak load",
         name_zh: "高峰负载下的启动",
-        evidence: Evidence::Metric("startup.peak_p50_s"),
+        evidence: Evidence::Metric(keys::STARTUP_PEAK_P50_S),
         command: "",
     },
     Expected {
         category: Category::Availability,
         name: "Start failures",
         name_zh: "启动失败",
-        evidence: Evidence::Metric("startup.failure_rate_pct"),
+        evidence: Evidence::Metric(keys::STARTUP_FAILURE_RATE_PCT),
         command: "",
     },
 ];

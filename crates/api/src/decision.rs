@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::catalogue::keys;
 use crate::domain::Breakpoint;
 use crate::domain::money::{self, Decimal};
 use crate::error::Result;
@@ -748,14 +749,14 @@ fn plan_steps(
                 let not_comparable = m.details.iter().any(|d| d.contains("not comparable"));
                 let needs_rule = matches!(
                     m.key,
-                    "billing.granularity_s"
-                        | "billing.overcharge_pct"
-                        | "billing.cost_per_useful_gpu_hour"
-                        | "billing.reference_cost"
+                    keys::BILLING_GRANULARITY_S
+                        | keys::BILLING_OVERCHARGE_PCT
+                        | keys::BILLING_COST_PER_USEFUL_GPU_HOUR
+                        | keys::BILLING_REFERENCE_COST
                 );
                 let needs_price = matches!(
                     m.key,
-                    "billing.cost_per_useful_gpu_hour" | "billing.reference_cost"
+                    keys::BILLING_COST_PER_USEFUL_GPU_HOUR | keys::BILLING_REFERENCE_COST
                 );
                 let free = || PlatformCost::Known(Decimal::ZERO);
                 // Runs that disagree are measured again; a missing figure
@@ -840,54 +841,58 @@ enum PlatformCost {
 /// docs/campaigns.md say more about each).
 pub fn gathered_by(key: &str) -> &'static str {
     match key {
-        "startup.delivery_mismatches" => {
+        keys::STARTUP_DELIVERY_MISMATCHES => {
             "breakpoint probe check (on the instance, against the order)"
         }
         k if k.starts_with("startup.") => {
             "breakpoint campaign run RECIPE (startup attempts at baseline, peak and mixed load)"
         }
-        "sustain.stress_util_floor_pct" | "sustain.stress_util_swing_pct" => {
+        keys::SUSTAIN_STRESS_UTIL_FLOOR_PCT | keys::SUSTAIN_STRESS_UTIL_SWING_PCT => {
             "breakpoint accept stress -- YOUR_LOAD"
         }
-        "sustain.net_connect_p95_ms" | "sustain.net_jitter_ms" | "sustain.net_loss_pct" => {
-            "breakpoint accept network --target HOST:PORT"
-        }
-        "sustain.recovery_s" | "sustain.resume_success_pct" => {
+        keys::SUSTAIN_NET_CONNECT_P95_MS
+        | keys::SUSTAIN_NET_JITTER_MS
+        | keys::SUSTAIN_NET_LOSS_PCT => "breakpoint accept network --target HOST:PORT",
+        keys::SUSTAIN_RECOVERY_S | keys::SUSTAIN_RESUME_SUCCESS_PCT => {
             "breakpoint accept failover --log JOB.log --job train.py"
         }
-        "sustain.gemm_nominal_pct"
-        | "sustain.membw_nominal_pct"
-        | "sustain.host_link_pct"
-        | "sustain.straggler_pct"
-        | "sustain.throughput_decay_pct" => {
+        keys::SUSTAIN_GEMM_NOMINAL_PCT
+        | keys::SUSTAIN_MEMBW_NOMINAL_PCT
+        | keys::SUSTAIN_HOST_LINK_PCT
+        | keys::SUSTAIN_STRAGGLER_PCT
+        | keys::SUSTAIN_THROUGHPUT_DECAY_PCT => {
             "breakpoint accept perf (with --duration for the decay)"
         }
-        "sustain.fabric_nominal_pct" | "sustain.straggler_nodes_pct" => {
+        keys::SUSTAIN_FABRIC_NOMINAL_PCT | keys::SUSTAIN_STRAGGLER_NODES_PCT => {
             "nccl-tests all_reduce_perf on each node (and ib_write_bw between two), then import the outputs"
         }
-        "sustain.recurring_bad_pct" => {
+        keys::SUSTAIN_RECURRING_BAD_PCT => {
             "breakpoint probe check on each node again after the provider repairs it, then import it"
         }
-        "sustain.checkpoint_write_s" | "sustain.data_read_vs_local_pct" => {
+        keys::SUSTAIN_CHECKPOINT_WRITE_S | keys::SUSTAIN_DATA_READ_VS_LOCAL_PCT => {
             "breakpoint accept storage --path /mnt/data --local /nvme"
         }
-        "sustain.storage_drill" => {
+        keys::SUSTAIN_STORAGE_DRILL => {
             "breakpoint accept storage --path /mnt/data --local /nvme --drill --cut CMD --restore CMD"
         }
-        "switch.upload_mb_s" => "breakpoint accept storage --local /nvme --upload 'CMD {file} …'",
+        keys::SWITCH_UPLOAD_MB_S => {
+            "breakpoint accept storage --local /nvme --upload 'CMD {file} …'"
+        }
         k if k.starts_with("sustain.") => {
             "breakpoint probe sample --duration 24h -o run.jsonl (under your load), then import it"
         }
-        "switch.drift_rel_l2" | "switch.op_coverage_pct" => {
+        keys::SWITCH_DRIFT_REL_L2 | keys::SWITCH_OP_COVERAGE_PCT => {
             "breakpoint accept operators here, accept drift --reference on the other platform"
         }
         k if k.starts_with("switch.") => {
             "a switch-attempts table (docs/formats.md), then import it"
         }
-        "billing.granularity_s" => {
+        keys::BILLING_GRANULARITY_S => {
             "breakpoint accept billing-probe --instance ID, then import it with the platform's bill"
         }
-        "billing.bill_error_pct" | "billing.billed_idle_pct" | "billing.disputed_pct" => {
+        keys::BILLING_BILL_ERROR_PCT
+        | keys::BILLING_BILLED_IDLE_PCT
+        | keys::BILLING_DISPUTED_PCT => {
             "import the provider's bill export (docs/billing.md) beside the run's logs"
         }
         _ => "breakpoint offering add … --price-on-demand X, and breakpoint billing set",
@@ -993,9 +998,9 @@ mod tests {
                 assert!(
                     matches!(
                         m.key,
-                        "billing.overcharge_pct"
-                            | "billing.cost_per_useful_gpu_hour"
-                            | "billing.reference_cost"
+                        keys::BILLING_OVERCHARGE_PCT
+                            | keys::BILLING_COST_PER_USEFUL_GPU_HOUR
+                            | keys::BILLING_REFERENCE_COST
                     ),
                     "{} falls through to the price command",
                     m.key

@@ -363,6 +363,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::catalogue::keys;
 
     fn standing(
         kind: DecisionKind,
@@ -424,16 +425,16 @@ mod tests {
         let mut before = a.clone();
         before.scores.insert(
             "P".into(),
-            [("sustain.faulty_gpus_pct".to_string(), 100.0)].into(),
+            [(keys::SUSTAIN_FAULTY_GPUS_PCT.to_string(), 100.0)].into(),
         );
         let mut after = b.clone();
         after.scores.insert(
             "P".into(),
-            [("sustain.faulty_gpus_pct".to_string(), 0.0)].into(),
+            [(keys::SUSTAIN_FAULTY_GPUS_PCT.to_string(), 0.0)].into(),
         );
         after.scores.insert(
             "Q".into(),
-            [("billing.granularity_s".to_string(), 100.0)].into(),
+            [(keys::BILLING_GRANULARITY_S.to_string(), 100.0)].into(),
         );
         assert_eq!(
             changes(Some(&before), &after, false).last().unwrap(),
@@ -444,9 +445,9 @@ mod tests {
         many.scores.insert(
             "Q".into(),
             [
-                "billing.granularity_s",
-                "billing.overcharge_pct",
-                "billing.disputed_pct",
+                keys::BILLING_GRANULARITY_S,
+                keys::BILLING_OVERCHARGE_PCT,
+                keys::BILLING_DISPUTED_PCT,
             ]
             .iter()
             .map(|k| (k.to_string(), 90.0))
@@ -460,7 +461,7 @@ mod tests {
         let mut same = a.clone();
         same.scores.insert(
             "P".into(),
-            [("sustain.faulty_gpus_pct".to_string(), 50.0)].into(),
+            [(keys::SUSTAIN_FAULTY_GPUS_PCT.to_string(), 50.0)].into(),
         );
         assert!(changes(Some(&before), &same, false).is_empty());
     }

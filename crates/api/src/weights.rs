@@ -167,12 +167,13 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::catalogue::keys;
 
     #[test]
     fn metric_weights_and_curves_are_read_and_checked_here() {
         assert_eq!(
             parse_metric_weight("sustain.power_drop_pct=2").unwrap(),
-            ("sustain.power_drop_pct".to_string(), 2.0)
+            (keys::SUSTAIN_POWER_DROP_PCT.to_string(), 2.0)
         );
         assert!(
             parse_metric_weight("speed=2")
@@ -181,7 +182,7 @@ mod tests {
                 .contains("not a metric")
         );
         assert!(parse_metric_weight("sustain.power_drop_pct=-1").is_err());
-        assert!(parse_metric_weight("sustain.power_drop_pct").is_err());
+        assert!(parse_metric_weight(keys::SUSTAIN_POWER_DROP_PCT).is_err());
         let (_, a) = parse_curve("startup.peak_p50_s=5:1800:log").unwrap();
         assert_eq!(
             a,
@@ -216,10 +217,10 @@ mod tests {
         );
         assert!(edit(&store, &ProfileEdit::new("nope", EditMode::Set)).is_err());
         let mut set = ProfileEdit::new("Fast", EditMode::Set);
-        set.metrics = vec![("sustain.power_drop_pct".into(), 2.0)];
+        set.metrics = vec![(keys::SUSTAIN_POWER_DROP_PCT.into(), 2.0)];
         let p = edit(&store, &set).unwrap();
         assert_eq!(p.profile.breakpoints.startup, 3.0, "kept");
-        assert_eq!(p.profile.metrics["sustain.power_drop_pct"], 2.0);
+        assert_eq!(p.profile.metrics[keys::SUSTAIN_POWER_DROP_PCT], 2.0);
         let mut save_new = ProfileEdit::new("Mine", EditMode::Save);
         save_new.breakpoints = vec![(Breakpoint::Billing, 9.0)];
         assert_eq!(

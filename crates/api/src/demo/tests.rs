@@ -1,6 +1,7 @@
 //! The demo builds, reproduces what the four-breakpoint review reports, and is labelled.
 
 use super::*;
+use crate::catalogue::keys;
 use crate::domain::SourceKind;
 use crate::metrics;
 use crate::scoring;
@@ -37,48 +38,48 @@ fn the_demo_reproduces_the_seed() {
     );
     let ev = metrics::platform_evidence(&store).unwrap();
     // Startup: A 1.8 s baseline and 22 min at peak; C 4.2 s and 3.1 min; D 1.2 s; B +4 min cold.
-    assert!((value(&ev, 'A', "startup.baseline_p50_s") - 1.8).abs() < 0.4);
-    assert!((value(&ev, 'A', "startup.peak_p50_s") / 60.0 - 22.0).abs() < 4.0);
-    assert!((value(&ev, 'C', "startup.baseline_p50_s") - 4.2).abs() < 0.8);
-    assert!((value(&ev, 'C', "startup.peak_p50_s") / 60.0 - 3.1).abs() < 0.6);
-    assert!((value(&ev, 'D', "startup.baseline_p50_s") - 1.2).abs() < 0.3);
-    assert!((value(&ev, 'B', "startup.cold_image_penalty_s") - 240.0).abs() < 50.0);
+    assert!((value(&ev, 'A', keys::STARTUP_BASELINE_P50_S) - 1.8).abs() < 0.4);
+    assert!((value(&ev, 'A', keys::STARTUP_PEAK_P50_S) / 60.0 - 22.0).abs() < 4.0);
+    assert!((value(&ev, 'C', keys::STARTUP_BASELINE_P50_S) - 4.2).abs() < 0.8);
+    assert!((value(&ev, 'C', keys::STARTUP_PEAK_P50_S) / 60.0 - 3.1).abs() < 0.6);
+    assert!((value(&ev, 'D', keys::STARTUP_BASELINE_P50_S) - 1.2).abs() < 0.3);
+    assert!((value(&ev, 'B', keys::STARTUP_COLD_IMAGE_PENALTY_S) - 240.0).abs() < 50.0);
     // A delivered PCIe x8 for x16.
-    assert_eq!(value(&ev, 'A', "startup.delivery_mismatches"), 1.0);
-    assert_eq!(value(&ev, 'B', "startup.delivery_mismatches"), 0.0);
+    assert_eq!(value(&ev, 'A', keys::STARTUP_DELIVERY_MISMATCHES), 1.0);
+    assert_eq!(value(&ev, 'B', keys::STARTUP_DELIVERY_MISMATCHES), 0.0);
     // Sustain: E loses 10 % of its power after hour 30; F runs at 87 °C.
-    assert!((value(&ev, 'E', "sustain.power_drop_pct") - 10.0).abs() < 1.0);
+    assert!((value(&ev, 'E', keys::SUSTAIN_POWER_DROP_PCT) - 10.0).abs() < 1.0);
     // The slump lasts to the end of the log: read once, as the drop, not
     // again as phantom utilisation.
-    assert!(value(&ev, 'E', "sustain.phantom_util_pct") < 1.0);
-    assert!(value(&ev, 'D', "sustain.power_drop_pct").abs() < 1.0);
-    assert_eq!(value(&ev, 'F', "sustain.max_temp_c"), 87.0);
-    assert!(value(&ev, 'F', "sustain.throttle_pct") > 5.0);
-    assert!(value(&ev, 'A', "sustain.interruptions_per_100h") > 0.0);
+    assert!(value(&ev, 'E', keys::SUSTAIN_PHANTOM_UTIL_PCT) < 1.0);
+    assert!(value(&ev, 'D', keys::SUSTAIN_POWER_DROP_PCT).abs() < 1.0);
+    assert_eq!(value(&ev, 'F', keys::SUSTAIN_MAX_TEMP_C), 87.0);
+    assert!(value(&ev, 'F', keys::SUSTAIN_THROTTLE_PCT) > 5.0);
+    assert!(value(&ev, 'A', keys::SUSTAIN_INTERRUPTIONS_PER_100H) > 0.0);
     // Delivered performance: A's x8 link halves its host copies; F's
     // hottest GPU trails its node; E's throughput falls 17 % with its power.
-    assert!((value(&ev, 'A', "sustain.host_link_pct") - 39.4).abs() < 1.5);
-    assert!(value(&ev, 'B', "sustain.host_link_pct") > 75.0);
-    assert_eq!(value(&ev, 'F', "sustain.straggler_pct"), 12.5);
-    assert_eq!(value(&ev, 'B', "sustain.straggler_pct"), 0.0);
-    assert!((value(&ev, 'E', "sustain.throughput_decay_pct") - 17.0).abs() < 1.5);
-    assert!(value(&ev, 'D', "sustain.throughput_decay_pct") < 2.0);
-    assert!((value(&ev, 'C', "sustain.gemm_nominal_pct") - 92.0).abs() < 1.5);
+    assert!((value(&ev, 'A', keys::SUSTAIN_HOST_LINK_PCT) - 39.4).abs() < 1.5);
+    assert!(value(&ev, 'B', keys::SUSTAIN_HOST_LINK_PCT) > 75.0);
+    assert_eq!(value(&ev, 'F', keys::SUSTAIN_STRAGGLER_PCT), 12.5);
+    assert_eq!(value(&ev, 'B', keys::SUSTAIN_STRAGGLER_PCT), 0.0);
+    assert!((value(&ev, 'E', keys::SUSTAIN_THROUGHPUT_DECAY_PCT) - 17.0).abs() < 1.5);
+    assert!(value(&ev, 'D', keys::SUSTAIN_THROUGHPUT_DECAY_PCT) < 2.0);
+    assert!((value(&ev, 'C', keys::SUSTAIN_GEMM_NOMINAL_PCT) - 92.0).abs() < 1.5);
     // Switch: E 127/127 at 5e-5; F 119/127; C 102/127; B 37 steps; A's drift above 1e-3.
-    assert_eq!(value(&ev, 'E', "switch.op_coverage_pct"), 100.0);
+    assert_eq!(value(&ev, 'E', keys::SWITCH_OP_COVERAGE_PCT), 100.0);
     // Drift is judged by the worst switch: E's typical 5e-5, 7e-5 at worst.
-    assert!((value(&ev, 'E', "switch.drift_rel_l2") - 7e-5).abs() < 1e-6);
-    assert!((value(&ev, 'F', "switch.op_coverage_pct") - 100.0 * 119.0 / 127.0).abs() < 1e-9);
-    assert!((value(&ev, 'C', "switch.op_coverage_pct") - 100.0 * 102.0 / 127.0).abs() < 1e-9);
-    assert!(value(&ev, 'B', "switch.manual_steps") >= 35.0);
-    assert!(value(&ev, 'A', "switch.drift_rel_l2") > 1e-3);
+    assert!((value(&ev, 'E', keys::SWITCH_DRIFT_REL_L2) - 7e-5).abs() < 1e-6);
+    assert!((value(&ev, 'F', keys::SWITCH_OP_COVERAGE_PCT) - 100.0 * 119.0 / 127.0).abs() < 1e-9);
+    assert!((value(&ev, 'C', keys::SWITCH_OP_COVERAGE_PCT) - 100.0 * 102.0 / 127.0).abs() < 1e-9);
+    assert!(value(&ev, 'B', keys::SWITCH_MANUAL_STEPS) >= 35.0);
+    assert!(value(&ev, 'A', keys::SWITCH_DRIFT_REL_L2) > 1e-3);
     // Billing: A hourly ceiling, D per second on compute, C bills 127 s too many.
-    assert_eq!(value(&ev, 'A', "billing.granularity_s"), 3600.0);
-    assert!((value(&ev, 'A', "billing.overcharge_pct") - 75.95).abs() < 0.1);
-    assert_eq!(value(&ev, 'D', "billing.overcharge_pct"), 0.0);
-    let c_error = value(&ev, 'C', "billing.bill_error_pct");
+    assert_eq!(value(&ev, 'A', keys::BILLING_GRANULARITY_S), 3600.0);
+    assert!((value(&ev, 'A', keys::BILLING_OVERCHARGE_PCT) - 75.95).abs() < 0.1);
+    assert_eq!(value(&ev, 'D', keys::BILLING_OVERCHARGE_PCT), 0.0);
+    let c_error = value(&ev, 'C', keys::BILLING_BILL_ERROR_PCT);
     assert!((c_error - 100.0 * 127.0 / 6150.0).abs() < 0.2, "{c_error}");
-    assert!(value(&ev, 'A', "billing.bill_error_pct") > 10.0);
+    assert!(value(&ev, 'A', keys::BILLING_BILL_ERROR_PCT) > 10.0);
     let lines = store
         .billing_lines(
             store

@@ -15,6 +15,7 @@ use rand_distr::Distribution;
 
 use super::rates::{Rate, Reclaims};
 use super::{Band, JobSpec, Term, TermKey};
+use crate::catalogue::keys;
 use crate::metrics::interruption_risk::InterruptionRisk;
 use crate::metrics::{Evidence, PlatformEvidence};
 
@@ -315,7 +316,7 @@ impl Share {
     }
 }
 
-const SHARE_KEY: &str = "sustain.gemm_nominal_pct";
+const SHARE_KEY: &str = keys::SUSTAIN_GEMM_NOMINAL_PCT;
 
 /// A standard normal draw.
 fn normal(rng: &mut SmallRng) -> f64 {
@@ -499,7 +500,7 @@ impl Model {
             rate: Rate::posterior(InterruptionRisk::of(&e.metrics)),
             restart: Source::of(
                 e,
-                "sustain.recovery_s",
+                keys::SUSTAIN_RECOVERY_S,
                 Source::Default {
                     low: job.restart_s,
                     high: job.restart_s,
@@ -508,7 +509,7 @@ impl Model {
             ),
             start_p50: Source::of(
                 e,
-                "startup.baseline_p50_s",
+                keys::STARTUP_BASELINE_P50_S,
                 Source::Default {
                     low: 60.0,
                     high: 900.0,
@@ -517,7 +518,7 @@ impl Model {
             ),
             start_p95: Source::of(
                 e,
-                "startup.baseline_p95_s",
+                keys::STARTUP_BASELINE_P95_S,
                 Source::Default {
                     low: 300.0,
                     high: 1800.0,
@@ -526,7 +527,7 @@ impl Model {
             ),
             upload: Source::of(
                 e,
-                "switch.upload_mb_s",
+                keys::SWITCH_UPLOAD_MB_S,
                 Source::Default {
                     low: UPLOAD_DEFAULT_MB_S.0,
                     high: UPLOAD_DEFAULT_MB_S.1,

@@ -7,10 +7,11 @@
 use rand::Rng;
 use rand::rngs::SmallRng;
 
+use crate::catalogue::keys;
 use crate::metrics::interruption_risk::InterruptionRisk;
 use crate::metrics::spot::SpotEvidence;
 
-const INTERRUPTIONS_KEY: &str = "sustain.interruptions_per_100h";
+const INTERRUPTIONS_KEY: &str = keys::SUSTAIN_INTERRUPTIONS_PER_100H;
 
 /// Quantiles kept of a rate's distribution.
 const KEPT: usize = 512;

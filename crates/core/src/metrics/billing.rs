@@ -9,6 +9,7 @@ use crate::billing_sim::{self, Phase, Segment, Workload};
 use crate::domain::money;
 use crate::domain::{BillingMode, BillingRule, Platform, Run};
 use crate::error::Result;
+use crate::metrics::catalog::keys;
 use crate::samples::Field;
 use crate::store::Store;
 
@@ -236,7 +237,7 @@ fn measured_granularity(m: &MeasuredUnit, typed: Option<&BillingRule>) -> Platfo
     };
     PlatformValue {
         value: value(
-            "billing.granularity_s",
+            keys::BILLING_GRANULARITY_S,
             f64::from(m.unit_s),
             format!("measured: {}{verdict}", m.detail),
         ),
@@ -273,7 +274,7 @@ pub fn platform_values(
     if let Some(rule) = effective {
         if measured.is_none() {
             platform_wide(value(
-                "billing.granularity_s",
+                keys::BILLING_GRANULARITY_S,
                 f64::from(rule.granularity_s),
                 format!(
                     "{} rule: {} s units, rounding {}",
@@ -287,7 +288,7 @@ pub fn platform_values(
             .and_then(|u| u.overcharge_pct().map(|over| (u, over)))
         {
             platform_wide(value(
-                "billing.overcharge_pct",
+                keys::BILLING_OVERCHARGE_PCT,
                 over,
                 format!(
                     "reference workload: {:.0} s billed for {:.0} s of compute ({:.0} s wall)",
@@ -312,7 +313,7 @@ pub fn platform_values(
         )) = priced
         {
             platform_wide(value(
-                "billing.cost_per_useful_gpu_hour",
+                keys::BILLING_COST_PER_USEFUL_GPU_HOUR,
                 money::to_f64(b.exact_amount) / (b.compute_seconds / 3600.0),
                 format!(
                     "{:.2} {currency} for {:.2} compute hours at {price} {currency}/h, {why}",
@@ -328,14 +329,14 @@ pub fn platform_values(
                     median(&mut v)
                 })
             };
-            let drop = mid("sustain.power_drop_pct")
+            let drop = mid(keys::SUSTAIN_POWER_DROP_PCT)
                 .unwrap_or(0.0)
                 .clamp(0.0, 90.0);
-            let queue = mid("startup.baseline_p50_s").unwrap_or(0.0);
+            let queue = mid(keys::STARTUP_BASELINE_P50_S).unwrap_or(0.0);
             let stretched = finishing(&reference, drop, queue);
             if let Ok(finish) = billing_sim::bill(&stretched, &rule, price) {
                 platform_wide(value(
-                    "billing.reference_cost",
+                    keys::BILLING_REFERENCE_COST,
                     money::to_f64(finish.exact_amount),
                     format!(
                         "{:.2} {currency}: compute {:.0} s after a {drop:.1} % power drop, queue {queue:.0} s",
@@ -372,7 +373,7 @@ fn reconciled(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     if r.sampled_billed_seconds > 0.0 {
         out.push(PlatformValue {
             value: RunValue::pooled(
-                "billing.billed_idle_pct",
+                keys::BILLING_BILLED_IDLE_PCT,
                 r.idle_seconds,
                 r.sampled_billed_seconds,
                 Some(format!(
@@ -386,7 +387,7 @@ fn reconciled(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     if r.billed_seconds > 0.0 {
         out.push(PlatformValue {
             value: RunValue::pooled(
-                "billing.disputed_pct",
+                keys::BILLING_DISPUTED_PCT,
                 r.seconds_in_question,
                 r.billed_seconds,
                 Some(format!(
@@ -586,7 +587,7 @@ fn bill_error(store: &Store, runs: &[Run], out: &mut Vec<PlatformValue>) -> Resu
     }
     if let Some(e) = median(&mut errors) {
         out.push(PlatformValue {
-            value: RunValue::new("billing.bill_error_pct", e, Some(details.join("; "))),
+            value: RunValue::new(keys::BILLING_BILL_ERROR_PCT, e, Some(details.join("; "))),
             sources,
         });
     }

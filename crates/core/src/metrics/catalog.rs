@@ -68,10 +68,64 @@ use Category::{
     Availability, Lifecycle, Monitoring, Networking, Orchestration, Pricing, Reliability, Storage,
 };
 
+/// Every metric's key as a constant: a key misspelt anywhere is a build
+/// error, never a metric that silently scores nothing. The catalogue below
+/// is the only place a key is written as text (a test holds it).
+pub mod keys {
+    pub const STARTUP_BASELINE_P50_S: &str = "startup.baseline_p50_s";
+    pub const STARTUP_BASELINE_P95_S: &str = "startup.baseline_p95_s";
+    pub const STARTUP_PEAK_P50_S: &str = "startup.peak_p50_s";
+    pub const STARTUP_PEAK_P95_S: &str = "startup.peak_p95_s";
+    pub const STARTUP_MIXED_P50_S: &str = "startup.mixed_p50_s";
+    pub const STARTUP_COLD_IMAGE_PENALTY_S: &str = "startup.cold_image_penalty_s";
+    pub const STARTUP_FAILURE_RATE_PCT: &str = "startup.failure_rate_pct";
+    pub const STARTUP_DELIVERY_MISMATCHES: &str = "startup.delivery_mismatches";
+    pub const SUSTAIN_POWER_DROP_PCT: &str = "sustain.power_drop_pct";
+    pub const SUSTAIN_PHANTOM_UTIL_PCT: &str = "sustain.phantom_util_pct";
+    pub const SUSTAIN_THROTTLE_PCT: &str = "sustain.throttle_pct";
+    pub const SUSTAIN_HOT_TIME_PCT: &str = "sustain.hot_time_pct";
+    pub const SUSTAIN_MAX_TEMP_C: &str = "sustain.max_temp_c";
+    pub const SUSTAIN_INTERRUPTIONS_PER_100H: &str = "sustain.interruptions_per_100h";
+    pub const SUSTAIN_FAULTY_GPUS_PCT: &str = "sustain.faulty_gpus_pct";
+    pub const SUSTAIN_AVAILABILITY_PCT: &str = "sustain.availability_pct";
+    pub const SUSTAIN_STRESS_UTIL_FLOOR_PCT: &str = "sustain.stress_util_floor_pct";
+    pub const SUSTAIN_STRESS_UTIL_SWING_PCT: &str = "sustain.stress_util_swing_pct";
+    pub const SUSTAIN_NET_CONNECT_P95_MS: &str = "sustain.net_connect_p95_ms";
+    pub const SUSTAIN_NET_JITTER_MS: &str = "sustain.net_jitter_ms";
+    pub const SUSTAIN_NET_LOSS_PCT: &str = "sustain.net_loss_pct";
+    pub const SUSTAIN_CHECKPOINT_WRITE_S: &str = "sustain.checkpoint_write_s";
+    pub const SUSTAIN_DATA_READ_VS_LOCAL_PCT: &str = "sustain.data_read_vs_local_pct";
+    pub const SUSTAIN_STORAGE_DRILL: &str = "sustain.storage_drill";
+    pub const SUSTAIN_RECOVERY_S: &str = "sustain.recovery_s";
+    pub const SUSTAIN_RESUME_SUCCESS_PCT: &str = "sustain.resume_success_pct";
+    pub const SUSTAIN_MEMORY_PLATEAU_H: &str = "sustain.memory_plateau_h";
+    pub const SUSTAIN_GEMM_NOMINAL_PCT: &str = "sustain.gemm_nominal_pct";
+    pub const SUSTAIN_MEMBW_NOMINAL_PCT: &str = "sustain.membw_nominal_pct";
+    pub const SUSTAIN_HOST_LINK_PCT: &str = "sustain.host_link_pct";
+    pub const SUSTAIN_STRAGGLER_PCT: &str = "sustain.straggler_pct";
+    pub const SUSTAIN_FABRIC_NOMINAL_PCT: &str = "sustain.fabric_nominal_pct";
+    pub const SUSTAIN_STRAGGLER_NODES_PCT: &str = "sustain.straggler_nodes_pct";
+    pub const SUSTAIN_RECURRING_BAD_PCT: &str = "sustain.recurring_bad_pct";
+    pub const SUSTAIN_THROUGHPUT_DECAY_PCT: &str = "sustain.throughput_decay_pct";
+    pub const SWITCH_SUCCESS_PCT: &str = "switch.success_pct";
+    pub const SWITCH_MANUAL_STEPS: &str = "switch.manual_steps";
+    pub const SWITCH_UPLOAD_MB_S: &str = "switch.upload_mb_s";
+    pub const SWITCH_DURATION_S: &str = "switch.duration_s";
+    pub const SWITCH_DRIFT_REL_L2: &str = "switch.drift_rel_l2";
+    pub const SWITCH_OP_COVERAGE_PCT: &str = "switch.op_coverage_pct";
+    pub const BILLING_GRANULARITY_S: &str = "billing.granularity_s";
+    pub const BILLING_OVERCHARGE_PCT: &str = "billing.overcharge_pct";
+    pub const BILLING_BILL_ERROR_PCT: &str = "billing.bill_error_pct";
+    pub const BILLING_BILLED_IDLE_PCT: &str = "billing.billed_idle_pct";
+    pub const BILLING_DISPUTED_PCT: &str = "billing.disputed_pct";
+    pub const BILLING_COST_PER_USEFUL_GPU_HOUR: &str = "billing.cost_per_useful_gpu_hour";
+    pub const BILLING_REFERENCE_COST: &str = "billing.reference_cost";
+}
+
 pub const METRICS: &[MetricDef] = &[
     // ---- startup ----
     MetricDef {
-        key: "startup.baseline_p50_s",
+        key: keys::STARTUP_BASELINE_P50_S,
         category: Lifecycle,
         breakpoint: Startup,
         name: "Start latency p50, baseline load",
@@ -87,7 +141,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.baseline_p95_s",
+        key: keys::STARTUP_BASELINE_P95_S,
         category: Lifecycle,
         breakpoint: Startup,
         name: "Start latency p95, baseline load",
@@ -103,7 +157,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.peak_p50_s",
+        key: keys::STARTUP_PEAK_P50_S,
         category: Availability,
         breakpoint: Startup,
         name: "Start latency p50, peak load",
@@ -119,7 +173,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.peak_p95_s",
+        key: keys::STARTUP_PEAK_P95_S,
         category: Availability,
         breakpoint: Startup,
         name: "Start latency p95, peak load",
@@ -135,7 +189,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.mixed_p50_s",
+        key: keys::STARTUP_MIXED_P50_S,
         category: Availability,
         breakpoint: Startup,
         name: "Start latency p50, mixed load",
@@ -151,7 +205,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.cold_image_penalty_s",
+        key: keys::STARTUP_COLD_IMAGE_PENALTY_S,
         category: Lifecycle,
         breakpoint: Startup,
         name: "Cold-image penalty",
@@ -167,7 +221,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "startup.failure_rate_pct",
+        key: keys::STARTUP_FAILURE_RATE_PCT,
         category: Availability,
         breakpoint: Startup,
         name: "Start failure rate",
@@ -183,7 +237,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: failed attempts ÷ all attempts, over every run",
     },
     MetricDef {
-        key: "startup.delivery_mismatches",
+        key: keys::STARTUP_DELIVERY_MISMATCHES,
         category: Lifecycle,
         breakpoint: Startup,
         name: "Delivery mismatches",
@@ -200,7 +254,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     // ---- sustain ----
     MetricDef {
-        key: "sustain.power_drop_pct",
+        key: keys::SUSTAIN_POWER_DROP_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Sustained power drop",
@@ -216,7 +270,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
-        key: "sustain.phantom_util_pct",
+        key: keys::SUSTAIN_PHANTOM_UTIL_PCT,
         category: Monitoring,
         breakpoint: Sustain,
         name: "Phantom utilisation",
@@ -232,7 +286,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
-        key: "sustain.throttle_pct",
+        key: keys::SUSTAIN_THROTTLE_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Throttle time",
@@ -248,7 +302,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
-        key: "sustain.hot_time_pct",
+        key: keys::SUSTAIN_HOT_TIME_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Time above 83 °C",
@@ -264,7 +318,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
-        key: "sustain.max_temp_c",
+        key: keys::SUSTAIN_MAX_TEMP_C,
         category: Reliability,
         breakpoint: Sustain,
         name: "Maximum GPU temperature",
@@ -280,7 +334,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its hottest GPU, nodes weigh by their GPU-hours in the score; the figure shown is the hottest node's",
     },
     MetricDef {
-        key: "sustain.interruptions_per_100h",
+        key: keys::SUSTAIN_INTERRUPTIONS_PER_100H,
         category: Reliability,
         breakpoint: Sustain,
         name: "Interruptions per 100 GPU-hours",
@@ -296,7 +350,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: counted interruptions ÷ GPU-hours expected, over every GPU of every run. A fault in a log without samples (a kernel log, a journal) counts against the sampled run of the same node that covers its time — matched by host name, a host-less log only where one node's samples cover it — once: not where that run recorded it itself (the same kind and code within two minutes), and the Xids one GPU reports within a minute are one incident. A kernel log's own GPU-hours (its span × the GPUs it saw the driver take) count only from an hour up, so that an excerpt of seconds never gives a rate",
     },
     MetricDef {
-        key: "sustain.faulty_gpus_pct",
+        key: keys::SUSTAIN_FAULTY_GPUS_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "GPUs found faulty",
@@ -312,7 +366,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: GPUs found faulty ÷ GPUs observed (those sampled, and those a finding names), each GPU once across every run of the platform (by UUID, else host and PCI address; a GPU a host-less log names is its own)",
     },
     MetricDef {
-        key: "sustain.availability_pct",
+        key: keys::SUSTAIN_AVAILABILITY_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Measured availability",
@@ -328,7 +382,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: GPU-time delivered ÷ GPU-time expected, over every GPU of every run (a lost GPU is expected until its run ends)",
     },
     MetricDef {
-        key: "sustain.stress_util_floor_pct",
+        key: keys::SUSTAIN_STRESS_UTIL_FLOOR_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Stress: time at ≥ 95 % utilisation",
@@ -344,7 +398,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.stress_util_swing_pct",
+        key: keys::SUSTAIN_STRESS_UTIL_SWING_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Stress: utilisation swing",
@@ -360,7 +414,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.net_connect_p95_ms",
+        key: keys::SUSTAIN_NET_CONNECT_P95_MS,
         category: Networking,
         breakpoint: Sustain,
         name: "Network connect time p95",
@@ -376,7 +430,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.net_jitter_ms",
+        key: keys::SUSTAIN_NET_JITTER_MS,
         category: Networking,
         breakpoint: Sustain,
         name: "Network jitter",
@@ -392,7 +446,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.net_loss_pct",
+        key: keys::SUSTAIN_NET_LOSS_PCT,
         category: Networking,
         breakpoint: Sustain,
         name: "Network connection loss",
@@ -408,7 +462,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.checkpoint_write_s",
+        key: keys::SUSTAIN_CHECKPOINT_WRITE_S,
         category: Storage,
         breakpoint: Sustain,
         name: "Checkpoint write time (20 GB)",
@@ -424,7 +478,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.data_read_vs_local_pct",
+        key: keys::SUSTAIN_DATA_READ_VS_LOCAL_PCT,
         category: Storage,
         breakpoint: Sustain,
         name: "Data-path read throughput against local SSD",
@@ -440,7 +494,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.storage_drill",
+        key: keys::SUSTAIN_STORAGE_DRILL,
         category: Storage,
         breakpoint: Sustain,
         name: "Storage outage drill",
@@ -456,7 +510,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "sustain.recovery_s",
+        key: keys::SUSTAIN_RECOVERY_S,
         category: Reliability,
         breakpoint: Sustain,
         name: "Recovery time",
@@ -472,7 +526,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "sustain.resume_success_pct",
+        key: keys::SUSTAIN_RESUME_SUCCESS_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Checkpoint-resume success",
@@ -488,7 +542,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: drills recovered ÷ drills, over every run",
     },
     MetricDef {
-        key: "sustain.memory_plateau_h",
+        key: keys::SUSTAIN_MEMORY_PLATEAU_H,
         category: Reliability,
         breakpoint: Sustain,
         name: "Longest memory plateau",
@@ -504,7 +558,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a GPU's runs that touch in time are one history, a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace), nodes weigh by their GPU-hours",
     },
     MetricDef {
-        key: "sustain.gemm_nominal_pct",
+        key: keys::SUSTAIN_GEMM_NOMINAL_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Matrix throughput, share of nominal",
@@ -520,7 +574,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a node counts as its worst GPU (a synchronous job runs at its slowest GPU's pace); each perf run is one node, the nodes weigh equally",
     },
     MetricDef {
-        key: "sustain.membw_nominal_pct",
+        key: keys::SUSTAIN_MEMBW_NOMINAL_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Memory bandwidth, share of nominal",
@@ -536,7 +590,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a node counts as its worst GPU; each perf run is one node, the nodes weigh equally",
     },
     MetricDef {
-        key: "sustain.host_link_pct",
+        key: keys::SUSTAIN_HOST_LINK_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Host↔device bandwidth, share of the link",
@@ -552,7 +606,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per GPU, then per node: a node counts as its worst GPU; each perf run is one node, the nodes weigh equally",
     },
     MetricDef {
-        key: "sustain.straggler_pct",
+        key: keys::SUSTAIN_STRAGGLER_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Straggler GPUs",
@@ -568,7 +622,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: stragglers ÷ GPUs compared, over every node measured",
     },
     MetricDef {
-        key: "sustain.fabric_nominal_pct",
+        key: keys::SUSTAIN_FABRIC_NOMINAL_PCT,
         category: Networking,
         breakpoint: Sustain,
         name: "Fabric bandwidth, share of nominal",
@@ -584,7 +638,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per node: each run of one node is one unit, the node counts as its worst collective or RDMA share, the nodes weigh equally",
     },
     MetricDef {
-        key: "sustain.straggler_nodes_pct",
+        key: keys::SUSTAIN_STRAGGLER_NODES_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Straggler nodes",
@@ -600,7 +654,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: straggling nodes ÷ nodes compared, over every comparable test",
     },
     MetricDef {
-        key: "sustain.recurring_bad_pct",
+        key: keys::SUSTAIN_RECURRING_BAD_PCT,
         category: Monitoring,
         breakpoint: Sustain,
         name: "Bad nodes that come back bad",
@@ -616,7 +670,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: nodes bad again ÷ bad nodes seen again, over the platform's runs in time order",
     },
     MetricDef {
-        key: "sustain.throughput_decay_pct",
+        key: keys::SUSTAIN_THROUGHPUT_DECAY_PCT,
         category: Reliability,
         breakpoint: Sustain,
         name: "Throughput decay",
@@ -633,7 +687,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     // ---- switch ----
     MetricDef {
-        key: "switch.success_pct",
+        key: keys::SWITCH_SUCCESS_PCT,
         category: Orchestration,
         breakpoint: Switch,
         name: "Switch success",
@@ -649,7 +703,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: successful switches ÷ switches, over every run",
     },
     MetricDef {
-        key: "switch.manual_steps",
+        key: keys::SWITCH_MANUAL_STEPS,
         category: Orchestration,
         breakpoint: Switch,
         name: "Manual steps per switch",
@@ -665,7 +719,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "switch.upload_mb_s",
+        key: keys::SWITCH_UPLOAD_MB_S,
         category: Storage,
         breakpoint: Switch,
         name: "Upload rate",
@@ -681,7 +735,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "switch.duration_s",
+        key: keys::SWITCH_DURATION_S,
         category: Orchestration,
         breakpoint: Switch,
         name: "Switch duration",
@@ -697,7 +751,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "switch.drift_rel_l2",
+        key: keys::SWITCH_DRIFT_REL_L2,
         category: Orchestration,
         breakpoint: Switch,
         name: "Numeric drift",
@@ -713,7 +767,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: each run (a delivery, a measuring day) is one unit, the runs weigh equally",
     },
     MetricDef {
-        key: "switch.op_coverage_pct",
+        key: keys::SWITCH_OP_COVERAGE_PCT,
         category: Orchestration,
         breakpoint: Switch,
         name: "Operator coverage",
@@ -730,7 +784,7 @@ pub const METRICS: &[MetricDef] = &[
     },
     // ---- billing ----
     MetricDef {
-        key: "billing.granularity_s",
+        key: keys::BILLING_GRANULARITY_S,
         category: Pricing,
         breakpoint: Billing,
         name: "Billing granularity",
@@ -746,7 +800,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per platform: derived from its billing rules; the median where several runs give it",
     },
     MetricDef {
-        key: "billing.overcharge_pct",
+        key: keys::BILLING_OVERCHARGE_PCT,
         category: Pricing,
         breakpoint: Billing,
         name: "Overcharge on the reference workload",
@@ -762,7 +816,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per platform: derived from its billing rules; the median where several runs give it",
     },
     MetricDef {
-        key: "billing.bill_error_pct",
+        key: keys::BILLING_BILL_ERROR_PCT,
         category: Pricing,
         breakpoint: Billing,
         name: "Bill vs measurement",
@@ -778,7 +832,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per run: the median of the runs' values (a typical value), their minimum and maximum kept",
     },
     MetricDef {
-        key: "billing.billed_idle_pct",
+        key: keys::BILLING_BILLED_IDLE_PCT,
         category: Pricing,
         breakpoint: Billing,
         name: "Billed time with no GPU work",
@@ -794,7 +848,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: idle billed seconds ÷ billed seconds sampled, over every bill line",
     },
     MetricDef {
-        key: "billing.disputed_pct",
+        key: keys::BILLING_DISPUTED_PCT,
         category: Pricing,
         breakpoint: Billing,
         name: "Billed time in question",
@@ -810,7 +864,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "pooled: seconds in question ÷ billed seconds, over every bill line",
     },
     MetricDef {
-        key: "billing.cost_per_useful_gpu_hour",
+        key: keys::BILLING_COST_PER_USEFUL_GPU_HOUR,
         category: Pricing,
         breakpoint: Billing,
         name: "Cost per useful GPU-hour",
@@ -826,7 +880,7 @@ pub const METRICS: &[MetricDef] = &[
         combines: "per platform: its price over the useful share of the GPU-time its runs measured",
     },
     MetricDef {
-        key: "billing.reference_cost",
+        key: keys::BILLING_REFERENCE_COST,
         category: Pricing,
         breakpoint: Billing,
         name: "Cost to finish the reference workload",
@@ -937,67 +991,61 @@ fn number(v: f64) -> String {
 pub(crate) mod tests {
     use super::*;
 
-    /// A metric key is a string wherever it is used (the faces, the job
-    /// model, what to measure next): every literal key outside the tests
-    /// names a metric of this catalogue, so a typo cannot silently score
-    /// nothing.
+    /// A metric key is written as text in one place, the `keys` module
+    /// above: everywhere else (the engine, the use cases, the faces, their
+    /// tests) names it by its constant, so a misspelt key does not build.
     #[test]
-    fn every_metric_key_the_sources_name_is_in_the_catalogue() {
+    fn no_metric_key_is_written_as_text_outside_the_catalogue() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut folders = vec![root.join("src-tauri/src")];
         for krate in std::fs::read_dir(root.join("crates")).unwrap_or_else(|e| panic!("{e}")) {
             folders.push(krate.unwrap_or_else(|e| panic!("{e}")).path().join("src"));
         }
-        let (mut named, mut unknown) = (0, Vec::new());
+        let (mut files, mut written) = (0, Vec::new());
         while let Some(folder) = folders.pop() {
             let Ok(entries) = std::fs::read_dir(&folder) else {
                 continue;
             };
             for entry in entries.flatten() {
                 let path = entry.path();
-                let name = path.file_name().map(|n| n.to_string_lossy().to_string());
                 if path.is_dir() {
                     folders.push(path);
                     continue;
                 }
-                if name.as_deref() == Some("tests.rs") {
+                if path.extension().is_none_or(|e| e != "rs")
+                    || path.ends_with("metrics/catalog.rs")
+                {
                     continue;
                 }
-                let whole = std::fs::read_to_string(&path).unwrap_or_default();
-                let text = whole.split("#[cfg(test)]").next().unwrap_or_default();
-                for prefix in ["\"startup.", "\"sustain.", "\"switch.", "\"billing."] {
-                    for (at, _) in text.match_indices(prefix) {
-                        let rest = &text[at + 1..];
-                        let end = rest
-                            .find(|c: char| {
-                                !(c.is_ascii_lowercase()
-                                    || c.is_ascii_digit()
-                                    || c == '_'
-                                    || c == '.')
-                            })
-                            .unwrap_or(rest.len());
-                        if !rest[end..].starts_with('"') {
-                            continue;
-                        }
-                        let key = &rest[..end];
-                        // "sustain." alone is a breakpoint's prefix.
-                        if key.ends_with('.') {
-                            continue;
-                        }
-                        named += 1;
-                        if metric(key).is_none() {
-                            unknown.push(format!("{}: {key}", path.display()));
-                        }
+                files += 1;
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for m in METRICS {
+                    if text.contains(&format!("\"{}\"", m.key)) {
+                        written.push(format!("{}: {}", path.display(), m.key));
                     }
                 }
             }
         }
-        assert!(named > 50, "the keys were not found ({named})");
+        assert!(files > 100, "the sources were not found ({files})");
         assert!(
-            unknown.is_empty(),
-            "keys not in the catalogue:\n{}",
-            unknown.join("\n")
+            written.is_empty(),
+            "metric keys written as text (use catalog::keys):\n{}",
+            written.join("\n")
         );
+        // Each constant is a metric of the table, once.
+        let source = std::fs::read_to_string(root.join("crates/core/src/metrics/catalog.rs"))
+            .unwrap_or_default();
+        let module = source
+            .split("pub mod keys {")
+            .nth(1)
+            .and_then(|rest| rest.split("\n}").next())
+            .unwrap_or_default();
+        let constants = module.matches("pub const").count();
+        assert_eq!(constants, METRICS.len());
+        let mut seen: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), METRICS.len(), "a key used twice");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::{GpuValue, RunValue};
 use crate::domain::Run;
+use crate::metrics::catalog::keys;
 
 /// Delivered performance of a perf log (`metadata.perf`): each GPU's
 /// figures against the card's nominal peaks and its link, the node's
@@ -49,9 +50,9 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
         .filter_map(|g| perf::headline_gemm(&log, g.index).map(|r| r.label()))
         .collect();
     let gemm = share_of(&|f| headline.contains(&f.test));
-    worst_gpu("sustain.gemm_nominal_pct", &gemm, false, span, out);
+    worst_gpu(keys::SUSTAIN_GEMM_NOMINAL_PCT, &gemm, false, span, out);
     let copy = share_of(&|f| f.test == "device_copy");
-    worst_gpu("sustain.membw_nominal_pct", &copy, false, span, out);
+    worst_gpu(keys::SUSTAIN_MEMBW_NOMINAL_PCT, &copy, false, span, out);
     // The slower direction of each GPU's host link.
     let mut link: Vec<(u32, f64, String)> = Vec::new();
     for f in share_of(&|f| f.test == "h2d" || f.test == "d2h") {
@@ -61,7 +62,7 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
             None => link.push(f),
         }
     }
-    worst_gpu("sustain.host_link_pct", &link, false, span, out);
+    worst_gpu(keys::SUSTAIN_HOST_LINK_PCT, &link, false, span, out);
     let compared = perf::compared_gpus(&log);
     if compared >= 2 {
         let slow = perf::straggler_gpus(&reading.stragglers);
@@ -77,7 +78,7 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
             None => format!("none of {compared} GPUs more than 10 % below the node's best"),
         };
         out.push(RunValue::pooled(
-            "sustain.straggler_pct",
+            keys::SUSTAIN_STRAGGLER_PCT,
             slow.len() as f64,
             compared as f64,
             Some(detail),
@@ -112,7 +113,7 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
         .min_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((share, text)) = fabric {
         out.push(RunValue::new(
-            "sustain.fabric_nominal_pct",
+            keys::SUSTAIN_FABRIC_NOMINAL_PCT,
             share,
             Some(text),
         ));
@@ -138,7 +139,7 @@ pub(super) fn values(run: &Run, out: &mut Vec<RunValue>) {
             (d.gpu, d.decay_pct.max(0.0), text)
         })
         .collect();
-    worst_gpu("sustain.throughput_decay_pct", &decays, true, span, out);
+    worst_gpu(keys::SUSTAIN_THROUGHPUT_DECAY_PCT, &decays, true, span, out);
 }
 
 /// A node's value as its worst GPU's, every GPU's figure kept.

@@ -24,8 +24,9 @@ use std::collections::BTreeSet;
 use super::RunValue;
 use super::aggregate::RunFigures;
 use crate::domain::{Event, EventKind};
+use crate::metrics::catalog::keys;
 
-const KEY: &str = "sustain.interruptions_per_100h";
+const KEY: &str = keys::SUSTAIN_INTERRUPTIONS_PER_100H;
 
 /// Two records of one fault are at most this far apart (a kernel log's
 /// time and the probe's, on clocks that disagree a little).

@@ -20,9 +20,10 @@ use super::aggregate::{RunFigures, gpu_identity};
 use super::faults::{Placed, describe};
 use crate::conformity::health_checks;
 use crate::domain::{Event, EventKind, Run};
+use crate::metrics::catalog::keys;
 
-pub(super) const KEY: &str = "sustain.faulty_gpus_pct";
-const INTERRUPTIONS: &str = "sustain.interruptions_per_100h";
+pub(super) const KEY: &str = keys::SUSTAIN_FAULTY_GPUS_PCT;
+const INTERRUPTIONS: &str = keys::SUSTAIN_INTERRUPTIONS_PER_100H;
 
 /// A GPU as the platform knows it, and the run that first observed it.
 struct Observed {

@@ -24,6 +24,7 @@
 use statrs::distribution::{ContinuousCDF, Gamma};
 
 use super::{EvidenceMap, Pooled};
+use crate::metrics::catalog::keys;
 
 /// The field's published rate, per GPU-hour (see the module's comment).
 pub const FIELD_RATE_PER_GPU_HOUR: f64 = 419.0 / (54.0 * 24.0 * 16_384.0);
@@ -33,8 +34,8 @@ pub const FIELD_RATE_PER_GPU_HOUR: f64 = 419.0 / (54.0 * 24.0 * 16_384.0);
 /// watching — a month of one 8-GPU node.
 pub const PRIOR_SHAPE: f64 = 0.1;
 
-const INTERRUPTIONS: &str = "sustain.interruptions_per_100h";
-const FAULTY_GPUS: &str = "sustain.faulty_gpus_pct";
+const INTERRUPTIONS: &str = keys::SUSTAIN_INTERRUPTIONS_PER_100H;
+const FAULTY_GPUS: &str = keys::SUSTAIN_FAULTY_GPUS_PCT;
 
 /// What a platform's interruption rate rests on, and its posterior.
 #[derive(Debug, Clone, Copy, PartialEq)]

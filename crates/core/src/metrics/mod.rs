@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::{Claim, Platform, Run};
 use crate::error::Result;
+use crate::metrics::catalog::keys;
 use crate::store::Store;
 
 pub use aggregate::{Share, UnitFigure};
@@ -563,7 +564,7 @@ fn gather_runs(
     // The rate a job meets: the measured count over its exposure, and the
     // posterior it gives (what `cost` draws from).
     let risk = interruption_risk::InterruptionRisk::of(&metrics);
-    if let Some(e) = metrics.get_mut("sustain.interruptions_per_100h") {
+    if let Some(e) = metrics.get_mut(keys::SUSTAIN_INTERRUPTIONS_PER_100H) {
         e.details.insert(0, risk.words());
     }
     let priced = billing::price(store, &platform, &runs, window.class.as_ref())?;

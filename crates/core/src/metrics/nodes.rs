@@ -12,10 +12,11 @@ use super::RunValue;
 use super::aggregate::RunFigures;
 use super::faulty_gpus::health_findings;
 use crate::domain::{Event, Run};
+use crate::metrics::catalog::keys;
 use crate::perf;
 
-pub(super) const STRAGGLER_NODES: &str = "sustain.straggler_nodes_pct";
-pub(super) const RECURRING: &str = "sustain.recurring_bad_pct";
+pub(super) const STRAGGLER_NODES: &str = keys::SUSTAIN_STRAGGLER_NODES_PCT;
+pub(super) const RECURRING: &str = keys::SUSTAIN_RECURRING_BAD_PCT;
 
 /// A node more than this share below its peers' median is a straggler.
 const STRAGGLER_SHARE: f64 = 0.10;

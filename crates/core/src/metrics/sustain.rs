@@ -7,6 +7,7 @@
 //! last stretch of the run. A field the log lacks leaves the metrics that
 //! need it unmeasured — never 0.
 
+use crate::metrics::catalog::keys;
 use crate::samples::windows::GpuWindow;
 use crate::samples::{Field, SeriesFrame};
 /// One median for every metric (`stats::median`), reached from here too.
@@ -84,24 +85,24 @@ pub const FIELDS: [Field; 6] = [
 /// The metrics judged per GPU, each read from one GPU's analysis: the one
 /// place a run's GPU figures and a platform's GPU histories take them from.
 pub const GPU_FIGURES: [&str; 6] = [
-    "sustain.power_drop_pct",
-    "sustain.phantom_util_pct",
-    "sustain.throttle_pct",
-    "sustain.hot_time_pct",
-    "sustain.max_temp_c",
-    "sustain.memory_plateau_h",
+    keys::SUSTAIN_POWER_DROP_PCT,
+    keys::SUSTAIN_PHANTOM_UTIL_PCT,
+    keys::SUSTAIN_THROTTLE_PCT,
+    keys::SUSTAIN_HOT_TIME_PCT,
+    keys::SUSTAIN_MAX_TEMP_C,
+    keys::SUSTAIN_MEMORY_PLATEAU_H,
 ];
 
 /// One GPU's figure for a metric of [`GPU_FIGURES`]; none for a metric that
 /// is not judged per GPU or a field the log lacks.
 pub fn gpu_figure(g: &GpuSustain, key: &str) -> Option<f64> {
     match key {
-        "sustain.power_drop_pct" => g.power_drop_pct,
-        "sustain.phantom_util_pct" => g.phantom_pct(),
-        "sustain.throttle_pct" => g.throttle_pct(),
-        "sustain.hot_time_pct" => g.hot_pct(),
-        "sustain.max_temp_c" => g.max_temp_c.map(|t| t as f64),
-        "sustain.memory_plateau_h" => g.longest_plateau_ms.map(|ms| ms as f64 / 3.6e6),
+        keys::SUSTAIN_POWER_DROP_PCT => g.power_drop_pct,
+        keys::SUSTAIN_PHANTOM_UTIL_PCT => g.phantom_pct(),
+        keys::SUSTAIN_THROTTLE_PCT => g.throttle_pct(),
+        keys::SUSTAIN_HOT_TIME_PCT => g.hot_pct(),
+        keys::SUSTAIN_MAX_TEMP_C => g.max_temp_c.map(|t| t as f64),
+        keys::SUSTAIN_MEMORY_PLATEAU_H => g.longest_plateau_ms.map(|ms| ms as f64 / 3.6e6),
         _ => None,
     }
 }

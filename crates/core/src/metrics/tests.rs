@@ -7,6 +7,7 @@ use crate::domain::{
     ImageState, LoadScenario, NewRun, PlatformKind, RunKind, SourceKind, StartupAttempt,
     StartupOutcome,
 };
+use crate::metrics::catalog::keys;
 
 fn startup_run(store: &Store, platform_id: i64, failed: bool) -> i64 {
     let run = store
@@ -51,7 +52,7 @@ fn figures_of_a_run_deleted_mid_ranking_are_filed_under_no_other_run() {
     })
     .unwrap();
     // What was ranked is the view taken before the delete…
-    assert_eq!(seen[0].value("startup.failure_rate_pct"), Some(100.0));
+    assert_eq!(seen[0].value(keys::STARTUP_FAILURE_RATE_PCT), Some(100.0));
     let replacement = replacement.unwrap();
     assert_ne!(
         replacement, failing,
@@ -63,9 +64,9 @@ fn figures_of_a_run_deleted_mid_ranking_are_filed_under_no_other_run() {
         None
     );
     let now = platform_evidence(&store).unwrap();
-    assert_eq!(now[0].value("startup.failure_rate_pct"), Some(0.0));
+    assert_eq!(now[0].value(keys::STARTUP_FAILURE_RATE_PCT), Some(0.0));
     assert_eq!(
-        now[0].metrics["startup.failure_rate_pct"].runs[0].run_id,
+        now[0].metrics[keys::STARTUP_FAILURE_RATE_PCT].runs[0].run_id,
         replacement
     );
 }
@@ -205,7 +206,7 @@ fn gathered_evidence_is_reused_until_something_it_is_made_of_changes() {
     startup_run(&store, q.id, false);
     let rate = |store: &Store| {
         platform_evidence(store).unwrap()[0]
-            .value("startup.failure_rate_pct")
+            .value(keys::STARTUP_FAILURE_RATE_PCT)
             .unwrap()
     };
     assert_eq!(rate(&store), 0.0);

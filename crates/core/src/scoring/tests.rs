@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::domain::{Breakpoint, BreakpointWeights, Platform, PlatformKind, WeightProfile};
+use crate::metrics::catalog::keys;
 use crate::metrics::catalog::{Anchors, METRICS};
 use crate::metrics::{Evidence, PlatformEvidence};
 use crate::store::StoredProfile;
@@ -206,20 +207,20 @@ fn smaa_repeats_for_a_seed_and_sums_to_one() {
                 i,
                 &[
                     (
-                        "startup.baseline_p50_s",
-                        value_at("startup.baseline_p50_s", t),
+                        keys::STARTUP_BASELINE_P50_S,
+                        value_at(keys::STARTUP_BASELINE_P50_S, t),
                     ),
                     (
-                        "sustain.power_drop_pct",
-                        value_at("sustain.power_drop_pct", 1.0 - t),
+                        keys::SUSTAIN_POWER_DROP_PCT,
+                        value_at(keys::SUSTAIN_POWER_DROP_PCT, 1.0 - t),
                     ),
                     (
-                        "switch.success_pct",
-                        value_at("switch.success_pct", (t * 3.0) % 1.0),
+                        keys::SWITCH_SUCCESS_PCT,
+                        value_at(keys::SWITCH_SUCCESS_PCT, (t * 3.0) % 1.0),
                     ),
                     (
-                        "billing.granularity_s",
-                        value_at("billing.granularity_s", (t * 5.0) % 1.0),
+                        keys::BILLING_GRANULARITY_S,
+                        value_at(keys::BILLING_GRANULARITY_S, (t * 5.0) % 1.0),
                     ),
                 ],
             )
@@ -250,11 +251,11 @@ fn smaa_repeats_for_a_seed_and_sums_to_one() {
 
 #[test]
 fn ties_share_a_rank_and_thin_evidence_comes_last() {
-    let same = [("startup.baseline_p50_s", 5.0)];
+    let same = [(keys::STARTUP_BASELINE_P50_S, 5.0)];
     let platforms = vec![
         platform(1, &same),
         platform(2, &same),
-        platform(3, &[("startup.baseline_p50_s", 1800.0)]),
+        platform(3, &[(keys::STARTUP_BASELINE_P50_S, 1800.0)]),
         platform(4, &[]),
     ];
     let mut p = profile([1.0, 0.0, 0.0, 0.0]);

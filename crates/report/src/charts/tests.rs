@@ -2,6 +2,7 @@
 //! their text, with coordinates left out) is snapshot-tested, output is
 //! deterministic, and a 1.4 M-sample timeline keeps its extremes.
 
+use breakpoint_api::catalogue::keys;
 use breakpoint_api::timeline::{self, RunTimeline, TimelineRequest};
 use breakpoint_core::domain::{
     Breakpoint, BreakpointWeights, Event, EventKind, NewRun, Platform, PlatformKind, RunKind,
@@ -91,19 +92,19 @@ fn ranking() -> scoring::Ranking {
             1,
             "阿里云",
             &[
-                ("startup.baseline_p50_s", 3.0),
-                ("sustain.power_drop_pct", 4.0),
-                ("switch.success_pct", 90.0),
-                ("billing.granularity_s", 1.0),
+                (keys::STARTUP_BASELINE_P50_S, 3.0),
+                (keys::SUSTAIN_POWER_DROP_PCT, 4.0),
+                (keys::SWITCH_SUCCESS_PCT, 90.0),
+                (keys::BILLING_GRANULARITY_S, 1.0),
             ],
         ),
         evidence(
             2,
             "AutoDL",
             &[
-                ("startup.baseline_p50_s", 40.0),
-                ("sustain.power_drop_pct", 1.0),
-                ("billing.granularity_s", 60.0),
+                (keys::STARTUP_BASELINE_P50_S, 40.0),
+                (keys::SUSTAIN_POWER_DROP_PCT, 1.0),
+                (keys::BILLING_GRANULARITY_S, 60.0),
             ],
         ),
         evidence(3, "Thin evidence", &[]),

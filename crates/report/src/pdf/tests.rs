@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
+use breakpoint_api::catalogue::keys;
 use breakpoint_api::ranking::RankRequest;
 use breakpoint_core::domain::{Platform, PlatformKind};
 use breakpoint_core::import::{Format, ImportOptions, import_reader};
@@ -77,7 +78,7 @@ fn the_chinese_report_names_metrics_xids_and_units_in_chinese() {
     assert!(has("次/100 GPU 小时"));
     assert!(has("评分锚点："));
     assert!(!has("Anchors:"));
-    let interruptions = catalog::metric("sustain.interruptions_per_100h").unwrap();
+    let interruptions = catalog::metric(keys::SUSTAIN_INTERRUPTIONS_PER_100H).unwrap();
     assert!(has(interruptions.name_zh));
 }
 

@@ -11,6 +11,7 @@ use super::sustain::median;
 use crate::conformity;
 use crate::domain::{ImageState, LoadScenario, Run, StartupAttempt, StartupOutcome};
 use crate::error::Result;
+use crate::metrics::catalog::keys;
 use crate::samples::Field;
 use crate::stats::percentile;
 use crate::store::Store;
@@ -80,13 +81,13 @@ fn startup(attempts: &[StartupAttempt], stages: &[String; 3], out: &mut Vec<RunV
     for (scenario, keys) in [
         (
             LoadScenario::Baseline,
-            ["startup.baseline_p50_s", "startup.baseline_p95_s"],
+            [keys::STARTUP_BASELINE_P50_S, keys::STARTUP_BASELINE_P95_S],
         ),
         (
             LoadScenario::Peak,
-            ["startup.peak_p50_s", "startup.peak_p95_s"],
+            [keys::STARTUP_PEAK_P50_S, keys::STARTUP_PEAK_P95_S],
         ),
-        (LoadScenario::Mixed, ["startup.mixed_p50_s", ""]),
+        (LoadScenario::Mixed, [keys::STARTUP_MIXED_P50_S, ""]),
     ] {
         // Warm images only: the cold-image penalty is its own metric.
         let ok: Vec<&StartupAttempt> = attempts
@@ -137,7 +138,7 @@ fn startup(attempts: &[StartupAttempt], stages: &[String; 3], out: &mut Vec<RunV
     };
     if let (Some(cold), Some(warm)) = (latency_of(ImageState::Cold), latency_of(ImageState::Warm)) {
         out.push(value(
-            "startup.cold_image_penalty_s",
+            keys::STARTUP_COLD_IMAGE_PENALTY_S,
             (cold - warm).max(0.0),
             Some(format!(
                 "cold median {} vs warm {}",
@@ -151,7 +152,7 @@ fn startup(attempts: &[StartupAttempt], stages: &[String; 3], out: &mut Vec<RunV
         .filter(|a| a.outcome != StartupOutcome::Ok)
         .count();
     out.push(RunValue::pooled(
-        "startup.failure_rate_pct",
+        keys::STARTUP_FAILURE_RATE_PCT,
         failed as f64,
         attempts.len() as f64,
         Some(format!(
@@ -203,7 +204,7 @@ fn delivery(run: &Run, out: &mut Vec<RunValue>) {
             .join("; ")
     };
     out.push(value(
-        "startup.delivery_mismatches",
+        keys::STARTUP_DELIVERY_MISMATCHES,
         found.len() as f64,
         Some(detail),
     ));
@@ -227,7 +228,7 @@ pub(super) fn stress(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Resul
     if let Some((gpu, f)) = worst {
         let verdict = if f.passed() { "passes" } else { "fails" };
         out.push(value(
-            "sustain.stress_util_floor_pct",
+            keys::SUSTAIN_STRESS_UTIL_FLOOR_PCT,
             f.at_floor_pct,
             Some(format!(
                 "worst GPU {gpu}: {} loaded seconds; {verdict} the seed's check (≥ 95 %, swing ≤ 10 %)",
@@ -235,7 +236,7 @@ pub(super) fn stress(store: &Store, run: &Run, out: &mut Vec<RunValue>) -> Resul
             )),
         ));
         out.push(value(
-            "sustain.stress_util_swing_pct",
+            keys::SUSTAIN_STRESS_UTIL_SWING_PCT,
             f.swing_pct,
             Some(format!(
                 "worst GPU {gpu}: p95 − p5 of SM utilisation under load"
@@ -259,9 +260,9 @@ fn network(run: &Run, out: &mut Vec<RunValue>) {
             .to_string()
     };
     for (key, field) in [
-        ("sustain.net_connect_p95_ms", "p95_ms"),
-        ("sustain.net_jitter_ms", "jitter_ms"),
-        ("sustain.net_loss_pct", "loss_pct"),
+        (keys::SUSTAIN_NET_CONNECT_P95_MS, "p95_ms"),
+        (keys::SUSTAIN_NET_JITTER_MS, "jitter_ms"),
+        (keys::SUSTAIN_NET_LOSS_PCT, "loss_pct"),
     ] {
         if let Some((target, worst)) = targets
             .iter()
@@ -299,7 +300,7 @@ fn storage(run: &Run, out: &mut Vec<RunValue>) {
         };
     if let Some((l, mb_s)) = slowest(&|l| l.write_mb_s()) {
         out.push(value(
-            "sustain.checkpoint_write_s",
+            keys::SUSTAIN_CHECKPOINT_WRITE_S,
             20e9 / 1e6 / mb_s,
             Some(format!(
                 "{}: {} written and synced in {:.1} s ({mb_s:.0} MB/s{})",
@@ -318,7 +319,7 @@ fn storage(run: &Run, out: &mut Vec<RunValue>) {
         .max_by(|a, b| a.1.total_cmp(&b.1));
     if let (Some((d, data)), Some((l, local))) = (data_read, local_read) {
         out.push(value(
-            "sustain.data_read_vs_local_pct",
+            keys::SUSTAIN_DATA_READ_VS_LOCAL_PCT,
             100.0 * data / local,
             Some(format!(
                 "{} reads {data:.0} MB/s, {} {local:.0} MB/s",
@@ -334,7 +335,7 @@ fn storage(run: &Run, out: &mut Vec<RunValue>) {
         .min_by(|a, b| a.1.total_cmp(&b.1))
     {
         out.push(value(
-            "sustain.storage_drill",
+            keys::SUSTAIN_STORAGE_DRILL,
             score,
             Some(format!(
                 "{} cut for {:.0} s: {} ({})",
@@ -349,7 +350,7 @@ fn storage(run: &Run, out: &mut Vec<RunValue>) {
     uploads.sort_by(f64::total_cmp);
     if let Some(mb_s) = percentile(&uploads, 0.5) {
         out.push(value(
-            "switch.upload_mb_s",
+            keys::SWITCH_UPLOAD_MB_S,
             mb_s,
             Some(format!(
                 "{} upload(s) through \"{}\"",
@@ -367,25 +368,25 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
     let n = attempts.len() as f64;
     let ok = attempts.iter().filter(|a| a.success).count();
     out.push(RunValue::pooled(
-        "switch.success_pct",
+        keys::SWITCH_SUCCESS_PCT,
         ok as f64,
         n,
         Some(format!("{ok} of {} switches", attempts.len())),
     ));
     let mut steps: Vec<f64> = attempts.iter().map(|a| f64::from(a.manual_steps)).collect();
     if let Some(m) = median(&mut steps) {
-        out.push(value("switch.manual_steps", m, None));
+        out.push(value(keys::SWITCH_MANUAL_STEPS, m, None));
     }
     let mut durations: Vec<f64> = attempts.iter().map(|a| a.duration_s).collect();
     if let Some(m) = median(&mut durations) {
-        out.push(value("switch.duration_s", m, None));
+        out.push(value(keys::SWITCH_DURATION_S, m, None));
     }
     let mut drift: Vec<f64> = attempts.iter().filter_map(|a| a.rel_l2_error).collect();
     let worst = drift.iter().copied().fold(f64::NAN, f64::max);
     if let Some(m) = median(&mut drift) {
         let flagged = drift.iter().filter(|d| **d > 1e-4).count();
         out.push(value(
-            "switch.drift_rel_l2",
+            keys::SWITCH_DRIFT_REL_L2,
             worst,
             Some(format!(
                 "worst of {} switches; median {m:.1e}{}",
@@ -406,7 +407,7 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
         });
     if total > 0 {
         out.push(RunValue::pooled(
-            "switch.op_coverage_pct",
+            keys::SWITCH_OP_COVERAGE_PCT,
             passed as f64,
             total as f64,
             Some(format!("{passed} of {total} operators")),
@@ -443,7 +444,7 @@ fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
     ) {
         let above = tolerance.map_or(0, |t| compared.iter().filter(|(_, e)| *e > t).count());
         out.push(value(
-            "switch.drift_rel_l2",
+            keys::SWITCH_DRIFT_REL_L2,
             *worst_error,
             Some(format!(
                 "worst {worst} of {} operators; median {m:.1e}{}",
@@ -467,7 +468,7 @@ fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
             .map(name)
             .collect();
         out.push(RunValue::pooled(
-            "switch.op_coverage_pct",
+            keys::SWITCH_OP_COVERAGE_PCT,
             passed as f64,
             operators.len() as f64,
             Some(format!(
@@ -489,7 +490,7 @@ fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
     }
     let recovered = drills.iter().filter(|d| d.recovered).count();
     out.push(RunValue::pooled(
-        "sustain.resume_success_pct",
+        keys::SUSTAIN_RESUME_SUCCESS_PCT,
         recovered as f64,
         drills.len() as f64,
         Some(format!("{recovered} of {} drills recovered", drills.len())),
@@ -501,7 +502,7 @@ fn drills(drills: &[crate::domain::FaultDrill], out: &mut Vec<RunValue>) {
         .collect();
     if let Some(m) = median(&mut times) {
         out.push(value(
-            "sustain.recovery_s",
+            keys::SUSTAIN_RECOVERY_S,
             m,
             Some(format!("median of {} recoveries", times.len())),
         ));

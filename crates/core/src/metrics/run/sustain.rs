@@ -7,6 +7,7 @@ use super::{stress, value};
 use crate::domain::{EventKind, Run};
 use crate::error::Result;
 use crate::metrics::RunValue;
+use crate::metrics::catalog::keys;
 use crate::metrics::energy::{self, GpuEnergy};
 use crate::metrics::sustain::{self, GpuSustain};
 use crate::samples::windows::GpuWindow;
@@ -81,11 +82,11 @@ pub(super) fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>)
                 g.final_power_w.unwrap_or(f64::NAN)
             )
         });
-        out.push(value("sustain.power_drop_pct", drop, detail));
+        out.push(value(keys::SUSTAIN_POWER_DROP_PCT, drop, detail));
     }
     if let Some((gpu, pct)) = worst(|g| g.phantom_pct()) {
         out.push(value(
-            "sustain.phantom_util_pct",
+            keys::SUSTAIN_PHANTOM_UTIL_PCT,
             pct,
             Some(format!("worst GPU {gpu}")),
         ));
@@ -94,7 +95,7 @@ pub(super) fn sustain_metrics(store: &Store, run: &Run, out: &mut Vec<RunValue>)
     heat(&gpus, out);
     if let Some(plateau) = gpus.iter().filter_map(|g| g.longest_plateau_ms).max() {
         out.push(value(
-            "sustain.memory_plateau_h",
+            keys::SUSTAIN_MEMORY_PLATEAU_H,
             plateau as f64 / 3.6e6,
             None,
         ));
@@ -162,7 +163,7 @@ fn throttle_time(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
             })
             .collect();
         out.push(value(
-            "sustain.throttle_pct",
+            keys::SUSTAIN_THROTTLE_PCT,
             100.0 * throttled as f64 / working as f64,
             Some(if reasons.is_empty() {
                 "no reason active".into()
@@ -179,7 +180,7 @@ fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
     if temps > 0 {
         let hot: usize = gpus.iter().map(|g| g.hot_samples).sum();
         out.push(value(
-            "sustain.hot_time_pct",
+            keys::SUSTAIN_HOT_TIME_PCT,
             100.0 * hot as f64 / temps as f64,
             None,
         ));
@@ -190,7 +191,7 @@ fn heat(gpus: &[GpuSustain], out: &mut Vec<RunValue>) {
                 .map(|g| g.gpu.to_string())
                 .collect::<Vec<_>>();
             out.push(value(
-                "sustain.max_temp_c",
+                keys::SUSTAIN_MAX_TEMP_C,
                 max as f64,
                 Some(format!("on GPU {}", hottest.join(", "))),
             ));
@@ -290,7 +291,7 @@ fn interruptions(
     };
     // Counted per GPU-hour, pooled as per hundred.
     out.push(RunValue::pooled(
-        "sustain.interruptions_per_100h",
+        keys::SUSTAIN_INTERRUPTIONS_PER_100H,
         interrupting as f64,
         gpu_hours,
         Some(format!("{interrupting} in {gpu_hours:.1} GPU-hours{aside}")),
@@ -299,7 +300,7 @@ fn interruptions(
         return;
     };
     out.push(RunValue::pooled(
-        "sustain.availability_pct",
+        keys::SUSTAIN_AVAILABILITY_PCT,
         (expected_ms - lost_ms) as f64,
         expected_ms as f64,
         Some(format!(
