@@ -1,8 +1,7 @@
 //! The core's layers, checked: a module may use the modules of the layers
-//! below its own, never one above (nor a sibling in its own layer), and the
-//! two faces — the command line and the desktop app — call use cases
-//! rather than assemble them from the engine's parts. The layers are also
-//! written at the top of `src/lib.rs`.
+//! below its own, never one above (nor a sibling in its own layer). The
+//! layers are also written at the top of `src/lib.rs` and in
+//! docs/architecture.md.
 
 use std::path::{Path, PathBuf};
 
