@@ -44,3 +44,34 @@ fn what_a_buyer_reads_fits_a_hundred_columns_when_piped() {
         "--wide leaves explain's lines whole"
     );
 }
+
+/// `explain` says every measured metric in the API's words — the string
+/// the app's explained cell and the PDF's pages print — money in the
+/// currency the platforms are compared in, never the catalogue's
+/// placeholder.
+#[test]
+fn explain_says_each_figure_in_the_words_every_face_uses() {
+    let ws = Workspace::new();
+    ws.ok(&["demo", "--samples", "300"]);
+    let json = ws.json(&["explain", "Platform E (demo)"]);
+    let text = ws.ok(&["explain", "Platform E (demo)"]);
+    let currency = json["money"]["currency"]["currency"].as_str();
+    assert_eq!(currency, Some("CNY"));
+    let mut said = 0;
+    for b in json["breakpoints"].as_array().unwrap() {
+        for m in b["metrics"].as_array().unwrap() {
+            let Some(v) = m["value"].as_f64() else {
+                continue;
+            };
+            let unit = m["unit"].as_str().unwrap();
+            let figure = breakpoint_api::presentation::metric_value(v, unit, currency, false);
+            assert!(text.contains(&figure), "{}: {figure}\n{text}", m["key"]);
+            said += 1;
+        }
+    }
+    assert!(said > 30, "{said}");
+    assert!(
+        !text.contains("currency/GPU-h") && text.contains("CNY/GPU-h"),
+        "{text}"
+    );
+}

@@ -188,3 +188,80 @@ fn a_stale_price_is_said_by_the_app_as_by_the_command_line_and_the_pdf() {
             .any(|p| p.stale && p.line(false) == stale[0])
     );
 }
+
+/// One way to say a figure: every measured metric of a demo platform, as
+/// the app's explained cell says it, is the API's string for its value
+/// (the one the command line's `explain` prints) and stands in the PDF's
+/// breakpoint pages word for word, money in the currency compared.
+#[test]
+fn the_app_and_the_pdf_say_each_metric_in_the_same_words() {
+    let h = Harness::new();
+    h.ok("load_demo", json!({}));
+    let platforms = h.ok("list_platforms", json!({}));
+    let id = platforms
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Platform E (demo)")
+        .and_then(|p| p["id"].as_i64())
+        .unwrap();
+    let store = breakpoint_api::Store::open(&h.dir.path().join("app.db")).unwrap();
+    let data = breakpoint_report::gather(
+        &store,
+        &RankRequest::default(),
+        breakpoint_report::Lang::En,
+        None,
+    )
+    .unwrap();
+    let options = breakpoint_report::ReportOptions {
+        title: None,
+        date: jiff::civil::date(2026, 12, 8),
+        lang: breakpoint_report::Lang::En,
+        evidence: None,
+        job: None,
+    };
+    let layout = breakpoint_report::compose(&data, &options).unwrap();
+    let pdf: Vec<&str> = layout.texts().collect();
+    let currency = data.money.currency.as_ref().map(|c| c.currency.clone());
+    let mut compared = 0;
+    for b in ["startup", "sustain", "switch", "billing"] {
+        let cell = h.ok(
+            "explain",
+            json!({ "platformId": id, "breakpoint": b, "request": {} }),
+        );
+        for m in cell["metrics"].as_array().unwrap() {
+            let Some(v) = m["value"].as_f64() else {
+                assert!(m["figure"].is_null(), "{m}");
+                continue;
+            };
+            let key = m["key"].as_str().unwrap();
+            let unit = breakpoint_api::catalogue::metric(key).unwrap().unit;
+            let said =
+                breakpoint_api::presentation::metric_value(v, unit, currency.as_deref(), false);
+            assert_eq!(m["figure"], said, "{key}");
+            assert!(
+                pdf.contains(&said.as_str()),
+                "{key}: the PDF does not say {said}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "{compared} figures compared");
+    // Money is said in the currency the platforms are compared in.
+    assert!(currency.is_some());
+    let billing = h.ok(
+        "explain",
+        json!({ "platformId": id, "breakpoint": "billing", "request": {} }),
+    );
+    let cost = billing["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["key"] == breakpoint_api::catalogue::keys::BILLING_REFERENCE_COST)
+        .unwrap();
+    let said = cost["figure"].as_str().unwrap();
+    assert!(
+        said.ends_with(&format!(" {}", currency.unwrap())) && !said.contains("currency"),
+        "{said}"
+    );
+}

@@ -375,12 +375,8 @@ pub fn view(store: &Store, request: &RankRequest, zh: bool) -> Result<ClusterMax
             .flat_map(|b| &b.metrics)
             .find(|m| m.key == key)
             .and_then(|m| {
-                // A money figure in the currency the platforms are compared in.
-                let unit = match &currency {
-                    Some(code) => m.unit.replace("currency", code),
-                    None => m.unit.to_string(),
-                };
-                m.value.map(|v| presentation::figure(v, &unit, zh))
+                m.value
+                    .map(|v| presentation::metric_value(v, m.unit, currency.as_deref(), zh))
             })
     };
     let categories = Category::ALL

@@ -285,6 +285,7 @@ const UNITS_ZH: &[(&str, &str)] = &[
     ("currency", "货币单位"),
     ("currency/GPU-h", "货币单位/GPU 小时"),
     ("count", "次"),
+    ("mismatches", "处不符"),
     ("steps", "步"),
     ("runs", "次运行"),
     ("rel. L2", "相对 L2"),

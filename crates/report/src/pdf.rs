@@ -64,12 +64,10 @@ fn number(v: f64) -> String {
     }
 }
 
-fn value(v: f64, unit: &str, lang: Lang) -> String {
-    match unit {
-        "%" => format!("{} %", number(v)),
-        "count" | "steps" => number(v),
-        u => format!("{} {}", number(v), unit_in(u, lang.is_zh())),
-    }
+/// A metric's value as every face says it, in the report's currency.
+fn value(v: f64, unit: &str, data: &ReportData, lang: Lang) -> String {
+    let currency = data.money.currency.as_ref().map(|c| c.currency.as_str());
+    breakpoint_api::presentation::metric_value(v, unit, currency, lang.is_zh())
 }
 
 /// A metric's name in the report's language, from the catalogue.
@@ -296,7 +294,13 @@ fn breakpoint_pages(
                 .filter(|m| m.value.is_some() || m.weight > 0.0)
             {
                 let range = match (m.min, m.max) {
-                    (Some(lo), Some(hi)) if hi > lo => format!("{} – {}", number(lo), number(hi)),
+                    (Some(lo), Some(hi)) if hi > lo => breakpoint_api::presentation::metric_range(
+                        lo,
+                        hi,
+                        m.unit,
+                        data.money.currency.as_ref().map(|c| c.currency.as_str()),
+                        lang.is_zh(),
+                    ),
                     _ => String::new(),
                 };
                 let runs = m
@@ -317,7 +321,7 @@ fn breakpoint_pages(
                     String::new(),
                     metric_name(m.key, m.name, lang).to_string(),
                     m.value.map_or(t(lang, "not_measured").to_string(), |v| {
-                        value(v, m.unit, lang)
+                        value(v, m.unit, data, lang)
                     }),
                     range,
                     score(m.score),
@@ -331,7 +335,7 @@ fn breakpoint_pages(
             }
         }
         l.table(&cols, &rows, 8.0);
-        units_behind(l, &r.platforms, bi, lang);
+        units_behind(l, data, bi, lang);
         if *b == Breakpoint::Startup {
             campaigns_behind(l, data, options);
         }
@@ -341,13 +345,10 @@ fn breakpoint_pages(
 
 /// The worst units behind each figure judged per unit, where the units
 /// differ: which node and GPU, its figure and its share of the fleet.
-fn units_behind(
-    l: &mut Layout,
-    platforms: &[breakpoint_core::scoring::PlatformScore],
-    breakpoint: usize,
-    lang: crate::Lang,
-) {
-    let lines: Vec<String> = platforms
+fn units_behind(l: &mut Layout, data: &ReportData, breakpoint: usize, lang: crate::Lang) {
+    let lines: Vec<String> = data
+        .ranking
+        .platforms
         .iter()
         .flat_map(|p| {
             p.breakpoints[breakpoint]
@@ -365,7 +366,7 @@ fn units_behind(
                             format!(
                                 "{} {} ({:.0} %)",
                                 u.label(),
-                                value(u.value, m.unit, lang),
+                                value(u.value, m.unit, data, lang),
                                 100.0 * u.share
                             )
                         })

@@ -4,6 +4,7 @@
 
 use breakpoint_api::catalogue;
 use breakpoint_api::domain::Breakpoint;
+use breakpoint_api::presentation;
 use breakpoint_api::ranking::{
     self, Explanation, PlatformRef, RobustnessOptions, Sources, TimeWindow,
 };
@@ -267,7 +268,7 @@ pub async fn explain(
     let b: Breakpoint = breakpoint.parse()?;
     let core_request = self::request(&request)?;
     let zh = state.lang().is_zh();
-    let Explanation { score, .. } = off_thread(&state, move |store| {
+    let Explanation { score, money, .. } = off_thread(&state, move |store| {
         Ok(ranking::explain(
             store,
             &core_request,
@@ -276,6 +277,8 @@ pub async fn explain(
     })
     .await?;
     let bs = score.breakpoint(b).clone();
+    let currency = money.currency.as_ref().map(|c| c.currency.clone());
+    let currency = currency.as_deref();
     Ok(CellView {
         platform: score.platform.name,
         breakpoint: b.to_string(),
@@ -291,6 +294,15 @@ pub async fn explain(
                 unit: breakpoint_api::text::unit_in(m.unit, zh).into(),
                 key: m.key.into(),
                 value: m.value,
+                figure: m
+                    .value
+                    .map(|v| presentation::metric_value(v, m.unit, currency, zh)),
+                range: match (m.min, m.max) {
+                    (Some(lo), Some(hi)) if hi > lo => {
+                        presentation::metric_range(lo, hi, m.unit, currency, zh)
+                    }
+                    _ => String::new(),
+                },
                 min: m.min,
                 max: m.max,
                 score: m.score,

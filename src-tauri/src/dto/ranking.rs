@@ -152,6 +152,12 @@ view! {
         pub name: String,
         pub unit: String,
         pub value: Option<f64>,
+        /// The value as every face prints it ("21.85 CNY", "88.5 %"); null
+        /// where not measured.
+        pub figure: Option<String>,
+        /// The run-to-run range, said the same way; empty where the runs
+        /// agree.
+        pub range: String,
         pub min: Option<f64>,
         pub max: Option<f64>,
         pub score: Option<f64>,

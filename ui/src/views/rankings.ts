@@ -5,7 +5,7 @@ import { api, messageOf } from "../api";
 import type { RankView } from "../bindings/RankView";
 import type { ProfileRow } from "../bindings/ProfileRow";
 import { append, clear, h } from "../dom";
-import { BREAKPOINTS, coalesce, percent, score, scoreColour, textOn, value } from "../format";
+import { BREAKPOINTS, coalesce, percent, score, scoreColour, textOn } from "../format";
 import { type MatrixKey, type MatrixSort, filterByName, firstDirection, sortMatrix } from "../filters";
 import { type Key, t } from "../i18n";
 
@@ -188,8 +188,8 @@ async function explain(drawer: HTMLElement, platformId: number, breakpoint: stri
     const cell = await api.explain(platformId, breakpoint, { profile: state.profile, weights: state.weights, samples: 0, seed: 1, since: null, until: null });
     const rows = cell.metrics.map((m) => h("tr", {},
       h("td", {}, m.name, h("small", { class: "key" }, m.key)),
-      h("td", { class: "num" }, value(m.value, m.unit)),
-      h("td", { class: "num" }, m.min !== null && m.max !== null && m.max > m.min ? `${value(m.min, m.unit)} – ${value(m.max, m.unit)}` : ""),
+      h("td", { class: "num" }, m.figure ?? t("notMeasured")),
+      h("td", { class: "num" }, m.range),
       h("td", { class: "num" }, score(m.score)),
       h("td", { class: "num" }, String(m.weight)),
       h("td", {}, ...m.runs.map((r) => h("div", {}, r)), ...m.details.map((d) => h("div", { class: "detail" }, d))),

@@ -3,24 +3,12 @@
 
 use breakpoint_api::catalogue;
 use breakpoint_api::hardware::HardwareEvidence;
+use breakpoint_api::presentation::{metric_range, metric_value};
 use breakpoint_api::ranking::{self, Explanation, PlatformRef, TimeWindow};
 
 use super::{Context, Outcome};
 use crate::args::ExplainArgs;
 use crate::output;
-
-fn value(v: f64, unit: &str) -> String {
-    let number = if v != 0.0 && v.abs() < 0.01 {
-        format!("{v:.1e}")
-    } else {
-        output::number((v * 100.0).round() / 100.0)
-    };
-    match unit {
-        "%" => format!("{number} %"),
-        "count" | "steps" => number,
-        u => format!("{number} {u}"),
-    }
-}
 
 pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
     if args.metrics {
@@ -70,6 +58,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         profile.profile.name
     );
     text.push_str(&super::rank::money_note(&money));
+    let currency = money.currency.as_ref().map(|c| c.currency.as_str());
     for b in breakpoints {
         text.push_str(&format!(
             "\n{} — {} (coverage {:.0} %)\n",
@@ -87,9 +76,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
         ]);
         for m in &b.metrics {
             let range = match (m.min, m.max) {
-                (Some(lo), Some(hi)) if hi > lo => {
-                    format!("{} – {}", value(lo, m.unit), value(hi, m.unit))
-                }
+                (Some(lo), Some(hi)) if hi > lo => metric_range(lo, hi, m.unit, currency, false),
                 _ => String::new(),
             };
             let runs = m
@@ -108,7 +95,7 @@ pub fn run(ctx: &Context, args: ExplainArgs) -> Outcome {
                             "not measured".into()
                         }
                     },
-                    |v| value(v, m.unit),
+                    |v| metric_value(v, m.unit, currency, false),
                 ),
                 range,
                 m.score.map_or("–".into(), |s| format!("{s:.1}")),
@@ -200,7 +187,7 @@ fn history(ctx: &Context, args: &ExplainArgs, window: &TimeWindow, name: &str) -
             t.add_row(vec![
                 breakpoint_api::text::minute_words(p.at),
                 format!("#{} {}", p.run_id, p.file.as_deref().unwrap_or("–")),
-                value(p.value, unit),
+                metric_value(p.value, unit, None, false),
             ]);
         }
         text.push_str(&format!("{t}\n"));

@@ -242,7 +242,7 @@ pub const METRICS: &[MetricDef] = &[
         breakpoint: Startup,
         name: "Delivery mismatches",
         name_zh: "交付不符项",
-        unit: "count",
+        unit: "mismatches",
         higher_is_better: false,
         definition: "Kinds of difference between the offering and the inventory a delivery check saw (model, VRAM, count where the evidence lists every GPU, PCIe generation, PCIe width x8 for x16, driver or CUDA below the promise, NVLink missing), plus each `dcgmi diag` test of the machine's software and settings that failed and a PCIe link running narrower than the GPU's own width. A hardware test that failed is a faulty GPU, counted in its own metric.",
         inputs: "runs with a GPU inventory and an offering snapshot; dcgmi diag software and settings results; lspci link status",
