@@ -15,7 +15,7 @@
 //! Layers, lowest first; a module uses only modules of the layers below it
 //! (`tests/layering.rs` checks this):
 //!
-//! 1. `text`, `stats`, `accelerator`, `domain` — the model's
+//! 1. `text`, `stats`, `accelerator`, `domain`, `figures` — the model's
 //! 2. `error`, then `archive` (manifest-first tars and their SHA-256)
 //! 3. `samples`, `templates`, `perf` — the model's samples with the
 //!    store's codec; the built-in platform catalogue; delivered performance
@@ -28,7 +28,7 @@
 //! 7. `metrics` — numbers derived from runs
 //! 8. `scoring`, `rates` — ranking and robustness; currencies
 
-pub use breakpoint_model::{accelerator, domain, labelled_enum, sizes, stats, text};
+pub use breakpoint_model::{accelerator, domain, figures, labelled_enum, sizes, stats, text};
 
 pub mod archive;
 pub mod billing_sim;

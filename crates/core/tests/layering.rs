@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // breakpoint-model's modules, re-exported: below everything here, and
     // a crate boundary keeps them from using anything above.
-    &["text", "stats", "accelerator", "domain"],
+    &["text", "stats", "accelerator", "domain", "figures"],
     &["error"],
     &["archive"],
     // `perf` (the datasheet peaks and the reading of a perf log) uses only

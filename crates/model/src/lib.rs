@@ -24,6 +24,7 @@ mod labelled;
 pub mod accelerator;
 pub mod domain;
 pub mod error;
+pub mod figures;
 pub mod samples;
 pub mod sizes;
 pub mod stats;

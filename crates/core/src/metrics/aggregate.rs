@@ -264,30 +264,20 @@ fn worst_line(def: &MetricDef, worst: &[UnitFigure]) -> Option<String> {
     if worst.len() < 2 {
         return None;
     }
-    let unit = if def.unit == "%" { " %" } else { "" };
+    let unit = if def.unit == "%" { "%" } else { "" };
     let named: Vec<String> = worst
         .iter()
         .take(3)
         .map(|u| {
             format!(
-                "{} {}{unit} ({:.0} % of the fleet)",
+                "{} {} ({} of the fleet)",
                 u.label(),
-                figure(u.value),
-                100.0 * u.share
+                crate::figures::figure(u.value, unit, false),
+                crate::figures::share(u.share)
             )
         })
         .collect();
     Some(format!("worst units: {}", named.join("; ")))
-}
-
-/// A figure as a sentence shows it: one decimal, or two significant digits
-/// for a small one (a drift of 3.2e-5).
-fn figure(v: f64) -> String {
-    if v != 0.0 && v.abs() < 0.05 {
-        format!("{v:.1e}")
-    } else {
-        format!("{v:.1}")
-    }
 }
 
 /// Where a GPU's runs are read as one history, and the per-node figures of

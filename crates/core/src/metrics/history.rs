@@ -77,19 +77,10 @@ impl Degradation {
     }
 }
 
-/// A metric's value with its unit, as the faces print it ("75.2 s",
-/// "3.1e-7 rel. L2", "12 %").
+/// A metric's value with its unit, as every face says it ("75.2 s",
+/// "0.0000031 rel. L2", "12 %").
 pub fn figure(v: f64, unit: &str) -> String {
-    let number = if v != 0.0 && v.abs() < 0.01 {
-        format!("{v:.1e}")
-    } else {
-        format!("{}", (v * 100.0).round() / 100.0)
-    };
-    match unit {
-        "%" => format!("{number} %"),
-        "count" | "steps" | "" => number,
-        u => format!("{number} {u}"),
-    }
+    crate::figures::figure(v, unit, false)
 }
 
 /// One metric over time.

@@ -389,10 +389,11 @@ fn switch(attempts: &[crate::domain::SwitchAttempt], out: &mut Vec<RunValue>) {
             keys::SWITCH_DRIFT_REL_L2,
             worst,
             Some(format!(
-                "worst of {} switches; median {m:.1e}{}",
+                "worst of {} switches; median {}{}",
                 drift.len(),
+                crate::figures::number(m),
                 if flagged > 0 {
-                    format!("; {flagged} above 1e-4 (flagged: accuracy at risk)")
+                    format!("; {flagged} above 0.0001 (flagged: accuracy at risk)")
                 } else {
                     String::new()
                 }
@@ -447,8 +448,9 @@ fn operator_suite(run: &Run, out: &mut Vec<RunValue>) {
             keys::SWITCH_DRIFT_REL_L2,
             *worst_error,
             Some(format!(
-                "worst {worst} of {} operators; median {m:.1e}{}",
+                "worst {worst} of {} operators; median {}{}",
                 compared.len(),
+                crate::figures::number(m),
                 if above > 0 {
                     format!("; {above} above the tolerance")
                 } else {
