@@ -106,7 +106,35 @@ fn two_currencies_are_compared_only_through_a_rate() {
         .parse()
         .unwrap();
     assert!((cny - usd * 7.1).abs() < 0.01, "{aws_bill}");
-    assert!(ws.ok(&["bill", "--currency", "CNY"]).contains("in CNY: "));
+    let fair_usd: f64 = aws_bill["bill"]["fair_amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let fair_cny: f64 = aws_bill["reported"]["fair_amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((fair_cny - fair_usd * 7.1).abs() < 0.01, "{aws_bill}");
+    // The table's amounts are all in CNY; the USD bill is said beneath.
+    let text = ws.ok(&["bill", "--currency", "CNY"]);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│ AWS "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains(&format!("{cny:.2} CNY")) && row.contains(&format!("{fair_cny:.2} CNY")),
+        "{row}"
+    );
+    assert!(
+        !row.contains(&format!("{usd:.2} USD")),
+        "a USD amount among CNY ones: {row}"
+    );
+    assert!(
+        text.contains(&format!("{usd:.2} USD in CNY: {cny:.2}")),
+        "{text}"
+    );
     let text = ws.ok(&["bill", "--currency", "EUR"]);
     assert!(
         text.contains("not comparable: in USD; no rate joins USD to EUR"),

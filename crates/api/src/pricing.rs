@@ -132,6 +132,8 @@ pub struct Reported {
     pub currency: String,
     /// On demand under the rule, to the cent (decimal text in JSON).
     pub amount: Decimal,
+    /// The fair bill (compute only, billed per second), to the cent.
+    pub fair_amount: Decimal,
     /// The cheapest mode that fits, to the cent.
     pub cheapest_amount: Option<Decimal>,
     pub rate: crate::rates::RateUsed,
@@ -166,11 +168,13 @@ pub fn in_currency(
                     .cheapest
                     .and_then(|c| b.modes.iter().find(|m| m.mode == c))
                     .map(|m| convert(m.amount));
-                match (convert(bill.amount), cheapest) {
-                    (Some(amount), None) | (Some(amount), Some(Some(_))) => {
+                match (convert(bill.amount), convert(bill.fair_amount), cheapest) {
+                    (Some(amount), Some(fair_amount), None)
+                    | (Some(amount), Some(fair_amount), Some(Some(_))) => {
                         b.reported = Some(Reported {
                             currency: to.to_string(),
                             amount,
+                            fair_amount,
                             cheapest_amount: cheapest.flatten(),
                             rate,
                         });

@@ -53,13 +53,28 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
             ),
             None => ("no power sampled".into(), "–".into()),
         };
+        // Amounts in the currency the bills are compared in, where a rate
+        // brought them there (the price stays the offering's own).
+        let (amount, fair) = match &b.reported {
+            Some(r) => (
+                format!("{:.2} {}", r.amount, r.currency),
+                format!("{:.2} {}", r.fair_amount, r.currency),
+            ),
+            None => match &b.bill {
+                Some(bill) => (
+                    format!("{:.2} {currency}", bill.amount),
+                    format!("{:.2} {currency}", bill.fair_amount),
+                ),
+                None => (String::new(), String::new()),
+            },
+        };
         match &b.bill {
             Some(bill) => t.add_row(vec![
                 b.platform.clone(),
                 format!("{} {currency}", output::opt_number(b.price_per_hour)),
                 output::duration_ms((bill.billed_seconds * 1000.0) as i64),
-                format!("{:.2} {currency}", bill.amount),
-                format!("{:.2} {currency}", bill.fair_amount),
+                amount,
+                fair,
                 bill.overcharge_pct()
                     .map_or("–".into(), |o| format!("{o:+.1} %")),
                 energy,
@@ -87,9 +102,10 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
             }
             None => text.push_str(&format!("\n{}: {rule}", b.platform)),
         }
-        if let Some(r) = &b.reported {
+        if let (Some(r), Some(bill)) = (&b.reported, &b.bill) {
             text.push_str(&format!(
-                "\n  in {}: {:.2}{} at {}",
+                "\n  {:.2} {currency} in {}: {:.2}{} at {}",
+                bill.amount,
                 r.currency,
                 r.amount,
                 r.cheapest_amount
