@@ -101,6 +101,7 @@ pub struct PlatformBill {
     pub platform: String,
     /// The rule in words ("60 s units, up, io-wait billed, idle free").
     pub rule: Option<String>,
+    /// Per accelerator-hour.
     pub price_per_hour: Option<f64>,
     /// Which offering's price, and why that one.
     pub offering: Option<String>,

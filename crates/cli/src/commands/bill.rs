@@ -36,7 +36,7 @@ pub fn run(ctx: &Context, args: BillArgs) -> Outcome {
     // Each rule is said in words below the table: a sentence, not a cell.
     let mut t = output::table(&[
         "platform",
-        "price /h",
+        "price /GPU-h",
         "billed",
         "amount",
         "fair (compute, per second)",

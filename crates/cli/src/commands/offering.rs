@@ -92,9 +92,9 @@ pub fn table_of(offerings: &[Offering], platform_name: impl Fn(&Offering) -> Str
         "interconnect",
         "PCIe",
         "region",
-        "on-demand /h",
-        "spot /h",
-        "monthly /h",
+        "on-demand /GPU-h",
+        "spot /GPU-h",
+        "monthly /GPU-h",
     ]);
     for o in offerings {
         let pcie = breakpoint_api::domain::pcie_link(o.pcie_gen, o.pcie_width);
