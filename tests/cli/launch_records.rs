@@ -12,7 +12,7 @@ fn each_tools_launch_record_gives_a_platform_its_start_with_named_stages() {
         (
             "Sky",
             "launch/skypilot-timeline.json",
-            "median stages: provision 3.6 min, setup 101.4 s, execute 0.2 s",
+            "median stages: provision 3 min 34 s, setup 1 min 41 s, execute 0.2 s",
         ),
         ("Jobs", "launch/sky-jobs-queue-a.txt", "4 successful"),
         (

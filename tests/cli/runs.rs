@@ -45,7 +45,7 @@ fn runs_are_listed_shown_and_removed() {
     assert_eq!(runs[0]["provenance"]["format"], "nvidia-smi-csv");
     let table = ws.ok(&["runs", "list"]);
     assert!(
-        table.contains("gpu.csv") && table.contains("2 h 17 m"),
+        table.contains("gpu.csv") && table.contains("2 h 17 min"),
         "{table}"
     );
 

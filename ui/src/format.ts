@@ -87,12 +87,31 @@ export function coalesce(fn: () => Promise<void>, ms: number): () => void {
 
 /** A duration for people: tenths under two minutes, then whole minutes
  *  and seconds, then hours and minutes (a training run can last days). */
+/** A number as the API's presentation::number says it: three significant
+ * digits below a hundred, whole above, no exponent ("42.3", "0.84"). */
+export function number(v: number): string {
+  if (!Number.isFinite(v)) return "–";
+  const a = Math.abs(v);
+  if (a === 0) return "0";
+  if (a >= 100) return v.toFixed(0);
+  const digits = Math.min(12, Math.max(0, 2 - Math.floor(Math.log10(a))));
+  const text = v.toFixed(digits);
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
 export function duration(seconds: number): string {
-  if (seconds < 120) return `${seconds.toFixed(1)} s`;
-  const total = Math.round(seconds);
-  if (total < 3600) return `${Math.floor(total / 60)} min ${total % 60} s`;
-  const minutes = Math.round(total / 60);
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  // The grammar of the API's presentation::elapsed, for the clocks that tick
+  // here: "42.3 s", "4 min 5 s", "2 h 17 min", "3 d 4 h".
+  if (!Number.isFinite(seconds) || seconds < 0) return "–";
+  if (seconds < 59.95) return `${number(seconds)} s`;
+  const s = Math.round(seconds);
+  if (s < 3600) return s % 60 === 0 ? `${s / 60} min` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) {
+    const minutes = Math.floor((s + 30) / 60);
+    return minutes % 60 === 0 ? `${minutes / 60} h` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  }
+  const hours = Math.floor((s + 1800) / 3600);
+  return hours % 24 === 0 ? `${hours / 24} d` : `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 /** A measured figure to three significant digits ("771", "53.1", "0.118"),

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { coalesce, duration, order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
+import { coalesce, duration, number, order, percent, score, scoreColour, shares, textOn, value } from "../src/format";
 import { dictionaries } from "../src/i18n";
 
 describe("formatting", () => {
@@ -41,13 +41,16 @@ describe("translations", () => {
     for (const v of Object.values(dictionaries.zh)) expect(v.trim().length).toBeGreaterThan(0);
   });
 
-  it("shows durations at a precision people read", () => {
-    expect(duration(0.25)).toBe("0.3 s");
-    expect(duration(119.94)).toBe("119.9 s");
-    expect(duration(179.6)).toBe("3 min 0 s");
-    expect(duration(3599.4)).toBe("59 min 59 s");
-    expect(duration(3600)).toBe("1 h 0 min");
-    expect(duration(2 * 86400 + 3 * 3600 + 59 * 60 + 50)).toBe("52 h 0 min");
+  it("says an elapsed time in the grammar of the API's presentation::elapsed", () => {
+    // The same cases as breakpoint_model::figures's test.
+    const cases: [number, string][] = [
+      [0, "0 s"], [0.84, "0.84 s"], [42.34, "42.3 s"], [59.99, "1 min"], [61, "1 min 1 s"],
+      [245, "4 min 5 s"], [3600, "1 h"], [8220, "2 h 17 min"], [86_399, "24 h"], [90_000, "1 d 1 h"], [Number.NaN, "–"],
+    ];
+    for (const [s, said] of cases) expect(duration(s)).toBe(said);
+    expect(number(6.88)).toBe("6.88");
+    expect(number(0.00421)).toBe("0.00421");
+    expect(number(26751)).toBe("26751");
   });
 });
 

@@ -5,7 +5,7 @@
 //! engine's sentences say them alike); money and a metric's value are
 //! said here.
 
-pub use breakpoint_model::figures::{figure, number, share, spread};
+pub use breakpoint_model::figures::{elapsed, figure, number, share, spread};
 
 use crate::text::unit_in;
 

@@ -315,14 +315,10 @@ pub fn time(t: jiff::Timestamp) -> String {
     breakpoint_api::text::time_words(t)
 }
 
-/// "2 h 17 m", "42 s"
+/// An elapsed time in milliseconds as every face says it ("2 h 17 min",
+/// "42 s").
 pub fn duration_ms(ms: i64) -> String {
-    let s = ms / 1000;
-    match s {
-        s if s >= 3600 => format!("{} h {:02} m", s / 3600, (s % 3600) / 60),
-        s if s >= 60 => format!("{} m {:02} s", s / 60, s % 60),
-        s => format!("{s} s"),
-    }
+    breakpoint_api::presentation::elapsed(ms as f64 / 1000.0)
 }
 
 #[cfg(test)]
@@ -359,8 +355,8 @@ mod tests {
 
     #[test]
     fn durations_read_naturally() {
-        assert_eq!(duration_ms(8_220_000), "2 h 17 m");
-        assert_eq!(duration_ms(61_000), "1 m 01 s");
+        assert_eq!(duration_ms(8_220_000), "2 h 17 min");
+        assert_eq!(duration_ms(61_000), "1 min 1 s");
         assert_eq!(duration_ms(42_000), "42 s");
     }
 

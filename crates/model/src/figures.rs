@@ -51,6 +51,39 @@ pub fn spread(p10: f64, p90: f64) -> String {
     }
 }
 
+/// An elapsed time as every face says it: "42.3 s" under a minute, "4 min
+/// 5 s" under an hour, "2 h 17 min" under a day, "3 d 4 h" beyond; never
+/// an exponent, never a fraction of an hour.
+pub fn elapsed(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "–".into();
+    }
+    if seconds < 59.95 {
+        return format!("{} s", number(seconds));
+    }
+    let s = seconds.round() as u64;
+    match s {
+        s if s < 3600 => match s % 60 {
+            0 => format!("{} min", s / 60),
+            r => format!("{} min {r} s", s / 60),
+        },
+        s if s < 86_400 => {
+            let minutes = (s + 30) / 60;
+            match minutes % 60 {
+                0 => format!("{} h", minutes / 60),
+                m => format!("{} h {m} min", minutes / 60),
+            }
+        }
+        s => {
+            let hours = (s + 1800) / 3600;
+            match hours % 24 {
+                0 => format!("{} d", hours / 24),
+                h => format!("{} d {h} h", hours / 24),
+            }
+        }
+    }
+}
+
 /// A share (0–1) as a percent: "25 %", "< 1 %" for a share too small to
 /// round to one, "0 %" only for none.
 pub fn share(p: f64) -> String {
@@ -87,6 +120,25 @@ mod tests {
         assert_eq!(figure(141.3, "h", true), "141 小时");
         assert_eq!(spread(85.12, 91.0), "(p10–p90 85.1–91)");
         assert_eq!(spread(3.0, 3.0), "");
+    }
+
+    #[test]
+    fn an_elapsed_time_reads_in_one_grammar() {
+        for (s, said) in [
+            (0.0, "0 s"),
+            (0.84, "0.84 s"),
+            (42.34, "42.3 s"),
+            (59.99, "1 min"),
+            (61.0, "1 min 1 s"),
+            (245.0, "4 min 5 s"),
+            (3600.0, "1 h"),
+            (8220.0, "2 h 17 min"),
+            (86_399.0, "24 h"),
+            (90_000.0, "1 d 1 h"),
+            (f64::NAN, "–"),
+        ] {
+            assert_eq!(elapsed(s), said, "{s}");
+        }
     }
 
     #[test]

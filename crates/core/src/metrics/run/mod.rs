@@ -56,11 +56,7 @@ pub fn not_evidence(run: &Run) -> Option<String> {
 }
 
 fn fmt_s(v: f64) -> String {
-    if v >= 120.0 {
-        format!("{:.1} min", v / 60.0)
-    } else {
-        format!("{v:.1} s")
-    }
+    crate::figures::elapsed(v)
 }
 
 /// What the run's source calls the three stages of a start (SkyPilot's
@@ -162,7 +158,7 @@ fn startup(attempts: &[StartupAttempt], stages: &[String; 3], out: &mut Vec<RunV
     ));
 }
 
-/// "; median stages: provisioned 18.0 min, image ready 3.7 min, first compute 20.0 s"
+/// "; median stages: provisioned 18 min, image ready 3 min 42 s, first compute 20 s"
 fn stage_breakdown(attempts: &[&StartupAttempt], names: &[String; 3]) -> String {
     let medians = StageMedians::of(attempts);
     let parts: Vec<String> = [
