@@ -58,7 +58,7 @@ pub use run::{compute_run, not_evidence};
 ///    evidence keeps where its price comes from.
 /// 11: the field's health checks, the fabric and node metrics.
 /// 12: details say their figures as every face does (no exponents, a
-///     small share "< 1 %").
+///     small share "< 1 %", elapsed times in one grammar).
 pub const ENGINE_VERSION: i64 = 12;
 
 /// One metric's value from one run.
