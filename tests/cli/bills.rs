@@ -327,6 +327,30 @@ fn a_bill_beyond_the_logs_is_unmeasured_not_borne_out() {
         "{text}"
     );
     assert!(text.contains("billed beyond what was measured"), "{text}");
+    // The PDF's page says the same sentence and cell, never "0 s" for
+    // time that was not watched.
+    let unmeasured = text
+        .lines()
+        .find(|l| l.contains("billed seconds no measurement covers"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let cell = format!(
+        "{:.0} s unmeasured, ",
+        r["seconds_unmeasured"].as_f64().unwrap()
+    );
+    assert!(text.contains(&cell), "{text}");
+    let pdf = ws.dir.path().join("report.pdf");
+    ws.ok(&[
+        "report",
+        "-o",
+        pdf.to_str().unwrap(),
+        "--date",
+        "2026-12-08",
+    ]);
+    let pages = crate::util::pdf_pages_text(&pdf, 1, 100);
+    assert!(pages.contains(&unmeasured), "{unmeasured}");
+    assert!(pages.contains(&cell), "{cell}");
     let csv = ws.dir.path().join("disputes.csv");
     ws.ok(&["bill", "--disputes", "-o", csv.to_str().unwrap()]);
     let written = std::fs::read_to_string(&csv).unwrap();

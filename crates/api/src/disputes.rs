@@ -17,6 +17,63 @@ pub struct PlatformDisputes {
     pub reconciliation: Reconciliation,
 }
 
+/// What a row bills, as every face says it: "10800 s, 38.40 CNY"; "–"
+/// where the line states no amount.
+pub fn billed_words(d: &Dispute) -> String {
+    match (&d.amount, &d.currency) {
+        (Some(a), Some(c)) => format!("{:.0} s, {a} {c}", d.billed_seconds),
+        _ => "–".into(),
+    }
+}
+
+/// What a row holds in question, as every face says it: "2580 s, 9.17
+/// CNY"; for billed time no measurement covers, "8173 s unmeasured, 42.91
+/// CNY" (未测量) — never "0 s" for time that simply was not watched.
+pub fn in_question_words(d: &Dispute, zh: bool) -> String {
+    let currency = d.currency.as_deref().unwrap_or("");
+    if d.seconds_unmeasured > 0.0 {
+        let unmeasured = if zh { "秒未测量" } else { "s unmeasured" };
+        format!(
+            "{:.0} {unmeasured}, {} {currency}",
+            d.seconds_unmeasured, d.amount_unmeasured
+        )
+    } else {
+        format!(
+            "{:.0} s, {} {currency}",
+            d.seconds_in_question, d.amount_in_question
+        )
+    }
+    .trim_end()
+    .to_string()
+}
+
+/// "8173 billed seconds no measurement covers (42.91 CNY): not borne out,
+/// not disputed — measure them to settle"; `None` where every billed
+/// second was measured.
+pub fn unmeasured_words(r: &Reconciliation, zh: bool) -> Option<String> {
+    if r.seconds_unmeasured <= 0.0 {
+        return None;
+    }
+    let amounts: Vec<String> = r
+        .unmeasured_amounts
+        .iter()
+        .map(|(currency, amount)| format!("{amount} {currency}"))
+        .collect();
+    Some(if zh {
+        format!(
+            "{:.0} 秒计费时间没有测量覆盖（{}）：未被证实，也未提出争议——测量后方可定论",
+            r.seconds_unmeasured,
+            amounts.join("，")
+        )
+    } else {
+        format!(
+            "{:.0} billed seconds no measurement covers ({}): not borne out, not disputed — measure them to settle",
+            r.seconds_unmeasured,
+            amounts.join(", ")
+        )
+    })
+}
+
 /// The platforms with bill lines (only `platform`, where named), each
 /// reconciled with its runs; each sheet keeps its rows with the most money
 /// in question (`reconcile::LISTED`) and counts the rest.

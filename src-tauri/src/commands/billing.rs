@@ -77,6 +77,7 @@ fn bill_notes(b: &pricing::PlatformBill) -> Vec<String> {
 /// Every platform's bills against its measurements.
 #[tauri::command]
 pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeSheetView>> {
+    let zh = state.lang().is_zh();
     let sheets = off_thread(&state, move |store| Ok(disputes::sheet(store, None)?)).await?;
     let time = |t: Option<jiff::Timestamp>| t.map(|t| t.to_string());
     Ok(sheets
@@ -94,11 +95,14 @@ pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeS
                     .map(|(c, (billed, question))| format!("{question} of {billed} {c}"))
                     .collect(),
                 unlisted: u32::try_from(r.unlisted).unwrap_or(u32::MAX),
+                unmeasured: disputes::unmeasured_words(&r, zh),
                 rows: r
                     .disputes
                     .into_iter()
                     .map(|d| DisputeRow {
                         finding: d.finding.key().to_string(),
+                        billed_words: disputes::billed_words(&d),
+                        in_question_words: disputes::in_question_words(&d, zh),
                         line_id: d.line_id,
                         instance: d.instance,
                         billed_from: time(d.billed_from),

@@ -59,11 +59,18 @@ view! {
         pub rows: Vec<DisputeRow>,
         /// Rows of the sheet not in `rows`; `bill --disputes -o` writes them all.
         pub unlisted: u32,
+        /// Billed time no measurement covers, in words, as every face says
+        /// it; null where every billed second was measured.
+        pub unmeasured: Option<String>,
     }
 
     pub struct DisputeRow {
         /// idle | after-teardown | rounding | unmatched | not-billed
         pub finding: String,
+        /// "10800 s, 38.40 CNY", as every face says it.
+        pub billed_words: String,
+        /// "2580 s, 9.17 CNY", or "8173 s unmeasured, 42.91 CNY".
+        pub in_question_words: String,
         pub line_id: Option<String>,
         pub instance: String,
         pub billed_from: Option<String>,

@@ -4,7 +4,15 @@ export type DisputeRow = {
 /**
  * idle | after-teardown | rounding | unmatched | not-billed
  */
-finding: string, line_id: string | null, instance: string, billed_from: string | null, billed_to: string | null, billed_seconds: number, 
+finding: string, 
+/**
+ * "10800 s, 38.40 CNY", as every face says it.
+ */
+billed_words: string, 
+/**
+ * "2580 s, 9.17 CNY", or "8173 s unmeasured, 42.91 CNY".
+ */
+in_question_words: string, line_id: string | null, instance: string, billed_from: string | null, billed_to: string | null, billed_seconds: number, 
 /**
  * Exactly as billed.
  */

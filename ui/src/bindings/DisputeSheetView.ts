@@ -16,4 +16,9 @@ rows: Array<DisputeRow>,
 /**
  * Rows of the sheet not in `rows`; `bill --disputes -o` writes them all.
  */
-unlisted: number, };
+unlisted: number, 
+/**
+ * Billed time no measurement covers, in words, as every face says
+ * it; null where every billed second was measured.
+ */
+unmeasured: string | null, };

@@ -49,13 +49,14 @@ function disputeSheet(s: DisputeSheetView): HTMLElement {
   return h("section", { class: "dispute-sheet" },
     h("h3", {}, s.platform),
     h("p", {}, tf("disputesSummary", { lines: s.lines, question: s.seconds_in_question.toFixed(0), billed: s.billed_seconds.toFixed(0), amounts: s.amounts.join(", ") })),
+    s.unmeasured !== null ? h("p", { class: "hint unmeasured" }, s.unmeasured) : null,
     s.rows.length === 0 ? h("p", { class: "hint" }, t("disputesNone")) : h("table", {},
       h("thead", {}, h("tr", {}, ...[t("disputeFinding"), t("disputeLine"), t("billed"), t("disputeInQuestion"), t("disputeEvidence")].map((k) => h("th", {}, k)))),
       h("tbody", {}, ...s.rows.map((d) => h("tr", { class: d.amount_in_question !== "0.00" ? "failed" : "" },
         h("td", {}, t(`finding_${d.finding.replace("-", "_")}` as Parameters<typeof t>[0])),
         h("td", {}, d.line_id ? `${d.line_id} · ${d.instance}` : d.instance),
-        h("td", { class: "num" }, d.amount === null ? "–" : `${d.billed_seconds.toFixed(0)} s · ${d.amount} ${d.currency ?? ""}`),
-        h("td", { class: "num strong" }, `${d.seconds_in_question.toFixed(0)} s · ${d.amount_in_question} ${d.currency ?? ""}`),
+        h("td", { class: "num" }, d.billed_words),
+        h("td", { class: "num strong" }, d.in_question_words),
         h("td", {}, d.evidence))))),
     s.unlisted > 0 ? h("p", { class: "hint" }, tf("disputesUnlisted", { count: s.unlisted })) : null);
 }

@@ -225,17 +225,8 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
             r.billed_seconds,
             amounts.join(", ")
         ));
-        if r.seconds_unmeasured > 0.0 {
-            let unmeasured: Vec<String> = r
-                .unmeasured_amounts
-                .iter()
-                .map(|(currency, amount)| format!("{amount} {currency}"))
-                .collect();
-            text.push_str(&format!(
-                "  {:.0} billed seconds no measurement covers ({}): not borne out, not disputed — measure them to settle\n",
-                r.seconds_unmeasured,
-                unmeasured.join(", ")
-            ));
+        if let Some(unmeasured) = disputes::unmeasured_words(r, false) {
+            text.push_str(&format!("  {unmeasured}\n"));
         }
         if !r.rows.is_empty() {
             let kinds: Vec<String> = r.rows.iter().map(|(f, n)| format!("{n} {f}")).collect();
@@ -254,25 +245,8 @@ fn disputes(ctx: &Context, args: &BillArgs) -> Outcome {
                 d.finding.label().to_string(),
                 d.line_id.clone().unwrap_or_else(|| "–".into()),
                 d.instance.clone(),
-                match (&d.amount, &d.currency) {
-                    (Some(a), Some(c)) => format!("{:.0} s, {a} {c}", d.billed_seconds),
-                    _ => "–".into(),
-                },
-                if d.seconds_unmeasured > 0.0 {
-                    format!(
-                        "{:.0} s unmeasured, {} {}",
-                        d.seconds_unmeasured,
-                        d.amount_unmeasured,
-                        d.currency.as_deref().unwrap_or("")
-                    )
-                } else {
-                    format!(
-                        "{:.0} s, {} {}",
-                        d.seconds_in_question,
-                        d.amount_in_question,
-                        d.currency.as_deref().unwrap_or("")
-                    )
-                },
+                disputes::billed_words(d),
+                disputes::in_question_words(d, false),
                 d.evidence.clone(),
             ]);
         }

@@ -1,6 +1,8 @@
 //! Bills against measurements: each platform's bill lines the evidence does
 //! not bear out, priced — the dispute sheet as a page.
 
+use breakpoint_api::disputes;
+
 use crate::layout::{Align, Column, Layout, MUTED};
 use crate::model::ReportData;
 use crate::text::{fill, t};
@@ -27,6 +29,7 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             .iter()
             .map(|(currency, (billed, question))| format!("{question} / {billed} {currency}"))
             .collect();
+        let unmeasured = disputes::unmeasured_words(r, lang.is_zh());
         l.subheading(&fill(
             t(lang, "disputes_platform"),
             &[
@@ -37,12 +40,15 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
                 &amounts.join(", "),
             ],
         ));
+        if let Some(unmeasured) = unmeasured {
+            l.paragraph(&unmeasured, 8.5, MUTED);
+        }
         let cols = [
             Column::new(t(lang, "dispute_finding"), 175.0, Align::Left),
             Column::new(t(lang, "dispute_line"), 110.0, Align::Left),
             Column::new(t(lang, "dispute_billed"), 110.0, Align::Right),
-            Column::new(t(lang, "dispute_question"), 95.0, Align::Right),
-            Column::new(t(lang, "dispute_evidence"), 280.0, Align::Left),
+            Column::new(t(lang, "dispute_question"), 135.0, Align::Right),
+            Column::new(t(lang, "dispute_evidence"), 240.0, Align::Left),
         ];
         // The rows with the most in question, in the sheet's order.
         let mut shown: Vec<usize> = (0..r.disputes.len()).collect();
@@ -59,20 +65,14 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             .iter()
             .map(|&i| &r.disputes[i])
             .map(|d| {
-                let currency = d.currency.as_deref().unwrap_or("");
                 vec![
                     t(lang, d.finding.label()).to_string(),
                     match &d.line_id {
                         Some(id) => format!("{id} · {}", d.instance),
                         None => d.instance.clone(),
                     },
-                    d.amount.map_or("–".into(), |a| {
-                        format!("{:.0} s · {a} {currency}", d.billed_seconds)
-                    }),
-                    format!(
-                        "{:.0} s · {} {currency}",
-                        d.seconds_in_question, d.amount_in_question
-                    ),
+                    disputes::billed_words(d),
+                    disputes::in_question_words(d, lang.is_zh()),
                     d.evidence.clone(),
                 ]
             })
