@@ -116,31 +116,6 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ("dispute_question", "In question", "存疑"),
     ("dispute_evidence", "Evidence", "证据"),
     (
-        "billed while no GPU worked",
-        "billed while no GPU worked",
-        "GPU 无负载时计费",
-    ),
-    (
-        "billed after the measured teardown",
-        "billed after the measured teardown",
-        "实测释放之后仍计费",
-    ),
-    (
-        "rounding beyond the job or its period",
-        "rounding beyond the job or its period",
-        "超出实测任务或明细时段的计费（取整）",
-    ),
-    (
-        "no measurement of this instance",
-        "no measurement of this instance",
-        "该实例无实测",
-    ),
-    (
-        "measured, but on no bill line",
-        "measured, but on no bill line",
-        "有实测、无账单明细",
-    ),
-    (
         "performance_note",
         "Measured by the perf suite (accept perf) on each platform's nodes: each figure is the median over the platform's GPUs, held against the model's dense datasheet peak (host copies: against the card's own PCIe link) and placed among the other platforms measured on the same model. The matrix product is the card's training dtype (BF16 where it has one).",
         "由性能套件（accept perf）在各平台节点上测得：每个数值为该平台所有 GPU 的中位数，对照该型号数据手册的稠密峰值（主机拷贝对照该卡自身的 PCIe 链路），并与同型号的其他平台比较。矩阵乘使用该卡的训练精度（有 BF16 时用 BF16）。",

@@ -101,6 +101,7 @@ pub async fn bill_disputes(state: State<'_, AppState>) -> AppResult<Vec<DisputeS
                     .into_iter()
                     .map(|d| DisputeRow {
                         finding: d.finding.key().to_string(),
+                        finding_words: d.finding.label_in(zh).to_string(),
                         billed_words: disputes::billed_words(&d),
                         in_question_words: disputes::in_question_words(&d, zh),
                         line_id: d.line_id,

@@ -67,6 +67,8 @@ view! {
     pub struct DisputeRow {
         /// idle | after-teardown | rounding | unmatched | not-billed
         pub finding: String,
+        /// The finding in words, in the app's language.
+        pub finding_words: String,
         /// "10800 s, 38.40 CNY", as every face says it.
         pub billed_words: String,
         /// "2580 s, 9.17 CNY", or "8173 s unmeasured, 42.91 CNY".

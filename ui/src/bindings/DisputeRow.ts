@@ -6,6 +6,10 @@ export type DisputeRow = {
  */
 finding: string, 
 /**
+ * The finding in words, in the app's language.
+ */
+finding_words: string, 
+/**
  * "10800 s, 38.40 CNY", as every face says it.
  */
 billed_words: string, 

@@ -53,7 +53,7 @@ function disputeSheet(s: DisputeSheetView): HTMLElement {
     s.rows.length === 0 ? h("p", { class: "hint" }, t("disputesNone")) : h("table", {},
       h("thead", {}, h("tr", {}, ...[t("disputeFinding"), t("disputeLine"), t("billed"), t("disputeInQuestion"), t("disputeEvidence")].map((k) => h("th", {}, k)))),
       h("tbody", {}, ...s.rows.map((d) => h("tr", { class: d.amount_in_question !== "0.00" ? "failed" : "" },
-        h("td", {}, t(`finding_${d.finding.replace("-", "_")}` as Parameters<typeof t>[0])),
+        h("td", {}, d.finding_words),
         h("td", {}, d.line_id ? `${d.line_id} · ${d.instance}` : d.instance),
         h("td", { class: "num" }, d.billed_words),
         h("td", { class: "num strong" }, d.in_question_words),

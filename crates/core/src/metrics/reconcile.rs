@@ -70,13 +70,25 @@ impl Finding {
     }
 
     pub fn label(self) -> &'static str {
-        match self {
-            Finding::Idle => "billed while no GPU worked",
-            Finding::AfterTeardown => "billed after the measured teardown",
-            Finding::Rounding => "rounding beyond the job or its period",
-            Finding::Unmatched => "no measurement of this instance",
-            Finding::Unmeasured => "billed beyond what was measured",
-            Finding::NotBilled => "measured, but on no bill line",
+        self.label_in(false)
+    }
+
+    /// The finding in the reader's language: the one place its words are
+    /// written, for the command line, the PDF and the app.
+    pub fn label_in(self, zh: bool) -> &'static str {
+        match (self, zh) {
+            (Finding::Idle, false) => "billed while no GPU worked",
+            (Finding::Idle, true) => "GPU 无负载时计费",
+            (Finding::AfterTeardown, false) => "billed after the measured teardown",
+            (Finding::AfterTeardown, true) => "实测释放之后仍计费",
+            (Finding::Rounding, false) => "rounding beyond the job or its period",
+            (Finding::Rounding, true) => "超出实测任务或明细时段的计费（取整）",
+            (Finding::Unmatched, false) => "no measurement of this instance",
+            (Finding::Unmatched, true) => "该实例无实测",
+            (Finding::Unmeasured, false) => "billed beyond what was measured",
+            (Finding::Unmeasured, true) => "计费超出实测覆盖范围",
+            (Finding::NotBilled, false) => "measured, but on no bill line",
+            (Finding::NotBilled, true) => "有实测、无账单明细",
         }
     }
 }

@@ -66,7 +66,7 @@ pub(super) fn disputes(l: &mut Layout, data: &ReportData, options: &ReportOption
             .map(|&i| &r.disputes[i])
             .map(|d| {
                 vec![
-                    t(lang, d.finding.label()).to_string(),
+                    d.finding.label_in(lang.is_zh()).to_string(),
                     match &d.line_id {
                         Some(id) => format!("{id} · {}", d.instance),
                         None => d.instance.clone(),
