@@ -147,8 +147,11 @@ impl CampaignRequest {
             (
                 "Launch instances?".into(),
                 format!(
-                    "Breakpoint will launch {} instance(s) on {} ({} scenario) by running these commands as you; each is up for at most {:.1} min: at most {cost}{unpriced}.\n\n{commands}\n\nEvery instance is torn down when its attempt ends, and when you stop the campaign.",
-                    self.instances, self.platform, self.scenario, self.worst_case_minutes_each
+                    "Breakpoint will launch {} instance(s) on {} ({} scenario) by running these commands as you; each is up for at most {}: at most {cost}{unpriced}.\n\n{commands}\n\nEvery instance is torn down when its attempt ends, and when you stop the campaign.",
+                    self.instances,
+                    self.platform,
+                    self.scenario,
+                    breakpoint_api::presentation::elapsed(60.0 * self.worst_case_minutes_each)
                 ),
             )
         }

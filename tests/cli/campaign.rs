@@ -103,7 +103,7 @@ fn bad_recipes_and_unconfirmed_campaigns_launch_nothing() {
     );
     assert_eq!(code, 1);
     assert!(
-        err.contains("2 instance(s), each up for at most 0.4 min: at most 0.17 CNY"),
+        err.contains("2 instance(s), each up for at most 25 s: at most 0.17 CNY"),
         "{err}"
     );
     assert!(

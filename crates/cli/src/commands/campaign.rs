@@ -125,8 +125,9 @@ fn estimate_text(plan: &Plan) -> String {
         )
     };
     format!(
-        "{} instance(s), each up for at most {:.1} min: at most {cost}{unpriced}",
-        e.instances, e.worst_case_minutes_each
+        "{} instance(s), each up for at most {}: at most {cost}{unpriced}",
+        e.instances,
+        breakpoint_api::presentation::elapsed(60.0 * e.worst_case_minutes_each)
     )
 }
 
