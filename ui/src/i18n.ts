@@ -395,7 +395,7 @@ const zh: typeof en = {
   energyNote: "能耗：按各平台运行中实测的 GPU 功率（计算 / 等待）估算该作业；设施能耗 = GPU × PUE，CO₂ = 设施能耗 × 电网排放因子——均为估算，而非实测。* 为默认系数（PUE 1.58，570.3 g CO₂/kWh，见 docs/energy.md）；可用 `breakpoint platform energy` 设置平台的系数。",
   history: "历史",
   clustermax: "ClusterMAX",
-  clustermaxHint: "同一证据按 SemiAnalysis ClusterMAX 2.0 的十个类别排列：每个已测指标归入其所证明的类别；评级所要求的每项检查标明已测（✓ 或所依据的运行）或未测（–），并给出测量命令；cmax 审计的结果按审计原文列出，并注明日期（见 docs/clustermax.md）。",
+  clustermaxHint: "同一证据按 SemiAnalysis ClusterMAX 2.0 的十个类别排列：每个已测指标归入其所证明的类别；评级所要求的每项检查标明已测（“已测”或所依据的运行次数）或未测（–），并给出测量命令；cmax 审计的结果按审计原文列出，并注明日期（见 docs/clustermax.md）。",
   expectedCheck: "应有检查",
   toMeasure: "测量方法",
   notReadYet: "Breakpoint 尚不读取；可用以下命令查看",

@@ -288,7 +288,7 @@ const TEXTS: &[(&str, &str, &str)] = &[
     (
         "clustermax_note",
         "The same evidence placed in the ten categories of SemiAnalysis ClusterMAX 2.0: each measured metric in the category it evidences, each check the rating expects as measured (✓, or the runs that hold it) or not (–), with the command that measures it, and a cmax audit's results as the audit wrote them, with its date.",
-        "同一证据按 SemiAnalysis ClusterMAX 2.0 的十个类别排列：每个已测指标归入其所证明的类别；评级所要求的每项检查标明已测（✓ 或所依据的运行）或未测（–），并给出测量命令；cmax 审计的结果按审计原文列出，并注明日期。",
+        "同一证据按 SemiAnalysis ClusterMAX 2.0 的十个类别排列：每个已测指标归入其所证明的类别；评级所要求的每项检查标明已测（“已测”或所依据的运行次数）或未测（–），并给出测量命令；cmax 审计的结果按审计原文列出，并注明日期。",
     ),
     (
         "clustermax_legend",
