@@ -249,7 +249,7 @@ const EXPECTED: &[Expected] = &[
         name: "PCIe replay counters watched (passive)",
         name_zh: "PCIe 重放计数监测（被动）",
         evidence: Evidence::Ran(CheckRan::PcieReplays),
-        command: "breakpoint probe sample --duration 24h -o run.jsonl (or a DCGM exporter's history: breakpoint import --prometheus URL)",
+        command: "breakpoint probe sample --duration 24h -o run.jsonl, then breakpoint import run.jsonl --platform P (or a DCGM exporter's history: breakpoint import --prometheus URL)",
     },
     Expected {
         category: Category::Monitoring,
