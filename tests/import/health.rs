@@ -188,6 +188,41 @@ fn gpu_fryer_nvbandwidth_and_perftest_give_their_figures() {
     let log = perf_of(&store, r.run_id);
     assert_eq!(log.results.len(), 4);
     assert!(log.results.iter().all(|f| f.test == "h2d"));
+    // A `-j` JSON run on the same machine: the same host → device copies
+    // (the copy engines' figures) within a run's difference, its
+    // bidirectional tests named and left out.
+    let (store, r) = import("health/nvbandwidth/t4x4-v0.8-json.json", |_| {});
+    assert_eq!(r.format, Format::Nvbandwidth);
+    let json = perf_of(&store, r.run_id);
+    let figures = |l: &PerfLog| {
+        let mut f: Vec<(Option<u32>, f64)> = l
+            .results
+            .iter()
+            .filter(|f| f.test == "h2d")
+            .map(|f| (f.gpu, f.median))
+            .collect();
+        f.sort_by_key(|(g, _)| *g);
+        f
+    };
+    // The text prints two decimals, the JSON four; the runs differ a little.
+    let (from_json, from_text) = (figures(&json), figures(&log));
+    assert_eq!(from_json.len(), from_text.len());
+    for ((g, j), (h, t)) in from_json.iter().zip(&from_text) {
+        assert!(g == h && (j - t).abs() < 0.006, "GPU {g:?}: {j} vs {t}");
+    }
+    assert_eq!(from_json[0], (Some(0), 12.3527));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("host_to_device_bidirectional_memcpy_ce")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        json.gpus.iter().all(|g| g.name == "Tesla T4"),
+        "{:?}",
+        json.gpus
+    );
     let (store, r) = import(
         "health/nvbandwidth/a6000x6-v0.8-d2d-read-issue50.txt",
         |_| {},

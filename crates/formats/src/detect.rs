@@ -116,6 +116,9 @@ fn json_format(first: &str, text: &str) -> Option<Format> {
     if super::parsers::launch_records::is_sky_timeline(text) {
         return Some(Format::SkyTimeline);
     }
+    if text.contains("\"nvbandwidth\"") && text.contains("\"testcases\"") {
+        return Some(Format::Nvbandwidth);
+    }
     if super::parsers::cmax_audit::is_cmax_audit(text) {
         return Some(Format::CmaxAudit);
     }

@@ -74,12 +74,92 @@ fn matrix_of(test: &str) -> Option<Matrix> {
     }
 }
 
+/// The copies kept from every matrix, a copy-engine figure winning over a
+/// kernel's for the same copy.
+#[derive(Default)]
+struct Copies {
+    /// (test, gpu, peer, value, by the copy engines)
+    figures: Vec<(&'static str, u32, Option<u32>, f64, bool)>,
+}
+
+impl Copies {
+    /// One cell of a matrix: row `row`, column `column`.
+    fn take(
+        &mut self,
+        (kind, engine, back): (Matrix, bool, bool),
+        row: u32,
+        column: u32,
+        value: f64,
+    ) {
+        // N/A (a GPU to itself), a zero or a nonsense figure is no copy.
+        if !(value.is_finite() && value > 0.0) {
+            return;
+        }
+        let (test, gpu, peer) = match kind {
+            Matrix::HostToDevice => ("h2d", column, None),
+            Matrix::DeviceToHost => ("d2h", column, None),
+            Matrix::DeviceToDevice if back => ("p2p", column, Some(row)),
+            Matrix::DeviceToDevice => ("p2p", row, Some(column)),
+        };
+        match self
+            .figures
+            .iter()
+            .position(|k| k.0 == test && k.1 == gpu && k.2 == peer)
+        {
+            Some(at) if !self.figures[at].4 && engine => {
+                self.figures[at] = (test, gpu, peer, value, engine);
+            }
+            Some(_) => {}
+            None => self.figures.push((test, gpu, peer, value, engine)),
+        }
+    }
+
+    /// The run: each copy a figure of its GPU (and peer).
+    fn finish(
+        self,
+        mut checked: Checked,
+        left_out: &[String],
+        ctx: &mut ParseContext,
+        b: &mut RunBuilder<'_>,
+    ) -> ParseResult {
+        for (test, gpu, peer, value, _) in self.figures {
+            checked.gpu(gpu, "");
+            if let Some(p) = peer {
+                checked.gpu(p, "");
+            }
+            if let Some(f) = checked.figure(test, "GB/s", &[value]) {
+                f.gpu = Some(gpu);
+                f.peer = peer;
+            }
+        }
+        if !left_out.is_empty() {
+            b.warn(format!(
+                "nvbandwidth: {} left out (only host↔device and device→device copies are read)",
+                left_out.join(", ")
+            ));
+        }
+        if checked.results.is_empty() {
+            return Err(ParseFailure::Whole(
+                "no nvbandwidth matrix of host↔device or device→device copies found".into(),
+            ));
+        }
+        checked.finish(ctx, b)
+    }
+}
+
 pub(crate) fn parse<R: BufRead>(
     input: R,
     ctx: &mut ParseContext,
     b: &mut RunBuilder<'_>,
 ) -> ParseResult {
     let lines = read_lines(input, "the nvbandwidth output")?;
+    if lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.trim_start().starts_with('{'))
+    {
+        return parse_json(&lines.join("\n"), ctx, b);
+    }
     let mut checked = Checked::new("nvbandwidth");
     // The matrix being read: what it holds, by the copy engines, rows
     // being destinations; `None` outside one or in one left out.
@@ -87,10 +167,7 @@ pub(crate) fn parse<R: BufRead>(
     let mut skipping = false;
     let mut columns: Vec<u32> = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
-    // (test, gpu, peer, by the copy engines) already kept: a copy-engine
-    // figure wins.
-    let mut kept: Vec<(&'static str, u32, Option<u32>, bool)> = Vec::new();
-    let mut figures: Vec<(&'static str, u32, Option<u32>, f64, bool)> = Vec::new();
+    let mut copies = Copies::default();
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
         if let Some(v) = t.strip_prefix("nvbandwidth Version:") {
@@ -123,7 +200,7 @@ pub(crate) fn parse<R: BufRead>(
                 .split_whitespace()
                 .filter_map(|w| w.parse().ok())
                 .collect();
-        } else if let Some((kind, engine, back)) = matrix
+        } else if let Some(read) = matrix
             && !columns.is_empty()
         {
             let cells: Vec<&str> = t.split_whitespace().collect();
@@ -140,55 +217,86 @@ pub(crate) fn parse<R: BufRead>(
                 )));
             }
             for (cell, &column) in cells[1..].iter().zip(&columns) {
-                let Ok(value) = cell.parse::<f64>() else {
-                    continue; // N/A: a GPU to itself.
-                };
-                if !(value.is_finite() && value > 0.0) {
-                    continue;
-                }
-                let (test, gpu, peer) = match kind {
-                    Matrix::HostToDevice => ("h2d", column, None),
-                    Matrix::DeviceToHost => ("d2h", column, None),
-                    Matrix::DeviceToDevice if back => ("p2p", column, Some(row)),
-                    Matrix::DeviceToDevice => ("p2p", row, Some(column)),
-                };
-                match kept
-                    .iter()
-                    .position(|k| k.0 == test && k.1 == gpu && k.2 == peer)
-                {
-                    Some(at) if !kept[at].3 && engine => {
-                        kept[at].3 = true;
-                        figures[at] = (test, gpu, peer, value, engine);
-                    }
-                    Some(_) => {}
-                    None => {
-                        kept.push((test, gpu, peer, engine));
-                        figures.push((test, gpu, peer, value, engine));
-                    }
+                if let Ok(value) = cell.parse::<f64>() {
+                    copies.take(read, row, column, value);
                 }
             }
         }
     }
-    for (test, gpu, peer, value, _) in figures {
-        checked.gpu(gpu, "");
-        if let Some(p) = peer {
-            checked.gpu(p, "");
-        }
-        if let Some(f) = checked.figure(test, "GB/s", &[value]) {
-            f.gpu = Some(gpu);
-            f.peer = peer;
-        }
-    }
-    if !left_out.is_empty() {
-        b.warn(format!(
-            "nvbandwidth: {} left out (only host↔device and device→device copies are read)",
-            left_out.join(", ")
-        ));
-    }
-    if checked.results.is_empty() {
+    copies.finish(checked, &left_out, ctx, b)
+}
+
+/// `nvbandwidth -j`: `{"nvbandwidth": {"GPU Device list": ["0: Tesla T4
+/// (00000000:3b:00): (…)"], "testcases": [{"name", "bandwidth_description",
+/// "bandwidth_matrix": [["12.35", …]], "status"}]}}` — the same matrices
+/// with the same titles, their cells as text ("N/A" on a diagonal).
+fn parse_json(text: &str, ctx: &mut ParseContext, b: &mut RunBuilder<'_>) -> ParseResult {
+    use serde_json::Value;
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| ParseFailure::Whole(format!("the nvbandwidth JSON cannot be read: {e}")))?;
+    let Some(root) = doc.get("nvbandwidth").and_then(Value::as_object) else {
         return Err(ParseFailure::Whole(
-            "no nvbandwidth matrix of host↔device or device→device copies found".into(),
+            "no \"nvbandwidth\" object: not nvbandwidth's JSON".into(),
         ));
+    };
+    let mut checked = Checked::new("nvbandwidth");
+    checked.version = root
+        .get("version")
+        .or_else(|| root.get("git_version"))
+        .and_then(Value::as_str)
+        .map(|v| crate::text::printable_excerpt(v, 40));
+    for device in root
+        .get("GPU Device list")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        // "0: Tesla T4 (00000000:3b:00): (4329ebc474e0)"
+        if let Some((index, rest)) = device.split_once(':')
+            && let Ok(index) = index.trim().parse::<u32>()
+        {
+            let name = rest.split(" (").next().unwrap_or(rest).trim();
+            checked.gpu(index, &crate::text::printable_excerpt(name, 80));
+        }
     }
-    checked.finish(ctx, b)
+    let mut left_out = Vec::new();
+    let mut copies = Copies::default();
+    for case in root
+        .get("testcases")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = case.get("name").and_then(Value::as_str).unwrap_or("?");
+        let title = case
+            .get("bandwidth_description")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let passed = case
+            .get("status")
+            .and_then(Value::as_str)
+            .is_none_or(|s| s.eq_ignore_ascii_case("passed"));
+        let read = matrix_of(name).and(matrix_of_title(title));
+        let (Some(read), true) = (read, passed) else {
+            left_out.push(crate::text::printable_excerpt(name, 60));
+            continue;
+        };
+        let rows = case.get("bandwidth_matrix").and_then(Value::as_array);
+        for (row, cells) in rows.into_iter().flatten().enumerate() {
+            for (column, cell) in cells.as_array().into_iter().flatten().enumerate() {
+                let value = match cell {
+                    Value::String(s) => s.trim().parse::<f64>().ok(),
+                    Value::Number(n) => n.as_f64(),
+                    _ => None,
+                };
+                if let (Some(value), Ok(row), Ok(column)) =
+                    (value, u32::try_from(row), u32::try_from(column))
+                {
+                    copies.take(read, row, column, value);
+                }
+            }
+        }
+    }
+    copies.finish(checked, &left_out, ctx, b)
 }
