@@ -262,7 +262,7 @@ pub fn print(text: &str) -> std::io::Result<()> {
 /// indented two more than its line; a table's lines are laid out already.
 fn fit_lines(text: &str) -> std::borrow::Cow<'_, str> {
     let limit = width();
-    if text.lines().all(|l| l.width() <= limit) {
+    if limit == usize::MAX || text.lines().all(|l| l.width() <= limit) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 64);

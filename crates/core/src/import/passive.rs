@@ -49,19 +49,8 @@ const NVLINK: [Field; 3] = [
     Field::NvlinkRecoveries,
 ];
 
-const FIELDS: [Field; 11] = [
-    Field::PcieReplays,
-    Field::UtilGpuPct,
-    Field::PowerMw,
-    Field::PowerLimitMw,
-    Field::EccSbeVolatile,
-    Field::EccDbeVolatile,
-    Field::EccSbeAggregate,
-    Field::EccDbeAggregate,
-    Field::NvlinkCrcErrors,
-    Field::NvlinkReplays,
-    Field::NvlinkRecoveries,
-];
+/// What a stalled collective is read from.
+const STALL: [Field; 3] = [Field::UtilGpuPct, Field::PowerMw, Field::PowerLimitMw];
 
 /// What the passive checks made of a run's samples.
 pub(super) struct Passive {
@@ -78,12 +67,17 @@ pub(super) fn find(
     host: Option<&str>,
 ) -> Result<Passive, ParseFailure> {
     let mut events = Vec::new();
+    // Every error counter a device reports, and the stall's readings.
+    let fields: Vec<Field> = Field::ALL
+        .into_iter()
+        .filter(|f| f.is_error_count() || STALL.contains(f))
+        .collect();
     let (mut replays_watched, mut stalls_watched) = (false, false);
     let (mut ecc_watched, mut nvlink_watched) = (false, false);
     // Each node's GPUs' stalled stretches.
     let mut stalls: BTreeMap<String, Vec<Vec<(i64, i64)>>> = BTreeMap::new();
     for gpu in store.sample_gpus(run_id)? {
-        let frame = store.read_samples(run_id, gpu, None, Some(&FIELDS))?;
+        let frame = store.read_samples(run_id, gpu, None, Some(&fields))?;
         let holds = |field| {
             frame
                 .column(field)
